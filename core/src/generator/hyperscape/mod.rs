@@ -1,0 +1,120 @@
+//! The Hyperscape island terrain (seeds 000/001), exactly as specified in
+//! `shared/reference/hyperscape/ALGORITHM.md`: a seeded permutation, five layers of
+//! Perlin-family noise, an island mask with a noisy coastline, a pond, the ocean floor,
+//! the mountain boost from biome centres and the shoreline adjustment.
+//!
+//! Heights match the original within 1e-9 m (the reference tables under
+//! `core/tests/data/hyperscape/` are checked in the tests). The functions of the
+//! original map as: [`Hyperscape::base`] = `getBaseHeightAt`,
+//! [`Hyperscape::procedural`] = `getProceduralHeightAt` (with boost),
+//! [`Generator::height`] = `getHeightAt` with no flat zones (the shore-adjusted
+//! `computed` height).
+
+mod biome;
+mod layers;
+mod noise;
+mod shore;
+pub mod tile;
+
+pub use biome::{Biome, BiomeCenter, biome_centers};
+pub use noise::Noise;
+
+use std::ops::Range;
+
+use layers::{AxisSet, base_from_axes};
+
+use super::{Generator, Grid};
+
+/// Tiles are 100 m squares centred on `(tx*100, tz*100)`.
+pub const TILE_SIZE: f64 = 100.0;
+/// Vertices along one edge of a tile (63 segments of 100/63 m).
+pub const TILE_RESOLUTION: u32 = 64;
+
+/// The Hyperscape terrain of one seed.
+#[derive(Debug, Clone)]
+pub struct Hyperscape {
+    seed: u32,
+    noise: Noise,
+    /// All nine biome centres, in generation order.
+    centers: Vec<BiomeCenter>,
+    /// The mountain centres among them, in list order: the only ones heights read.
+    mountains: Vec<BiomeCenter>,
+}
+
+impl Hyperscape {
+    /// The terrain of `seed` (0 is the game's default).
+    pub fn new(seed: u32) -> Self {
+        let centers = biome_centers(seed);
+        let mountains = centers.iter().copied().filter(|c| c.biome == Biome::Mountains).collect();
+        Hyperscape { seed, noise: Noise::new(seed), centers, mountains }
+    }
+
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// The seeded noise (permutation table and primitives).
+    pub fn noise(&self) -> &Noise {
+        &self.noise
+    }
+
+    /// The nine biome centres of this seed, in generation order.
+    pub fn biome_centers(&self) -> &[BiomeCenter] {
+        &self.centers
+    }
+
+    /// `base(x, z)`: the island height without mountain boost (§3).
+    pub fn base(&self, x: f64, z: f64) -> f64 {
+        base_from_axes(&self.noise, x, z, &AxisSet::new(x), &AxisSet::new(z))
+    }
+
+    /// `procedural(x, z)`: the base height with the mountain boost (§4.2). Flat zones
+    /// blend toward this height.
+    pub fn procedural(&self, x: f64, z: f64) -> f64 {
+        biome::boost(self.base(x, z), x, z, &self.mountains)
+    }
+
+    /// `computed(x, z)` where the un-shored height is `no_shore` (the procedural height,
+    /// or a flat zone's where one applies): the shoreline adjustment of §5.2 applied to
+    /// `b = no_shore(x, z)`.
+    pub fn shore_adjusted(&self, b: f64, x: f64, z: f64, no_shore: impl Fn(f64, f64) -> f64) -> f64 {
+        shore::computed(b, x, z, no_shore)
+    }
+
+    /// The procedural height from precomputed axis parts.
+    #[inline]
+    fn procedural_axes(&self, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
+        biome::boost(base_from_axes(&self.noise, x, z, ax, az), x, z, &self.mountains)
+    }
+
+    /// The shore-adjusted height, given the procedural height `b` at `(x, z)`.
+    #[inline]
+    fn finish(&self, b: f64, x: f64, z: f64) -> f64 {
+        shore::computed(b, x, z, |x, z| self.procedural(x, z))
+    }
+}
+
+impl Generator for Hyperscape {
+    fn height(&self, x: f64, z: f64) -> f64 {
+        let b = self.procedural(x, z);
+        self.finish(b, x, z)
+    }
+
+    fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        assert_eq!(out.len(), xs.len() * zs.len(), "out must hold xs.len() * zs.len() heights");
+        let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(x)).collect();
+        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
+            let az = AxisSet::new(z);
+            for ((&x, ax), h) in xs.iter().zip(&columns).zip(row.iter_mut()) {
+                let b = self.procedural_axes(x, z, ax, &az);
+                *h = self.finish(b, x, z);
+            }
+        }
+    }
+
+    fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {
+        let xs: Vec<f64> = (0..grid.nx).map(|ix| grid.x(ix)).collect();
+        let zs: Vec<f64> = rows.map(|iz| grid.z(iz)).collect();
+        self.fill_axes(&xs, &zs, out);
+    }
+}

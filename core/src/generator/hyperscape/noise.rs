@@ -1,0 +1,271 @@
+//! The seeded noise primitives of the Hyperscape terrain (ALGORITHM.md §1-2): the
+//! permutation table, 2-D Perlin, simplex, ridge, fractal and erosion noise.
+//!
+//! Perlin is split into an axis part ([`Axis`]: lattice index, fraction and fade of one
+//! coordinate) and a core that combines two axis parts. The per-point path builds both
+//! parts on the spot; the area path precomputes them once per grid column and row.
+//! Both run the same core, so they agree bit for bit.
+
+use libm::sqrt;
+
+/// The LCG both the permutation shuffle and the biome draws use.
+pub(crate) fn lcg(r: u64) -> u64 {
+    (r * 1_664_525 + 1_013_904_223) % (1 << 32)
+}
+
+/// `floor(v)` as an integer and as an f64, exact for |v| < 2^63.
+#[inline(always)]
+fn floor_parts(v: f64) -> (i64, f64) {
+    let t = v as i64;
+    let tf = t as f64;
+    if tf > v { (t - 1, tf - 1.0) } else { (t, tf) }
+}
+
+/// `((t*t)*t) * ((t*((t*6) - 15)) + 10)`: Perlin's quintic fade.
+#[inline(always)]
+fn fade(t: f64) -> f64 {
+    ((t * t) * t) * ((t * ((t * 6.0) - 15.0)) + 10.0)
+}
+
+/// `a + t*(b - a)`.
+#[inline(always)]
+fn lerp(t: f64, a: f64, b: f64) -> f64 {
+    a + t * (b - a)
+}
+
+/// `(t*t) * (3 - (2*t))`: the smoothstep of ALGORITHM.md §0.
+#[inline(always)]
+pub(crate) fn smooth(t: f64) -> f64 {
+    (t * t) * (3.0 - (2.0 * t))
+}
+
+/// Gradient signs for `h mod 4`: (+1,+1), (-1,+1), (-1,+1), (-1,-1). Multiplying by
+/// +-1 is exact, so `sx*a + sy*b` equals the reference's branchy `a+b`, `b-a`, `-(a+b)`.
+const GRAD_X: [f64; 4] = [1.0, -1.0, -1.0, -1.0];
+const GRAD_Y: [f64; 4] = [1.0, 1.0, 1.0, -1.0];
+
+/// Simplex gradients (first two components of the 3-D table), indexed `mod 12`.
+const GRAD3: [(f64, f64); 12] = [
+    (1.0, 1.0),
+    (-1.0, 1.0),
+    (1.0, -1.0),
+    (-1.0, -1.0),
+    (1.0, 0.0),
+    (-1.0, 0.0),
+    (1.0, 0.0),
+    (-1.0, 0.0),
+    (0.0, 1.0),
+    (0.0, -1.0),
+    (0.0, 1.0),
+    (0.0, -1.0),
+];
+
+/// One coordinate's share of a Perlin evaluation: everything that depends on that
+/// coordinate alone.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Axis {
+    /// `wrap(floor(c))`, in 0..=255.
+    cell: usize,
+    /// `c - floor(c)`, in [0, 1).
+    frac: f64,
+    /// `fade(frac)`.
+    fade: f64,
+}
+
+impl Axis {
+    #[inline(always)]
+    pub(crate) fn new(c: f64) -> Self {
+        let (i, f) = floor_parts(c);
+        let frac = c - f;
+        Axis { cell: (i & 255) as usize, frac, fade: fade(frac) }
+    }
+}
+
+/// The seeded permutation table and the noise functions that read it.
+#[derive(Clone)]
+pub struct Noise {
+    /// The 256-entry permutation, duplicated to 512 entries.
+    p: [u8; 512],
+}
+
+impl std::fmt::Debug for Noise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Noise").field("perm", &&self.p[..8]).finish_non_exhaustive()
+    }
+}
+
+impl Noise {
+    /// The table of §1.2: a Fisher-Yates shuffle driven by the LCG from `seed`.
+    pub fn new(seed: u32) -> Self {
+        let mut perm: [u8; 256] = std::array::from_fn(|k| k as u8);
+        let mut r = u64::from(seed);
+        for i in (1..=255usize).rev() {
+            r = lcg(r);
+            let j = ((r * (i as u64 + 1)) >> 32) as usize;
+            perm.swap(i, j);
+        }
+        let p = std::array::from_fn(|k| perm[k & 255]);
+        Noise { p }
+    }
+
+    /// The 256-entry permutation (`perm` of §1.2).
+    pub fn permutation(&self) -> [u8; 256] {
+        std::array::from_fn(|k| self.p[k])
+    }
+
+    #[inline(always)]
+    fn p(&self, i: usize) -> usize {
+        usize::from(self.p[i & 511])
+    }
+
+    /// `perlin(x, y)` of §2.1, in [-1, 1].
+    #[inline]
+    pub fn perlin(&self, x: f64, y: f64) -> f64 {
+        self.perlin_axes(Axis::new(x), Axis::new(y))
+    }
+
+    /// Perlin from precomputed axis parts: the shared core of both paths.
+    #[inline(always)]
+    pub(crate) fn perlin_axes(&self, ax: Axis, ay: Axis) -> f64 {
+        let a = self.p(ax.cell) + ay.cell;
+        let b = self.p(ax.cell + 1) + ay.cell;
+        let h00 = self.p(self.p(a)) & 3;
+        let h01 = self.p(self.p(a + 1)) & 3;
+        let h10 = self.p(self.p(b)) & 3;
+        let h11 = self.p(self.p(b + 1)) & 3;
+        let (fx, fy) = (ax.frac, ay.frac);
+        let (fx1, fy1) = (fx - 1.0, fy - 1.0);
+        let n00 = GRAD_X[h00] * fx + GRAD_Y[h00] * fy;
+        let n10 = GRAD_X[h10] * fx1 + GRAD_Y[h10] * fy;
+        let n01 = GRAD_X[h01] * fx + GRAD_Y[h01] * fy1;
+        let n11 = GRAD_X[h11] * fx1 + GRAD_Y[h11] * fy1;
+        let r = lerp(ay.fade, lerp(ax.fade, n00, n10), lerp(ax.fade, n01, n11));
+        r.clamp(-1.0, 1.0)
+    }
+
+    /// `ridge(x, y) = 1 - |perlin(x, y)|` of §2.3, in [0, 1].
+    pub fn ridge(&self, x: f64, y: f64) -> f64 {
+        1.0 - self.perlin(x, y).abs()
+    }
+
+    /// `fractal(x, y, octaves, persistence, lacunarity)` of §2.4.
+    pub fn fractal(&self, x: f64, y: f64, octaves: u32, persistence: f64, lacunarity: f64) -> f64 {
+        let (mut value, mut amp, mut freq, mut norm) = (0.0, 1.0, 1.0, 0.0);
+        for _ in 0..octaves {
+            value += self.perlin(x * freq, y * freq) * amp;
+            norm += amp;
+            amp *= persistence;
+            freq *= lacunarity;
+        }
+        value / norm
+    }
+
+    /// `erosion(x, y, iterations)` of §2.5.
+    pub fn erosion(&self, x: f64, y: f64, iterations: u32) -> f64 {
+        let h = self.fractal(x, y, 6, 0.5, 2.0);
+        let e = erosion_factor(self.perlin(x, y), self.perlin(x + EROSION_STEP, y), self.perlin(x, y + EROSION_STEP));
+        erode(h, e, iterations)
+    }
+
+    /// `simplex(x, y)` of §2.2, roughly in [-1, 1] (never beyond +-2.8).
+    pub fn simplex(&self, x: f64, y: f64) -> f64 {
+        let sqrt3 = sqrt(3.0);
+        let f2 = 0.5 * (sqrt3 - 1.0);
+        let g2 = (3.0 - sqrt3) / 6.0;
+        let s = (x + y) * f2;
+        let (i, fi) = floor_parts(x + s);
+        let (j, fj) = floor_parts(y + s);
+        let t = (fi + fj) * g2;
+        let x0 = x - (fi - t);
+        let y0 = y - (fj - t);
+        let (i1, j1) = if x0 > y0 { (1, 0) } else { (0, 1) };
+        let x1 = (x0 - i1 as f64) + g2;
+        let y1 = (y0 - j1 as f64) + g2;
+        let x2 = (x0 - 1.0) + 2.0 * g2;
+        let y2 = (y0 - 1.0) + 2.0 * g2;
+        let ii = (i & 255) as usize;
+        let jj = (j & 255) as usize;
+        let gi0 = self.p(ii + self.p(jj)) % 12;
+        let gi1 = self.p(ii + i1 + self.p(jj + j1)) % 12;
+        let gi2 = self.p(ii + 1 + self.p(jj + 1)) % 12;
+        let n0 = simplex_corner(gi0, x0, y0);
+        let n1 = simplex_corner(gi1, x1, y1);
+        let n2 = simplex_corner(gi2, x2, y2);
+        70.0 * ((n0 + n1) + n2)
+    }
+}
+
+/// One simplex corner's contribution, step 8 of §2.2.
+#[inline(always)]
+fn simplex_corner(gi: usize, x: f64, y: f64) -> f64 {
+    let t = (0.5 - x * x) - y * y;
+    if t < 0.0 {
+        return 0.0;
+    }
+    let q = t * t;
+    let (gx, gy) = GRAD3[gi];
+    (q * q) * (gx * x + gy * y)
+}
+
+/// The forward-difference step of the erosion slope.
+pub(crate) const EROSION_STEP: f64 = 0.01;
+
+/// `e = min(1, |grad perlin| * 2)` from the perlin values at the point and one step
+/// along each axis (§2.5 step 2).
+#[inline(always)]
+pub(crate) fn erosion_factor(c: f64, ex: f64, ez: f64) -> f64 {
+    let gx = (ex - c) / EROSION_STEP;
+    let gz = (ez - c) / EROSION_STEP;
+    let mag = sqrt(gx * gx + gz * gz);
+    f64::min(1.0, mag * 2.0)
+}
+
+/// `h * (1 - e*0.1)`, `iterations` times, by repeated multiplication (§2.5 step 3).
+#[inline(always)]
+pub(crate) fn erode(mut h: f64, e: f64, iterations: u32) -> f64 {
+    for _ in 0..iterations {
+        h *= 1.0 - e * 0.1;
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed0_permutation_starts_as_the_reference() {
+        let perm = Noise::new(0).permutation();
+        assert_eq!(&perm[..6], &[98, 207, 39, 224, 179, 150]);
+    }
+
+    #[test]
+    fn floor_parts_matches_floor() {
+        for v in [-2.5, -1.0, -0.0, 0.0, 0.3, 1.0, 7.999, -1e-300, 1e15 + 0.5, -1e15 - 0.5] {
+            let (i, f) = floor_parts(v);
+            assert_eq!(f, libm::floor(v), "{v}");
+            assert_eq!(i as f64, libm::floor(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn perlin_is_zero_on_lattice_points_and_bounded() {
+        let n = Noise::new(0);
+        assert_eq!(n.perlin(3.0, -7.0), 0.0);
+        let mut max: f64 = 0.0;
+        for i in 0..2000 {
+            let v = n.perlin(i as f64 * 0.137 - 50.0, i as f64 * 0.291 - 80.0);
+            max = max.max(v.abs());
+        }
+        assert!(max > 0.3 && max <= 1.0, "{max}");
+    }
+
+    #[test]
+    fn simplex_stays_within_the_bound_the_island_mask_relies_on() {
+        let n = Noise::new(7);
+        for i in 0..20000 {
+            let v = n.simplex(i as f64 * 0.0731 - 300.0, i as f64 * 0.0517 + 11.0);
+            assert!(v.abs() <= 2.8, "{v}");
+        }
+    }
+}

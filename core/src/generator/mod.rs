@@ -1,0 +1,60 @@
+//! The [`Generator`] abstraction: a pure, deterministic height field over the X-Z
+//! ground plane, with an area path that fills a regular [`Grid`] and agrees with the
+//! per-point path exactly.
+
+pub mod hyperscape;
+pub mod osrs;
+
+mod grid;
+mod world;
+
+pub use grid::{Grid, GridError};
+pub use world::{GeneratorError, GeneratorKind, WorldGenerator};
+
+use std::ops::Range;
+
+/// A deterministic height field: `height(x, z)` in metres, Y up.
+///
+/// Implementations must be pure functions of their construction parameters and the
+/// point: the same answer on every run, thread and machine (f64 maths, `libm` for
+/// transcendental functions, no fused multiply-add, no hash-map order).
+pub trait Generator: Send + Sync {
+    /// The height at `(x, z)`. Inputs must be finite; callers validate them.
+    fn height(&self, x: f64, z: f64) -> f64;
+
+    /// Fills rows `rows` of `grid` into `out`, row-major (x fastest), so that
+    /// `out[(iz - rows.start) * grid.nx + ix] == self.height(grid.x(ix), grid.z(iz))`
+    /// bit for bit. Splitting a grid into row bands therefore never changes a value.
+    ///
+    /// `out.len()` must be `rows.len() * grid.nx`. The default evaluates point by
+    /// point; generators override it with a faster area path.
+    fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {
+        debug_assert_eq!(out.len(), rows.len() * grid.nx);
+        for (iz, row) in rows.zip(out.chunks_exact_mut(grid.nx.max(1))) {
+            let z = grid.z(iz);
+            for (ix, h) in row.iter_mut().enumerate() {
+                *h = self.height(grid.x(ix), z);
+            }
+        }
+    }
+
+    /// Fills the product grid `xs` x `zs` into `out`, row-major (x fastest):
+    /// `out[iz * xs.len() + ix] == self.height(xs[ix], zs[iz])` bit for bit. This is
+    /// the area path for irregular axes, such as tile vertices whose coordinates follow
+    /// a convention of their own. The default evaluates point by point.
+    ///
+    /// `out.len()` must be `xs.len() * zs.len()`.
+    fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(out.len(), xs.len() * zs.len());
+        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
+            for (&x, h) in xs.iter().zip(row.iter_mut()) {
+                *h = self.height(x, z);
+            }
+        }
+    }
+
+    /// Fills the whole of `grid` into `out` (`out.len() == grid.len()`).
+    fn fill(&self, grid: &Grid, out: &mut [f64]) {
+        self.fill_rows(grid, 0..grid.nz, out);
+    }
+}

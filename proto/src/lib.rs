@@ -1,0 +1,12 @@
+//! The terrain server's wire API: the `terrain.v1` protobuf messages and the tonic
+//! client and server for `TerrainService`, generated at build time from
+//! `terrain/v1/*.proto` (no system `protoc` needed).
+
+/// `terrain.v1`: messages, `terrain_service_client` and `terrain_service_server`.
+pub mod v1 {
+    tonic::include_proto!("terrain.v1");
+}
+
+/// The encoded `FileDescriptorSet` of every `terrain.v1` file: feeds gRPC server
+/// reflection, and is what `terrain-server protoset` writes for `ghz --protoset`.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/terrain_descriptor.bin"));

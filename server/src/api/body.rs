@@ -1,0 +1,231 @@
+//! Batch request bodies: `{"points": [[x, z], ...]}` JSON, or little-endian f64 pairs
+//! (`application/octet-stream`).
+//!
+//! The JSON is decoded straight into interleaved coordinates by a streaming visitor (no
+//! intermediate `Value` tree: a million points stay one allocation), which tracks the
+//! index of the point being read so a malformed point is reported as `points[i]`.
+
+use std::{borrow::Cow, cell::Cell, fmt};
+
+use axum::http::{HeaderMap, header::CONTENT_TYPE};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::error::ApiError;
+
+/// The wire format of a batch body (and of its answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyFormat {
+    /// `application/json`, also assumed when no content type is given.
+    Json,
+    /// `application/octet-stream`: little-endian f64 pairs in, f64 heights out.
+    Binary,
+}
+
+impl BodyFormat {
+    /// The format named by the request's `Content-Type`. JSON is also assumed for no
+    /// content type, `text/plain` and `application/x-www-form-urlencoded` (what `curl -d`
+    /// sends), so quick manual calls work.
+    pub fn of(headers: &HeaderMap) -> Result<Self, ApiError> {
+        let Some(value) = headers.get(CONTENT_TYPE) else { return Ok(BodyFormat::Json) };
+        let value = value.to_str().unwrap_or_default();
+        let mime = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        match mime.as_str() {
+            "application/json" | "text/plain" | "application/x-www-form-urlencoded" => {
+                Ok(BodyFormat::Json)
+            }
+            "application/octet-stream" => Ok(BodyFormat::Binary),
+            _ => Err(ApiError::invalid(
+                "content-type",
+                format!("unsupported {value:?}, expected application/json or application/octet-stream"),
+            )),
+        }
+    }
+}
+
+/// Decodes little-endian f64 pairs into interleaved coordinates.
+pub fn decode_binary(body: &[u8]) -> Result<Vec<f64>, ApiError> {
+    if body.len() % 16 != 0 {
+        let reason = format!("length {} is not a multiple of 16 (pairs of little-endian f64)", body.len());
+        return Err(ApiError::invalid("body", reason));
+    }
+    Ok(body.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default())).collect())
+}
+
+/// Encodes heights as little-endian f64.
+pub fn encode_binary(heights: &[f64]) -> Vec<u8> {
+    heights.iter().flat_map(|h| h.to_le_bytes()).collect()
+}
+
+/// Decodes `{"points": [[x, z], ...]}` into interleaved coordinates, refusing more than
+/// `max_points` points (`RESOURCE_EXHAUSTED`, field `points`) as soon as it sees one.
+pub fn decode_json(body: &[u8], max_points: usize) -> Result<Vec<f64>, ApiError> {
+    let progress = Progress { max_points, point: Cell::new(None), failure: Cell::new(None) };
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let result = BodySeed(&progress).deserialize(&mut de).and_then(|coords| de.end().map(|()| coords));
+    result.map_err(|err| match progress.failure.get() {
+        Some(Failure::TooMany) => ApiError::too_large(
+            "points",
+            format!("more than {max_points} points; the limit per request is {max_points}"),
+        ),
+        Some(Failure::MissingPoints) => ApiError::invalid("points", "missing (required)"),
+        None => match progress.point.get() {
+            Some(i) => ApiError::invalid(format!("points[{i}]"), err.to_string()),
+            None => ApiError::invalid("body", err.to_string()),
+        },
+    })
+}
+
+/// Where decoding is, so an error can be blamed on the right field.
+struct Progress {
+    max_points: usize,
+    /// The index of the point being read, while inside the `points` array.
+    point: Cell<Option<usize>>,
+    /// A failure the generic error message would not name well.
+    failure: Cell<Option<Failure>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Failure {
+    TooMany,
+    MissingPoints,
+}
+
+/// The top-level object: exactly one key, `points`.
+struct BodySeed<'a>(&'a Progress);
+
+impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
+    type Value = Vec<f64>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BodySeed<'_> {
+    type Value = Vec<f64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"an object {"points": [[x, z], ...]}"#)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut coords = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key != "points" {
+                return Err(de::Error::unknown_field(&key, &["points"]));
+            }
+            if coords.is_some() {
+                return Err(de::Error::duplicate_field("points"));
+            }
+            coords = Some(map.next_value_seed(PointsSeed(self.0))?);
+        }
+        coords.ok_or_else(|| {
+            self.0.failure.set(Some(Failure::MissingPoints));
+            de::Error::missing_field("points")
+        })
+    }
+}
+
+/// The `points` array.
+struct PointsSeed<'a>(&'a Progress);
+
+impl<'de> DeserializeSeed<'de> for PointsSeed<'_> {
+    type Value = Vec<f64>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PointsSeed<'_> {
+    type Value = Vec<f64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of [x, z] points")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let progress = self.0;
+        let hint = seq.size_hint().unwrap_or(0).min(progress.max_points);
+        let mut coords = Vec::with_capacity(2 * hint);
+        for i in 0.. {
+            progress.point.set(Some(i));
+            let Some([x, z]) = seq.next_element_seed(PointSeed)? else { break };
+            if i >= progress.max_points {
+                progress.failure.set(Some(Failure::TooMany));
+                return Err(de::Error::custom("too many points"));
+            }
+            coords.extend([x, z]);
+        }
+        progress.point.set(None);
+        Ok(coords)
+    }
+}
+
+/// One `[x, z]` point.
+struct PointSeed;
+
+impl<'de> DeserializeSeed<'de> for PointSeed {
+    type Value = [f64; 2];
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PointSeed {
+    type Value = [f64; 2];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a point [x, z] of two numbers")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let x = seq.next_element::<f64>()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let z = seq.next_element::<f64>()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        if seq.next_element::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(3, &self));
+        }
+        Ok([x, z])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(body: &str) -> String {
+        decode_json(body.as_bytes(), 3).unwrap_err().field().unwrap_or("-").to_string()
+    }
+
+    #[test]
+    fn decodes_in_order() {
+        let coords = decode_json(br#"{"points": [[1, 2.5], [-3e2, 0.1]]}"#, 3).unwrap();
+        assert_eq!(coords, [1.0, 2.5, -300.0, 0.1]);
+        assert_eq!(decode_json(br#"{"points": []}"#, 3).unwrap(), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn names_the_bad_part() {
+        assert_eq!(field(r#"{"points": [[1, 2], [3]]}"#), "points[1]");
+        assert_eq!(field(r#"{"points": [[1, 2], [3, 4], [5, 6, 7]]}"#), "points[2]");
+        assert_eq!(field(r#"{"points": [{"x": 1, "z": 2}]}"#), "points[0]");
+        assert_eq!(field(r#"{"points": [[1, "2"]]}"#), "points[0]");
+        assert_eq!(field(r#"{"points": [[1, 2], [3, 4"#), "points[1]");
+        assert_eq!(field(r#"{"points": [[1, 2]], "extra": 1}"#), "body");
+        assert_eq!(field(r#"{"dots": []}"#), "body");
+        assert_eq!(field(r#"{}"#), "points");
+        assert_eq!(field(r#"[[1, 2]]"#), "body");
+        assert_eq!(field(r#"{"points": [[1, 2]]} trailing"#), "body");
+        let err = decode_json(br#"{"points": [[1,2],[1,2],[1,2],[1,2]]}"#, 3).unwrap_err();
+        assert_eq!((err.field(), err.code()), (Some("points"), crate::error::ErrorCode::ResourceExhausted));
+    }
+
+    #[test]
+    fn binary_round_trip() {
+        let coords = [1.5, -2.0, f64::MAX, 0.1];
+        let body = encode_binary(&coords);
+        assert_eq!(decode_binary(&body).unwrap(), coords);
+        assert_eq!(decode_binary(&body[..17]).unwrap_err().field(), Some("body"));
+    }
+}

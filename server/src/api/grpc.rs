@@ -1,0 +1,157 @@
+//! The gRPC surface: `terrain.v1.TerrainService`, `grpc.health.v1.Health` and server
+//! reflection (v1 and v1alpha, covering `terrain.v1` and `grpc.health.v1`), so `ghz` and
+//! `grpcurl` work without a proto file.
+//!
+//! Message-size limits follow the configured request limits: a request may hold
+//! `max_batch_points` coordinate pairs and an answer `max(max_batch_points,
+//! max_heightmap_samples)` heights. tonic refuses a larger request with `OUT_OF_RANGE`;
+//! [`remap_oversize`] turns that into `RESOURCE_EXHAUSTED`, the code every other
+//! over-limit request gets.
+
+use std::sync::Arc;
+
+use axum::{Router, middleware, response::Response};
+use terrain_proto::v1::{
+    self as pb,
+    terrain_service_server::{TerrainService, TerrainServiceServer},
+};
+use tonic::{Code, Request, Status, service::Routes};
+
+use crate::{
+    api::{ApiState, RouterError},
+    config::Limits,
+    query::{BatchNaming, HeightmapRequest},
+    world::World,
+};
+
+/// Room for everything in a message besides the packed doubles (world id, tags,
+/// lengths, other fields).
+const MESSAGE_OVERHEAD: usize = 64 * 1024;
+
+/// The gRPC routes, as an axum router to merge with the HTTP one.
+pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
+    let limits = state.engine.limits();
+    let terrain = TerrainServiceServer::new(TerrainApi { state: Arc::clone(state) })
+        .max_decoding_message_size(max_request_bytes(limits))
+        .max_encoding_message_size(max_answer_bytes(limits));
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(terrain_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let routes = Routes::new(terrain)
+        .add_service(state.readiness.grpc_service())
+        .add_service(reflection().build_v1()?)
+        .add_service(reflection().build_v1alpha()?)
+        .prepare();
+    Ok(routes.into_axum_router().layer(middleware::map_response(remap_oversize)))
+}
+
+/// The largest request: `max_batch_points` pairs of f64.
+fn max_request_bytes(limits: &Limits) -> usize {
+    limits.max_batch_points.saturating_mul(16).saturating_add(MESSAGE_OVERHEAD)
+}
+
+/// The largest answer: one f64 per point or sample.
+fn max_answer_bytes(limits: &Limits) -> usize {
+    let values = limits.max_batch_points.max(limits.max_heightmap_samples);
+    values.saturating_mul(8).saturating_add(MESSAGE_OVERHEAD)
+}
+
+/// Rewrites tonic's `OUT_OF_RANGE` for an over-size request into `RESOURCE_EXHAUSTED`.
+async fn remap_oversize(response: Response) -> Response {
+    let Some(status) = Status::from_header_map(response.headers()) else { return response };
+    let oversize = status.code() == Code::OutOfRange
+        && status.message().starts_with("Error, decoded message length too large");
+    if !oversize {
+        return response;
+    }
+    let message = format!("request: too large for this server's limits ({})", status.message());
+    Status::resource_exhausted(message).into_http()
+}
+
+/// `terrain.v1.TerrainService`, translating messages to [`crate::query`] calls.
+#[derive(Debug, Clone)]
+pub struct TerrainApi {
+    state: Arc<ApiState>,
+}
+
+fn world_message(world: &World) -> pb::World {
+    let generator = world.generator();
+    pb::World {
+        id: world.id().to_string(),
+        generator: world.kind().as_str().to_string(),
+        seed: world.seed(),
+        tile_size: generator.tile_size(),
+        tile_resolution: generator.tile_resolution(),
+        revision: world.revision(),
+    }
+}
+
+#[tonic::async_trait]
+impl TerrainService for TerrainApi {
+    async fn list_worlds(
+        &self,
+        _request: Request<pb::ListWorldsRequest>,
+    ) -> Result<tonic::Response<pb::ListWorldsResponse>, Status> {
+        let worlds = self.state.engine.worlds().iter().map(|w| world_message(w)).collect();
+        Ok(tonic::Response::new(pb::ListWorldsResponse { worlds }))
+    }
+
+    async fn get_height(
+        &self,
+        request: Request<pb::GetHeightRequest>,
+    ) -> Result<tonic::Response<pb::GetHeightResponse>, Status> {
+        let request = request.into_inner();
+        let engine = &self.state.engine;
+        let world = engine.world(&request.world)?;
+        let answer = engine.height(world, request.x, request.z)?;
+        Ok(tonic::Response::new(pb::GetHeightResponse {
+            x: answer.x,
+            z: answer.z,
+            height: answer.height,
+            revision: answer.revision,
+        }))
+    }
+
+    async fn get_heights(
+        &self,
+        request: Request<pb::GetHeightsRequest>,
+    ) -> Result<tonic::Response<pb::GetHeightsResponse>, Status> {
+        let request = request.into_inner();
+        let engine = &self.state.engine;
+        let world = engine.world(&request.world)?;
+        let answer = engine.heights(world, request.coordinates, BatchNaming::Coordinates).await?;
+        Ok(tonic::Response::new(pb::GetHeightsResponse {
+            heights: answer.heights,
+            revision: answer.revision,
+        }))
+    }
+
+    async fn get_heightmap(
+        &self,
+        request: Request<pb::GetHeightmapRequest>,
+    ) -> Result<tonic::Response<pb::GetHeightmapResponse>, Status> {
+        let request = request.into_inner();
+        let engine = &self.state.engine;
+        let world = engine.world(&request.world)?;
+        let query = HeightmapRequest {
+            x0: request.x0,
+            z0: request.z0,
+            step: request.step,
+            nx: u64::from(request.nx),
+            nz: u64::from(request.nz),
+        };
+        let answer = engine.heightmap(world, query).await?;
+        let grid = answer.grid;
+        Ok(tonic::Response::new(pb::GetHeightmapResponse {
+            x0: grid.x0,
+            z0: grid.z0,
+            step: grid.step,
+            nx: request.nx,
+            nz: request.nz,
+            heights: answer.heights,
+            revision: answer.revision,
+        }))
+    }
+}

@@ -1,0 +1,255 @@
+//! The HTTP/1.1 JSON surface (lowerCamelCase, as the protobuf JSON mapping spells the
+//! gRPC fields), plus `application/octet-stream` batches for bulk callers.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /v1/worlds` | `{"worlds": [{"id", "generator", "seed", "tileSize", "tileResolution", "revision"}]}` |
+//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "revision"}` |
+//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...]}` -> `{"heights", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` |
+//! | `GET /v1/worlds/{world}/heightmap?x0=&z0=&nx=&nz=&step=` | `{"x0", "z0", "step", "nx", "nz", "heights", "revision"}` |
+//! | `GET /healthz`, `GET /readyz`, `GET /metrics` | liveness, readiness, Prometheus text |
+//!
+//! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
+//! rejections (bad path, bad query string, body too large), which are mapped here.
+
+use std::sync::Arc;
+
+use axum::{
+    Json, Router,
+    body::Bytes,
+    extract::{
+        DefaultBodyLimit, Path, Query, State,
+        rejection::{BytesRejection, PathRejection, QueryRejection},
+    },
+    http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header::CONTENT_TYPE},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use serde::Serialize;
+
+use crate::{
+    api::{
+        ApiState,
+        body::{self, BodyFormat},
+        metrics,
+        params::{self, Params},
+    },
+    compute::OFFLOAD_THRESHOLD,
+    config::Limits,
+    error::ApiError,
+    query::{BatchNaming, HeightmapRequest, QueryEngine},
+};
+
+/// The response header carrying the world revision of a binary answer.
+pub const REVISION_HEADER: HeaderName = HeaderName::from_static("x-terrain-revision");
+
+/// Bytes allowed per JSON point, generous enough for pretty-printed 17-digit numbers.
+const JSON_BYTES_PER_POINT: usize = 128;
+
+/// Bodies larger than this are decoded on the compute pool.
+const OFFLOAD_BODY_BYTES: usize = 64 * 1024;
+
+type Query2 = Result<Query<Vec<(String, String)>>, QueryRejection>;
+type WorldPath = Result<Path<String>, PathRejection>;
+
+/// The HTTP routes, with the body limit sized so a maximal JSON batch fits.
+pub fn routes(state: Arc<ApiState>) -> Router {
+    let body_limit = body_limit(state.engine.limits());
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics::render))
+        .route("/v1/worlds", get(list_worlds))
+        .route("/v1/worlds/{world}/height", get(height))
+        .route("/v1/worlds/{world}/heights", post(heights))
+        .route("/v1/worlds/{world}/heightmap", get(heightmap))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(state)
+}
+
+/// The largest accepted request body: a maximal JSON batch.
+pub fn body_limit(limits: &Limits) -> usize {
+    limits.max_batch_points.saturating_mul(JSON_BYTES_PER_POINT).saturating_add(OFFLOAD_BODY_BYTES)
+}
+
+#[derive(Debug, Serialize)]
+struct Status {
+    status: &'static str,
+}
+
+async fn healthz() -> Json<Status> {
+    Json(Status { status: "ok" })
+}
+
+async fn readyz(State(state): State<Arc<ApiState>>) -> Result<Json<Status>, ApiError> {
+    if state.readiness.is_ready() {
+        Ok(Json(Status { status: "ready" }))
+    } else {
+        Err(ApiError::Unavailable("not ready: starting or shutting down"))
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WorldBody {
+    id: String,
+    generator: &'static str,
+    seed: u32,
+    tile_size: f64,
+    tile_resolution: u32,
+    revision: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct WorldsBody {
+    worlds: Vec<WorldBody>,
+}
+
+async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
+    let worlds = state
+        .engine
+        .worlds()
+        .iter()
+        .map(|w| WorldBody {
+            id: w.id().to_string(),
+            generator: w.kind().as_str(),
+            seed: w.seed(),
+            tile_size: w.generator().tile_size(),
+            tile_resolution: w.generator().tile_resolution(),
+            revision: w.revision(),
+        })
+        .collect();
+    Json(WorldsBody { worlds })
+}
+
+#[derive(Debug, Serialize)]
+struct HeightBody {
+    x: f64,
+    z: f64,
+    height: f64,
+    revision: u64,
+}
+
+async fn height(
+    State(state): State<Arc<ApiState>>,
+    path: WorldPath,
+    query: Query2,
+) -> Result<Json<HeightBody>, ApiError> {
+    let engine = &state.engine;
+    let world = engine.world(&params::world(path)?)?;
+    let params = Params::new(query)?;
+    let (x, z) = (params.number("x")?, params.number("z")?);
+    let a = engine.height(world, x, z)?;
+    Ok(Json(HeightBody { x: a.x, z: a.z, height: a.height, revision: a.revision }))
+}
+
+#[derive(Debug, Serialize)]
+struct HeightsBody {
+    heights: Vec<f64>,
+    revision: u64,
+}
+
+async fn heights(
+    State(state): State<Arc<ApiState>>,
+    path: WorldPath,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let engine = &state.engine;
+    let world = engine.world(&params::world(path)?)?;
+    let format = BodyFormat::of(&headers)?;
+    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let coords = decode_batch(engine, format, body).await?;
+    let answer = engine.heights(world, coords, BatchNaming::Points).await?;
+    match format {
+        BodyFormat::Json => {
+            let count = answer.heights.len();
+            let body = HeightsBody { heights: answer.heights, revision: answer.revision };
+            json_response(engine, body, count).await
+        }
+        BodyFormat::Binary => Ok(binary_response(&answer.heights, answer.revision)),
+    }
+}
+
+/// Decodes a batch body, on the pool when it is large.
+async fn decode_batch(engine: &QueryEngine, format: BodyFormat, body: Bytes) -> Result<Vec<f64>, ApiError> {
+    let max_points = engine.limits().max_batch_points;
+    match format {
+        BodyFormat::Binary => {
+            if body.len() % 16 == 0 {
+                engine.check_batch_size(body.len() / 16, "points")?;
+            }
+            body::decode_binary(&body)
+        }
+        BodyFormat::Json if body.len() <= OFFLOAD_BODY_BYTES => body::decode_json(&body, max_points),
+        BodyFormat::Json => engine
+            .compute()
+            .run(move || body::decode_json(&body, max_points))
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?,
+    }
+}
+
+fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::too_large("body", format!("larger than the limit of {limit} bytes"))
+    } else {
+        ApiError::invalid("body", rejection.body_text())
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct HeightmapBody {
+    x0: f64,
+    z0: f64,
+    step: f64,
+    nx: usize,
+    nz: usize,
+    heights: Vec<f64>,
+    revision: u64,
+}
+
+async fn heightmap(
+    State(state): State<Arc<ApiState>>,
+    path: WorldPath,
+    query: Query2,
+) -> Result<Response, ApiError> {
+    let engine = &state.engine;
+    let world = engine.world(&params::world(path)?)?;
+    let p = Params::new(query)?;
+    let request = HeightmapRequest {
+        x0: p.number("x0")?,
+        z0: p.number("z0")?,
+        step: p.number("step")?,
+        nx: p.count("nx")?,
+        nz: p.count("nz")?,
+    };
+    let a = engine.heightmap(world, request).await?;
+    let count = a.heights.len();
+    let (grid, heights, revision) = (a.grid, a.heights, a.revision);
+    let body = HeightmapBody { x0: grid.x0, z0: grid.z0, step: grid.step, nx: grid.nx, nz: grid.nz, heights, revision };
+    json_response(engine, body, count).await
+}
+
+/// Serialises `body` as JSON, on the pool when it holds more than a few thousand values.
+async fn json_response<T>(engine: &QueryEngine, body: T, values: usize) -> Result<Response, ApiError>
+where
+    T: Serialize + Send + 'static,
+{
+    let bytes = if values <= OFFLOAD_THRESHOLD {
+        serde_json::to_vec(&body)
+    } else {
+        engine.compute().run(move || serde_json::to_vec(&body)).await.map_err(|e| ApiError::Internal(e.to_string()))?
+    };
+    let bytes = bytes.map_err(|e| ApiError::Internal(format!("encoding JSON: {e}")))?;
+    Ok(([(CONTENT_TYPE, HeaderValue::from_static("application/json"))], bytes).into_response())
+}
+
+/// Heights as little-endian f64, with the revision in a header.
+fn binary_response(heights: &[f64], revision: u64) -> Response {
+    let headers = [
+        (CONTENT_TYPE, HeaderValue::from_static("application/octet-stream")),
+        (REVISION_HEADER, HeaderValue::from(revision)),
+    ];
+    (headers, body::encode_binary(heights)).into_response()
+}

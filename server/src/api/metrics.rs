@@ -1,0 +1,121 @@
+//! Request accounting over the merged router, and `GET /metrics`.
+//!
+//! The middleware wraps every route, so axum's [`MatchedPath`] labels HTTP requests by
+//! route template (`/v1/worlds/{world}/height`), never by raw path. gRPC calls are
+//! labelled by method path (`/terrain.v1.TerrainService/GetHeight`) when it is one this
+//! server serves, else `unknown`, so a client cannot grow the label set. A gRPC call's
+//! code is read from the response head: tonic puts error statuses there (trailers-only
+//! responses), and a call whose head has no status succeeded or failed mid-stream;
+//! it counts as `OK`.
+
+use std::{sync::Arc, time::Instant};
+
+use axum::{
+    extract::{MatchedPath, Request, State},
+    http::{HeaderValue, Method, header::CONTENT_TYPE},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+
+use crate::{api::ApiState, metrics::Metrics};
+
+/// The gRPC methods served here: the only values of the `method` label.
+const GRPC_METHODS: &[&str] = &[
+    "/terrain.v1.TerrainService/ListWorlds",
+    "/terrain.v1.TerrainService/GetHeight",
+    "/terrain.v1.TerrainService/GetHeights",
+    "/terrain.v1.TerrainService/GetHeightmap",
+    "/grpc.health.v1.Health/Check",
+    "/grpc.health.v1.Health/Watch",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
+/// Canonical gRPC code names, indexed by code number.
+const GRPC_CODES: [&str; 17] = [
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+];
+
+/// What a request is counted as, decided before it runs.
+enum Label {
+    Http { route: String, method: &'static str },
+    Grpc { method: &'static str },
+}
+
+impl Label {
+    fn of(req: &Request) -> Label {
+        if super::is_grpc(req.headers()) {
+            let path = req.uri().path();
+            let method = GRPC_METHODS.iter().find(|m| **m == path).copied().unwrap_or("unknown");
+            return Label::Grpc { method };
+        }
+        let route = req
+            .extensions()
+            .get::<MatchedPath>()
+            .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+        Label::Http { route, method: method_label(req.method()) }
+    }
+}
+
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::HEAD => "HEAD",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        Method::PATCH => "PATCH",
+        _ => "other",
+    }
+}
+
+fn grpc_code(value: Option<&HeaderValue>) -> &'static str {
+    let Some(value) = value else { return "OK" };
+    value
+        .to_str()
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .and_then(|i| GRPC_CODES.get(i).copied())
+        .unwrap_or("UNKNOWN")
+}
+
+/// Counts and times every request.
+pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let label = Label::of(&req);
+    let response = next.run(req).await;
+    let elapsed = start.elapsed();
+    match label {
+        Label::Http { route, method } => {
+            metrics.http_request(route, method, response.status().as_u16(), elapsed);
+        }
+        Label::Grpc { method } => {
+            let code = grpc_code(response.headers().get("grpc-status"));
+            metrics.grpc_request(method, code, elapsed);
+        }
+    }
+    response
+}
+
+/// `GET /metrics`: the Prometheus text exposition.
+pub async fn render(State(state): State<Arc<ApiState>>) -> Response {
+    let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
+    ([(CONTENT_TYPE, content_type)], state.metrics.render()).into_response()
+}

@@ -1,0 +1,91 @@
+//! The two surfaces on one port: gRPC (`terrain.v1`, health, reflection) and HTTP/1.1
+//! JSON, merged into one axum router.
+//!
+//! - [`grpc`]: `terrain.v1.TerrainService`, `grpc.health.v1`, reflection v1 and v1alpha.
+//! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`.
+//! - [`params`], [`body`]: HTTP input decoding with field-named errors.
+//! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
+//! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
+//!
+//! Routing: tonic's services live under `/{package.Service}/...`; everything else is
+//! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
+//! 404 otherwise.
+
+pub mod body;
+pub mod grpc;
+pub mod health;
+pub mod http;
+pub mod metrics;
+pub mod params;
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    extract::Request,
+    http::{HeaderMap, header::CONTENT_TYPE},
+    middleware,
+    response::{IntoResponse, Response},
+};
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tracing::Level;
+
+use crate::{error::ApiError, metrics::Metrics, query::QueryEngine};
+
+pub use health::Readiness;
+
+/// What every handler shares.
+#[derive(Debug)]
+pub struct ApiState {
+    pub engine: QueryEngine,
+    pub readiness: Readiness,
+    pub metrics: Arc<Metrics>,
+}
+
+/// Why the router could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum RouterError {
+    #[error("gRPC reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+}
+
+/// The merged gRPC + HTTP router, with metrics and request tracing on every route.
+pub fn router(state: Arc<ApiState>) -> Result<Router, RouterError> {
+    let grpc = grpc::routes(&state)?;
+    let metrics = Arc::clone(&state.metrics);
+    let router = http::routes(state)
+        .merge(grpc)
+        .fallback(fallback)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(metrics, metrics::track))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(Level::DEBUG))
+                .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
+        );
+    Ok(router)
+}
+
+/// True when the request speaks gRPC (`application/grpc`, `application/grpc+proto`, ...).
+pub fn is_grpc(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/grpc"))
+}
+
+async fn fallback(req: Request) -> Response {
+    if is_grpc(req.headers()) {
+        let status = tonic::Status::unimplemented(format!("unknown method {}", req.uri().path()));
+        return status.into_http::<axum::body::Body>().into_response();
+    }
+    ApiError::NoRoute(format!("{} {}", req.method(), req.uri().path())).into_response()
+}
+
+async fn method_not_allowed(req: Request) -> Response {
+    let err = ApiError::MethodNotAllowed {
+        method: req.method().to_string(),
+        path: req.uri().path().to_string(),
+    };
+    err.into_response()
+}

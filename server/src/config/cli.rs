@@ -1,0 +1,106 @@
+//! The command line. Every top-level setting is a flag and a `TERRAIN_*` environment
+//! variable; both override the configuration file.
+
+use std::{
+    io::Write,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use clap::{Parser, Subcommand};
+
+use super::{LogFormat, Settings, WorldSpec, values};
+
+/// Authoritative terrain server: height queries over gRPC and HTTP on one port.
+///
+/// Settings come from flags and environment variables, then the `--config` file, then
+/// defaults. Without any, it serves world `main` (hyperscape, seed 0) on 127.0.0.1:8080.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "terrain-server", version)]
+pub struct Cli {
+    /// TOML configuration file.
+    #[arg(long, short, env = "TERRAIN_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Address for gRPC and HTTP [default: 127.0.0.1:8080].
+    #[arg(long, env = "TERRAIN_LISTEN", value_name = "ADDR", value_parser = values::parse_listen)]
+    pub listen: Option<SocketAddr>,
+
+    /// Directory for the server's data, created at start-up [default: data].
+    #[arg(long, env = "TERRAIN_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// A hosted world, `ID:GENERATOR[:SEED]`; repeat for more (the environment variable
+    /// takes a comma-separated list). Replaces the file's `[[worlds]]`.
+    #[arg(
+        long = "world",
+        env = "TERRAIN_WORLDS",
+        value_name = "ID:GENERATOR[:SEED]",
+        value_delimiter = ',',
+        value_parser = str::parse::<WorldSpec>
+    )]
+    pub worlds: Vec<WorldSpec>,
+
+    /// Largest accepted |x| and |z| [default: 1e9].
+    #[arg(long, env = "TERRAIN_MAX_COORDINATE", value_name = "METRES", value_parser = values::parse_max_coordinate)]
+    pub max_coordinate: Option<f64>,
+
+    /// Most points in one batch request [default: 1000000].
+    #[arg(long, env = "TERRAIN_MAX_BATCH_POINTS", value_name = "N", value_parser = values::parse_limit)]
+    pub max_batch_points: Option<usize>,
+
+    /// Most samples (nx * nz) in one heightmap [default: 4194304].
+    #[arg(long, env = "TERRAIN_MAX_HEIGHTMAP_SAMPLES", value_name = "N", value_parser = values::parse_limit)]
+    pub max_heightmap_samples: Option<usize>,
+
+    /// Bound on the graceful-shutdown drain, e.g. `10s`, `500ms` [default: 10s].
+    #[arg(long, env = "TERRAIN_SHUTDOWN_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    pub shutdown_timeout: Option<Duration>,
+
+    /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
+    #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
+    pub log_format: Option<LogFormat>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Commands other than serving.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Write the encoded `FileDescriptorSet` of the API (for `ghz --protoset`).
+    Protoset {
+        /// Output file, or `-` for standard output.
+        #[arg(default_value = "-")]
+        output: PathBuf,
+    },
+}
+
+impl Cli {
+    /// What the flags and environment variables set.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            listen: self.listen,
+            data_dir: self.data_dir.clone(),
+            worlds: (!self.worlds.is_empty()).then(|| self.worlds.clone()),
+            max_coordinate: self.max_coordinate,
+            max_batch_points: self.max_batch_points,
+            max_heightmap_samples: self.max_heightmap_samples,
+            shutdown_timeout: self.shutdown_timeout,
+            log_format: self.log_format,
+        }
+    }
+}
+
+/// Writes [`terrain_proto::FILE_DESCRIPTOR_SET`] to `output` (`-` is standard output).
+pub fn write_protoset(output: &Path) -> std::io::Result<()> {
+    let bytes = terrain_proto::FILE_DESCRIPTOR_SET;
+    if output == Path::new("-") {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(bytes)?;
+        stdout.flush()
+    } else {
+        std::fs::write(output, bytes)
+    }
+}

@@ -1,0 +1,196 @@
+//! The TOML configuration file, read key by key so every problem (unknown key, wrong
+//! type, bad value) names its key path, e.g. `worlds[1].generator`.
+//!
+//! ```toml
+//! listen = "127.0.0.1:8080"
+//! data_dir = "data"
+//! [[worlds]]
+//! id = "main"
+//! generator = "hyperscape"
+//! seed = 0
+//! ```
+
+use std::{path::Path, time::Duration};
+
+use toml::{Table, Value};
+
+use super::{ConfigError, Settings, WorldSpec, values};
+
+/// The top-level keys, for the unknown-key message.
+const TOP_LEVEL_KEYS: &[&str] = &[
+    "listen",
+    "data_dir",
+    "worlds",
+    "max_coordinate",
+    "max_batch_points",
+    "max_heightmap_samples",
+    "shutdown_timeout",
+    "log_format",
+];
+
+/// The keys of one `[[worlds]]` entry.
+const WORLD_KEYS: &[&str] = &["id", "generator", "seed"];
+
+/// Reads and parses the file at `path`.
+pub(super) fn read(path: &Path) -> Result<Settings, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    parse(&text).map_err(|err| match err {
+        ConfigError::Syntax { message, .. } => {
+            ConfigError::Syntax { path: path.to_path_buf(), message }
+        }
+        other => other,
+    })
+}
+
+/// Parses the text of a configuration file.
+pub(super) fn parse(text: &str) -> Result<Settings, ConfigError> {
+    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Syntax {
+        path: "<text>".into(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
+    let mut root = Section::new(String::new(), table);
+    let settings = Settings {
+        listen: root.parse_str("listen", values::parse_listen)?,
+        data_dir: root.string("data_dir")?.map(Into::into),
+        worlds: root.worlds()?,
+        max_coordinate: root.max_coordinate()?,
+        max_batch_points: root.limit("max_batch_points")?,
+        max_heightmap_samples: root.limit("max_heightmap_samples")?,
+        shutdown_timeout: root.duration("shutdown_timeout")?,
+        log_format: root.parse_str("log_format", str::parse)?,
+    };
+    root.finish(TOP_LEVEL_KEYS)?;
+    Ok(settings)
+}
+
+/// A table being consumed: each read removes its key, so what is left at the end is
+/// unknown.
+struct Section {
+    /// The key path of this table (`""` at the top, `worlds[1]` for an entry).
+    path: String,
+    table: Table,
+}
+
+impl Section {
+    fn new(path: String, table: Table) -> Self {
+        Section { path, table }
+    }
+
+    /// The full key path of `key`.
+    fn key(&self, key: &str) -> String {
+        if self.path.is_empty() { key.to_string() } else { format!("{}.{key}", self.path) }
+    }
+
+    fn wrong_type(&self, key: &str, expected: &str, got: &Value) -> ConfigError {
+        ConfigError::invalid(self.key(key), format!("expected {expected}, got {}", got.type_str()))
+    }
+
+    fn string(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
+        match self.table.remove(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(self.wrong_type(key, "a string", &other)),
+        }
+    }
+
+    fn parse_str<T>(
+        &mut self,
+        key: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, ConfigError> {
+        match self.string(key)? {
+            None => Ok(None),
+            Some(s) => parse(&s).map(Some).map_err(|m| ConfigError::invalid(self.key(key), m)),
+        }
+    }
+
+    fn integer(&mut self, key: &str) -> Result<Option<i64>, ConfigError> {
+        match self.table.remove(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) => Ok(Some(i)),
+            Some(other) => Err(self.wrong_type(key, "an integer", &other)),
+        }
+    }
+
+    fn limit(&mut self, key: &str) -> Result<Option<usize>, ConfigError> {
+        let Some(v) = self.integer(key)? else { return Ok(None) };
+        let v = usize::try_from(v).unwrap_or(0);
+        values::check_limit(v).map_err(|m| ConfigError::invalid(self.key(key), m))?;
+        Ok(Some(v))
+    }
+
+    fn max_coordinate(&mut self) -> Result<Option<f64>, ConfigError> {
+        let key = "max_coordinate";
+        let v = match self.table.remove(key) {
+            None => return Ok(None),
+            Some(Value::Float(f)) => f,
+            Some(Value::Integer(i)) => i as f64,
+            Some(other) => return Err(self.wrong_type(key, "a number", &other)),
+        };
+        values::check_max_coordinate(v).map_err(|m| ConfigError::invalid(self.key(key), m))?;
+        Ok(Some(v))
+    }
+
+    /// A duration: `"10s"`-style text, or a number of seconds.
+    fn duration(&mut self, key: &str) -> Result<Option<Duration>, ConfigError> {
+        let parsed = match self.table.remove(key) {
+            None => return Ok(None),
+            Some(Value::String(s)) => values::parse_duration(&s),
+            Some(Value::Integer(i)) => values::duration_from_secs(i as f64),
+            Some(Value::Float(f)) => values::duration_from_secs(f),
+            Some(other) => return Err(self.wrong_type(key, "a duration like \"10s\"", &other)),
+        };
+        parsed.map(Some).map_err(|m| ConfigError::invalid(self.key(key), m))
+    }
+
+    /// The `[[worlds]]` array of tables.
+    fn worlds(&mut self) -> Result<Option<Vec<WorldSpec>>, ConfigError> {
+        let key = "worlds";
+        let entries = match self.table.remove(key) {
+            None => return Ok(None),
+            Some(Value::Array(entries)) => entries,
+            Some(other) => return Err(self.wrong_type(key, "an array of tables", &other)),
+        };
+        let mut specs = Vec::with_capacity(entries.len());
+        for (i, entry) in entries.into_iter().enumerate() {
+            let path = format!("{}[{i}]", self.key(key));
+            let Value::Table(table) = entry else {
+                let got = entry.type_str();
+                return Err(ConfigError::invalid(path, format!("expected a table, got {got}")));
+            };
+            specs.push(Section::new(path, table).world()?);
+        }
+        Ok(Some(specs))
+    }
+
+    /// One `[[worlds]]` entry; `id` and `generator` are required, `seed` defaults to 0.
+    fn world(mut self) -> Result<WorldSpec, ConfigError> {
+        let id = self.string("id")?.ok_or_else(|| self.missing("id"))?;
+        let generator = self.string("generator")?.ok_or_else(|| self.missing("generator"))?;
+        let seed = match self.integer("seed")? {
+            None => 0,
+            Some(v) => u32::try_from(v).map_err(|_| {
+                let message = format!("expected an integer in 0..={}, got {v}", u32::MAX);
+                ConfigError::invalid(self.key("seed"), message)
+            })?,
+        };
+        self.finish(WORLD_KEYS)?;
+        Ok(WorldSpec { id, generator, seed })
+    }
+
+    fn missing(&self, key: &str) -> ConfigError {
+        ConfigError::invalid(self.key(key), "missing (required)")
+    }
+
+    /// Refuses whatever keys were not read.
+    fn finish(self, known: &[&str]) -> Result<(), ConfigError> {
+        match self.table.keys().next() {
+            None => Ok(()),
+            Some(key) => Err(ConfigError::invalid(
+                self.key(key),
+                format!("unknown key (expected one of: {})", known.join(", ")),
+            )),
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Server configuration: a TOML file, overridden by flags and `TERRAIN_*` environment
+//! variables, over built-in defaults.
+//!
+//! Every source is first read into [`Settings`] (every value optional), with values
+//! parsed by the same functions ([`values`]); the sources are layered (flag/env over
+//! file over default) and the result validated once, into a [`Config`]. Any problem
+//! names the key it is about, e.g. `worlds[1].id: duplicate world id "main"`.
+//!
+//! - [`file`]: the TOML reader (unknown keys are errors).
+//! - [`cli`]: the command line ([`Cli`]), whose flags double as environment variables.
+
+pub mod cli;
+mod file;
+pub mod values;
+
+#[cfg(test)]
+mod tests;
+
+use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
+
+use terrain_core::{GeneratorError, GeneratorKind, WorldGenerator};
+
+pub use cli::{Cli, Command};
+pub use values::{LogFormat, WorldSpec};
+
+/// The default listen address: loopback only, so a bare start exposes nothing.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+/// The default largest accepted |x| and |z|.
+pub const DEFAULT_MAX_COORDINATE: f64 = 1e9;
+/// The default largest batch: 1,000,000 points (a 16 MB gRPC request).
+pub const DEFAULT_MAX_BATCH_POINTS: usize = 1_000_000;
+/// The default largest heightmap: 2048 x 2048 samples (a 32 MB gRPC answer).
+pub const DEFAULT_MAX_HEIGHTMAP_SAMPLES: usize = 4_194_304;
+/// The default bound on the shutdown drain.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a configuration was refused. The message names the offending key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML.
+    #[error("config file {path}: {message}")]
+    Syntax { path: PathBuf, message: String },
+    /// A key is unknown, of the wrong type or has a bad value.
+    #[error("{key}: {message}")]
+    Invalid { key: String, message: String },
+}
+
+impl ConfigError {
+    /// A bad value at `key`.
+    pub fn invalid(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError::Invalid { key: key.into(), message: message.into() }
+    }
+}
+
+/// The request-size and coordinate limits. Larger requests get `RESOURCE_EXHAUSTED`
+/// (HTTP 413); coordinates beyond `max_coordinate` get `INVALID_ARGUMENT` (HTTP 400).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    /// Largest accepted |x| and |z|, including a heightmap's far corner. Keeps callers
+    /// inside the range where the generators' f64 maths is meaningful.
+    pub max_coordinate: f64,
+    /// Most points in one `GetHeights` / `POST .../heights` request.
+    pub max_batch_points: usize,
+    /// Most samples (`nx * nz`) in one heightmap.
+    pub max_heightmap_samples: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_coordinate: DEFAULT_MAX_COORDINATE,
+            max_batch_points: DEFAULT_MAX_BATCH_POINTS,
+            max_heightmap_samples: DEFAULT_MAX_HEIGHTMAP_SAMPLES,
+        }
+    }
+}
+
+/// One hosted world, validated: the id matches `[A-Za-z0-9_-]{1,64}` and the generator
+/// accepts the seed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldConfig {
+    pub id: String,
+    pub generator: GeneratorKind,
+    pub seed: u32,
+}
+
+impl WorldConfig {
+    /// A world entry; checked by [`Config::validate`].
+    pub fn new(id: impl Into<String>, generator: GeneratorKind, seed: u32) -> Self {
+        WorldConfig { id: id.into(), generator, seed }
+    }
+}
+
+/// The resolved configuration of one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The one port for gRPC (HTTP/2) and HTTP/1.1. Port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// Created at start-up; later issues keep each world's store here.
+    pub data_dir: PathBuf,
+    /// The hosted worlds, in the order `ListWorlds` reports them. Never empty.
+    pub worlds: Vec<WorldConfig>,
+    pub limits: Limits,
+    /// How long in-flight requests may run after shutdown starts before the server
+    /// stops waiting for them.
+    pub shutdown_timeout: Duration,
+    pub log_format: LogFormat,
+}
+
+impl Default for Config {
+    /// One world, `main`, the `hyperscape` generator with seed 0, on 127.0.0.1:8080.
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: PathBuf::from("data"),
+            worlds: vec![WorldConfig::new("main", GeneratorKind::Hyperscape, 0)],
+            limits: Limits::default(),
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+/// One source's view of the configuration: `None` where the source is silent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    pub listen: Option<SocketAddr>,
+    pub data_dir: Option<PathBuf>,
+    pub worlds: Option<Vec<WorldSpec>>,
+    pub max_coordinate: Option<f64>,
+    pub max_batch_points: Option<usize>,
+    pub max_heightmap_samples: Option<usize>,
+    pub shutdown_timeout: Option<Duration>,
+    pub log_format: Option<LogFormat>,
+}
+
+impl Settings {
+    /// These settings, with `lower`'s values where these are silent.
+    pub fn or(self, lower: Settings) -> Settings {
+        Settings {
+            listen: self.listen.or(lower.listen),
+            data_dir: self.data_dir.or(lower.data_dir),
+            worlds: self.worlds.or(lower.worlds),
+            max_coordinate: self.max_coordinate.or(lower.max_coordinate),
+            max_batch_points: self.max_batch_points.or(lower.max_batch_points),
+            max_heightmap_samples: self.max_heightmap_samples.or(lower.max_heightmap_samples),
+            shutdown_timeout: self.shutdown_timeout.or(lower.shutdown_timeout),
+            log_format: self.log_format.or(lower.log_format),
+        }
+    }
+}
+
+impl Config {
+    /// Reads the file named by `--config` (if any), layers the flags and environment over
+    /// it and validates the result.
+    pub fn load(cli: &Cli) -> Result<Config, ConfigError> {
+        let from_file = match &cli.config {
+            Some(path) => file::read(path)?,
+            None => Settings::default(),
+        };
+        Config::resolve(cli.settings().or(from_file))
+    }
+
+    /// Fills what `settings` leave out with defaults and validates the result.
+    pub fn resolve(settings: Settings) -> Result<Config, ConfigError> {
+        let defaults = Config::default();
+        let worlds = match settings.worlds {
+            Some(specs) => resolve_worlds(specs)?,
+            None => defaults.worlds,
+        };
+        let config = Config {
+            listen: settings.listen.unwrap_or(defaults.listen),
+            data_dir: settings.data_dir.unwrap_or(defaults.data_dir),
+            worlds,
+            limits: Limits {
+                max_coordinate: settings.max_coordinate.unwrap_or(DEFAULT_MAX_COORDINATE),
+                max_batch_points: settings.max_batch_points.unwrap_or(DEFAULT_MAX_BATCH_POINTS),
+                max_heightmap_samples: settings
+                    .max_heightmap_samples
+                    .unwrap_or(DEFAULT_MAX_HEIGHTMAP_SAMPLES),
+            },
+            shutdown_timeout: settings.shutdown_timeout.unwrap_or(defaults.shutdown_timeout),
+            log_format: settings.log_format.unwrap_or(defaults.log_format),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the invariants a hand-built `Config` must also meet: at least one world,
+    /// valid and unique ids, seeds the generators accept, and sane limits.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.worlds.is_empty() {
+            return Err(ConfigError::invalid("worlds", "at least one world is required"));
+        }
+        let mut seen = HashSet::new();
+        for (i, world) in self.worlds.iter().enumerate() {
+            values::check_world_id(&world.id)
+                .map_err(|m| ConfigError::invalid(format!("worlds[{i}].id"), m))?;
+            if !seen.insert(world.id.as_str()) {
+                let message = format!("duplicate world id {:?}", world.id);
+                return Err(ConfigError::invalid(format!("worlds[{i}].id"), message));
+            }
+            if let Err(e) = WorldGenerator::new(world.generator, world.seed) {
+                return Err(generator_error(i, &e));
+            }
+        }
+        values::check_max_coordinate(self.limits.max_coordinate)
+            .map_err(|m| ConfigError::invalid("max_coordinate", m))?;
+        values::check_limit(self.limits.max_batch_points)
+            .map_err(|m| ConfigError::invalid("max_batch_points", m))?;
+        values::check_limit(self.limits.max_heightmap_samples)
+            .map_err(|m| ConfigError::invalid("max_heightmap_samples", m))?;
+        Ok(())
+    }
+}
+
+/// A generator's refusal, keyed by world: the core's errors start with the field they
+/// are about (`seed: ...`), which becomes `worlds[1].seed: ...`.
+fn generator_error(index: usize, err: &GeneratorError) -> ConfigError {
+    let message = err.to_string();
+    match message.split_once(": ") {
+        Some((field, rest)) if field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+            ConfigError::invalid(format!("worlds[{index}].{field}"), rest)
+        }
+        _ => ConfigError::invalid(format!("worlds[{index}]"), message),
+    }
+}
+
+/// Turns raw world entries into validated ones; ids and seeds are checked by
+/// [`Config::validate`].
+fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, ConfigError> {
+    specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let generator = spec
+                .generator
+                .parse::<GeneratorKind>()
+                .map_err(|m| ConfigError::invalid(format!("worlds[{i}].generator"), m))?;
+            Ok(WorldConfig { id: spec.id, generator, seed: spec.seed })
+        })
+        .collect()
+}

@@ -1,0 +1,177 @@
+//! Value parsers shared by the TOML reader and the command line, so a value means the
+//! same thing (and is refused with the same words) whichever source it comes from.
+
+use std::{fmt, net::SocketAddr, str::FromStr, time::Duration};
+
+/// The longest world id.
+pub const MAX_WORLD_ID_LEN: usize = 64;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+impl FromStr for LogFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            _ => Err(format!("unknown log format {s:?}, expected \"text\" or \"json\"")),
+        }
+    }
+}
+
+impl fmt::Display for LogFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LogFormat::Text => "text",
+            LogFormat::Json => "json",
+        })
+    }
+}
+
+/// A world entry as a source gives it, before validation: the generator is still a
+/// name, so a bad one is reported with the entry's key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldSpec {
+    pub id: String,
+    pub generator: String,
+    pub seed: u32,
+}
+
+impl FromStr for WorldSpec {
+    type Err = String;
+
+    /// `ID:GENERATOR[:SEED]`, e.g. `main:hyperscape:0` (the seed defaults to 0).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut parts = s.split(':');
+        let (Some(id), Some(generator)) = (parts.next(), parts.next()) else {
+            return Err(format!("world {s:?}: expected ID:GENERATOR[:SEED]"));
+        };
+        let seed = match parts.next() {
+            Some(seed) => parse_seed(seed).map_err(|m| format!("world {s:?}: seed: {m}"))?,
+            None => 0,
+        };
+        if parts.next().is_some() {
+            return Err(format!("world {s:?}: expected ID:GENERATOR[:SEED]"));
+        }
+        Ok(WorldSpec { id: id.trim().to_string(), generator: generator.trim().to_string(), seed })
+    }
+}
+
+/// A seed: an integer in `0..=4294967295`.
+pub fn parse_seed(s: &str) -> Result<u32, String> {
+    s.trim().parse::<u32>().map_err(|_| format!("expected an integer in 0..={}, got {s:?}", u32::MAX))
+}
+
+/// `[A-Za-z0-9_-]{1,64}`: safe in URLs, file names and metric labels.
+pub fn check_world_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.len() > MAX_WORLD_ID_LEN {
+        return Err(format!("{id:?} must be 1 to {MAX_WORLD_ID_LEN} characters long"));
+    }
+    if !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        return Err(format!("{id:?} may only contain A-Z, a-z, 0-9, '_' and '-'"));
+    }
+    Ok(())
+}
+
+/// A socket address such as `127.0.0.1:8080` or `[::1]:0`.
+pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("expected an address like \"127.0.0.1:8080\", got {s:?}"))
+}
+
+/// A duration: a number of seconds (`10`, `2.5`) or a number with a unit
+/// (`500ms`, `10s`, `2m`, `1h`).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let scale = match unit {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("unknown unit {unit:?} in {s:?}, expected ms, s, m or h")),
+    };
+    let number: f64 =
+        number.trim().parse().map_err(|_| format!("expected a duration like \"10s\", got {s:?}"))?;
+    duration_from_secs(number * scale)
+}
+
+/// A non-negative, finite number of seconds.
+pub fn duration_from_secs(secs: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("must be a finite, non-negative number of seconds, got {secs}"))
+}
+
+/// A coordinate limit: finite and greater than 0.
+pub fn check_max_coordinate(v: f64) -> Result<(), String> {
+    if v.is_finite() && v > 0.0 { Ok(()) } else { Err(format!("must be finite and > 0, got {v}")) }
+}
+
+/// `check_max_coordinate` for a flag's text.
+pub fn parse_max_coordinate(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("expected a number, got {s:?}"))?;
+    check_max_coordinate(v)?;
+    Ok(v)
+}
+
+/// A count limit: at least 1.
+pub fn check_limit(v: usize) -> Result<(), String> {
+    if v >= 1 { Ok(()) } else { Err("must be at least 1".to_string()) }
+}
+
+/// `check_limit` for a flag's text.
+pub fn parse_limit(s: &str) -> Result<usize, String> {
+    let v: usize = s.trim().parse().map_err(|_| format!("expected a positive integer, got {s:?}"))?;
+    check_limit(v)?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("10 parsecs").is_err());
+        assert!(parse_duration("s").is_err());
+    }
+
+    #[test]
+    fn world_specs() {
+        let spec: WorldSpec = "old:osrs:0".parse().unwrap();
+        assert_eq!(spec, WorldSpec { id: "old".into(), generator: "osrs".into(), seed: 0 });
+        let spec: WorldSpec = "main:hyperscape".parse().unwrap();
+        assert_eq!(spec.seed, 0);
+        assert!("main".parse::<WorldSpec>().is_err());
+        assert!("main:hyperscape:-1".parse::<WorldSpec>().is_err());
+        assert!("a:b:1:2".parse::<WorldSpec>().is_err());
+    }
+
+    #[test]
+    fn world_ids() {
+        assert!(check_world_id("main").is_ok());
+        assert!(check_world_id("A-z_09").is_ok());
+        assert!(check_world_id(&"a".repeat(64)).is_ok());
+        assert!(check_world_id(&"a".repeat(65)).is_err());
+        assert!(check_world_id("").is_err());
+        assert!(check_world_id("bad id").is_err());
+        assert!(check_world_id("caf\u{e9}").is_err());
+    }
+}

@@ -1,0 +1,55 @@
+//! The authoritative terrain server: height queries over gRPC and HTTP on one port.
+//!
+//! A tour, from the outside in:
+//!
+//! - [`config`]: the TOML file, flags and `TERRAIN_*` variables, resolved and validated
+//!   into a [`Config`].
+//! - [`server`]: the lifecycle: [`Server::bind`] (returns the bound address, so tests
+//!   can bind `127.0.0.1:0`), [`Server::run`] until a `CancellationToken` fires, then a
+//!   bounded drain; [`Server::spawn`] runs it in the background.
+//! - [`api`]: the surfaces, merged into one axum router: gRPC (`terrain.v1`, health,
+//!   reflection) and HTTP/1.1 JSON, with request metrics and tracing.
+//! - [`query`]: what both surfaces call: world lookup, validation against the limits,
+//!   dispatch, accounting. [`error`]: the one error taxonomy, mapped to gRPC codes and
+//!   HTTP statuses in one place.
+//! - [`compute`]: the rayon pool that keeps large batches and heightmaps off the async
+//!   runtime. [`world`]: the hosted worlds and their revisions.
+//! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), terrain_server::Error> {
+//! let config = terrain_server::Config {
+//!     listen: "127.0.0.1:0".parse().unwrap(),
+//!     ..terrain_server::Config::default()
+//! };
+//! let server = terrain_server::Server::bind(config).await?.spawn();
+//! println!("serving on {}", server.local_addr());
+//! server.shutdown().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod compute;
+pub mod config;
+pub mod error;
+pub mod metrics;
+pub mod query;
+pub mod server;
+pub mod shutdown;
+pub mod telemetry;
+pub mod world;
+
+pub use config::{Cli, Config, Limits, LogFormat, WorldConfig};
+pub use error::{ApiError, ErrorCode};
+pub use server::{Error, RunningServer, ServeError, Server, StartError};
+
+use tokio_util::sync::CancellationToken;
+
+/// Binds and serves `config` until `shutdown` fires, then drains.
+pub async fn run(config: Config, shutdown: CancellationToken) -> Result<(), Error> {
+    Server::bind(config).await?.run(shutdown).await?;
+    Ok(())
+}

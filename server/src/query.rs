@@ -1,0 +1,256 @@
+//! The height queries both surfaces share: world lookup, input validation against the
+//! configured [`Limits`], dispatch to the compute pool, and accounting.
+//!
+//! gRPC and HTTP only translate their wire formats to these calls and the answers (or
+//! [`ApiError`]s) back, so the two surfaces validate identically and answer with the
+//! same bits.
+
+use std::sync::Arc;
+
+use terrain_core::{Generator, Grid};
+
+use crate::{
+    compute::{self, Compute, OFFLOAD_THRESHOLD},
+    config::Limits,
+    error::ApiError,
+    metrics::Metrics,
+    world::{World, Worlds},
+};
+
+/// How a surface names the elements of a batch in error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchNaming {
+    /// `points[i]` with the axis in the message (HTTP: `[[x, z], ...]` or binary pairs).
+    Points,
+    /// `coordinates[k]`, the flat index (gRPC: interleaved `coordinates`).
+    Coordinates,
+}
+
+impl BatchNaming {
+    /// The name of the whole batch.
+    pub fn list(self) -> &'static str {
+        match self {
+            BatchNaming::Points => "points",
+            BatchNaming::Coordinates => "coordinates",
+        }
+    }
+
+    /// The error for flat coordinate `k` failing with `reason`.
+    fn element_error(self, k: usize, reason: String) -> ApiError {
+        match self {
+            BatchNaming::Points => {
+                let axis = if k % 2 == 0 { "x" } else { "z" };
+                ApiError::invalid(format!("points[{}]", k / 2), format!("{axis} {reason}"))
+            }
+            BatchNaming::Coordinates => ApiError::invalid(format!("coordinates[{k}]"), reason),
+        }
+    }
+}
+
+/// The answer to a single-point query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeightAnswer {
+    pub x: f64,
+    pub z: f64,
+    pub height: f64,
+    pub revision: u64,
+}
+
+/// The answer to a batch: one height per point, in request order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchAnswer {
+    pub heights: Vec<f64>,
+    pub revision: u64,
+}
+
+/// A heightmap request as it arrives; counts are wide so no surface has to clamp.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeightmapRequest {
+    pub x0: f64,
+    pub z0: f64,
+    pub step: f64,
+    pub nx: u64,
+    pub nz: u64,
+}
+
+/// A heightmap: `grid.len()` heights, index `iz * nx + ix`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeightmapAnswer {
+    pub grid: Grid,
+    pub heights: Vec<f64>,
+    pub revision: u64,
+}
+
+/// The query engine of one server.
+#[derive(Debug)]
+pub struct QueryEngine {
+    worlds: Worlds,
+    limits: Limits,
+    compute: Compute,
+    metrics: Arc<Metrics>,
+}
+
+impl QueryEngine {
+    pub fn new(worlds: Worlds, limits: Limits, compute: Compute, metrics: Arc<Metrics>) -> Self {
+        QueryEngine { worlds, limits, compute, metrics }
+    }
+
+    pub fn worlds(&self) -> &Worlds {
+        &self.worlds
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The pool, for surfaces that offload their own encoding work.
+    pub fn compute(&self) -> &Compute {
+        &self.compute
+    }
+
+    /// The world called `id`, or `NOT_FOUND` (field `world`).
+    pub fn world(&self, id: &str) -> Result<&Arc<World>, ApiError> {
+        self.worlds.get(id)
+    }
+
+    /// The height at `(x, z)`: cheap, so computed in place.
+    pub fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, ApiError> {
+        let revision = world.revision();
+        let max = self.limits.max_coordinate;
+        check_coordinate(x, max).map_err(|reason| ApiError::invalid("x", reason))?;
+        check_coordinate(z, max).map_err(|reason| ApiError::invalid("z", reason))?;
+        let height = world.generator().height(x, z);
+        self.metrics.heights_computed(world.id(), 1);
+        Ok(HeightAnswer { x, z, height, revision })
+    }
+
+    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order. Large batches
+    /// are validated and computed on the pool.
+    pub async fn heights(
+        &self,
+        world: &Arc<World>,
+        coords: Vec<f64>,
+        naming: BatchNaming,
+    ) -> Result<BatchAnswer, ApiError> {
+        let revision = world.revision();
+        if coords.len() % 2 != 0 {
+            let reason = format!("odd number of coordinates ({}), expected x, z pairs", coords.len());
+            return Err(ApiError::invalid(naming.list(), reason));
+        }
+        let points = coords.len() / 2;
+        self.check_batch_size(points, naming.list())?;
+        let max = self.limits.max_coordinate;
+        let heights = if points <= OFFLOAD_THRESHOLD {
+            check_batch(&coords, max, naming)?;
+            compute::heights_serial(world.generator(), &coords)
+        } else {
+            let world = Arc::clone(world);
+            self.offload(move || {
+                check_batch(&coords, max, naming)?;
+                Ok(compute::heights_parallel(world.generator(), &coords))
+            })
+            .await?
+        };
+        self.metrics.heights_computed(world.id(), points);
+        Ok(BatchAnswer { heights, revision })
+    }
+
+    /// Refuses a batch of `points` over the limit, blaming `field`.
+    pub fn check_batch_size(&self, points: usize, field: &'static str) -> Result<(), ApiError> {
+        let limit = self.limits.max_batch_points;
+        if points > limit {
+            let reason = format!("{points} points exceed the limit of {limit} per request");
+            return Err(ApiError::too_large(field, reason));
+        }
+        Ok(())
+    }
+
+    /// The heightmap `req` describes. Large ones are computed on the pool.
+    pub async fn heightmap(
+        &self,
+        world: &Arc<World>,
+        req: HeightmapRequest,
+    ) -> Result<HeightmapAnswer, ApiError> {
+        let revision = world.revision();
+        let grid = self.check_heightmap(&req)?;
+        let heights = if grid.len() <= OFFLOAD_THRESHOLD {
+            compute::heightmap_serial(world.generator(), &grid)
+        } else {
+            let world = Arc::clone(world);
+            self.offload(move || Ok(compute::heightmap_parallel(world.generator(), &grid))).await?
+        };
+        self.metrics.heights_computed(world.id(), heights.len());
+        Ok(HeightmapAnswer { grid, heights, revision })
+    }
+
+    /// Validates a heightmap request: finite, in-range origin; finite step > 0; counts
+    /// > 0 within the sample limit; far corner in range.
+    fn check_heightmap(&self, req: &HeightmapRequest) -> Result<Grid, ApiError> {
+        let max = self.limits.max_coordinate;
+        check_coordinate(req.x0, max).map_err(|reason| ApiError::invalid("x0", reason))?;
+        check_coordinate(req.z0, max).map_err(|reason| ApiError::invalid("z0", reason))?;
+        if !req.step.is_finite() {
+            return Err(ApiError::invalid("step", "must be finite"));
+        }
+        if req.step <= 0.0 {
+            return Err(ApiError::invalid("step", "must be greater than 0"));
+        }
+        for (field, n) in [("nx", req.nx), ("nz", req.nz)] {
+            if n == 0 {
+                return Err(ApiError::invalid(field, "must be greater than 0"));
+            }
+        }
+        let samples = req.nx.saturating_mul(req.nz);
+        let limit = self.limits.max_heightmap_samples;
+        if samples > limit as u64 {
+            let reason = format!("{samples} samples exceed the limit of {limit} per heightmap");
+            return Err(ApiError::too_large("nx*nz", reason));
+        }
+        // Both counts are now at most `limit`, a usize.
+        let grid = Grid::new(req.x0, req.z0, req.step, req.nx as usize, req.nz as usize)
+            .map_err(|e| ApiError::invalid("grid", e.to_string()))?;
+        let corner = [("nx", "x", grid.x(grid.nx - 1)), ("nz", "z", grid.z(grid.nz - 1))];
+        for (field, axis, far) in corner {
+            if check_coordinate(far, max).is_err() {
+                let reason = format!(
+                    "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {far} is outside [-{max}, {max}]"
+                );
+                return Err(ApiError::invalid(field, reason));
+            }
+        }
+        Ok(grid)
+    }
+
+    /// Runs `job` on the pool; a lost job is an internal error.
+    async fn offload<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        self.compute.run(job).await.map_err(|e| ApiError::Internal(e.to_string()))?
+    }
+}
+
+/// A coordinate must be finite and within `[-max, max]`.
+pub fn check_coordinate(v: f64, max: f64) -> Result<(), String> {
+    if !v.is_finite() {
+        Err("must be finite".to_string())
+    } else if v.abs() > max {
+        Err(format!("must be within [-{max}, {max}], got {v}"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks every coordinate of a batch, naming the first bad one.
+fn check_batch(coords: &[f64], max: f64, naming: BatchNaming) -> Result<(), ApiError> {
+    // The fast path is one branch per value; the position is found only on failure.
+    if coords.iter().all(|v| v.abs() <= max) {
+        return Ok(());
+    }
+    let (k, reason) = coords
+        .iter()
+        .enumerate()
+        .find_map(|(k, &v)| check_coordinate(v, max).err().map(|r| (k, r)))
+        .unwrap_or((0, "must be finite".to_string()));
+    Err(naming.element_error(k, reason))
+}

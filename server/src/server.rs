@@ -1,0 +1,199 @@
+//! The server's lifecycle: [`Server::bind`] (validate, build worlds, bind the port),
+//! [`Server::run`] (serve until the cancellation token fires, then drain for at most
+//! `shutdown_timeout`), and [`Server::spawn`] for running it in the background.
+//!
+//! Shutdown order: the token fires; readiness drops (`/readyz` 503, gRPC health
+//! `NOT_SERVING`); the listener stops accepting and open connections are asked to
+//! close (HTTP/2 `GOAWAY`, idle HTTP/1.1 closed) while in-flight requests finish; after
+//! `shutdown_timeout`, `run` returns regardless, abandoning what is left (in the binary
+//! the runtime then ends, which aborts it).
+
+use std::{future::IntoFuture, net::SocketAddr, path::PathBuf, pin::pin, sync::Arc, time::Duration};
+
+use axum::Router;
+use tokio::{net::TcpListener, task::JoinHandle};
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use crate::{
+    api::{self, ApiState, Readiness, RouterError},
+    compute::{Compute, ComputeError},
+    config::{Config, ConfigError},
+    metrics::Metrics,
+    query::QueryEngine,
+    world::Worlds,
+};
+
+/// How often buffered histogram samples are folded in when nobody scrapes.
+const METRICS_UPKEEP: Duration = Duration::from_secs(5);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("data_dir {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("worlds: {0}")]
+    World(#[from] terrain_core::GeneratorError),
+    #[error("metrics: {0}")]
+    Metrics(#[from] metrics_exporter_prometheus::BuildError),
+    #[error(transparent)]
+    Compute(#[from] ComputeError),
+    #[error(transparent)]
+    Router(#[from] RouterError),
+    #[error("listen {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Why serving stopped abnormally.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("serving on {addr}: {source}")]
+    Io {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("server task: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+/// Either way the server can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Start(#[from] StartError),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
+
+/// A bound, ready-to-run server.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    router: Router,
+    state: Arc<ApiState>,
+    shutdown_timeout: Duration,
+}
+
+impl Server {
+    /// Validates `config`, creates the data directory, builds the worlds and binds the
+    /// listen address (port 0 picks a free one; see [`Server::local_addr`]).
+    pub async fn bind(config: Config) -> Result<Server, StartError> {
+        config.validate()?;
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|source| StartError::DataDir { path: config.data_dir.clone(), source })?;
+        let worlds = Worlds::new(&config.worlds)?;
+        for world in worlds.iter() {
+            let generator = world.kind().as_str();
+            info!(world = world.id(), generator, seed = world.seed(), "world ready");
+        }
+        let metrics = Arc::new(Metrics::new()?);
+        let engine = QueryEngine::new(worlds, config.limits, Compute::new()?, Arc::clone(&metrics));
+        let state = Arc::new(ApiState { engine, readiness: Readiness::new().await, metrics });
+        let router = api::router(Arc::clone(&state))?;
+        let addr = config.listen;
+        let listener =
+            TcpListener::bind(addr).await.map_err(|source| StartError::Bind { addr, source })?;
+        let local_addr = listener.local_addr().map_err(|source| StartError::Bind { addr, source })?;
+        Ok(Server { listener, local_addr, router, state, shutdown_timeout: config.shutdown_timeout })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Serves until `shutdown` fires, then drains for at most the configured
+    /// `shutdown_timeout`.
+    pub async fn run(self, shutdown: CancellationToken) -> Result<(), ServeError> {
+        let addr = self.local_addr;
+        info!(%addr, "listening on {addr}");
+        let upkeep = tokio::spawn(metrics_upkeep(Arc::clone(&self.state.metrics), shutdown.clone()));
+        let stop_accepting = CancellationToken::new();
+        let serve = axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
+            .into_future();
+        let mut serve = pin!(serve);
+        self.state.readiness.set(true).await;
+
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => {}
+            result = &mut serve => {
+                // axum only returns early if the listener fails for good.
+                upkeep.abort();
+                return result.map_err(|source| ServeError::Io { addr, source });
+            }
+        }
+        let timeout = self.shutdown_timeout;
+        info!(?timeout, "shutting down: draining in-flight requests");
+        self.state.readiness.set(false).await;
+        stop_accepting.cancel();
+        let result = match tokio::time::timeout(timeout, &mut serve).await {
+            Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
+            Err(_) => {
+                warn!(?timeout, "drain timed out; abandoning open connections");
+                Ok(())
+            }
+        };
+        upkeep.abort();
+        info!("shutdown complete");
+        result
+    }
+
+    /// Runs the server on a background task with its own cancellation token.
+    pub fn spawn(self) -> RunningServer {
+        let token = CancellationToken::new();
+        let local_addr = self.local_addr;
+        let task = tokio::spawn(self.run(token.clone()));
+        RunningServer { local_addr, token, task }
+    }
+}
+
+/// Folds buffered histogram samples in periodically, until `shutdown`.
+async fn metrics_upkeep(metrics: Arc<Metrics>, shutdown: CancellationToken) {
+    let mut interval = tokio::time::interval(METRICS_UPKEEP);
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = interval.tick() => metrics.upkeep(),
+        }
+    }
+}
+
+/// A server running on a background task (see [`Server::spawn`]).
+#[derive(Debug)]
+pub struct RunningServer {
+    local_addr: SocketAddr,
+    token: CancellationToken,
+    task: JoinHandle<Result<(), ServeError>>,
+}
+
+impl RunningServer {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The token that stops the server when cancelled.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    /// Starts shutdown and waits for the drain to end.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        self.token.cancel();
+        self.task.await?
+    }
+}
