@@ -11,7 +11,14 @@ use terrain_core::{Generator, Grid};
 
 /// A 66x66 grid over tile (1, -1): island interior with some coast.
 fn tile_grid() -> Grid {
-    Grid::new(50.0 - tile::step(), -150.0 - tile::step(), tile::step(), 66, 66).expect("valid grid")
+    Grid::new(
+        50.0 - tile::step(),
+        -150.0 - tile::step(),
+        tile::step(),
+        66,
+        66,
+    )
+    .expect("valid grid")
 }
 
 fn per_point(c: &mut Criterion) {
@@ -31,12 +38,18 @@ fn per_point(c: &mut Criterion) {
         })
     });
     let mut out = vec![0.0; grid.len()];
-    group.bench_function("area_66x66", |b| b.iter(|| g.fill(black_box(&grid), &mut out)));
+    group.bench_function("area_66x66", |b| {
+        b.iter(|| g.fill(black_box(&grid), &mut out))
+    });
     // The worst case for the area path: a grid straddling the coast, where the shore
     // band needs four extra samples per point.
     let coast = Grid::new(250.0, -260.0, tile::step(), 66, 66).expect("valid grid");
-    group.bench_function("area_66x66_coast", |b| b.iter(|| g.fill(black_box(&coast), &mut out)));
-    group.bench_function("tile_normals_64x64", |b| b.iter(|| tile::worker_normals(&g, black_box(1), black_box(-1))));
+    group.bench_function("area_66x66_coast", |b| {
+        b.iter(|| g.fill(black_box(&coast), &mut out))
+    });
+    group.bench_function("tile_normals_64x64", |b| {
+        b.iter(|| tile::worker_normals(&g, black_box(1), black_box(-1)))
+    });
     group.finish();
 }
 

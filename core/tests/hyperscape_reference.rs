@@ -11,11 +11,15 @@ const CENTERS: &str = include_str!("data/hyperscape/seed0_biome_centers.json");
 
 /// Parses a CSV with a header into rows of fields.
 fn rows(csv: &str) -> impl Iterator<Item = Vec<&str>> {
-    csv.lines().skip(1).filter(|l| !l.is_empty()).map(|l| l.split(',').collect())
+    csv.lines()
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').collect())
 }
 
 fn num(s: &str) -> f64 {
-    s.parse().unwrap_or_else(|e| panic!("bad number {s:?}: {e}"))
+    s.parse()
+        .unwrap_or_else(|e| panic!("bad number {s:?}: {e}"))
 }
 
 #[test]
@@ -54,7 +58,11 @@ fn seed0_heights_match_every_reference_row() {
         ] {
             let err = (got - want).abs();
             worst = worst.max(err);
-            assert!(err <= 1e-9, "{what} at ({x}, {z}) [{}]: got {got}, want {want}", r[2]);
+            assert!(
+                err <= 1e-9,
+                "{what} at ({x}, {z}) [{}]: got {got}, want {want}",
+                r[2]
+            );
         }
         count += 1;
     }
@@ -73,7 +81,10 @@ fn seed0_tile_vertices_match_heights_and_normals() {
             _ => tiles.push((key.0, key.1, vec![r])),
         }
     }
-    assert_eq!(tiles.iter().map(|t| (t.0, t.1)).collect::<Vec<_>>(), [(0, 0), (1, -2), (3, 0)]);
+    assert_eq!(
+        tiles.iter().map(|t| (t.0, t.1)).collect::<Vec<_>>(),
+        [(0, 0), (1, -2), (3, 0)]
+    );
     let (mut worst_h, mut worst_n): (f64, f64) = (0.0, 0.0);
     for (tx, tz, vertices) in &tiles {
         assert_eq!(vertices.len(), 64 * 64);
@@ -81,11 +92,22 @@ fn seed0_tile_vertices_match_heights_and_normals() {
         for r in vertices {
             let (ix, iz): (usize, usize) = (r[2].parse().unwrap(), r[3].parse().unwrap());
             let (wx, wz) = (tile::main_coord(*tx, ix), tile::main_coord(*tz, iz));
-            assert_eq!((wx, wz), (num(r[4]), num(r[5])), "main-thread coordinates of {tx},{tz} [{ix},{iz}]");
+            assert_eq!(
+                (wx, wz),
+                (num(r[4]), num(r[5])),
+                "main-thread coordinates of {tx},{tz} [{ix},{iz}]"
+            );
             let h_main = g.height(wx, wz);
-            let h_worker = g.height(tile::worker_coord(*tx, ix as i64), tile::worker_coord(*tz, iz as i64)) as f32;
+            let h_worker = g.height(
+                tile::worker_coord(*tx, ix as i64),
+                tile::worker_coord(*tz, iz as i64),
+            ) as f32;
             worst_h = worst_h.max((h_main - num(r[6])).abs());
-            assert!((h_main - num(r[6])).abs() <= 1e-9, "height_main {tx},{tz} [{ix},{iz}]: {h_main} vs {}", r[6]);
+            assert!(
+                (h_main - num(r[6])).abs() <= 1e-9,
+                "height_main {tx},{tz} [{ix},{iz}]: {h_main} vs {}",
+                r[6]
+            );
             assert!(
                 (f64::from(h_worker) - num(r[7])).abs() <= 1e-9,
                 "height_worker_f32 {tx},{tz} [{ix},{iz}]: {h_worker} vs {}",
@@ -95,7 +117,12 @@ fn seed0_tile_vertices_match_heights_and_normals() {
             for (k, col) in [8, 9, 10].into_iter().enumerate() {
                 let err = (f64::from(n[k]) - num(r[col])).abs();
                 worst_n = worst_n.max(err);
-                assert!(err <= 1e-6, "normal[{k}] {tx},{tz} [{ix},{iz}]: {} vs {}", n[k], r[col]);
+                assert!(
+                    err <= 1e-6,
+                    "normal[{k}] {tx},{tz} [{ix},{iz}]: {} vs {}",
+                    n[k],
+                    r[col]
+                );
             }
         }
     }
@@ -109,7 +136,12 @@ fn seed0_tile_vertices_match_heights_and_normals() {
 #[test]
 fn mountain_boost_applies_for_seeds_with_mountain_centres() {
     let g = Hyperscape::new(1);
-    let m: Vec<_> = g.biome_centers().iter().filter(|c| c.biome == Biome::Mountains).copied().collect();
+    let m: Vec<_> = g
+        .biome_centers()
+        .iter()
+        .filter(|c| c.biome == Biome::Mountains)
+        .copied()
+        .collect();
     assert_eq!(m.len(), 2);
     let expected_gain = |x: f64, z: f64| {
         let nd = |cx: f64, cz: f64, inf: f64| ((x - cx).hypot(z - cz)) / inf;
@@ -122,12 +154,18 @@ fn mountain_boost_applies_for_seeds_with_mountain_centres() {
         let (x, z) = (i as f64 * 3.7 - 740.0, i as f64 * -2.9 + 580.0);
         let (base, proc_) = (g.base(x, z), g.procedural(x, z));
         let want = (base / 50.0 * expected_gain(x, z)).min(1.0) * 50.0;
-        assert!((proc_ - want).abs() < 2e-3 * want, "({x}, {z}): base {base}, procedural {proc_}, want ~{want}");
+        assert!(
+            (proc_ - want).abs() < 2e-3 * want,
+            "({x}, {z}): base {base}, procedural {proc_}, want ~{want}"
+        );
         if proc_ > base * 1.4 {
             boosted += 1;
         }
     }
-    assert!(boosted > 300, "the boost should raise most island points by > 40%: {boosted}");
+    assert!(
+        boosted > 300,
+        "the boost should raise most island points by > 40%: {boosted}"
+    );
     // At the first mountain centre, in the ocean: floor 2.5 m boosted by half.
     assert_eq!(g.base(m[0].x, m[0].z), 2.5);
     assert!((g.procedural(m[0].x, m[0].z) - 3.75).abs() < 1e-12);
@@ -141,7 +179,9 @@ fn mountain_boost_applies_for_seeds_with_mountain_centres() {
 #[test]
 fn different_seeds_give_different_terrain() {
     let (a, b) = (Hyperscape::new(0), Hyperscape::new(12345));
-    let differ = (0..100).filter(|&i| a.base(i as f64 * 3.0, 7.0) != b.base(i as f64 * 3.0, 7.0)).count();
+    let differ = (0..100)
+        .filter(|&i| a.base(i as f64 * 3.0, 7.0) != b.base(i as f64 * 3.0, 7.0))
+        .count();
     assert!(differ > 90, "{differ}");
 }
 
@@ -151,7 +191,12 @@ fn different_seeds_give_different_terrain() {
 fn area_path_equals_point_path() {
     for seed in [0, 1, 77] {
         let g = Hyperscape::new(seed);
-        for (x0, z0, step) in [(-60.0, -45.0, 1.7), (-140.0, 10.0, 0.9), (260.0, -320.0, 2.3), (-480.0, 300.0, 3.1)] {
+        for (x0, z0, step) in [
+            (-60.0, -45.0, 1.7),
+            (-140.0, 10.0, 0.9),
+            (260.0, -320.0, 2.3),
+            (-480.0, 300.0, 3.1),
+        ] {
             let grid = Grid::new(x0, z0, step, 37, 29).unwrap();
             let mut area = vec![0.0; grid.len()];
             g.fill(&grid, &mut area);
@@ -160,7 +205,11 @@ fn area_path_equals_point_path() {
             for iz in 0..grid.nz {
                 for ix in 0..grid.nx {
                     let want = g.height(grid.x(ix), grid.z(iz));
-                    assert_eq!(area[iz * grid.nx + ix].to_bits(), want.to_bits(), "seed {seed} ({ix},{iz})");
+                    assert_eq!(
+                        area[iz * grid.nx + ix].to_bits(),
+                        want.to_bits(),
+                        "seed {seed} ({ix},{iz})"
+                    );
                     if (7..17).contains(&iz) {
                         assert_eq!(band[(iz - 7) * grid.nx + ix].to_bits(), want.to_bits());
                     }
@@ -173,14 +222,25 @@ fn area_path_equals_point_path() {
 #[test]
 fn heights_are_identical_across_threads() {
     let g = Hyperscape::new(5);
-    let pts: Vec<(f64, f64)> = (0..2000).map(|i| (i as f64 * 0.37 - 300.0, i as f64 * -0.29 + 250.0)).collect();
+    let pts: Vec<(f64, f64)> = (0..2000)
+        .map(|i| (i as f64 * 0.37 - 300.0, i as f64 * -0.29 + 250.0))
+        .collect();
     let serial: Vec<u64> = pts.iter().map(|&(x, z)| g.height(x, z).to_bits()).collect();
     let threaded: Vec<u64> = std::thread::scope(|s| {
         let handles: Vec<_> = pts
             .chunks(250)
-            .map(|c| s.spawn(|| c.iter().map(|&(x, z)| g.height(x, z).to_bits()).collect::<Vec<_>>()))
+            .map(|c| {
+                s.spawn(|| {
+                    c.iter()
+                        .map(|&(x, z)| g.height(x, z).to_bits())
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     assert_eq!(serial, threaded);
 }

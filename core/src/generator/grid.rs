@@ -43,7 +43,13 @@ impl Grid {
         if nz == 0 {
             return Err(GridError::EmptyAxis { field: "nz" });
         }
-        Ok(Self { x0, z0, step, nx, nz })
+        Ok(Self {
+            x0,
+            z0,
+            step,
+            nx,
+            nz,
+        })
     }
 
     /// The x coordinate of column `ix`.

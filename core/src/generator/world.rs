@@ -47,7 +47,9 @@ impl FromStr for GeneratorKind {
 /// A configured generator of one world.
 #[derive(Debug, Clone)]
 pub enum WorldGenerator {
-    Hyperscape(Hyperscape),
+    /// Boxed: the permutation table makes it large, and worlds hold it behind one
+    /// pointer anyway.
+    Hyperscape(Box<Hyperscape>),
     Osrs(Osrs),
 }
 
@@ -62,7 +64,7 @@ impl WorldGenerator {
     /// Builds the generator of `kind` with `seed`.
     pub fn new(kind: GeneratorKind, seed: u32) -> Result<Self, GeneratorError> {
         match kind {
-            GeneratorKind::Hyperscape => Ok(Self::Hyperscape(Hyperscape::new(seed))),
+            GeneratorKind::Hyperscape => Ok(Self::Hyperscape(Box::new(Hyperscape::new(seed)))),
             GeneratorKind::Osrs if seed == 0 => Ok(Self::Osrs(Osrs::new())),
             GeneratorKind::Osrs => Err(GeneratorError::OsrsSeed(seed)),
         }

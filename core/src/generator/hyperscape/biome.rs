@@ -87,11 +87,21 @@ pub fn biome_centers(seed: u32) -> Vec<BiomeCenter> {
     for gx in 0..GRID {
         for gz in 0..GRID {
             let (r1, r2, r3, r4) = (draw(), draw(), draw(), draw());
-            let x = ((f64::from(gx) + 0.5) * cell - WORLD_SIZE / 2.0) + (((r1 - 0.5) * 2.0) * JITTER) * cell;
-            let z = ((f64::from(gz) + 0.5) * cell - WORLD_SIZE / 2.0) + (((r2 - 0.5) * 2.0) * JITTER) * cell;
-            let biome = TYPES.get(floor(r3 * 11.0) as usize).copied().unwrap_or(Biome::Undefined);
+            let x = ((f64::from(gx) + 0.5) * cell - WORLD_SIZE / 2.0)
+                + (((r1 - 0.5) * 2.0) * JITTER) * cell;
+            let z = ((f64::from(gz) + 0.5) * cell - WORLD_SIZE / 2.0)
+                + (((r2 - 0.5) * 2.0) * JITTER) * cell;
+            let biome = TYPES
+                .get(floor(r3 * 11.0) as usize)
+                .copied()
+                .unwrap_or(Biome::Undefined);
             let influence = 2000.0 + r4 * 1500.0;
-            centers.push(BiomeCenter { x, z, biome, influence });
+            centers.push(BiomeCenter {
+                x,
+                z,
+                biome,
+                influence,
+            });
         }
     }
     centers
@@ -121,17 +131,33 @@ mod tests {
 
     #[test]
     fn seed1_has_the_two_documented_mountain_centres() {
-        let m: Vec<_> = biome_centers(1).into_iter().filter(|c| c.biome == Biome::Mountains).collect();
+        let m: Vec<_> = biome_centers(1)
+            .into_iter()
+            .filter(|c| c.biome == Biome::Mountains)
+            .collect();
         assert_eq!(m.len(), 2);
-        assert!((m[0].x - 842.0).abs() < 1.0 && (m[0].z + 404.0).abs() < 1.0, "{:?}", m[0]);
+        assert!(
+            (m[0].x - 842.0).abs() < 1.0 && (m[0].z + 404.0).abs() < 1.0,
+            "{:?}",
+            m[0]
+        );
         assert!((m[0].influence - 2797.0).abs() < 1.0, "{:?}", m[0]);
-        assert!((m[1].x - 2470.0).abs() < 1.0 && (m[1].z + 2850.0).abs() < 1.0, "{:?}", m[1]);
+        assert!(
+            (m[1].x - 2470.0).abs() < 1.0 && (m[1].z + 2850.0).abs() < 1.0,
+            "{:?}",
+            m[1]
+        );
         assert!((m[1].influence - 2569.0).abs() < 1.0, "{:?}", m[1]);
     }
 
     #[test]
     fn boost_is_half_again_at_a_centre_and_capped_at_the_max_height() {
-        let c = BiomeCenter { x: 10.0, z: -20.0, biome: Biome::Mountains, influence: 2500.0 };
+        let c = BiomeCenter {
+            x: 10.0,
+            z: -20.0,
+            biome: Biome::Mountains,
+            influence: 2500.0,
+        };
         assert!((boost(20.0, 10.0, -20.0, &[c]) - 30.0).abs() < 1e-12);
         assert_eq!(boost(40.0, 10.0, -20.0, &[c]), 50.0);
         // Beyond 2.5 influence radii nothing changes.

@@ -40,11 +40,31 @@ struct Fractal {
     lacunarity: f64,
 }
 
-const CONTINENT: Fractal = Fractal { scale: 0.0008, octaves: 5, persistence: 0.7, lacunarity: 2.0 };
-const HILL: Fractal = Fractal { scale: 0.02, octaves: 4, persistence: 0.6, lacunarity: 2.2 };
+const CONTINENT: Fractal = Fractal {
+    scale: 0.0008,
+    octaves: 5,
+    persistence: 0.7,
+    lacunarity: 2.0,
+};
+const HILL: Fractal = Fractal {
+    scale: 0.02,
+    octaves: 4,
+    persistence: 0.6,
+    lacunarity: 2.2,
+};
 /// The fractal inside the erosion layer.
-const EROSION: Fractal = Fractal { scale: 0.005, octaves: 6, persistence: 0.5, lacunarity: 2.0 };
-const DETAIL: Fractal = Fractal { scale: 0.04, octaves: 2, persistence: 0.3, lacunarity: 2.5 };
+const EROSION: Fractal = Fractal {
+    scale: 0.005,
+    octaves: 6,
+    persistence: 0.5,
+    lacunarity: 2.0,
+};
+const DETAIL: Fractal = Fractal {
+    scale: 0.04,
+    octaves: 2,
+    persistence: 0.3,
+    lacunarity: 2.5,
+};
 const RIDGE_SCALE: f64 = 0.003;
 
 /// Where each layer's parts sit in an [`AxisSet`].
@@ -77,7 +97,9 @@ const CONT_OCT: ([f64; 5], [f64; 5], f64) = octaves::<5>(&CONTINENT);
 const HILL_OCT: ([f64; 4], [f64; 4], f64) = octaves::<4>(&HILL);
 const ERO_OCT: ([f64; 6], [f64; 6], f64) = octaves::<6>(&EROSION);
 const DETAIL_OCT: ([f64; 2], [f64; 2], f64) = octaves::<2>(&DETAIL);
-const _: () = assert!(CONTINENT.octaves == 5 && HILL.octaves == 4 && EROSION.octaves == 6 && DETAIL.octaves == 2);
+const _: () = assert!(
+    CONTINENT.octaves == 5 && HILL.octaves == 4 && EROSION.octaves == 6 && DETAIL.octaves == 2
+);
 
 /// The Perlin axis parts of one coordinate for every (layer, octave) of the base height.
 #[derive(Debug, Clone, Copy)]
@@ -219,7 +241,11 @@ mod tests {
         for i in 0..500 {
             let (x, z) = (i as f64 * 7.31 - 1800.0, i as f64 * -3.17 + 900.0);
             let fast = layer_sum(&n, &AxisSet::new(x), &AxisSet::new(z));
-            assert_eq!(fast.to_bits(), plain_layer_sum(&n, x, z).to_bits(), "({x}, {z})");
+            assert_eq!(
+                fast.to_bits(),
+                plain_layer_sum(&n, x, z).to_bits(),
+                "({x}, {z})"
+            );
         }
     }
 

@@ -45,8 +45,17 @@ impl Hyperscape {
     /// The terrain of `seed` (0 is the game's default).
     pub fn new(seed: u32) -> Self {
         let centers = biome_centers(seed);
-        let mountains = centers.iter().copied().filter(|c| c.biome == Biome::Mountains).collect();
-        Hyperscape { seed, noise: Noise::new(seed), centers, mountains }
+        let mountains = centers
+            .iter()
+            .copied()
+            .filter(|c| c.biome == Biome::Mountains)
+            .collect();
+        Hyperscape {
+            seed,
+            noise: Noise::new(seed),
+            centers,
+            mountains,
+        }
     }
 
     pub fn seed(&self) -> u32 {
@@ -77,14 +86,25 @@ impl Hyperscape {
     /// `computed(x, z)` where the un-shored height is `no_shore` (the procedural height,
     /// or a flat zone's where one applies): the shoreline adjustment of §5.2 applied to
     /// `b = no_shore(x, z)`.
-    pub fn shore_adjusted(&self, b: f64, x: f64, z: f64, no_shore: impl Fn(f64, f64) -> f64) -> f64 {
+    pub fn shore_adjusted(
+        &self,
+        b: f64,
+        x: f64,
+        z: f64,
+        no_shore: impl Fn(f64, f64) -> f64,
+    ) -> f64 {
         shore::computed(b, x, z, no_shore)
     }
 
     /// The procedural height from precomputed axis parts.
     #[inline]
     fn procedural_axes(&self, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
-        biome::boost(base_from_axes(&self.noise, x, z, ax, az), x, z, &self.mountains)
+        biome::boost(
+            base_from_axes(&self.noise, x, z, ax, az),
+            x,
+            z,
+            &self.mountains,
+        )
     }
 
     /// The shore-adjusted height, given the procedural height `b` at `(x, z)`.
@@ -101,7 +121,11 @@ impl Generator for Hyperscape {
     }
 
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-        assert_eq!(out.len(), xs.len() * zs.len(), "out must hold xs.len() * zs.len() heights");
+        assert_eq!(
+            out.len(),
+            xs.len() * zs.len(),
+            "out must hold xs.len() * zs.len() heights"
+        );
         let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(x)).collect();
         for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
             let az = AxisSet::new(z);

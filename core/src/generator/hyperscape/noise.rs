@@ -77,7 +77,11 @@ impl Axis {
     pub(crate) fn new(c: f64) -> Self {
         let (i, f) = floor_parts(c);
         let frac = c - f;
-        Axis { cell: (i & 255) as usize, frac, fade: fade(frac) }
+        Axis {
+            cell: (i & 255) as usize,
+            frac,
+            fade: fade(frac),
+        }
     }
 }
 
@@ -90,7 +94,9 @@ pub struct Noise {
 
 impl std::fmt::Debug for Noise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Noise").field("perm", &&self.p[..8]).finish_non_exhaustive()
+        f.debug_struct("Noise")
+            .field("perm", &&self.p[..8])
+            .finish_non_exhaustive()
     }
 }
 
@@ -163,7 +169,11 @@ impl Noise {
     /// `erosion(x, y, iterations)` of §2.5.
     pub fn erosion(&self, x: f64, y: f64, iterations: u32) -> f64 {
         let h = self.fractal(x, y, 6, 0.5, 2.0);
-        let e = erosion_factor(self.perlin(x, y), self.perlin(x + EROSION_STEP, y), self.perlin(x, y + EROSION_STEP));
+        let e = erosion_factor(
+            self.perlin(x, y),
+            self.perlin(x + EROSION_STEP, y),
+            self.perlin(x, y + EROSION_STEP),
+        );
         erode(h, e, iterations)
     }
 
@@ -241,7 +251,18 @@ mod tests {
 
     #[test]
     fn floor_parts_matches_floor() {
-        for v in [-2.5, -1.0, -0.0, 0.0, 0.3, 1.0, 7.999, -1e-300, 1e15 + 0.5, -1e15 - 0.5] {
+        for v in [
+            -2.5,
+            -1.0,
+            -0.0,
+            0.0,
+            0.3,
+            1.0,
+            7.999,
+            -1e-300,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+        ] {
             let (i, f) = floor_parts(v);
             assert_eq!(f, libm::floor(v), "{v}");
             assert_eq!(i as f64, libm::floor(v), "{v}");

@@ -30,7 +30,10 @@ pub(crate) fn computed(b: f64, x: f64, z: f64, no_shore: impl Fn(f64, f64) -> f6
     let s = no_shore(x, z - SAMPLE);
     let e = no_shore(x + SAMPLE, z);
     let w = no_shore(x - SAMPLE, z);
-    let slope = [n, s, e, w].into_iter().map(|v| (v - b).abs() / SAMPLE).fold(0.0, f64::max);
+    let slope = [n, s, e, w]
+        .into_iter()
+        .map(|v| (v - b).abs() / SAMPLE)
+        .fold(0.0, f64::max);
     adjust(b, slope)
 }
 
@@ -44,7 +47,11 @@ pub(crate) fn adjust(b: f64, slope: f64) -> f64 {
     if delta >= BAND {
         return b;
     }
-    let max_mul = if land { LAND_MAX_MUL } else { UNDERWATER_MAX_MUL };
+    let max_mul = if land {
+        LAND_MAX_MUL
+    } else {
+        UNDERWATER_MAX_MUL
+    };
     let target = f64::min(max_mul, f64::max(1.0, MIN_SLOPE / f64::max(0.0001, slope)));
     let fall = 1.0 - delta / BAND;
     let mul = 1.0 + (target - 1.0) * fall;
@@ -80,7 +87,9 @@ mod tests {
     #[test]
     fn slope_is_the_largest_neighbour_difference() {
         // Neighbours differ by 0.01 and 0.03: slope 0.03, so target 2 capped to 1.6.
-        let field = |x: f64, z: f64| 10.0 + if x > 0.5 { 0.03 } else { 0.0 } + if z > 0.5 { 0.01 } else { 0.0 };
+        let field = |x: f64, z: f64| {
+            10.0 + if x > 0.5 { 0.03 } else { 0.0 } + if z > 0.5 { 0.01 } else { 0.0 }
+        };
         let got = computed(10.0, 0.0, 0.0, field);
         assert_eq!(got, adjust(10.0, 0.03));
         assert_eq!(computed(12.5, 0.0, 0.0, |_, _| unreachable!()), 12.5);
