@@ -9,4 +9,5 @@ pub mod v1 {
 
 /// The encoded `FileDescriptorSet` of every `terrain.v1` file: feeds gRPC server
 /// reflection, and is what `terrain-server protoset` writes for `ghz --protoset`.
-pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/terrain_descriptor.bin"));
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/terrain_descriptor.bin"));

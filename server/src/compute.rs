@@ -51,7 +51,9 @@ impl Compute {
             .thread_name(|i| format!("terrain-compute-{i}"))
             .panic_handler(|_| tracing::error!("a compute job panicked"))
             .build()?;
-        Ok(Compute { pool: Arc::new(pool) })
+        Ok(Compute {
+            pool: Arc::new(pool),
+        })
     }
 
     /// Runs `job` on the pool and waits for its answer without blocking the runtime.
@@ -72,11 +74,14 @@ impl Compute {
 
 /// Heights of interleaved `coords` (x0, z0, x1, z1, ...), in order, on this thread.
 pub fn heights_serial(generator: &impl Generator, coords: &[f64]) -> Vec<f64> {
-    coords.chunks_exact(2).map(|p| generator.height(p[0], p[1])).collect()
+    coords
+        .chunks_exact(2)
+        .map(|p| generator.height(p[0], p[1]))
+        .collect()
 }
 
 /// [`heights_serial`], split into chunks across the current rayon pool.
-pub fn heights_parallel(generator: &(impl Generator + Sync), coords: &[f64]) -> Vec<f64> {
+pub fn heights_parallel(generator: &impl Generator, coords: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; coords.len() / 2];
     out.par_chunks_mut(BATCH_CHUNK_POINTS)
         .zip(coords.par_chunks(2 * BATCH_CHUNK_POINTS))
@@ -98,24 +103,28 @@ pub fn heightmap_serial(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
 /// [`heightmap_serial`] across the current rayon pool: row bands when there are enough
 /// rows to share out, otherwise point by point (a grid with few, very long rows cannot
 /// be split by columns without changing how the coordinates are computed).
-pub fn heightmap_parallel(generator: &(impl Generator + Sync), grid: &Grid) -> Vec<f64> {
+pub fn heightmap_parallel(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
     let mut out = vec![0.0; grid.len()];
     let threads = rayon::current_num_threads();
     if grid.nz >= 2 * threads {
         let band_rows = (BAND_SAMPLES / grid.nx).clamp(1, grid.nz.div_ceil(2 * threads));
-        out.par_chunks_mut(band_rows * grid.nx).enumerate().for_each(|(band, out)| {
-            let start = band * band_rows;
-            let rows: Range<usize> = start..start + out.len() / grid.nx;
-            generator.fill_rows(grid, rows, out);
-        });
+        out.par_chunks_mut(band_rows * grid.nx)
+            .enumerate()
+            .for_each(|(band, out)| {
+                let start = band * band_rows;
+                let rows: Range<usize> = start..start + out.len() / grid.nx;
+                generator.fill_rows(grid, rows, out);
+            });
     } else {
-        out.par_chunks_mut(BATCH_CHUNK_POINTS).enumerate().for_each(|(chunk, out)| {
-            let first = chunk * BATCH_CHUNK_POINTS;
-            for (k, h) in out.iter_mut().enumerate() {
-                let (iz, ix) = ((first + k) / grid.nx, (first + k) % grid.nx);
-                *h = generator.height(grid.x(ix), grid.z(iz));
-            }
-        });
+        out.par_chunks_mut(BATCH_CHUNK_POINTS)
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                let first = chunk * BATCH_CHUNK_POINTS;
+                for (k, h) in out.iter_mut().enumerate() {
+                    let (iz, ix) = ((first + k) / grid.nx, (first + k) % grid.nx);
+                    *h = generator.height(grid.x(ix), grid.z(iz));
+                }
+            });
     }
     out
 }
@@ -137,18 +146,25 @@ mod tests {
     #[test]
     fn splitting_changes_nothing() {
         let compute = Compute::new().unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let coords: Vec<f64> = (0..10_001).flat_map(|i| [i as f64 * 0.37, -(i as f64)]).collect();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let coords: Vec<f64> = (0..10_001)
+            .flat_map(|i| [i as f64 * 0.37, -(i as f64)])
+            .collect();
         let serial = heights_serial(&Probe, &coords);
         let c = coords.clone();
-        let parallel = rt.block_on(compute.run(move || heights_parallel(&Probe, &c))).unwrap();
+        let parallel = rt
+            .block_on(compute.run(move || heights_parallel(&Probe, &c)))
+            .unwrap();
         assert_eq!(serial, parallel);
 
         for (nx, nz) in [(300, 41), (5000, 1), (1, 9000), (7, 3)] {
             let grid = Grid::new(-12.5, 40.25, 0.3, nx, nz).unwrap();
             let serial = heightmap_serial(&Probe, &grid);
-            let parallel =
-                rt.block_on(compute.run(move || heightmap_parallel(&Probe, &grid))).unwrap();
+            let parallel = rt
+                .block_on(compute.run(move || heightmap_parallel(&Probe, &grid)))
+                .unwrap();
             assert_eq!(serial, parallel, "{nx}x{nz}");
             let last = Probe.height(grid.x(nx - 1), grid.z(nz - 1));
             assert_eq!(serial[grid.len() - 1], last);

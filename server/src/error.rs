@@ -107,12 +107,18 @@ pub enum ApiError {
 impl ApiError {
     /// A malformed or out-of-range `field`.
     pub fn invalid(field: impl Into<Field>, reason: impl Into<String>) -> Self {
-        ApiError::InvalidArgument { field: field.into(), reason: reason.into() }
+        ApiError::InvalidArgument {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 
     /// A request over a configured limit, blamed on `field`.
     pub fn too_large(field: impl Into<Field>, reason: impl Into<String>) -> Self {
-        ApiError::TooLarge { field: field.into(), reason: reason.into() }
+        ApiError::TooLarge {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 
     /// The class of this error.
@@ -165,7 +171,11 @@ impl IntoResponse for ApiError {
         log(&self);
         let code = self.code();
         let body = ErrorBody {
-            error: ErrorDetail { code: code.as_str(), message: self.to_string(), field: self.field() },
+            error: ErrorDetail {
+                code: code.as_str(),
+                message: self.to_string(),
+                field: self.field(),
+            },
         };
         (code.http(), Json(body)).into_response()
     }
@@ -187,14 +197,29 @@ mod tests {
     #[test]
     fn both_surfaces_agree_on_each_class() {
         let cases = [
-            (ApiError::invalid("x", "must be finite"), tonic::Code::InvalidArgument, 400),
             (
-                ApiError::UnknownWorld { id: "nope".into(), hosted: "main".into() },
+                ApiError::invalid("x", "must be finite"),
+                tonic::Code::InvalidArgument,
+                400,
+            ),
+            (
+                ApiError::UnknownWorld {
+                    id: "nope".into(),
+                    hosted: "main".into(),
+                },
                 tonic::Code::NotFound,
                 404,
             ),
-            (ApiError::too_large("points", "too many"), tonic::Code::ResourceExhausted, 413),
-            (ApiError::Unavailable("shutting down"), tonic::Code::Unavailable, 503),
+            (
+                ApiError::too_large("points", "too many"),
+                tonic::Code::ResourceExhausted,
+                413,
+            ),
+            (
+                ApiError::Unavailable("shutting down"),
+                tonic::Code::Unavailable,
+                503,
+            ),
         ];
         for (err, grpc, http) in cases {
             assert_eq!(err.code().grpc(), grpc, "{err}");
@@ -208,7 +233,10 @@ mod tests {
         let err = ApiError::invalid("points[3]", "z must be finite");
         assert_eq!(err.to_string(), "points[3]: z must be finite");
         assert_eq!(err.field(), Some("points[3]"));
-        let err = ApiError::UnknownWorld { id: "x".into(), hosted: "main".into() };
+        let err = ApiError::UnknownWorld {
+            id: "x".into(),
+            hosted: "main".into(),
+        };
         assert!(err.to_string().starts_with("world: "), "{err}");
     }
 }

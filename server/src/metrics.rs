@@ -19,11 +19,15 @@
 use std::time::Duration;
 
 use metrics::{counter, describe_counter, describe_histogram, histogram};
-use metrics_exporter_prometheus::{BuildError, PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
+use metrics_exporter_prometheus::{
+    BuildError, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
+};
 
 /// Latency buckets, in seconds: 100 us to 10 s.
-const LATENCY_BUCKETS: &[f64] =
-    &[0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
 
 /// One server's metrics registry.
 #[derive(Debug)]
@@ -35,23 +39,34 @@ pub struct Metrics {
 impl Metrics {
     /// A fresh registry with the metrics described.
     pub fn new() -> Result<Self, BuildError> {
-        let recorder = PrometheusBuilder::new().set_buckets(LATENCY_BUCKETS)?.build_recorder();
+        let recorder = PrometheusBuilder::new()
+            .set_buckets(LATENCY_BUCKETS)?
+            .build_recorder();
         let handle = recorder.handle();
         let metrics = Metrics { recorder, handle };
         metrics.with(|| {
-            describe_counter!("terrain_http_requests_total", "HTTP requests, by route and status");
+            describe_counter!(
+                "terrain_http_requests_total",
+                "HTTP requests, by route and status"
+            );
             describe_histogram!(
                 "terrain_http_request_duration_seconds",
                 metrics::Unit::Seconds,
                 "HTTP request latency, by route"
             );
-            describe_counter!("terrain_grpc_requests_total", "gRPC calls, by method and code");
+            describe_counter!(
+                "terrain_grpc_requests_total",
+                "gRPC calls, by method and code"
+            );
             describe_histogram!(
                 "terrain_grpc_request_duration_seconds",
                 metrics::Unit::Seconds,
                 "gRPC call latency, by method"
             );
-            describe_counter!("terrain_heights_computed_total", "Heights computed, by world");
+            describe_counter!(
+                "terrain_heights_computed_total",
+                "Heights computed, by world"
+            );
         });
         Ok(metrics)
     }
@@ -61,7 +76,13 @@ impl Metrics {
     }
 
     /// Counts one HTTP request to `route` (an axum matched path, or `unmatched`).
-    pub fn http_request(&self, route: String, method: &'static str, status: u16, elapsed: Duration) {
+    pub fn http_request(
+        &self,
+        route: String,
+        method: &'static str,
+        status: u16,
+        elapsed: Duration,
+    ) {
         self.with(|| {
             let status = status.to_string();
             counter!("terrain_http_requests_total", "route" => route.clone(), "method" => method, "status" => status)
@@ -74,7 +95,8 @@ impl Metrics {
     /// Counts one gRPC call to `method` ending with `code` (a canonical code name).
     pub fn grpc_request(&self, method: &'static str, code: &'static str, elapsed: Duration) {
         self.with(|| {
-            counter!("terrain_grpc_requests_total", "method" => method, "code" => code).increment(1);
+            counter!("terrain_grpc_requests_total", "method" => method, "code" => code)
+                .increment(1);
             histogram!("terrain_grpc_request_duration_seconds", "method" => method)
                 .record(elapsed.as_secs_f64());
         });
@@ -83,7 +105,8 @@ impl Metrics {
     /// Counts `n` heights computed for `world`.
     pub fn heights_computed(&self, world: &str, n: usize) {
         self.with(|| {
-            counter!("terrain_heights_computed_total", "world" => world.to_string()).increment(n as u64);
+            counter!("terrain_heights_computed_total", "world" => world.to_string())
+                .increment(n as u64);
         });
     }
 
@@ -110,7 +133,17 @@ mod tests {
         a.heights_computed("main", 5);
         a.heights_computed("main", 2);
         b.heights_computed("main", 1);
-        assert!(a.render().contains("terrain_heights_computed_total{world=\"main\"} 7"), "{}", a.render());
-        assert!(b.render().contains("terrain_heights_computed_total{world=\"main\"} 1"), "{}", b.render());
+        assert!(
+            a.render()
+                .contains("terrain_heights_computed_total{world=\"main\"} 7"),
+            "{}",
+            a.render()
+        );
+        assert!(
+            b.render()
+                .contains("terrain_heights_computed_total{world=\"main\"} 1"),
+            "{}",
+            b.render()
+        );
     }
 }

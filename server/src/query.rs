@@ -39,7 +39,7 @@ impl BatchNaming {
     fn element_error(self, k: usize, reason: String) -> ApiError {
         match self {
             BatchNaming::Points => {
-                let axis = if k % 2 == 0 { "x" } else { "z" };
+                let axis = if k.is_multiple_of(2) { "x" } else { "z" };
                 ApiError::invalid(format!("points[{}]", k / 2), format!("{axis} {reason}"))
             }
             BatchNaming::Coordinates => ApiError::invalid(format!("coordinates[{k}]"), reason),
@@ -91,14 +91,23 @@ pub struct QueryEngine {
 }
 
 impl QueryEngine {
+    /// An engine over `worlds`, refusing requests beyond `limits`, offloading to
+    /// `compute` and counting heights in `metrics`.
     pub fn new(worlds: Worlds, limits: Limits, compute: Compute, metrics: Arc<Metrics>) -> Self {
-        QueryEngine { worlds, limits, compute, metrics }
+        QueryEngine {
+            worlds,
+            limits,
+            compute,
+            metrics,
+        }
     }
 
+    /// The hosted worlds, in configuration order.
     pub fn worlds(&self) -> &Worlds {
         &self.worlds
     }
 
+    /// The request limits in force.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
@@ -121,7 +130,12 @@ impl QueryEngine {
         check_coordinate(z, max).map_err(|reason| ApiError::invalid("z", reason))?;
         let height = world.generator().height(x, z);
         self.metrics.heights_computed(world.id(), 1);
-        Ok(HeightAnswer { x, z, height, revision })
+        Ok(HeightAnswer {
+            x,
+            z,
+            height,
+            revision,
+        })
     }
 
     /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order. Large batches
@@ -133,8 +147,11 @@ impl QueryEngine {
         naming: BatchNaming,
     ) -> Result<BatchAnswer, ApiError> {
         let revision = world.revision();
-        if coords.len() % 2 != 0 {
-            let reason = format!("odd number of coordinates ({}), expected x, z pairs", coords.len());
+        if !coords.len().is_multiple_of(2) {
+            let reason = format!(
+                "odd number of coordinates ({}), expected x, z pairs",
+                coords.len()
+            );
             return Err(ApiError::invalid(naming.list(), reason));
         }
         let points = coords.len() / 2;
@@ -177,10 +194,15 @@ impl QueryEngine {
             compute::heightmap_serial(world.generator(), &grid)
         } else {
             let world = Arc::clone(world);
-            self.offload(move || Ok(compute::heightmap_parallel(world.generator(), &grid))).await?
+            self.offload(move || Ok(compute::heightmap_parallel(world.generator(), &grid)))
+                .await?
         };
         self.metrics.heights_computed(world.id(), heights.len());
-        Ok(HeightmapAnswer { grid, heights, revision })
+        Ok(HeightmapAnswer {
+            grid,
+            heights,
+            revision,
+        })
     }
 
     /// Validates a heightmap request: finite, in-range origin; finite step > 0; counts
@@ -209,7 +231,10 @@ impl QueryEngine {
         // Both counts are now at most `limit`, a usize.
         let grid = Grid::new(req.x0, req.z0, req.step, req.nx as usize, req.nz as usize)
             .map_err(|e| ApiError::invalid("grid", e.to_string()))?;
-        let corner = [("nx", "x", grid.x(grid.nx - 1)), ("nz", "z", grid.z(grid.nz - 1))];
+        let corner = [
+            ("nx", "x", grid.x(grid.nx - 1)),
+            ("nz", "z", grid.z(grid.nz - 1)),
+        ];
         for (field, axis, far) in corner {
             if check_coordinate(far, max).is_err() {
                 let reason = format!(
@@ -226,7 +251,10 @@ impl QueryEngine {
         &self,
         job: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        self.compute.run(job).await.map_err(|e| ApiError::Internal(e.to_string()))?
+        self.compute
+            .run(job)
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?
     }
 }
 

@@ -8,7 +8,9 @@
 //! `shutdown_timeout`, `run` returns regardless, abandoning what is left (in the binary
 //! the runtime then ends, which aborts it).
 
-use std::{future::IntoFuture, net::SocketAddr, path::PathBuf, pin::pin, sync::Arc, time::Duration};
+use std::{
+    future::IntoFuture, net::SocketAddr, path::PathBuf, pin::pin, sync::Arc, time::Duration,
+};
 
 use axum::Router;
 use tokio::{net::TcpListener, task::JoinHandle};
@@ -91,22 +93,42 @@ impl Server {
     /// listen address (port 0 picks a free one; see [`Server::local_addr`]).
     pub async fn bind(config: Config) -> Result<Server, StartError> {
         config.validate()?;
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|source| StartError::DataDir { path: config.data_dir.clone(), source })?;
+        std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+            path: config.data_dir.clone(),
+            source,
+        })?;
         let worlds = Worlds::new(&config.worlds)?;
         for world in worlds.iter() {
             let generator = world.kind().as_str();
-            info!(world = world.id(), generator, seed = world.seed(), "world ready");
+            info!(
+                world = world.id(),
+                generator,
+                seed = world.seed(),
+                "world ready"
+            );
         }
         let metrics = Arc::new(Metrics::new()?);
         let engine = QueryEngine::new(worlds, config.limits, Compute::new()?, Arc::clone(&metrics));
-        let state = Arc::new(ApiState { engine, readiness: Readiness::new().await, metrics });
+        let state = Arc::new(ApiState {
+            engine,
+            readiness: Readiness::new().await,
+            metrics,
+        });
         let router = api::router(Arc::clone(&state))?;
         let addr = config.listen;
-        let listener =
-            TcpListener::bind(addr).await.map_err(|source| StartError::Bind { addr, source })?;
-        let local_addr = listener.local_addr().map_err(|source| StartError::Bind { addr, source })?;
-        Ok(Server { listener, local_addr, router, state, shutdown_timeout: config.shutdown_timeout })
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| StartError::Bind { addr, source })?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { addr, source })?;
+        Ok(Server {
+            listener,
+            local_addr,
+            router,
+            state,
+            shutdown_timeout: config.shutdown_timeout,
+        })
     }
 
     /// The bound address.
@@ -119,7 +141,10 @@ impl Server {
     pub async fn run(self, shutdown: CancellationToken) -> Result<(), ServeError> {
         let addr = self.local_addr;
         info!(%addr, "listening on {addr}");
-        let upkeep = tokio::spawn(metrics_upkeep(Arc::clone(&self.state.metrics), shutdown.clone()));
+        let upkeep = tokio::spawn(metrics_upkeep(
+            Arc::clone(&self.state.metrics),
+            shutdown.clone(),
+        ));
         let stop_accepting = CancellationToken::new();
         let serve = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
@@ -157,7 +182,11 @@ impl Server {
         let token = CancellationToken::new();
         let local_addr = self.local_addr;
         let task = tokio::spawn(self.run(token.clone()));
-        RunningServer { local_addr, token, task }
+        RunningServer {
+            local_addr,
+            token,
+            task,
+        }
     }
 }
 

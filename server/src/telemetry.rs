@@ -23,7 +23,9 @@ pub fn init(format: LogFormat) -> Result<(), TelemetryError> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match format {
-        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).try_init()?,
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init()?,
         LogFormat::Json => builder.json().with_current_span(false).try_init()?,
     }
     Ok(())

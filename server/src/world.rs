@@ -35,14 +35,17 @@ impl World {
         })
     }
 
+    /// The id requests name the world by: `[A-Za-z0-9_-]{1,64}`.
     pub fn id(&self) -> &str {
         &self.id
     }
 
+    /// The generator family.
     pub fn kind(&self) -> GeneratorKind {
         self.generator.kind()
     }
 
+    /// The configured seed (always 0 for osrs).
     pub fn seed(&self) -> u32 {
         self.seed
     }
@@ -75,7 +78,11 @@ impl Worlds {
             .iter()
             .map(|c| World::new(c).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
-        let by_id = list.iter().enumerate().map(|(i, w)| (w.id.clone(), i)).collect();
+        let by_id = list
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.id.clone(), i))
+            .collect();
         Ok(Worlds { list, by_id })
     }
 
@@ -86,10 +93,18 @@ impl Worlds {
 
     /// The world called `id`, or `NOT_FOUND`.
     pub fn get(&self, id: &str) -> Result<&Arc<World>, ApiError> {
-        self.by_id.get(id).map(|&i| &self.list[i]).ok_or_else(|| ApiError::UnknownWorld {
-            id: id.to_string(),
-            hosted: self.list.iter().map(|w| w.id()).collect::<Vec<_>>().join(", "),
-        })
+        self.by_id
+            .get(id)
+            .map(|&i| &self.list[i])
+            .ok_or_else(|| ApiError::UnknownWorld {
+                id: id.to_string(),
+                hosted: self
+                    .list
+                    .iter()
+                    .map(|w| w.id())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 }
 

@@ -26,9 +26,16 @@ impl BodyFormat {
     /// content type, `text/plain` and `application/x-www-form-urlencoded` (what `curl -d`
     /// sends), so quick manual calls work.
     pub fn of(headers: &HeaderMap) -> Result<Self, ApiError> {
-        let Some(value) = headers.get(CONTENT_TYPE) else { return Ok(BodyFormat::Json) };
+        let Some(value) = headers.get(CONTENT_TYPE) else {
+            return Ok(BodyFormat::Json);
+        };
         let value = value.to_str().unwrap_or_default();
-        let mime = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+        let mime = value
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
         match mime.as_str() {
             "application/json" | "text/plain" | "application/x-www-form-urlencoded" => {
                 Ok(BodyFormat::Json)
@@ -36,7 +43,9 @@ impl BodyFormat {
             "application/octet-stream" => Ok(BodyFormat::Binary),
             _ => Err(ApiError::invalid(
                 "content-type",
-                format!("unsupported {value:?}, expected application/json or application/octet-stream"),
+                format!(
+                    "unsupported {value:?}, expected application/json or application/octet-stream"
+                ),
             )),
         }
     }
@@ -44,11 +53,17 @@ impl BodyFormat {
 
 /// Decodes little-endian f64 pairs into interleaved coordinates.
 pub fn decode_binary(body: &[u8]) -> Result<Vec<f64>, ApiError> {
-    if body.len() % 16 != 0 {
-        let reason = format!("length {} is not a multiple of 16 (pairs of little-endian f64)", body.len());
+    if !body.len().is_multiple_of(16) {
+        let reason = format!(
+            "length {} is not a multiple of 16 (pairs of little-endian f64)",
+            body.len()
+        );
         return Err(ApiError::invalid("body", reason));
     }
-    Ok(body.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default())).collect())
+    Ok(body
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default()))
+        .collect())
 }
 
 /// Encodes heights as little-endian f64.
@@ -59,9 +74,15 @@ pub fn encode_binary(heights: &[f64]) -> Vec<u8> {
 /// Decodes `{"points": [[x, z], ...]}` into interleaved coordinates, refusing more than
 /// `max_points` points (`RESOURCE_EXHAUSTED`, field `points`) as soon as it sees one.
 pub fn decode_json(body: &[u8], max_points: usize) -> Result<Vec<f64>, ApiError> {
-    let progress = Progress { max_points, point: Cell::new(None), failure: Cell::new(None) };
+    let progress = Progress {
+        max_points,
+        point: Cell::new(None),
+        failure: Cell::new(None),
+    };
     let mut de = serde_json::Deserializer::from_slice(body);
-    let result = BodySeed(&progress).deserialize(&mut de).and_then(|coords| de.end().map(|()| coords));
+    let result = BodySeed(&progress)
+        .deserialize(&mut de)
+        .and_then(|coords| de.end().map(|()| coords));
     result.map_err(|err| match progress.failure.get() {
         Some(Failure::TooMany) => ApiError::too_large(
             "points",
@@ -150,7 +171,9 @@ impl<'de> Visitor<'de> for PointsSeed<'_> {
         let mut coords = Vec::with_capacity(2 * hint);
         for i in 0.. {
             progress.point.set(Some(i));
-            let Some([x, z]) = seq.next_element_seed(PointSeed)? else { break };
+            let Some([x, z]) = seq.next_element_seed(PointSeed)? else {
+                break;
+            };
             if i >= progress.max_points {
                 progress.failure.set(Some(Failure::TooMany));
                 return Err(de::Error::custom("too many points"));
@@ -181,8 +204,12 @@ impl<'de> Visitor<'de> for PointSeed {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let x = seq.next_element::<f64>()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let z = seq.next_element::<f64>()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        let x = seq
+            .next_element::<f64>()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let z = seq
+            .next_element::<f64>()?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
         if seq.next_element::<IgnoredAny>()?.is_some() {
             return Err(de::Error::invalid_length(3, &self));
         }
@@ -195,20 +222,30 @@ mod tests {
     use super::*;
 
     fn field(body: &str) -> String {
-        decode_json(body.as_bytes(), 3).unwrap_err().field().unwrap_or("-").to_string()
+        decode_json(body.as_bytes(), 3)
+            .unwrap_err()
+            .field()
+            .unwrap_or("-")
+            .to_string()
     }
 
     #[test]
     fn decodes_in_order() {
         let coords = decode_json(br#"{"points": [[1, 2.5], [-3e2, 0.1]]}"#, 3).unwrap();
         assert_eq!(coords, [1.0, 2.5, -300.0, 0.1]);
-        assert_eq!(decode_json(br#"{"points": []}"#, 3).unwrap(), Vec::<f64>::new());
+        assert_eq!(
+            decode_json(br#"{"points": []}"#, 3).unwrap(),
+            Vec::<f64>::new()
+        );
     }
 
     #[test]
     fn names_the_bad_part() {
         assert_eq!(field(r#"{"points": [[1, 2], [3]]}"#), "points[1]");
-        assert_eq!(field(r#"{"points": [[1, 2], [3, 4], [5, 6, 7]]}"#), "points[2]");
+        assert_eq!(
+            field(r#"{"points": [[1, 2], [3, 4], [5, 6, 7]]}"#),
+            "points[2]"
+        );
         assert_eq!(field(r#"{"points": [{"x": 1, "z": 2}]}"#), "points[0]");
         assert_eq!(field(r#"{"points": [[1, "2"]]}"#), "points[0]");
         assert_eq!(field(r#"{"points": [[1, 2], [3, 4"#), "points[1]");
@@ -218,7 +255,10 @@ mod tests {
         assert_eq!(field(r#"[[1, 2]]"#), "body");
         assert_eq!(field(r#"{"points": [[1, 2]]} trailing"#), "body");
         let err = decode_json(br#"{"points": [[1,2],[1,2],[1,2],[1,2]]}"#, 3).unwrap_err();
-        assert_eq!((err.field(), err.code()), (Some("points"), crate::error::ErrorCode::ResourceExhausted));
+        assert_eq!(
+            (err.field(), err.code()),
+            (Some("points"), crate::error::ErrorCode::ResourceExhausted)
+        );
     }
 
     #[test]
@@ -226,6 +266,9 @@ mod tests {
         let coords = [1.5, -2.0, f64::MAX, 0.1];
         let body = encode_binary(&coords);
         assert_eq!(decode_binary(&body).unwrap(), coords);
-        assert_eq!(decode_binary(&body[..17]).unwrap_err().field(), Some("body"));
+        assert_eq!(
+            decode_binary(&body[..17]).unwrap_err().field(),
+            Some("body")
+        );
     }
 }

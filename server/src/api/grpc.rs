@@ -5,7 +5,7 @@
 //! Message-size limits follow the configured request limits: a request may hold
 //! `max_batch_points` coordinate pairs and an answer `max(max_batch_points,
 //! max_heightmap_samples)` heights. tonic refuses a larger request with `OUT_OF_RANGE`;
-//! [`remap_oversize`] turns that into `RESOURCE_EXHAUSTED`, the code every other
+//! a small response map turns that into `RESOURCE_EXHAUSTED`, the code every other
 //! over-limit request gets.
 
 use std::sync::Arc;
@@ -31,9 +31,11 @@ const MESSAGE_OVERHEAD: usize = 64 * 1024;
 /// The gRPC routes, as an axum router to merge with the HTTP one.
 pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
     let limits = state.engine.limits();
-    let terrain = TerrainServiceServer::new(TerrainApi { state: Arc::clone(state) })
-        .max_decoding_message_size(max_request_bytes(limits))
-        .max_encoding_message_size(max_answer_bytes(limits));
+    let terrain = TerrainServiceServer::new(TerrainApi {
+        state: Arc::clone(state),
+    })
+    .max_decoding_message_size(max_request_bytes(limits))
+    .max_encoding_message_size(max_answer_bytes(limits));
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(terrain_proto::FILE_DESCRIPTOR_SET)
@@ -44,12 +46,17 @@ pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
         .add_service(reflection().build_v1()?)
         .add_service(reflection().build_v1alpha()?)
         .prepare();
-    Ok(routes.into_axum_router().layer(middleware::map_response(remap_oversize)))
+    Ok(routes
+        .into_axum_router()
+        .layer(middleware::map_response(remap_oversize)))
 }
 
 /// The largest request: `max_batch_points` pairs of f64.
 fn max_request_bytes(limits: &Limits) -> usize {
-    limits.max_batch_points.saturating_mul(16).saturating_add(MESSAGE_OVERHEAD)
+    limits
+        .max_batch_points
+        .saturating_mul(16)
+        .saturating_add(MESSAGE_OVERHEAD)
 }
 
 /// The largest answer: one f64 per point or sample.
@@ -60,13 +67,20 @@ fn max_answer_bytes(limits: &Limits) -> usize {
 
 /// Rewrites tonic's `OUT_OF_RANGE` for an over-size request into `RESOURCE_EXHAUSTED`.
 async fn remap_oversize(response: Response) -> Response {
-    let Some(status) = Status::from_header_map(response.headers()) else { return response };
+    let Some(status) = Status::from_header_map(response.headers()) else {
+        return response;
+    };
     let oversize = status.code() == Code::OutOfRange
-        && status.message().starts_with("Error, decoded message length too large");
+        && status
+            .message()
+            .starts_with("Error, decoded message length too large");
     if !oversize {
         return response;
     }
-    let message = format!("request: too large for this server's limits ({})", status.message());
+    let message = format!(
+        "request: too large for this server's limits ({})",
+        status.message()
+    );
     Status::resource_exhausted(message).into_http()
 }
 
@@ -94,7 +108,13 @@ impl TerrainService for TerrainApi {
         &self,
         _request: Request<pb::ListWorldsRequest>,
     ) -> Result<tonic::Response<pb::ListWorldsResponse>, Status> {
-        let worlds = self.state.engine.worlds().iter().map(|w| world_message(w)).collect();
+        let worlds = self
+            .state
+            .engine
+            .worlds()
+            .iter()
+            .map(|w| world_message(w))
+            .collect();
         Ok(tonic::Response::new(pb::ListWorldsResponse { worlds }))
     }
 
@@ -121,7 +141,9 @@ impl TerrainService for TerrainApi {
         let request = request.into_inner();
         let engine = &self.state.engine;
         let world = engine.world(&request.world)?;
-        let answer = engine.heights(world, request.coordinates, BatchNaming::Coordinates).await?;
+        let answer = engine
+            .heights(world, request.coordinates, BatchNaming::Coordinates)
+            .await?;
         Ok(tonic::Response::new(pb::GetHeightsResponse {
             heights: answer.heights,
             revision: answer.revision,

@@ -28,7 +28,10 @@ pub struct Readiness {
 impl Readiness {
     /// Not ready; `grpc.health.v1` reports `NOT_SERVING` until [`Readiness::set`].
     pub async fn new() -> Self {
-        let readiness = Readiness { ready: AtomicBool::new(false), reporter: HealthReporter::new() };
+        let readiness = Readiness {
+            ready: AtomicBool::new(false),
+            reporter: HealthReporter::new(),
+        };
         readiness.publish(ServingStatus::NotServing).await;
         readiness
     }
@@ -41,10 +44,15 @@ impl Readiness {
     /// Marks the server ready (or not) on both surfaces.
     pub async fn set(&self, ready: bool) {
         self.ready.store(ready, Ordering::Release);
-        let status = if ready { ServingStatus::Serving } else { ServingStatus::NotServing };
+        let status = if ready {
+            ServingStatus::Serving
+        } else {
+            ServingStatus::NotServing
+        };
         self.publish(status).await;
     }
 
+    /// Whether `/readyz` answers 200.
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::Acquire)
     }

@@ -49,7 +49,7 @@ const JSON_BYTES_PER_POINT: usize = 128;
 /// Bodies larger than this are decoded on the compute pool.
 const OFFLOAD_BODY_BYTES: usize = 64 * 1024;
 
-type Query2 = Result<Query<Vec<(String, String)>>, QueryRejection>;
+type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
 type WorldPath = Result<Path<String>, PathRejection>;
 
 /// The HTTP routes, with the body limit sized so a maximal JSON batch fits.
@@ -69,7 +69,10 @@ pub fn routes(state: Arc<ApiState>) -> Router {
 
 /// The largest accepted request body: a maximal JSON batch.
 pub fn body_limit(limits: &Limits) -> usize {
-    limits.max_batch_points.saturating_mul(JSON_BYTES_PER_POINT).saturating_add(OFFLOAD_BODY_BYTES)
+    limits
+        .max_batch_points
+        .saturating_mul(JSON_BYTES_PER_POINT)
+        .saturating_add(OFFLOAD_BODY_BYTES)
 }
 
 #[derive(Debug, Serialize)]
@@ -85,7 +88,9 @@ async fn readyz(State(state): State<Arc<ApiState>>) -> Result<Json<Status>, ApiE
     if state.readiness.is_ready() {
         Ok(Json(Status { status: "ready" }))
     } else {
-        Err(ApiError::Unavailable("not ready: starting or shutting down"))
+        Err(ApiError::Unavailable(
+            "not ready: starting or shutting down",
+        ))
     }
 }
 
@@ -133,14 +138,19 @@ struct HeightBody {
 async fn height(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
-    query: Query2,
+    query: QueryPairs,
 ) -> Result<Json<HeightBody>, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&params::world(path)?)?;
     let params = Params::new(query)?;
     let (x, z) = (params.number("x")?, params.number("z")?);
     let a = engine.height(world, x, z)?;
-    Ok(Json(HeightBody { x: a.x, z: a.z, height: a.height, revision: a.revision }))
+    Ok(Json(HeightBody {
+        x: a.x,
+        z: a.z,
+        height: a.height,
+        revision: a.revision,
+    }))
 }
 
 #[derive(Debug, Serialize)]
@@ -164,7 +174,10 @@ async fn heights(
     match format {
         BodyFormat::Json => {
             let count = answer.heights.len();
-            let body = HeightsBody { heights: answer.heights, revision: answer.revision };
+            let body = HeightsBody {
+                heights: answer.heights,
+                revision: answer.revision,
+            };
             json_response(engine, body, count).await
         }
         BodyFormat::Binary => Ok(binary_response(&answer.heights, answer.revision)),
@@ -172,22 +185,29 @@ async fn heights(
 }
 
 /// Decodes a batch body, on the pool when it is large.
-async fn decode_batch(engine: &QueryEngine, format: BodyFormat, body: Bytes) -> Result<Vec<f64>, ApiError> {
+async fn decode_batch(
+    engine: &QueryEngine,
+    format: BodyFormat,
+    body: Bytes,
+) -> Result<Vec<f64>, ApiError> {
     let max_points = engine.limits().max_batch_points;
-    match format {
-        BodyFormat::Binary => {
-            if body.len() % 16 == 0 {
-                engine.check_batch_size(body.len() / 16, "points")?;
-            }
-            body::decode_binary(&body)
-        }
-        BodyFormat::Json if body.len() <= OFFLOAD_BODY_BYTES => body::decode_json(&body, max_points),
-        BodyFormat::Json => engine
-            .compute()
-            .run(move || body::decode_json(&body, max_points))
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?,
+    if format == BodyFormat::Binary && body.len().is_multiple_of(16) {
+        // Refused before decoding; JSON is counted as it is decoded.
+        engine.check_batch_size(body.len() / 16, "points")?;
     }
+    let small = body.len() <= OFFLOAD_BODY_BYTES;
+    let decode = move || match format {
+        BodyFormat::Binary => body::decode_binary(&body),
+        BodyFormat::Json => body::decode_json(&body, max_points),
+    };
+    if small {
+        return decode();
+    }
+    engine
+        .compute()
+        .run(decode)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
 fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
@@ -212,7 +232,7 @@ struct HeightmapBody {
 async fn heightmap(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
-    query: Query2,
+    query: QueryPairs,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&params::world(path)?)?;
@@ -227,28 +247,51 @@ async fn heightmap(
     let a = engine.heightmap(world, request).await?;
     let count = a.heights.len();
     let (grid, heights, revision) = (a.grid, a.heights, a.revision);
-    let body = HeightmapBody { x0: grid.x0, z0: grid.z0, step: grid.step, nx: grid.nx, nz: grid.nz, heights, revision };
+    let body = HeightmapBody {
+        x0: grid.x0,
+        z0: grid.z0,
+        step: grid.step,
+        nx: grid.nx,
+        nz: grid.nz,
+        heights,
+        revision,
+    };
     json_response(engine, body, count).await
 }
 
 /// Serialises `body` as JSON, on the pool when it holds more than a few thousand values.
-async fn json_response<T>(engine: &QueryEngine, body: T, values: usize) -> Result<Response, ApiError>
+async fn json_response<T>(
+    engine: &QueryEngine,
+    body: T,
+    values: usize,
+) -> Result<Response, ApiError>
 where
     T: Serialize + Send + 'static,
 {
     let bytes = if values <= OFFLOAD_THRESHOLD {
         serde_json::to_vec(&body)
     } else {
-        engine.compute().run(move || serde_json::to_vec(&body)).await.map_err(|e| ApiError::Internal(e.to_string()))?
+        engine
+            .compute()
+            .run(move || serde_json::to_vec(&body))
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?
     };
     let bytes = bytes.map_err(|e| ApiError::Internal(format!("encoding JSON: {e}")))?;
-    Ok(([(CONTENT_TYPE, HeaderValue::from_static("application/json"))], bytes).into_response())
+    Ok((
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        bytes,
+    )
+        .into_response())
 }
 
 /// Heights as little-endian f64, with the revision in a header.
 fn binary_response(heights: &[f64], revision: u64) -> Response {
     let headers = [
-        (CONTENT_TYPE, HeaderValue::from_static("application/octet-stream")),
+        (
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        ),
         (REVISION_HEADER, HeaderValue::from(revision)),
     ];
     (headers, body::encode_binary(heights)).into_response()

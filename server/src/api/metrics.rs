@@ -62,14 +62,21 @@ impl Label {
     fn of(req: &Request) -> Label {
         if super::is_grpc(req.headers()) {
             let path = req.uri().path();
-            let method = GRPC_METHODS.iter().find(|m| **m == path).copied().unwrap_or("unknown");
+            let method = GRPC_METHODS
+                .iter()
+                .find(|m| **m == path)
+                .copied()
+                .unwrap_or("unknown");
             return Label::Grpc { method };
         }
         let route = req
             .extensions()
             .get::<MatchedPath>()
             .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
-        Label::Http { route, method: method_label(req.method()) }
+        Label::Http {
+            route,
+            method: method_label(req.method()),
+        }
     }
 }
 

@@ -20,7 +20,9 @@ pub struct Params {
 
 impl Params {
     /// The pairs axum decoded, or an error naming the query string.
-    pub fn new(query: Result<Query<Vec<(String, String)>>, QueryRejection>) -> Result<Self, ApiError> {
+    pub fn new(
+        query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    ) -> Result<Self, ApiError> {
         match query {
             Ok(Query(pairs)) => Ok(Params { pairs }),
             Err(rejection) => Err(ApiError::invalid("query", rejection.body_text())),
@@ -29,10 +31,17 @@ impl Params {
 
     /// The raw value of `name`: present exactly once.
     fn raw(&self, name: &'static str) -> Result<&str, ApiError> {
-        let mut values = self.pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let mut values = self
+            .pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str());
         match (values.next(), values.next()) {
             (Some(v), None) => Ok(v),
-            (None, _) => Err(ApiError::invalid(name, "required query parameter is missing")),
+            (None, _) => Err(ApiError::invalid(
+                name,
+                "required query parameter is missing",
+            )),
             (Some(_), Some(_)) => Err(ApiError::invalid(name, "given more than once")),
         }
     }
@@ -40,7 +49,9 @@ impl Params {
     /// A number (possibly non-finite; the engine checks the range).
     pub fn number(&self, name: &'static str) -> Result<f64, ApiError> {
         let raw = self.raw(name)?;
-        raw.trim().parse().map_err(|_| ApiError::invalid(name, format!("expected a number, got {raw:?}")))
+        raw.trim()
+            .parse()
+            .map_err(|_| ApiError::invalid(name, format!("expected a number, got {raw:?}")))
     }
 
     /// A sample count: an integer; zero and negatives come back as 0, which the engine
@@ -57,7 +68,8 @@ impl Params {
 
 /// The `{world}` path segment.
 pub fn world(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    path.map(|Path(world)| world).map_err(|rejection| ApiError::invalid("world", rejection.body_text()))
+    path.map(|Path(world)| world)
+        .map_err(|rejection| ApiError::invalid("world", rejection.body_text()))
 }
 
 #[cfg(test)]
@@ -65,12 +77,23 @@ mod tests {
     use super::*;
 
     fn params(pairs: &[(&str, &str)]) -> Params {
-        Params { pairs: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+        Params {
+            pairs: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
     }
 
     #[test]
     fn named_errors() {
-        let p = params(&[("x", "1.5"), ("z", "abc"), ("n", "-3"), ("s", "1"), ("s", "2")]);
+        let p = params(&[
+            ("x", "1.5"),
+            ("z", "abc"),
+            ("n", "-3"),
+            ("s", "1"),
+            ("s", "2"),
+        ]);
         assert_eq!(p.number("x"), Ok(1.5));
         assert_eq!(p.number("z").unwrap_err().field(), Some("z"));
         assert_eq!(p.number("w").unwrap_err().field(), Some("w"));

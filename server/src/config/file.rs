@@ -33,22 +33,27 @@ const WORLD_KEYS: &[&str] = &["id", "generator", "seed"];
 
 /// Reads and parses the file at `path`.
 pub(super) fn read(path: &Path) -> Result<Settings, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse(&text).map_err(|err| match err {
-        ConfigError::Syntax { message, .. } => {
-            ConfigError::Syntax { path: path.to_path_buf(), message }
-        }
+        ConfigError::Syntax { message, .. } => ConfigError::Syntax {
+            path: path.to_path_buf(),
+            message,
+        },
         other => other,
     })
 }
 
 /// Parses the text of a configuration file.
 pub(super) fn parse(text: &str) -> Result<Settings, ConfigError> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Syntax {
-        path: "<text>".into(),
-        message: e.to_string().trim_end().to_string(),
-    })?;
+    let table: Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ConfigError::Syntax {
+            path: "<text>".into(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
     let mut root = Section::new(String::new(), table);
     let settings = Settings {
         listen: root.parse_str("listen", values::parse_listen)?,
@@ -79,11 +84,18 @@ impl Section {
 
     /// The full key path of `key`.
     fn key(&self, key: &str) -> String {
-        if self.path.is_empty() { key.to_string() } else { format!("{}.{key}", self.path) }
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        }
     }
 
     fn wrong_type(&self, key: &str, expected: &str, got: &Value) -> ConfigError {
-        ConfigError::invalid(self.key(key), format!("expected {expected}, got {}", got.type_str()))
+        ConfigError::invalid(
+            self.key(key),
+            format!("expected {expected}, got {}", got.type_str()),
+        )
     }
 
     fn string(&mut self, key: &str) -> Result<Option<String>, ConfigError> {
@@ -101,7 +113,9 @@ impl Section {
     ) -> Result<Option<T>, ConfigError> {
         match self.string(key)? {
             None => Ok(None),
-            Some(s) => parse(&s).map(Some).map_err(|m| ConfigError::invalid(self.key(key), m)),
+            Some(s) => parse(&s)
+                .map(Some)
+                .map_err(|m| ConfigError::invalid(self.key(key), m)),
         }
     }
 
@@ -114,7 +128,9 @@ impl Section {
     }
 
     fn limit(&mut self, key: &str) -> Result<Option<usize>, ConfigError> {
-        let Some(v) = self.integer(key)? else { return Ok(None) };
+        let Some(v) = self.integer(key)? else {
+            return Ok(None);
+        };
         let v = usize::try_from(v).unwrap_or(0);
         values::check_limit(v).map_err(|m| ConfigError::invalid(self.key(key), m))?;
         Ok(Some(v))
@@ -141,7 +157,9 @@ impl Section {
             Some(Value::Float(f)) => values::duration_from_secs(f),
             Some(other) => return Err(self.wrong_type(key, "a duration like \"10s\"", &other)),
         };
-        parsed.map(Some).map_err(|m| ConfigError::invalid(self.key(key), m))
+        parsed
+            .map(Some)
+            .map_err(|m| ConfigError::invalid(self.key(key), m))
     }
 
     /// The `[[worlds]]` array of tables.
@@ -157,7 +175,10 @@ impl Section {
             let path = format!("{}[{i}]", self.key(key));
             let Value::Table(table) = entry else {
                 let got = entry.type_str();
-                return Err(ConfigError::invalid(path, format!("expected a table, got {got}")));
+                return Err(ConfigError::invalid(
+                    path,
+                    format!("expected a table, got {got}"),
+                ));
             };
             specs.push(Section::new(path, table).world()?);
         }
@@ -167,7 +188,9 @@ impl Section {
     /// One `[[worlds]]` entry; `id` and `generator` are required, `seed` defaults to 0.
     fn world(mut self) -> Result<WorldSpec, ConfigError> {
         let id = self.string("id")?.ok_or_else(|| self.missing("id"))?;
-        let generator = self.string("generator")?.ok_or_else(|| self.missing("generator"))?;
+        let generator = self
+            .string("generator")?
+            .ok_or_else(|| self.missing("generator"))?;
         let seed = match self.integer("seed")? {
             None => 0,
             Some(v) => u32::try_from(v).map_err(|_| {
@@ -176,7 +199,11 @@ impl Section {
             })?,
         };
         self.finish(WORLD_KEYS)?;
-        Ok(WorldSpec { id, generator, seed })
+        Ok(WorldSpec {
+            id,
+            generator,
+            seed,
+        })
     }
 
     fn missing(&self, key: &str) -> ConfigError {

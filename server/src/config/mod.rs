@@ -55,7 +55,10 @@ pub enum ConfigError {
 impl ConfigError {
     /// A bad value at `key`.
     pub fn invalid(key: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError::Invalid { key: key.into(), message: message.into() }
+        ConfigError::Invalid {
+            key: key.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -94,7 +97,11 @@ pub struct WorldConfig {
 impl WorldConfig {
     /// A world entry; checked by [`Config::validate`].
     pub fn new(id: impl Into<String>, generator: GeneratorKind, seed: u32) -> Self {
-        WorldConfig { id: id.into(), generator, seed }
+        WorldConfig {
+            id: id.into(),
+            generator,
+            seed,
+        }
     }
 }
 
@@ -107,10 +114,12 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// The hosted worlds, in the order `ListWorlds` reports them. Never empty.
     pub worlds: Vec<WorldConfig>,
+    /// What one request may ask for.
     pub limits: Limits,
     /// How long in-flight requests may run after shutdown starts before the server
     /// stops waiting for them.
     pub shutdown_timeout: Duration,
+    /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
 }
 
@@ -181,12 +190,16 @@ impl Config {
             worlds,
             limits: Limits {
                 max_coordinate: settings.max_coordinate.unwrap_or(DEFAULT_MAX_COORDINATE),
-                max_batch_points: settings.max_batch_points.unwrap_or(DEFAULT_MAX_BATCH_POINTS),
+                max_batch_points: settings
+                    .max_batch_points
+                    .unwrap_or(DEFAULT_MAX_BATCH_POINTS),
                 max_heightmap_samples: settings
                     .max_heightmap_samples
                     .unwrap_or(DEFAULT_MAX_HEIGHTMAP_SAMPLES),
             },
-            shutdown_timeout: settings.shutdown_timeout.unwrap_or(defaults.shutdown_timeout),
+            shutdown_timeout: settings
+                .shutdown_timeout
+                .unwrap_or(defaults.shutdown_timeout),
             log_format: settings.log_format.unwrap_or(defaults.log_format),
         };
         config.validate()?;
@@ -197,7 +210,10 @@ impl Config {
     /// valid and unique ids, seeds the generators accept, and sane limits.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.worlds.is_empty() {
-            return Err(ConfigError::invalid("worlds", "at least one world is required"));
+            return Err(ConfigError::invalid(
+                "worlds",
+                "at least one world is required",
+            ));
         }
         let mut seen = HashSet::new();
         for (i, world) in self.worlds.iter().enumerate() {
@@ -244,7 +260,11 @@ fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, ConfigError
                 .generator
                 .parse::<GeneratorKind>()
                 .map_err(|m| ConfigError::invalid(format!("worlds[{i}].generator"), m))?;
-            Ok(WorldConfig { id: spec.id, generator, seed: spec.seed })
+            Ok(WorldConfig {
+                id: spec.id,
+                generator,
+                seed: spec.seed,
+            })
         })
         .collect()
 }

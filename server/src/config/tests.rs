@@ -27,7 +27,10 @@ fn refusal(text: &str) -> (String, String) {
 fn defaults_serve_main_hyperscape_seed_0() {
     let config = from_text("").unwrap();
     assert_eq!(config, Config::default());
-    assert_eq!(config.worlds, [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)]);
+    assert_eq!(
+        config.worlds,
+        [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)]
+    );
     assert_eq!(config.listen, DEFAULT_LISTEN.parse::<SocketAddr>().unwrap());
     assert_eq!(config.limits.max_batch_points, 1_000_000);
     assert_eq!(config.limits.max_heightmap_samples, 4_194_304);
@@ -58,7 +61,14 @@ fn full_file() {
     .unwrap();
     assert_eq!(config.listen, "0.0.0.0:9000".parse::<SocketAddr>().unwrap());
     assert_eq!(config.data_dir, PathBuf::from("/var/lib/terrain"));
-    assert_eq!(config.limits, Limits { max_coordinate: 5e5, max_batch_points: 10, max_heightmap_samples: 100 });
+    assert_eq!(
+        config.limits,
+        Limits {
+            max_coordinate: 5e5,
+            max_batch_points: 10,
+            max_heightmap_samples: 100
+        }
+    );
     assert_eq!(config.shutdown_timeout, Duration::from_millis(1500));
     assert_eq!(config.log_format, LogFormat::Json);
     assert_eq!(
@@ -68,7 +78,10 @@ fn full_file() {
             WorldConfig::new("old-school_2", GeneratorKind::Osrs, 0),
         ]
     );
-    assert_eq!(from_text("shutdown_timeout = 3").unwrap().shutdown_timeout, Duration::from_secs(3));
+    assert_eq!(
+        from_text("shutdown_timeout = 3").unwrap().shutdown_timeout,
+        Duration::from_secs(3)
+    );
 }
 
 #[test]
@@ -91,7 +104,10 @@ fn duplicate_world_id() {
         generator = "osrs"
     "#;
     let err = from_text(text).unwrap_err();
-    assert_eq!(err.to_string(), r#"worlds[1].id: duplicate world id "main""#);
+    assert_eq!(
+        err.to_string(),
+        r#"worlds[1].id: duplicate world id "main""#
+    );
 }
 
 #[test]
@@ -102,7 +118,12 @@ fn bad_world_entries_are_named() {
         (r#"id = "main""#, "minecraft", "0", "worlds[0].generator"),
         (r#"id = "main""#, "osrs", "5", "worlds[0].seed"),
         (r#"id = "main""#, "hyperscape", "-1", "worlds[0].seed"),
-        (r#"id = "main""#, "hyperscape", "4294967296", "worlds[0].seed"),
+        (
+            r#"id = "main""#,
+            "hyperscape",
+            "4294967296",
+            "worlds[0].seed",
+        ),
         (r#"id = "main""#, "hyperscape", "\"zero\"", "worlds[0].seed"),
         ("id = 5", "hyperscape", "0", "worlds[0].id"),
     ];
@@ -114,7 +135,10 @@ fn bad_world_entries_are_named() {
     let (key, message) = refusal("[[worlds]]\nid = \"main\"\ngenerator = \"osrs\"\nseed = 5");
     assert_eq!(key, "worlds[0].seed");
     assert!(message.contains("must be 0"), "{message}");
-    assert_eq!(refusal("[[worlds]]\ngenerator = \"osrs\"").0, "worlds[0].id");
+    assert_eq!(
+        refusal("[[worlds]]\ngenerator = \"osrs\"").0,
+        "worlds[0].id"
+    );
     assert_eq!(refusal("worlds = []").0, "worlds");
 }
 
@@ -135,7 +159,10 @@ fn bad_top_level_values_are_named() {
     for (text, expected) in cases {
         assert_eq!(refusal(text).0, expected, "{text}");
     }
-    assert!(matches!(from_text("listen = "), Err(ConfigError::Syntax { .. })));
+    assert!(matches!(
+        from_text("listen = "),
+        Err(ConfigError::Syntax { .. })
+    ));
 }
 
 #[test]
@@ -166,22 +193,52 @@ fn flags_override_the_file() {
     assert_eq!(config.listen, "127.0.0.1:0".parse::<SocketAddr>().unwrap());
     assert_eq!(
         config.worlds,
-        [WorldConfig::new("main", GeneratorKind::Hyperscape, 3), WorldConfig::new("old", GeneratorKind::Osrs, 0)]
+        [
+            WorldConfig::new("main", GeneratorKind::Hyperscape, 3),
+            WorldConfig::new("old", GeneratorKind::Osrs, 0)
+        ]
     );
     assert_eq!(config.limits.max_heightmap_samples, 77, "flag");
     assert_eq!(config.limits.max_batch_points, 5, "file, no flag");
-    assert_eq!(config.shutdown_timeout, Duration::from_secs(3), "file, no flag");
-    assert_eq!(config.limits.max_coordinate, DEFAULT_MAX_COORDINATE, "default");
+    assert_eq!(
+        config.shutdown_timeout,
+        Duration::from_secs(3),
+        "file, no flag"
+    );
+    assert_eq!(
+        config.limits.max_coordinate, DEFAULT_MAX_COORDINATE,
+        "default"
+    );
 }
 
 #[test]
 fn flag_worlds_are_validated_like_file_worlds() {
-    let cli = Cli::try_parse_from(["terrain-server", "--world", "a:hyperscape", "--world", "a:osrs"]).unwrap();
-    assert_eq!(Config::load(&cli).unwrap_err().to_string(), r#"worlds[1].id: duplicate world id "a""#);
+    let cli = Cli::try_parse_from([
+        "terrain-server",
+        "--world",
+        "a:hyperscape",
+        "--world",
+        "a:osrs",
+    ])
+    .unwrap();
+    assert_eq!(
+        Config::load(&cli).unwrap_err().to_string(),
+        r#"worlds[1].id: duplicate world id "a""#
+    );
     let cli = Cli::try_parse_from(["terrain-server", "--world", "a:voxel"]).unwrap();
-    assert!(Config::load(&cli).unwrap_err().to_string().starts_with("worlds[0].generator: "));
+    assert!(
+        Config::load(&cli)
+            .unwrap_err()
+            .to_string()
+            .starts_with("worlds[0].generator: ")
+    );
     let cli = Cli::try_parse_from(["terrain-server", "--world", "a:osrs:1"]).unwrap();
-    assert!(Config::load(&cli).unwrap_err().to_string().starts_with("worlds[0].seed: "));
+    assert!(
+        Config::load(&cli)
+            .unwrap_err()
+            .to_string()
+            .starts_with("worlds[0].seed: ")
+    );
 }
 
 #[test]
@@ -201,5 +258,7 @@ fn bad_flags_name_the_flag() {
 #[test]
 fn protoset_subcommand() {
     let cli = Cli::try_parse_from(["terrain-server", "protoset"]).unwrap();
-    assert!(matches!(cli.command, Some(Command::Protoset { ref output }) if output.as_os_str() == "-"));
+    assert!(
+        matches!(cli.command, Some(Command::Protoset { ref output }) if output.as_os_str() == "-")
+    );
 }

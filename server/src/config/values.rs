@@ -23,7 +23,9 @@ impl FromStr for LogFormat {
         match s {
             "text" => Ok(LogFormat::Text),
             "json" => Ok(LogFormat::Json),
-            _ => Err(format!("unknown log format {s:?}, expected \"text\" or \"json\"")),
+            _ => Err(format!(
+                "unknown log format {s:?}, expected \"text\" or \"json\""
+            )),
         }
     }
 }
@@ -62,22 +64,35 @@ impl FromStr for WorldSpec {
         if parts.next().is_some() {
             return Err(format!("world {s:?}: expected ID:GENERATOR[:SEED]"));
         }
-        Ok(WorldSpec { id: id.trim().to_string(), generator: generator.trim().to_string(), seed })
+        Ok(WorldSpec {
+            id: id.trim().to_string(),
+            generator: generator.trim().to_string(),
+            seed,
+        })
     }
 }
 
 /// A seed: an integer in `0..=4294967295`.
 pub fn parse_seed(s: &str) -> Result<u32, String> {
-    s.trim().parse::<u32>().map_err(|_| format!("expected an integer in 0..={}, got {s:?}", u32::MAX))
+    s.trim()
+        .parse::<u32>()
+        .map_err(|_| format!("expected an integer in 0..={}, got {s:?}", u32::MAX))
 }
 
 /// `[A-Za-z0-9_-]{1,64}`: safe in URLs, file names and metric labels.
 pub fn check_world_id(id: &str) -> Result<(), String> {
     if id.is_empty() || id.len() > MAX_WORLD_ID_LEN {
-        return Err(format!("{id:?} must be 1 to {MAX_WORLD_ID_LEN} characters long"));
+        return Err(format!(
+            "{id:?} must be 1 to {MAX_WORLD_ID_LEN} characters long"
+        ));
     }
-    if !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(format!("{id:?} may only contain A-Z, a-z, 0-9, '_' and '-'"));
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(format!(
+            "{id:?} may only contain A-Z, a-z, 0-9, '_' and '-'"
+        ));
     }
     Ok(())
 }
@@ -100,10 +115,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "ms" => 1e-3,
         "m" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("unknown unit {unit:?} in {s:?}, expected ms, s, m or h")),
+        _ => {
+            return Err(format!(
+                "unknown unit {unit:?} in {s:?}, expected ms, s, m or h"
+            ));
+        }
     };
-    let number: f64 =
-        number.trim().parse().map_err(|_| format!("expected a duration like \"10s\", got {s:?}"))?;
+    let number: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a duration like \"10s\", got {s:?}"))?;
     duration_from_secs(number * scale)
 }
 
@@ -115,24 +136,38 @@ pub fn duration_from_secs(secs: f64) -> Result<Duration, String> {
 
 /// A coordinate limit: finite and greater than 0.
 pub fn check_max_coordinate(v: f64) -> Result<(), String> {
-    if v.is_finite() && v > 0.0 { Ok(()) } else { Err(format!("must be finite and > 0, got {v}")) }
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("must be finite and > 0, got {v}"))
+    }
 }
 
 /// `check_max_coordinate` for a flag's text.
 pub fn parse_max_coordinate(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("expected a number, got {s:?}"))?;
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number, got {s:?}"))?;
     check_max_coordinate(v)?;
     Ok(v)
 }
 
 /// A count limit: at least 1.
 pub fn check_limit(v: usize) -> Result<(), String> {
-    if v >= 1 { Ok(()) } else { Err("must be at least 1".to_string()) }
+    if v >= 1 {
+        Ok(())
+    } else {
+        Err("must be at least 1".to_string())
+    }
 }
 
 /// `check_limit` for a flag's text.
 pub fn parse_limit(s: &str) -> Result<usize, String> {
-    let v: usize = s.trim().parse().map_err(|_| format!("expected a positive integer, got {s:?}"))?;
+    let v: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a positive integer, got {s:?}"))?;
     check_limit(v)?;
     Ok(v)
 }
@@ -156,7 +191,14 @@ mod tests {
     #[test]
     fn world_specs() {
         let spec: WorldSpec = "old:osrs:0".parse().unwrap();
-        assert_eq!(spec, WorldSpec { id: "old".into(), generator: "osrs".into(), seed: 0 });
+        assert_eq!(
+            spec,
+            WorldSpec {
+                id: "old".into(),
+                generator: "osrs".into(),
+                seed: 0
+            }
+        );
         let spec: WorldSpec = "main:hyperscape".parse().unwrap();
         assert_eq!(spec.seed, 0);
         assert!("main".parse::<WorldSpec>().is_err());

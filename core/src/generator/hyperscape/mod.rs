@@ -74,7 +74,13 @@ impl Hyperscape {
 
     /// `base(x, z)`: the island height without mountain boost (§3).
     pub fn base(&self, x: f64, z: f64) -> f64 {
-        base_from_axes(&self.noise, x, z, &AxisSet::new(x), &AxisSet::new(z))
+        base_from_axes(
+            &self.noise,
+            x,
+            z,
+            &AxisSet::new(&self.noise, x),
+            &AxisSet::new(&self.noise, z),
+        )
     }
 
     /// `procedural(x, z)`: the base height with the mountain boost (§4.2). Flat zones
@@ -107,17 +113,32 @@ impl Hyperscape {
         )
     }
 
-    /// The shore-adjusted height, given the procedural height `b` at `(x, z)`.
+    /// `computed(x, z)` from the axis parts of `x` and `z`. The shoreline's four
+    /// neighbour samples share an axis with the point (`(x, z +- 1)` and `(x +- 1, z)`),
+    /// so each needs the parts of one new coordinate only.
     #[inline]
-    fn finish(&self, b: f64, x: f64, z: f64) -> f64 {
-        shore::computed(b, x, z, |x, z| self.procedural(x, z))
+    fn computed_axes(&self, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
+        let b = self.procedural_axes(x, z, ax, az);
+        shore::computed(b, x, z, |nx, nz| {
+            let nax = if nx == x {
+                *ax
+            } else {
+                AxisSet::new(&self.noise, nx)
+            };
+            let naz = if nz == z {
+                *az
+            } else {
+                AxisSet::new(&self.noise, nz)
+            };
+            self.procedural_axes(nx, nz, &nax, &naz)
+        })
     }
 }
 
 impl Generator for Hyperscape {
     fn height(&self, x: f64, z: f64) -> f64 {
-        let b = self.procedural(x, z);
-        self.finish(b, x, z)
+        let (ax, az) = (AxisSet::new(&self.noise, x), AxisSet::new(&self.noise, z));
+        self.computed_axes(x, z, &ax, &az)
     }
 
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
@@ -126,12 +147,11 @@ impl Generator for Hyperscape {
             xs.len() * zs.len(),
             "out must hold xs.len() * zs.len() heights"
         );
-        let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(x)).collect();
+        let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(&self.noise, x)).collect();
         for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
-            let az = AxisSet::new(z);
+            let az = AxisSet::new(&self.noise, z);
             for ((&x, ax), h) in xs.iter().zip(&columns).zip(row.iter_mut()) {
-                let b = self.procedural_axes(x, z, ax, &az);
-                *h = self.finish(b, x, z);
+                *h = self.computed_axes(x, z, ax, &az);
             }
         }
     }

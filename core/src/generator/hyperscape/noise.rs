@@ -13,12 +13,14 @@ pub(crate) fn lcg(r: u64) -> u64 {
     (r * 1_664_525 + 1_013_904_223) % (1 << 32)
 }
 
-/// `floor(v)` as an integer and as an f64, exact for |v| < 2^63.
+/// `floor(v)` as an f64, and its value modulo 256 (the lattice cell, `wrap` of §0).
+/// Exact for |v| < 2^63, far beyond any coordinate the layers see.
 #[inline(always)]
-fn floor_parts(v: f64) -> (i64, f64) {
+fn floor_parts(v: f64) -> (usize, f64) {
     let t = v as i64;
     let tf = t as f64;
-    if tf > v { (t - 1, tf - 1.0) } else { (t, tf) }
+    let (i, f) = if tf > v { (t - 1, tf - 1.0) } else { (t, tf) };
+    ((i & 255) as usize, f)
 }
 
 /// `((t*t)*t) * ((t*((t*6) - 15)) + 10)`: Perlin's quintic fade.
@@ -66,6 +68,9 @@ const GRAD3: [(f64, f64); 12] = [
 pub(crate) struct Axis {
     /// `wrap(floor(c))`, in 0..=255.
     cell: usize,
+    /// `p[cell]` and `p[cell + 1]`: the first hash step when this is the x axis,
+    /// hoisted here so a grid looks them up once per column.
+    hashed: [usize; 2],
     /// `c - floor(c)`, in [0, 1).
     frac: f64,
     /// `fade(frac)`.
@@ -74,11 +79,12 @@ pub(crate) struct Axis {
 
 impl Axis {
     #[inline(always)]
-    pub(crate) fn new(c: f64) -> Self {
-        let (i, f) = floor_parts(c);
+    fn new(noise: &Noise, c: f64) -> Self {
+        let (cell, f) = floor_parts(c);
         let frac = c - f;
         Axis {
-            cell: (i & 255) as usize,
+            cell,
+            hashed: [noise.p(cell), noise.p(cell + 1)],
             frac,
             fade: fade(frac),
         }
@@ -124,17 +130,23 @@ impl Noise {
         usize::from(self.p[i & 511])
     }
 
+    /// The axis part of coordinate `c` for [`Noise::perlin_axes`].
+    #[inline(always)]
+    pub(crate) fn axis(&self, c: f64) -> Axis {
+        Axis::new(self, c)
+    }
+
     /// `perlin(x, y)` of §2.1, in [-1, 1].
     #[inline]
     pub fn perlin(&self, x: f64, y: f64) -> f64 {
-        self.perlin_axes(Axis::new(x), Axis::new(y))
+        self.perlin_axes(self.axis(x), self.axis(y))
     }
 
     /// Perlin from precomputed axis parts: the shared core of both paths.
     #[inline(always)]
     pub(crate) fn perlin_axes(&self, ax: Axis, ay: Axis) -> f64 {
-        let a = self.p(ax.cell) + ay.cell;
-        let b = self.p(ax.cell + 1) + ay.cell;
+        let a = ax.hashed[0] + ay.cell;
+        let b = ax.hashed[1] + ay.cell;
         let h00 = self.p(self.p(a)) & 3;
         let h01 = self.p(self.p(a + 1)) & 3;
         let h10 = self.p(self.p(b)) & 3;
@@ -183,8 +195,8 @@ impl Noise {
         let f2 = 0.5 * (sqrt3 - 1.0);
         let g2 = (3.0 - sqrt3) / 6.0;
         let s = (x + y) * f2;
-        let (i, fi) = floor_parts(x + s);
-        let (j, fj) = floor_parts(y + s);
+        let (ii, fi) = floor_parts(x + s);
+        let (jj, fj) = floor_parts(y + s);
         let t = (fi + fj) * g2;
         let x0 = x - (fi - t);
         let y0 = y - (fj - t);
@@ -193,8 +205,6 @@ impl Noise {
         let y1 = (y0 - j1 as f64) + g2;
         let x2 = (x0 - 1.0) + 2.0 * g2;
         let y2 = (y0 - 1.0) + 2.0 * g2;
-        let ii = (i & 255) as usize;
-        let jj = (j & 255) as usize;
         let gi0 = self.p(ii + self.p(jj)) % 12;
         let gi1 = self.p(ii + i1 + self.p(jj + j1)) % 12;
         let gi2 = self.p(ii + 1 + self.p(jj + 1)) % 12;
@@ -250,22 +260,30 @@ mod tests {
     }
 
     #[test]
-    fn floor_parts_matches_floor() {
-        for v in [
-            -2.5,
-            -1.0,
-            -0.0,
-            0.0,
-            0.3,
-            1.0,
-            7.999,
-            -1e-300,
+    fn floor_parts_matches_floor_and_wrap() {
+        let mut values = vec![
+            -2.5, -1.0, -0.0, 0.0, 0.3, 0.5, 1.5, 2.5, -0.5, 1.0, 7.999, -1e-300, 1e-300,
+        ];
+        values.extend([
             1e15 + 0.5,
             -1e15 - 0.5,
-        ] {
-            let (i, f) = floor_parts(v);
-            assert_eq!(f, libm::floor(v), "{v}");
-            assert_eq!(i as f64, libm::floor(v), "{v}");
+            2f64.powi(51) - 0.5,
+            -(2f64.powi(51) - 0.5),
+        ]);
+        values.extend([
+            2f64.powi(51),
+            -(2f64.powi(51)),
+            2f64.powi(51) + 256.0,
+            3e17 + 3.0,
+            -3e17 - 515.0,
+        ]);
+        values.extend((0..2000).map(|i| (i as f64 - 1000.0) * 0.37));
+        values.extend([255.99999999999997, 256.0, -256.0, -255.5, -257.25]);
+        for v in values {
+            let (cell, f) = floor_parts(v);
+            let want = libm::floor(v);
+            assert_eq!(f, want, "floor {v}");
+            assert_eq!(cell as i64, (want as i64).rem_euclid(256), "wrap {v}");
         }
     }
 

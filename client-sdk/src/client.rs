@@ -1,0 +1,271 @@
+//! [`TerrainClient`]: the typed client over the generated tonic client.
+
+use std::time::Duration;
+
+use terrain_proto::v1::{self, terrain_service_client::TerrainServiceClient};
+use tonic::{
+    Request,
+    metadata::{Ascii, MetadataValue},
+    service::{Interceptor, interceptor::InterceptedService},
+    transport::{Channel, Endpoint},
+};
+
+use crate::{ClientError, Height, Heightmap, Heights, RetryPolicy, WorldInfo};
+
+/// Adds `authorization: Bearer <token>` to every request when a token is set.
+#[derive(Debug, Clone, Default)]
+pub struct BearerAuth(Option<MetadataValue<Ascii>>);
+
+impl Interceptor for BearerAuth {
+    fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, tonic::Status> {
+        if let Some(v) = &self.0 {
+            req.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(req)
+    }
+}
+
+/// Connection settings for a [`TerrainClient`].
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    url: String,
+    token: Option<String>,
+    connect_timeout: Duration,
+    request_timeout: Option<Duration>,
+    retry: RetryPolicy,
+    lazy: bool,
+}
+
+impl ClientBuilder {
+    /// Settings for the server at `url` (e.g. `http://127.0.0.1:8080`): 5 s connect
+    /// timeout, 30 s per-request timeout, the default [`RetryPolicy`].
+    pub fn new(url: impl Into<String>) -> Self {
+        ClientBuilder {
+            url: url.into(),
+            token: None,
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Some(Duration::from_secs(30)),
+            retry: RetryPolicy::default(),
+            lazy: false,
+        }
+    }
+
+    /// Sends `authorization: Bearer <token>` with every call.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    pub fn connect_timeout(mut self, t: Duration) -> Self {
+        self.connect_timeout = t;
+        self
+    }
+
+    /// The deadline of each call; `None` for no deadline.
+    pub fn request_timeout(mut self, t: Option<Duration>) -> Self {
+        self.request_timeout = t;
+        self
+    }
+
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Connects on first use instead of in [`ClientBuilder::connect`], so a client can
+    /// be built before the server is up.
+    pub fn lazy(mut self, lazy: bool) -> Self {
+        self.lazy = lazy;
+        self
+    }
+
+    /// Builds the client, connecting now unless [`ClientBuilder::lazy`] is set.
+    pub async fn connect(self) -> Result<TerrainClient, ClientError> {
+        let invalid = |reason: String| ClientError::InvalidUrl {
+            url: self.url.clone(),
+            reason,
+        };
+        let mut endpoint = Endpoint::from_shared(self.url.clone())
+            .map_err(|e| invalid(e.to_string()))?
+            .connect_timeout(self.connect_timeout)
+            .tcp_nodelay(true);
+        if let Some(t) = self.request_timeout {
+            endpoint = endpoint.timeout(t);
+        }
+        let auth = match &self.token {
+            Some(t) => BearerAuth(Some(
+                format!("Bearer {t}")
+                    .parse()
+                    .map_err(|_| invalid("bearer token is not valid ASCII".into()))?,
+            )),
+            None => BearerAuth(None),
+        };
+        let channel = if self.lazy {
+            endpoint.connect_lazy()
+        } else {
+            endpoint.connect().await?
+        };
+        Ok(TerrainClient::from_channel(channel, auth, self.retry))
+    }
+}
+
+/// A typed client of `terrain.v1.TerrainService`. Cheap to clone: clones share one
+/// HTTP/2 connection.
+#[derive(Debug, Clone)]
+pub struct TerrainClient {
+    inner: TerrainServiceClient<InterceptedService<Channel, BearerAuth>>,
+    retry: RetryPolicy,
+}
+
+impl TerrainClient {
+    /// Connects to `url` with the default settings of [`ClientBuilder`].
+    pub async fn connect(url: impl Into<String>) -> Result<Self, ClientError> {
+        ClientBuilder::new(url).connect().await
+    }
+
+    /// A client over an existing channel.
+    pub fn from_channel(channel: Channel, auth: BearerAuth, retry: RetryPolicy) -> Self {
+        let inner = TerrainServiceClient::with_interceptor(channel, auth)
+            .max_decoding_message_size(usize::MAX)
+            .max_encoding_message_size(usize::MAX);
+        TerrainClient { inner, retry }
+    }
+
+    /// The generated tonic client, for calls this type does not wrap yet.
+    pub fn raw(&self) -> TerrainServiceClient<InterceptedService<Channel, BearerAuth>> {
+        self.inner.clone()
+    }
+
+    /// The worlds the server hosts, in its configuration order.
+    pub async fn list_worlds(&mut self) -> Result<Vec<WorldInfo>, ClientError> {
+        let inner = self.inner.clone();
+        self.retry
+            .run("ListWorlds", || {
+                let mut c = inner.clone();
+                async move {
+                    let r = c.list_worlds(v1::ListWorldsRequest {}).await?;
+                    Ok(r.into_inner()
+                        .worlds
+                        .into_iter()
+                        .map(WorldInfo::from)
+                        .collect())
+                }
+            })
+            .await
+    }
+
+    /// The height at `(x, z)` in `world`.
+    pub async fn height(&mut self, world: &str, x: f64, z: f64) -> Result<Height, ClientError> {
+        let inner = self.inner.clone();
+        self.retry
+            .run("GetHeight", || {
+                let mut c = inner.clone();
+                let req = v1::GetHeightRequest {
+                    world: world.to_string(),
+                    x,
+                    z,
+                };
+                async move {
+                    let r = c.get_height(req).await?.into_inner();
+                    Ok(Height {
+                        x: r.x,
+                        z: r.z,
+                        height: r.height,
+                        revision: r.revision,
+                    })
+                }
+            })
+            .await
+    }
+
+    /// Heights at `points` (`(x, z)` pairs) in `world`, in the same order.
+    pub async fn heights(
+        &mut self,
+        world: &str,
+        points: &[(f64, f64)],
+    ) -> Result<Heights, ClientError> {
+        let coordinates: Vec<f64> = points.iter().flat_map(|&(x, z)| [x, z]).collect();
+        let inner = self.inner.clone();
+        self.retry
+            .run("GetHeights", || {
+                let mut c = inner.clone();
+                let req = v1::GetHeightsRequest {
+                    world: world.to_string(),
+                    coordinates: coordinates.clone(),
+                };
+                async move {
+                    let r = c.get_heights(req).await?.into_inner();
+                    Ok(Heights {
+                        heights: r.heights,
+                        revision: r.revision,
+                    })
+                }
+            })
+            .await
+    }
+
+    /// Heights at `points` in batches of at most `batch` points, one call per batch,
+    /// concatenated in order. Each batch carries its own revision; the answer holds
+    /// the lowest, so a caller can tell whether a change may have landed mid-way.
+    pub async fn heights_batched(
+        &mut self,
+        world: &str,
+        points: &[(f64, f64)],
+        batch: usize,
+    ) -> Result<Heights, ClientError> {
+        let mut out = Heights {
+            heights: Vec::with_capacity(points.len()),
+            revision: u64::MAX,
+        };
+        for chunk in points.chunks(batch.max(1)) {
+            let part = self.heights(world, chunk).await?;
+            out.heights.extend(part.heights);
+            out.revision = out.revision.min(part.revision);
+        }
+        if points.is_empty() {
+            out.revision = self
+                .list_worlds()
+                .await?
+                .into_iter()
+                .find(|w| w.id == world)
+                .map_or(0, |w| w.revision);
+        }
+        Ok(out)
+    }
+
+    /// Heights on the grid `(x0 + ix*step, z0 + iz*step)`, `nx` by `nz` samples.
+    pub async fn heightmap(
+        &mut self,
+        world: &str,
+        (x0, z0): (f64, f64),
+        step: f64,
+        (nx, nz): (u32, u32),
+    ) -> Result<Heightmap, ClientError> {
+        let inner = self.inner.clone();
+        self.retry
+            .run("GetHeightmap", || {
+                let mut c = inner.clone();
+                let req = v1::GetHeightmapRequest {
+                    world: world.to_string(),
+                    x0,
+                    z0,
+                    step,
+                    nx,
+                    nz,
+                };
+                async move {
+                    let r = c.get_heightmap(req).await?.into_inner();
+                    Ok(Heightmap {
+                        x0: r.x0,
+                        z0: r.z0,
+                        step: r.step,
+                        nx: r.nx,
+                        nz: r.nz,
+                        heights: r.heights,
+                        revision: r.revision,
+                    })
+                }
+            })
+            .await
+    }
+}
