@@ -6,7 +6,16 @@
 //! - [`generator`]: the [`Generator`] abstraction and the concrete generators
 //!   ([`generator::hyperscape`], [`generator::osrs`]), plus [`WorldGenerator`], the
 //!   closed set a world can be configured with.
+//! - [`zones`]: flat zones, their spatial index and the overlap rules.
+//! - [`terrain`]: [`Terrain`], a generator with its zones on top: the height every
+//!   party must agree on.
 
 pub mod generator;
+pub mod terrain;
+pub mod tile;
+pub mod zones;
 
 pub use generator::{Generator, GeneratorError, GeneratorKind, Grid, GridError, WorldGenerator};
+pub use terrain::{Sample, Terrain};
+pub use tile::TileLayout;
+pub use zones::{FlatZone, Overlap, ZoneSet};

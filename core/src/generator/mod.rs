@@ -22,6 +22,22 @@ pub trait Generator: Send + Sync {
     /// The height at `(x, z)`. Inputs must be finite; callers validate them.
     fn height(&self, x: f64, z: f64) -> f64;
 
+    /// The height flat zones blend toward and resolve `heightOffset` against. For
+    /// hyperscape it is the procedural height with mountain boost and without the
+    /// shoreline adjustment (as the original); by default it is [`Generator::height`].
+    fn procedural(&self, x: f64, z: f64) -> f64 {
+        self.height(x, z)
+    }
+
+    /// The height at a point no flat zone reaches, when samples the generator reads
+    /// around the point may fall in a zone: `zone_at(x, z)` gives the zone height
+    /// there, if any. Hyperscape's shoreline slope reads four neighbours 1 m away and
+    /// sees zones (ALGORITHM.md §5.2); by default the answer is [`Generator::height`].
+    fn height_near_zones(&self, x: f64, z: f64, zone_at: &dyn Fn(f64, f64) -> Option<f64>) -> f64 {
+        let _ = zone_at;
+        self.height(x, z)
+    }
+
     /// Fills rows `rows` of `grid` into `out`, row-major (x fastest), so that
     /// `out[(iz - rows.start) * grid.nx + ix] == self.height(grid.x(ix), grid.z(iz))`
     /// bit for bit. Splitting a grid into row bands therefore never changes a value.

@@ -77,6 +77,16 @@ impl WorldGenerator {
         }
     }
 
+    /// The mesh tile grid: 100 m hyperscape tiles centred on multiples of 100 with 64
+    /// vertices a side; 64-tile osrs map squares from multiples of 64, 65 vertices.
+    pub fn tile_layout(&self) -> crate::tile::TileLayout {
+        crate::tile::TileLayout {
+            size: self.tile_size(),
+            resolution: self.tile_resolution(),
+            centred: matches!(self, Self::Hyperscape(_)),
+        }
+    }
+
     /// Edge length of one mesh tile in world units: 100 m for hyperscape; 64 tiles (one
     /// map square) for osrs.
     pub fn tile_size(&self) -> f64 {
@@ -101,6 +111,20 @@ impl Generator for WorldGenerator {
         match self {
             Self::Hyperscape(g) => g.height(x, z),
             Self::Osrs(g) => g.height(x, z),
+        }
+    }
+
+    fn procedural(&self, x: f64, z: f64) -> f64 {
+        match self {
+            Self::Hyperscape(g) => g.procedural(x, z),
+            Self::Osrs(g) => g.procedural(x, z),
+        }
+    }
+
+    fn height_near_zones(&self, x: f64, z: f64, zone_at: &dyn Fn(f64, f64) -> Option<f64>) -> f64 {
+        match self {
+            Self::Hyperscape(g) => g.height_near_zones(x, z, zone_at),
+            Self::Osrs(g) => g.height_near_zones(x, z, zone_at),
         }
     }
 

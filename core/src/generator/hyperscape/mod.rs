@@ -17,7 +17,7 @@ mod shore;
 pub mod tile;
 
 pub use biome::{Biome, BiomeCenter, biome_centers};
-pub use noise::Noise;
+pub use noise::{Noise, smooth};
 
 use std::ops::Range;
 
@@ -89,6 +89,21 @@ impl Hyperscape {
         biome::boost(self.base(x, z), x, z, &self.mountains)
     }
 
+    /// `computed(x, z)` where the four shoreline samples may fall in flat zones:
+    /// `zone_at` gives the zone height there, else the procedural height is used.
+    fn computed_near_zones(
+        &self,
+        x: f64,
+        z: f64,
+        zone_at: &dyn Fn(f64, f64) -> Option<f64>,
+    ) -> f64 {
+        let (ax, az) = (AxisSet::new(&self.noise, x), AxisSet::new(&self.noise, z));
+        let b = self.procedural_axes(x, z, &ax, &az);
+        shore::computed(b, x, z, |nx, nz| {
+            zone_at(nx, nz).unwrap_or_else(|| self.procedural(nx, nz))
+        })
+    }
+
     /// `computed(x, z)` where the un-shored height is `no_shore` (the procedural height,
     /// or a flat zone's where one applies): the shoreline adjustment of §5.2 applied to
     /// `b = no_shore(x, z)`.
@@ -136,6 +151,14 @@ impl Hyperscape {
 }
 
 impl Generator for Hyperscape {
+    fn procedural(&self, x: f64, z: f64) -> f64 {
+        Hyperscape::procedural(self, x, z)
+    }
+
+    fn height_near_zones(&self, x: f64, z: f64, zone_at: &dyn Fn(f64, f64) -> Option<f64>) -> f64 {
+        self.computed_near_zones(x, z, zone_at)
+    }
+
     fn height(&self, x: f64, z: f64) -> f64 {
         let (ax, az) = (AxisSet::new(&self.noise, x), AxisSet::new(&self.noise, z));
         self.computed_axes(x, z, &ax, &az)

@@ -37,7 +37,7 @@ fn lerp(t: f64, a: f64, b: f64) -> f64 {
 
 /// `(t*t) * (3 - (2*t))`: the smoothstep of ALGORITHM.md §0.
 #[inline(always)]
-pub(crate) fn smooth(t: f64) -> f64 {
+pub fn smooth(t: f64) -> f64 {
     (t * t) * (3.0 - (2.0 * t))
 }
 

@@ -1,0 +1,124 @@
+//! [`Terrain`]: a world's generator with its flat zones on top: the height every
+//! party must agree on.
+
+use std::ops::Range;
+
+use crate::generator::{Generator, Grid, WorldGenerator};
+use crate::zones::{FlatZone, Reach, ZoneSet};
+
+/// How far from a point the generator may sample (hyperscape's shoreline reads four
+/// neighbours 1 m away), so how close a zone must be to matter off its own reach.
+const SAMPLE_REACH: f64 = 1.0;
+
+/// The height at a point and what decided it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample<'a> {
+    pub height: f64,
+    /// The zone that decided the height, with how it reaches the point; `None` where
+    /// the procedural terrain did.
+    pub zone: Option<(&'a FlatZone, Reach)>,
+}
+
+/// A generator and the flat zones registered over it.
+#[derive(Debug, Clone)]
+pub struct Terrain {
+    generator: WorldGenerator,
+    zones: ZoneSet,
+}
+
+impl Terrain {
+    pub fn new(generator: WorldGenerator, zones: ZoneSet) -> Self {
+        Terrain { generator, zones }
+    }
+
+    pub fn generator(&self) -> &WorldGenerator {
+        &self.generator
+    }
+
+    pub fn zones(&self) -> &ZoneSet {
+        &self.zones
+    }
+
+    pub fn zones_mut(&mut self) -> &mut ZoneSet {
+        &mut self.zones
+    }
+
+    /// The height zones blend toward at `(x, z)` (hyperscape: procedural with mountain
+    /// boost, without shoreline), which also resolves a zone's `heightOffset`.
+    pub fn procedural(&self, x: f64, z: f64) -> f64 {
+        self.generator.procedural(x, z)
+    }
+
+    /// The height at `(x, z)` and the zone (if any) that decided it: a zone's value
+    /// where one reaches the point (ALGORITHM.md §6.6 step 1), else the generator's
+    /// height, whose neighbour samples see the zones (§5.2).
+    pub fn sample(&self, x: f64, z: f64) -> Sample<'_> {
+        if let Some(s) = self
+            .zones
+            .sample(x, z, |x, z| self.generator.procedural(x, z))
+        {
+            return Sample {
+                height: s.height,
+                zone: Some((s.zone, s.reach)),
+            };
+        }
+        Sample {
+            height: self.height_off_zones(x, z),
+            zone: None,
+        }
+    }
+
+    /// The height at a point no zone reaches.
+    fn height_off_zones(&self, x: f64, z: f64) -> f64 {
+        if !self.zones.near(x, z, SAMPLE_REACH) {
+            return self.generator.height(x, z);
+        }
+        let zone_at = |nx: f64, nz: f64| {
+            self.zones
+                .sample(nx, nz, |x, z| self.generator.procedural(x, z))
+                .map(|s| s.height)
+        };
+        self.generator.height_near_zones(x, z, &zone_at)
+    }
+}
+
+impl Generator for Terrain {
+    fn height(&self, x: f64, z: f64) -> f64 {
+        self.sample(x, z).height
+    }
+
+    fn procedural(&self, x: f64, z: f64) -> f64 {
+        self.generator.procedural(x, z)
+    }
+
+    /// The generator's area path, then the points zones can affect redone one by one.
+    fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        self.generator.fill_axes(xs, zs, out);
+        if self.zones.is_empty() {
+            return;
+        }
+        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
+            for (&x, h) in xs.iter().zip(row.iter_mut()) {
+                if self.zones.near(x, z, SAMPLE_REACH) {
+                    *h = self.height(x, z);
+                }
+            }
+        }
+    }
+
+    fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {
+        self.generator.fill_rows(grid, rows.clone(), out);
+        if self.zones.is_empty() {
+            return;
+        }
+        for (iz, row) in rows.zip(out.chunks_exact_mut(grid.nx.max(1))) {
+            let z = grid.z(iz);
+            for (ix, h) in row.iter_mut().enumerate() {
+                let x = grid.x(ix);
+                if self.zones.near(x, z, SAMPLE_REACH) {
+                    *h = self.height(x, z);
+                }
+            }
+        }
+    }
+}

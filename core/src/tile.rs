@@ -1,0 +1,110 @@
+//! Tile layout: how a world's ground is cut into mesh tiles, and which tiles a change
+//! to an area touches.
+
+use crate::zones::Bounds;
+
+/// The mesh tile grid of a world.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TileLayout {
+    /// Edge length of a tile, in world units.
+    pub size: f64,
+    /// Vertices along one edge of a tile (edges are shared with the neighbours).
+    pub resolution: u32,
+    /// Hyperscape convention: tile `t` is centred on `t * size` and spans
+    /// `[(t - 0.5) size, (t + 0.5) size]`. Otherwise tile `t` spans `[t size, (t+1) size]`.
+    pub centred: bool,
+}
+
+impl TileLayout {
+    /// Vertex spacing.
+    pub fn step(&self) -> f64 {
+        self.size / f64::from(self.resolution.max(2) - 1)
+    }
+
+    /// The lowest coordinate of tile `t` on one axis.
+    pub fn origin(&self, t: i64) -> f64 {
+        let o = t as f64 * self.size;
+        if self.centred { o - self.size / 2.0 } else { o }
+    }
+
+    /// The tile that owns coordinate `c` (a tile owns `[origin, origin + size)`).
+    pub fn tile_of(&self, c: f64) -> i64 {
+        let shift = if self.centred { 0.5 } else { 0.0 };
+        libm::floor(c / self.size + shift) as i64
+    }
+
+    /// Every tile whose heights or normals read a point of `bounds` grown by `margin`:
+    /// tiles whose vertex extent, plus the one-vertex border their normals sample,
+    /// intersects it. Row-major (tz outer, tx inner), so the order is deterministic.
+    pub fn tiles_touching(&self, bounds: &Bounds, margin: f64) -> Vec<(i64, i64)> {
+        let grow = margin + self.step();
+        // Tile t reads [origin(t) - step, origin(t) + size + step].
+        let first =
+            |lo: f64| libm::ceil((lo - grow - self.origin(0) - self.size) / self.size) as i64;
+        let last = |hi: f64| libm::floor((hi + grow - self.origin(0)) / self.size) as i64;
+        let (x0, x1) = (first(bounds.min_x), last(bounds.max_x));
+        let (z0, z1) = (first(bounds.min_z), last(bounds.max_z));
+        let mut tiles = Vec::new();
+        for tz in z0..=z1 {
+            for tx in x0..=x1 {
+                tiles.push((tx, tz));
+            }
+        }
+        tiles
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HYPERSCAPE: TileLayout = TileLayout {
+        size: 100.0,
+        resolution: 64,
+        centred: true,
+    };
+
+    #[test]
+    fn centred_tiles_own_half_open_spans() {
+        assert_eq!(HYPERSCAPE.tile_of(0.0), 0);
+        assert_eq!(HYPERSCAPE.tile_of(49.999), 0);
+        assert_eq!(HYPERSCAPE.tile_of(50.0), 1);
+        assert_eq!(HYPERSCAPE.tile_of(-50.0), 0);
+        assert_eq!(HYPERSCAPE.tile_of(-50.001), -1);
+        assert_eq!(HYPERSCAPE.origin(1), 50.0);
+    }
+
+    #[test]
+    fn touching_includes_the_normal_border() {
+        let b = |x0, z0, x1, z1| Bounds {
+            min_x: x0,
+            min_z: z0,
+            max_x: x1,
+            max_z: z1,
+        };
+        // Well inside tile (0, 0).
+        assert_eq!(
+            HYPERSCAPE.tiles_touching(&b(-10.0, -10.0, 10.0, 10.0), 1.0),
+            [(0, 0)]
+        );
+        // 2 m from tile (1, 0)'s edge at x = 50: its border vertex at 50 - 1.587 plus the
+        // 1 m margin reaches 47.4, so (1, 0) is touched too.
+        assert_eq!(
+            HYPERSCAPE.tiles_touching(&b(40.0, -5.0, 48.0, 5.0), 1.0),
+            [(0, 0), (1, 0)]
+        );
+        assert_eq!(
+            HYPERSCAPE.tiles_touching(&b(40.0, -5.0, 47.0, 5.0), 1.0),
+            [(0, 0)]
+        );
+        let osrs = TileLayout {
+            size: 64.0,
+            resolution: 65,
+            centred: false,
+        };
+        assert_eq!(
+            osrs.tiles_touching(&b(3200.0, 3200.0, 3210.0, 3210.0), 0.0),
+            [(49, 49), (50, 49), (49, 50), (50, 50)]
+        );
+    }
+}
