@@ -6,11 +6,13 @@
 //! - [`generator`]: the [`Generator`] abstraction and the concrete generators
 //!   ([`generator::hyperscape`], [`generator::osrs`]), plus [`WorldGenerator`], the
 //!   closed set a world can be configured with.
+//! - [`mesh`]: tile meshes and the height of the served surface.
 //! - [`zones`]: flat zones, their spatial index and the overlap rules.
 //! - [`terrain`]: [`Terrain`], a generator with its zones on top: the height every
 //!   party must agree on.
 
 pub mod generator;
+pub mod mesh;
 pub mod terrain;
 pub mod tile;
 pub mod zones;

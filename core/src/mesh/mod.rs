@@ -1,0 +1,12 @@
+//! Tile meshes in the original game's convention (ALGORITHM.md §6): vertex positions,
+//! heights with flat zones, seamless normals from a bordered grid, the split diagonal,
+//! carving under zone floors, and the height of the served surface.
+//!
+//! - [`tile`]: building one [`TileMesh`].
+//! - [`surface`]: the height on the triangle mesh under a point (what a player sees).
+
+pub mod surface;
+pub mod tile;
+
+pub use surface::surface_height;
+pub use tile::{Indices, TileKey, TileMesh, build_tile};
