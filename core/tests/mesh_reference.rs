@@ -206,3 +206,31 @@ fn surface_height_is_the_triangle_plane() {
     eprintln!("tile (0, 0): largest |exact - surface| = {worst:.4} m over 40,000 samples");
     assert!(worst > 1e-4 && worst < 1.0, "{worst}");
 }
+
+#[test]
+fn glb_opens_in_a_gltf_loader_with_the_same_geometry() {
+    let t = floor_zone(1.0);
+    let mesh = build_tile(&t, (1, 1), 7);
+    let bytes = terrain_core::mesh::to_glb(&mesh).expect("encode");
+    let doc = gltf::Gltf::from_slice(&bytes).expect("a valid glb");
+    let blob = doc.blob.as_deref().expect("binary chunk");
+    let node = doc.nodes().next().expect("one node");
+    assert_eq!(node.transform().decomposed().0, [100.0, 0.0, 100.0]);
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| Some(blob));
+    let positions: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+    let normals: Vec<[f32; 3]> = reader.read_normals().unwrap().collect();
+    let indices: Vec<u32> = reader.read_indices().unwrap().into_u32().collect();
+    assert_eq!(positions.concat(), mesh.positions);
+    assert_eq!(normals.concat(), mesh.normals);
+    assert_eq!(
+        indices,
+        (0..mesh.indices.len())
+            .map(|k| mesh.indices.get(k).unwrap())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        indices.len() < 63 * 63 * 6,
+        "carved cells are absent from the glb too"
+    );
+}

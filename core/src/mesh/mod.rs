@@ -3,10 +3,13 @@
 //! carving under zone floors, and the height of the served surface.
 //!
 //! - [`tile`]: building one [`TileMesh`].
+//! - [`glb`]: a tile mesh as binary glTF 2.0.
 //! - [`surface`]: the height on the triangle mesh under a point (what a player sees).
 
+pub mod glb;
 pub mod surface;
 pub mod tile;
 
+pub use glb::{GlbError, to_glb};
 pub use surface::surface_height;
 pub use tile::{Indices, TileKey, TileMesh, build_tile};
