@@ -130,46 +130,123 @@ const fn part_specs() -> [(f64, f64); PARTS] {
     specs
 }
 
+/// Part `k` of coordinate `c`. Multiplying by a frequency of exactly 1 changes
+/// nothing, so each part's coordinate is bit-identical to §2.4's `x * freq`.
+#[inline(always)]
+fn part_axis(noise: &Noise, c: f64, k: usize) -> Axis {
+    let (scale, freq) = PART_SPECS[k];
+    if k == ERO_STEP_AT {
+        noise.axis(c * scale + EROSION_STEP)
+    } else {
+        noise.axis((c * scale) * freq)
+    }
+}
+
 impl AxisSet {
-    /// The parts of coordinate `c`. Multiplying by a frequency of exactly 1 changes
-    /// nothing, so each part's coordinate is bit-identical to §2.4's `x * freq`.
-    #[inline]
+    /// Every part of coordinate `c`.
+    #[inline(always)]
     pub(crate) fn new(noise: &Noise, c: f64) -> Self {
-        AxisSet(std::array::from_fn(|k| {
-            let (scale, freq) = PART_SPECS[k];
-            if k == ERO_STEP_AT {
-                noise.axis(c * scale + EROSION_STEP)
-            } else {
-                noise.axis((c * scale) * freq)
-            }
-        }))
+        let mut parts = [Axis::default(); PARTS];
+        for (k, part) in parts.iter_mut().enumerate() {
+            *part = part_axis(noise, c, k);
+        }
+        AxisSet(parts)
+    }
+}
+
+/// Where the layers get the axis parts of a point from.
+pub(crate) trait Axes {
+    fn x(&self, k: usize) -> Axis;
+    fn z(&self, k: usize) -> Axis;
+}
+
+/// Parts precomputed per grid column and row.
+pub(crate) struct Sets<'a>(pub &'a AxisSet, pub &'a AxisSet);
+
+impl Axes for Sets<'_> {
+    #[inline(always)]
+    fn x(&self, k: usize) -> Axis {
+        self.0.0[k]
+    }
+    #[inline(always)]
+    fn z(&self, k: usize) -> Axis {
+        self.1.0[k]
+    }
+}
+
+/// A shoreline neighbour: it shares one coordinate (and its stored parts) with the
+/// point; the other coordinate's parts are computed when needed.
+pub(crate) struct Half<'a> {
+    pub set: &'a AxisSet,
+    /// True when `set` holds the x parts and `c` is z; false for the reverse.
+    pub set_is_x: bool,
+    pub noise: &'a Noise,
+    pub c: f64,
+}
+
+impl Axes for Half<'_> {
+    #[inline(always)]
+    fn x(&self, k: usize) -> Axis {
+        if self.set_is_x {
+            self.set.0[k]
+        } else {
+            part_axis(self.noise, self.c, k)
+        }
+    }
+    #[inline(always)]
+    fn z(&self, k: usize) -> Axis {
+        if self.set_is_x {
+            part_axis(self.noise, self.c, k)
+        } else {
+            self.set.0[k]
+        }
+    }
+}
+
+/// Parts computed when needed: a single point uses each part once, so storing them
+/// would only cost memory traffic.
+pub(crate) struct Direct<'a> {
+    pub noise: &'a Noise,
+    pub x: f64,
+    pub z: f64,
+}
+
+impl Axes for Direct<'_> {
+    #[inline(always)]
+    fn x(&self, k: usize) -> Axis {
+        part_axis(self.noise, self.x, k)
+    }
+    #[inline(always)]
+    fn z(&self, k: usize) -> Axis {
+        part_axis(self.noise, self.z, k)
     }
 }
 
 /// `fractal` of §2.4 over precomputed parts `at..at+amps.len()`.
 #[inline(always)]
-fn fractal(noise: &Noise, ax: &AxisSet, az: &AxisSet, at: usize, amps: &[f64], norm: f64) -> f64 {
+fn fractal(noise: &Noise, a: &impl Axes, at: usize, amps: &[f64], norm: f64) -> f64 {
     let mut value = 0.0;
     for (k, amp) in amps.iter().enumerate() {
-        value += noise.perlin_axes(ax.0[at + k], az.0[at + k]) * amp;
+        value += noise.perlin_axes(a.x(at + k), a.z(at + k)) * amp;
     }
     value / norm
 }
 
 /// The normalised, curved layer sum of §3.1-3.2, before the island mask.
 #[inline(always)]
-fn layer_sum(noise: &Noise, ax: &AxisSet, az: &AxisSet) -> f64 {
-    let continent = fractal(noise, ax, az, CONT_AT, &CONT_OCT.1, CONT_OCT.2);
-    let ridge = 1.0 - noise.perlin_axes(ax.0[RIDGE_AT], az.0[RIDGE_AT]).abs();
-    let hill = fractal(noise, ax, az, HILL_AT, &HILL_OCT.1, HILL_OCT.2);
+fn layer_sum(noise: &Noise, a: &impl Axes) -> f64 {
+    let continent = fractal(noise, a, CONT_AT, &CONT_OCT.1, CONT_OCT.2);
+    let ridge = 1.0 - noise.perlin_axes(a.x(RIDGE_AT), a.z(RIDGE_AT)).abs();
+    let hill = fractal(noise, a, HILL_AT, &HILL_OCT.1, HILL_OCT.2);
     let erosion = {
-        let h = fractal(noise, ax, az, ERO_AT, &ERO_OCT.1, ERO_OCT.2);
-        let c = noise.perlin_axes(ax.0[ERO_AT], az.0[ERO_AT]);
-        let ex = noise.perlin_axes(ax.0[ERO_STEP_AT], az.0[ERO_AT]);
-        let ez = noise.perlin_axes(ax.0[ERO_AT], az.0[ERO_STEP_AT]);
+        let h = fractal(noise, a, ERO_AT, &ERO_OCT.1, ERO_OCT.2);
+        let (x0, z0) = (a.x(ERO_AT), a.z(ERO_AT));
+        let c = noise.perlin_axes(x0, z0);
+        let ex = noise.perlin_axes(a.x(ERO_STEP_AT), z0);
+        let ez = noise.perlin_axes(x0, a.z(ERO_STEP_AT));
         erode(h, erosion_factor(c, ex, ez), EROSION_ITERATIONS)
     };
-    let detail = fractal(noise, ax, az, DETAIL_AT, &DETAIL_OCT.1, DETAIL_OCT.2);
+    let detail = fractal(noise, a, DETAIL_AT, &DETAIL_OCT.1, DETAIL_OCT.2);
     let mut h = 0.0;
     h += continent * 0.35;
     h += ridge * 0.15;
@@ -245,13 +322,13 @@ fn pond(x: f64, z: f64) -> f64 {
 
 /// `base(x, z)` of §3 in metres, with `ax`/`az` the axis parts of `x` and `z`.
 #[inline]
-pub(crate) fn base_from_axes(noise: &Noise, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
+pub(crate) fn base_from_axes(noise: &Noise, x: f64, z: f64, a: &impl Axes) -> f64 {
     let m = island_mask(noise, x, z);
     if m == 0.0 {
         // The ocean-floor rule replaces whatever the layers and the pond give.
         return OCEAN_FLOOR * MAX_HEIGHT;
     }
-    let mut h = layer_sum(noise, ax, az);
+    let mut h = layer_sum(noise, a);
     h *= m;
     h = h * TERRAIN_MIX + BASE_ELEVATION * m;
     h -= pond(x, z);
@@ -280,12 +357,31 @@ mod tests {
         let n = Noise::new(3);
         for i in 0..500 {
             let (x, z) = (i as f64 * 7.31 - 1800.0, i as f64 * -3.17 + 900.0);
-            let fast = layer_sum(&n, &AxisSet::new(&n, x), &AxisSet::new(&n, z));
-            assert_eq!(
-                fast.to_bits(),
-                plain_layer_sum(&n, x, z).to_bits(),
-                "({x}, {z})"
+            let (ax, az) = (AxisSet::new(&n, x), AxisSet::new(&n, z));
+            let sets = layer_sum(&n, &Sets(&ax, &az));
+            let direct = layer_sum(&n, &Direct { noise: &n, x, z });
+            let half_x = layer_sum(
+                &n,
+                &Half {
+                    set: &ax,
+                    set_is_x: true,
+                    noise: &n,
+                    c: z,
+                },
             );
+            let half_z = layer_sum(
+                &n,
+                &Half {
+                    set: &az,
+                    set_is_x: false,
+                    noise: &n,
+                    c: x,
+                },
+            );
+            let plain = plain_layer_sum(&n, x, z);
+            for v in [sets, direct, half_x, half_z] {
+                assert_eq!(v.to_bits(), plain.to_bits(), "({x}, {z})");
+            }
         }
     }
 

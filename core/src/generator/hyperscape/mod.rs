@@ -21,7 +21,7 @@ pub use noise::{Noise, smooth};
 
 use std::ops::Range;
 
-use layers::{AxisSet, base_from_axes};
+use layers::{Axes, AxisSet, Direct, Half, Sets, base_from_axes};
 
 use super::{Generator, Grid};
 
@@ -78,8 +78,11 @@ impl Hyperscape {
             &self.noise,
             x,
             z,
-            &AxisSet::new(&self.noise, x),
-            &AxisSet::new(&self.noise, z),
+            &Direct {
+                noise: &self.noise,
+                x,
+                z,
+            },
         )
     }
 
@@ -97,8 +100,7 @@ impl Hyperscape {
         z: f64,
         zone_at: &dyn Fn(f64, f64) -> Option<f64>,
     ) -> f64 {
-        let (ax, az) = (AxisSet::new(&self.noise, x), AxisSet::new(&self.noise, z));
-        let b = self.procedural_axes(x, z, &ax, &az);
+        let b = self.procedural(x, z);
         shore::computed(b, x, z, |nx, nz| {
             zone_at(nx, nz).unwrap_or_else(|| self.procedural(nx, nz))
         })
@@ -117,15 +119,10 @@ impl Hyperscape {
         shore::computed(b, x, z, no_shore)
     }
 
-    /// The procedural height from precomputed axis parts.
+    /// The procedural height from axis parts.
     #[inline]
-    fn procedural_axes(&self, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
-        biome::boost(
-            base_from_axes(&self.noise, x, z, ax, az),
-            x,
-            z,
-            &self.mountains,
-        )
+    fn procedural_axes(&self, x: f64, z: f64, a: &impl Axes) -> f64 {
+        biome::boost(base_from_axes(&self.noise, x, z, a), x, z, &self.mountains)
     }
 
     /// `computed(x, z)` from the axis parts of `x` and `z`. The shoreline's four
@@ -133,19 +130,32 @@ impl Hyperscape {
     /// so each needs the parts of one new coordinate only.
     #[inline]
     fn computed_axes(&self, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
-        let b = self.procedural_axes(x, z, ax, az);
+        let b = self.procedural_axes(x, z, &Sets(ax, az));
         shore::computed(b, x, z, |nx, nz| {
-            let nax = if nx == x {
-                *ax
+            let noise = &self.noise;
+            if nx == x {
+                self.procedural_axes(
+                    nx,
+                    nz,
+                    &Half {
+                        set: ax,
+                        set_is_x: true,
+                        noise,
+                        c: nz,
+                    },
+                )
             } else {
-                AxisSet::new(&self.noise, nx)
-            };
-            let naz = if nz == z {
-                *az
-            } else {
-                AxisSet::new(&self.noise, nz)
-            };
-            self.procedural_axes(nx, nz, &nax, &naz)
+                self.procedural_axes(
+                    nx,
+                    nz,
+                    &Half {
+                        set: az,
+                        set_is_x: false,
+                        noise,
+                        c: nx,
+                    },
+                )
+            }
         })
     }
 }
@@ -160,8 +170,8 @@ impl Generator for Hyperscape {
     }
 
     fn height(&self, x: f64, z: f64) -> f64 {
-        let (ax, az) = (AxisSet::new(&self.noise, x), AxisSet::new(&self.noise, z));
-        self.computed_axes(x, z, &ax, &az)
+        let b = self.procedural(x, z);
+        shore::computed(b, x, z, |nx, nz| self.procedural(nx, nz))
     }
 
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {

@@ -67,10 +67,10 @@ const GRAD3: [(f64, f64); 12] = [
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Axis {
     /// `wrap(floor(c))`, in 0..=255.
-    cell: usize,
+    cell: u16,
     /// `p[cell]` and `p[cell + 1]`: the first hash step when this is the x axis,
     /// hoisted here so a grid looks them up once per column.
-    hashed: [usize; 2],
+    hashed: [u16; 2],
     /// `c - floor(c)`, in [0, 1).
     frac: f64,
     /// `fade(frac)`.
@@ -83,8 +83,8 @@ impl Axis {
         let (cell, f) = floor_parts(c);
         let frac = c - f;
         Axis {
-            cell,
-            hashed: [noise.p(cell), noise.p(cell + 1)],
+            cell: cell as u16,
+            hashed: [noise.p(cell) as u16, noise.p(cell + 1) as u16],
             frac,
             fade: fade(frac),
         }
@@ -145,8 +145,8 @@ impl Noise {
     /// Perlin from precomputed axis parts: the shared core of both paths.
     #[inline(always)]
     pub(crate) fn perlin_axes(&self, ax: Axis, ay: Axis) -> f64 {
-        let a = ax.hashed[0] + ay.cell;
-        let b = ax.hashed[1] + ay.cell;
+        let a = usize::from(ax.hashed[0]) + usize::from(ay.cell);
+        let b = usize::from(ax.hashed[1]) + usize::from(ay.cell);
         let h00 = self.p(self.p(a)) & 3;
         let h01 = self.p(self.p(a + 1)) & 3;
         let h10 = self.p(self.p(b)) & 3;
