@@ -12,7 +12,7 @@
 use std::{ops::Range, sync::Arc};
 
 use rayon::prelude::*;
-use terrain_core::{Generator, Grid};
+use terrain_core::{Generator, Grid, Terrain};
 use tokio::sync::oneshot;
 
 /// Above this many heights (or values to encode), work goes to the pool.
@@ -93,6 +93,95 @@ pub fn heights_parallel(generator: &impl Generator, coords: &[f64]) -> Vec<f64> 
     out
 }
 
+/// Heights of a batch with the zone that decided each, from [`Terrain::sample`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Samples {
+    pub heights: Vec<f64>,
+    /// One zone id per point (empty where the terrain decided); empty when zones
+    /// were not asked for.
+    pub zones: Vec<String>,
+    /// How many points a zone decided.
+    pub hits: u64,
+}
+
+/// Samples interleaved `coords` into `heights` (and `zones`, if given); answers how
+/// many a zone decided.
+fn sample_into(
+    terrain: &Terrain,
+    coords: &[f64],
+    heights: &mut [f64],
+    zones: Option<&mut [String]>,
+) -> u64 {
+    let mut hits = 0;
+    match zones {
+        Some(zones) => {
+            for ((h, id), p) in heights.iter_mut().zip(zones).zip(coords.chunks_exact(2)) {
+                let s = terrain.sample(p[0], p[1]);
+                *h = s.height;
+                if let Some((zone, _)) = s.zone {
+                    id.clone_from(&zone.id);
+                    hits += 1;
+                }
+            }
+        }
+        None => {
+            for (h, p) in heights.iter_mut().zip(coords.chunks_exact(2)) {
+                let s = terrain.sample(p[0], p[1]);
+                *h = s.height;
+                hits += u64::from(s.zone.is_some());
+            }
+        }
+    }
+    hits
+}
+
+/// Samples interleaved `coords` on this thread; zone ids only `with_zones`.
+pub fn samples_serial(terrain: &Terrain, coords: &[f64], with_zones: bool) -> Samples {
+    let n = coords.len() / 2;
+    let mut heights = vec![0.0; n];
+    let mut zones = if with_zones {
+        vec![String::new(); n]
+    } else {
+        Vec::new()
+    };
+    let ids = with_zones.then_some(zones.as_mut_slice());
+    let hits = sample_into(terrain, coords, &mut heights, ids);
+    Samples {
+        heights,
+        zones,
+        hits,
+    }
+}
+
+/// [`samples_serial`], split into chunks across the current rayon pool.
+pub fn samples_parallel(terrain: &Terrain, coords: &[f64], with_zones: bool) -> Samples {
+    let n = coords.len() / 2;
+    let mut heights = vec![0.0; n];
+    let coord_chunks = coords.par_chunks(2 * BATCH_CHUNK_POINTS);
+    let (zones, hits) = if with_zones {
+        let mut zones = vec![String::new(); n];
+        let hits = heights
+            .par_chunks_mut(BATCH_CHUNK_POINTS)
+            .zip(zones.par_chunks_mut(BATCH_CHUNK_POINTS))
+            .zip(coord_chunks)
+            .map(|((h, z), c)| sample_into(terrain, c, h, Some(z)))
+            .sum();
+        (zones, hits)
+    } else {
+        let hits = heights
+            .par_chunks_mut(BATCH_CHUNK_POINTS)
+            .zip(coord_chunks)
+            .map(|(h, c)| sample_into(terrain, c, h, None))
+            .sum();
+        (Vec::new(), hits)
+    };
+    Samples {
+        heights,
+        zones,
+        hits,
+    }
+}
+
 /// Every sample of `grid`, row-major (x fastest), on this thread.
 pub fn heightmap_serial(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
     let mut out = vec![0.0; grid.len()];
@@ -169,5 +258,49 @@ mod tests {
             let last = Probe.height(grid.x(nx - 1), grid.z(nz - 1));
             assert_eq!(serial[grid.len() - 1], last);
         }
+    }
+
+    #[test]
+    fn sampling_splits_change_nothing_and_name_zones() {
+        use terrain_core::{
+            FlatZone, GeneratorKind, Overlap, WorldGenerator, ZoneSet, zones::Shape,
+        };
+        let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
+        let mut zones = ZoneSet::new(Overlap::Layered, 100.0);
+        let zone = FlatZone {
+            id: "pad".into(),
+            center_x: 10.0,
+            center_z: 20.0,
+            shape: Shape::Circle { radius: 30.0 },
+            height: 12.0,
+            blend_radius: 5.0,
+            carve_inset: 0.0,
+            priority: 0,
+        };
+        zones.insert(zone, 1);
+        let terrain = Terrain::new(generator, zones);
+        let coords: Vec<f64> = (0..5000)
+            .flat_map(|i| [i as f64 * 0.05 - 50.0, 20.0 + (i % 7) as f64])
+            .collect();
+        let serial = samples_serial(&terrain, &coords, true);
+        let compute = Compute::new().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let c = coords.clone();
+        let t = terrain.clone();
+        let parallel = rt
+            .block_on(compute.run(move || samples_parallel(&t, &c, true)))
+            .unwrap();
+        assert_eq!(serial, parallel);
+        assert!(serial.hits > 0 && serial.hits < 5000, "{}", serial.hits);
+        for (k, p) in coords.chunks_exact(2).enumerate() {
+            let s = terrain.sample(p[0], p[1]);
+            assert_eq!(serial.heights[k].to_bits(), s.height.to_bits());
+            assert_eq!(serial.zones[k].is_empty(), s.zone.is_none());
+        }
+        let bare = samples_serial(&terrain, &coords, false);
+        assert_eq!((bare.heights, bare.hits), (serial.heights, serial.hits));
+        assert!(bare.zones.is_empty());
     }
 }

@@ -10,10 +10,11 @@ use std::borrow::Cow;
 
 use axum::{
     Json,
-    http::StatusCode,
+    http::{HeaderValue, StatusCode, header::WWW_AUTHENTICATE},
     response::{IntoResponse, Response},
 };
 use serde::Serialize;
+use terrain_core::zones::ZoneError;
 
 /// The closed set of error classes, named as gRPC names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,8 @@ pub enum ErrorCode {
     NotFound,
     /// The request asks for more than the configured limits allow (HTTP 413).
     ResourceExhausted,
+    /// A mutation without the right admin token (HTTP 401).
+    Unauthenticated,
     /// The HTTP method is not served on this route (HTTP 405; gRPC `UNIMPLEMENTED`).
     MethodNotAllowed,
     /// The server is not ready or is shutting down (HTTP 503).
@@ -39,6 +42,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => tonic::Code::InvalidArgument,
             ErrorCode::NotFound => tonic::Code::NotFound,
             ErrorCode::ResourceExhausted => tonic::Code::ResourceExhausted,
+            ErrorCode::Unauthenticated => tonic::Code::Unauthenticated,
             ErrorCode::MethodNotAllowed => tonic::Code::Unimplemented,
             ErrorCode::Unavailable => tonic::Code::Unavailable,
             ErrorCode::Internal => tonic::Code::Internal,
@@ -51,6 +55,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => StatusCode::BAD_REQUEST,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::ResourceExhausted => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -63,6 +68,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
+            ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
@@ -87,9 +93,15 @@ pub enum ApiError {
         /// The hosted ids, comma separated, to help the caller fix a typo.
         hosted: String,
     },
+    /// No flat zone with this id is registered in the world.
+    #[error("id: no flat zone {id:?} in world {world:?}")]
+    UnknownZone { world: String, id: String },
     /// The request is larger than a configured limit.
     #[error("{field}: {reason}")]
     TooLarge { field: Field, reason: String },
+    /// A mutation without the right admin token. The message never echoes the token.
+    #[error("authorization: {0}")]
+    Unauthenticated(&'static str),
     /// No HTTP route matches the path.
     #[error("no route for {0}")]
     NoRoute(String),
@@ -121,12 +133,26 @@ impl ApiError {
         }
     }
 
+    /// A zone the core refused: the field it names, with the rest of its message.
+    pub fn zone(err: &ZoneError) -> Self {
+        let field = err.field();
+        let message = err.to_string();
+        let reason = message
+            .strip_prefix(field)
+            .and_then(|m| m.strip_prefix(": "))
+            .unwrap_or(&message);
+        ApiError::invalid(field, reason.to_string())
+    }
+
     /// The class of this error.
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::InvalidArgument { .. } => ErrorCode::InvalidArgument,
-            ApiError::UnknownWorld { .. } | ApiError::NoRoute(_) => ErrorCode::NotFound,
+            ApiError::UnknownWorld { .. } | ApiError::UnknownZone { .. } | ApiError::NoRoute(_) => {
+                ErrorCode::NotFound
+            }
             ApiError::TooLarge { .. } => ErrorCode::ResourceExhausted,
+            ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Internal(_) => ErrorCode::Internal,
@@ -140,6 +166,8 @@ impl ApiError {
                 Some(field)
             }
             ApiError::UnknownWorld { .. } => Some("world"),
+            ApiError::UnknownZone { .. } => Some("id"),
+            ApiError::Unauthenticated(_) => Some("authorization"),
             _ => None,
         }
     }
@@ -177,7 +205,14 @@ impl IntoResponse for ApiError {
                 field: self.field(),
             },
         };
-        (code.http(), Json(body)).into_response()
+        let mut response = (code.http(), Json(body)).into_response();
+        if code == ErrorCode::Unauthenticated {
+            // RFC 6750: tell the client which scheme to use.
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
     }
 }
 
@@ -216,6 +251,19 @@ mod tests {
                 413,
             ),
             (
+                ApiError::Unauthenticated("missing bearer token"),
+                tonic::Code::Unauthenticated,
+                401,
+            ),
+            (
+                ApiError::UnknownZone {
+                    world: "main".into(),
+                    id: "a".into(),
+                },
+                tonic::Code::NotFound,
+                404,
+            ),
+            (
                 ApiError::Unavailable("shutting down"),
                 tonic::Code::Unavailable,
                 503,
@@ -238,5 +286,15 @@ mod tests {
             hosted: "main".into(),
         };
         assert!(err.to_string().starts_with("world: "), "{err}");
+    }
+
+    #[test]
+    fn zone_errors_keep_their_field() {
+        let err = ApiError::zone(&ZoneError::NotFinite { field: "centerX" });
+        assert_eq!(err.field(), Some("centerX"));
+        assert_eq!(err.to_string(), "centerX: must be a finite number");
+        let err = ApiError::zone(&ZoneError::BadId("a b".into()));
+        assert_eq!(err.field(), Some("id"));
+        assert!(err.to_string().starts_with("id: must match"), "{err}");
     }
 }

@@ -10,10 +10,13 @@
 //! - [`api`]: the surfaces, merged into one axum router: gRPC (`terrain.v1`, health,
 //!   reflection) and HTTP/1.1 JSON, with request metrics and tracing.
 //! - [`query`]: what both surfaces call: world lookup, validation against the limits,
-//!   dispatch, accounting. [`error`]: the one error taxonomy, mapped to gRPC codes and
-//!   HTTP statuses in one place.
+//!   dispatch, accounting; flat-zone calls in [`query::zones`]. [`error`]: the one
+//!   error taxonomy, mapped to gRPC codes and HTTP statuses in one place. [`auth`]:
+//!   the admin token that mutations need.
 //! - [`compute`]: the rayon pool that keeps large batches and heightmaps off the async
-//!   runtime. [`world`]: the hosted worlds and their revisions.
+//!   runtime. [`world`]: the hosted worlds: terrain, flat-zone registry (the write
+//!   path), start-up zones, statistics. [`store`]: the durable zone store
+//!   (`data_dir/terrain.redb`).
 //! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals.
 //!
 //! ```no_run
@@ -32,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod auth;
 pub mod compute;
 pub mod config;
 pub mod error;
@@ -39,9 +43,11 @@ pub mod metrics;
 pub mod query;
 pub mod server;
 pub mod shutdown;
+pub mod store;
 pub mod telemetry;
 pub mod world;
 
+pub use auth::AdminToken;
 pub use config::{Cli, Config, Limits, LogFormat, WorldConfig};
 pub use error::{ApiError, ErrorCode};
 pub use server::{Error, RunningServer, ServeError, Server, StartError};

@@ -12,16 +12,24 @@
 //! | `terrain_grpc_requests_total` | `method` (`/package.Service/Method`), `code` |
 //! | `terrain_grpc_request_duration_seconds` (histogram) | `method` |
 //! | `terrain_heights_computed_total` | `world` |
+//! | `terrain_zones` (gauge) | `world` |
+//! | `terrain_zone_index_tiles` (gauge) | `world` |
+//! | `terrain_zone_lookups_total` | `world`, `hit` (`true`: a flat zone decided the height) |
+//! | `terrain_world_revision` (gauge) | `world` |
+//!
+//! The flat-zone metrics are brought up to date at each scrape.
 //!
 //! Durations run until the response head is ready (for streaming gRPC methods, until
 //! the stream opens).
 
 use std::time::Duration;
 
-use metrics::{counter, describe_counter, describe_histogram, histogram};
+use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use metrics_exporter_prometheus::{
     BuildError, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
+
+use crate::world::stats::WorldStats;
 
 /// Latency buckets, in seconds: 100 us to 10 s.
 const LATENCY_BUCKETS: &[f64] = &[
@@ -67,6 +75,16 @@ impl Metrics {
                 "terrain_heights_computed_total",
                 "Heights computed, by world"
             );
+            describe_gauge!("terrain_zones", "Registered flat zones, by world");
+            describe_gauge!(
+                "terrain_zone_index_tiles",
+                "Index tiles listing at least one flat zone, by world"
+            );
+            describe_counter!(
+                "terrain_zone_lookups_total",
+                "Height lookups (single and batch points), by world and whether a flat zone decided them"
+            );
+            describe_gauge!("terrain_world_revision", "Current revision, by world");
         });
         Ok(metrics)
     }
@@ -107,6 +125,21 @@ impl Metrics {
         self.with(|| {
             counter!("terrain_heights_computed_total", "world" => world.to_string())
                 .increment(n as u64);
+        });
+    }
+
+    /// Sets the flat-zone metrics of one world.
+    pub fn zone_stats(&self, stats: &WorldStats) {
+        self.with(|| {
+            let world = stats.world.clone();
+            gauge!("terrain_zones", "world" => world.clone()).set(stats.zones as f64);
+            gauge!("terrain_zone_index_tiles", "world" => world.clone())
+                .set(stats.index_tiles as f64);
+            gauge!("terrain_world_revision", "world" => world.clone()).set(stats.revision as f64);
+            counter!("terrain_zone_lookups_total", "world" => world.clone(), "hit" => "true")
+                .absolute(stats.hits);
+            counter!("terrain_zone_lookups_total", "world" => world, "hit" => "false")
+                .absolute(stats.lookups.saturating_sub(stats.hits));
         });
     }
 

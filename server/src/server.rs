@@ -1,4 +1,5 @@
-//! The server's lifecycle: [`Server::bind`] (validate, build worlds, bind the port),
+//! The server's lifecycle: [`Server::bind`] (validate, open the zone store, load the
+//! worlds and register their start-up zones, bind the port),
 //! [`Server::run`] (serve until the cancellation token fires, then drain for at most
 //! `shutdown_timeout`), and [`Server::spawn`] for running it in the background.
 //!
@@ -19,11 +20,17 @@ use tracing::{info, warn};
 
 use crate::{
     api::{self, ApiState, Readiness, RouterError},
+    auth::Auth,
     compute::{Compute, ComputeError},
     config::{Config, ConfigError},
     metrics::Metrics,
     query::QueryEngine,
-    world::Worlds,
+    store::{StoreError, ZoneStore},
+    world::{
+        WorldError, Worlds,
+        sources::{self, SourceError},
+        stats,
+    },
 };
 
 /// How often buffered histogram samples are folded in when nobody scrapes.
@@ -40,8 +47,15 @@ pub enum StartError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("worlds: {0}")]
-    World(#[from] terrain_core::GeneratorError),
+    World(#[from] WorldError),
+    /// A world's start-up zones could not be read or registered; names the key.
+    #[error(transparent)]
+    Zones(#[from] SourceError),
+    #[error("start-up task: {0}")]
+    Task(#[from] tokio::task::JoinError),
     #[error("metrics: {0}")]
     Metrics(#[from] metrics_exporter_prometheus::BuildError),
     #[error(transparent)]
@@ -86,33 +100,28 @@ pub struct Server {
     router: Router,
     state: Arc<ApiState>,
     shutdown_timeout: Duration,
+    stats_interval: Duration,
+    /// Closed when serving ends, so the data directory is free for the next server.
+    store: Arc<ZoneStore>,
 }
 
 impl Server {
-    /// Validates `config`, creates the data directory, builds the worlds and binds the
-    /// listen address (port 0 picks a free one; see [`Server::local_addr`]).
+    /// Validates `config`, creates the data directory, opens the zone store, loads the
+    /// worlds with their committed zones, registers their start-up zones, and binds
+    /// the listen address (port 0 picks a free one; see [`Server::local_addr`]).
     pub async fn bind(config: Config) -> Result<Server, StartError> {
         config.validate()?;
-        std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
-            path: config.data_dir.clone(),
-            source,
-        })?;
-        let worlds = Worlds::new(&config.worlds)?;
-        for world in worlds.iter() {
-            let generator = world.kind().as_str();
-            info!(
-                world = world.id(),
-                generator,
-                seed = world.seed(),
-                "world ready"
-            );
+        if config.admin_token.is_none() && !config.listen.ip().is_loopback() {
+            warn!(listen = %config.listen, "insecure: anyone who can reach this address may change the worlds (no admin_token)");
         }
+        let (worlds, store) = open_worlds(&config).await?;
         let metrics = Arc::new(Metrics::new()?);
         let engine = QueryEngine::new(worlds, config.limits, Compute::new()?, Arc::clone(&metrics));
         let state = Arc::new(ApiState {
             engine,
             readiness: Readiness::new().await,
             metrics,
+            auth: Auth::new(config.admin_token.clone()),
         });
         let router = api::router(Arc::clone(&state))?;
         let addr = config.listen;
@@ -128,6 +137,8 @@ impl Server {
             router,
             state,
             shutdown_timeout: config.shutdown_timeout,
+            stats_interval: config.stats_interval,
+            store,
         })
     }
 
@@ -145,6 +156,11 @@ impl Server {
             Arc::clone(&self.state.metrics),
             shutdown.clone(),
         ));
+        let zone_stats = tokio::spawn(stats::report_periodically(
+            Arc::clone(self.state.engine.worlds()),
+            self.stats_interval,
+            shutdown.clone(),
+        ));
         let stop_accepting = CancellationToken::new();
         let serve = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
@@ -158,6 +174,8 @@ impl Server {
             result = &mut serve => {
                 // axum only returns early if the listener fails for good.
                 upkeep.abort();
+                zone_stats.abort();
+                close(self.store).await;
                 return result.map_err(|source| ServeError::Io { addr, source });
             }
         }
@@ -173,6 +191,8 @@ impl Server {
             }
         };
         upkeep.abort();
+        zone_stats.abort();
+        close(self.store).await;
         info!("shutdown complete");
         result
     }
@@ -187,6 +207,55 @@ impl Server {
             token,
             task,
         }
+    }
+}
+
+/// Creates the data directory, opens the store and every world (on a blocking
+/// thread), then registers each world's start-up zones through its registry.
+async fn open_worlds(config: &Config) -> Result<(Arc<Worlds>, Arc<ZoneStore>), StartError> {
+    let data_dir = config.data_dir.clone();
+    let configs = config.worlds.clone();
+    let limits = config.limits;
+    let opened = tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(&data_dir).map_err(|source| StartError::DataDir {
+            path: data_dir.clone(),
+            source,
+        })?;
+        let store = Arc::new(ZoneStore::open(&data_dir)?);
+        info!(path = %store.path().display(), "zone store open");
+        let worlds = Worlds::open(&configs, &store, &limits)?;
+        let startup = configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| sources::read(c, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok::<_, StartError>((worlds, startup, store))
+    })
+    .await??;
+    let (worlds, startup, store) = opened;
+    for (world, zones) in worlds.iter().zip(startup) {
+        if let Err(err) = sources::register(world, zones).await {
+            close(store).await;
+            return Err(err.into());
+        }
+        let state = world.read().await;
+        info!(
+            world = world.id(),
+            generator = world.kind().as_str(),
+            seed = world.seed(),
+            overlap = state.zones().overlap().as_str(),
+            zones = state.zones().len(),
+            revision = state.revision(),
+            "world ready"
+        );
+    }
+    Ok((Arc::new(worlds), store))
+}
+
+/// Closes the store on a blocking thread (it waits for a commit in progress).
+async fn close(store: Arc<ZoneStore>) {
+    if let Err(e) = tokio::task::spawn_blocking(move || store.close()).await {
+        warn!(error = %e, "closing the zone store");
     }
 }
 

@@ -21,7 +21,13 @@ pub enum TelemetryError {
 /// Installs the global log subscriber. Call once, from `main`.
 pub fn init(format: LogFormat) -> Result<(), TelemetryError> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // A log line that cannot be written (standard error closed) is dropped: reporting
+    // it would itself write to standard error, which panics, killing the task that
+    // logged (the signal handler, say) or the whole process.
+    let builder = fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .log_internal_errors(false);
     match format {
         LogFormat::Text => builder
             .with_ansi(std::io::stderr().is_terminal())

@@ -1,75 +1,14 @@
 //! The real `terrain-server` binary: a bad configuration stops start-up with the key
-//! named; flags and `TERRAIN_*` variables configure it; it logs its bound address,
-//! serves, and exits cleanly within the drain bound on SIGTERM; `protoset` writes the
-//! descriptor set.
-//!
-//! Only the standard library is used: processes, pipes, and a hand-written HTTP/1.1
-//! request to loopback. Every wait is bounded.
+//! named (including a non-loopback listen address without an admin token); flags and
+//! `TERRAIN_*` variables configure it; it logs its bound address, serves, and exits
+//! cleanly within the drain bound on SIGTERM; `protoset` writes the descriptor set.
+//! Durability of the zone registry is `durability.rs`.
 
-use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::{SocketAddr, TcpStream},
-    path::Path,
-    process::{Child, Command, ExitStatus, Output, Stdio},
-    sync::mpsc,
-    thread,
-    time::Duration,
-};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_terrain-server");
+use std::{path::Path, process::Stdio, time::Duration};
 
-/// The bound on any wait for the process.
-const WAIT: Duration = Duration::from_secs(30);
-
-/// Every variable the binary reads, removed so the caller's environment cannot leak in.
-const TERRAIN_VARS: [&str; 9] = [
-    "TERRAIN_CONFIG",
-    "TERRAIN_LISTEN",
-    "TERRAIN_DATA_DIR",
-    "TERRAIN_WORLDS",
-    "TERRAIN_MAX_COORDINATE",
-    "TERRAIN_MAX_BATCH_POINTS",
-    "TERRAIN_MAX_HEIGHTMAP_SAMPLES",
-    "TERRAIN_SHUTDOWN_TIMEOUT",
-    "TERRAIN_LOG_FORMAT",
-];
-
-fn terrain_server() -> Command {
-    let mut command = Command::new(BIN);
-    for var in TERRAIN_VARS {
-        command.env_remove(var);
-    }
-    command.env("RUST_LOG", "info").stdin(Stdio::null());
-    command
-}
-
-/// Runs `command` to completion, killing it if it outlives [`WAIT`].
-fn run(mut command: Command) -> Output {
-    let child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || tx.send(child.wait_with_output()));
-    match rx.recv_timeout(WAIT) {
-        Ok(output) => output.expect("output"),
-        Err(_) => {
-            kill(pid, "-KILL");
-            panic!("terrain-server did not exit within {WAIT:?}");
-        }
-    }
-}
-
-fn kill(pid: u32, signal: &str) {
-    let status = Command::new("kill")
-        .arg(signal)
-        .arg(pid.to_string())
-        .status()
-        .expect("kill");
-    assert!(status.success(), "kill {signal} {pid}");
-}
+use common::*;
 
 #[test]
 fn bad_configs_exit_non_zero_naming_the_key() {
@@ -120,69 +59,23 @@ fn bad_configs_exit_non_zero_naming_the_key() {
     assert!(stderr.contains("--max-batch-points"), "{stderr}");
 }
 
-/// A GET to `addr` over a fresh HTTP/1.1 connection: the status code and the body.
-fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect_timeout(&addr, WAIT).expect("connect");
-    stream.set_read_timeout(Some(WAIT)).expect("timeout");
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .expect("request");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("response");
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status line");
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
-/// Forwards the child's standard error, line by line.
-fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
-    let stderr = child.stderr.take().expect("piped stderr");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// Waits for the `listening on ADDR` log line.
-fn bound_address(lines: &mpsc::Receiver<String>) -> SocketAddr {
-    loop {
-        let line = lines.recv_timeout(WAIT).expect("a 'listening on' log line");
-        if let Some((_, rest)) = line.split_once("listening on ") {
-            let addr = rest.split_whitespace().next().unwrap_or_default();
-            return addr
-                .parse()
-                .unwrap_or_else(|_| panic!("address in {line:?}"));
-        }
-    }
-}
-
-/// Waits for the child to exit, killing it if it outlives `bound`.
-fn wait_for_exit(mut child: Child, bound: Duration) -> ExitStatus {
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || tx.send(child.wait()));
-    match rx.recv_timeout(bound) {
-        Ok(status) => status.expect("wait"),
-        Err(_) => {
-            kill(pid, "-KILL");
-            panic!("terrain-server did not exit within {bound:?} of SIGTERM");
-        }
-    }
+#[test]
+fn non_loopback_listen_without_a_token_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Refused while validating, before anything is bound.
+    let mut command = terrain_server();
+    command
+        .args(["--listen", "0.0.0.0:0", "--data-dir"])
+        .arg(dir.path().join("data"));
+    let output = run(command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "should not start:\n{stderr}");
+    assert!(stderr.contains("admin_token"), "{stderr}");
+    assert!(stderr.contains("insecure"), "{stderr}");
+    assert!(
+        !dir.path().join("data").exists(),
+        "refused before touching data_dir"
+    );
 }
 
 #[test]

@@ -71,6 +71,7 @@ async fn grpc_height_matches_core_bit_for_bit() {
             core.height(x, z),
             &format!("height at ({x}, {z})"),
         );
+        assert_eq!(answer.zone, "", "no zone decides");
         assert_eq!(answer.revision, 0);
     }
     server.stop().await;
@@ -91,6 +92,7 @@ async fn grpc_heights_keep_order() {
         for (i, (&(x, z), &h)) in points.iter().zip(&answer.heights).enumerate() {
             assert_same(h, core.height(x, z), &format!("heights[{i}] at ({x}, {z})"));
         }
+        assert_eq!(answer.zones, vec![String::new(); points.len()]);
         assert_eq!(answer.revision, 0);
     }
     server.stop().await;

@@ -29,6 +29,7 @@ async fn http_height_matches_core_bit_for_bit() {
             core.height(x, z),
             &format!("height at ({x}, {z})"),
         );
+        assert_eq!(body["zone"], json!(null), "no zone decides");
         assert_eq!(body["revision"], 0);
     }
     server.stop().await;
@@ -49,6 +50,7 @@ async fn http_batch_json_keeps_order() {
         for (i, (&(x, z), &h)) in points.iter().zip(&heights).enumerate() {
             assert_same(h, core.height(x, z), &format!("heights[{i}] at ({x}, {z})"));
         }
+        assert_eq!(answer["zones"], json!(vec![Value::Null; points.len()]));
         assert_eq!(answer["revision"], 0);
     }
     let (status, answer) = server
@@ -159,6 +161,8 @@ async fn http_list_worlds_fields() {
         "tileSize": core.tile_size(),
         "tileResolution": core.tile_resolution(),
         "revision": 0,
+        "overlap": "hyperscape",
+        "zones": 0,
     }]});
     assert_eq!(body, expected);
     assert_eq!(num(&body["worlds"][0]["tileSize"]), 100.0);

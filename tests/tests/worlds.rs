@@ -38,6 +38,7 @@ async fn worlds_are_listed_in_order_on_both_surfaces() {
             json!({
                 "id": id, "generator": kind.as_str(), "seed": seed,
                 "tileSize": core.tile_size(), "tileResolution": core.tile_resolution(), "revision": 0,
+                "overlap": "layered", "zones": 0,
             })
         })
         .collect();
@@ -61,6 +62,7 @@ async fn worlds_are_listed_in_order_on_both_surfaces() {
             (world.tile_size, world.tile_resolution),
             (core.tile_size(), core.tile_resolution())
         );
+        assert_eq!((world.overlap.as_str(), world.zones), ("layered", 0));
         if kind == GeneratorKind::Hyperscape {
             assert_eq!((world.tile_size, world.tile_resolution), (100.0, 64));
         }

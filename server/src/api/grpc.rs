@@ -3,14 +3,16 @@
 //! `grpcurl` work without a proto file.
 //!
 //! Message-size limits follow the configured request limits: a request may hold
-//! `max_batch_points` coordinate pairs and an answer `max(max_batch_points,
-//! max_heightmap_samples)` heights. tonic refuses a larger request with `OUT_OF_RANGE`;
-//! a small response map turns that into `RESOURCE_EXHAUSTED`, the code every other
-//! over-limit request gets.
+//! `max_batch_points` coordinate pairs, and an answer `max_heightmap_samples` heights,
+//! `max_batch_points` heights with their zone ids, or `max_zones_per_world` zones.
+//! tonic refuses a larger request with `OUT_OF_RANGE`; a small response map turns
+//! that into `RESOURCE_EXHAUSTED`, the code every other over-limit request gets.
+//! The flat-zone RPCs are in [`super::grpc_zones`].
 
 use std::sync::Arc;
 
 use axum::{Router, middleware, response::Response};
+use terrain_core::zones::model::MAX_ID_LEN;
 use terrain_proto::v1::{
     self as pb,
     terrain_service_server::{TerrainService, TerrainServiceServer},
@@ -18,9 +20,9 @@ use terrain_proto::v1::{
 use tonic::{Code, Request, Status, service::Routes};
 
 use crate::{
-    api::{ApiState, RouterError},
+    api::{ApiState, RouterError, grpc_zones},
     config::Limits,
-    query::{BatchNaming, HeightmapRequest},
+    query::{BatchNaming, HeightmapRequest, ZoneIds},
     world::World,
 };
 
@@ -59,10 +61,24 @@ fn max_request_bytes(limits: &Limits) -> usize {
         .saturating_add(MESSAGE_OVERHEAD)
 }
 
-/// The largest answer: one f64 per point or sample.
+/// The most bytes one point's zone id adds to a `GetHeights` answer: tag, length and
+/// the longest id.
+const ZONE_ID_BYTES: usize = 3 + MAX_ID_LEN;
+
+/// The most bytes one zone takes in a `ListFlatZones` answer: its id, nine numbers,
+/// priority, revision, tags and framing.
+const FLAT_ZONE_BYTES: usize = ZONE_ID_BYTES + 9 * 9 + 11 + 11 + 8;
+
+/// The largest answer: a heightmap (one f64 per sample), a batch (one f64 and one
+/// zone id per point) or a zone listing, whichever may be largest.
 fn max_answer_bytes(limits: &Limits) -> usize {
-    let values = limits.max_batch_points.max(limits.max_heightmap_samples);
-    values.saturating_mul(8).saturating_add(MESSAGE_OVERHEAD)
+    let heightmap = limits.max_heightmap_samples.saturating_mul(8);
+    let batch = limits.max_batch_points.saturating_mul(8 + ZONE_ID_BYTES);
+    let zones = limits.max_zones_per_world.saturating_mul(FLAT_ZONE_BYTES);
+    heightmap
+        .max(batch)
+        .max(zones)
+        .saturating_add(MESSAGE_OVERHEAD)
 }
 
 /// Rewrites tonic's `OUT_OF_RANGE` for an over-size request into `RESOURCE_EXHAUSTED`.
@@ -90,15 +106,18 @@ pub struct TerrainApi {
     state: Arc<ApiState>,
 }
 
-fn world_message(world: &World) -> pb::World {
-    let generator = world.generator();
+async fn world_message(world: &World) -> pb::World {
+    let layout = world.layout();
+    let state = world.read().await;
     pb::World {
         id: world.id().to_string(),
         generator: world.kind().as_str().to_string(),
         seed: world.seed(),
-        tile_size: generator.tile_size(),
-        tile_resolution: generator.tile_resolution(),
-        revision: world.revision(),
+        tile_size: layout.size,
+        tile_resolution: layout.resolution,
+        revision: state.revision(),
+        overlap: state.zones().overlap().as_str().to_string(),
+        zones: state.zones().len() as u64,
     }
 }
 
@@ -108,13 +127,10 @@ impl TerrainService for TerrainApi {
         &self,
         _request: Request<pb::ListWorldsRequest>,
     ) -> Result<tonic::Response<pb::ListWorldsResponse>, Status> {
-        let worlds = self
-            .state
-            .engine
-            .worlds()
-            .iter()
-            .map(|w| world_message(w))
-            .collect();
+        let mut worlds = Vec::new();
+        for world in self.state.engine.worlds().iter() {
+            worlds.push(world_message(world).await);
+        }
         Ok(tonic::Response::new(pb::ListWorldsResponse { worlds }))
     }
 
@@ -125,12 +141,13 @@ impl TerrainService for TerrainApi {
         let request = request.into_inner();
         let engine = &self.state.engine;
         let world = engine.world(&request.world)?;
-        let answer = engine.height(world, request.x, request.z)?;
+        let answer = engine.height(world, request.x, request.z).await?;
         Ok(tonic::Response::new(pb::GetHeightResponse {
             x: answer.x,
             z: answer.z,
             height: answer.height,
             revision: answer.revision,
+            zone: answer.zone.unwrap_or_default(),
         }))
     }
 
@@ -142,11 +159,17 @@ impl TerrainService for TerrainApi {
         let engine = &self.state.engine;
         let world = engine.world(&request.world)?;
         let answer = engine
-            .heights(world, request.coordinates, BatchNaming::Coordinates)
+            .heights(
+                world,
+                request.coordinates,
+                BatchNaming::Coordinates,
+                ZoneIds::Include,
+            )
             .await?;
         Ok(tonic::Response::new(pb::GetHeightsResponse {
             heights: answer.heights,
             revision: answer.revision,
+            zones: answer.zones,
         }))
     }
 
@@ -175,5 +198,40 @@ impl TerrainService for TerrainApi {
             heights: answer.heights,
             revision: answer.revision,
         }))
+    }
+
+    async fn register_flat_zone(
+        &self,
+        request: Request<pb::RegisterFlatZoneRequest>,
+    ) -> Result<tonic::Response<pb::RegisterFlatZoneResponse>, Status> {
+        grpc_zones::register(&self.state, request).await
+    }
+
+    async fn unregister_flat_zone(
+        &self,
+        request: Request<pb::UnregisterFlatZoneRequest>,
+    ) -> Result<tonic::Response<pb::UnregisterFlatZoneResponse>, Status> {
+        grpc_zones::unregister(&self.state, request).await
+    }
+
+    async fn get_flat_zone(
+        &self,
+        request: Request<pb::GetFlatZoneRequest>,
+    ) -> Result<tonic::Response<pb::GetFlatZoneResponse>, Status> {
+        grpc_zones::get(&self.state, request).await
+    }
+
+    async fn list_flat_zones(
+        &self,
+        request: Request<pb::ListFlatZonesRequest>,
+    ) -> Result<tonic::Response<pb::ListFlatZonesResponse>, Status> {
+        grpc_zones::list(&self.state, request).await
+    }
+
+    async fn get_flat_zone_at(
+        &self,
+        request: Request<pb::GetFlatZoneAtRequest>,
+    ) -> Result<tonic::Response<pb::GetFlatZoneAtResponse>, Status> {
+        grpc_zones::at(&self.state, request).await
     }
 }

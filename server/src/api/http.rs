@@ -3,11 +3,12 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /v1/worlds` | `{"worlds": [{"id", "generator", "seed", "tileSize", "tileResolution", "revision"}]}` |
-//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "revision"}` |
-//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...]}` -> `{"heights", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` |
+//! | `GET /v1/worlds` | `{"worlds": [{"id", "generator", "seed", "tileSize", "tileResolution", "revision", "overlap", "zones"}]}` |
+//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "zone", "revision"}` (`zone`: the deciding flat zone's id, or null) |
+//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...]}` -> `{"heights", "zones", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` (no zones) |
 //! | `GET /v1/worlds/{world}/heightmap?x0=&z0=&nx=&nz=&step=` | `{"x0", "z0", "step", "nx", "nz", "heights", "revision"}` |
 //! | `GET /healthz`, `GET /readyz`, `GET /metrics` | liveness, readiness, Prometheus text |
+//! | `/v1/worlds/{world}/flat-zones...`, `/v1/worlds/{world}/flat-zone-at` | see [`super::http_zones`] |
 //!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
 //! rejections (bad path, bad query string, body too large), which are mapped here.
@@ -37,7 +38,7 @@ use crate::{
     compute::OFFLOAD_THRESHOLD,
     config::Limits,
     error::ApiError,
-    query::{BatchNaming, HeightmapRequest, QueryEngine},
+    query::{BatchNaming, HeightmapRequest, QueryEngine, ZoneIds},
 };
 
 /// The response header carrying the world revision of a binary answer.
@@ -63,6 +64,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/height", get(height))
         .route("/v1/worlds/{world}/heights", post(heights))
         .route("/v1/worlds/{world}/heightmap", get(heightmap))
+        .merge(super::http_zones::routes())
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }
@@ -103,6 +105,8 @@ struct WorldBody {
     tile_size: f64,
     tile_resolution: u32,
     revision: u64,
+    overlap: &'static str,
+    zones: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -111,19 +115,24 @@ struct WorldsBody {
 }
 
 async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
-    let worlds = state
-        .engine
-        .worlds()
-        .iter()
-        .map(|w| WorldBody {
+    let mut worlds = Vec::new();
+    for w in state.engine.worlds().iter() {
+        let (revision, overlap, zones) = {
+            let s = w.read().await;
+            (s.revision(), s.zones().overlap().as_str(), s.zones().len())
+        };
+        let layout = w.layout();
+        worlds.push(WorldBody {
             id: w.id().to_string(),
             generator: w.kind().as_str(),
             seed: w.seed(),
-            tile_size: w.generator().tile_size(),
-            tile_resolution: w.generator().tile_resolution(),
-            revision: w.revision(),
-        })
-        .collect();
+            tile_size: layout.size,
+            tile_resolution: layout.resolution,
+            revision,
+            overlap,
+            zones,
+        });
+    }
     Json(WorldsBody { worlds })
 }
 
@@ -132,6 +141,7 @@ struct HeightBody {
     x: f64,
     z: f64,
     height: f64,
+    zone: Option<String>,
     revision: u64,
 }
 
@@ -144,11 +154,12 @@ async fn height(
     let world = engine.world(&params::world(path)?)?;
     let params = Params::new(query)?;
     let (x, z) = (params.number("x")?, params.number("z")?);
-    let a = engine.height(world, x, z)?;
+    let a = engine.height(world, x, z).await?;
     Ok(Json(HeightBody {
         x: a.x,
         z: a.z,
         height: a.height,
+        zone: a.zone,
         revision: a.revision,
     }))
 }
@@ -156,7 +167,15 @@ async fn height(
 #[derive(Debug, Serialize)]
 struct HeightsBody {
     heights: Vec<f64>,
+    /// `null` where the terrain decided.
+    #[serde(serialize_with = "ids_or_null")]
+    zones: Vec<String>,
     revision: u64,
+}
+
+/// Zone ids, with the empty "no zone" id written as `null`.
+fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(ids.iter().map(|id| (!id.is_empty()).then_some(id.as_str())))
 }
 
 async fn heights(
@@ -170,12 +189,19 @@ async fn heights(
     let format = BodyFormat::of(&headers)?;
     let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
     let coords = decode_batch(engine, format, body).await?;
-    let answer = engine.heights(world, coords, BatchNaming::Points).await?;
+    let ids = match format {
+        BodyFormat::Json => ZoneIds::Include,
+        BodyFormat::Binary => ZoneIds::Omit,
+    };
+    let answer = engine
+        .heights(world, coords, BatchNaming::Points, ids)
+        .await?;
     match format {
         BodyFormat::Json => {
             let count = answer.heights.len();
             let body = HeightsBody {
                 heights: answer.heights,
+                zones: answer.zones,
                 revision: answer.revision,
             };
             json_response(engine, body, count).await
@@ -210,7 +236,8 @@ async fn decode_batch(
         .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
-fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
+/// A body axum could not read: over `limit` (413) or otherwise unreadable (400).
+pub(crate) fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
         ApiError::too_large("body", format!("larger than the limit of {limit} bytes"))
     } else {

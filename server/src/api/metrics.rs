@@ -17,7 +17,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-use crate::{api::ApiState, metrics::Metrics};
+use crate::{api::ApiState, metrics::Metrics, world::stats};
 
 /// The gRPC methods served here: the only values of the `method` label.
 const GRPC_METHODS: &[&str] = &[
@@ -25,6 +25,11 @@ const GRPC_METHODS: &[&str] = &[
     "/terrain.v1.TerrainService/GetHeight",
     "/terrain.v1.TerrainService/GetHeights",
     "/terrain.v1.TerrainService/GetHeightmap",
+    "/terrain.v1.TerrainService/RegisterFlatZone",
+    "/terrain.v1.TerrainService/UnregisterFlatZone",
+    "/terrain.v1.TerrainService/GetFlatZone",
+    "/terrain.v1.TerrainService/ListFlatZones",
+    "/terrain.v1.TerrainService/GetFlatZoneAt",
     "/grpc.health.v1.Health/Check",
     "/grpc.health.v1.Health/Watch",
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
@@ -121,8 +126,12 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
     response
 }
 
-/// `GET /metrics`: the Prometheus text exposition.
+/// `GET /metrics`: the Prometheus text exposition, with the flat-zone gauges and
+/// lookup counters brought up to date first.
 pub async fn render(State(state): State<Arc<ApiState>>) -> Response {
+    for stats in stats::collect(state.engine.worlds()).await {
+        state.metrics.zone_stats(&stats);
+    }
     let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
     ([(CONTENT_TYPE, content_type)], state.metrics.render()).into_response()
 }

@@ -1,9 +1,11 @@
 //! The two surfaces on one port: gRPC (`terrain.v1`, health, reflection) and HTTP/1.1
 //! JSON, merged into one axum router.
 //!
-//! - [`grpc`]: `terrain.v1.TerrainService`, `grpc.health.v1`, reflection v1 and v1alpha.
-//! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`.
-//! - [`params`], [`body`]: HTTP input decoding with field-named errors.
+//! - [`grpc`]: `terrain.v1.TerrainService`, `grpc.health.v1`, reflection v1 and v1alpha;
+//!   [`grpc_zones`]: its flat-zone RPCs.
+//! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
+//!   [`http_zones`]: the flat-zone routes.
+//! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
 //!
@@ -13,10 +15,13 @@
 
 pub mod body;
 pub mod grpc;
+pub mod grpc_zones;
 pub mod health;
 pub mod http;
+pub mod http_zones;
 pub mod metrics;
 pub mod params;
+pub mod zone_body;
 
 use std::sync::Arc;
 
@@ -30,7 +35,7 @@ use axum::{
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
-use crate::{error::ApiError, metrics::Metrics, query::QueryEngine};
+use crate::{auth::Auth, error::ApiError, metrics::Metrics, query::QueryEngine};
 
 pub use health::Readiness;
 
@@ -40,6 +45,8 @@ pub struct ApiState {
     pub engine: QueryEngine,
     pub readiness: Readiness,
     pub metrics: Arc<Metrics>,
+    /// Who may change worlds.
+    pub auth: Auth,
 }
 
 /// Why the router could not be built.

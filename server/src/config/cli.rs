@@ -11,11 +11,13 @@ use std::{
 use clap::{Parser, Subcommand};
 
 use super::{LogFormat, Settings, WorldSpec, values};
+use crate::auth::AdminToken;
 
 /// Authoritative terrain server: height queries over gRPC and HTTP on one port.
 ///
 /// Settings come from flags and environment variables, then the `--config` file, then
-/// defaults. Without any, it serves world `main` (hyperscape, seed 0) on 127.0.0.1:8080.
+/// defaults. Without any, it serves world `main` (hyperscape, seed 0, with the island's
+/// stations and duel arenas) on 127.0.0.1:8080.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "terrain-server", version)]
 pub struct Cli {
@@ -62,6 +64,29 @@ pub struct Cli {
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     pub log_format: Option<LogFormat>,
 
+    /// Token that flat-zone mutations must present as `Authorization: Bearer TOKEN`
+    /// [default: none; required to listen on a non-loopback address unless --insecure].
+    #[arg(long, env = "TERRAIN_ADMIN_TOKEN", value_name = "TOKEN", value_parser = str::parse::<AdminToken>, hide_env_values = true)]
+    pub admin_token: Option<AdminToken>,
+
+    /// Allow listening on a non-loopback address without an admin token
+    /// (`true`/`false`, `1`/`0`, `yes`/`no`) [default: false].
+    #[arg(long, env = "TERRAIN_INSECURE", value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
+    pub insecure: Option<bool>,
+
+    /// Largest zone width, depth, radius, blend radius or carve inset, in metres
+    /// [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_ZONE_SIZE", value_name = "METRES", value_parser = values::parse_max_zone_size)]
+    pub max_zone_size: Option<f64>,
+
+    /// Most flat zones in one world [default: 100000].
+    #[arg(long, env = "TERRAIN_MAX_ZONES_PER_WORLD", value_name = "N", value_parser = values::parse_limit)]
+    pub max_zones_per_world: Option<usize>,
+
+    /// Period of the per-world flat-zone statistics log line [default: 60s].
+    #[arg(long, env = "TERRAIN_STATS_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
+    pub stats_interval: Option<Duration>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -89,6 +114,11 @@ impl Cli {
             max_heightmap_samples: self.max_heightmap_samples,
             shutdown_timeout: self.shutdown_timeout,
             log_format: self.log_format,
+            admin_token: self.admin_token.clone(),
+            insecure: self.insecure,
+            max_zone_size: self.max_zone_size,
+            max_zones_per_world: self.max_zones_per_world,
+            stats_interval: self.stats_interval,
         }
     }
 }

@@ -4,17 +4,29 @@
 //! ```toml
 //! listen = "127.0.0.1:8080"
 //! data_dir = "data"
+//! admin_token = "change-me"
 //! [[worlds]]
 //! id = "main"
 //! generator = "hyperscape"
 //! seed = 0
+//! overlap = "hyperscape"
+//! manifests = "worlds/hyperscape/manifests"
+//! zones = ["worlds/hyperscape/zones/duel-arena-floors.json"]
 //! ```
+//!
+//! Relative `manifests` and `zones` paths resolve against the file's directory
+//! (`data_dir`, as before, against the working directory).
 
 use std::{path::Path, time::Duration};
 
+use terrain_core::Overlap;
 use toml::{Table, Value};
 
-use super::{ConfigError, Settings, WorldSpec, values};
+use super::{
+    ConfigError, Settings, WorldSpec, values,
+    world::{Manifests, ZoneFile},
+};
+use crate::auth::AdminToken;
 
 /// The top-level keys, for the unknown-key message.
 const TOP_LEVEL_KEYS: &[&str] = &[
@@ -26,10 +38,15 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "max_heightmap_samples",
     "shutdown_timeout",
     "log_format",
+    "admin_token",
+    "insecure",
+    "max_zone_size",
+    "max_zones_per_world",
+    "stats_interval",
 ];
 
 /// The keys of one `[[worlds]]` entry.
-const WORLD_KEYS: &[&str] = &["id", "generator", "seed"];
+const WORLD_KEYS: &[&str] = &["id", "generator", "seed", "overlap", "manifests", "zones"];
 
 /// Reads and parses the file at `path`.
 pub(super) fn read(path: &Path) -> Result<Settings, ConfigError> {
@@ -37,7 +54,8 @@ pub(super) fn read(path: &Path) -> Result<Settings, ConfigError> {
         path: path.to_path_buf(),
         source,
     })?;
-    parse(&text).map_err(|err| match err {
+    let base = path.parent().unwrap_or(Path::new(""));
+    parse_in(&text, base).map_err(|err| match err {
         ConfigError::Syntax { message, .. } => ConfigError::Syntax {
             path: path.to_path_buf(),
             message,
@@ -46,15 +64,21 @@ pub(super) fn read(path: &Path) -> Result<Settings, ConfigError> {
     })
 }
 
-/// Parses the text of a configuration file.
+/// Parses the text of a configuration file; relative paths stay as written.
+#[cfg(test)]
 pub(super) fn parse(text: &str) -> Result<Settings, ConfigError> {
+    parse_in(text, Path::new(""))
+}
+
+/// Parses the text of a configuration file whose relative paths resolve against `base`.
+pub(super) fn parse_in(text: &str, base: &Path) -> Result<Settings, ConfigError> {
     let table: Table = text
         .parse()
         .map_err(|e: toml::de::Error| ConfigError::Syntax {
             path: "<text>".into(),
             message: e.to_string().trim_end().to_string(),
         })?;
-    let mut root = Section::new(String::new(), table);
+    let mut root = Section::new(String::new(), table, base);
     let settings = Settings {
         listen: root.parse_str("listen", values::parse_listen)?,
         data_dir: root.string("data_dir")?.map(Into::into),
@@ -64,6 +88,11 @@ pub(super) fn parse(text: &str) -> Result<Settings, ConfigError> {
         max_heightmap_samples: root.limit("max_heightmap_samples")?,
         shutdown_timeout: root.duration("shutdown_timeout")?,
         log_format: root.parse_str("log_format", str::parse)?,
+        admin_token: root.parse_str("admin_token", str::parse::<AdminToken>)?,
+        insecure: root.boolean("insecure")?,
+        max_zone_size: root.positive_number("max_zone_size")?,
+        max_zones_per_world: root.limit("max_zones_per_world")?,
+        stats_interval: root.duration("stats_interval")?,
     };
     root.finish(TOP_LEVEL_KEYS)?;
     Ok(settings)
@@ -71,15 +100,17 @@ pub(super) fn parse(text: &str) -> Result<Settings, ConfigError> {
 
 /// A table being consumed: each read removes its key, so what is left at the end is
 /// unknown.
-struct Section {
+struct Section<'a> {
     /// The key path of this table (`""` at the top, `worlds[1]` for an entry).
     path: String,
     table: Table,
+    /// What relative paths resolve against.
+    base: &'a Path,
 }
 
-impl Section {
-    fn new(path: String, table: Table) -> Self {
-        Section { path, table }
+impl<'a> Section<'a> {
+    fn new(path: String, table: Table, base: &'a Path) -> Self {
+        Section { path, table, base }
     }
 
     /// The full key path of `key`.
@@ -136,8 +167,20 @@ impl Section {
         Ok(Some(v))
     }
 
+    fn boolean(&mut self, key: &str) -> Result<Option<bool>, ConfigError> {
+        match self.table.remove(key) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(b)),
+            Some(other) => Err(self.wrong_type(key, "true or false", &other)),
+        }
+    }
+
     fn max_coordinate(&mut self) -> Result<Option<f64>, ConfigError> {
-        let key = "max_coordinate";
+        self.positive_number("max_coordinate")
+    }
+
+    /// A finite number greater than 0 (an integer is accepted too).
+    fn positive_number(&mut self, key: &str) -> Result<Option<f64>, ConfigError> {
         let v = match self.table.remove(key) {
             None => return Ok(None),
             Some(Value::Float(f)) => f,
@@ -180,7 +223,7 @@ impl Section {
                     format!("expected a table, got {got}"),
                 ));
             };
-            specs.push(Section::new(path, table).world()?);
+            specs.push(Section::new(path, table, self.base).world()?);
         }
         Ok(Some(specs))
     }
@@ -198,12 +241,45 @@ impl Section {
                 ConfigError::invalid(self.key("seed"), message)
             })?,
         };
+        let overlap = self.parse_str("overlap", str::parse::<Overlap>)?;
+        let base = self.base;
+        let manifests = self
+            .string("manifests")?
+            .map(|m| Manifests::parse(&m, base));
+        let zone_files = self
+            .paths("zones")?
+            .iter()
+            .map(|f| ZoneFile::parse(f, base))
+            .collect();
         self.finish(WORLD_KEYS)?;
         Ok(WorldSpec {
             id,
             generator,
             seed,
+            overlap: overlap.unwrap_or_default(),
+            manifests,
+            zone_files,
         })
+    }
+
+    /// An array of non-empty strings (file names).
+    fn paths(&mut self, key: &str) -> Result<Vec<String>, ConfigError> {
+        let items = match self.table.remove(key) {
+            None => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(other) => return Err(self.wrong_type(key, "an array of file names", &other)),
+        };
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) if !s.is_empty() => Ok(s),
+                other => Err(ConfigError::invalid(
+                    format!("{}[{i}]", self.key(key)),
+                    format!("expected a file name, got {}", describe(&other)),
+                )),
+            })
+            .collect()
     }
 
     fn missing(&self, key: &str) -> ConfigError {
@@ -219,5 +295,13 @@ impl Section {
                 format!("unknown key (expected one of: {})", known.join(", ")),
             )),
         }
+    }
+}
+
+/// A value's type, or "an empty string".
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::String(_) => "an empty string",
+        other => other.type_str(),
     }
 }

@@ -8,20 +8,25 @@
 //!
 //! - [`file`]: the TOML reader (unknown keys are errors).
 //! - [`cli`]: the command line ([`Cli`]), whose flags double as environment variables.
+//! - [`world`]: one world's entry ([`WorldConfig`]) and its start-up zone sources.
 
 pub mod cli;
 mod file;
 pub mod values;
+pub mod world;
 
 #[cfg(test)]
 mod tests;
 
 use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
 
-use terrain_core::{GeneratorError, GeneratorKind, WorldGenerator};
+use terrain_core::WorldGenerator;
+
+use crate::auth::AdminToken;
 
 pub use cli::{Cli, Command};
 pub use values::{LogFormat, WorldSpec};
+pub use world::{Manifests, WorldConfig, ZoneFile};
 
 /// The default listen address: loopback only, so a bare start exposes nothing.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -33,6 +38,12 @@ pub const DEFAULT_MAX_BATCH_POINTS: usize = 1_000_000;
 pub const DEFAULT_MAX_HEIGHTMAP_SAMPLES: usize = 4_194_304;
 /// The default bound on the shutdown drain.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default largest zone width, depth, radius, blend radius or carve inset.
+pub const DEFAULT_MAX_ZONE_SIZE: f64 = 10_000.0;
+/// The default most flat zones in one world.
+pub const DEFAULT_MAX_ZONES_PER_WORLD: usize = 100_000;
+/// The default period of the flat-zone statistics log line.
+pub const DEFAULT_STATS_INTERVAL: Duration = Duration::from_secs(60);
 
 /// Why a configuration was refused. The message names the offending key.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +84,11 @@ pub struct Limits {
     pub max_batch_points: usize,
     /// Most samples (`nx * nz`) in one heightmap.
     pub max_heightmap_samples: usize,
+    /// Largest zone width, depth, radius, blend radius or carve inset, in metres.
+    pub max_zone_size: f64,
+    /// Most flat zones in one world; a registration beyond it is `RESOURCE_EXHAUSTED`
+    /// (field `zones`).
+    pub max_zones_per_world: usize,
 }
 
 impl Default for Limits {
@@ -81,26 +97,8 @@ impl Default for Limits {
             max_coordinate: DEFAULT_MAX_COORDINATE,
             max_batch_points: DEFAULT_MAX_BATCH_POINTS,
             max_heightmap_samples: DEFAULT_MAX_HEIGHTMAP_SAMPLES,
-        }
-    }
-}
-
-/// One hosted world, validated: the id matches `[A-Za-z0-9_-]{1,64}` and the generator
-/// accepts the seed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorldConfig {
-    pub id: String,
-    pub generator: GeneratorKind,
-    pub seed: u32,
-}
-
-impl WorldConfig {
-    /// A world entry; checked by [`Config::validate`].
-    pub fn new(id: impl Into<String>, generator: GeneratorKind, seed: u32) -> Self {
-        WorldConfig {
-            id: id.into(),
-            generator,
-            seed,
+            max_zone_size: DEFAULT_MAX_ZONE_SIZE,
+            max_zones_per_world: DEFAULT_MAX_ZONES_PER_WORLD,
         }
     }
 }
@@ -110,7 +108,7 @@ impl WorldConfig {
 pub struct Config {
     /// The one port for gRPC (HTTP/2) and HTTP/1.1. Port 0 picks a free port.
     pub listen: SocketAddr,
-    /// Created at start-up; later issues keep each world's store here.
+    /// Created at start-up; holds the zone store, `terrain.redb`.
     pub data_dir: PathBuf,
     /// The hosted worlds, in the order `ListWorlds` reports them. Never empty.
     pub worlds: Vec<WorldConfig>,
@@ -121,18 +119,29 @@ pub struct Config {
     pub shutdown_timeout: Duration,
     /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
+    /// When set, mutations must present it as `Authorization: Bearer <token>`.
+    pub admin_token: Option<AdminToken>,
+    /// Allows listening on a non-loopback address without an admin token (anyone who
+    /// can reach the port may then change the worlds).
+    pub insecure: bool,
+    /// How often each world's flat-zone statistics are logged.
+    pub stats_interval: Duration,
 }
 
 impl Default for Config {
-    /// One world, `main`, the `hyperscape` generator with seed 0, on 127.0.0.1:8080.
+    /// One world, `main`, the `hyperscape` generator with seed 0 and the island's
+    /// built-in stations and duel arena floors, on 127.0.0.1:8080, without a token.
     fn default() -> Self {
         Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir: PathBuf::from("data"),
-            worlds: vec![WorldConfig::new("main", GeneratorKind::Hyperscape, 0)],
+            worlds: vec![WorldConfig::default_main()],
             limits: Limits::default(),
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             log_format: LogFormat::Text,
+            admin_token: None,
+            insecure: false,
+            stats_interval: DEFAULT_STATS_INTERVAL,
         }
     }
 }
@@ -148,6 +157,11 @@ pub struct Settings {
     pub max_heightmap_samples: Option<usize>,
     pub shutdown_timeout: Option<Duration>,
     pub log_format: Option<LogFormat>,
+    pub admin_token: Option<AdminToken>,
+    pub insecure: Option<bool>,
+    pub max_zone_size: Option<f64>,
+    pub max_zones_per_world: Option<usize>,
+    pub stats_interval: Option<Duration>,
 }
 
 impl Settings {
@@ -162,6 +176,11 @@ impl Settings {
             max_heightmap_samples: self.max_heightmap_samples.or(lower.max_heightmap_samples),
             shutdown_timeout: self.shutdown_timeout.or(lower.shutdown_timeout),
             log_format: self.log_format.or(lower.log_format),
+            admin_token: self.admin_token.or(lower.admin_token),
+            insecure: self.insecure.or(lower.insecure),
+            max_zone_size: self.max_zone_size.or(lower.max_zone_size),
+            max_zones_per_world: self.max_zones_per_world.or(lower.max_zones_per_world),
+            stats_interval: self.stats_interval.or(lower.stats_interval),
         }
     }
 }
@@ -181,7 +200,7 @@ impl Config {
     pub fn resolve(settings: Settings) -> Result<Config, ConfigError> {
         let defaults = Config::default();
         let worlds = match settings.worlds {
-            Some(specs) => resolve_worlds(specs)?,
+            Some(specs) => world::resolve_worlds(specs)?,
             None => defaults.worlds,
         };
         let config = Config {
@@ -196,19 +215,48 @@ impl Config {
                 max_heightmap_samples: settings
                     .max_heightmap_samples
                     .unwrap_or(DEFAULT_MAX_HEIGHTMAP_SAMPLES),
+                max_zone_size: settings.max_zone_size.unwrap_or(DEFAULT_MAX_ZONE_SIZE),
+                max_zones_per_world: settings
+                    .max_zones_per_world
+                    .unwrap_or(DEFAULT_MAX_ZONES_PER_WORLD),
             },
             shutdown_timeout: settings
                 .shutdown_timeout
                 .unwrap_or(defaults.shutdown_timeout),
             log_format: settings.log_format.unwrap_or(defaults.log_format),
+            admin_token: settings.admin_token,
+            insecure: settings.insecure.unwrap_or(defaults.insecure),
+            stats_interval: settings.stats_interval.unwrap_or(defaults.stats_interval),
         };
         config.validate()?;
         Ok(config)
     }
 
     /// Checks the invariants a hand-built `Config` must also meet: at least one world,
-    /// valid and unique ids, seeds the generators accept, and sane limits.
+    /// valid and unique ids, seeds the generators accept, sane limits, and no
+    /// unauthenticated mutations from beyond this machine unless `insecure`.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.validate_worlds()?;
+        self.validate_limits()?;
+        if self.stats_interval.is_zero() {
+            return Err(ConfigError::invalid(
+                "stats_interval",
+                "must be greater than 0",
+            ));
+        }
+        if !self.listen.ip().is_loopback() && self.admin_token.is_none() && !self.insecure {
+            let message = format!(
+                "required to listen on {}, which is not a loopback address: anyone who can \
+                 reach it could change the worlds (set admin_token, or insecure = true to \
+                 allow that)",
+                self.listen
+            );
+            return Err(ConfigError::invalid("admin_token", message));
+        }
+        Ok(())
+    }
+
+    fn validate_worlds(&self) -> Result<(), ConfigError> {
         if self.worlds.is_empty() {
             return Err(ConfigError::invalid(
                 "worlds",
@@ -224,47 +272,23 @@ impl Config {
                 return Err(ConfigError::invalid(format!("worlds[{i}].id"), message));
             }
             if let Err(e) = WorldGenerator::new(world.generator, world.seed) {
-                return Err(generator_error(i, &e));
+                return Err(world::generator_error(i, &e));
             }
         }
+        Ok(())
+    }
+
+    fn validate_limits(&self) -> Result<(), ConfigError> {
         values::check_max_coordinate(self.limits.max_coordinate)
             .map_err(|m| ConfigError::invalid("max_coordinate", m))?;
         values::check_limit(self.limits.max_batch_points)
             .map_err(|m| ConfigError::invalid("max_batch_points", m))?;
         values::check_limit(self.limits.max_heightmap_samples)
             .map_err(|m| ConfigError::invalid("max_heightmap_samples", m))?;
+        values::check_max_zone_size(self.limits.max_zone_size)
+            .map_err(|m| ConfigError::invalid("max_zone_size", m))?;
+        values::check_limit(self.limits.max_zones_per_world)
+            .map_err(|m| ConfigError::invalid("max_zones_per_world", m))?;
         Ok(())
     }
-}
-
-/// A generator's refusal, keyed by world: the core's errors start with the field they
-/// are about (`seed: ...`), which becomes `worlds[1].seed: ...`.
-fn generator_error(index: usize, err: &GeneratorError) -> ConfigError {
-    let message = err.to_string();
-    match message.split_once(": ") {
-        Some((field, rest)) if field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-            ConfigError::invalid(format!("worlds[{index}].{field}"), rest)
-        }
-        _ => ConfigError::invalid(format!("worlds[{index}]"), message),
-    }
-}
-
-/// Turns raw world entries into validated ones; ids and seeds are checked by
-/// [`Config::validate`].
-fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, ConfigError> {
-    specs
-        .into_iter()
-        .enumerate()
-        .map(|(i, spec)| {
-            let generator = spec
-                .generator
-                .parse::<GeneratorKind>()
-                .map_err(|m| ConfigError::invalid(format!("worlds[{i}].generator"), m))?;
-            Ok(WorldConfig {
-                id: spec.id,
-                generator,
-                seed: spec.seed,
-            })
-        })
-        .collect()
 }

@@ -6,7 +6,7 @@
 use std::{io::Write, net::SocketAddr, time::Duration};
 
 use clap::Parser;
-use terrain_core::GeneratorKind;
+use terrain_core::{GeneratorKind, Overlap};
 
 use super::*;
 
@@ -27,11 +27,18 @@ fn refusal(text: &str) -> (String, String) {
 fn defaults_serve_main_hyperscape_seed_0() {
     let config = from_text("").unwrap();
     assert_eq!(config, Config::default());
-    assert_eq!(
-        config.worlds,
-        [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)]
-    );
+    assert_eq!(config.worlds, [WorldConfig::default_main()]);
+    let main = &config.worlds[0];
+    assert_eq!((main.generator, main.seed), (GeneratorKind::Hyperscape, 0));
+    assert_eq!(main.overlap, Overlap::Layered);
+    assert_eq!(main.manifests, Some(Manifests::BuiltinHyperscape));
+    assert_eq!(main.zone_files, [ZoneFile::BuiltinDuelFloors]);
     assert_eq!(config.listen, DEFAULT_LISTEN.parse::<SocketAddr>().unwrap());
+    assert_eq!(config.admin_token, None);
+    assert!(!config.insecure);
+    assert_eq!(config.limits.max_zone_size, 10_000.0);
+    assert_eq!(config.limits.max_zones_per_world, 100_000);
+    assert_eq!(config.stats_interval, Duration::from_secs(60));
     assert_eq!(config.limits.max_batch_points, 1_000_000);
     assert_eq!(config.limits.max_heightmap_samples, 4_194_304);
     assert_eq!(config.limits.max_coordinate, 1e9);
@@ -49,10 +56,17 @@ fn full_file() {
         max_heightmap_samples = 100
         shutdown_timeout = "1500ms"
         log_format = "json"
+        admin_token = "tok-123"
+        max_zone_size = 250
+        max_zones_per_world = 40
+        stats_interval = "5s"
         [[worlds]]
         id = "main"
         generator = "hyperscape"
         seed = 7
+        overlap = "hyperscape"
+        manifests = "/srv/manifests"
+        zones = ["/srv/a.json", "builtin:duel-arena-floors"]
         [[worlds]]
         id = "old-school_2"
         generator = "osrs"
@@ -66,15 +80,30 @@ fn full_file() {
         Limits {
             max_coordinate: 5e5,
             max_batch_points: 10,
-            max_heightmap_samples: 100
+            max_heightmap_samples: 100,
+            max_zone_size: 250.0,
+            max_zones_per_world: 40,
         }
     );
     assert_eq!(config.shutdown_timeout, Duration::from_millis(1500));
     assert_eq!(config.log_format, LogFormat::Json);
     assert_eq!(
+        config.admin_token,
+        Some(AdminToken::new("tok-123").unwrap())
+    );
+    assert_eq!(config.stats_interval, Duration::from_secs(5));
+    assert_eq!(
         config.worlds,
         [
-            WorldConfig::new("main", GeneratorKind::Hyperscape, 7),
+            WorldConfig {
+                overlap: Overlap::Hyperscape,
+                manifests: Some(Manifests::Dir("/srv/manifests".into())),
+                zone_files: vec![
+                    ZoneFile::Path("/srv/a.json".into()),
+                    ZoneFile::BuiltinDuelFloors
+                ],
+                ..WorldConfig::new("main", GeneratorKind::Hyperscape, 7)
+            },
             WorldConfig::new("old-school_2", GeneratorKind::Osrs, 0),
         ]
     );
@@ -155,6 +184,15 @@ fn bad_top_level_values_are_named() {
         ("shutdown_timeout = -1", "shutdown_timeout"),
         ("log_format = \"xml\"", "log_format"),
         ("worlds = 3", "worlds"),
+        ("admin_token = \"\"", "admin_token"),
+        ("admin_token = \"has space\"", "admin_token"),
+        ("admin_token = 5", "admin_token"),
+        ("insecure = \"yes\"", "insecure"),
+        ("max_zone_size = 0", "max_zone_size"),
+        ("max_zone_size = inf", "max_zone_size"),
+        ("max_zones_per_world = 0", "max_zones_per_world"),
+        ("stats_interval = \"0s\"", "stats_interval"),
+        ("stats_interval = \"often\"", "stats_interval"),
     ];
     for (text, expected) in cases {
         assert_eq!(refusal(text).0, expected, "{text}");
@@ -163,6 +201,84 @@ fn bad_top_level_values_are_named() {
         from_text("listen = "),
         Err(ConfigError::Syntax { .. })
     ));
+}
+
+#[test]
+fn bad_zone_settings_of_a_world_are_named() {
+    let world =
+        |extra: &str| format!("[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\n{extra}");
+    let cases = [
+        ("overlap = \"stacked\"", "worlds[0].overlap"),
+        ("overlap = 1", "worlds[0].overlap"),
+        ("manifests = 3", "worlds[0].manifests"),
+        ("zones = \"a.json\"", "worlds[0].zones"),
+        ("zones = [\"a.json\", 3]", "worlds[0].zones[1]"),
+        ("zones = [\"\"]", "worlds[0].zones[0]"),
+    ];
+    for (extra, expected) in cases {
+        let text = world(extra);
+        assert_eq!(refusal(&text).0, expected, "{text}");
+    }
+}
+
+#[test]
+fn relative_zone_paths_resolve_against_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("terrain.toml");
+    std::fs::write(
+        &path,
+        "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\n\
+         manifests = \"m\"\nzones = [\"z/one.json\", \"/abs/two.json\"]\n",
+    )
+    .unwrap();
+    let cli = Cli::try_parse_from(["terrain-server", "--config", path.to_str().unwrap()]).unwrap();
+    let config = Config::load(&cli).unwrap();
+    let world = &config.worlds[0];
+    assert_eq!(world.overlap, Overlap::Layered, "the default rule");
+    assert_eq!(world.manifests, Some(Manifests::Dir(dir.path().join("m"))));
+    assert_eq!(
+        world.zone_files,
+        [
+            ZoneFile::Path(dir.path().join("z/one.json")),
+            ZoneFile::Path("/abs/two.json".into())
+        ]
+    );
+}
+
+#[test]
+fn non_loopback_needs_a_token_or_insecure() {
+    let (key, message) = refusal("listen = \"0.0.0.0:8080\"");
+    assert_eq!(key, "admin_token");
+    assert!(message.contains("0.0.0.0:8080"), "{message}");
+    assert!(message.contains("insecure"), "{message}");
+    assert!(from_text("listen = \"0.0.0.0:8080\"\nadmin_token = \"t\"").is_ok());
+    assert!(from_text("listen = \"0.0.0.0:8080\"\ninsecure = true").is_ok());
+    assert!(
+        from_text("listen = \"[::1]:8080\"").is_ok(),
+        "loopback needs none"
+    );
+    let cli =
+        Cli::try_parse_from(["terrain-server", "--listen", "0.0.0.0:0", "--insecure"]).unwrap();
+    assert!(Config::load(&cli).unwrap().insecure);
+    let cli = Cli::try_parse_from(["terrain-server", "--listen", "0.0.0.0:0"]).unwrap();
+    assert!(
+        Config::load(&cli)
+            .unwrap_err()
+            .to_string()
+            .starts_with("admin_token: ")
+    );
+    let cli = Cli::try_parse_from([
+        "terrain-server",
+        "--listen",
+        "0.0.0.0:0",
+        "--admin-token",
+        "tok",
+    ])
+    .unwrap();
+    assert_eq!(
+        Config::load(&cli).unwrap().admin_token,
+        Some(AdminToken::new("tok").unwrap())
+    );
 }
 
 #[test]
@@ -249,10 +365,16 @@ fn bad_flags_name_the_flag() {
         ["--shutdown-timeout", "forever"],
         ["--log-format", "xml"],
         ["--world", "justanid"],
+        ["--admin-token", "has space"],
+        ["--max-zone-size", "0"],
+        ["--max-zones-per-world", "0"],
+        ["--stats-interval", "often"],
     ] {
         let err = Cli::try_parse_from(["terrain-server", args[0], args[1]]).unwrap_err();
         assert!(err.to_string().contains(args[0]), "{args:?}: {err}");
     }
+    let err = Cli::try_parse_from(["terrain-server", "--insecure=maybe"]).unwrap_err();
+    assert!(err.to_string().contains("--insecure"), "{err}");
 }
 
 #[test]

@@ -3,6 +3,10 @@
 
 use std::{fmt, net::SocketAddr, str::FromStr, time::Duration};
 
+use terrain_core::Overlap;
+
+use super::world::{Manifests, ZoneFile};
+
 /// The longest world id.
 pub const MAX_WORLD_ID_LEN: usize = 64;
 
@@ -46,6 +50,10 @@ pub struct WorldSpec {
     pub id: String,
     pub generator: String,
     pub seed: u32,
+    /// Only the file sets the rest; a flag's world has the defaults.
+    pub overlap: Overlap,
+    pub manifests: Option<Manifests>,
+    pub zone_files: Vec<ZoneFile>,
 }
 
 impl FromStr for WorldSpec {
@@ -68,6 +76,9 @@ impl FromStr for WorldSpec {
             id: id.trim().to_string(),
             generator: generator.trim().to_string(),
             seed,
+            overlap: Overlap::default(),
+            manifests: None,
+            zone_files: Vec::new(),
         })
     }
 }
@@ -153,6 +164,16 @@ pub fn parse_max_coordinate(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A zone size limit: finite and greater than 0.
+pub fn check_max_zone_size(v: f64) -> Result<(), String> {
+    check_max_coordinate(v)
+}
+
+/// `check_max_zone_size` for a flag's text.
+pub fn parse_max_zone_size(s: &str) -> Result<f64, String> {
+    parse_max_coordinate(s)
+}
+
 /// A count limit: at least 1.
 pub fn check_limit(v: usize) -> Result<(), String> {
     if v >= 1 {
@@ -192,13 +213,11 @@ mod tests {
     fn world_specs() {
         let spec: WorldSpec = "old:osrs:0".parse().unwrap();
         assert_eq!(
-            spec,
-            WorldSpec {
-                id: "old".into(),
-                generator: "osrs".into(),
-                seed: 0
-            }
+            (spec.id.as_str(), spec.generator.as_str(), spec.seed),
+            ("old", "osrs", 0)
         );
+        assert_eq!(spec.overlap, Overlap::Layered);
+        assert!(spec.manifests.is_none() && spec.zone_files.is_empty());
         let spec: WorldSpec = "main:hyperscape".parse().unwrap();
         assert_eq!(spec.seed, 0);
         assert!("main".parse::<WorldSpec>().is_err());

@@ -1,6 +1,10 @@
 //! Shared helpers for the end-to-end tests: a real server on `127.0.0.1:0` with a
 //! temporary data directory, a gRPC channel and an HTTP client for it, and the core
-//! generators the answers are checked against.
+//! generators (and zone-carrying [`Terrain`]s) the answers are checked against.
+//!
+//! [`TestServer::start`] and [`TestServer::start_with`] serve the default world `main`
+//! *without* its built-in stations and arenas, so the height tests compare against the
+//! bare generator; [`TestServer::start_default`] serves `Config::default()` as is.
 //!
 //! Every network call has a timeout, and clients ignore proxy settings: the tests only
 //! ever talk to loopback.
@@ -12,7 +16,9 @@ use std::{net::SocketAddr, time::Duration};
 use reqwest::StatusCode;
 use serde_json::Value;
 use tempfile::TempDir;
-use terrain_core::{GeneratorKind, WorldGenerator};
+use terrain_core::{
+    FlatZone, Generator, GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet, zones::ZoneDoc,
+};
 use terrain_proto::v1::terrain_service_client::TerrainServiceClient;
 use terrain_server::{Config, RunningServer, Server};
 use tonic::transport::{Channel, Endpoint};
@@ -44,15 +50,31 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// The default configuration: world `main`, hyperscape, seed 0.
+    /// World `main`, hyperscape, seed 0, without start-up zones.
     pub async fn start() -> Self {
         Self::start_with(|_| {}).await
     }
 
-    /// The default configuration as changed by `edit` (the listen address and data
-    /// directory are set before `edit` runs).
+    /// [`TestServer::start`]'s configuration as changed by `edit` (the listen address
+    /// and data directory are set before `edit` runs).
     pub async fn start_with(edit: impl FnOnce(&mut Config)) -> Self {
         let data = tempfile::tempdir().expect("temporary directory");
+        Self::start_in(data, |c| {
+            c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+            edit(c);
+        })
+        .await
+    }
+
+    /// `Config::default()` as is (with the built-in zones of `main`).
+    pub async fn start_default() -> Self {
+        let data = tempfile::tempdir().expect("temporary directory");
+        Self::start_in(data, |_| {}).await
+    }
+
+    /// `Config::default()` as changed by `edit`, with its data in `data` (which may
+    /// hold the data of an earlier server: see [`TestServer::stop_keeping_data`]).
+    pub async fn start_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
         let mut config = Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir: data.path().join("data"),
@@ -133,12 +155,80 @@ impl TestServer {
         (status, response.json().await.expect("JSON body"))
     }
 
+    /// `PUT path` with a JSON body and an optional bearer token.
+    pub async fn put_json(
+        &self,
+        path: &str,
+        body: &Value,
+        token: Option<&str>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.http.put(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("PUT");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `PUT path` with a raw body, answering the status and the JSON body.
+    pub async fn put_raw(&self, path: &str, body: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .put(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("PUT");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `DELETE path` with an optional bearer token.
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let mut request = self.http.delete(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("DELETE");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// The revision of world `world`, as `GET .../flat-zones` reports it.
+    pub async fn revision(&self, world: &str) -> u64 {
+        let (status, body) = self.get(&format!("/v1/worlds/{world}/flat-zones")).await;
+        assert_eq!(status, 200, "{body}");
+        body["revision"].as_u64().expect("revision")
+    }
+
+    /// The ids of world `world`'s zones, in registration order.
+    pub async fn zone_ids(&self, world: &str) -> Vec<String> {
+        let (status, body) = self.get(&format!("/v1/worlds/{world}/flat-zones")).await;
+        assert_eq!(status, 200, "{body}");
+        body["zones"]
+            .as_array()
+            .expect("zones")
+            .iter()
+            .map(|z| z["id"].as_str().expect("id").to_string())
+            .collect()
+    }
+
     /// Shuts the server down and waits for the drain.
-    pub async fn stop(mut self) {
+    pub async fn stop(self) {
+        drop(self.stop_keeping_data().await);
+    }
+
+    /// Shuts the server down, waits for the drain, and hands back its data directory
+    /// for [`TestServer::start_in`].
+    pub async fn stop_keeping_data(mut self) -> TempDir {
         if let Some(running) = self.running.take() {
             let result = tokio::time::timeout(TIMEOUT, running.shutdown()).await;
             result.expect("drains in time").expect("stops cleanly");
         }
+        let placeholder = tempfile::tempdir().expect("temporary directory");
+        std::mem::replace(&mut self._data, placeholder)
     }
 }
 
@@ -158,6 +248,73 @@ pub fn generator(kind: GeneratorKind, seed: u32) -> WorldGenerator {
 /// The generator of the default world `main`.
 pub fn main_generator() -> WorldGenerator {
     generator(GeneratorKind::Hyperscape, 0)
+}
+
+/// A zone document from JSON (as a test writes it).
+#[track_caller]
+pub fn doc(value: &Value) -> ZoneDoc {
+    serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("zone {value}: {e}"))
+}
+
+/// The zone `id` as the server registers `body` over `generator`: height resolved
+/// against the procedural height at the centre.
+#[track_caller]
+pub fn resolve(generator: &WorldGenerator, id: &str, body: &Value) -> FlatZone {
+    let spec = doc(body).spec().expect("valid zone");
+    spec.resolve(id, generator.procedural(spec.center_x, spec.center_z))
+}
+
+/// A core [`Terrain`] with `zones` registered at revisions 1, 2, ... in order: what
+/// a world with the same registrations must answer, bit for bit.
+pub fn terrain(generator: &WorldGenerator, overlap: Overlap, zones: &[FlatZone]) -> Terrain {
+    let mut set = ZoneSet::new(overlap, generator.tile_size());
+    for (i, zone) in zones.iter().enumerate() {
+        set.insert(zone.clone(), i as u64 + 1);
+    }
+    Terrain::new(generator.clone(), set)
+}
+
+/// The tiles a change of `zones` touches, as `[[x, z], ...]` JSON: the union of each
+/// zone's `tiles_touching(outer bounds, 1.0)`, row-major, without duplicates.
+pub fn tiles_json(generator: &WorldGenerator, zones: &[&FlatZone]) -> Value {
+    let mut tiles: Vec<(i64, i64)> = zones
+        .iter()
+        .flat_map(|z| {
+            generator
+                .tile_layout()
+                .tiles_touching(&z.outer_bounds(), 1.0)
+        })
+        .collect();
+    tiles.sort_by_key(|&(x, z)| (z, x));
+    tiles.dedup();
+    Value::from(tiles.iter().map(|&(x, z)| vec![x, z]).collect::<Vec<_>>())
+}
+
+/// Points in, around and between `zones`: centres, core edges, blend rings, the 1 m
+/// shoreline margin, and well outside.
+pub fn probe_points(zones: &[FlatZone]) -> Vec<(f64, f64)> {
+    let mut points = vec![(5000.0, -5000.0)];
+    for z in zones {
+        let b = z.outer_bounds();
+        let (cx, cz) = (z.center_x, z.center_z);
+        let (hw, _) = z.half_extents();
+        for dx in [
+            0.0,
+            0.37,
+            hw * 0.5,
+            hw,
+            hw + z.blend_radius * 0.5,
+            b.max_x - cx,
+            b.max_x - cx + 0.5,
+            b.max_x - cx + 1.2,
+            -(b.max_x - cx + 0.9),
+        ] {
+            for dz in [0.0, 0.25, -(b.max_z - cz) * 0.7, b.max_z - cz + 0.6] {
+                points.push((cx + dx, cz + dz));
+            }
+        }
+    }
+    points
 }
 
 /// Asserts two heights are the same f64, bit for bit.

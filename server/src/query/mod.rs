@@ -3,11 +3,15 @@
 //!
 //! gRPC and HTTP only translate their wire formats to these calls and the answers (or
 //! [`ApiError`]s) back, so the two surfaces validate identically and answer with the
-//! same bits.
+//! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
+//! flat zones), read under the world's read lock together with the revision they
+//! reflect. [`zones`] holds the flat-zone calls.
+
+pub mod zones;
 
 use std::sync::Arc;
 
-use terrain_core::{Generator, Grid};
+use terrain_core::Grid;
 
 use crate::{
     compute::{self, Compute, OFFLOAD_THRESHOLD},
@@ -48,11 +52,13 @@ impl BatchNaming {
 }
 
 /// The answer to a single-point query.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeightAnswer {
     pub x: f64,
     pub z: f64,
     pub height: f64,
+    /// The id of the zone that decided the height, if one did.
+    pub zone: Option<String>,
     pub revision: u64,
 }
 
@@ -60,7 +66,17 @@ pub struct HeightAnswer {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchAnswer {
     pub heights: Vec<f64>,
+    /// One zone id per point (empty where the terrain decided), when asked for;
+    /// otherwise empty.
+    pub zones: Vec<String>,
     pub revision: u64,
+}
+
+/// Whether a batch answer names the deciding zone of each point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoneIds {
+    Include,
+    Omit,
 }
 
 /// A heightmap request as it arrives; counts are wide so no surface has to clamp.
@@ -84,7 +100,7 @@ pub struct HeightmapAnswer {
 /// The query engine of one server.
 #[derive(Debug)]
 pub struct QueryEngine {
-    worlds: Worlds,
+    worlds: Arc<Worlds>,
     limits: Limits,
     compute: Compute,
     metrics: Arc<Metrics>,
@@ -93,7 +109,12 @@ pub struct QueryEngine {
 impl QueryEngine {
     /// An engine over `worlds`, refusing requests beyond `limits`, offloading to
     /// `compute` and counting heights in `metrics`.
-    pub fn new(worlds: Worlds, limits: Limits, compute: Compute, metrics: Arc<Metrics>) -> Self {
+    pub fn new(
+        worlds: Arc<Worlds>,
+        limits: Limits,
+        compute: Compute,
+        metrics: Arc<Metrics>,
+    ) -> Self {
         QueryEngine {
             worlds,
             limits,
@@ -103,7 +124,7 @@ impl QueryEngine {
     }
 
     /// The hosted worlds, in configuration order.
-    pub fn worlds(&self) -> &Worlds {
+    pub fn worlds(&self) -> &Arc<Worlds> {
         &self.worlds
     }
 
@@ -122,31 +143,39 @@ impl QueryEngine {
         self.worlds.get(id)
     }
 
-    /// The height at `(x, z)`: cheap, so computed in place.
-    pub fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, ApiError> {
-        let revision = world.revision();
+    /// The height at `(x, z)` and the zone that decided it: cheap, so computed in
+    /// place.
+    pub async fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, ApiError> {
         let max = self.limits.max_coordinate;
         check_coordinate(x, max).map_err(|reason| ApiError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| ApiError::invalid("z", reason))?;
-        let height = world.generator().height(x, z);
+        let (height, zone, revision) = {
+            let state = world.read().await;
+            let sample = state.terrain().sample(x, z);
+            let zone = sample.zone.map(|(zone, _)| zone.id.clone());
+            (sample.height, zone, state.revision())
+        };
+        world.lookups().record(1, u64::from(zone.is_some()));
         self.metrics.heights_computed(world.id(), 1);
         Ok(HeightAnswer {
             x,
             z,
             height,
+            zone,
             revision,
         })
     }
 
-    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order. Large batches
-    /// are validated and computed on the pool.
+    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order, with the
+    /// deciding zone of each point if `ids` asks for them. Large batches are validated
+    /// and computed on the pool.
     pub async fn heights(
         &self,
         world: &Arc<World>,
         coords: Vec<f64>,
         naming: BatchNaming,
+        ids: ZoneIds,
     ) -> Result<BatchAnswer, ApiError> {
-        let revision = world.revision();
         if !coords.len().is_multiple_of(2) {
             let reason = format!(
                 "odd number of coordinates ({}), expected x, z pairs",
@@ -157,19 +186,28 @@ impl QueryEngine {
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list())?;
         let max = self.limits.max_coordinate;
-        let heights = if points <= OFFLOAD_THRESHOLD {
+        let with_zones = ids == ZoneIds::Include;
+        let (samples, revision) = if points <= OFFLOAD_THRESHOLD {
             check_batch(&coords, max, naming)?;
-            compute::heights_serial(world.generator(), &coords)
+            let state = world.read().await;
+            let samples = compute::samples_serial(state.terrain(), &coords, with_zones);
+            (samples, state.revision())
         } else {
-            let world = Arc::clone(world);
+            let state = world.read_owned().await;
             self.offload(move || {
                 check_batch(&coords, max, naming)?;
-                Ok(compute::heights_parallel(world.generator(), &coords))
+                let samples = compute::samples_parallel(state.terrain(), &coords, with_zones);
+                Ok((samples, state.revision()))
             })
             .await?
         };
+        world.lookups().record(points as u64, samples.hits);
         self.metrics.heights_computed(world.id(), points);
-        Ok(BatchAnswer { heights, revision })
+        Ok(BatchAnswer {
+            heights: samples.heights,
+            zones: samples.zones,
+            revision,
+        })
     }
 
     /// Refuses a batch of `points` over the limit, blaming `field`.
@@ -188,14 +226,18 @@ impl QueryEngine {
         world: &Arc<World>,
         req: HeightmapRequest,
     ) -> Result<HeightmapAnswer, ApiError> {
-        let revision = world.revision();
         let grid = self.check_heightmap(&req)?;
-        let heights = if grid.len() <= OFFLOAD_THRESHOLD {
-            compute::heightmap_serial(world.generator(), &grid)
+        let (heights, revision) = if grid.len() <= OFFLOAD_THRESHOLD {
+            let state = world.read().await;
+            let heights = compute::heightmap_serial(state.terrain(), &grid);
+            (heights, state.revision())
         } else {
-            let world = Arc::clone(world);
-            self.offload(move || Ok(compute::heightmap_parallel(world.generator(), &grid)))
-                .await?
+            let state = world.read_owned().await;
+            self.offload(move || {
+                let heights = compute::heightmap_parallel(state.terrain(), &grid);
+                Ok((heights, state.revision()))
+            })
+            .await?
         };
         self.metrics.heights_computed(world.id(), heights.len());
         Ok(HeightmapAnswer {

@@ -1,0 +1,153 @@
+//! The flat-zone RPCs of `terrain.v1.TerrainService`: `RegisterFlatZone`,
+//! `UnregisterFlatZone`, `GetFlatZone`, `ListFlatZones`, `GetFlatZoneAt`, translated
+//! to [`crate::query::zones`] calls. Mutations need `authorization: Bearer <token>`
+//! metadata when an admin token is configured.
+
+use terrain_core::zones::ZoneDoc;
+use terrain_proto::v1 as pb;
+use tonic::{Request, Response, Status, metadata::MetadataMap};
+
+use crate::{
+    api::ApiState,
+    error::ApiError,
+    query::zones::{ZoneAnswer, ZoneEntry},
+    world::Outcome,
+};
+
+/// A zone as the API answers it: height resolved, with its revision.
+pub fn zone_message(entry: &ZoneEntry) -> pb::FlatZone {
+    let doc = ZoneDoc::from_zone(&entry.zone);
+    pb::FlatZone {
+        id: entry.zone.id.clone(),
+        center_x: doc.center_x,
+        center_z: doc.center_z,
+        width: doc.width,
+        depth: doc.depth,
+        radius: doc.radius,
+        height: doc.height,
+        height_offset: doc.height_offset,
+        blend_radius: doc.blend_radius,
+        carve_inset: doc.carve_inset,
+        priority: doc.priority,
+        revision: entry.revision,
+    }
+}
+
+/// The zone a request describes, as the HTTP body would (without `id`, which the
+/// caller takes from the message; `revision` is output-only and ignored).
+fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
+    ZoneDoc {
+        id: None,
+        center_x: zone.center_x,
+        center_z: zone.center_z,
+        width: zone.width,
+        depth: zone.depth,
+        radius: zone.radius,
+        height: zone.height,
+        height_offset: zone.height_offset,
+        blend_radius: zone.blend_radius,
+        carve_inset: zone.carve_inset,
+        priority: zone.priority,
+    }
+}
+
+fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
+    outcome
+        .tiles
+        .iter()
+        .map(|&(x, z)| pb::TileKey { x, z })
+        .collect()
+}
+
+fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
+    state
+        .auth
+        .check(metadata.get("authorization").map(|v| v.as_bytes()))
+}
+
+pub async fn register(
+    state: &ApiState,
+    request: Request<pb::RegisterFlatZoneRequest>,
+) -> Result<Response<pb::RegisterFlatZoneResponse>, Status> {
+    authorize(state, request.metadata())?;
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = engine.world(&request.world)?;
+    let zone = request
+        .zone
+        .ok_or_else(|| ApiError::invalid("zone", "missing (required)"))?;
+    let outcome = engine
+        .register_zone(world, &zone.id, &zone_doc(&zone))
+        .await?;
+    let entry = ZoneEntry {
+        zone: outcome.zone.clone(),
+        revision: outcome.zone_revision,
+    };
+    Ok(Response::new(pb::RegisterFlatZoneResponse {
+        zone: Some(zone_message(&entry)),
+        revision: outcome.revision,
+        tiles: tile_keys(&outcome),
+        change: outcome.change.as_str().to_string(),
+    }))
+}
+
+pub async fn unregister(
+    state: &ApiState,
+    request: Request<pb::UnregisterFlatZoneRequest>,
+) -> Result<Response<pb::UnregisterFlatZoneResponse>, Status> {
+    authorize(state, request.metadata())?;
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = engine.world(&request.world)?;
+    let outcome = engine.unregister_zone(world, &request.id).await?;
+    Ok(Response::new(pb::UnregisterFlatZoneResponse {
+        revision: outcome.revision,
+        tiles: tile_keys(&outcome),
+    }))
+}
+
+fn one(answer: &ZoneAnswer) -> Option<pb::FlatZone> {
+    answer.zone.as_ref().map(zone_message)
+}
+
+pub async fn get(
+    state: &ApiState,
+    request: Request<pb::GetFlatZoneRequest>,
+) -> Result<Response<pb::GetFlatZoneResponse>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let answer = engine
+        .zone(engine.world(&request.world)?, &request.id)
+        .await?;
+    Ok(Response::new(pb::GetFlatZoneResponse {
+        zone: one(&answer),
+        revision: answer.revision,
+    }))
+}
+
+pub async fn list(
+    state: &ApiState,
+    request: Request<pb::ListFlatZonesRequest>,
+) -> Result<Response<pb::ListFlatZonesResponse>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let list = engine.zones(engine.world(&request.world)?).await;
+    Ok(Response::new(pb::ListFlatZonesResponse {
+        zones: list.zones.iter().map(zone_message).collect(),
+        revision: list.revision,
+    }))
+}
+
+pub async fn at(
+    state: &ApiState,
+    request: Request<pb::GetFlatZoneAtRequest>,
+) -> Result<Response<pb::GetFlatZoneAtResponse>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = engine.world(&request.world)?;
+    let answer = engine.zone_at(world, request.x, request.z).await?;
+    Ok(Response::new(pb::GetFlatZoneAtResponse {
+        zone: one(&answer),
+        revision: answer.revision,
+    }))
+}

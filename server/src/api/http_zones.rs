@@ -1,0 +1,204 @@
+//! The HTTP flat-zone routes.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `PUT /v1/worlds/{world}/flat-zones/{id}` (body: a zone) | `{"zone", "revision", "tiles": [[x, z], ...], "change"}` |
+//! | `DELETE /v1/worlds/{world}/flat-zones/{id}` | `{"revision", "tiles"}` (404 if absent) |
+//! | `GET /v1/worlds/{world}/flat-zones` | `{"zones": [...], "revision"}` (registration order) |
+//! | `GET /v1/worlds/{world}/flat-zones/{id}` | `{"zone", "revision"}` (404 if absent) |
+//! | `GET /v1/worlds/{world}/flat-zone-at?x=&z=` | `{"zone": {...} \| null, "revision"}` |
+//!
+//! A zone in an answer is its JSON form with `id`, the resolved `height` and
+//! `revision` (the revision that registered it). `change` is `registered`,
+//! `replaced` or `unchanged` (an identical zone: no revision taken, no tiles).
+//! Mutations need `Authorization: Bearer <admin token>` when one is configured.
+
+use std::sync::Arc;
+
+use axum::{
+    Json, Router,
+    body::Bytes,
+    extract::{DefaultBodyLimit, Path, State, rejection::BytesRejection, rejection::PathRejection},
+    http::{HeaderMap, header::AUTHORIZATION},
+    routing::get,
+};
+use serde::Serialize;
+use terrain_core::zones::ZoneDoc;
+
+use crate::{
+    api::{
+        ApiState,
+        body::BodyFormat,
+        http,
+        params::{self, Params},
+        zone_body,
+    },
+    error::ApiError,
+    query::zones::ZoneEntry,
+    world::Outcome,
+};
+
+/// Zone bodies are small; anything larger is refused before it is read.
+const ZONE_BODY_LIMIT: usize = 64 * 1024;
+
+type ZonePath = Result<Path<(String, String)>, PathRejection>;
+type WorldPath = Result<Path<String>, PathRejection>;
+type QueryPairs =
+    Result<axum::extract::Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>;
+
+/// The flat-zone routes, to merge into the HTTP router.
+pub fn routes() -> Router<Arc<ApiState>> {
+    Router::new()
+        .route("/v1/worlds/{world}/flat-zones", get(list))
+        .route(
+            "/v1/worlds/{world}/flat-zones/{id}",
+            get(get_zone)
+                .put(put_zone)
+                .delete(delete_zone)
+                .layer(DefaultBodyLimit::max(ZONE_BODY_LIMIT)),
+        )
+        .route("/v1/worlds/{world}/flat-zone-at", get(zone_at))
+}
+
+/// A zone in an answer: its JSON form plus the revision that registered it.
+#[derive(Debug, Serialize)]
+pub struct ZoneJson {
+    #[serde(flatten)]
+    doc: ZoneDoc,
+    revision: u64,
+}
+
+impl ZoneJson {
+    pub fn new(entry: &ZoneEntry) -> Self {
+        ZoneJson {
+            doc: ZoneDoc::from_zone(&entry.zone),
+            revision: entry.revision,
+        }
+    }
+}
+
+fn zone_path(path: ZonePath) -> Result<(String, String), ApiError> {
+    path.map(|Path(p)| p)
+        .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
+}
+
+fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
+    state
+        .auth
+        .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))
+}
+
+#[derive(Debug, Serialize)]
+struct PutBody {
+    zone: ZoneJson,
+    revision: u64,
+    tiles: Vec<[i64; 2]>,
+    change: &'static str,
+}
+
+fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
+    outcome.tiles.iter().map(|&(x, z)| [x, z]).collect()
+}
+
+async fn put_zone(
+    State(state): State<Arc<ApiState>>,
+    path: ZonePath,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<PutBody>, ApiError> {
+    authorize(&state, &headers)?;
+    let (world, id) = zone_path(path)?;
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    if BodyFormat::of(&headers)? != BodyFormat::Json {
+        return Err(ApiError::invalid("content-type", "a zone is JSON"));
+    }
+    let body = body.map_err(|r| http::body_rejection(r, ZONE_BODY_LIMIT))?;
+    let doc = zone_body::decode_zone(&body)?;
+    let outcome = engine.register_zone(world, &id, &doc).await?;
+    let entry = ZoneEntry {
+        zone: outcome.zone.clone(),
+        revision: outcome.zone_revision,
+    };
+    Ok(Json(PutBody {
+        zone: ZoneJson::new(&entry),
+        revision: outcome.revision,
+        tiles: tiles(&outcome),
+        change: outcome.change.as_str(),
+    }))
+}
+
+#[derive(Debug, Serialize)]
+struct DeleteBody {
+    revision: u64,
+    tiles: Vec<[i64; 2]>,
+}
+
+async fn delete_zone(
+    State(state): State<Arc<ApiState>>,
+    path: ZonePath,
+    headers: HeaderMap,
+) -> Result<Json<DeleteBody>, ApiError> {
+    authorize(&state, &headers)?;
+    let (world, id) = zone_path(path)?;
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    let outcome = engine.unregister_zone(world, &id).await?;
+    Ok(Json(DeleteBody {
+        revision: outcome.revision,
+        tiles: tiles(&outcome),
+    }))
+}
+
+#[derive(Debug, Serialize)]
+struct ZoneBody {
+    zone: Option<ZoneJson>,
+    revision: u64,
+}
+
+async fn get_zone(
+    State(state): State<Arc<ApiState>>,
+    path: ZonePath,
+) -> Result<Json<ZoneBody>, ApiError> {
+    let (world, id) = zone_path(path)?;
+    let engine = &state.engine;
+    let answer = engine.zone(engine.world(&world)?, &id).await?;
+    Ok(Json(ZoneBody {
+        zone: answer.zone.as_ref().map(ZoneJson::new),
+        revision: answer.revision,
+    }))
+}
+
+#[derive(Debug, Serialize)]
+struct ListBody {
+    zones: Vec<ZoneJson>,
+    revision: u64,
+}
+
+async fn list(
+    State(state): State<Arc<ApiState>>,
+    path: WorldPath,
+) -> Result<Json<ListBody>, ApiError> {
+    let engine = &state.engine;
+    let list = engine.zones(engine.world(&params::world(path)?)?).await;
+    Ok(Json(ListBody {
+        zones: list.zones.iter().map(ZoneJson::new).collect(),
+        revision: list.revision,
+    }))
+}
+
+async fn zone_at(
+    State(state): State<Arc<ApiState>>,
+    path: WorldPath,
+    query: QueryPairs,
+) -> Result<Json<ZoneBody>, ApiError> {
+    let engine = &state.engine;
+    let world = engine.world(&params::world(path)?)?;
+    let p = Params::new(query)?;
+    let (x, z) = (p.number("x")?, p.number("z")?);
+    let answer = engine.zone_at(world, x, z).await?;
+    Ok(Json(ZoneBody {
+        zone: answer.zone.as_ref().map(ZoneJson::new),
+        revision: answer.revision,
+    }))
+}

@@ -1,0 +1,153 @@
+//! One hosted world's configuration: its generator, how its flat zones overlap, and
+//! where its start-up zones come from (a manifest directory and zone files).
+//!
+//! ```toml
+//! [[worlds]]
+//! id = "main"
+//! generator = "hyperscape"
+//! seed = 0
+//! overlap = "hyperscape"            # or "layered" (the default)
+//! manifests = "manifests"           # stations.json, world-areas.json, model-bounds.json
+//! zones = ["zones/arenas.json"]     # arrays of zones
+//! ```
+//!
+//! Relative paths resolve against the configuration file's directory. The values
+//! [`BUILTIN_MANIFESTS`] and [`BUILTIN_DUEL_FLOORS`] name the copies of
+//! `worlds/hyperscape/` compiled into the binary, which the default world uses.
+
+use std::path::{Path, PathBuf};
+
+use terrain_core::{GeneratorError, GeneratorKind, Overlap};
+
+use super::{ConfigError, WorldSpec};
+
+/// `manifests = "builtin:hyperscape"`: the hyperscape manifests compiled in.
+pub const BUILTIN_MANIFESTS: &str = "builtin:hyperscape";
+/// `zones = ["builtin:duel-arena-floors"]`: the duel arena floors compiled in.
+pub const BUILTIN_DUEL_FLOORS: &str = "builtin:duel-arena-floors";
+
+/// Where a world's manifests come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Manifests {
+    /// A directory holding `stations.json` and `world-areas.json` (and optionally
+    /// `model-bounds.json`).
+    Dir(PathBuf),
+    /// The hyperscape manifests compiled into the binary.
+    BuiltinHyperscape,
+}
+
+impl Manifests {
+    /// The configured value: [`BUILTIN_MANIFESTS`] or a path, resolved against `base`.
+    pub fn parse(value: &str, base: &Path) -> Self {
+        if value == BUILTIN_MANIFESTS {
+            Manifests::BuiltinHyperscape
+        } else {
+            Manifests::Dir(base.join(value))
+        }
+    }
+}
+
+/// A file of zones (a JSON array) registered at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ZoneFile {
+    Path(PathBuf),
+    /// The duel arena floors compiled into the binary.
+    BuiltinDuelFloors,
+}
+
+impl ZoneFile {
+    /// The configured value: [`BUILTIN_DUEL_FLOORS`] or a path, resolved against `base`.
+    pub fn parse(value: &str, base: &Path) -> Self {
+        if value == BUILTIN_DUEL_FLOORS {
+            ZoneFile::BuiltinDuelFloors
+        } else {
+            ZoneFile::Path(base.join(value))
+        }
+    }
+}
+
+/// One hosted world, validated: the id matches `[A-Za-z0-9_-]{1,64}` and the generator
+/// accepts the seed. The zone sources are read when the server starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldConfig {
+    pub id: String,
+    pub generator: GeneratorKind,
+    pub seed: u32,
+    /// How overlapping flat zones combine.
+    pub overlap: Overlap,
+    /// Registered first at start-up: station and area zones.
+    pub manifests: Option<Manifests>,
+    /// Registered after the manifests, file by file, in order.
+    pub zone_files: Vec<ZoneFile>,
+}
+
+impl WorldConfig {
+    /// A world entry with layered overlap and no start-up zones; checked by
+    /// [`super::Config::validate`].
+    pub fn new(id: impl Into<String>, generator: GeneratorKind, seed: u32) -> Self {
+        WorldConfig {
+            id: id.into(),
+            generator,
+            seed,
+            overlap: Overlap::default(),
+            manifests: None,
+            zone_files: Vec::new(),
+        }
+    }
+
+    /// The default world: `main`, hyperscape seed 0, with the island's stations and
+    /// duel arena floors compiled into the binary, combined by the default `layered`
+    /// rule (continuous where zones overlap; configure `overlap = "hyperscape"` for
+    /// the original game's rule and its cliffs).
+    pub fn default_main() -> Self {
+        WorldConfig {
+            overlap: Overlap::Layered,
+            manifests: Some(Manifests::BuiltinHyperscape),
+            zone_files: vec![ZoneFile::BuiltinDuelFloors],
+            ..WorldConfig::new("main", GeneratorKind::Hyperscape, 0)
+        }
+    }
+
+    /// This world without start-up zones (tests that compare against the bare
+    /// generator use it).
+    pub fn without_zones(mut self) -> Self {
+        self.manifests = None;
+        self.zone_files.clear();
+        self
+    }
+}
+
+/// A generator's refusal, keyed by world: the core's errors start with the field they
+/// are about (`seed: ...`), which becomes `worlds[1].seed: ...`.
+pub(super) fn generator_error(index: usize, err: &GeneratorError) -> ConfigError {
+    let message = err.to_string();
+    match message.split_once(": ") {
+        Some((field, rest)) if field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+            ConfigError::invalid(format!("worlds[{index}].{field}"), rest)
+        }
+        _ => ConfigError::invalid(format!("worlds[{index}]"), message),
+    }
+}
+
+/// Turns raw world entries into validated ones; ids and seeds are checked by
+/// [`super::Config::validate`].
+pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, ConfigError> {
+    specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let generator = spec
+                .generator
+                .parse::<GeneratorKind>()
+                .map_err(|m| ConfigError::invalid(format!("worlds[{i}].generator"), m))?;
+            Ok(WorldConfig {
+                id: spec.id,
+                generator,
+                seed: spec.seed,
+                overlap: spec.overlap,
+                manifests: spec.manifests,
+                zone_files: spec.zone_files,
+            })
+        })
+        .collect()
+}

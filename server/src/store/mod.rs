@@ -1,0 +1,172 @@
+//! Durable flat-zone registries: each world's zones, its revision, and the ordered
+//! log of its mutations, in one embedded transactional store per server
+//! (`data_dir/terrain.redb`, see [`redb`]).
+//!
+//! A mutation is one write transaction: the zone table, the world's revision and the
+//! log entry change together, and the commit is fsynced before it returns, so a
+//! mutation the registry acknowledged survives `kill -9` and a restart reloads
+//! exactly the acknowledged state.
+//!
+//! Every call blocks on disk: call it from a blocking thread (`spawn_blocking`),
+//! never from an async worker.
+
+pub mod redb;
+
+use serde::{Deserialize, Serialize};
+use terrain_core::{FlatZone, zones::ZoneDoc};
+
+pub use self::redb::ZoneStore;
+
+/// What a mutation did to a zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MutationKind {
+    /// A new zone id.
+    Registered,
+    /// A different zone under an existing id.
+    Replaced,
+    /// The zone is gone.
+    Removed,
+}
+
+impl MutationKind {
+    /// The name used in logs, the store and API answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MutationKind::Registered => "registered",
+            MutationKind::Replaced => "replaced",
+            MutationKind::Removed => "removed",
+        }
+    }
+}
+
+/// One accepted mutation of a world.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mutation {
+    pub kind: MutationKind,
+    /// The zone as registered (height resolved); for a removal, the zone removed.
+    pub zone: FlatZone,
+}
+
+/// What the store holds for one world.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredWorld {
+    /// The revision of the last committed mutation; 0 for a world never changed.
+    pub revision: u64,
+    /// Every zone with the revision that registered (or last replaced) it, in
+    /// registration order.
+    pub zones: Vec<(FlatZone, u64)>,
+}
+
+/// Why the store refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database file could not be opened or created (also: another server holds
+    /// it).
+    #[error("zone store {path}: {source}")]
+    Open {
+        path: std::path::PathBuf,
+        #[source]
+        source: Box<::redb::DatabaseError>,
+    },
+    /// The store was closed (the server is shutting down).
+    #[error("zone store: closed (shutting down)")]
+    Closed,
+    /// A read, write or commit failed.
+    #[error("zone store: {0}")]
+    Db(Box<::redb::Error>),
+    /// A stored record does not parse: the file was written by something else.
+    #[error("zone store: world {world:?}: {what}: {reason}")]
+    Corrupt {
+        world: String,
+        what: String,
+        reason: String,
+    },
+    /// The registry asked to commit a revision that does not follow the stored one:
+    /// a bug, refused so the log keeps one entry per revision.
+    #[error("zone store: world {world:?}: revision {got} does not follow {stored}")]
+    OutOfOrder {
+        world: String,
+        stored: u64,
+        got: u64,
+    },
+}
+
+/// A zone as the store writes it: the API's JSON form, height resolved.
+fn encode_zone(zone: &FlatZone) -> String {
+    // A ZoneDoc of finite f64s and strings always serialises.
+    serde_json::to_string(&ZoneDoc::from_zone(zone)).unwrap_or_default()
+}
+
+/// Parses a stored zone.
+fn decode_zone(json: &str) -> Result<FlatZone, String> {
+    let doc: ZoneDoc = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let id = doc.id.clone().ok_or("zone without id")?;
+    resolved(&doc, id)
+}
+
+/// The zone a stored document describes; stored zones carry an absolute height.
+fn resolved(doc: &ZoneDoc, id: String) -> Result<FlatZone, String> {
+    if doc.height.is_none() {
+        return Err(format!("zone {id:?} has no absolute height"));
+    }
+    let spec = doc.spec().map_err(|e| e.to_string())?;
+    // The height is absolute, so the procedural height is not read.
+    Ok(spec.resolve(id, 0.0))
+}
+
+/// One entry of the mutation log.
+#[derive(Debug, Serialize, Deserialize)]
+struct LogRecord {
+    kind: MutationKind,
+    id: String,
+    zone: ZoneDoc,
+}
+
+impl LogRecord {
+    fn encode(mutation: &Mutation) -> String {
+        let record = LogRecord {
+            kind: mutation.kind,
+            id: mutation.zone.id.clone(),
+            zone: ZoneDoc::from_zone(&mutation.zone),
+        };
+        serde_json::to_string(&record).unwrap_or_default()
+    }
+
+    fn decode(json: &str) -> Result<Mutation, String> {
+        let record: LogRecord = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        Ok(Mutation {
+            kind: record.kind,
+            zone: resolved(&record.zone, record.id)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrain_core::zones::Shape;
+
+    #[test]
+    fn zones_round_trip_bit_for_bit() {
+        let zone = FlatZone {
+            id: "arena:1".into(),
+            center_x: 0.1 + 0.2,
+            center_z: -1234.000000000001,
+            shape: Shape::Circle { radius: 7.3 },
+            height: 12.345678901234567,
+            blend_radius: 1.0 / 3.0,
+            carve_inset: 0.0,
+            priority: -4,
+        };
+        assert_eq!(decode_zone(&encode_zone(&zone)), Ok(zone.clone()));
+        let mutation = Mutation {
+            kind: MutationKind::Replaced,
+            zone,
+        };
+        assert_eq!(
+            LogRecord::decode(&LogRecord::encode(&mutation)),
+            Ok(mutation)
+        );
+    }
+}

@@ -1,0 +1,353 @@
+//! The embedded store: one [redb](https://www.redb.org) file, `data_dir/terrain.redb`.
+//!
+//! | table | key | value |
+//! | --- | --- | --- |
+//! | `meta` | `"schema"` | `1` |
+//! | `worlds` | world id | revision (`u64`) |
+//! | `zones` | (world id, zone id) | (revision that registered it, zone JSON) |
+//! | `log` | (world id, revision) | `{"kind": "registered" \| "replaced" \| "removed", "id", "zone"}` |
+//!
+//! Zone JSON is the API's form ([`terrain_core::ZoneDoc`], lowerCamelCase, height
+//! resolved, shortest round-trip f64 text), so a reload is bit-exact. Commits use
+//! redb's default durability (`Immediate`: fsync before `commit` returns).
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{RwLock, RwLockReadGuard},
+};
+
+use redb::{Database, ReadableTable, TableDefinition};
+
+use super::{LogRecord, Mutation, MutationKind, StoreError, StoredWorld, decode_zone, encode_zone};
+
+/// The store's file name inside `data_dir`.
+pub const FILE_NAME: &str = "terrain.redb";
+
+/// The layout version written in `meta`.
+const SCHEMA_VERSION: u64 = 1;
+
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
+const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
+const LOG: TableDefinition<(&str, u64), &str> = TableDefinition::new("log");
+
+/// The server's zone store. `Sync`: one write transaction runs at a time (redb
+/// serialises them); reads run beside it on a snapshot.
+#[derive(Debug)]
+pub struct ZoneStore {
+    /// `None` once closed. Calls hold the read side for their whole transaction, so
+    /// [`ZoneStore::close`] waits for them.
+    db: RwLock<Option<Database>>,
+    path: PathBuf,
+}
+
+/// An open database for the length of one call.
+struct Open<'a>(RwLockReadGuard<'a, Option<Database>>);
+
+impl Open<'_> {
+    fn db(&self) -> Result<&Database, StoreError> {
+        self.0.as_ref().ok_or(StoreError::Closed)
+    }
+}
+
+fn db_err(e: impl Into<redb::Error>) -> StoreError {
+    StoreError::Db(Box::new(e.into()))
+}
+
+impl ZoneStore {
+    /// Opens (or creates) `data_dir/terrain.redb` and makes sure every table exists.
+    /// After a crash, redb repairs the file here and the last commit stands.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        let path = data_dir.join(FILE_NAME);
+        let db = Database::create(&path).map_err(|source| StoreError::Open {
+            path: path.clone(),
+            source: Box::new(source),
+        })?;
+        let txn = db.begin_write().map_err(db_err)?;
+        {
+            let mut meta = txn.open_table(META).map_err(db_err)?;
+            let schema = meta.get("schema").map_err(db_err)?.map(|v| v.value());
+            match schema {
+                None => {
+                    meta.insert("schema", SCHEMA_VERSION).map_err(db_err)?;
+                }
+                Some(SCHEMA_VERSION) => {}
+                Some(other) => {
+                    return Err(StoreError::Corrupt {
+                        world: String::new(),
+                        what: "schema".into(),
+                        reason: format!("version {other}, this server reads {SCHEMA_VERSION}"),
+                    });
+                }
+            }
+            txn.open_table(WORLDS).map_err(db_err)?;
+            txn.open_table(ZONES).map_err(db_err)?;
+            txn.open_table(LOG).map_err(db_err)?;
+        }
+        txn.commit().map_err(db_err)?;
+        Ok(ZoneStore {
+            db: RwLock::new(Some(db)),
+            path,
+        })
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Waits for calls in progress, then closes the file (releasing its lock, so
+    /// another server may open it). Later calls fail with [`StoreError::Closed`].
+    pub fn close(&self) {
+        let mut db = self
+            .db
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        db.take();
+    }
+
+    fn open_db(&self) -> Open<'_> {
+        // A panic while holding the lock cannot leave redb half-written (its
+        // transactions are atomic), so a poisoned lock is still usable.
+        Open(
+            self.db
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+
+    /// Everything committed for `world`: its revision and its zones in registration
+    /// order.
+    pub fn load(&self, world: &str) -> Result<StoredWorld, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let revision = txn
+            .open_table(WORLDS)
+            .map_err(db_err)?
+            .get(world)
+            .map_err(db_err)?
+            .map_or(0, |v| v.value());
+        let zones_table = txn.open_table(ZONES).map_err(db_err)?;
+        let mut zones = Vec::new();
+        for item in zones_table.range((world, "")..).map_err(db_err)? {
+            let (key, value) = item.map_err(db_err)?;
+            let (w, id) = key.value();
+            if w != world {
+                break;
+            }
+            let (zone_revision, json) = value.value();
+            let zone = decode_zone(json).map_err(|reason| StoreError::Corrupt {
+                world: world.to_string(),
+                what: format!("zone {id:?}"),
+                reason,
+            })?;
+            zones.push((zone, zone_revision));
+        }
+        zones.sort_by_key(|(_, rev)| *rev);
+        Ok(StoredWorld { revision, zones })
+    }
+
+    /// Commits `mutation` as `world`'s revision `revision` (which must follow the
+    /// stored one): the zone table, the revision and the log entry in one fsynced
+    /// transaction. On error nothing is stored.
+    pub fn commit(
+        &self,
+        world: &str,
+        revision: u64,
+        mutation: &Mutation,
+    ) -> Result<(), StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_write().map_err(db_err)?;
+        {
+            let mut worlds = txn.open_table(WORLDS).map_err(db_err)?;
+            let stored = worlds.get(world).map_err(db_err)?.map_or(0, |v| v.value());
+            if stored.checked_add(1) != Some(revision) {
+                return Err(StoreError::OutOfOrder {
+                    world: world.to_string(),
+                    stored,
+                    got: revision,
+                });
+            }
+            worlds.insert(world, revision).map_err(db_err)?;
+            let mut zones = txn.open_table(ZONES).map_err(db_err)?;
+            let key = (world, mutation.zone.id.as_str());
+            match mutation.kind {
+                MutationKind::Removed => {
+                    zones.remove(key).map_err(db_err)?;
+                }
+                MutationKind::Registered | MutationKind::Replaced => {
+                    let json = encode_zone(&mutation.zone);
+                    zones
+                        .insert(key, (revision, json.as_str()))
+                        .map_err(db_err)?;
+                }
+            }
+            let record = LogRecord::encode(mutation);
+            let mut log = txn.open_table(LOG).map_err(db_err)?;
+            log.insert((world, revision), record.as_str())
+                .map_err(db_err)?;
+        }
+        txn.commit().map_err(db_err)
+    }
+
+    /// `world`'s mutation log from revision `from` on, in revision order.
+    pub fn log(&self, world: &str, from: u64) -> Result<Vec<(u64, Mutation)>, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let log = txn.open_table(LOG).map_err(db_err)?;
+        let mut entries = Vec::new();
+        for item in log
+            .range((world, from)..=(world, u64::MAX))
+            .map_err(db_err)?
+        {
+            let (key, value) = item.map_err(db_err)?;
+            let (_, revision) = key.value();
+            let mutation =
+                LogRecord::decode(value.value()).map_err(|reason| StoreError::Corrupt {
+                    world: world.to_string(),
+                    what: format!("log entry {revision}"),
+                    reason,
+                })?;
+            entries.push((revision, mutation));
+        }
+        Ok(entries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrain_core::{FlatZone, zones::Shape};
+
+    fn zone(id: &str, x: f64) -> FlatZone {
+        FlatZone {
+            id: id.into(),
+            center_x: x,
+            center_z: -x,
+            shape: Shape::Rect {
+                width: 4.0,
+                depth: 6.5,
+            },
+            height: x * 0.1,
+            blend_radius: 2.0,
+            carve_inset: 0.5,
+            priority: 1,
+        }
+    }
+
+    fn mutation(kind: MutationKind, zone: FlatZone) -> Mutation {
+        Mutation { kind, zone }
+    }
+
+    #[test]
+    fn commits_reload_in_registration_order() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = ZoneStore::open(dir.path()).unwrap();
+            store
+                .commit(
+                    "main",
+                    1,
+                    &mutation(MutationKind::Registered, zone("b", 1.0)),
+                )
+                .unwrap();
+            store
+                .commit(
+                    "main",
+                    2,
+                    &mutation(MutationKind::Registered, zone("a", 2.0)),
+                )
+                .unwrap();
+            store
+                .commit(
+                    "other",
+                    1,
+                    &mutation(MutationKind::Registered, zone("a", 9.0)),
+                )
+                .unwrap();
+            store
+                .commit("main", 3, &mutation(MutationKind::Replaced, zone("b", 3.0)))
+                .unwrap();
+            store
+                .commit(
+                    "main",
+                    4,
+                    &mutation(MutationKind::Registered, zone("c", 4.0)),
+                )
+                .unwrap();
+            store
+                .commit("main", 5, &mutation(MutationKind::Removed, zone("c", 4.0)))
+                .unwrap();
+        }
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let main = store.load("main").unwrap();
+        assert_eq!(main.revision, 5);
+        assert_eq!(main.zones, [(zone("a", 2.0), 2), (zone("b", 3.0), 3)]);
+        let other = store.load("other").unwrap();
+        assert_eq!((other.revision, other.zones.len()), (1, 1));
+        assert_eq!(store.load("nobody").unwrap(), StoredWorld::default());
+        let log = store.log("main", 3).unwrap();
+        let kinds: Vec<_> = log
+            .iter()
+            .map(|(r, m)| (*r, m.kind, m.zone.id.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (3, MutationKind::Replaced, "b"),
+                (4, MutationKind::Registered, "c"),
+                (5, MutationKind::Removed, "c"),
+            ]
+        );
+    }
+
+    #[test]
+    fn out_of_order_revisions_are_refused_and_store_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let err = store
+            .commit(
+                "main",
+                2,
+                &mutation(MutationKind::Registered, zone("a", 1.0)),
+            )
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::OutOfOrder {
+                    stored: 0,
+                    got: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(store.load("main").unwrap(), StoredWorld::default());
+        assert!(store.log("main", 0).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_second_server_cannot_open_the_same_file_until_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = ZoneStore::open(dir.path()).unwrap();
+        first
+            .commit(
+                "main",
+                1,
+                &mutation(MutationKind::Registered, zone("a", 1.0)),
+            )
+            .unwrap();
+        let err = ZoneStore::open(dir.path()).unwrap_err();
+        assert!(err.to_string().contains(FILE_NAME), "{err}");
+        first.close();
+        let err = first.commit(
+            "main",
+            2,
+            &mutation(MutationKind::Registered, zone("b", 1.0)),
+        );
+        assert!(matches!(err, Err(StoreError::Closed)), "{err:?}");
+        let second = ZoneStore::open(dir.path()).unwrap();
+        assert_eq!(second.load("main").unwrap().revision, 1);
+    }
+}

@@ -1,0 +1,253 @@
+//! Hosted worlds: each an id, a generator with its seed, its flat zones and its
+//! revision.
+//!
+//! - [`World`]: the in-memory [`Terrain`] (generator + zones) and revision behind one
+//!   lock. Readers share it; only the registry ([`registry`]) writes it, briefly,
+//!   after the store has committed the change.
+//! - [`registry`]: the write path (register, replace, remove), serialised per world.
+//! - [`sources`]: the zones a world registers at start-up (manifests, zone files).
+//! - [`stats`]: lookup counters and the periodic statistics log line.
+
+pub mod registry;
+pub mod sources;
+pub mod stats;
+
+use std::{collections::HashMap, sync::Arc};
+
+use terrain_core::{
+    GeneratorError, GeneratorKind, Terrain, TileLayout, WorldGenerator, ZoneSet, zones::ZoneLimits,
+};
+use tokio::sync::{Mutex, OwnedRwLockReadGuard, RwLock, RwLockReadGuard};
+
+use crate::{
+    config::{Limits, WorldConfig},
+    error::ApiError,
+    store::{StoreError, ZoneStore},
+};
+
+pub use registry::{Change, Outcome};
+pub use stats::Lookups;
+
+/// Why a world could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldError {
+    #[error(transparent)]
+    Generator(#[from] GeneratorError),
+    #[error("world {world:?}: {source}")]
+    Store {
+        world: String,
+        #[source]
+        source: StoreError,
+    },
+}
+
+/// What readers see of a world: heights with zones, and the revision they reflect.
+#[derive(Debug)]
+pub struct WorldState {
+    terrain: Terrain,
+    /// The number of the last accepted change. Every answer carries it so a client
+    /// can tell whether what it holds is current.
+    revision: u64,
+}
+
+impl WorldState {
+    /// The generator with the world's zones on top: what every height answer uses.
+    pub fn terrain(&self) -> &Terrain {
+        &self.terrain
+    }
+
+    /// The world's zones.
+    pub fn zones(&self) -> &ZoneSet {
+        self.terrain.zones()
+    }
+
+    /// The revision this state reflects.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+}
+
+/// What a registration may hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZoneRules {
+    pub limits: ZoneLimits,
+    pub max_zones: usize,
+}
+
+/// One hosted world.
+#[derive(Debug)]
+pub struct World {
+    id: String,
+    seed: u32,
+    kind: GeneratorKind,
+    layout: TileLayout,
+    /// Shared by readers; written only by the registry after a commit. Fair: a
+    /// waiting writer is not starved by a stream of readers.
+    state: Arc<RwLock<WorldState>>,
+    /// Serialises the write path: one mutation of this world at a time, held until
+    /// the in-memory state reflects the commit.
+    writer: Arc<Mutex<()>>,
+    store: Arc<ZoneStore>,
+    rules: ZoneRules,
+    lookups: Lookups,
+}
+
+impl World {
+    /// Builds the world's generator and loads its committed zones and revision.
+    /// Blocks on the store: call it from a blocking thread.
+    pub fn open(
+        config: &WorldConfig,
+        store: Arc<ZoneStore>,
+        limits: &Limits,
+    ) -> Result<Self, WorldError> {
+        let generator = WorldGenerator::new(config.generator, config.seed)?;
+        let layout = generator.tile_layout();
+        let stored = store.load(&config.id).map_err(|source| WorldError::Store {
+            world: config.id.clone(),
+            source,
+        })?;
+        let mut zones = ZoneSet::new(config.overlap, generator.tile_size());
+        for (zone, revision) in stored.zones {
+            zones.insert(zone, revision);
+        }
+        let state = WorldState {
+            terrain: Terrain::new(generator, zones),
+            revision: stored.revision,
+        };
+        Ok(World {
+            id: config.id.clone(),
+            seed: config.seed,
+            kind: config.generator,
+            layout,
+            state: Arc::new(RwLock::new(state)),
+            writer: Arc::new(Mutex::new(())),
+            store,
+            rules: ZoneRules {
+                limits: ZoneLimits {
+                    max_size: limits.max_zone_size,
+                    max_coordinate: limits.max_coordinate,
+                },
+                max_zones: limits.max_zones_per_world,
+            },
+            lookups: Lookups::default(),
+        })
+    }
+
+    /// The id requests name the world by: `[A-Za-z0-9_-]{1,64}`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The generator family.
+    pub fn kind(&self) -> GeneratorKind {
+        self.kind
+    }
+
+    /// The configured seed (always 0 for osrs).
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// The mesh tile grid (tile size and resolution).
+    pub fn layout(&self) -> TileLayout {
+        self.layout
+    }
+
+    /// What a registration may hold.
+    pub fn rules(&self) -> ZoneRules {
+        self.rules
+    }
+
+    /// The lookup counters (heights answered, and how many a zone decided).
+    pub fn lookups(&self) -> &Lookups {
+        &self.lookups
+    }
+
+    /// Read access to heights, zones and revision. Hold it only while computing one
+    /// answer: a waiting mutation waits for it.
+    pub async fn read(&self) -> RwLockReadGuard<'_, WorldState> {
+        self.state.read().await
+    }
+
+    /// [`World::read`], as a guard that can move to a compute thread.
+    pub async fn read_owned(&self) -> OwnedRwLockReadGuard<WorldState> {
+        Arc::clone(&self.state).read_owned().await
+    }
+}
+
+/// The worlds of one server: in configuration order (for listing) with an id index
+/// (for lookups).
+#[derive(Debug)]
+pub struct Worlds {
+    list: Vec<Arc<World>>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Worlds {
+    /// Opens every configured world from `store`. The configuration is validated, so
+    /// this fails only for a hand-built, unvalidated one or a store error. Blocks on
+    /// the store: call it from a blocking thread.
+    pub fn open(
+        configs: &[WorldConfig],
+        store: &Arc<ZoneStore>,
+        limits: &Limits,
+    ) -> Result<Self, WorldError> {
+        let list = configs
+            .iter()
+            .map(|c| World::open(c, Arc::clone(store), limits).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let by_id = list
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.id.clone(), i))
+            .collect();
+        Ok(Worlds { list, by_id })
+    }
+
+    /// Every world, in configuration order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<World>> {
+        self.list.iter()
+    }
+
+    /// The world called `id`, or `NOT_FOUND`.
+    pub fn get(&self, id: &str) -> Result<&Arc<World>, ApiError> {
+        self.by_id
+            .get(id)
+            .map(|&i| &self.list[i])
+            .ok_or_else(|| ApiError::UnknownWorld {
+                id: id.to_string(),
+                hosted: self
+                    .list
+                    .iter()
+                    .map(|w| w.id())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_and_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+        let worlds = Worlds::open(
+            &[
+                WorldConfig::new("main", GeneratorKind::Hyperscape, 0),
+                WorldConfig::new("old", GeneratorKind::Osrs, 0),
+            ],
+            &store,
+            &Limits::default(),
+        )
+        .unwrap();
+        let ids: Vec<_> = worlds.iter().map(|w| w.id()).collect();
+        assert_eq!(ids, ["main", "old"]);
+        assert_eq!(worlds.get("old").unwrap().kind(), GeneratorKind::Osrs);
+        let err = worlds.get("nope").unwrap_err();
+        assert_eq!(err.field(), Some("world"));
+        assert!(err.to_string().contains("main, old"), "{err}");
+    }
+}
