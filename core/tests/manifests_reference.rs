@@ -263,6 +263,17 @@ fn without_model_bounds_every_station_is_one_tile() {
     );
 }
 
+/// The world data under `worlds/hyperscape/manifests/` is the reference copy.
+#[test]
+fn world_manifests_are_the_reference_manifests() {
+    let world = [
+        include_str!("../../worlds/hyperscape/manifests/stations.json"),
+        include_str!("../../worlds/hyperscape/manifests/world-areas.json"),
+        include_str!("../../worlds/hyperscape/manifests/model-bounds.json"),
+    ];
+    assert!(world == [STATIONS, WORLD_AREAS, MODEL_BOUNDS]);
+}
+
 // === synthetic manifests ===
 
 fn area(stations: &str) -> String {

@@ -223,7 +223,8 @@ async fn open_worlds(config: &Config) -> Result<(Arc<Worlds>, Arc<ZoneStore>), S
         })?;
         let store = Arc::new(ZoneStore::open(&data_dir)?);
         info!(path = %store.path().display(), "zone store open");
-        let worlds = Worlds::open(&configs, &store, &limits)?;
+        let listeners: Vec<Arc<dyn crate::world::CommitListener>> = Vec::new();
+        let worlds = Worlds::open(&configs, &store, &limits, &listeners)?;
         let startup = configs
             .iter()
             .enumerate()

@@ -21,7 +21,7 @@ fn without_a_config_the_island_zones_are_served_from_anywhere() {
     assert_eq!(zones["zones"].as_array().map(Vec::len), Some(28), "{zones}");
     assert_eq!(zones["revision"], 28);
     let worlds = get_json(addr, "/v1/worlds");
-    assert_eq!(worlds["worlds"][0]["overlap"], "hyperscape");
+    assert_eq!(worlds["worlds"][0]["overlap"], "layered");
     let height = get_json(addr, "/v1/worlds/main/height?x=70&z=92");
     assert!(
         height["zone"]

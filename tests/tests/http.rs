@@ -161,7 +161,7 @@ async fn http_list_worlds_fields() {
         "tileSize": core.tile_size(),
         "tileResolution": core.tile_resolution(),
         "revision": 0,
-        "overlap": "hyperscape",
+        "overlap": "layered",
         "zones": 0,
     }]});
     assert_eq!(body, expected);

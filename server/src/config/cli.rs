@@ -87,6 +87,18 @@ pub struct Cli {
     #[arg(long, env = "TERRAIN_STATS_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
     pub stats_interval: Option<Duration>,
 
+    /// Memory budget of the tile mesh cache, in bytes [default: 268435456].
+    #[arg(long, env = "TERRAIN_MESH_CACHE_BYTES", value_name = "BYTES", value_parser = values::parse_limit)]
+    pub mesh_cache_bytes: Option<usize>,
+
+    /// Events queued per subscriber before it is cut off with a resync [default: 1024].
+    #[arg(long, env = "TERRAIN_SUBSCRIBER_QUEUE", value_name = "N", value_parser = values::parse_limit)]
+    pub subscriber_queue: Option<usize>,
+
+    /// Revisions of mutation log kept per world for resuming subscribers [default: 100000].
+    #[arg(long, env = "TERRAIN_EVENT_HISTORY", value_name = "N", value_parser = values::parse_limit)]
+    pub event_history: Option<usize>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -119,6 +131,9 @@ impl Cli {
             max_zone_size: self.max_zone_size,
             max_zones_per_world: self.max_zones_per_world,
             stats_interval: self.stats_interval,
+            mesh_cache_bytes: self.mesh_cache_bytes,
+            subscriber_queue: self.subscriber_queue,
+            event_history: self.event_history,
         }
     }
 }

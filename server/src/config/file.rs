@@ -43,6 +43,9 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "max_zone_size",
     "max_zones_per_world",
     "stats_interval",
+    "mesh_cache_bytes",
+    "subscriber_queue",
+    "event_history",
 ];
 
 /// The keys of one `[[worlds]]` entry.
@@ -93,6 +96,9 @@ pub(super) fn parse_in(text: &str, base: &Path) -> Result<Settings, ConfigError>
         max_zone_size: root.positive_number("max_zone_size")?,
         max_zones_per_world: root.limit("max_zones_per_world")?,
         stats_interval: root.duration("stats_interval")?,
+        mesh_cache_bytes: root.limit("mesh_cache_bytes")?,
+        subscriber_queue: root.limit("subscriber_queue")?,
+        event_history: root.limit("event_history")?,
     };
     root.finish(TOP_LEVEL_KEYS)?;
     Ok(settings)

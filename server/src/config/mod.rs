@@ -36,6 +36,12 @@ pub const DEFAULT_MAX_COORDINATE: f64 = 1e9;
 pub const DEFAULT_MAX_BATCH_POINTS: usize = 1_000_000;
 /// The default largest heightmap: 2048 x 2048 samples (a 32 MB gRPC answer).
 pub const DEFAULT_MAX_HEIGHTMAP_SAMPLES: usize = 4_194_304;
+/// Default tile mesh cache budget: 256 MiB.
+pub const DEFAULT_MESH_CACHE_BYTES: usize = 256 * 1024 * 1024;
+/// Default per-subscriber event queue.
+pub const DEFAULT_SUBSCRIBER_QUEUE: usize = 1024;
+/// Default mutation-log history kept for resuming subscribers, in revisions.
+pub const DEFAULT_EVENT_HISTORY: usize = 100_000;
 /// The default bound on the shutdown drain.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default largest zone width, depth, radius, blend radius or carve inset.
@@ -89,6 +95,13 @@ pub struct Limits {
     /// Most flat zones in one world; a registration beyond it is `RESOURCE_EXHAUSTED`
     /// (field `zones`).
     pub max_zones_per_world: usize,
+    /// Memory budget of the tile mesh cache, in bytes, shared by all worlds.
+    pub mesh_cache_bytes: usize,
+    /// Events queued for one subscriber before it is cut off with a `resync`.
+    pub subscriber_queue: usize,
+    /// Revisions of each world's mutation log kept for resuming subscribers; older
+    /// entries are pruned and a resume from before them gets a `resync`.
+    pub event_history: usize,
 }
 
 impl Default for Limits {
@@ -99,6 +112,9 @@ impl Default for Limits {
             max_heightmap_samples: DEFAULT_MAX_HEIGHTMAP_SAMPLES,
             max_zone_size: DEFAULT_MAX_ZONE_SIZE,
             max_zones_per_world: DEFAULT_MAX_ZONES_PER_WORLD,
+            mesh_cache_bytes: DEFAULT_MESH_CACHE_BYTES,
+            subscriber_queue: DEFAULT_SUBSCRIBER_QUEUE,
+            event_history: DEFAULT_EVENT_HISTORY,
         }
     }
 }
@@ -162,6 +178,9 @@ pub struct Settings {
     pub max_zone_size: Option<f64>,
     pub max_zones_per_world: Option<usize>,
     pub stats_interval: Option<Duration>,
+    pub mesh_cache_bytes: Option<usize>,
+    pub subscriber_queue: Option<usize>,
+    pub event_history: Option<usize>,
 }
 
 impl Settings {
@@ -181,6 +200,9 @@ impl Settings {
             max_zone_size: self.max_zone_size.or(lower.max_zone_size),
             max_zones_per_world: self.max_zones_per_world.or(lower.max_zones_per_world),
             stats_interval: self.stats_interval.or(lower.stats_interval),
+            mesh_cache_bytes: self.mesh_cache_bytes.or(lower.mesh_cache_bytes),
+            subscriber_queue: self.subscriber_queue.or(lower.subscriber_queue),
+            event_history: self.event_history.or(lower.event_history),
         }
     }
 }
@@ -219,6 +241,13 @@ impl Config {
                 max_zones_per_world: settings
                     .max_zones_per_world
                     .unwrap_or(DEFAULT_MAX_ZONES_PER_WORLD),
+                mesh_cache_bytes: settings
+                    .mesh_cache_bytes
+                    .unwrap_or(DEFAULT_MESH_CACHE_BYTES),
+                subscriber_queue: settings
+                    .subscriber_queue
+                    .unwrap_or(DEFAULT_SUBSCRIBER_QUEUE),
+                event_history: settings.event_history.unwrap_or(DEFAULT_EVENT_HISTORY),
             },
             shutdown_timeout: settings
                 .shutdown_timeout

@@ -60,6 +60,9 @@ fn full_file() {
         max_zone_size = 250
         max_zones_per_world = 40
         stats_interval = "5s"
+        mesh_cache_bytes = 1048576
+        subscriber_queue = 16
+        event_history = 500
         [[worlds]]
         id = "main"
         generator = "hyperscape"
@@ -83,6 +86,9 @@ fn full_file() {
             max_heightmap_samples: 100,
             max_zone_size: 250.0,
             max_zones_per_world: 40,
+            mesh_cache_bytes: 1_048_576,
+            subscriber_queue: 16,
+            event_history: 500,
         }
     );
     assert_eq!(config.shutdown_timeout, Duration::from_millis(1500));

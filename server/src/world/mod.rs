@@ -8,6 +8,7 @@
 //! - [`sources`]: the zones a world registers at start-up (manifests, zone files).
 //! - [`stats`]: lookup counters and the periodic statistics log line.
 
+pub mod delta;
 pub mod registry;
 pub mod sources;
 pub mod stats;
@@ -74,6 +75,16 @@ pub struct ZoneRules {
     pub max_zones: usize,
 }
 
+/// Told about every committed mutation of a world, in commit order, once the
+/// world's in-memory state reflects it and before the mutation is acknowledged.
+/// Listeners run on the registry's blocking thread, in registration order: the mesh
+/// cache brings its tiles up to date before the event publisher announces the change,
+/// so whoever hears of revision r and then asks for an affected tile gets version
+/// >= r.
+pub trait CommitListener: Send + Sync + std::fmt::Debug {
+    fn committed(&self, world: &World, outcome: &Outcome);
+}
+
 /// One hosted world.
 #[derive(Debug)]
 pub struct World {
@@ -90,6 +101,8 @@ pub struct World {
     store: Arc<ZoneStore>,
     rules: ZoneRules,
     lookups: Lookups,
+    /// Told about each committed mutation, in order.
+    listeners: Vec<Arc<dyn CommitListener>>,
 }
 
 impl World {
@@ -99,6 +112,7 @@ impl World {
         config: &WorldConfig,
         store: Arc<ZoneStore>,
         limits: &Limits,
+        listeners: &[Arc<dyn CommitListener>],
     ) -> Result<Self, WorldError> {
         let generator = WorldGenerator::new(config.generator, config.seed)?;
         let layout = generator.tile_layout();
@@ -130,6 +144,7 @@ impl World {
                 max_zones: limits.max_zones_per_world,
             },
             lookups: Lookups::default(),
+            listeners: listeners.to_vec(),
         })
     }
 
@@ -191,10 +206,11 @@ impl Worlds {
         configs: &[WorldConfig],
         store: &Arc<ZoneStore>,
         limits: &Limits,
+        listeners: &[Arc<dyn CommitListener>],
     ) -> Result<Self, WorldError> {
         let list = configs
             .iter()
-            .map(|c| World::open(c, Arc::clone(store), limits).map(Arc::new))
+            .map(|c| World::open(c, Arc::clone(store), limits, listeners).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
         let by_id = list
             .iter()
@@ -241,6 +257,7 @@ mod tests {
             ],
             &store,
             &Limits::default(),
+            &[],
         )
         .unwrap();
         let ids: Vec<_> = worlds.iter().map(|w| w.id()).collect();

@@ -17,11 +17,14 @@ use std::{fmt, sync::Arc};
 
 use terrain_core::{
     FlatZone, TileLayout,
-    zones::{ZoneSpec, validate_id},
+    zones::{Bounds, ZoneSpec, validate_id},
 };
 use tracing::{debug, info};
 
-use super::{World, WorldState};
+use super::{
+    World, WorldState,
+    delta::{Probe, max_delta, union},
+};
 use crate::{
     error::ApiError,
     store::{Mutation, MutationKind, StoreError},
@@ -73,6 +76,12 @@ pub struct Outcome {
     pub revision: u64,
     /// Tiles whose heights or normals changed, row-major (z outer, x inner).
     pub tiles: Vec<(i64, i64)>,
+    /// The area whose heights may have changed: the old and new zones' outer bounds
+    /// grown by [`TILE_MARGIN`].
+    pub bounds: Bounds,
+    /// The largest absolute height change inside `bounds`, sampled at most 0.5 m
+    /// apart (0 for an unchanged registration).
+    pub max_height_delta: f64,
 }
 
 /// A validated mutation request.
@@ -125,13 +134,22 @@ impl World {
 
     /// Plans, commits and applies `op`. Blocking; the caller holds the writer lock.
     fn apply(&self, op: Op) -> Result<Outcome, ApiError> {
-        let plan = self.plan(&self.state.blocking_read(), op)?;
-        let Some(mutation) = plan.mutation else {
+        let (plan, probe, before) = {
+            let state = self.state.blocking_read();
+            let plan = self.plan(&state, op)?;
+            let probe = Probe::over(&plan.outcome.bounds);
+            let before = plan
+                .mutation
+                .as_ref()
+                .map(|_| probe.sample(state.terrain()));
+            (plan, probe, before)
+        };
+        let (Some(mutation), Some(before)) = (plan.mutation, before) else {
             let o = &plan.outcome;
             debug!(world = %self.id, zone = %o.zone.id, revision = o.revision, "flat zone unchanged");
             return Ok(plan.outcome);
         };
-        let outcome = plan.outcome;
+        let mut outcome = plan.outcome;
         self.store
             .commit(&self.id, outcome.revision, &mutation)
             .map_err(|e| match e {
@@ -141,6 +159,11 @@ impl World {
                 other => ApiError::Internal(other.to_string()),
             })?;
         self.install(mutation, outcome.revision);
+        let after = probe.sample(self.state.blocking_read().terrain());
+        outcome.max_height_delta = max_delta(&before, &after);
+        for listener in &self.listeners {
+            listener.committed(self, &outcome);
+        }
         info!(
             world = %self.id,
             zone = %outcome.zone.id,
@@ -189,10 +212,12 @@ impl World {
             let zone_revision = zones.revision_of(&zone.id).unwrap_or_default();
             let outcome = Outcome {
                 change: Change::Unchanged,
+                bounds: zone_bounds([&zone]),
                 zone,
                 zone_revision,
                 revision: state.revision,
                 tiles: Vec::new(),
+                max_height_delta: 0.0,
             };
             return Ok(Plan {
                 outcome,
@@ -216,10 +241,12 @@ impl World {
         let tiles = changed_tiles(&self.layout, old.into_iter().chain([&zone]));
         let outcome = Outcome {
             change: Change::of(kind),
+            bounds: zone_bounds(old.into_iter().chain([&zone])),
             zone: zone.clone(),
             zone_revision: revision,
             revision,
             tiles,
+            max_height_delta: 0.0,
         };
         Ok(Plan {
             outcome,
@@ -241,6 +268,8 @@ impl World {
             zone_revision: revision,
             revision,
             tiles: changed_tiles(&self.layout, [old]),
+            bounds: zone_bounds([old]),
+            max_height_delta: 0.0,
         };
         let mutation = Mutation {
             kind: MutationKind::Removed,
@@ -251,6 +280,17 @@ impl World {
             mutation: Some(mutation),
         })
     }
+}
+
+/// The outer bounds of `zones` together, grown by [`TILE_MARGIN`].
+fn zone_bounds<'a>(zones: impl IntoIterator<Item = &'a FlatZone>) -> Bounds {
+    let empty = Bounds {
+        min_x: 0.0,
+        min_z: 0.0,
+        max_x: 0.0,
+        max_z: 0.0,
+    };
+    union(zones.into_iter().map(FlatZone::outer_bounds), TILE_MARGIN).unwrap_or(empty)
 }
 
 fn next(revision: u64) -> Result<u64, ApiError> {
