@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use super::model::{FlatZone, Reach};
 use crate::generator::hyperscape::smooth;
 
@@ -96,8 +98,9 @@ pub struct ZoneSet {
     by_id: HashMap<String, u32>,
     /// Registration order (ascending revision) for listings.
     by_revision: BTreeMap<u64, u32>,
-    /// Tile key -> slots, in registration order.
-    index: HashMap<(i64, i64), Vec<u32>>,
+    /// Tile key -> slots, in registration order. Fx hashing: the keys come from
+    /// registered zones, and a lookup's hash is a third of its cost with SipHash.
+    index: FxHashMap<(i64, i64), Vec<u32>>,
 }
 
 impl ZoneSet {
@@ -110,7 +113,7 @@ impl ZoneSet {
             free: Vec::new(),
             by_id: HashMap::new(),
             by_revision: BTreeMap::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
         }
     }
 
@@ -165,7 +168,10 @@ impl ZoneSet {
     /// The index tile holding coordinate `c`.
     #[inline]
     pub fn tile_of(&self, c: f64) -> i64 {
-        libm::floor(c / self.tile_size + 0.5) as i64
+        // floor, exact for |v| < 2^63 (coordinates are far smaller).
+        let v = c / self.tile_size + 0.5;
+        let t = v as i64;
+        if (t as f64) > v { t - 1 } else { t }
     }
 
     fn tile_range(&self, zone: &FlatZone) -> TileRange {
@@ -354,11 +360,14 @@ impl ZoneSet {
         z: f64,
         terrain: impl FnOnce(f64, f64) -> f64,
     ) -> Option<ZoneSample<'_>> {
-        let mut hits: Vec<(&Entry, Reach)> = candidates
-            .iter()
-            .filter_map(|&s| self.entry(s))
-            .filter_map(|e| e.zone.reach(x, z).map(|r| (e, r)))
-            .collect();
+        let mut hits: Vec<(&Entry, Reach)> = Vec::new();
+        for &s in candidates {
+            if let Some(e) = self.entry(s)
+                && let Some(r) = e.zone.reach(x, z)
+            {
+                hits.push((e, r));
+            }
+        }
         if hits.is_empty() {
             return None;
         }
