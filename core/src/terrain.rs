@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use crate::generator::{Generator, Grid, WorldGenerator};
-use crate::zones::{FlatZone, Reach, ZoneSet};
+use crate::zones::{FlatZone, Reach, ZoneSet, set::Lookup};
 
 /// How far from a point the generator may sample (hyperscape's shoreline reads four
 /// neighbours 1 m away), so how close a zone must be to matter off its own reach.
@@ -53,26 +53,23 @@ impl Terrain {
     /// where one reaches the point (ALGORITHM.md §6.6 step 1), else the generator's
     /// height, whose neighbour samples see the zones (§5.2).
     pub fn sample(&self, x: f64, z: f64) -> Sample<'_> {
-        if let Some(s) = self
-            .zones
-            .sample(x, z, |x, z| self.generator.procedural(x, z))
-        {
-            return Sample {
-                height: s.height,
-                zone: Some((s.zone, s.reach)),
-            };
-        }
-        Sample {
-            height: self.height_off_zones(x, z),
-            zone: None,
-        }
+        let procedural = |x, z| self.generator.procedural(x, z);
+        let height = match self.zones.lookup(x, z, SAMPLE_REACH, procedural) {
+            Lookup::Zone(s) => {
+                return Sample {
+                    height: s.height,
+                    zone: Some((s.zone, s.reach)),
+                };
+            }
+            Lookup::Near => self.height_near_zones(x, z),
+            Lookup::Clear => self.generator.height(x, z),
+        };
+        Sample { height, zone: None }
     }
 
-    /// The height at a point no zone reaches.
-    fn height_off_zones(&self, x: f64, z: f64) -> f64 {
-        if !self.zones.near(x, z, SAMPLE_REACH) {
-            return self.generator.height(x, z);
-        }
+    /// The height at a point no zone reaches but one lies within the generator's
+    /// sampling reach of.
+    fn height_near_zones(&self, x: f64, z: f64) -> f64 {
         let zone_at = |nx: f64, nz: f64| {
             self.zones
                 .sample(nx, nz, |x, z| self.generator.procedural(x, z))

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rustc_hash::FxHashMap;
 
-use super::model::{FlatZone, Reach};
+use super::model::{Bounds, FlatZone, Reach};
 use crate::generator::hyperscape::smooth;
 
 /// How overlapping zones combine.
@@ -54,6 +54,32 @@ struct Entry {
     revision: u64,
     /// The index tiles the zone is listed in (inclusive ranges).
     tiles: TileRange,
+    /// The zone's outer bounds, kept for the `near` test.
+    outer: Bounds,
+}
+
+impl Entry {
+    /// True when the outer bounds grown by `margin` contain `(x, z)`.
+    #[inline]
+    fn near(&self, x: f64, z: f64, margin: f64) -> bool {
+        let b = &self.outer;
+        x >= b.min_x - margin
+            && x <= b.max_x + margin
+            && z >= b.min_z - margin
+            && z <= b.max_z + margin
+    }
+}
+
+/// What the zones say about a point, from one index lookup.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lookup<'a> {
+    /// A zone reaches the point and decides its height.
+    Zone(ZoneSample<'a>),
+    /// No zone reaches the point, but one lies within the margin: samples the
+    /// generator reads around the point may fall in it.
+    Near,
+    /// No zone within the margin.
+    Clear,
 }
 
 /// An inclusive rectangle of index tiles.
@@ -204,10 +230,12 @@ impl ZoneSet {
         }
         self.by_id.insert(zone.id.clone(), slot);
         self.by_revision.insert(revision, slot);
+        let outer = zone.outer_bounds();
         self.entries[slot as usize] = Some(Entry {
             zone,
             revision,
             tiles,
+            outer,
         });
         old
     }
@@ -254,20 +282,52 @@ impl ZoneSet {
                 let Some(list) = self.index.get(&(tx, tz)) else {
                     continue;
                 };
-                for &s in list {
-                    let Some(e) = self.entry(s) else { continue };
-                    let b = e.zone.outer_bounds();
-                    if x >= b.min_x - margin
-                        && x <= b.max_x + margin
-                        && z >= b.min_z - margin
-                        && z <= b.max_z + margin
-                    {
-                        return true;
-                    }
+                if list
+                    .iter()
+                    .filter_map(|&s| self.entry(s))
+                    .any(|e| e.near(x, z, margin))
+                {
+                    return true;
                 }
             }
         }
         false
+    }
+
+    /// [`ZoneSet::sample`] and [`ZoneSet::near`] from one index lookup where the
+    /// margin stays inside the point's tile (the common case).
+    #[inline]
+    pub fn lookup(
+        &self,
+        x: f64,
+        z: f64,
+        margin: f64,
+        terrain: impl FnOnce(f64, f64) -> f64,
+    ) -> Lookup<'_> {
+        let candidates = self.candidates(x, z);
+        if !candidates.is_empty() {
+            if let Some(s) = self.sample_in(candidates, x, z, terrain) {
+                return Lookup::Zone(s);
+            }
+            if candidates
+                .iter()
+                .filter_map(|&s| self.entry(s))
+                .any(|e| e.near(x, z, margin))
+            {
+                return Lookup::Near;
+            }
+        }
+        let (tx, tz) = (self.tile_of(x), self.tile_of(z));
+        let inside =
+            |c: f64, t: i64| self.tile_of(c - margin) == t && self.tile_of(c + margin) == t;
+        if inside(x, tx) && inside(z, tz) {
+            return Lookup::Clear;
+        }
+        if self.near(x, z, margin) {
+            Lookup::Near
+        } else {
+            Lookup::Clear
+        }
     }
 
     /// The height the zones give at `(x, z)`, or `None` when no zone reaches it.
@@ -284,6 +344,17 @@ impl ZoneSet {
         if candidates.is_empty() {
             return None;
         }
+        self.sample_in(candidates, x, z, terrain)
+    }
+
+    #[inline]
+    fn sample_in(
+        &self,
+        candidates: &[u32],
+        x: f64,
+        z: f64,
+        terrain: impl FnOnce(f64, f64) -> f64,
+    ) -> Option<ZoneSample<'_>> {
         match self.overlap {
             Overlap::Hyperscape => self.sample_hyperscape(candidates, x, z, terrain),
             Overlap::Layered => self.sample_layered(candidates, x, z, terrain),
