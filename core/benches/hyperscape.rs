@@ -50,6 +50,25 @@ fn per_point(c: &mut Criterion) {
     group.bench_function("tile_normals_64x64", |b| {
         b.iter(|| tile::worker_normals(&g, black_box(1), black_box(-1)))
     });
+    // The 1045 points of the seed-0 reference table: a grid over the island and the
+    // sea around it, random points and landmarks.
+    let points: Vec<(f64, f64)> = include_str!("../tests/data/hyperscape/seed0_heights.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split(',');
+            Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+        })
+        .collect();
+    group.throughput(Throughput::Elements(points.len() as u64));
+    group.bench_function("per_point_reference_points", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|&(x, z)| g.height(black_box(x), black_box(z)))
+                .sum::<f64>()
+        })
+    });
     group.finish();
 }
 
