@@ -164,6 +164,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     x,
                     z,
+                    ..Default::default()
                 };
                 async move {
                     let r = c.get_height(req).await?.into_inner();

@@ -1,8 +1,9 @@
 //! The terrain server's wire API: the `terrain.v1` protobuf messages and the tonic
-//! client and server for `TerrainService`, generated at build time from
+//! clients and servers for `TerrainService` and `TerrainEvents`, generated at build time from
 //! `terrain/v1/*.proto` (no system `protoc` needed).
 
-/// `terrain.v1`: messages, `terrain_service_client` and `terrain_service_server`.
+/// `terrain.v1`: messages, `terrain_service_{client,server}` and
+/// `terrain_events_{client,server}`.
 pub mod v1 {
     tonic::include_proto!("terrain.v1");
 }

@@ -16,7 +16,9 @@
 //! - [`compute`]: the rayon pool that keeps large batches and heightmaps off the async
 //!   runtime. [`world`]: the hosted worlds: terrain, flat-zone registry (the write
 //!   path), start-up zones, statistics. [`store`]: the durable zone store
-//!   (`data_dir/terrain.redb`).
+//!   (`data_dir/terrain.redb`). [`events`]: pushed tile events (hubs, resumable
+//!   subscriptions), served by `api::ws_events` and `api::grpc_events`.
+//! - [`mesh`]: the bounded tile mesh cache, kept current by the first commit listener.
 //! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals.
 //!
 //! ```no_run
@@ -39,6 +41,8 @@ pub mod auth;
 pub mod compute;
 pub mod config;
 pub mod error;
+pub mod events;
+pub mod mesh;
 pub mod metrics;
 pub mod query;
 pub mod server;

@@ -16,6 +16,14 @@
 //! | `terrain_zone_index_tiles` (gauge) | `world` |
 //! | `terrain_zone_lookups_total` | `world`, `hit` (`true`: a flat zone decided the height) |
 //! | `terrain_world_revision` (gauge) | `world` |
+//! | `terrain_mesh_cache_hits_total`, `terrain_mesh_cache_misses_total` | `world` |
+//! | `terrain_mesh_cache_bytes` (gauge) | |
+//! | `terrain_mesh_build_seconds` (histogram) | |
+//! | `terrain_tiles_regenerated_total` | `world` |
+//! | `terrain_event_subscribers` (gauge) | `world` |
+//! | `terrain_events_published_total` | `world` |
+//! | `terrain_events_sent_total` | `world` (events delivered to subscribers' streams) |
+//! | `terrain_event_subscribers_dropped_total` | `world` (slow subscribers cut off) |
 //!
 //! The flat-zone metrics are brought up to date at each scrape.
 //!
@@ -85,6 +93,44 @@ impl Metrics {
                 "Height lookups (single and batch points), by world and whether a flat zone decided them"
             );
             describe_gauge!("terrain_world_revision", "Current revision, by world");
+            describe_counter!(
+                "terrain_mesh_cache_hits_total",
+                "Tile mesh requests answered from the cache, by world"
+            );
+            describe_counter!(
+                "terrain_mesh_cache_misses_total",
+                "Tile meshes built for a request (concurrent requests share one), by world"
+            );
+            describe_gauge!(
+                "terrain_mesh_cache_bytes",
+                metrics::Unit::Bytes,
+                "Approximate bytes of tile meshes held in the cache"
+            );
+            describe_histogram!(
+                "terrain_mesh_build_seconds",
+                metrics::Unit::Seconds,
+                "Time to build one tile mesh"
+            );
+            describe_counter!(
+                "terrain_tiles_regenerated_total",
+                "Cached tile meshes rebuilt because a change touched them, by world"
+            );
+            describe_gauge!(
+                "terrain_event_subscribers",
+                "Open event subscriptions, by world"
+            );
+            describe_counter!(
+                "terrain_events_published_total",
+                "Tile events published (one per committed mutation), by world"
+            );
+            describe_counter!(
+                "terrain_events_sent_total",
+                "Tile events handed to subscribers' streams (live and replayed), by world"
+            );
+            describe_counter!(
+                "terrain_event_subscribers_dropped_total",
+                "Slow event subscribers cut off with a resync, by world"
+            );
         });
         Ok(metrics)
     }
@@ -140,6 +186,63 @@ impl Metrics {
                 .absolute(stats.hits);
             counter!("terrain_zone_lookups_total", "world" => world, "hit" => "false")
                 .absolute(stats.lookups.saturating_sub(stats.hits));
+        });
+    }
+
+    /// Adds `delta` (+1 or -1) open subscriptions of `world`.
+    pub fn subscribers(&self, world: &str, delta: f64) {
+        self.with(|| {
+            gauge!("terrain_event_subscribers", "world" => world.to_string()).increment(delta);
+        });
+    }
+
+    /// Counts one event published for `world`.
+    pub fn event_published(&self, world: &str) {
+        self.with(|| {
+            counter!("terrain_events_published_total", "world" => world.to_string()).increment(1);
+        });
+    }
+
+    /// Counts one event handed to a subscriber's stream.
+    pub fn event_sent(&self, world: &str) {
+        self.with(|| {
+            counter!("terrain_events_sent_total", "world" => world.to_string()).increment(1);
+        });
+    }
+
+    /// Counts `n` slow subscribers cut off.
+    pub fn subscribers_dropped(&self, world: &str, n: u64) {
+        self.with(|| {
+            counter!("terrain_event_subscribers_dropped_total", "world" => world.to_string())
+                .increment(n);
+        });
+    }
+
+    /// Counts one tile mesh request answered from the cache (`hit`) or built.
+    pub fn mesh_lookup(&self, world: &str, hit: bool) {
+        let name = if hit {
+            "terrain_mesh_cache_hits_total"
+        } else {
+            "terrain_mesh_cache_misses_total"
+        };
+        self.with(|| counter!(name, "world" => world.to_string()).increment(1));
+    }
+
+    /// Records how long one tile mesh build took.
+    pub fn mesh_built(&self, elapsed: Duration) {
+        self.with(|| histogram!("terrain_mesh_build_seconds").record(elapsed.as_secs_f64()));
+    }
+
+    /// Sets the bytes of mesh data the cache holds.
+    pub fn mesh_cache_bytes(&self, bytes: u64) {
+        self.with(|| gauge!("terrain_mesh_cache_bytes").set(bytes as f64));
+    }
+
+    /// Counts `n` cached tiles of `world` rebuilt after a change.
+    pub fn tiles_regenerated(&self, world: &str, n: usize) {
+        self.with(|| {
+            counter!("terrain_tiles_regenerated_total", "world" => world.to_string())
+                .increment(n as u64);
         });
     }
 

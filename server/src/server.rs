@@ -23,6 +23,8 @@ use crate::{
     auth::Auth,
     compute::{Compute, ComputeError},
     config::{Config, ConfigError},
+    events::Events,
+    mesh::MeshCache,
     metrics::Metrics,
     query::QueryEngine,
     store::{StoreError, ZoneStore},
@@ -114,14 +116,22 @@ impl Server {
         if config.admin_token.is_none() && !config.listen.ip().is_loopback() {
             warn!(listen = %config.listen, "insecure: anyone who can reach this address may change the worlds (no admin_token)");
         }
-        let (worlds, store) = open_worlds(&config).await?;
         let metrics = Arc::new(Metrics::new()?);
-        let engine = QueryEngine::new(worlds, config.limits, Compute::new()?, Arc::clone(&metrics));
+        let events = Arc::new(Events::new(&config.limits, Arc::clone(&metrics)));
+        let compute = Compute::new()?;
+        let meshes = Arc::new(MeshCache::new(
+            config.limits.mesh_cache_bytes,
+            compute.clone(),
+            Arc::clone(&metrics),
+        ));
+        let (worlds, store) = open_worlds(&config, &events, &meshes).await?;
+        let engine = QueryEngine::new(worlds, config.limits, compute, Arc::clone(&metrics), meshes);
         let state = Arc::new(ApiState {
             engine,
             readiness: Readiness::new().await,
             metrics,
             auth: Auth::new(config.admin_token.clone()),
+            events,
         });
         let router = api::router(Arc::clone(&state))?;
         let addr = config.listen;
@@ -182,6 +192,8 @@ impl Server {
         let timeout = self.shutdown_timeout;
         info!(?timeout, "shutting down: draining in-flight requests");
         self.state.readiness.set(false).await;
+        // Open event streams end now, so they do not hold up the drain.
+        self.state.events.close();
         stop_accepting.cancel();
         let result = match tokio::time::timeout(timeout, &mut serve).await {
             Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
@@ -212,7 +224,13 @@ impl Server {
 
 /// Creates the data directory, opens the store and every world (on a blocking
 /// thread), then registers each world's start-up zones through its registry.
-async fn open_worlds(config: &Config) -> Result<(Arc<Worlds>, Arc<ZoneStore>), StartError> {
+async fn open_worlds(
+    config: &Config,
+    events: &Arc<Events>,
+    meshes: &Arc<MeshCache>,
+) -> Result<(Arc<Worlds>, Arc<ZoneStore>), StartError> {
+    let events = Arc::clone(events);
+    let meshes: Arc<dyn crate::world::CommitListener> = Arc::clone(meshes) as _;
     let data_dir = config.data_dir.clone();
     let configs = config.worlds.clone();
     let limits = config.limits;
@@ -223,8 +241,13 @@ async fn open_worlds(config: &Config) -> Result<(Arc<Worlds>, Arc<ZoneStore>), S
         })?;
         let store = Arc::new(ZoneStore::open(&data_dir)?);
         info!(path = %store.path().display(), "zone store open");
-        let listeners: Vec<Arc<dyn crate::world::CommitListener>> = Vec::new();
+        // First: cached tiles are current before anyone hears of the change.
+        let listeners: Vec<Arc<dyn crate::world::CommitListener>> = vec![meshes];
+        // Events go last: every earlier listener has run when one is published.
+        let mut listeners = listeners;
+        listeners.push(events.publisher(Arc::clone(&store)));
         let worlds = Worlds::open(&configs, &store, &limits, &listeners)?;
+        events.attach(&store, &worlds)?;
         let startup = configs
             .iter()
             .enumerate()

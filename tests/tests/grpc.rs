@@ -17,6 +17,7 @@ fn height_request(world: &str, x: f64, z: f64) -> GetHeightRequest {
         world: world.into(),
         x,
         z,
+        ..Default::default()
     }
 }
 

@@ -159,6 +159,7 @@ async fn metrics_count_requests_per_route_and_method() {
             world: "main".into(),
             x: 1.0,
             z: 2.0,
+            ..Default::default()
         })
         .await
         .expect("GetHeight");
@@ -167,6 +168,7 @@ async fn metrics_count_requests_per_route_and_method() {
             world: "main".into(),
             x: f64::NAN,
             z: 2.0,
+            ..Default::default()
         })
         .await
         .expect_err("NaN");

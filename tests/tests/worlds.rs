@@ -92,6 +92,7 @@ async fn each_world_answers_with_its_own_generator() {
                 world: id.into(),
                 x,
                 z,
+                ..Default::default()
             };
             let grpc = client
                 .get_height(request)

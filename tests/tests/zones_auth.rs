@@ -184,6 +184,7 @@ async fn with_a_token_mutations_need_it() {
         world: "main".into(),
         x: 0.0,
         z: 0.0,
+        ..Default::default()
     };
     client.get_height(height).await.expect("reads are open");
     server.stop().await;

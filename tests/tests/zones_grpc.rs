@@ -70,6 +70,7 @@ async fn assert_heights(
             world: "main".into(),
             x,
             z,
+            ..Default::default()
         };
         let answer = client
             .get_height(request)

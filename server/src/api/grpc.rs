@@ -20,7 +20,7 @@ use terrain_proto::v1::{
 use tonic::{Code, Request, Status, service::Routes};
 
 use crate::{
-    api::{ApiState, RouterError, grpc_zones},
+    api::{ApiState, RouterError, grpc_mesh, grpc_zones},
     config::Limits,
     query::{BatchNaming, HeightmapRequest, ZoneIds},
     world::World,
@@ -141,7 +141,8 @@ impl TerrainService for TerrainApi {
         let request = request.into_inner();
         let engine = &self.state.engine;
         let world = engine.world(&request.world)?;
-        let answer = engine.height(world, request.x, request.z).await?;
+        let mode = grpc_mesh::height_mode(request.mode)?;
+        let answer = engine.height_in(world, request.x, request.z, mode).await?;
         Ok(tonic::Response::new(pb::GetHeightResponse {
             x: answer.x,
             z: answer.z,
@@ -233,5 +234,21 @@ impl TerrainService for TerrainApi {
         request: Request<pb::GetFlatZoneAtRequest>,
     ) -> Result<tonic::Response<pb::GetFlatZoneAtResponse>, Status> {
         grpc_zones::at(&self.state, request).await
+    }
+
+    async fn get_tile_mesh(
+        &self,
+        request: Request<pb::GetTileMeshRequest>,
+    ) -> Result<tonic::Response<pb::TileMesh>, Status> {
+        grpc_mesh::get(&self.state, request).await
+    }
+
+    type GetTileMeshesStream = grpc_mesh::TileMeshStream;
+
+    async fn get_tile_meshes(
+        &self,
+        request: Request<pb::GetTileMeshesRequest>,
+    ) -> Result<tonic::Response<Self::GetTileMeshesStream>, Status> {
+        grpc_mesh::get_many(&self.state, request).await
     }
 }

@@ -9,6 +9,7 @@
 //! | `GET /v1/worlds/{world}/heightmap?x0=&z0=&nx=&nz=&step=` | `{"x0", "z0", "step", "nx", "nz", "heights", "revision"}` |
 //! | `GET /healthz`, `GET /readyz`, `GET /metrics` | liveness, readiness, Prometheus text |
 //! | `/v1/worlds/{world}/flat-zones...`, `/v1/worlds/{world}/flat-zone-at` | see [`super::http_zones`] |
+//! | `/v1/worlds/{world}/tiles/{tx}/{tz}/mesh[.glb]` | see [`super::http_mesh`]; `height` takes `mode=exact\|surface` |
 //!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
 //! rejections (bad path, bad query string, body too large), which are mapped here.
@@ -65,6 +66,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/heights", post(heights))
         .route("/v1/worlds/{world}/heightmap", get(heightmap))
         .merge(super::http_zones::routes())
+        .merge(super::http_mesh::routes())
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }
@@ -152,9 +154,10 @@ async fn height(
 ) -> Result<Json<HeightBody>, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&params::world(path)?)?;
+    let mode = super::http_mesh::height_mode(&query)?;
     let params = Params::new(query)?;
     let (x, z) = (params.number("x")?, params.number("z")?);
-    let a = engine.height(world, x, z).await?;
+    let a = engine.height_in(world, x, z, mode).await?;
     Ok(Json(HeightBody {
         x: a.x,
         z: a.z,

@@ -5,9 +5,12 @@
 //!   [`grpc_zones`]: its flat-zone RPCs.
 //! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
 //!   [`http_zones`]: the flat-zone routes.
+//! - [`http_mesh`], [`grpc_mesh`]: tile meshes (JSON, glb, packed protobuf).
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
+//! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
+//!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
 //!
 //! Routing: tonic's services live under `/{package.Service}/...`; everything else is
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
@@ -15,12 +18,16 @@
 
 pub mod body;
 pub mod grpc;
+pub mod grpc_events;
+pub mod grpc_mesh;
 pub mod grpc_zones;
 pub mod health;
 pub mod http;
+pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;
 pub mod params;
+pub mod ws_events;
 pub mod zone_body;
 
 use std::sync::Arc;
@@ -35,7 +42,7 @@ use axum::{
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
-use crate::{auth::Auth, error::ApiError, metrics::Metrics, query::QueryEngine};
+use crate::{auth::Auth, error::ApiError, events::Events, metrics::Metrics, query::QueryEngine};
 
 pub use health::Readiness;
 
@@ -47,6 +54,8 @@ pub struct ApiState {
     pub metrics: Arc<Metrics>,
     /// Who may change worlds.
     pub auth: Auth,
+    /// Event hubs and open subscriptions.
+    pub events: Arc<Events>,
 }
 
 /// Why the router could not be built.
@@ -60,7 +69,9 @@ pub enum RouterError {
 pub fn router(state: Arc<ApiState>) -> Result<Router, RouterError> {
     let grpc = grpc::routes(&state)?;
     let metrics = Arc::clone(&state.metrics);
-    let router = http::routes(state)
+    let router = http::routes(Arc::clone(&state))
+        .merge(ws_events::routes(Arc::clone(&state)))
+        .merge(grpc_events::routes(&state))
         .merge(grpc)
         .fallback(fallback)
         .method_not_allowed_fallback(method_not_allowed)

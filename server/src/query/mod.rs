@@ -5,18 +5,20 @@
 //! [`ApiError`]s) back, so the two surfaces validate identically and answer with the
 //! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
 //! flat zones), read under the world's read lock together with the revision they
-//! reflect. [`zones`] holds the flat-zone calls.
+//! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls.
 
+pub mod mesh;
 pub mod zones;
 
 use std::sync::Arc;
 
-use terrain_core::Grid;
+use terrain_core::{Grid, mesh::surface_height};
 
 use crate::{
     compute::{self, Compute, OFFLOAD_THRESHOLD},
     config::Limits,
     error::ApiError,
+    mesh::MeshCache,
     metrics::Metrics,
     world::{World, Worlds},
 };
@@ -47,6 +49,32 @@ impl BatchNaming {
                 ApiError::invalid(format!("points[{}]", k / 2), format!("{axis} {reason}"))
             }
             BatchNaming::Coordinates => ApiError::invalid(format!("coordinates[{k}]"), reason),
+        }
+    }
+}
+
+/// Which height a single-point query answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeightMode {
+    /// The continuous field: generator plus flat zones.
+    #[default]
+    Exact,
+    /// The served triangle mesh under the point
+    /// ([`terrain_core::mesh::surface_height`]).
+    Surface,
+}
+
+impl HeightMode {
+    /// `exact` or `surface` (the HTTP `mode` parameter); anything else is refused,
+    /// naming field `mode`.
+    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+        match raw {
+            "exact" => Ok(HeightMode::Exact),
+            "surface" => Ok(HeightMode::Surface),
+            other => Err(ApiError::invalid(
+                "mode",
+                format!("expected \"exact\" or \"surface\", got {other:?}"),
+            )),
         }
     }
 }
@@ -104,23 +132,32 @@ pub struct QueryEngine {
     limits: Limits,
     compute: Compute,
     metrics: Arc<Metrics>,
+    /// Built tile meshes, shared with the registry as its first commit listener.
+    meshes: Arc<MeshCache>,
 }
 
 impl QueryEngine {
     /// An engine over `worlds`, refusing requests beyond `limits`, offloading to
-    /// `compute` and counting heights in `metrics`.
+    /// `compute`, counting heights in `metrics` and serving meshes from `meshes`.
     pub fn new(
         worlds: Arc<Worlds>,
         limits: Limits,
         compute: Compute,
         metrics: Arc<Metrics>,
+        meshes: Arc<MeshCache>,
     ) -> Self {
         QueryEngine {
             worlds,
             limits,
             compute,
             metrics,
+            meshes,
         }
+    }
+
+    /// The tile mesh cache.
+    pub fn meshes(&self) -> &Arc<MeshCache> {
+        &self.meshes
     }
 
     /// The hosted worlds, in configuration order.
@@ -143,9 +180,21 @@ impl QueryEngine {
         self.worlds.get(id)
     }
 
-    /// The height at `(x, z)` and the zone that decided it: cheap, so computed in
-    /// place.
+    /// The exact height at `(x, z)` and the zone that decided it: cheap, so computed
+    /// in place.
     pub async fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, ApiError> {
+        self.height_in(world, x, z, HeightMode::Exact).await
+    }
+
+    /// The height at `(x, z)` in `mode`, and the zone that decided the exact height
+    /// there. A surface height samples four vertices: cheap, computed in place.
+    pub async fn height_in(
+        &self,
+        world: &World,
+        x: f64,
+        z: f64,
+        mode: HeightMode,
+    ) -> Result<HeightAnswer, ApiError> {
         let max = self.limits.max_coordinate;
         check_coordinate(x, max).map_err(|reason| ApiError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| ApiError::invalid("z", reason))?;
@@ -153,7 +202,11 @@ impl QueryEngine {
             let state = world.read().await;
             let sample = state.terrain().sample(x, z);
             let zone = sample.zone.map(|(zone, _)| zone.id.clone());
-            (sample.height, zone, state.revision())
+            let height = match mode {
+                HeightMode::Exact => sample.height,
+                HeightMode::Surface => surface_height(state.terrain(), x, z),
+            };
+            (height, zone, state.revision())
         };
         world.lookups().record(1, u64::from(zone.is_some()));
         self.metrics.heights_computed(world.id(), 1);

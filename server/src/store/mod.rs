@@ -10,12 +10,13 @@
 //! Every call blocks on disk: call it from a blocking thread (`spawn_blocking`),
 //! never from an async worker.
 
+pub mod history;
 pub mod redb;
 
 use serde::{Deserialize, Serialize};
 use terrain_core::{FlatZone, zones::ZoneDoc};
 
-pub use self::redb::ZoneStore;
+pub use self::{history::LogEntry, redb::ZoneStore};
 
 /// What a mutation did to a zone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,24 +122,44 @@ struct LogRecord {
     kind: MutationKind,
     id: String,
     zone: ZoneDoc,
+    /// The largest height change the mutation made, added once the registry has
+    /// measured it (after the commit; see [`ZoneStore::annotate`]). Absent in entries
+    /// written before events existed, or if the annotation was lost in a crash.
+    #[serde(
+        default,
+        rename = "maxHeightDelta",
+        skip_serializing_if = "Option::is_none"
+    )]
+    max_height_delta: Option<f64>,
 }
 
 impl LogRecord {
     fn encode(mutation: &Mutation) -> String {
+        Self::encode_with(mutation, None)
+    }
+
+    fn encode_with(mutation: &Mutation, max_height_delta: Option<f64>) -> String {
         let record = LogRecord {
             kind: mutation.kind,
             id: mutation.zone.id.clone(),
             zone: ZoneDoc::from_zone(&mutation.zone),
+            max_height_delta,
         };
         serde_json::to_string(&record).unwrap_or_default()
     }
 
     fn decode(json: &str) -> Result<Mutation, String> {
+        Self::decode_with(json).map(|(mutation, _)| mutation)
+    }
+
+    /// The mutation and its measured height change, if recorded.
+    fn decode_with(json: &str) -> Result<(Mutation, Option<f64>), String> {
         let record: LogRecord = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        Ok(Mutation {
+        let mutation = Mutation {
             kind: record.kind,
             zone: resolved(&record.zone, record.id)?,
-        })
+        };
+        Ok((mutation, record.max_height_delta))
     }
 }
 

@@ -5,7 +5,10 @@
 //! | `meta` | `"schema"` | `1` |
 //! | `worlds` | world id | revision (`u64`) |
 //! | `zones` | (world id, zone id) | (revision that registered it, zone JSON) |
-//! | `log` | (world id, revision) | `{"kind": "registered" \| "replaced" \| "removed", "id", "zone"}` |
+//! | `log` | (world id, revision) | `{"kind": "registered" \| "replaced" \| "removed", "id", "zone", "maxHeightDelta"?}` |
+//!
+//! The log keeps the last `event_history` revisions of each world (pruned as each
+//! mutation is annotated, see [`super::history`]).
 //!
 //! Zone JSON is the API's form ([`terrain_core::ZoneDoc`], lowerCamelCase, height
 //! resolved, shortest round-trip f64 text), so a reload is bit-exact. Commits use
@@ -27,9 +30,9 @@ pub const FILE_NAME: &str = "terrain.redb";
 const SCHEMA_VERSION: u64 = 1;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
-const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
+pub(super) const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
 const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
-const LOG: TableDefinition<(&str, u64), &str> = TableDefinition::new("log");
+pub(super) const LOG: TableDefinition<(&str, u64), &str> = TableDefinition::new("log");
 
 /// The server's zone store. `Sync`: one write transaction runs at a time (redb
 /// serialises them); reads run beside it on a snapshot.
@@ -42,15 +45,15 @@ pub struct ZoneStore {
 }
 
 /// An open database for the length of one call.
-struct Open<'a>(RwLockReadGuard<'a, Option<Database>>);
+pub(super) struct Open<'a>(RwLockReadGuard<'a, Option<Database>>);
 
 impl Open<'_> {
-    fn db(&self) -> Result<&Database, StoreError> {
+    pub(super) fn db(&self) -> Result<&Database, StoreError> {
         self.0.as_ref().ok_or(StoreError::Closed)
     }
 }
 
-fn db_err(e: impl Into<redb::Error>) -> StoreError {
+pub(super) fn db_err(e: impl Into<redb::Error>) -> StoreError {
     StoreError::Db(Box::new(e.into()))
 }
 
@@ -106,7 +109,7 @@ impl ZoneStore {
         db.take();
     }
 
-    fn open_db(&self) -> Open<'_> {
+    pub(super) fn open_db(&self) -> Open<'_> {
         // A panic while holding the lock cannot leave redb half-written (its
         // transactions are atomic), so a poisoned lock is still usable.
         Open(

@@ -7,11 +7,14 @@
 //! - [`registry`]: the write path (register, replace, remove), serialised per world.
 //! - [`sources`]: the zones a world registers at start-up (manifests, zone files).
 //! - [`stats`]: lookup counters and the periodic statistics log line.
+//! - [`versions`]: per-tile versions (the revision of the last change to touch each
+//!   tile), kept beside the zones so heights and versions always agree.
 
 pub mod delta;
 pub mod registry;
 pub mod sources;
 pub mod stats;
+pub mod versions;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -19,6 +22,8 @@ use terrain_core::{
     GeneratorError, GeneratorKind, Terrain, TileLayout, WorldGenerator, ZoneSet, zones::ZoneLimits,
 };
 use tokio::sync::{Mutex, OwnedRwLockReadGuard, RwLock, RwLockReadGuard};
+
+use self::versions::TileVersions;
 
 use crate::{
     config::{Limits, WorldConfig},
@@ -49,6 +54,8 @@ pub struct WorldState {
     /// The number of the last accepted change. Every answer carries it so a client
     /// can tell whether what it holds is current.
     revision: u64,
+    /// Each touched tile's version, of the same revision as `terrain`.
+    tiles: TileVersions,
 }
 
 impl WorldState {
@@ -65,6 +72,12 @@ impl WorldState {
     /// The revision this state reflects.
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// The version of tile `tile`: the revision of the last change that touched it
+    /// (0: none since the world began).
+    pub fn tile_version(&self, tile: (i64, i64)) -> u64 {
+        self.tiles.get(tile)
     }
 }
 
@@ -116,10 +129,12 @@ impl World {
     ) -> Result<Self, WorldError> {
         let generator = WorldGenerator::new(config.generator, config.seed)?;
         let layout = generator.tile_layout();
-        let stored = store.load(&config.id).map_err(|source| WorldError::Store {
+        let store_err = |source| WorldError::Store {
             world: config.id.clone(),
             source,
-        })?;
+        };
+        let stored = store.load(&config.id).map_err(store_err)?;
+        let log = store.log(&config.id, 0).map_err(store_err)?;
         let mut zones = ZoneSet::new(config.overlap, generator.tile_size());
         for (zone, revision) in stored.zones {
             zones.insert(zone, revision);
@@ -127,6 +142,7 @@ impl World {
         let state = WorldState {
             terrain: Terrain::new(generator, zones),
             revision: stored.revision,
+            tiles: TileVersions::replay(&layout, &log),
         };
         Ok(World {
             id: config.id.clone(),
@@ -182,6 +198,12 @@ impl World {
     /// answer: a waiting mutation waits for it.
     pub async fn read(&self) -> RwLockReadGuard<'_, WorldState> {
         self.state.read().await
+    }
+
+    /// [`World::read`] from a blocking thread (a commit listener, a compute job that
+    /// holds no guard yet). Panics if called on an async worker.
+    pub fn read_blocking(&self) -> RwLockReadGuard<'_, WorldState> {
+        self.state.blocking_read()
     }
 
     /// [`World::read`], as a guard that can move to a compute thread.

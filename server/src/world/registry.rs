@@ -158,7 +158,7 @@ impl World {
                 }
                 other => ApiError::Internal(other.to_string()),
             })?;
-        self.install(mutation, outcome.revision);
+        self.install(mutation, outcome.revision, &outcome.tiles);
         let after = probe.sample(self.state.blocking_read().terrain());
         outcome.max_height_delta = max_delta(&before, &after);
         for listener in &self.listeners {
@@ -176,9 +176,11 @@ impl World {
         Ok(outcome)
     }
 
-    /// Applies a committed mutation to the in-memory zones, under a short write lock.
-    fn install(&self, mutation: Mutation, revision: u64) {
+    /// Applies a committed mutation to the in-memory zones and tile versions, under a
+    /// short write lock.
+    fn install(&self, mutation: Mutation, revision: u64, tiles: &[(i64, i64)]) {
         let mut state = self.state.blocking_write();
+        state.tiles.touch(tiles, revision);
         let zones = state.terrain.zones_mut();
         match mutation.kind {
             MutationKind::Removed => {

@@ -11,6 +11,8 @@
 
 #![allow(dead_code)] // each test binary uses a subset
 
+pub mod events;
+
 use std::{net::SocketAddr, time::Duration};
 
 use reqwest::StatusCode;

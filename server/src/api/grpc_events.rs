@@ -1,0 +1,113 @@
+//! `terrain.v1.TerrainEvents`: tile event subscriptions over gRPC.
+//!
+//! `Subscribe` streams `Event`s: first `subscribed` (the subscription id and the
+//! world's revision), then the replayed history or a `resync`, then live `tiles`
+//! events; a final `resync` precedes the end of a stream cut off for falling behind.
+//! `UpdateSubscription` changes the area of an open stream by its id. The stream
+//! ends (OK) at server shutdown.
+
+use std::{pin::Pin, sync::Arc};
+
+use axum::Router;
+use futures::{Stream, StreamExt, stream};
+use terrain_proto::v1::{
+    self as pb,
+    terrain_events_server::{TerrainEvents, TerrainEventsServer},
+};
+use tonic::{Request, Response, Status, server::NamedService};
+
+use crate::{
+    api::ApiState,
+    events::{Area, Event, Message, Subscription},
+};
+
+/// Requests are a world id and an area: small.
+const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// The `TerrainEvents` route, as an axum router to merge with the others.
+pub fn routes(state: &Arc<ApiState>) -> Router {
+    let service = TerrainEventsServer::new(EventsApi {
+        state: Arc::clone(state),
+    })
+    .max_decoding_message_size(MAX_REQUEST_BYTES);
+    let path = format!("/{}/{{*rest}}", TerrainEventsServer::<EventsApi>::NAME);
+    Router::new().route_service(&path, service)
+}
+
+/// `terrain.v1.TerrainEvents`.
+#[derive(Debug, Clone)]
+pub struct EventsApi {
+    state: Arc<ApiState>,
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl TerrainEvents for EventsApi {
+    type SubscribeStream = EventStream;
+
+    async fn subscribe(
+        &self,
+        request: Request<pb::SubscribeRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let request = request.into_inner();
+        let world = self.state.engine.world(&request.world)?;
+        let area = Area::from_proto(request.area.as_ref())?;
+        let sub =
+            Subscription::open(&self.state.events, world, area, request.from_revision).await?;
+        let first = pb::Event {
+            kind: Some(pb::event::Kind::Subscribed(pb::Subscribed {
+                subscription_id: sub.id().to_string(),
+                revision: sub.revision(),
+            })),
+        };
+        let rest = stream::unfold(sub, |mut sub| async move {
+            let message = sub.next().await?;
+            Some((Ok(to_proto(&message)), sub))
+        });
+        let stream = stream::once(async move { Ok(first) }).chain(rest);
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn update_subscription(
+        &self,
+        request: Request<pb::UpdateSubscriptionRequest>,
+    ) -> Result<Response<pb::UpdateSubscriptionResponse>, Status> {
+        let request = request.into_inner();
+        let area = Area::from_proto(request.area.as_ref())?;
+        self.state
+            .events
+            .update_area(&request.subscription_id, area)?;
+        Ok(Response::new(pb::UpdateSubscriptionResponse {}))
+    }
+}
+
+/// The protobuf form of a stream message.
+pub fn to_proto(message: &Message) -> pb::Event {
+    let kind = match message {
+        Message::Event(e) => pb::event::Kind::Tiles(tile_event(e)),
+        Message::Resync { revision } => pb::event::Kind::Resync(pb::Resync {
+            revision: *revision,
+        }),
+    };
+    pb::Event { kind: Some(kind) }
+}
+
+fn tile_event(e: &Event) -> pb::TileEvent {
+    pb::TileEvent {
+        world: e.world.clone(),
+        revision: e.revision,
+        cause: Some(pb::EventCause {
+            zone: e.zone.clone(),
+            kind: e.kind.as_str().to_string(),
+        }),
+        tiles: e.tiles.iter().map(|&(x, z)| pb::TileKey { x, z }).collect(),
+        bounds: Some(pb::EventBounds {
+            min_x: e.bounds.min_x,
+            min_z: e.bounds.min_z,
+            max_x: e.bounds.max_x,
+            max_z: e.bounds.max_z,
+        }),
+        max_height_delta: e.max_height_delta,
+    }
+}

@@ -1,0 +1,113 @@
+//! The tile mesh RPCs of `terrain.v1.TerrainService`: `GetTileMesh` and the
+//! server-streaming `GetTileMeshes`.
+//!
+//! Bulk arrays travel as `bytes` holding little-endian values (f32 positions and
+//! normals, u16 or u32 indices as `index_format` says): encoding them is a copy,
+//! an order of magnitude cheaper than packed `repeated float`.
+
+use std::{pin::Pin, sync::Arc};
+
+use futures::{Stream, StreamExt, stream};
+use terrain_core::mesh::{Indices, TileMesh};
+use terrain_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use crate::{
+    api::ApiState,
+    error::ApiError,
+    mesh::ServedMesh,
+    query::{HeightMode, mesh::TileFields},
+};
+
+/// The stream `GetTileMeshes` answers with.
+pub type TileMeshStream = Pin<Box<dyn Stream<Item = Result<pb::TileMesh, Status>> + Send>>;
+
+/// `GetTileMesh`: one tile at its current version.
+pub async fn get(
+    state: &Arc<ApiState>,
+    request: Request<pb::GetTileMeshRequest>,
+) -> Result<Response<pb::TileMesh>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = engine.world(&request.world)?;
+    let tile = (request.tile_x, request.tile_z);
+    let served = engine.tile_mesh(world, tile, &TileFields::grpc()).await?;
+    Ok(Response::new(message(&served)))
+}
+
+/// `GetTileMeshes`: every requested tile, in request order, one message each. The
+/// whole list is validated before the first mesh is sent; meshes are built as the
+/// client reads them, so a slow reader holds back only its own stream.
+pub async fn get_many(
+    state: &Arc<ApiState>,
+    request: Request<pb::GetTileMeshesRequest>,
+) -> Result<Response<TileMeshStream>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = Arc::clone(engine.world(&request.world)?);
+    engine.check_tile_count(request.tiles.len())?;
+    let tiles: Vec<(i64, i64)> = request.tiles.iter().map(|t| (t.x, t.z)).collect();
+    for (i, &tile) in tiles.iter().enumerate() {
+        engine.check_tile(&world, tile, &TileFields::element(i))?;
+    }
+    let state = Arc::clone(state);
+    let meshes = stream::iter(tiles.into_iter().enumerate()).then(move |(i, tile)| {
+        let state = Arc::clone(&state);
+        let world = Arc::clone(&world);
+        async move {
+            let fields = TileFields::element(i);
+            let served = state.engine.tile_mesh(&world, tile, &fields).await?;
+            Ok(message(&served))
+        }
+    });
+    Ok(Response::new(Box::pin(meshes)))
+}
+
+/// `GetHeightRequest.mode`: unspecified and exact are the exact height; an unknown
+/// value is refused, naming field `mode`.
+pub fn height_mode(mode: i32) -> Result<HeightMode, ApiError> {
+    match pb::HeightMode::try_from(mode) {
+        Ok(pb::HeightMode::Unspecified | pb::HeightMode::Exact) => Ok(HeightMode::Exact),
+        Ok(pb::HeightMode::Surface) => Ok(HeightMode::Surface),
+        Err(_) => Err(ApiError::invalid(
+            "mode",
+            format!(
+                "unknown height mode {mode}: expected HEIGHT_MODE_EXACT or HEIGHT_MODE_SURFACE"
+            ),
+        )),
+    }
+}
+
+/// The wire form of a served mesh.
+pub fn message(served: &ServedMesh) -> pb::TileMesh {
+    let mesh: &TileMesh = &served.mesh;
+    let (indices, index_format) = match &mesh.indices {
+        Indices::U16(v) => (
+            v.iter().flat_map(|i| i.to_le_bytes()).collect(),
+            pb::IndexFormat::U16,
+        ),
+        Indices::U32(v) => (
+            v.iter().flat_map(|i| i.to_le_bytes()).collect(),
+            pb::IndexFormat::U32,
+        ),
+    };
+    pb::TileMesh {
+        tile_x: mesh.key.0,
+        tile_z: mesh.key.1,
+        version: mesh.version,
+        resolution: mesh.resolution,
+        min_height: mesh.min_height,
+        max_height: mesh.max_height,
+        placement: mesh.placement.to_vec(),
+        positions: f32_bytes(&mesh.positions),
+        normals: f32_bytes(&mesh.normals),
+        indices,
+        index_format: index_format.into(),
+        revision: served.revision,
+    }
+}
+
+/// `values` as little-endian bytes.
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}

@@ -1,0 +1,237 @@
+//! The tile mesh routes of the HTTP surface, and the `mode` parameter of height
+//! queries.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /v1/worlds/{world}/tiles/{tx}/{tz}/mesh` | `{"tileX", "tileZ", "version", "revision", "resolution", "minHeight", "maxHeight", "placement", "positions", "normals", "indices"}` |
+//! | `GET /v1/worlds/{world}/tiles/{tx}/{tz}/mesh.glb` | `model/gltf-binary`: one node at the tile's placement, one indexed triangle mesh |
+//!
+//! Both send `ETag: "<world>:<tx>:<tz>:v<version>"` (the tile's version: the revision
+//! of the last change that touched it) and answer `304 Not Modified`, without
+//! building anything, to a request whose `If-None-Match` lists it. `positions` and
+//! `normals` are float32 `x, y, z` per vertex (positions relative to `placement`);
+//! `indices` three per triangle, carved cells absent.
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    extract::{Path, Query, State, rejection::PathRejection, rejection::QueryRejection},
+    http::{
+        HeaderMap, HeaderValue, StatusCode,
+        header::{CONTENT_TYPE, ETAG, IF_NONE_MATCH},
+    },
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde::{Serialize, Serializer};
+use terrain_core::mesh::{Indices, to_glb};
+
+use crate::{
+    api::{ApiState, http::REVISION_HEADER},
+    error::ApiError,
+    mesh::ServedMesh,
+    query::{HeightMode, mesh::TileFields},
+};
+
+type TilePath = Result<Path<(String, String, String)>, PathRejection>;
+
+/// The mesh routes, to merge into the HTTP router.
+pub fn routes() -> Router<Arc<ApiState>> {
+    Router::new()
+        .route("/v1/worlds/{world}/tiles/{tx}/{tz}/mesh", get(mesh_json))
+        .route("/v1/worlds/{world}/tiles/{tx}/{tz}/mesh.glb", get(mesh_glb))
+}
+
+/// The `mode` query parameter of a height query: `exact` (the default) or
+/// `surface`. A query string axum could not decode is left to the caller's own
+/// parameter decoding, which names it.
+pub fn height_mode(
+    query: &Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<HeightMode, ApiError> {
+    let Ok(Query(pairs)) = query else {
+        return Ok(HeightMode::Exact);
+    };
+    let mut modes = pairs.iter().filter(|(k, _)| k == "mode");
+    match (modes.next(), modes.next()) {
+        (None, _) => Ok(HeightMode::Exact),
+        (Some((_, raw)), None) => HeightMode::parse(raw),
+        (Some(_), Some(_)) => Err(ApiError::invalid("mode", "given more than once")),
+    }
+}
+
+/// The world and tile of a mesh path, with the tile indices named `tx` and `tz`.
+fn tile_path(path: TilePath) -> Result<(String, (i64, i64)), ApiError> {
+    let Path((world, tx, tz)) =
+        path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
+    let index = |field: &'static str, raw: &str| {
+        raw.parse::<i64>().map_err(|_| {
+            ApiError::invalid(
+                field,
+                format!("expected an integer tile index, got {raw:?}"),
+            )
+        })
+    };
+    Ok((world, (index("tx", &tx)?, index("tz", &tz)?)))
+}
+
+/// The strong validator of a tile at `version`.
+fn etag(world: &str, tile: (i64, i64), version: u64) -> HeaderValue {
+    let tag = format!("\"{world}:{}:{}:v{version}\"", tile.0, tile.1);
+    // World ids are [A-Za-z0-9_-]; the rest are digits, signs and punctuation.
+    HeaderValue::from_str(&tag).unwrap_or_else(|_| HeaderValue::from_static("\"invalid\""))
+}
+
+/// True when `If-None-Match` lists `tag` (or is `*`). Weak tags match too: the
+/// comparison for `If-None-Match` is the weak one (RFC 9110 §13.1.2).
+fn matches(headers: &HeaderMap, tag: &HeaderValue) -> bool {
+    let Ok(tag) = tag.to_str() else {
+        return false;
+    };
+    headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+}
+
+/// What a mesh route answers: 304 if the client holds the current version, else the
+/// mesh encoded by `encode` (on the compute pool) as `content_type`.
+async fn serve(
+    state: &ApiState,
+    path: TilePath,
+    headers: &HeaderMap,
+    content_type: &'static str,
+    encode: fn(&ServedMesh) -> Result<Vec<u8>, ApiError>,
+) -> Result<Response, ApiError> {
+    let engine = &state.engine;
+    let (world, tile) = tile_path(path)?;
+    let world = engine.world(&world)?;
+    let fields = TileFields::http();
+    let current = engine.tile_version(world, tile, &fields).await?;
+    let tag = etag(world.id(), tile, current.version);
+    if matches(headers, &tag) {
+        let head = [(ETAG, tag), (REVISION_HEADER, current.revision.into())];
+        return Ok((StatusCode::NOT_MODIFIED, head).into_response());
+    }
+    let served = engine.tile_mesh(world, tile, &fields).await?;
+    let tag = etag(world.id(), tile, served.mesh.version);
+    let revision = HeaderValue::from(served.revision);
+    let body = engine
+        .compute()
+        .run(move || encode(&served))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let head = [
+        (CONTENT_TYPE, HeaderValue::from_static(content_type)),
+        (ETAG, tag),
+        (REVISION_HEADER, revision),
+    ];
+    Ok((head, body).into_response())
+}
+
+async fn mesh_json(
+    State(state): State<Arc<ApiState>>,
+    path: TilePath,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    serve(&state, path, &headers, "application/json", encode_json).await
+}
+
+async fn mesh_glb(
+    State(state): State<Arc<ApiState>>,
+    path: TilePath,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    serve(&state, path, &headers, "model/gltf-binary", encode_glb).await
+}
+
+/// The JSON body of a mesh.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MeshBody<'a> {
+    tile_x: i64,
+    tile_z: i64,
+    version: u64,
+    revision: u64,
+    resolution: u32,
+    min_height: f32,
+    max_height: f32,
+    placement: [f64; 3],
+    positions: &'a [f32],
+    normals: &'a [f32],
+    #[serde(serialize_with = "indices")]
+    indices: &'a Indices,
+}
+
+fn indices<S: Serializer>(indices: &&Indices, s: S) -> Result<S::Ok, S::Error> {
+    match indices {
+        Indices::U16(v) => s.collect_seq(v.iter()),
+        Indices::U32(v) => s.collect_seq(v.iter()),
+    }
+}
+
+fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
+    let mesh = &served.mesh;
+    let body = MeshBody {
+        tile_x: mesh.key.0,
+        tile_z: mesh.key.1,
+        version: mesh.version,
+        revision: served.revision,
+        resolution: mesh.resolution,
+        min_height: mesh.min_height,
+        max_height: mesh.max_height,
+        placement: mesh.placement,
+        positions: &mesh.positions,
+        normals: &mesh.normals,
+        indices: &mesh.indices,
+    };
+    serde_json::to_vec(&body).map_err(|e| ApiError::Internal(format!("encoding mesh JSON: {e}")))
+}
+
+fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
+    to_glb(&served.mesh).map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn if_none_match_lists_and_weak_tags() {
+        let tag = etag("main", (1, -2), 7);
+        assert_eq!(tag.to_str().unwrap(), "\"main:1:-2:v7\"");
+        let mut h = HeaderMap::new();
+        assert!(!matches(&h, &tag));
+        h.insert(
+            IF_NONE_MATCH,
+            HeaderValue::from_static("\"x\", W/\"main:1:-2:v7\""),
+        );
+        assert!(matches(&h, &tag));
+        h.insert(IF_NONE_MATCH, HeaderValue::from_static("\"main:1:-2:v6\""));
+        assert!(!matches(&h, &tag));
+        h.insert(IF_NONE_MATCH, HeaderValue::from_static("*"));
+        assert!(matches(&h, &tag));
+    }
+
+    #[test]
+    fn bad_modes_name_the_field() {
+        let q = |pairs: &[(&str, &str)]| {
+            Ok(Query(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ))
+        };
+        assert_eq!(height_mode(&q(&[])), Ok(HeightMode::Exact));
+        assert_eq!(
+            height_mode(&q(&[("mode", "surface")])),
+            Ok(HeightMode::Surface)
+        );
+        let err = height_mode(&q(&[("mode", "mesh")])).unwrap_err();
+        assert_eq!(err.field(), Some("mode"));
+    }
+}

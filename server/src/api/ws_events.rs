@@ -1,0 +1,229 @@
+//! `GET /v1/worlds/{world}/events`: tile events over a WebSocket.
+//!
+//! Query: the initial area, `tiles=minTx,minTz,maxTx,maxTz` (inclusive) or
+//! `x=&z=&radius=` (metres), and the resume point `fromRevision=N`. Bad input is a
+//! 400 before the upgrade (`fromRevision` after the current revision included).
+//!
+//! Server to client, one JSON text frame per message: events
+//! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
+//! "bounds", "maxHeightDelta"}` and `{"type": "resync", "revision"}`. Client to
+//! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
+//! (everything); a bad one is answered with
+//! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
+//! The server closes the socket (close frame) after a cut-off `resync` and at
+//! shutdown.
+
+use std::sync::Arc;
+
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::{
+    Router,
+    extract::{
+        Path, Query, State,
+        rejection::{PathRejection, QueryRejection},
+        ws::{CloseFrame, Message as WsMessage, WebSocket, WebSocketUpgrade, close_code},
+    },
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    api::{ApiState, params},
+    error::ApiError,
+    events::{Area, Subscription},
+};
+
+/// The WebSocket route, to merge into the HTTP router.
+pub fn routes(state: Arc<ApiState>) -> Router {
+    Router::new()
+        .route("/v1/worlds/{world}/events", get(events))
+        .with_state(state)
+}
+
+/// The initial area and resume point of a WebSocket subscription.
+#[derive(Debug, PartialEq)]
+struct Opening {
+    area: Area,
+    from: Option<u64>,
+}
+
+fn single<'a>(
+    pairs: &'a [(String, String)],
+    name: &'static str,
+) -> Result<Option<&'a str>, ApiError> {
+    let mut values = pairs
+        .iter()
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v.trim());
+    match (values.next(), values.next()) {
+        (v, None) => Ok(v),
+        (Some(_), Some(_)) => Err(ApiError::invalid(name, "given more than once")),
+        (None, Some(_)) => Ok(None),
+    }
+}
+
+fn number(pairs: &[(String, String)], name: &'static str) -> Result<f64, ApiError> {
+    let raw = single(pairs, name)?
+        .ok_or_else(|| ApiError::invalid(name, "required with x, z and radius"))?;
+    raw.parse()
+        .map_err(|_| ApiError::invalid(name, format!("expected a number, got {raw:?}")))
+}
+
+fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
+    let from = match single(pairs, "fromRevision")? {
+        None => None,
+        Some(raw) => Some(raw.parse().map_err(|_| {
+            ApiError::invalid(
+                "fromRevision",
+                format!("expected a revision (integer >= 0), got {raw:?}"),
+            )
+        })?),
+    };
+    let circle = ["x", "z", "radius"]
+        .iter()
+        .any(|k| pairs.iter().any(|(name, _)| name == k));
+    let area = match single(pairs, "tiles")? {
+        Some(_) if circle => {
+            return Err(ApiError::invalid(
+                "tiles",
+                "give tiles or x, z and radius, not both",
+            ));
+        }
+        Some(raw) => {
+            let parts: Vec<i64> = raw
+                .split(',')
+                .map(|p| p.trim().parse())
+                .collect::<Result<_, _>>()
+                .map_err(|_| ApiError::invalid("tiles", "expected minTx,minTz,maxTx,maxTz"))?;
+            let rect: [i64; 4] = parts
+                .try_into()
+                .map_err(|_| ApiError::invalid("tiles", "expected minTx,minTz,maxTx,maxTz"))?;
+            Area::tiles(rect, "tiles")?
+        }
+        None if circle => Area::circle(
+            number(pairs, "x")?,
+            number(pairs, "z")?,
+            number(pairs, "radius")?,
+        )?,
+        None => Area::All,
+    };
+    Ok(Opening { area, from })
+}
+
+async fn events(
+    State(state): State<Arc<ApiState>>,
+    world: Result<Path<String>, PathRejection>,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let world = params::world(world)?;
+    let Query(pairs) = query.map_err(|r| ApiError::invalid("query", r.body_text()))?;
+    let opening = opening(&pairs)?;
+    let world = state.engine.world(&world)?;
+    let sub = Subscription::open(&state.events, world, opening.area, opening.from).await?;
+    let upgrade = upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?;
+    Ok(upgrade
+        .on_upgrade(move |socket| serve(socket, sub))
+        .into_response())
+}
+
+/// Pumps messages to the socket and area changes from it until either side ends.
+async fn serve(mut socket: WebSocket, mut sub: Subscription) {
+    let closed = sub.closed();
+    loop {
+        tokio::select! {
+            message = sub.next() => {
+                let Some(message) = message else { break };
+                if !send(&mut socket, message.to_json(), &closed).await {
+                    return;
+                }
+            }
+            incoming = socket.recv() => match incoming {
+                Some(Ok(WsMessage::Text(text))) => {
+                    if let Some(reply) = change_area(&sub, text.as_str())
+                        && !send(&mut socket, reply, &closed).await
+                    {
+                        return;
+                    }
+                }
+                Some(Ok(WsMessage::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+    let frame = CloseFrame {
+        code: close_code::NORMAL,
+        reason: "stream ended".into(),
+    };
+    // The peer may already be gone; nothing more to do either way.
+    let _ = socket.send(WsMessage::Close(Some(frame))).await;
+}
+
+/// Sends a text frame; false when the peer is gone or the server shuts down while
+/// the write is blocked (a client that stopped reading never holds up shutdown).
+async fn send(socket: &mut WebSocket, text: String, closed: &CancellationToken) -> bool {
+    tokio::select! {
+        biased;
+        () = closed.cancelled() => false,
+        sent = socket.send(WsMessage::Text(text.into())) => sent.is_ok(),
+    }
+}
+
+/// Applies an area message; answers the error frame for a bad one.
+fn change_area(sub: &Subscription, text: &str) -> Option<String> {
+    match Area::from_json(text) {
+        Ok(area) => {
+            sub.set_area(area);
+            None
+        }
+        Err(err) => {
+            let body = json!({"type": "error", "error": {
+                "code": err.code().as_str(),
+                "message": err.to_string(),
+                "field": err.field(),
+            }});
+            Some(body.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn openings_parse_and_name_their_field() {
+        let got = opening(&pairs(&[("tiles", "0,-1,2,3"), ("fromRevision", "7")])).unwrap();
+        assert_eq!(got.from, Some(7));
+        assert_eq!(got.area, Area::tiles([0, -1, 2, 3], "t").unwrap());
+        let got = opening(&pairs(&[("x", "1.5"), ("z", "2"), ("radius", "10")])).unwrap();
+        assert_eq!(got.area, Area::circle(1.5, 2.0, 10.0).unwrap());
+        assert_eq!(
+            opening(&[]).unwrap(),
+            Opening {
+                area: Area::All,
+                from: None
+            }
+        );
+        let field =
+            |list: &[(&str, &str)]| opening(&pairs(list)).unwrap_err().field().map(String::from);
+        assert_eq!(
+            field(&[("fromRevision", "-1")]).as_deref(),
+            Some("fromRevision")
+        );
+        assert_eq!(field(&[("tiles", "1,2,3")]).as_deref(), Some("tiles"));
+        assert_eq!(field(&[("x", "1"), ("z", "2")]).as_deref(), Some("radius"));
+        assert_eq!(
+            field(&[("tiles", "0,0,1,1"), ("x", "1")]).as_deref(),
+            Some("tiles")
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! The commit listener that announces each committed mutation.
+//!
+//! It runs on the registry's blocking thread after every earlier listener (the mesh
+//! cache brings the affected tiles to version >= r first), so whoever hears of
+//! revision r and asks for an affected tile gets it at r or later. It first records
+//! the measured height change in the log entry (and prunes the log to
+//! `event_history` revisions), then publishes into the world's hub: in that order,
+//! a subscriber that resumes from the log never finds an entry without its delta.
+
+use std::sync::Arc;
+
+use super::{Event, Events};
+use crate::{
+    store::{MutationKind, ZoneStore},
+    world::{Change, CommitListener, Outcome, World},
+};
+
+/// Publishes committed mutations as events.
+#[derive(Debug)]
+pub struct Publisher {
+    events: Arc<Events>,
+    store: Arc<ZoneStore>,
+}
+
+impl Publisher {
+    pub fn new(events: Arc<Events>, store: Arc<ZoneStore>) -> Self {
+        Publisher { events, store }
+    }
+}
+
+/// The event for a committed `outcome` of `world` (none for a no-op).
+pub fn event_of(world: &str, outcome: &Outcome) -> Option<Event> {
+    let kind = match outcome.change {
+        Change::Registered => MutationKind::Registered,
+        Change::Replaced => MutationKind::Replaced,
+        Change::Removed => MutationKind::Removed,
+        Change::Unchanged => return None,
+    };
+    Some(Event {
+        world: world.to_string(),
+        revision: outcome.revision,
+        zone: outcome.zone.id.clone(),
+        kind,
+        tiles: outcome.tiles.clone(),
+        bounds: outcome.bounds,
+        max_height_delta: Some(outcome.max_height_delta),
+    })
+}
+
+impl CommitListener for Publisher {
+    fn committed(&self, world: &World, outcome: &Outcome) {
+        let Some(event) = event_of(world.id(), outcome) else {
+            return;
+        };
+        if let Err(e) = self.store.annotate(
+            world.id(),
+            event.revision,
+            outcome.max_height_delta,
+            self.events.history,
+        ) {
+            // The live event still goes out; only a later replay lacks the delta.
+            tracing::warn!(world = world.id(), revision = event.revision, error = %e, "recording the height change in the log");
+        }
+        match self.events.hub_of(world.id()) {
+            Some(hub) => hub.publish(Arc::new(event)),
+            None => tracing::warn!(world = world.id(), "no event hub: event not published"),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Past events, rebuilt from the retained mutation log.
+//!
+//! Tiles and bounds are recomputed as the registry computed them: the logged zone
+//! and, for a replacement, the version it replaced (the latest earlier entry for the
+//! same id in the retained log; if that entry was pruned, only the new zone counts).
+//! The height change is the one the publisher recorded in the entry.
+
+use std::collections::HashMap;
+
+use terrain_core::{FlatZone, TileLayout, zones::Bounds};
+
+use super::{Area, Event};
+use crate::{
+    store::{LogEntry, MutationKind, StoreError, ZoneStore},
+    world::{
+        delta::union,
+        registry::{TILE_MARGIN, changed_tiles},
+    },
+};
+
+/// What a resume from a revision finds.
+#[derive(Debug, PartialEq)]
+pub enum Replay {
+    /// The entries after the resume point were pruned.
+    Gone,
+    /// The matching events after the resume point, in revision order.
+    Events(Vec<Event>),
+}
+
+/// The events of `world` in `(from, to]` that touch `area`. Blocks on the store.
+pub fn replay(
+    store: &ZoneStore,
+    layout: &TileLayout,
+    world: &str,
+    from: u64,
+    to: u64,
+    area: &Area,
+) -> Result<Replay, StoreError> {
+    if from >= to {
+        return Ok(Replay::Events(Vec::new()));
+    }
+    let history = store.history(world, to)?;
+    match history.first() {
+        Some(first) if first.revision <= from.saturating_add(1) => {}
+        _ => return Ok(Replay::Gone),
+    }
+    Ok(Replay::Events(rebuild(layout, world, &history, from, area)))
+}
+
+/// Folds the log in order, tracking each zone's latest version, and keeps the
+/// events after `from` that touch `area`.
+fn rebuild(
+    layout: &TileLayout,
+    world: &str,
+    history: &[LogEntry],
+    from: u64,
+    area: &Area,
+) -> Vec<Event> {
+    let mut latest: HashMap<&str, &FlatZone> = HashMap::new();
+    let mut events = Vec::new();
+    for entry in history {
+        let zone = &entry.mutation.zone;
+        let kind = entry.mutation.kind;
+        if entry.revision > from {
+            let previous = match kind {
+                MutationKind::Replaced => latest.get(zone.id.as_str()).copied(),
+                _ => None,
+            };
+            let event = event_of(layout, world, entry, previous);
+            if area.matches(&event) {
+                events.push(event);
+            }
+        }
+        match kind {
+            MutationKind::Removed => {
+                latest.remove(zone.id.as_str());
+            }
+            MutationKind::Registered | MutationKind::Replaced => {
+                latest.insert(zone.id.as_str(), zone);
+            }
+        }
+    }
+    events
+}
+
+fn event_of(
+    layout: &TileLayout,
+    world: &str,
+    entry: &LogEntry,
+    previous: Option<&FlatZone>,
+) -> Event {
+    let zone = &entry.mutation.zone;
+    let zones = || previous.into_iter().chain([zone]);
+    let empty = Bounds {
+        min_x: 0.0,
+        min_z: 0.0,
+        max_x: 0.0,
+        max_z: 0.0,
+    };
+    Event {
+        world: world.to_string(),
+        revision: entry.revision,
+        zone: zone.id.clone(),
+        kind: entry.mutation.kind,
+        tiles: changed_tiles(layout, zones()),
+        bounds: union(zones().map(FlatZone::outer_bounds), TILE_MARGIN).unwrap_or(empty),
+        max_height_delta: entry.max_height_delta,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Mutation;
+    use terrain_core::zones::Shape;
+
+    fn zone(x: f64) -> FlatZone {
+        FlatZone {
+            id: "a".into(),
+            center_x: x,
+            center_z: 0.0,
+            shape: Shape::Rect {
+                width: 10.0,
+                depth: 10.0,
+            },
+            height: 1.0,
+            blend_radius: 2.0,
+            carve_inset: 0.0,
+            priority: 0,
+        }
+    }
+
+    fn commit(store: &ZoneStore, revision: u64, kind: MutationKind, x: f64) {
+        let zone = zone(x);
+        store
+            .commit("main", revision, &Mutation { kind, zone })
+            .unwrap();
+        store.annotate("main", revision, x / 100.0, 3).unwrap();
+    }
+
+    #[test]
+    fn replacements_count_the_old_tiles_and_pruned_history_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let layout = TileLayout {
+            size: 100.0,
+            resolution: 64,
+            centred: true,
+        };
+        commit(&store, 1, MutationKind::Registered, 0.0);
+        commit(&store, 2, MutationKind::Replaced, 300.0);
+        let Replay::Events(events) = replay(&store, &layout, "main", 1, 2, &Area::All).unwrap()
+        else {
+            panic!("history is there");
+        };
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].tiles, [(0, 0), (3, 0)]);
+        assert_eq!(events[0].bounds.min_x, -8.0);
+        assert_eq!(events[0].bounds.max_x, 308.0);
+        assert_eq!(events[0].max_height_delta, Some(3.0));
+        let far = Area::tiles([10, 10, 11, 11], "t").unwrap();
+        assert_eq!(
+            replay(&store, &layout, "main", 0, 2, &far).unwrap(),
+            Replay::Events(Vec::new())
+        );
+        for r in 3..=5 {
+            commit(&store, r, MutationKind::Removed, 0.0);
+        }
+        assert_eq!(
+            replay(&store, &layout, "main", 1, 5, &Area::All).unwrap(),
+            Replay::Gone
+        );
+        let Replay::Events(events) = replay(&store, &layout, "main", 2, 5, &Area::All).unwrap()
+        else {
+            panic!("entries 3..=5 are kept");
+        };
+        assert_eq!(
+            events.iter().map(|e| e.revision).collect::<Vec<_>>(),
+            [3, 4, 5]
+        );
+    }
+}

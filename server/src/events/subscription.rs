@@ -1,0 +1,171 @@
+//! One open event stream: replayed history, then live events, with no gap and no
+//! duplicate.
+//!
+//! Opening joins the world's hub first (live events start buffering in the bounded
+//! queue), then replays the log up to the revision the hub had published when it
+//! joined, then reads the queue. Every event after that revision is in the queue and
+//! every one up to it is in the log, so nothing is missed or sent twice (the
+//! `last_sent` guard makes the second certain). When the history needed is gone the
+//! stream opens with `resync` at that revision and continues live.
+//!
+//! The stream ends when its queue overflowed (after a final `resync`), or when the
+//! server shuts down ([`super::Events::close`]). Dropping it leaves the hub.
+
+use std::{
+    collections::VecDeque,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    Area, Event, Events, Hub, Message,
+    area::AreaCell,
+    replay::{Replay, replay},
+};
+use crate::{error::ApiError, world::World};
+
+/// An open subscription.
+#[derive(Debug)]
+pub struct Subscription {
+    /// The hub's key for this subscriber.
+    key: u64,
+    /// The id clients use to change the area (gRPC `UpdateSubscription`).
+    id: String,
+    events: Arc<Events>,
+    hub: Arc<Hub>,
+    area: Arc<AreaCell>,
+    /// Replayed history (or an opening `resync`), sent before the queue.
+    pending: VecDeque<Message>,
+    rx: mpsc::Receiver<Arc<Event>>,
+    cut: Arc<AtomicU64>,
+    /// The revision the hub had published when this joined.
+    live_from: u64,
+    /// The revision of the last event sent; later duplicates are skipped.
+    last_sent: u64,
+    closed: CancellationToken,
+    done: bool,
+}
+
+impl Subscription {
+    /// Opens a stream of `world`'s events touching `area`, replaying those after
+    /// `from` first. `from` past the current revision is `INVALID_ARGUMENT`
+    /// (`fromRevision`).
+    pub async fn open(
+        events: &Arc<Events>,
+        world: &Arc<World>,
+        area: Area,
+        from: Option<u64>,
+    ) -> Result<Subscription, ApiError> {
+        let (hub, store) = events.hub(world.id())?;
+        let (hub, store) = (Arc::clone(hub), Arc::clone(store));
+        let cell = Arc::new(AreaCell::new(area));
+        let (key, id) = events.register_area(&cell);
+        let joined = hub.subscribe(key, Arc::clone(&cell), events.queue);
+        events.metrics.subscribers(hub.world(), 1.0);
+        let mut sub = Subscription {
+            key,
+            id,
+            events: Arc::clone(events),
+            hub,
+            area: cell,
+            pending: VecDeque::new(),
+            rx: joined.rx,
+            cut: joined.cut,
+            live_from: joined.live_from,
+            last_sent: joined.live_from,
+            closed: events.closed.clone(),
+            done: false,
+        };
+        let Some(from) = from else {
+            return Ok(sub);
+        };
+        let to = sub.live_from;
+        if from > to {
+            let reason = format!("{from} is after the current revision {to}");
+            return Err(ApiError::invalid("fromRevision", reason));
+        }
+        let (layout, name) = (world.layout(), world.id().to_string());
+        let replayed =
+            tokio::task::spawn_blocking(move || replay(&store, &layout, &name, from, to, &area))
+                .await
+                .map_err(|e| ApiError::Internal(format!("event replay task: {e}")))?
+                .map_err(|e| ApiError::Internal(e.to_string()))?;
+        sub.pending = match replayed {
+            Replay::Gone => VecDeque::from([Message::Resync { revision: to }]),
+            Replay::Events(events) => events
+                .into_iter()
+                .map(|e| Message::Event(Arc::new(e)))
+                .collect(),
+        };
+        Ok(sub)
+    }
+
+    /// The id that names this subscription in `UpdateSubscription`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The world's revision when the stream opened.
+    pub fn revision(&self) -> u64 {
+        self.live_from
+    }
+
+    /// Fires at server shutdown: a transport blocked writing to its client stops.
+    pub fn closed(&self) -> CancellationToken {
+        self.closed.clone()
+    }
+
+    /// Replaces the area of interest (live events from now on).
+    pub fn set_area(&self, area: Area) {
+        self.area.set(area);
+    }
+
+    /// The next message, or `None` once the stream is over (cut off after its
+    /// `resync`, or shutdown).
+    pub async fn next(&mut self) -> Option<Message> {
+        let message = self.next_message().await?;
+        if let Message::Event(e) = &message {
+            self.last_sent = self.last_sent.max(e.revision);
+            self.events.metrics.event_sent(self.hub.world());
+        }
+        Some(message)
+    }
+
+    async fn next_message(&mut self) -> Option<Message> {
+        if self.done || self.closed.is_cancelled() {
+            return None;
+        }
+        if let Some(message) = self.pending.pop_front() {
+            return Some(message);
+        }
+        loop {
+            let received = tokio::select! {
+                biased;
+                () = self.closed.cancelled() => return None,
+                received = self.rx.recv() => received,
+            };
+            match received {
+                Some(event) if event.revision <= self.last_sent => continue,
+                Some(event) => return Some(Message::Event(event)),
+                None => {
+                    self.done = true;
+                    let cut = self.cut.load(Ordering::Acquire);
+                    return (cut > 0).then_some(Message::Resync { revision: cut });
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.hub.unsubscribe(self.key);
+        self.events.forget_area(&self.id);
+        self.events.metrics.subscribers(self.hub.world(), -1.0);
+    }
+}

@@ -1,0 +1,212 @@
+//! Tile meshes: a bounded cache of built [`TileMesh`]es shared by every world, and
+//! the commit listener that keeps cached tiles current.
+//!
+//! - A request reads the world's state (terrain and tile versions of one revision)
+//!   and asks the cache for the tile at that version. A cached mesh at that version
+//!   or newer is a hit; otherwise the mesh is built on the compute pool from the
+//!   state the request read. Calls for the same tile are serialised by the cache's
+//!   per-key lock, so concurrent requests for one uncached tile build it once: the
+//!   first builds, the others find its mesh.
+//! - The cache holds at most `limits.mesh_cache_bytes` of mesh data (positions,
+//!   normals, indices and f64 heights), evicting the least useful tiles first (moka's
+//!   TinyLFU).
+//! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
+//!   state already shows the new heights and versions), it rebuilds the affected tiles
+//!   that are cached, on the registry's blocking thread, before the change is
+//!   acknowledged or announced. Correctness does not depend on it (a stale entry is
+//!   never served, its version is too old); it keeps hot tiles hot.
+
+use std::{
+    fmt,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use moka::{future::Cache, ops::compute::Op};
+use terrain_core::mesh::{TileMesh, build_tile};
+use tokio::sync::OwnedRwLockReadGuard;
+
+use crate::{
+    compute::Compute,
+    error::ApiError,
+    metrics::Metrics,
+    world::{CommitListener, Outcome, World, WorldState},
+};
+
+/// A tile of a world: `(world id, tile x, tile z)`.
+type MeshKey = (String, i64, i64);
+
+/// A mesh as served, with the world revision it was read at.
+#[derive(Debug, Clone)]
+pub struct ServedMesh {
+    pub mesh: Arc<TileMesh>,
+    /// The world's revision when the request read it (>= `mesh.version`).
+    pub revision: u64,
+}
+
+/// The mesh cache of one server.
+pub struct MeshCache {
+    cache: Cache<MeshKey, Arc<TileMesh>>,
+    compute: Compute,
+    metrics: Arc<Metrics>,
+}
+
+impl fmt::Debug for MeshCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Not moka's Debug, which lists every entry.
+        f.debug_struct("MeshCache")
+            .field("tiles", &self.cache.entry_count())
+            .field("bytes", &self.cache.weighted_size())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The bytes a cached mesh holds (its heap arrays), saturating at `u32::MAX`.
+pub fn mesh_bytes(mesh: &TileMesh) -> u32 {
+    let bytes = mesh.positions.len() * 4
+        + mesh.normals.len() * 4
+        + mesh.heights.len() * 8
+        + mesh.indices.len()
+            * match mesh.indices {
+                terrain_core::mesh::Indices::U16(_) => 2,
+                terrain_core::mesh::Indices::U32(_) => 4,
+            };
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
+
+impl MeshCache {
+    /// A cache of at most `budget` bytes of mesh data, building on `compute` and
+    /// counting in `metrics`.
+    pub fn new(budget: usize, compute: Compute, metrics: Arc<Metrics>) -> Self {
+        let cache = Cache::builder()
+            .name("tile-meshes")
+            .max_capacity(budget as u64)
+            .weigher(|_key: &MeshKey, mesh: &Arc<TileMesh>| mesh_bytes(mesh))
+            .build();
+        MeshCache {
+            cache,
+            compute,
+            metrics,
+        }
+    }
+
+    /// The mesh of `tile` as of `state` (a read of `world`): cached, or built on the
+    /// compute pool and cached. The caller has validated `tile`.
+    pub async fn get(
+        &self,
+        world: &World,
+        state: OwnedRwLockReadGuard<WorldState>,
+        tile: (i64, i64),
+    ) -> Result<ServedMesh, ApiError> {
+        let (version, revision) = (state.tile_version(tile), state.revision());
+        let key = (world.id().to_string(), tile.0, tile.1);
+        if let Some(mesh) = self.cache.get(&key).await
+            && mesh.version >= version
+        {
+            self.metrics.mesh_lookup(world.id(), true);
+            return Ok(ServedMesh { mesh, revision });
+        }
+        let result = self
+            .cache
+            .entry(key)
+            .and_try_compute_with(|entry| async move {
+                if let Some(entry) = entry
+                    && entry.value().version >= version
+                {
+                    return Ok(Op::Nop);
+                }
+                let mesh = self.build(state, tile, version).await?;
+                Ok::<_, ApiError>(Op::Put(Arc::new(mesh)))
+            })
+            .await?;
+        let built = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
+        self.metrics.mesh_lookup(world.id(), !built);
+        if built {
+            self.update_size().await;
+        }
+        let entry = result
+            .into_entry()
+            .ok_or_else(|| ApiError::Internal("mesh cache: the entry vanished".into()))?;
+        Ok(ServedMesh {
+            mesh: entry.into_value(),
+            revision,
+        })
+    }
+
+    /// Builds `tile` at `version` from `state` on the compute pool.
+    async fn build(
+        &self,
+        state: OwnedRwLockReadGuard<WorldState>,
+        tile: (i64, i64),
+        version: u64,
+    ) -> Result<TileMesh, ApiError> {
+        let (mesh, elapsed) = self
+            .compute
+            .run(move || timed(&state, tile, version))
+            .await
+            .map_err(|e| ApiError::Internal(format!("building tile mesh: {e}")))?;
+        self.metrics.mesh_built(elapsed);
+        Ok(mesh)
+    }
+
+    /// Applies the cache's pending bookkeeping (admission, eviction) and publishes
+    /// its size.
+    async fn update_size(&self) {
+        self.cache.run_pending_tasks().await;
+        self.metrics.mesh_cache_bytes(self.cache.weighted_size());
+    }
+
+    /// The number of cached tiles (approximate: pending evictions may remain).
+    pub fn tiles(&self) -> u64 {
+        self.cache.entry_count()
+    }
+}
+
+/// Builds `tile` at `version`, with the time it took.
+fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (TileMesh, Duration) {
+    let start = Instant::now();
+    let mesh = build_tile(state.terrain(), tile, version);
+    (mesh, start.elapsed())
+}
+
+impl CommitListener for MeshCache {
+    /// Rebuilds the changed tiles that are cached, at their new version. Runs on the
+    /// registry's blocking thread, after the change is installed.
+    fn committed(&self, world: &World, outcome: &Outcome) {
+        let id = world.id();
+        let cached: Vec<(i64, i64)> = outcome
+            .tiles
+            .iter()
+            .copied()
+            .filter(|&(x, z)| self.cache.contains_key(&(id.to_string(), x, z)))
+            .collect();
+        if cached.is_empty() {
+            return;
+        }
+        let state = world.read_blocking();
+        for &tile in &cached {
+            let version = state.tile_version(tile);
+            let (mesh, elapsed) = timed(&state, tile, version);
+            let mesh = Arc::new(mesh);
+            let key = (id.to_string(), tile.0, tile.1);
+            // The per-key lock orders this with requests building the same tile; a
+            // newer mesh already there is kept.
+            let put = self.cache.entry(key).and_compute_with(|entry| async move {
+                match entry {
+                    Some(e) if e.value().version >= version => Op::Nop,
+                    _ => Op::Put(mesh),
+                }
+            });
+            futures::executor::block_on(put);
+            self.metrics.mesh_built(elapsed);
+        }
+        futures::executor::block_on(self.update_size());
+        self.metrics.tiles_regenerated(id, cached.len());
+        tracing::debug!(
+            world = id,
+            revision = outcome.revision,
+            tiles = cached.len(),
+            "cached tile meshes rebuilt"
+        );
+    }
+}

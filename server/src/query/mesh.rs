@@ -1,0 +1,111 @@
+//! Tile mesh queries both surfaces share: tile validation (with the surface's field
+//! names), the version of a tile (for HTTP conditional requests) and the mesh itself
+//! from the [`MeshCache`](crate::mesh::MeshCache).
+
+use std::sync::Arc;
+
+use super::{QueryEngine, check_coordinate};
+use crate::{error::ApiError, error::Field, mesh::ServedMesh, world::World};
+
+/// The most tiles one `GetTileMeshes` call may ask for.
+pub const MAX_TILES_PER_CALL: usize = 1024;
+
+/// How a surface names a tile's two indices in errors (`tx`/`tz` over HTTP,
+/// `tile_x`/`tile_z` over gRPC, `tiles[i].x` in a list).
+#[derive(Debug, Clone)]
+pub struct TileFields {
+    pub x: Field,
+    pub z: Field,
+}
+
+impl TileFields {
+    /// `tx` and `tz`: the HTTP path segments.
+    pub fn http() -> Self {
+        TileFields {
+            x: "tx".into(),
+            z: "tz".into(),
+        }
+    }
+
+    /// `tile_x` and `tile_z`: the gRPC request fields.
+    pub fn grpc() -> Self {
+        TileFields {
+            x: "tile_x".into(),
+            z: "tile_z".into(),
+        }
+    }
+
+    /// `tiles[i].x` and `tiles[i].z`: element `i` of a tile list.
+    pub fn element(i: usize) -> Self {
+        TileFields {
+            x: format!("tiles[{i}].x").into(),
+            z: format!("tiles[{i}].z").into(),
+        }
+    }
+}
+
+/// The version of a tile and the world revision it was read at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileVersion {
+    pub version: u64,
+    pub revision: u64,
+}
+
+impl QueryEngine {
+    /// Checks that tile `tile` of `world` lies within the coordinate limit: `|t *
+    /// tile_size| <= max_coordinate` on both axes.
+    pub fn check_tile(
+        &self,
+        world: &World,
+        tile: (i64, i64),
+        fields: &TileFields,
+    ) -> Result<(), ApiError> {
+        let size = world.layout().size;
+        let max = self.limits().max_coordinate;
+        for (t, field) in [(tile.0, &fields.x), (tile.1, &fields.z)] {
+            check_coordinate(t as f64 * size, max).map_err(|_| {
+                let reason = format!(
+                    "tile {t} is outside the world: tile * {size} must be within [-{max}, {max}]"
+                );
+                ApiError::invalid(field.clone(), reason)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The current version of `tile` (validated), without building anything.
+    pub async fn tile_version(
+        &self,
+        world: &World,
+        tile: (i64, i64),
+        fields: &TileFields,
+    ) -> Result<TileVersion, ApiError> {
+        self.check_tile(world, tile, fields)?;
+        let state = world.read().await;
+        Ok(TileVersion {
+            version: state.tile_version(tile),
+            revision: state.revision(),
+        })
+    }
+
+    /// The mesh of `tile` (validated) at its current version.
+    pub async fn tile_mesh(
+        &self,
+        world: &Arc<World>,
+        tile: (i64, i64),
+        fields: &TileFields,
+    ) -> Result<ServedMesh, ApiError> {
+        self.check_tile(world, tile, fields)?;
+        let state = world.read_owned().await;
+        self.meshes().get(world, state, tile).await
+    }
+
+    /// Refuses a tile list longer than [`MAX_TILES_PER_CALL`].
+    pub fn check_tile_count(&self, n: usize) -> Result<(), ApiError> {
+        if n > MAX_TILES_PER_CALL {
+            let reason = format!("{n} tiles exceed the limit of {MAX_TILES_PER_CALL} per call");
+            return Err(ApiError::too_large("tiles", reason));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,127 @@
+//! Helpers for the event tests: WebSocket and gRPC subscribers with timeouts, and
+//! zones that visibly change the ground.
+
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use terrain_proto::v1::{self as pb, terrain_events_client::TerrainEventsClient};
+use tokio::net::TcpStream;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
+use tonic::{Streaming, transport::Channel};
+
+use super::TestServer;
+
+/// How long a test waits for an event that should come.
+pub const EVENT_WAIT: Duration = Duration::from_secs(10);
+
+/// An open WebSocket.
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Opens `GET /v1/worlds/{world}/events?{query}` as a WebSocket.
+pub async fn ws_connect(server: &TestServer, world: &str, query: &str) -> Ws {
+    let url = format!("ws://{}/v1/worlds/{world}/events?{query}", server.addr);
+    let (ws, _) = tokio::time::timeout(EVENT_WAIT, tokio_tungstenite::connect_async(url))
+        .await
+        .expect("WebSocket connects in time")
+        .expect("WebSocket upgrade");
+    ws
+}
+
+/// The next JSON text frame, or `None` when the server closed the socket.
+pub async fn ws_next(ws: &mut Ws) -> Option<Value> {
+    loop {
+        let frame = tokio::time::timeout(EVENT_WAIT, ws.next())
+            .await
+            .expect("a WebSocket message in time");
+        match frame {
+            Some(Ok(Message::Text(text))) => {
+                return Some(serde_json::from_str(text.as_str()).expect("JSON frame"));
+            }
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+/// The next frame, which must be a JSON message.
+pub async fn ws_event(ws: &mut Ws) -> Value {
+    ws_next(ws)
+        .await
+        .expect("an event, not the end of the stream")
+}
+
+/// Asserts nothing arrives on `ws` for `wait`.
+pub async fn ws_silent(ws: &mut Ws, wait: Duration) {
+    if let Ok(frame) = tokio::time::timeout(wait, ws.next()).await {
+        panic!("expected silence, got {frame:?}");
+    }
+}
+
+/// Sends a text frame (an area change).
+pub async fn ws_send(ws: &mut Ws, value: &Value) {
+    ws.send(Message::Text(value.to_string().into()))
+        .await
+        .expect("send");
+}
+
+/// A `TerrainEvents` client.
+pub async fn events_client(server: &TestServer) -> TerrainEventsClient<Channel> {
+    TerrainEventsClient::new(server.channel().await)
+}
+
+/// Subscribes over gRPC; answers the stream and its subscription id.
+pub async fn grpc_subscribe(
+    client: &mut TerrainEventsClient<Channel>,
+    request: pb::SubscribeRequest,
+) -> (Streaming<pb::Event>, String) {
+    let mut stream = client
+        .subscribe(request)
+        .await
+        .expect("subscribe")
+        .into_inner();
+    let first = grpc_next(&mut stream).await.expect("a first message");
+    let Some(pb::event::Kind::Subscribed(s)) = first.kind else {
+        panic!("the first message announces the subscription, got {first:?}");
+    };
+    (stream, s.subscription_id)
+}
+
+/// The next message of a gRPC stream, or `None` at its (clean) end.
+pub async fn grpc_next(stream: &mut Streaming<pb::Event>) -> Option<pb::Event> {
+    tokio::time::timeout(EVENT_WAIT, stream.message())
+        .await
+        .expect("a gRPC message in time")
+        .expect("no stream error")
+}
+
+/// The next message, which must be a tile event.
+pub async fn grpc_tile_event(stream: &mut Streaming<pb::Event>) -> pb::TileEvent {
+    match grpc_next(stream).await.and_then(|e| e.kind) {
+        Some(pb::event::Kind::Tiles(t)) => t,
+        other => panic!("expected a tile event, got {other:?}"),
+    }
+}
+
+/// A 20 m x 20 m zone raised 5 m above the terrain at its centre.
+pub fn raised(x: f64, z: f64) -> Value {
+    json!({"centerX": x, "centerZ": z, "width": 20.0, "depth": 20.0,
+           "heightOffset": 5.0, "blendRadius": 2.0})
+}
+
+/// `PUT`s zone `id` into world `main`; answers the registry's answer.
+pub async fn put_zone(server: &TestServer, id: &str, body: &Value) -> Value {
+    let (status, answer) = server
+        .put_json(&format!("/v1/worlds/main/flat-zones/{id}"), body, None)
+        .await;
+    assert!(status.is_success(), "PUT {id}: {status} {answer}");
+    answer
+}
+
+/// The revision of a JSON event.
+#[track_caller]
+pub fn revision(event: &Value) -> u64 {
+    event["revision"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("revision in {event}"))
+}
