@@ -8,7 +8,10 @@
 //! responses), and a call whose head has no status succeeded or failed mid-stream;
 //! it counts as `OK`.
 
-use std::{sync::Arc, time::Instant};
+use std::{
+    sync::{Arc, OnceLock},
+    time::Instant,
+};
 
 use axum::{
     extract::{MatchedPath, Request, State},
@@ -17,24 +20,39 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
+use prost::Message;
+
 use crate::{api::ApiState, metrics::Metrics, world::stats};
 
-/// The gRPC methods served here: the only values of the `method` label.
-const GRPC_METHODS: &[&str] = &[
-    "/terrain.v1.TerrainService/ListWorlds",
-    "/terrain.v1.TerrainService/GetHeight",
-    "/terrain.v1.TerrainService/GetHeights",
-    "/terrain.v1.TerrainService/GetHeightmap",
-    "/terrain.v1.TerrainService/RegisterFlatZone",
-    "/terrain.v1.TerrainService/UnregisterFlatZone",
-    "/terrain.v1.TerrainService/GetFlatZone",
-    "/terrain.v1.TerrainService/ListFlatZones",
-    "/terrain.v1.TerrainService/GetFlatZoneAt",
+/// gRPC methods served here besides the project's own (health and reflection).
+const SERVICE_METHODS: &[&str] = &[
     "/grpc.health.v1.Health/Check",
     "/grpc.health.v1.Health/Watch",
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
+
+/// The gRPC methods served here: the only values of the `method` label. The
+/// project's own are read from its descriptor set, so a new RPC is labelled without
+/// anyone remembering to list it.
+fn grpc_methods() -> &'static [String] {
+    static METHODS: OnceLock<Vec<String>> = OnceLock::new();
+    METHODS.get_or_init(|| {
+        let mut methods: Vec<String> = SERVICE_METHODS.iter().map(|m| m.to_string()).collect();
+        if let Ok(set) = prost_types::FileDescriptorSet::decode(terrain_proto::FILE_DESCRIPTOR_SET)
+        {
+            for file in &set.file {
+                let package = file.package();
+                for service in &file.service {
+                    for method in &service.method {
+                        methods.push(format!("/{package}.{}/{}", service.name(), method.name()));
+                    }
+                }
+            }
+        }
+        methods
+    })
+}
 
 /// Canonical gRPC code names, indexed by code number.
 const GRPC_CODES: [&str; 17] = [
@@ -67,11 +85,10 @@ impl Label {
     fn of(req: &Request) -> Label {
         if super::is_grpc(req.headers()) {
             let path = req.uri().path();
-            let method = GRPC_METHODS
+            let method = grpc_methods()
                 .iter()
-                .find(|m| **m == path)
-                .copied()
-                .unwrap_or("unknown");
+                .find(|m| *m == path)
+                .map_or("unknown", String::as_str);
             return Label::Grpc { method };
         }
         let route = req
@@ -134,4 +151,28 @@ pub async fn render(State(state): State<Arc<ApiState>>) -> Response {
     }
     let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
     ([(CONTENT_TYPE, content_type)], state.metrics.render()).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_served_rpc_has_a_method_label() {
+        let methods = grpc_methods();
+        for m in [
+            "/terrain.v1.TerrainService/GetHeight",
+            "/terrain.v1.TerrainService/GetTileMeshes",
+            "/terrain.v1.TerrainService/RegisterFlatZone",
+            "/terrain.v1.TerrainEvents/Subscribe",
+            "/terrain.v1.TerrainEvents/UpdateSubscription",
+            "/grpc.health.v1.Health/Check",
+        ] {
+            assert!(
+                methods.iter().any(|x| x == m),
+                "{m} missing from {methods:?}"
+            );
+        }
+        assert!(!methods.iter().any(|x| x.contains("Nope")));
+    }
 }
