@@ -49,6 +49,8 @@ pub mod server;
 pub mod shutdown;
 pub mod store;
 pub mod telemetry;
+#[cfg(test)]
+mod test_support;
 pub mod world;
 
 pub use auth::AdminToken;

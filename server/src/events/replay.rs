@@ -112,23 +112,8 @@ fn event_of(
 mod tests {
     use super::*;
     use crate::store::Mutation;
-    use terrain_core::zones::Shape;
 
-    fn zone(x: f64) -> FlatZone {
-        FlatZone {
-            id: "a".into(),
-            center_x: x,
-            center_z: 0.0,
-            shape: Shape::Rect {
-                width: 10.0,
-                depth: 10.0,
-            },
-            height: 1.0,
-            blend_radius: 2.0,
-            carve_inset: 0.0,
-            priority: 0,
-        }
-    }
+    use crate::test_support::square_zone as zone;
 
     fn commit(store: &ZoneStore, revision: u64, kind: MutationKind, x: f64) {
         let zone = zone(x);

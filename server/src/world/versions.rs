@@ -72,23 +72,8 @@ impl TileVersions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use terrain_core::zones::Shape;
 
-    fn zone(x: f64) -> FlatZone {
-        FlatZone {
-            id: "a".into(),
-            center_x: x,
-            center_z: 0.0,
-            shape: Shape::Rect {
-                width: 10.0,
-                depth: 10.0,
-            },
-            height: 1.0,
-            blend_radius: 2.0,
-            carve_inset: 0.0,
-            priority: 0,
-        }
-    }
+    use crate::test_support::square_zone as zone;
 
     fn mutation(kind: MutationKind, x: f64) -> Mutation {
         Mutation {
