@@ -39,9 +39,10 @@ async fn after_the_event_meshes_and_heights_agree_with_the_floor() {
         for p in nums(&mesh["positions"]).chunks_exact(3) {
             let (x, z) = (placement[0] + p[0], placement[2] + p[2]);
             if in_core(x, z) {
+                // Positions are float32: the vertex is the floor height rounded to f32.
                 let y = placement[1] + p[1];
-                assert!(
-                    (y - height).abs() < 1e-3,
+                assert_eq!(
+                    y as f32, height as f32,
                     "vertex ({x}, {z}) at {y}, floor {height}"
                 );
                 checked += 1;
