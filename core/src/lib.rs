@@ -6,12 +6,15 @@
 //! - [`generator`]: the [`Generator`] abstraction and the concrete generators
 //!   ([`generator::hyperscape`], [`generator::osrs`]), plus [`WorldGenerator`], the
 //!   closed set a world can be configured with.
+//! - [`layout`]: the optional hub / spoke layout layer: hubs per chunk, corridors
+//!   between them and the hub / spoke / wilds classification.
 //! - [`mesh`]: tile meshes and the height of the served surface.
 //! - [`zones`]: flat zones, their spatial index and the overlap rules.
 //! - [`terrain`]: [`Terrain`], a generator with its zones on top: the height every
 //!   party must agree on.
 
 pub mod generator;
+pub mod layout;
 pub mod mesh;
 pub mod terrain;
 pub mod tile;

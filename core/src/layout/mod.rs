@@ -1,0 +1,31 @@
+//! The layout layer of a world: hubs (clearings), spokes (corridors between hubs) and
+//! the hub / spoke / wilds classification of points and cells (seed 004).
+//!
+//! Optional and off unless a world configures it. Everything here is a pure function
+//! of a [`LayoutConfig`] and the queried point or area: chunks, regions and border
+//! edges are rebuilt on demand, so no answer depends on which chunks were generated
+//! before, in which order, or on which thread.
+//!
+//! - [`rng`]: the per-chunk mulberry32 PRNG, bit-compatible with the JavaScript seed.
+//! - [`config`]: [`LayoutConfig`], its validation and the query [`Area`].
+//! - [`patterns`]: the four hub patterns ([`hubs_in_chunk`]).
+//! - [`region`]: fixed regions of chunks and their planar spoke graphs.
+//! - [`spokes`]: the grid and planar spoke rules over an area ([`layout_in`]).
+//! - [`cache`]: [`LayoutCache`], region graphs kept between queries, same answers.
+//! - [`classify`]: [`ZoneClass`] of a point and a [`ZoneGrid`] of cells.
+
+pub mod cache;
+pub mod classify;
+pub mod config;
+pub mod patterns;
+pub mod region;
+pub mod rng;
+pub mod spokes;
+
+pub use cache::LayoutCache;
+pub use classify::{ZoneClass, ZoneGrid, classify, classify_grid, corridor_half_width};
+pub use config::{Area, LayoutConfig, LayoutError, MAX_CHUNK_COORD, Pattern, SpokeRule};
+pub use patterns::{Hub, hubs_in_chunk};
+pub use region::{PLANAR_MAX_LEN, REGION_CHUNKS, RegionGraph, planar_region, region_of};
+pub use rng::{Mulberry32, chunk_rng, chunk_seed};
+pub use spokes::{Layout, Spoke, layout_in, layout_over};
