@@ -67,6 +67,28 @@ impl Terrain {
         Sample { height, zone: None }
     }
 
+    /// After the generator's area path filled `out` (rows along `zs`, `nx` columns at
+    /// `x(ix)`), redoes point by point the samples a zone may affect.
+    fn redo_near_zones(
+        &self,
+        nx: usize,
+        zs: impl Iterator<Item = f64>,
+        x: impl Fn(usize) -> f64,
+        out: &mut [f64],
+    ) {
+        if self.zones.is_empty() {
+            return;
+        }
+        for (z, row) in zs.zip(out.chunks_exact_mut(nx.max(1))) {
+            for (ix, h) in row.iter_mut().enumerate() {
+                let x = x(ix);
+                if self.zones.near(x, z, SAMPLE_REACH) {
+                    *h = self.height(x, z);
+                }
+            }
+        }
+    }
+
     /// The height at a point no zone reaches but one lies within the generator's
     /// sampling reach of.
     fn height_near_zones(&self, x: f64, z: f64) -> f64 {
@@ -91,31 +113,11 @@ impl Generator for Terrain {
     /// The generator's area path, then the points zones can affect redone one by one.
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         self.generator.fill_axes(xs, zs, out);
-        if self.zones.is_empty() {
-            return;
-        }
-        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
-            for (&x, h) in xs.iter().zip(row.iter_mut()) {
-                if self.zones.near(x, z, SAMPLE_REACH) {
-                    *h = self.height(x, z);
-                }
-            }
-        }
+        self.redo_near_zones(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
     }
 
     fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {
         self.generator.fill_rows(grid, rows.clone(), out);
-        if self.zones.is_empty() {
-            return;
-        }
-        for (iz, row) in rows.zip(out.chunks_exact_mut(grid.nx.max(1))) {
-            let z = grid.z(iz);
-            for (ix, h) in row.iter_mut().enumerate() {
-                let x = grid.x(ix);
-                if self.zones.near(x, z, SAMPLE_REACH) {
-                    *h = self.height(x, z);
-                }
-            }
-        }
+        self.redo_near_zones(grid.nx, rows.map(|iz| grid.z(iz)), |ix| grid.x(ix), out);
     }
 }

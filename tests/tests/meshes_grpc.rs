@@ -183,22 +183,6 @@ async fn get_height_surface_mode_is_the_mesh_height() {
     server.stop().await;
 }
 
-async fn metrics_text(server: &TestServer) -> String {
-    let response = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap();
-    response.text().await.unwrap()
-}
-
-fn sample(text: &str, series: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .map_or(0.0, |v| v.parse().unwrap())
-}
-
 #[tokio::test]
 async fn concurrent_requests_for_one_tile_build_it_once() {
     let server = TestServer::start().await;
@@ -221,12 +205,14 @@ async fn concurrent_requests_for_one_tile_build_it_once() {
     for task in tasks {
         assert_eq!(task.await.unwrap(), 0);
     }
-    let text = metrics_text(&server).await;
-    let misses = sample(&text, r#"terrain_mesh_cache_misses_total{world="main"}"#);
-    let hits = sample(&text, r#"terrain_mesh_cache_hits_total{world="main"}"#);
+    let text = server.metrics().await;
+    let misses =
+        metric_sample(&text, r#"terrain_mesh_cache_misses_total{world="main"}"#).unwrap_or(0.0);
+    let hits =
+        metric_sample(&text, r#"terrain_mesh_cache_hits_total{world="main"}"#).unwrap_or(0.0);
     assert_eq!((misses, hits), (1.0, 31.0), "one build, 31 shared");
     assert!(text.contains("terrain_mesh_build_seconds"), "{text}");
-    assert!(sample(&text, "terrain_mesh_cache_bytes") > 100_000.0);
+    assert!(metric_sample(&text, "terrain_mesh_cache_bytes").unwrap_or(0.0) > 100_000.0);
     report_latency(&server).await;
     server.stop().await;
 }

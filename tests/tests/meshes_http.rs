@@ -198,29 +198,13 @@ async fn versions_are_the_last_revision_that_touched_each_tile() {
     server.stop().await;
 }
 
-/// The value of one sample line of the Prometheus text, 0 if absent.
-async fn metric(server: &TestServer, series: &str) -> f64 {
-    let text = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .map_or(0.0, |v| v.parse().unwrap())
-}
-
 #[tokio::test]
 async fn a_cached_tile_is_rebuilt_before_the_change_returns() {
     let server = TestServer::start().await;
     let (status, _) = server.get(&mesh_path(0, 0)).await;
     assert_eq!(status, 200);
     let misses = r#"terrain_mesh_cache_misses_total{world="main"}"#;
-    assert_eq!(metric(&server, misses).await, 1.0);
+    assert_eq!(server.metric(misses).await, 1.0);
     let body = pad(10.0, -5.0);
     let revision = put_zone(&server, "pad", &body).await;
     let zone = resolve(&main_generator(), "pad", &body);
@@ -228,9 +212,9 @@ async fn a_cached_tile_is_rebuilt_before_the_change_returns() {
     assert_eq!(status, 200);
     assert_mesh(&got, &build_tile(&core_terrain(&[zone]), (0, 0), revision));
     // Served from the cache: the listener rebuilt it during the PUT.
-    assert_eq!(metric(&server, misses).await, 1.0);
+    assert_eq!(server.metric(misses).await, 1.0);
     let regenerated = r#"terrain_tiles_regenerated_total{world="main"}"#;
-    assert_eq!(metric(&server, regenerated).await, 1.0);
+    assert_eq!(server.metric(regenerated).await, 1.0);
     server.stop().await;
 }
 

@@ -131,17 +131,6 @@ async fn reflection_v1_and_v1alpha() {
     server.stop().await;
 }
 
-/// The value of the sample `name{labels}` in a Prometheus text exposition.
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines().find_map(|line| {
-        line.strip_prefix(series)?
-            .strip_prefix(' ')?
-            .trim()
-            .parse()
-            .ok()
-    })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_count_requests_per_route_and_method() {
     let server = TestServer::start().await;
@@ -225,7 +214,11 @@ async fn metrics_count_requests_per_route_and_method() {
         (r#"terrain_heights_computed_total{world="main"}"#, 14.0),
     ];
     for (series, value) in expect {
-        assert_eq!(sample(&text, series), Some(value), "{series} in\n{text}");
+        assert_eq!(
+            metric_sample(&text, series),
+            Some(value),
+            "{series} in\n{text}"
+        );
     }
     server.stop().await;
 }

@@ -244,17 +244,6 @@ async fn overlapping_zones_follow_the_world_rule() {
     server.stop().await;
 }
 
-/// The value of the sample `series` in a Prometheus text exposition.
-fn metric(text: &str, series: &str) -> Option<f64> {
-    text.lines().find_map(|line| {
-        line.strip_prefix(series)?
-            .strip_prefix(' ')?
-            .trim()
-            .parse()
-            .ok()
-    })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zone_metrics_count_zones_index_tiles_and_hits() {
     let server = TestServer::start().await;
@@ -281,13 +270,7 @@ async fn zone_metrics_count_zones_index_tiles_and_hits() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["zones"], json!(["pad", "ring", null]));
 
-    let response = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .expect("GET /metrics");
-    let text = response.text().await.expect("text");
+    let text = server.metrics().await;
     let expect = [
         (r#"terrain_zones{world="main"}"#, 2.0),
         (
@@ -305,7 +288,11 @@ async fn zone_metrics_count_zones_index_tiles_and_hits() {
         ),
     ];
     for (series, value) in expect {
-        assert_eq!(metric(&text, series), Some(value), "{series} in\n{text}");
+        assert_eq!(
+            metric_sample(&text, series),
+            Some(value),
+            "{series} in\n{text}"
+        );
     }
     server.stop().await;
 }

@@ -99,7 +99,7 @@ pub fn border_coord(layout: &TileLayout, t: i64, i: i64) -> f64 {
 }
 
 /// Unit normals by centred differences over the bordered grid (§6.4).
-fn normals(grid: &[f32], n: usize, step: f64) -> Vec<f32> {
+pub fn normals_from_grid(grid: &[f32], n: usize, step: f64) -> Vec<f32> {
     let m = n + 2;
     let k = 1.0 / (2.0 * step);
     let at = |gx: usize, gz: usize| f64::from(grid[gz * m + gx]);
@@ -181,7 +181,7 @@ pub fn build_tile(terrain: &Terrain, key: TileKey, version: u64) -> TileMesh {
     let mut grid = vec![0.0; m * m];
     terrain.fill_axes(&bx, &bz, &mut grid);
     let grid32: Vec<f32> = grid.iter().map(|&h| h as f32).collect();
-    let normals = normals(&grid32, n, layout.step());
+    let normals = normals_from_grid(&grid32, n, layout.step());
     let heights: Vec<f64> = (1..=n)
         .flat_map(|gz| grid[gz * m + 1..gz * m + 1 + n].iter().copied())
         .collect();

@@ -7,15 +7,12 @@
 
 use std::collections::HashMap;
 
-use terrain_core::{FlatZone, TileLayout, zones::Bounds};
+use terrain_core::{FlatZone, TileLayout};
 
 use super::{Area, Event};
 use crate::{
     store::{LogEntry, MutationKind, StoreError, ZoneStore},
-    world::{
-        delta::union,
-        registry::{TILE_MARGIN, changed_tiles},
-    },
+    world::registry::{changed_tiles, zone_bounds},
 };
 
 /// What a resume from a revision finds.
@@ -91,19 +88,13 @@ fn event_of(
 ) -> Event {
     let zone = &entry.mutation.zone;
     let zones = || previous.into_iter().chain([zone]);
-    let empty = Bounds {
-        min_x: 0.0,
-        min_z: 0.0,
-        max_x: 0.0,
-        max_z: 0.0,
-    };
     Event {
         world: world.to_string(),
         revision: entry.revision,
         zone: zone.id.clone(),
         kind: entry.mutation.kind,
         tiles: changed_tiles(layout, zones()),
-        bounds: union(zones().map(FlatZone::outer_bounds), TILE_MARGIN).unwrap_or(empty),
+        bounds: zone_bounds(zones()),
         max_height_delta: entry.max_height_delta,
     }
 }

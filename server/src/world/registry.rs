@@ -285,7 +285,7 @@ impl World {
 }
 
 /// The outer bounds of `zones` together, grown by [`TILE_MARGIN`].
-fn zone_bounds<'a>(zones: impl IntoIterator<Item = &'a FlatZone>) -> Bounds {
+pub(crate) fn zone_bounds<'a>(zones: impl IntoIterator<Item = &'a FlatZone>) -> Bounds {
     let empty = Bounds {
         min_x: 0.0,
         min_z: 0.0,

@@ -218,6 +218,22 @@ impl TestServer {
     }
 
     /// Shuts the server down and waits for the drain.
+    /// The Prometheus text of `/metrics`.
+    pub async fn metrics(&self) -> String {
+        let response = self
+            .http
+            .get(self.url("/metrics"))
+            .send()
+            .await
+            .expect("GET /metrics");
+        response.text().await.expect("metrics text")
+    }
+
+    /// One sample of `/metrics` (name and labels), 0 if absent.
+    pub async fn metric(&self, series: &str) -> f64 {
+        metric_sample(&self.metrics().await, series).unwrap_or(0.0)
+    }
+
     pub async fn stop(self) {
         drop(self.stop_keeping_data().await);
     }
@@ -381,4 +397,16 @@ pub fn spiral(n: usize) -> Vec<(f64, f64)> {
             (r * t.cos() - 17.25, r * t.sin() + 4.5)
         })
         .collect()
+}
+
+/// The value of the sample `series` (name and labels, e.g. `x_total{world="main"}`) in a
+/// Prometheus text exposition.
+pub fn metric_sample(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|line| {
+        line.strip_prefix(series)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
+    })
 }

@@ -106,19 +106,6 @@ impl Hyperscape {
         })
     }
 
-    /// `computed(x, z)` where the un-shored height is `no_shore` (the procedural height,
-    /// or a flat zone's where one applies): the shoreline adjustment of §5.2 applied to
-    /// `b = no_shore(x, z)`.
-    pub fn shore_adjusted(
-        &self,
-        b: f64,
-        x: f64,
-        z: f64,
-        no_shore: impl Fn(f64, f64) -> f64,
-    ) -> f64 {
-        shore::computed(b, x, z, no_shore)
-    }
-
     /// The procedural height from axis parts.
     #[inline]
     fn procedural_axes(&self, x: f64, z: f64, a: &impl Axes) -> f64 {
