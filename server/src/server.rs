@@ -22,7 +22,7 @@ use crate::{
     api::{self, ApiState, Readiness, RouterError},
     auth::Auth,
     compute::{Compute, ComputeError},
-    config::{Config, ConfigError},
+    config::{Config, ConfigError, StoreConfig},
     events::Events,
     mesh::MeshCache,
     metrics::Metrics,
@@ -30,6 +30,7 @@ use crate::{
     store::{StoreError, ZoneStore},
     world::{
         WorldError, Worlds,
+        follow::{self, Replication},
         sources::{self, SourceError},
         stats,
     },
@@ -51,6 +52,9 @@ pub enum StartError {
     },
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The shared store (NATS) could not be reached or followed.
+    #[error("store (nats): {0}")]
+    Shared(String),
     #[error("worlds: {0}")]
     World(#[from] WorldError),
     /// A world's start-up zones could not be read or registered; names the key.
@@ -105,6 +109,8 @@ pub struct Server {
     stats_interval: Duration,
     /// Closed when serving ends, so the data directory is free for the next server.
     store: Arc<ZoneStore>,
+    /// The followers of a shared store (`store.kind = "nats"`).
+    replication: Option<Arc<Replication>>,
 }
 
 impl Server {
@@ -124,7 +130,7 @@ impl Server {
             compute.clone(),
             Arc::clone(&metrics),
         ));
-        let (worlds, store) = open_worlds(&config, &events, &meshes).await?;
+        let (worlds, store, replication) = open_worlds(&config, &events, &meshes).await?;
         let engine = QueryEngine::new(worlds, config.limits, compute, Arc::clone(&metrics), meshes);
         let state = Arc::new(ApiState {
             engine,
@@ -149,6 +155,7 @@ impl Server {
             shutdown_timeout: config.shutdown_timeout,
             stats_interval: config.stats_interval,
             store,
+            replication,
         })
     }
 
@@ -177,6 +184,13 @@ impl Server {
             .into_future();
         let mut serve = pin!(serve);
         self.state.readiness.set(true).await;
+        let replication = self.replication.clone().map(|r| {
+            tokio::spawn(follow::report_readiness(
+                r,
+                Arc::clone(&self.state),
+                shutdown.clone(),
+            ))
+        });
 
         tokio::select! {
             biased;
@@ -185,6 +199,7 @@ impl Server {
                 // axum only returns early if the listener fails for good.
                 upkeep.abort();
                 zone_stats.abort();
+                stop_following(self.replication, replication);
                 close(self.store).await;
                 return result.map_err(|source| ServeError::Io { addr, source });
             }
@@ -204,6 +219,7 @@ impl Server {
         };
         upkeep.abort();
         zone_stats.abort();
+        stop_following(self.replication, replication);
         close(self.store).await;
         info!("shutdown complete");
         result
@@ -222,13 +238,17 @@ impl Server {
     }
 }
 
+/// The worlds, their local store, and the followers of a shared store.
+type Opened = (Arc<Worlds>, Arc<ZoneStore>, Option<Arc<Replication>>);
+
 /// Creates the data directory, opens the store and every world (on a blocking
-/// thread), then registers each world's start-up zones through its registry.
+/// thread), follows the shared store if there is one (until caught up), then
+/// registers each world's start-up zones through its registry.
 async fn open_worlds(
     config: &Config,
     events: &Arc<Events>,
     meshes: &Arc<MeshCache>,
-) -> Result<(Arc<Worlds>, Arc<ZoneStore>), StartError> {
+) -> Result<Opened, StartError> {
     let events = Arc::clone(events);
     let meshes: Arc<dyn crate::world::CommitListener> = Arc::clone(meshes) as _;
     let data_dir = config.data_dir.clone();
@@ -257,6 +277,17 @@ async fn open_worlds(
     })
     .await??;
     let (worlds, startup, store) = opened;
+    let worlds = Arc::new(worlds);
+    let replication = match &config.store {
+        StoreConfig::Embedded => None,
+        StoreConfig::Nats(nats) => match follow::start(nats, &worlds).await {
+            Ok(replication) => Some(Arc::new(replication)),
+            Err(message) => {
+                close(store).await;
+                return Err(StartError::Shared(message));
+            }
+        },
+    };
     for (world, zones) in worlds.iter().zip(startup) {
         if let Err(err) = sources::register(world, zones).await {
             close(store).await;
@@ -273,7 +304,17 @@ async fn open_worlds(
             "world ready"
         );
     }
-    Ok((Arc::new(worlds), store))
+    Ok((worlds, store, replication))
+}
+
+/// Stops the followers and their readiness reporter.
+fn stop_following(replication: Option<Arc<Replication>>, reporter: Option<JoinHandle<()>>) {
+    if let Some(replication) = replication {
+        replication.stop();
+    }
+    if let Some(reporter) = reporter {
+        reporter.abort();
+    }
 }
 
 /// Closes the store on a blocking thread (it waits for a commit in progress).

@@ -21,6 +21,9 @@ const HEALTH_SERVICES: [&str; 2] = ["", SERVICE_NAME];
 #[derive(Debug)]
 pub struct Readiness {
     ready: AtomicBool,
+    /// False while a replica of a shared store is behind or cannot reach it (always
+    /// true with the embedded store).
+    replicated: AtomicBool,
     /// Publishes the same state over `grpc.health.v1`.
     reporter: HealthReporter,
 }
@@ -30,6 +33,7 @@ impl Readiness {
     pub async fn new() -> Self {
         let readiness = Readiness {
             ready: AtomicBool::new(false),
+            replicated: AtomicBool::new(true),
             reporter: HealthReporter::new(),
         };
         readiness.publish(ServingStatus::NotServing).await;
@@ -44,7 +48,18 @@ impl Readiness {
     /// Marks the server ready (or not) on both surfaces.
     pub async fn set(&self, ready: bool) {
         self.ready.store(ready, Ordering::Release);
-        let status = if ready {
+        self.publish_current().await;
+    }
+
+    /// Marks the replica caught up with its shared store (or not).
+    pub async fn set_replicated(&self, current: bool) {
+        if self.replicated.swap(current, Ordering::AcqRel) != current {
+            self.publish_current().await;
+        }
+    }
+
+    async fn publish_current(&self) {
+        let status = if self.is_ready() {
             ServingStatus::Serving
         } else {
             ServingStatus::NotServing
@@ -54,7 +69,7 @@ impl Readiness {
 
     /// Whether `/readyz` answers 200.
     pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Acquire)
+        self.ready.load(Ordering::Acquire) && self.replicated.load(Ordering::Acquire)
     }
 
     async fn publish(&self, status: ServingStatus) {

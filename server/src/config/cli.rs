@@ -10,7 +10,7 @@ use std::{
 
 use clap::{Parser, Subcommand};
 
-use super::{LogFormat, Settings, WorldSpec, values};
+use super::{LogFormat, Settings, StoreKind, StoreSettings, WorldSpec, store, values};
 use crate::auth::AdminToken;
 
 /// Authoritative terrain server: height queries over gRPC and HTTP on one port.
@@ -99,6 +99,22 @@ pub struct Cli {
     #[arg(long, env = "TERRAIN_EVENT_HISTORY", value_name = "N", value_parser = values::parse_limit)]
     pub event_history: Option<usize>,
 
+    /// Where flat zones are stored: `embedded` or `nats` [default: embedded].
+    #[arg(long, env = "TERRAIN_STORE_KIND", value_name = "KIND", value_parser = str::parse::<StoreKind>)]
+    pub store_kind: Option<StoreKind>,
+
+    /// NATS server URLs for `--store-kind nats`, comma separated (`nats://host:4222`).
+    #[arg(long, env = "TERRAIN_STORE_URL", value_name = "URLS")]
+    pub store_url: Option<String>,
+
+    /// NATS bucket name prefix; world `w` lives in bucket `PREFIX-w` [default: terrain].
+    #[arg(long, env = "TERRAIN_STORE_BUCKET", value_name = "PREFIX")]
+    pub store_bucket: Option<String>,
+
+    /// JetStream replicas of each bucket, 1 to 5 [default: 1].
+    #[arg(long, env = "TERRAIN_STORE_REPLICAS", value_name = "N", value_parser = store::parse_replicas)]
+    pub store_replicas: Option<usize>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -134,6 +150,12 @@ impl Cli {
             mesh_cache_bytes: self.mesh_cache_bytes,
             subscriber_queue: self.subscriber_queue,
             event_history: self.event_history,
+            store: StoreSettings {
+                kind: self.store_kind,
+                url: self.store_url.clone(),
+                bucket: self.store_bucket.clone(),
+                replicas: self.store_replicas,
+            },
         }
     }
 }

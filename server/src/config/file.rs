@@ -46,6 +46,7 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "mesh_cache_bytes",
     "subscriber_queue",
     "event_history",
+    "store",
 ];
 
 /// The keys of one `[[worlds]]` entry.
@@ -99,6 +100,10 @@ pub(super) fn parse_in(text: &str, base: &Path) -> Result<Settings, ConfigError>
         mesh_cache_bytes: root.limit("mesh_cache_bytes")?,
         subscriber_queue: root.limit("subscriber_queue")?,
         event_history: root.limit("event_history")?,
+        store: match root.table.remove("store") {
+            Some(value) => super::StoreSettings::from_toml(value)?,
+            None => super::StoreSettings::default(),
+        },
     };
     root.finish(TOP_LEVEL_KEYS)?;
     Ok(settings)

@@ -12,6 +12,7 @@
 
 pub mod cli;
 mod file;
+pub mod store;
 pub mod values;
 pub mod world;
 
@@ -25,6 +26,7 @@ use terrain_core::WorldGenerator;
 use crate::auth::AdminToken;
 
 pub use cli::{Cli, Command};
+pub use store::{NatsConfig, StoreConfig, StoreKind, StoreSettings};
 pub use values::{LogFormat, WorldSpec};
 pub use world::{Manifests, WorldConfig, ZoneFile};
 
@@ -142,6 +144,8 @@ pub struct Config {
     pub insecure: bool,
     /// How often each world's flat-zone statistics are logged.
     pub stats_interval: Duration,
+    /// Where the flat-zone registries live (embedded, or NATS shared by replicas).
+    pub store: StoreConfig,
 }
 
 impl Default for Config {
@@ -158,6 +162,7 @@ impl Default for Config {
             admin_token: None,
             insecure: false,
             stats_interval: DEFAULT_STATS_INTERVAL,
+            store: StoreConfig::Embedded,
         }
     }
 }
@@ -181,6 +186,7 @@ pub struct Settings {
     pub mesh_cache_bytes: Option<usize>,
     pub subscriber_queue: Option<usize>,
     pub event_history: Option<usize>,
+    pub store: StoreSettings,
 }
 
 impl Settings {
@@ -203,6 +209,7 @@ impl Settings {
             mesh_cache_bytes: self.mesh_cache_bytes.or(lower.mesh_cache_bytes),
             subscriber_queue: self.subscriber_queue.or(lower.subscriber_queue),
             event_history: self.event_history.or(lower.event_history),
+            store: self.store.or(lower.store),
         }
     }
 }
@@ -256,6 +263,7 @@ impl Config {
             admin_token: settings.admin_token,
             insecure: settings.insecure.unwrap_or(defaults.insecure),
             stats_interval: settings.stats_interval.unwrap_or(defaults.stats_interval),
+            store: settings.store.resolve()?,
         };
         config.validate()?;
         Ok(config)

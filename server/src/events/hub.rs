@@ -110,6 +110,26 @@ impl Hub {
         }
     }
 
+    /// Cuts off every subscriber with a `resync` at `revision`: events before it were
+    /// lost (a replica of a shared store skipped superseded messages). Later
+    /// subscribers start from `revision`.
+    pub fn resync_all(&self, revision: u64) {
+        let dropped = {
+            let mut state = self.lock();
+            state.published = state.published.max(revision);
+            for s in &state.subscribers {
+                s.cut.store(revision, Ordering::Release);
+            }
+            let n = state.subscribers.len() as u64;
+            state.subscribers.clear();
+            n
+        };
+        if dropped > 0 {
+            tracing::info!(world = %self.world, revision, dropped, "events skipped: subscribers resynchronised");
+            self.metrics.subscribers_dropped(&self.world, dropped);
+        }
+    }
+
     /// Adds subscriber `id` with a queue of `queue` events.
     pub fn subscribe(&self, id: u64, area: Arc<AreaCell>, queue: usize) -> Joined {
         let (tx, rx) = mpsc::channel(queue.max(1));

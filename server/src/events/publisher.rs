@@ -66,4 +66,10 @@ impl CommitListener for Publisher {
             None => tracing::warn!(world = world.id(), "no event hub: event not published"),
         }
     }
+
+    fn skipped(&self, world: &World, revision: u64) {
+        if let Some(hub) = self.events.hub_of(world.id()) {
+            hub.resync_all(revision);
+        }
+    }
 }

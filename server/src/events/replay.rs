@@ -41,7 +41,19 @@ pub fn replay(
         Some(first) if first.revision <= from.saturating_add(1) => {}
         _ => return Ok(Replay::Gone),
     }
+    if has_hole(&history, from) {
+        return Ok(Replay::Gone);
+    }
     Ok(Replay::Events(rebuild(layout, world, &history, from, area)))
+}
+
+/// Whether revisions after `from` are missing from `history` (a replica of a shared
+/// store records only the messages it could see; see
+/// [`ZoneStore::commit_replicated`]).
+fn has_hole(history: &[LogEntry], from: u64) -> bool {
+    history
+        .windows(2)
+        .any(|w| w[1].revision > from.saturating_add(1) && w[1].revision != w[0].revision + 1)
 }
 
 /// Folds the log in order, tracking each zone's latest version, and keeps the
@@ -153,6 +165,42 @@ mod tests {
         assert_eq!(
             events.iter().map(|e| e.revision).collect::<Vec<_>>(),
             [3, 4, 5]
+        );
+    }
+
+    #[test]
+    fn a_hole_in_a_replicated_log_is_gone_only_for_resumes_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let layout = TileLayout {
+            size: 100.0,
+            resolution: 64,
+            centred: true,
+        };
+        let m = |x| Mutation {
+            kind: MutationKind::Registered,
+            zone: zone(x),
+        };
+        store.commit_replicated("main", 1, &m(0.0)).unwrap();
+        store.commit_replicated("main", 4, &m(100.0)).unwrap();
+        store.commit_replicated("main", 5, &m(200.0)).unwrap();
+        assert!(store.commit_replicated("main", 5, &m(0.0)).is_err());
+        assert_eq!(store.revision("main").unwrap(), 5);
+        assert_eq!(
+            replay(&store, &layout, "main", 0, 5, &Area::All).unwrap(),
+            Replay::Gone
+        );
+        assert_eq!(
+            replay(&store, &layout, "main", 2, 5, &Area::All).unwrap(),
+            Replay::Gone
+        );
+        let Replay::Events(events) = replay(&store, &layout, "main", 3, 5, &Area::All).unwrap()
+        else {
+            panic!("4 and 5 are there");
+        };
+        assert_eq!(
+            events.iter().map(|e| e.revision).collect::<Vec<_>>(),
+            [4, 5]
         );
     }
 }

@@ -11,6 +11,7 @@
 //! never from an async worker.
 
 pub mod history;
+pub mod nats;
 pub mod redb;
 
 use serde::{Deserialize, Serialize};

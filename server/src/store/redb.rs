@@ -159,12 +159,40 @@ impl ZoneStore {
         revision: u64,
         mutation: &Mutation,
     ) -> Result<(), StoreError> {
+        self.commit_checked(world, revision, mutation, false)
+    }
+
+    /// Commits `mutation` as `world`'s revision `revision`, which must be after the
+    /// stored one but may skip some: a replica following a shared store whose older
+    /// messages were superseded records the revisions it could see, and the log has
+    /// a hole where the others were (a resume across it gets a `resync`).
+    pub fn commit_replicated(
+        &self,
+        world: &str,
+        revision: u64,
+        mutation: &Mutation,
+    ) -> Result<(), StoreError> {
+        self.commit_checked(world, revision, mutation, true)
+    }
+
+    fn commit_checked(
+        &self,
+        world: &str,
+        revision: u64,
+        mutation: &Mutation,
+        allow_gap: bool,
+    ) -> Result<(), StoreError> {
         let open = self.open_db();
         let txn = open.db()?.begin_write().map_err(db_err)?;
         {
             let mut worlds = txn.open_table(WORLDS).map_err(db_err)?;
             let stored = worlds.get(world).map_err(db_err)?.map_or(0, |v| v.value());
-            if stored.checked_add(1) != Some(revision) {
+            let follows = if allow_gap {
+                revision > stored
+            } else {
+                stored.checked_add(1) == Some(revision)
+            };
+            if !follows {
                 return Err(StoreError::OutOfOrder {
                     world: world.to_string(),
                     stored,

@@ -11,6 +11,7 @@
 //!   tile), kept beside the zones so heights and versions always agree.
 
 pub mod delta;
+pub mod follow;
 pub mod registry;
 pub mod sources;
 pub mod stats;
@@ -96,6 +97,11 @@ pub struct ZoneRules {
 /// >= r.
 pub trait CommitListener: Send + Sync + std::fmt::Debug {
     fn committed(&self, world: &World, outcome: &Outcome);
+
+    /// Revisions before `revision` were skipped: a replica following a shared store
+    /// saw only a later message of the same zone. Told after `committed` of
+    /// `revision`.
+    fn skipped(&self, _world: &World, _revision: u64) {}
 }
 
 /// One hosted world.
@@ -116,6 +122,9 @@ pub struct World {
     lookups: Lookups,
     /// Told about each committed mutation, in order.
     listeners: Vec<Arc<dyn CommitListener>>,
+    /// Set when the world's zones live in a shared store ([`follow`]): mutations go
+    /// there, and only the follower applies them.
+    shared: std::sync::OnceLock<Arc<follow::Shared>>,
 }
 
 impl World {
@@ -161,6 +170,7 @@ impl World {
             },
             lookups: Lookups::default(),
             listeners: listeners.to_vec(),
+            shared: std::sync::OnceLock::new(),
         })
     }
 

@@ -27,7 +27,10 @@ use super::{
 };
 use crate::{
     error::ApiError,
-    store::{Mutation, MutationKind, StoreError},
+    store::{
+        Mutation, MutationKind, StoreError,
+        nats::{FeedChange, FeedEntry},
+    },
 };
 
 /// How far beyond a zone's outer bounds heights can change: hyperscape's shoreline
@@ -85,16 +88,16 @@ pub struct Outcome {
 }
 
 /// A validated mutation request.
-#[derive(Debug)]
-enum Op {
+#[derive(Debug, Clone)]
+pub(super) enum Op {
     Register { id: String, spec: ZoneSpec },
     Remove { id: String },
 }
 
 /// A planned mutation: the answer, and what to commit (nothing for a no-op).
-struct Plan {
-    outcome: Outcome,
-    mutation: Option<Mutation>,
+pub(super) struct Plan {
+    pub(super) outcome: Outcome,
+    pub(super) mutation: Option<Mutation>,
 }
 
 impl World {
@@ -122,6 +125,9 @@ impl World {
 
     /// Runs `op` on a blocking thread, holding the writer lock until it is applied.
     async fn mutate(self: &Arc<Self>, op: Op) -> Result<Outcome, ApiError> {
+        if let Some(shared) = self.shared.get() {
+            return self.propose(shared, op).await;
+        }
         let writer = Arc::clone(&self.writer).lock_owned().await;
         let world = Arc::clone(self);
         tokio::task::spawn_blocking(move || {
@@ -149,7 +155,7 @@ impl World {
             debug!(world = %self.id, zone = %o.zone.id, revision = o.revision, "flat zone unchanged");
             return Ok(plan.outcome);
         };
-        let mut outcome = plan.outcome;
+        let outcome = plan.outcome;
         self.store
             .commit(&self.id, outcome.revision, &mutation)
             .map_err(|e| match e {
@@ -158,9 +164,55 @@ impl World {
                 }
                 other => ApiError::Internal(other.to_string()),
             })?;
+        Ok(self.finish(mutation, outcome, &probe, &before))
+    }
+
+    /// Applies one message of the shared store's change feed (see [`super::follow`]):
+    /// commits it to this replica's store as revision `entry.revision` and installs it
+    /// like a local mutation, listeners included. Answers `None` for a revision that
+    /// changes nothing here (a removal of a zone this replica never saw, or a message
+    /// that does not parse). Blocking; only the world's follower calls it.
+    pub(super) fn apply_feed(&self, entry: FeedEntry) -> Result<Option<Outcome>, StoreError> {
+        let revision = entry.revision;
+        let (plan, probe, before, skipped) = {
+            let state = self.state.blocking_read();
+            let skipped = revision > state.revision + 1;
+            let Some(plan) = plan_feed(&self.layout, &state, entry.change, revision) else {
+                drop(state);
+                let mut state = self.state.blocking_write();
+                state.revision = state.revision.max(revision);
+                return Ok(None);
+            };
+            let probe = Probe::over(&plan.outcome.bounds);
+            let before = probe.sample(state.terrain());
+            (plan, probe, before, skipped)
+        };
+        let Some(mutation) = plan.mutation else {
+            return Ok(None);
+        };
+        self.store
+            .commit_replicated(&self.id, revision, &mutation)?;
+        let outcome = self.finish(mutation, plan.outcome, &probe, &before);
+        if skipped {
+            for listener in &self.listeners {
+                listener.skipped(self, revision);
+            }
+        }
+        Ok(Some(outcome))
+    }
+
+    /// Installs a committed mutation, measures its height change and tells the
+    /// listeners.
+    fn finish(
+        &self,
+        mutation: Mutation,
+        mut outcome: Outcome,
+        probe: &Probe,
+        before: &[f64],
+    ) -> Outcome {
         self.install(mutation, outcome.revision, &outcome.tiles);
         let after = probe.sample(self.state.blocking_read().terrain());
-        outcome.max_height_delta = max_delta(&before, &after);
+        outcome.max_height_delta = max_delta(before, &after);
         for listener in &self.listeners {
             listener.committed(self, &outcome);
         }
@@ -173,7 +225,7 @@ impl World {
             "flat zone {}",
             outcome.change.as_str()
         );
-        Ok(outcome)
+        outcome
     }
 
     /// Applies a committed mutation to the in-memory zones and tile versions, under a
@@ -193,7 +245,7 @@ impl World {
         state.revision = revision;
     }
 
-    fn plan(&self, state: &WorldState, op: Op) -> Result<Plan, ApiError> {
+    pub(super) fn plan(&self, state: &WorldState, op: Op) -> Result<Plan, ApiError> {
         match op {
             Op::Register { id, spec } => self.plan_register(state, id, spec),
             Op::Remove { id } => self.plan_remove(state, id),
@@ -282,6 +334,46 @@ impl World {
             mutation: Some(mutation),
         })
     }
+}
+
+/// The plan of a change-feed message at `revision` against the applied `state`, or
+/// `None` when it changes nothing here (removing an unknown zone).
+fn plan_feed(
+    layout: &TileLayout,
+    state: &WorldState,
+    change: FeedChange,
+    revision: u64,
+) -> Option<Plan> {
+    let zones = state.zones();
+    let (kind, zone, old) = match change {
+        FeedChange::Put(zone) => {
+            let old = zones.get(&zone.id).cloned();
+            let kind = if old.is_some() {
+                MutationKind::Replaced
+            } else {
+                MutationKind::Registered
+            };
+            (kind, zone, old)
+        }
+        FeedChange::Delete(id) => {
+            let old = zones.get(&id)?.clone();
+            (MutationKind::Removed, old, None)
+        }
+    };
+    let all = || old.iter().chain([&zone]);
+    let outcome = Outcome {
+        change: Change::of(kind),
+        zone: zone.clone(),
+        zone_revision: revision,
+        revision,
+        tiles: changed_tiles(layout, all()),
+        bounds: zone_bounds(all()),
+        max_height_delta: 0.0,
+    };
+    Some(Plan {
+        outcome,
+        mutation: Some(Mutation { kind, zone }),
+    })
 }
 
 /// The outer bounds of `zones` together, grown by [`TILE_MARGIN`].

@@ -21,7 +21,7 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_terrain-server");
 pub const WAIT: Duration = Duration::from_secs(30);
 
 /// Every variable the binary reads, removed so the caller's environment cannot leak in.
-pub const TERRAIN_VARS: [&str; 14] = [
+pub const TERRAIN_VARS: [&str; 18] = [
     "TERRAIN_ADMIN_TOKEN",
     "TERRAIN_INSECURE",
     "TERRAIN_MAX_ZONE_SIZE",
@@ -36,6 +36,10 @@ pub const TERRAIN_VARS: [&str; 14] = [
     "TERRAIN_MAX_HEIGHTMAP_SAMPLES",
     "TERRAIN_SHUTDOWN_TIMEOUT",
     "TERRAIN_LOG_FORMAT",
+    "TERRAIN_STORE_KIND",
+    "TERRAIN_STORE_URL",
+    "TERRAIN_STORE_BUCKET",
+    "TERRAIN_STORE_REPLICAS",
 ];
 
 /// A command for the binary: no `TERRAIN_*` variables from the caller, logs at info.

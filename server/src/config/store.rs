@@ -1,0 +1,331 @@
+//! Where the flat-zone registries live: the embedded store (the default), or NATS
+//! JetStream key-value shared by several replicas.
+//!
+//! ```toml
+//! store = { kind = "nats", url = "nats://n1:4222,nats://n2:4222", bucket = "terrain", replicas = 3 }
+//! ```
+//!
+//! Flags `--store-kind`, `--store-url`, `--store-bucket`, `--store-replicas` and the
+//! variables `TERRAIN_STORE_KIND`, `TERRAIN_STORE_URL`, `TERRAIN_STORE_BUCKET`,
+//! `TERRAIN_STORE_REPLICAS` set the same keys, each over the file's.
+
+use std::{fmt, str::FromStr};
+
+use toml::{Table, Value};
+
+use super::ConfigError;
+
+/// The default bucket name prefix: world `main` lives in bucket `terrain-main`.
+pub const DEFAULT_BUCKET: &str = "terrain";
+/// The default number of JetStream replicas of each bucket.
+pub const DEFAULT_REPLICAS: usize = 1;
+/// JetStream keeps at most 5 replicas of a stream.
+pub const MAX_REPLICAS: usize = 5;
+/// Longest bucket prefix: a bucket name is `{bucket}-{world}`, and world ids take up
+/// to 64 characters.
+pub const MAX_BUCKET_LEN: usize = 64;
+
+/// The keys of the `store` table.
+const STORE_KEYS: &[&str] = &["kind", "url", "bucket", "replicas"];
+
+/// Which store backs the registries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StoreKind {
+    /// `data_dir/terrain.redb`, one server.
+    #[default]
+    Embedded,
+    /// NATS JetStream key-value, shared by every replica.
+    Nats,
+}
+
+impl FromStr for StoreKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "embedded" => Ok(StoreKind::Embedded),
+            "nats" => Ok(StoreKind::Nats),
+            other => Err(format!(
+                "unknown store kind {other:?}, expected \"embedded\" or \"nats\""
+            )),
+        }
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StoreKind::Embedded => "embedded",
+            StoreKind::Nats => "nats",
+        })
+    }
+}
+
+/// What one source says about the store; `None` where it is silent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreSettings {
+    pub kind: Option<StoreKind>,
+    pub url: Option<String>,
+    pub bucket: Option<String>,
+    pub replicas: Option<usize>,
+}
+
+impl StoreSettings {
+    /// These settings, with `lower`'s values where these are silent.
+    pub fn or(self, lower: StoreSettings) -> StoreSettings {
+        StoreSettings {
+            kind: self.kind.or(lower.kind),
+            url: self.url.or(lower.url),
+            bucket: self.bucket.or(lower.bucket),
+            replicas: self.replicas.or(lower.replicas),
+        }
+    }
+
+    /// Reads the `store` table of a configuration file.
+    pub fn from_toml(value: Value) -> Result<StoreSettings, ConfigError> {
+        let Value::Table(mut table) = value else {
+            return Err(ConfigError::invalid(
+                "store",
+                format!("expected a table, got {}", value.type_str()),
+            ));
+        };
+        let kind = take_string(&mut table, "kind")?
+            .map(|s| s.parse().map_err(|m| ConfigError::invalid("store.kind", m)))
+            .transpose()?;
+        let url = take_string(&mut table, "url")?;
+        let bucket = take_string(&mut table, "bucket")?;
+        let replicas = match table.remove("replicas") {
+            None => None,
+            Some(Value::Integer(i)) => Some(usize::try_from(i).unwrap_or(0)),
+            Some(other) => {
+                let got = other.type_str();
+                let message = format!("expected an integer, got {got}");
+                return Err(ConfigError::invalid("store.replicas", message));
+            }
+        };
+        if let Some(key) = table.keys().next() {
+            let message = format!("unknown key (expected one of: {})", STORE_KEYS.join(", "));
+            return Err(ConfigError::invalid(format!("store.{key}"), message));
+        }
+        Ok(StoreSettings {
+            kind,
+            url,
+            bucket,
+            replicas,
+        })
+    }
+
+    /// The validated store configuration; NATS settings without `kind = "nats"` are
+    /// refused rather than silently ignored.
+    pub fn resolve(self) -> Result<StoreConfig, ConfigError> {
+        match self.kind.unwrap_or_default() {
+            StoreKind::Embedded => {
+                let stray = [
+                    ("store.url", self.url.is_some()),
+                    ("store.bucket", self.bucket.is_some()),
+                    ("store.replicas", self.replicas.is_some()),
+                ];
+                if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
+                    let message = "only applies to kind = \"nats\" (the store is embedded)";
+                    return Err(ConfigError::invalid(*key, message));
+                }
+                Ok(StoreConfig::Embedded)
+            }
+            StoreKind::Nats => {
+                let url = self.url.ok_or_else(|| {
+                    ConfigError::invalid("store.url", "required for kind = \"nats\"")
+                })?;
+                let urls = parse_urls(&url).map_err(|m| ConfigError::invalid("store.url", m))?;
+                let bucket = self.bucket.unwrap_or_else(|| DEFAULT_BUCKET.to_string());
+                check_bucket(&bucket).map_err(|m| ConfigError::invalid("store.bucket", m))?;
+                let replicas = self.replicas.unwrap_or(DEFAULT_REPLICAS);
+                if !(1..=MAX_REPLICAS).contains(&replicas) {
+                    let message = format!("must be in 1..={MAX_REPLICAS}, got {replicas}");
+                    return Err(ConfigError::invalid("store.replicas", message));
+                }
+                Ok(StoreConfig::Nats(NatsConfig {
+                    urls,
+                    bucket,
+                    replicas,
+                }))
+            }
+        }
+    }
+}
+
+/// The resolved store.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum StoreConfig {
+    #[default]
+    Embedded,
+    Nats(NatsConfig),
+}
+
+/// A NATS JetStream key-value store shared by replicas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NatsConfig {
+    /// Seed servers (`nats://host:port`); the client learns the rest of the cluster.
+    pub urls: Vec<String>,
+    /// Bucket name prefix: world `w` lives in bucket `{bucket}-{w}`.
+    pub bucket: String,
+    /// JetStream replicas of each bucket (1 for a single server, 3 for a cluster).
+    pub replicas: usize,
+}
+
+impl NatsConfig {
+    /// The bucket of world `world`.
+    pub fn bucket_of(&self, world: &str) -> String {
+        format!("{}-{world}", self.bucket)
+    }
+}
+
+fn take_string(table: &mut Table, key: &str) -> Result<Option<String>, ConfigError> {
+    match table.remove(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(ConfigError::invalid(
+            format!("store.{key}"),
+            format!("expected a string, got {}", other.type_str()),
+        )),
+    }
+}
+
+/// A comma-separated list of `nats://host:port` (or `tls://`) server URLs.
+pub fn parse_urls(s: &str) -> Result<Vec<String>, String> {
+    let urls: Vec<String> = s.split(',').map(|u| u.trim().to_string()).collect();
+    for url in &urls {
+        let rest = url
+            .strip_prefix("nats://")
+            .or_else(|| url.strip_prefix("tls://"))
+            .ok_or_else(|| format!("{url:?}: expected nats://HOST:PORT"))?;
+        let host_port = rest.rsplit('@').next().unwrap_or(rest);
+        let Some((host, port)) = host_port.rsplit_once(':') else {
+            return Err(format!("{url:?}: expected nats://HOST:PORT"));
+        };
+        if host.is_empty() || port.parse::<u16>().is_err() {
+            return Err(format!("{url:?}: expected nats://HOST:PORT"));
+        }
+    }
+    Ok(urls)
+}
+
+/// A bucket prefix: `[A-Za-z0-9_-]{1,64}` (what JetStream allows in a bucket name).
+pub fn check_bucket(bucket: &str) -> Result<(), String> {
+    if bucket.is_empty() || bucket.len() > MAX_BUCKET_LEN {
+        return Err(format!(
+            "{bucket:?} must be 1 to {MAX_BUCKET_LEN} characters long"
+        ));
+    }
+    if !bucket
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(format!(
+            "{bucket:?} may only contain A-Z, a-z, 0-9, '_' and '-'"
+        ));
+    }
+    Ok(())
+}
+
+/// A replica count for a flag's text.
+pub fn parse_replicas(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected an integer in 1..={MAX_REPLICAS}, got {s:?}"))?;
+    if !(1..=MAX_REPLICAS).contains(&v) {
+        return Err(format!("must be in 1..={MAX_REPLICAS}, got {v}"));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(text: &str) -> Result<StoreConfig, ConfigError> {
+        let table: Table = toml::from_str(text).unwrap();
+        let value = table.get("store").cloned().unwrap();
+        StoreSettings::from_toml(value)?.resolve()
+    }
+
+    fn refusal(text: &str) -> String {
+        store(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn nats_with_defaults_and_in_full() {
+        let got = store(r#"store = { kind = "nats", url = "nats://127.0.0.1:4222" }"#).unwrap();
+        let StoreConfig::Nats(nats) = got else {
+            panic!("nats");
+        };
+        assert_eq!(nats.urls, ["nats://127.0.0.1:4222"]);
+        assert_eq!((nats.bucket.as_str(), nats.replicas), ("terrain", 1));
+        assert_eq!(nats.bucket_of("main"), "terrain-main");
+        let got = store(
+            "[store]\nkind = \"nats\"\nurl = \"nats://a:1, nats://b:2\"\nbucket = \"t_1\"\nreplicas = 3\n",
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            StoreConfig::Nats(NatsConfig {
+                urls: vec!["nats://a:1".into(), "nats://b:2".into()],
+                bucket: "t_1".into(),
+                replicas: 3,
+            })
+        );
+        assert_eq!(
+            store(r#"store = { kind = "embedded" }"#).unwrap(),
+            StoreConfig::Embedded
+        );
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        assert!(
+            refusal(r#"store = { kind = "redis" }"#).starts_with("store.kind: unknown store kind")
+        );
+        assert!(refusal(r#"store = { kind = "nats" }"#).starts_with("store.url: required"));
+        assert!(
+            refusal(r#"store = { kind = "nats", url = "http://a:1" }"#).starts_with("store.url: ")
+        );
+        assert!(
+            refusal(r#"store = { kind = "nats", url = "nats://a" }"#).starts_with("store.url: ")
+        );
+        assert!(
+            refusal(r#"store = { kind = "nats", url = "nats://a:1", bucket = "a.b" }"#)
+                .starts_with("store.bucket: ")
+        );
+        assert!(
+            refusal(r#"store = { kind = "nats", url = "nats://a:1", replicas = 7 }"#)
+                .starts_with("store.replicas: must be in 1..=5")
+        );
+        assert!(
+            refusal(r#"store = { kind = "nats", url = "nats://a:1", replica = 3 }"#)
+                .starts_with("store.replica: unknown key")
+        );
+        assert!(
+            refusal(r#"store = { url = "nats://a:1" }"#).starts_with("store.url: only applies")
+        );
+        assert!(refusal(r#"store = "nats""#).starts_with("store: expected a table"));
+    }
+
+    #[test]
+    fn flags_layer_over_the_file() {
+        let file = StoreSettings {
+            kind: Some(StoreKind::Nats),
+            url: Some("nats://file:1".into()),
+            bucket: None,
+            replicas: Some(3),
+        };
+        let flags = StoreSettings {
+            url: Some("nats://flag:2".into()),
+            ..StoreSettings::default()
+        };
+        let StoreConfig::Nats(nats) = flags.or(file).resolve().unwrap() else {
+            panic!("nats");
+        };
+        assert_eq!((nats.urls[0].as_str(), nats.replicas), ("nats://flag:2", 3));
+        assert_eq!(parse_replicas("0").unwrap_err(), "must be in 1..=5, got 0");
+    }
+}

@@ -1,0 +1,376 @@
+//! The shared store: NATS JetStream key-value, one bucket per world.
+//!
+//! | bucket | key | value |
+//! | --- | --- | --- |
+//! | `{bucket}-{world}` | the zone id, `.` and `:` escaped as `=2E` and `=3A` | the zone's JSON (height resolved), or a `DEL` marker for a removal |
+//!
+//! The bucket's stream sequence is the world's revision: every mutation is one message,
+//! so the sequence counts the world's mutations and every replica sees the same
+//! numbers. A key's revision (the sequence that last wrote it) is the revision that
+//! registered the zone, or that removed it.
+//!
+//! Writes are compare-and-swap on the key's revision (JetStream's
+//! `Nats-Expected-Last-Subject-Sequence`): a proposal names the revision it saw, and
+//! JetStream refuses it if another replica wrote the key since. Each proposal carries
+//! a unique `Nats-Msg-Id`, so a retried publish whose first ack was lost is
+//! recognised as the same message rather than applied twice. A proposal is
+//! acknowledged only once JetStream has stored it (on a majority of the bucket's
+//! replicas).
+//!
+//! Replicas never read the zones from here directly: they follow the bucket's
+//! change feed ([`Bucket::watch_from`]) and apply each message in sequence order (see
+//! [`crate::world::follow`]).
+
+use std::time::Duration;
+
+use async_nats::{
+    HeaderMap,
+    connection::State,
+    jetstream::{
+        self,
+        context::{Context, PublishErrorKind},
+        kv::{self, Operation},
+    },
+};
+use bytes::Bytes;
+use futures::StreamExt;
+use terrain_core::FlatZone;
+
+use super::{decode_zone, encode_zone};
+use crate::config::NatsConfig;
+
+/// How long start-up keeps trying to reach NATS before it gives up.
+pub const CONNECT_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a JetStream request (publish ack, stream info, consumer creation) may take.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// Values kept per key: older versions of a zone stay in the stream for replicas
+/// catching up (beyond this, they see only the newest and resynchronise).
+const HISTORY: i64 = 64;
+
+/// Why the shared store refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NatsError {
+    /// NATS could not be reached (at start-up, or the connection is down).
+    #[error("nats {0}: unreachable")]
+    Unreachable(String),
+    /// The bucket could not be opened or created.
+    #[error("nats bucket {bucket}: {message}")]
+    Bucket { bucket: String, message: String },
+    /// Another replica wrote the key since the proposer read it.
+    #[error("zone {0:?} was changed concurrently")]
+    Conflict(String),
+    /// JetStream did not acknowledge the write: it is not stored (or its outcome is
+    /// unknown, after a time-out; the change feed tells).
+    #[error("nats: write not acknowledged: {0}")]
+    NotAcknowledged(String),
+    /// A request failed (time-out, connection lost).
+    #[error("nats: {0}")]
+    Request(String),
+    /// A message in the bucket does not parse: something else wrote it.
+    #[error("nats bucket {bucket}: message {revision}: {reason}")]
+    Corrupt {
+        bucket: String,
+        revision: u64,
+        reason: String,
+    },
+}
+
+/// A connection to the NATS servers of one server process.
+#[derive(Debug, Clone)]
+pub struct NatsStore {
+    client: async_nats::Client,
+    jetstream: Context,
+    config: NatsConfig,
+}
+
+impl NatsStore {
+    /// Connects to `config.urls`, retrying for up to [`CONNECT_DEADLINE`]. After that
+    /// the client reconnects by itself whenever the connection drops.
+    pub async fn connect(config: &NatsConfig) -> Result<NatsStore, NatsError> {
+        let urls = config.urls.join(",");
+        let deadline = tokio::time::Instant::now() + CONNECT_DEADLINE;
+        let client = loop {
+            let options = async_nats::ConnectOptions::new()
+                .name("terrain-server")
+                .connection_timeout(Duration::from_secs(2))
+                .request_timeout(Some(REQUEST_TIMEOUT))
+                .max_reconnects(None)
+                .reconnect_delay_callback(|attempt| {
+                    Duration::from_millis(50 * (attempt as u64).min(10))
+                });
+            match options.connect(urls.as_str()).await {
+                Ok(client) => break client,
+                Err(e) if tokio::time::Instant::now() < deadline => {
+                    tracing::warn!(url = %urls, error = %e, "connecting to NATS; retrying");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => return Err(NatsError::Unreachable(format!("{urls}: {e}"))),
+            }
+        };
+        let mut jetstream = jetstream::new(client.clone());
+        jetstream.set_timeout(REQUEST_TIMEOUT);
+        Ok(NatsStore {
+            client,
+            jetstream,
+            config: config.clone(),
+        })
+    }
+
+    /// Whether the client is connected right now.
+    pub fn connected(&self) -> bool {
+        self.client.connection_state() == State::Connected
+    }
+
+    /// Opens world `world`'s bucket, creating it (with the configured replicas) if it
+    /// does not exist yet. Several replicas may race to create it: JetStream accepts
+    /// identical creations.
+    pub async fn bucket(&self, world: &str) -> Result<Bucket, NatsError> {
+        let name = self.config.bucket_of(world);
+        let err = |message: String| NatsError::Bucket {
+            bucket: name.clone(),
+            message,
+        };
+        let kv = match self.jetstream.get_key_value(&name).await {
+            Ok(kv) => kv,
+            Err(_) => self
+                .jetstream
+                .create_key_value(kv::Config {
+                    bucket: name.clone(),
+                    history: HISTORY,
+                    num_replicas: self.config.replicas,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| err(e.to_string()))?,
+        };
+        Ok(Bucket {
+            name: name.clone(),
+            subject_prefix: format!("$KV.{name}."),
+            kv,
+            jetstream: self.jetstream.clone(),
+            store: self.clone(),
+        })
+    }
+}
+
+/// What a proposal writes.
+#[derive(Debug, Clone)]
+pub enum Write<'a> {
+    /// The zone, registered or replacing the one under its id.
+    Put(&'a FlatZone),
+    /// A removal of the zone with this id.
+    Delete(&'a str),
+}
+
+/// One message of a world's change feed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedEntry {
+    /// The stream sequence: the world's revision after this mutation.
+    pub revision: u64,
+    /// Messages after this one that were already in the stream when it was delivered
+    /// (0: this is the newest).
+    pub pending: u64,
+    pub change: FeedChange,
+}
+
+/// What a feed message did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FeedChange {
+    /// Zone registered or replaced.
+    Put(FlatZone),
+    /// Zone removed (deleted or purged).
+    Delete(String),
+}
+
+/// One world's bucket.
+#[derive(Debug, Clone)]
+pub struct Bucket {
+    name: String,
+    /// `$KV.{bucket}.`: the subjects of the bucket's keys.
+    subject_prefix: String,
+    kv: kv::Store,
+    jetstream: Context,
+    store: NatsStore,
+}
+
+impl Bucket {
+    /// The bucket's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the connection to NATS is up.
+    pub fn connected(&self) -> bool {
+        self.store.connected()
+    }
+
+    /// Writes `write` if the key's last revision is still `expected` (0: the key was
+    /// never written). Answers the world revision the write took.
+    pub async fn propose(&self, write: Write<'_>, expected: u64) -> Result<u64, NatsError> {
+        let (id, payload, delete) = match write {
+            Write::Put(zone) => (zone.id.as_str(), Bytes::from(encode_zone(zone)), false),
+            Write::Delete(id) => (id, Bytes::new(), true),
+        };
+        let subject = format!("{}{}", self.subject_prefix, key_of(id));
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            async_nats::header::NATS_EXPECTED_LAST_SUBJECT_SEQUENCE,
+            expected.to_string().as_str(),
+        );
+        headers.insert(async_nats::header::NATS_MESSAGE_ID, message_id().as_str());
+        if delete {
+            headers.insert("KV-Operation", "DEL");
+        }
+        // Retried while JetStream is electing a leader or the client reconnects; the
+        // message id makes a repeat of a write that did land a no-op.
+        let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
+        loop {
+            let sent = self
+                .jetstream
+                .publish_with_headers(subject.clone(), headers.clone(), payload.clone())
+                .await;
+            let acked = match sent {
+                Ok(future) => future.await,
+                Err(e) => Err(e),
+            };
+            match acked {
+                Ok(ack) => return Ok(ack.sequence),
+                Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                    return Err(NatsError::Conflict(id.to_string()));
+                }
+                Err(e) if tokio::time::Instant::now() < deadline && retryable(e.kind()) => {
+                    tracing::debug!(bucket = %self.name, error = %e, "publish not acknowledged; retrying");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => return Err(NatsError::NotAcknowledged(e.to_string())),
+            }
+        }
+    }
+
+    /// The latest revision of zone `id`'s key (including a removal), if ever written.
+    pub async fn key_revision(&self, id: &str) -> Result<Option<u64>, NatsError> {
+        self.kv
+            .entry(key_of(id))
+            .await
+            .map(|entry| entry.map(|e| e.revision))
+            .map_err(|e| NatsError::Request(e.to_string()))
+    }
+
+    /// The bucket's last stream sequence: the world's revision as NATS knows it.
+    pub async fn last_revision(&self) -> Result<u64, NatsError> {
+        let info = self
+            .kv
+            .stream
+            .get_info()
+            .await
+            .map_err(|e| NatsError::Request(e.to_string()))?;
+        Ok(info.state.last_sequence)
+    }
+
+    /// The change feed from revision `from` on (inclusive), in order. Each item is a
+    /// feed entry or the error that ended the feed.
+    pub async fn watch_from(
+        &self,
+        from: u64,
+    ) -> Result<
+        impl futures::Stream<Item = Result<FeedEntry, NatsError>> + Send + Unpin + use<>,
+        NatsError,
+    > {
+        let watch = self
+            .kv
+            .watch_all_from_revision(from.max(1))
+            .await
+            .map_err(|e| NatsError::Request(e.to_string()))?;
+        let bucket = self.name.clone();
+        Ok(watch.map(move |item| {
+            let entry = item.map_err(|e| NatsError::Request(e.to_string()))?;
+            let change = match entry.operation {
+                Operation::Put => {
+                    let json = std::str::from_utf8(&entry.value).map_err(|e| e.to_string());
+                    let zone = json
+                        .and_then(decode_zone)
+                        .map_err(|reason| NatsError::Corrupt {
+                            bucket: bucket.clone(),
+                            revision: entry.revision,
+                            reason,
+                        })?;
+                    if key_of(&zone.id) != entry.key {
+                        return Err(NatsError::Corrupt {
+                            bucket: bucket.clone(),
+                            revision: entry.revision,
+                            reason: format!("zone {:?} under key {:?}", zone.id, entry.key),
+                        });
+                    }
+                    FeedChange::Put(zone)
+                }
+                Operation::Delete | Operation::Purge => FeedChange::Delete(id_of(&entry.key)),
+            };
+            Ok(FeedEntry {
+                revision: entry.revision,
+                pending: entry.delta,
+                change,
+            })
+        }))
+    }
+}
+
+/// A message id unique to this proposal: a per-process random salt and a counter.
+fn message_id() -> String {
+    use std::{
+        hash::{BuildHasher, RandomState},
+        sync::{
+            OnceLock,
+            atomic::{AtomicU64, Ordering},
+        },
+    };
+    static SALT: OnceLock<u64> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let salt = SALT.get_or_init(|| RandomState::new().hash_one(std::process::id()));
+    format!("{salt:016x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Whether a failed publish may succeed if sent again.
+fn retryable(kind: PublishErrorKind) -> bool {
+    matches!(
+        kind,
+        PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe | PublishErrorKind::Other
+    )
+}
+
+/// The key of zone `id`: zone ids allow `.` and `:`, which key-value keys do not
+/// (`.` separates subject tokens), so they are escaped; `=` never occurs in an id, so
+/// the mapping is one-to-one.
+pub fn key_of(id: &str) -> String {
+    let mut key = String::with_capacity(id.len());
+    for c in id.chars() {
+        match c {
+            '.' => key.push_str("=2E"),
+            ':' => key.push_str("=3A"),
+            c => key.push(c),
+        }
+    }
+    key
+}
+
+/// The zone id of key `key` (the inverse of [`key_of`]).
+pub fn id_of(key: &str) -> String {
+    key.replace("=2E", ".").replace("=3A", ":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_escape_dots_and_colons_one_to_one() {
+        for id in ["arena:1", "a.b.c", "plain_id-2", ".:.", "x=y"] {
+            if id.contains('=') {
+                continue; // not a valid zone id
+            }
+            let key = key_of(id);
+            assert!(!key.contains('.') && !key.contains(':'), "{key}");
+            assert_eq!(id_of(&key), id);
+        }
+        assert_eq!(key_of("arena:1.floor"), "arena=3A1=2Efloor");
+    }
+}
