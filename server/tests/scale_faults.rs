@@ -23,13 +23,16 @@ use std::{
 
 use scale::*;
 
-/// Registers `prefix0, prefix1, ...` on `addr` until `stop`; answers the acknowledged
-/// (id, revision) pairs and the refused statuses.
+/// What a writer saw: the acknowledged (id, revision) pairs and the refused statuses
+/// (0: no answer).
+type Written = (Vec<(String, u64)>, Vec<u16>);
+
+/// Registers `prefix0, prefix1, ...` on `addr` until `stop`.
 fn write_until(
     addr: std::net::SocketAddr,
     prefix: &'static str,
     stop: Arc<AtomicBool>,
-) -> thread::JoinHandle<(Vec<(String, u64)>, Vec<u16>)> {
+) -> thread::JoinHandle<Written> {
     thread::spawn(move || {
         let (mut acked, mut refused) = (Vec::new(), Vec::new());
         let mut i = 0;

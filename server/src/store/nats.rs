@@ -41,8 +41,17 @@ use crate::config::NatsConfig;
 
 /// How long start-up keeps trying to reach NATS before it gives up.
 pub const CONNECT_DEADLINE: Duration = Duration::from_secs(30);
-/// How long a JetStream request (publish ack, stream info, consumer creation) may take.
+/// How long a JetStream request (stream info, consumer creation) may take.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one publish waits for its ack before it is sent again (with the same
+/// message id, so a repeat of a write that landed is recognised).
+const ACK_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long a write is retried while JetStream does not answer (a stream leader
+/// being elected after a node was lost).
+const WRITE_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a write waits for a lost connection to come back (the client moving to
+/// another node of the cluster) before it fails.
+pub const RECONNECT_GRACE: Duration = Duration::from_secs(1);
 /// Values kept per key: older versions of a zone stay in the stream for replicas
 /// catching up (beyond this, they see only the newest and resynchronise).
 const HISTORY: i64 = 64;
@@ -80,6 +89,8 @@ pub enum NatsError {
 pub struct NatsStore {
     client: async_nats::Client,
     jetstream: Context,
+    /// The same, with the short ack time-out of writes.
+    publisher: Context,
     config: NatsConfig,
 }
 
@@ -88,6 +99,12 @@ impl NatsStore {
     /// the client reconnects by itself whenever the connection drops.
     pub async fn connect(config: &NatsConfig) -> Result<NatsStore, NatsError> {
         let urls = config.urls.join(",");
+        let addrs = config
+            .urls
+            .iter()
+            .map(|u| u.parse::<async_nats::ServerAddr>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| NatsError::Unreachable(format!("{urls}: {e}")))?;
         let deadline = tokio::time::Instant::now() + CONNECT_DEADLINE;
         let client = loop {
             let options = async_nats::ConnectOptions::new()
@@ -98,7 +115,7 @@ impl NatsStore {
                 .reconnect_delay_callback(|attempt| {
                     Duration::from_millis(50 * (attempt as u64).min(10))
                 });
-            match options.connect(urls.as_str()).await {
+            match options.connect(addrs.as_slice()).await {
                 Ok(client) => break client,
                 Err(e) if tokio::time::Instant::now() < deadline => {
                     tracing::warn!(url = %urls, error = %e, "connecting to NATS; retrying");
@@ -109,9 +126,12 @@ impl NatsStore {
         };
         let mut jetstream = jetstream::new(client.clone());
         jetstream.set_timeout(REQUEST_TIMEOUT);
+        let mut publisher = jetstream::new(client.clone());
+        publisher.set_timeout(ACK_TIMEOUT);
         Ok(NatsStore {
             client,
             jetstream,
+            publisher,
             config: config.clone(),
         })
     }
@@ -119,6 +139,18 @@ impl NatsStore {
     /// Whether the client is connected right now.
     pub fn connected(&self) -> bool {
         self.client.connection_state() == State::Connected
+    }
+
+    /// Waits for the connection, for at most `bound`; false if it stays down.
+    pub async fn wait_connected(&self, bound: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + bound;
+        while !self.connected() {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        true
     }
 
     /// Opens world `world`'s bucket, creating it (with the configured replicas) if it
@@ -147,7 +179,6 @@ impl NatsStore {
             name: name.clone(),
             subject_prefix: format!("$KV.{name}."),
             kv,
-            jetstream: self.jetstream.clone(),
             store: self.clone(),
         })
     }
@@ -189,7 +220,6 @@ pub struct Bucket {
     /// `$KV.{bucket}.`: the subjects of the bucket's keys.
     subject_prefix: String,
     kv: kv::Store,
-    jetstream: Context,
     store: NatsStore,
 }
 
@@ -202,6 +232,11 @@ impl Bucket {
     /// Whether the connection to NATS is up.
     pub fn connected(&self) -> bool {
         self.store.connected()
+    }
+
+    /// Waits for the connection, for at most `bound`.
+    pub async fn wait_connected(&self, bound: Duration) -> bool {
+        self.store.wait_connected(bound).await
     }
 
     /// Writes `write` if the key's last revision is still `expected` (0: the key was
@@ -222,11 +257,16 @@ impl Bucket {
             headers.insert("KV-Operation", "DEL");
         }
         // Retried while JetStream is electing a leader or the client reconnects; the
-        // message id makes a repeat of a write that did land a no-op.
-        let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
+        // message id makes a repeat of a write that did land a no-op. With no server
+        // reachable it fails after RECONNECT_GRACE.
+        let deadline = tokio::time::Instant::now() + WRITE_DEADLINE;
         loop {
+            if !self.wait_connected(RECONNECT_GRACE).await {
+                return Err(NatsError::Unreachable(self.name.clone()));
+            }
             let sent = self
-                .jetstream
+                .store
+                .publisher
                 .publish_with_headers(subject.clone(), headers.clone(), payload.clone())
                 .await;
             let acked = match sent {
@@ -240,7 +280,7 @@ impl Bucket {
                 }
                 Err(e) if tokio::time::Instant::now() < deadline && retryable(e.kind()) => {
                     tracing::debug!(bucket = %self.name, error = %e, "publish not acknowledged; retrying");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
                 Err(e) => return Err(NatsError::NotAcknowledged(e.to_string())),
             }

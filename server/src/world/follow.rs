@@ -43,14 +43,12 @@ use crate::{
     error::ApiError,
     store::{
         MutationKind,
-        nats::{Bucket, FeedEntry, NatsError, NatsStore, Write},
+        nats::{Bucket, FeedEntry, NatsError, NatsStore, RECONNECT_GRACE, Write},
     },
 };
 
 /// How many times a proposal that lost a compare-and-swap is planned again.
 const MAX_ATTEMPTS: usize = 16;
-/// How long a proposal waits for a lost connection to come back before failing.
-const RECONNECT_GRACE: Duration = Duration::from_millis(1500);
 /// How long a proposal waits for this replica to apply what JetStream acknowledged.
 const APPLY_WAIT: Duration = Duration::from_secs(10);
 /// How often the follower checks the connection, and readiness is recomputed.
@@ -127,18 +125,6 @@ impl Shared {
             tokio::time::timeout(bound, rx.wait_for(|&a| a >= revision)).await,
             Ok(Ok(_))
         )
-    }
-
-    /// Waits for the connection, for at most [`RECONNECT_GRACE`].
-    async fn wait_connected(&self) -> bool {
-        let deadline = tokio::time::Instant::now() + RECONNECT_GRACE;
-        while !self.bucket.connected() {
-            if tokio::time::Instant::now() >= deadline {
-                return false;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        true
     }
 }
 
@@ -361,7 +347,7 @@ impl World {
         // After a lost race: the revision the key has in the bucket.
         let mut seen: Option<u64> = None;
         for _ in 0..MAX_ATTEMPTS {
-            if !shared.wait_connected().await {
+            if !shared.bucket.wait_connected(RECONNECT_GRACE).await {
                 return Err(ApiError::Unavailable(
                     "zone store unreachable (NATS): mutations are refused until it is back; \
                      reads continue from the last applied state",
