@@ -128,6 +128,12 @@ pub enum Command {
         #[arg(default_value = "-")]
         output: PathBuf,
     },
+    /// GET a readiness URL; exit 0 if it answers 200 (for container health checks).
+    Healthcheck {
+        /// The URL to check.
+        #[arg(default_value = crate::healthcheck::DEFAULT_URL)]
+        url: String,
+    },
 }
 
 impl Cli {

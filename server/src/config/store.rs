@@ -311,6 +311,29 @@ mod tests {
     }
 
     #[test]
+    fn the_file_and_the_resolved_config_carry_the_store() {
+        let text =
+            "listen = \"127.0.0.1:0\"\n[store]\nkind = \"nats\"\nurl = \"nats://127.0.0.1:4222\"\n";
+        let settings = super::super::file::parse(text).unwrap();
+        let config = super::super::Config::resolve(settings).unwrap();
+        assert_eq!(
+            config.store,
+            StoreConfig::Nats(NatsConfig {
+                urls: vec!["nats://127.0.0.1:4222".into()],
+                bucket: DEFAULT_BUCKET.into(),
+                replicas: DEFAULT_REPLICAS,
+            })
+        );
+        let err = super::super::file::parse("[store]\nkind = 3\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "store.kind: expected a string, got integer"
+        );
+        let default = super::super::Config::resolve(Default::default()).unwrap();
+        assert_eq!(default.store, StoreConfig::Embedded);
+    }
+
+    #[test]
     fn flags_layer_over_the_file() {
         let file = StoreSettings {
             kind: Some(StoreKind::Nats),

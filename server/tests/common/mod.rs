@@ -116,6 +116,38 @@ pub fn http(
     Ok((status, body))
 }
 
+/// [`http`] with `Authorization: Bearer token`; panics if the server is gone.
+pub fn http_authorized(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    token: &str,
+) -> (u16, String) {
+    let mut stream = TcpStream::connect_timeout(&addr, WAIT).expect("connect");
+    stream.set_read_timeout(Some(WAIT)).expect("timeout");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Authorization: Bearer {token}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
 /// A GET answered 200 with JSON.
 pub fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
     let (status, body) = http_get(addr, path);
