@@ -15,8 +15,9 @@
 //!   the admin token that mutations need.
 //! - [`compute`]: the rayon pool that keeps large batches and heightmaps off the async
 //!   runtime. [`world`]: the hosted worlds: terrain, flat-zone registry (the write
-//!   path), start-up zones, statistics. [`store`]: the durable zone store
-//!   (`data_dir/terrain.redb`). [`events`]: pushed tile events (hubs, resumable
+//!   path), start-up zones, statistics; [`world::follow`]: replicas following a
+//!   shared store. [`store`]: the durable zone store (`data_dir/terrain.redb`), and
+//!   [`store::nats`]: NATS JetStream key-value shared by replicas. [`events`]: pushed tile events (hubs, resumable
 //!   subscriptions), served by `api::ws_events` and `api::grpc_events`.
 //! - [`mesh`]: the bounded tile mesh cache, kept current by the first commit listener.
 //! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals.

@@ -211,4 +211,22 @@ mod tests {
         assert!(away.rx.try_recv().is_err());
         assert_eq!(hub.subscribe(4, Arc::default(), 1).live_from, 12);
     }
+
+    #[test]
+    fn skipped_revisions_resync_everyone() {
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let hub = Hub::new("main", 3, metrics);
+        let mut a = hub.subscribe(1, Arc::default(), 8);
+        let b = hub.subscribe(2, Arc::default(), 8);
+        hub.publish(event(4));
+        hub.resync_all(9);
+        assert!(hub.is_empty());
+        assert_eq!(a.rx.try_recv().map(|e| e.revision).ok(), Some(4));
+        assert!(a.rx.try_recv().is_err() && a.rx.is_closed());
+        assert_eq!(
+            (a.cut.load(Ordering::Acquire), b.cut.load(Ordering::Acquire)),
+            (9, 9)
+        );
+        assert_eq!(hub.subscribe(3, Arc::default(), 1).live_from, 9);
+    }
 }

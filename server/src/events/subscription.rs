@@ -61,6 +61,10 @@ impl Subscription {
         area: Area,
         from: Option<u64>,
     ) -> Result<Subscription, ApiError> {
+        if let Some(from) = from {
+            // A replica of a shared store may lag the one the client last heard from.
+            world.wait_applied(from).await;
+        }
         let (hub, store) = events.hub(world.id())?;
         let (hub, store) = (Arc::clone(hub), Arc::clone(store));
         let cell = Arc::new(AreaCell::new(area));

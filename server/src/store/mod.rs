@@ -9,6 +9,10 @@
 //!
 //! Every call blocks on disk: call it from a blocking thread (`spawn_blocking`),
 //! never from an async worker.
+//!
+//! With `store.kind = "nats"` the registries live in NATS JetStream key-value
+//! ([`nats`]), shared by every replica; the embedded file then holds what this replica
+//! applied from the buckets' change feeds (see [`crate::world::follow`]).
 
 pub mod history;
 pub mod nats;

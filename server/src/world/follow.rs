@@ -340,6 +340,15 @@ async fn apply(world: &Arc<World>, shared: &Arc<Shared>, entry: FeedEntry) -> bo
 }
 
 impl World {
+    /// With a shared store, waits (for at most a few seconds) until this replica has
+    /// applied `revision`: a client resuming here may have heard of it from another
+    /// replica. Returns at once otherwise.
+    pub async fn wait_applied(&self, revision: u64) {
+        if let Some(shared) = self.shared.get() {
+            shared.wait_applied(revision, APPLY_WAIT).await;
+        }
+    }
+
     /// Proposes `op` to the shared store and answers once this replica applied it.
     pub(super) async fn propose(&self, shared: &Arc<Shared>, op: Op) -> Result<Outcome, ApiError> {
         // One proposal of this world at a time from this replica.
