@@ -46,9 +46,10 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one publish waits for its ack before it is sent again (with the same
 /// message id, so a repeat of a write that landed is recognised).
 const ACK_TIMEOUT: Duration = Duration::from_secs(1);
-/// How long a write is retried while JetStream does not answer (a stream leader
-/// being elected after a node was lost).
-const WRITE_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a write is retried while JetStream does not answer: after losing the
+/// node that led a bucket's stream, the others elect a new leader once its heartbeats
+/// stop (NATS's Raft election timeouts are several seconds).
+const WRITE_DEADLINE: Duration = Duration::from_secs(15);
 /// How long a write waits for a lost connection to come back (the client moving to
 /// another node of the cluster) before it fails.
 pub const RECONNECT_GRACE: Duration = Duration::from_secs(1);
@@ -371,9 +372,15 @@ fn message_id() -> String {
 
 /// Whether a failed publish may succeed if sent again.
 fn retryable(kind: PublishErrorKind) -> bool {
+    // `StreamNotFound` is also what a publish gets while the stream has no leader (no
+    // responders): after losing a node, until the remaining ones elect one.
     matches!(
         kind,
-        PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe | PublishErrorKind::Other
+        PublishErrorKind::TimedOut
+            | PublishErrorKind::BrokenPipe
+            | PublishErrorKind::StreamNotFound
+            | PublishErrorKind::MaxAckPending
+            | PublishErrorKind::Other
     )
 }
 

@@ -43,16 +43,21 @@ use crate::{
     error::ApiError,
     store::{
         MutationKind,
-        nats::{Bucket, FeedEntry, NatsError, NatsStore, RECONNECT_GRACE, Write},
+        nats::{Bucket, CONNECT_DEADLINE, FeedEntry, NatsError, NatsStore, RECONNECT_GRACE, Write},
     },
 };
 
 /// How many times a proposal that lost a compare-and-swap is planned again.
 const MAX_ATTEMPTS: usize = 16;
-/// How long a proposal waits for this replica to apply what JetStream acknowledged.
-const APPLY_WAIT: Duration = Duration::from_secs(10);
+/// How long a proposal waits for this replica to apply what JetStream acknowledged
+/// (the change is stored by then; after a NATS node is lost, the feed's consumer may
+/// need several seconds to be recreated on the new stream leader).
+const APPLY_WAIT: Duration = Duration::from_secs(30);
 /// How often the follower checks the connection, and readiness is recomputed.
 const TICK: Duration = Duration::from_millis(200);
+/// How long a feed may deliver nothing while the bucket is known to hold more before
+/// it is reopened (its consumer may have lived on a node that is gone).
+const STALL: Duration = Duration::from_secs(2);
 /// Outcomes kept for proposers to collect.
 const RECENT_OUTCOMES: usize = 4096;
 
@@ -231,8 +236,20 @@ pub async fn start(config: &NatsConfig, worlds: &Arc<Worlds>) -> Result<Replicat
         .await
         .map_err(|e| e.to_string())?;
     let mut buckets = Vec::new();
+    // A cluster that just started may not have elected its JetStream leader yet.
+    let deadline = tokio::time::Instant::now() + CONNECT_DEADLINE;
     for world in worlds.iter() {
-        buckets.push(store.bucket(world.id()).await.map_err(|e| e.to_string())?);
+        let bucket = loop {
+            match store.bucket(world.id()).await {
+                Ok(bucket) => break bucket,
+                Err(e) if tokio::time::Instant::now() < deadline => {
+                    warn!(world = world.id(), error = %e, "opening the bucket; retrying");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        };
+        buckets.push(bucket);
     }
     info!(url = %config.urls.join(","), buckets = buckets.len(), "following NATS JetStream key-value buckets");
     let replication = Replication::start(worlds, buckets).await;
@@ -285,14 +302,24 @@ async fn follow(world: Arc<World>, shared: Arc<Shared>, stop: CancellationToken)
         debug!(world = world.id(), from, "following the bucket");
         shared.watching.store(true, Ordering::Release);
         let mut tick = tokio::time::interval(TICK);
+        let mut progress = tokio::time::Instant::now();
         loop {
             let item = tokio::select! {
                 () = stop.cancelled() => return,
                 _ = tick.tick() => {
-                    if shared.bucket.connected() { continue } else { break }
+                    if !shared.bucket.connected() {
+                        break;
+                    }
+                    let behind = shared.latest.load(Ordering::Acquire) > shared.applied();
+                    if behind && progress.elapsed() > STALL {
+                        warn!(world = world.id(), applied = shared.applied(), "change feed stalled; watching again");
+                        break;
+                    }
+                    continue;
                 }
                 item = feed.next() => item,
             };
+            progress = tokio::time::Instant::now();
             match item {
                 None => break,
                 Some(Err(e)) => {
@@ -377,7 +404,10 @@ impl World {
                 (plan, expected)
             };
             match self.write(shared, &plan, expected).await {
-                Ok(revision) => return self.collect(shared, revision).await,
+                Ok(revision) => {
+                    shared.note_latest(revision);
+                    return self.collect(shared, revision).await;
+                }
                 Err(NatsError::Conflict(id)) => {
                     let latest = shared.bucket.key_revision(&id).await.map_err(unavailable)?;
                     let latest = latest.unwrap_or(0);
