@@ -556,6 +556,50 @@ fn classify_agrees_with_classify_grid_cell_by_cell() {
 }
 
 #[test]
+fn cells_too_fine_to_keep_are_classified_when_asked_with_the_same_answers() {
+    // 800 x 800 cells per chunk: more than a chunk keeps.
+    let cfg = LayoutConfig::new(Pattern::Chaotic, CHUNK, 0.5, 7).expect("cfg");
+    let s = LayoutSurface::new(cfg, generator()).expect("surface");
+    let hub = island_layout(&cfg).hubs.into_iter().next().expect("a hub");
+    // A square across the clearing's edge.
+    let (x0, z0) = (hub.x + hub.r - 10.0, hub.z - 10.0);
+    let grid = classify_grid(&cfg, &area(x0, z0, x0 + 20.0, z0 + 20.0)).expect("grid");
+    let mut hubs = 0;
+    for j in 0..grid.rows {
+        for i in 0..grid.cols {
+            let (ci, cj) = (grid.col0 + i as i64, grid.row0 + j as i64);
+            let got = s
+                .classify((ci as f64 + 0.5) * 0.5, (cj as f64 + 0.5) * 0.5)
+                .expect("classify");
+            assert_eq!(got.class, grid.cells[j * grid.cols + i]);
+            assert_eq!(got.cell, (ci, cj));
+            hubs += usize::from(got.hub_id() == Some(hub.id.as_str()));
+        }
+    }
+    assert!(
+        hubs > 100 && hubs < grid.cells.len() - 100,
+        "{hubs} of {}",
+        grid.cells.len()
+    );
+}
+
+#[test]
+fn a_surface_is_shared_across_threads_and_terrain_has_none_by_default() {
+    fn shared<T: Send + Sync>() {}
+    shared::<LayoutSurface>();
+    shared::<Terrain>();
+    assert!(plain().layout().is_none());
+    let s = surface(Pattern::Grid);
+    let t = plain().with_layout(Arc::clone(&s));
+    assert!(t.layout().is_some_and(|l| std::ptr::eq(l, &*s)));
+    assert_eq!(
+        Arc::strong_count(&s),
+        2,
+        "the terrain holds the shared surface"
+    );
+}
+
+#[test]
 fn registered_zones_stay_on_top_of_the_layout() {
     for pattern in PATTERNS {
         let s = surface(pattern);

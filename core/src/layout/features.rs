@@ -99,8 +99,7 @@ impl HubFeature {
     }
 
     fn bounds(&self) -> [f64; 4] {
-        let (h, r) = (&self.hub, self.reach());
-        [h.x - r, h.z - r, h.x + r, h.z + r]
+        hub_bounds(&self.hub, self.reach())
     }
 }
 
@@ -214,13 +213,7 @@ impl SpokeFeature {
     }
 
     fn bounds(&self) -> [f64; 4] {
-        let (a, b, r) = (self.spoke.a_at, self.spoke.b_at, self.reach());
-        [
-            a.0.min(b.0) - r,
-            a.1.min(b.1) - r,
-            a.0.max(b.0) + r,
-            a.1.max(b.1) + r,
-        ]
+        spoke_bounds(&self.spoke, self.reach())
     }
 }
 
@@ -282,22 +275,24 @@ impl ChunkFeatures {
                 .entry((p.0.to_bits(), p.1.to_bits()))
                 .or_insert_with(|| ground(p.0, p.1))
         };
+        // Heights are computed only for what reaches the chunk.
         let spokes: Vec<SpokeFeature> = spokes
             .into_iter()
+            .filter(|sp| overlaps(spoke_bounds(sp, half_width + band), rect))
             .map(|sp| {
                 let (ha, hb) = (height(sp.a_at), height(sp.b_at));
                 SpokeFeature::new(sp, ha, hb, half_width, band)
             })
-            .filter(|f| overlaps(f.bounds(), rect))
             .collect();
         let hubs: Vec<HubFeature> = hubs
             .into_iter()
-            .map(|hub| HubFeature {
+            .map(|hub| (hub_band(cfg, hub.r), hub))
+            .filter(|(band, hub)| overlaps(hub_bounds(hub, hub.r + band), rect))
+            .map(|(band, hub)| HubFeature {
                 height: height((hub.x, hub.z)),
-                band: hub_band(cfg, hub.r),
+                band,
                 hub,
             })
-            .filter(|f| overlaps(f.bounds(), rect))
             .collect();
         let bucket = s / BUCKETS as f64;
         let mut buckets = vec![Bucket::default(); BUCKETS * BUCKETS];
@@ -398,6 +393,22 @@ impl ChunkFeatures {
             .sum();
         std::mem::size_of::<Self>() + spokes + hubs + buckets
     }
+}
+
+/// The box `[min_x, min_z, max_x, max_z]` within `reach` of a hub's centre.
+fn hub_bounds(h: &Hub, reach: f64) -> [f64; 4] {
+    [h.x - reach, h.z - reach, h.x + reach, h.z + reach]
+}
+
+/// The box within `reach` of a spoke's axis.
+fn spoke_bounds(s: &Spoke, reach: f64) -> [f64; 4] {
+    let (a, b) = (s.a_at, s.b_at);
+    [
+        a.0.min(b.0) - reach,
+        a.1.min(b.1) - reach,
+        a.0.max(b.0) + reach,
+        a.1.max(b.1) + reach,
+    ]
 }
 
 /// Whether boxes `[min_x, min_z, max_x, max_z]` overlap (closed).
