@@ -42,6 +42,7 @@ pub mod compute;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod lifecycle;
 pub mod mesh;
 pub mod metrics;
 pub mod query;
