@@ -533,3 +533,37 @@ async fn refused_stream_updates_are_reported_and_change_nothing() {
     assert_eq!(err.code(), tonic::Code::NotFound);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn readiness_waits_for_the_bake_which_warms_the_spawn_tiles() {
+    // 21 x 21 tiles around the spawn point: long enough to catch the server unready.
+    let server = TestServer::start_with(|c| {
+        c.lifecycle.warm_radius = Some(10);
+        c.worlds[0].spawn = vec![[1000.0, -500.0]];
+    })
+    .await;
+    let ready = async || {
+        let response = server.http.get(server.url("/readyz")).send().await.unwrap();
+        response.status().as_u16()
+    };
+    assert_eq!(ready().await, 503, "not ready while baking");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while ready().await != 200 {
+        assert!(Instant::now() < deadline, "baked in time");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Every tile within 10 of the spawn tile (10, -5) is cached; one beyond is not.
+    for (tile, cached) in [
+        ((10, -5), "hit"),
+        ((0, -15), "hit"),
+        ((20, 5), "hit"),
+        ((21, -5), "miss"),
+    ] {
+        let url = server.url(&format!("/v1/worlds/main/tiles/{}/{}/mesh", tile.0, tile.1));
+        let response = server.http.get(url).send().await.unwrap();
+        assert_eq!(response.headers()["x-terrain-cache"], cached, "{tile:?}");
+    }
+    let baked = server.metric(r#"terrain_bake_seconds{world="main"}"#).await;
+    assert!(baked > 0.0);
+    server.stop().await;
+}
