@@ -191,6 +191,10 @@ mod tests {
     use super::*;
     use crate::config::lifecycle::DEFAULT_RINGS;
 
+    fn rect(x0: i64, z0: i64, x1: i64, z1: i64) -> TileRect {
+        TileRect { x0, z0, x1, z1 }
+    }
+
     fn viewer(x: f64, z: f64, w: f64, d: f64) -> Viewer {
         Viewer {
             id: "v".into(),
@@ -223,48 +227,16 @@ mod tests {
         // spawn (+100 m): x [-200, 200] -> -2..=2; z [-150, 150] -> -1..=1.
         // active (+200 m): x [-300, 300] -> -3..=3; z [-250, 250] -> -2..=2.
         let r = rings_of(&CENTRED, &DEFAULT_RINGS, &viewer(0.0, 0.0, 200.0, 100.0));
-        assert_eq!(
-            r[0],
-            TileRect {
-                x0: -1,
-                z0: -1,
-                x1: 1,
-                z1: 1
-            }
-        );
-        assert_eq!(
-            r[1],
-            TileRect {
-                x0: -2,
-                z0: -1,
-                x1: 2,
-                z1: 1
-            }
-        );
-        assert_eq!(
-            r[2],
-            TileRect {
-                x0: -3,
-                z0: -2,
-                x1: 3,
-                z1: 2
-            }
-        );
+        assert_eq!(r[0], rect(-1, -1, 1, 1));
+        assert_eq!(r[1], rect(-2, -1, 2, 1));
+        assert_eq!(r[2], rect(-3, -2, 3, 2));
         assert_eq!(r[2].count(), 35);
 
         // Moved to (30, -70): x [-70, 130] grown by 50 -> [-120, 180]: tiles whose
         // spans [100t - 50, 100t + 50) overlap: t = -1 ([-150,-50)) .. 2 ([150,250)).
         // z [-120, -20] grown by 50 -> [-170, 30]: t = -2 ([-250,-150)) .. 0.
         let r = rings_of(&CENTRED, &DEFAULT_RINGS, &viewer(30.0, -70.0, 200.0, 100.0));
-        assert_eq!(
-            r[0],
-            TileRect {
-                x0: -1,
-                z0: -2,
-                x1: 2,
-                z1: 0
-            }
-        );
+        assert_eq!(r[0], rect(-1, -2, 2, 0));
 
         // A point viewer with no rings: just the tile under it.
         let none = Rings {
@@ -273,37 +245,13 @@ mod tests {
             active: 0.0,
         };
         let r = rings_of(&CENTRED, &none, &viewer(49.0, 51.0, 0.0, 0.0));
-        assert_eq!(
-            r[2],
-            TileRect {
-                x0: 0,
-                z0: 1,
-                x1: 0,
-                z1: 1
-            }
-        );
+        assert_eq!(r[2], rect(0, 1, 0, 1));
 
         // Tiles from 0: view 64 x 64 at (32, 32) is exactly tile (0, 0); sim adds 32 m
         // on each side -> [-32, 96] -> tiles -1..=1.
         let r = rings_of(&CORNERED, &DEFAULT_RINGS, &viewer(32.0, 32.0, 64.0, 64.0));
-        assert_eq!(
-            r[0],
-            TileRect {
-                x0: -1,
-                z0: -1,
-                x1: 1,
-                z1: 1
-            }
-        );
-        assert_eq!(
-            r[2],
-            TileRect {
-                x0: -2,
-                z0: -2,
-                x1: 2,
-                z1: 2
-            }
-        );
+        assert_eq!(r[0], rect(-1, -1, 1, 1));
+        assert_eq!(r[2], rect(-2, -2, 2, 2));
     }
 
     #[test]
