@@ -160,7 +160,9 @@ impl Subscription {
             match self.client.update_subscription(id, area).await {
                 Ok(()) => {}
                 // The stream went away meanwhile: the next one opens with the area.
-                Err(ClientError::NotFound(_)) => self.stream = None,
+                Err(ClientError::InvalidArgument { field, .. }) if field == "subscriptionId" => {
+                    self.stream = None
+                }
                 Err(e) if e.is_transient() => self.stream = None,
                 Err(e) => return Err(e),
             }
