@@ -5,16 +5,15 @@
 use std::time::Duration;
 
 use terrain_proto::v1::{
-    self, terrain_events_client::TerrainEventsClient,
-    terrain_service_client::TerrainServiceClient,
+    self, terrain_events_client::TerrainEventsClient, terrain_service_client::TerrainServiceClient,
 };
-use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 use tonic::{
     Request,
     metadata::{Ascii, MetadataValue},
     service::{Interceptor, interceptor::InterceptedService},
     transport::{Channel, Endpoint},
 };
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
 use crate::{
     ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo, types::zone_id,
@@ -190,7 +189,8 @@ impl TerrainClient {
                 };
                 async move {
                     let r = c.check(req).await?.into_inner();
-                    Ok(r.status == tonic_health::pb::health_check_response::ServingStatus::Serving as i32)
+                    Ok(r.status
+                        == tonic_health::pb::health_check_response::ServingStatus::Serving as i32)
                 }
             })
             .await

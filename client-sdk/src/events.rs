@@ -84,7 +84,9 @@ pub enum StreamMessage {
     },
     Tiles(TileEvent),
     /// Events from here on cannot be delivered: re-read the state at `revision`.
-    Resync { revision: u64 },
+    Resync {
+        revision: u64,
+    },
 }
 
 impl TryFrom<v1::Event> for StreamMessage {

@@ -25,8 +25,8 @@ use terrain_core::{Generator, GeneratorKind, Overlap, Sample, Terrain, WorldGene
 use tokio::{sync::watch, task::JoinHandle};
 
 use crate::{
-    CauseKind, ClientError, ResyncMode, Subscription, SubscriptionEvent, TerrainClient,
-    TileEvent, WorldInfo, ZoneList,
+    CauseKind, ClientError, ResyncMode, Subscription, SubscriptionEvent, TerrainClient, TileEvent,
+    WorldInfo, ZoneList,
 };
 
 /// The replica's terrain at one revision.
@@ -80,7 +80,8 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
     let bad = |field: &str, e: String| {
         ClientError::Protocol(format!("world {:?} {field}: {e}", world.id))
     };
-    let kind = GeneratorKind::from_str(&world.generator).map_err(|e| bad("generator", e.to_string()))?;
+    let kind =
+        GeneratorKind::from_str(&world.generator).map_err(|e| bad("generator", e.to_string()))?;
     let generator =
         WorldGenerator::new(kind, world.seed).map_err(|e| bad("seed", e.to_string()))?;
     let overlap = Overlap::from_str(&world.overlap).map_err(|e| bad("overlap", e.to_string()))?;

@@ -13,8 +13,7 @@
 use std::time::Duration;
 
 use crate::{
-    Area, ClientError, EventStream, RetryPolicy, StreamMessage, TerrainClient, TileEvent,
-    ZoneList,
+    Area, ClientError, EventStream, RetryPolicy, StreamMessage, TerrainClient, TileEvent, ZoneList,
 };
 
 /// What a [`Subscription`] does when the server says `resync`.
@@ -233,15 +232,15 @@ impl Subscription {
     /// Handles a `resync` at `revision` as the mode says.
     async fn resync_to(&mut self, revision: u64) -> Result<SubscriptionEvent, ClientError> {
         match self.resync {
-                ResyncMode::Surface => {
-                    self.last = Some(self.last.map_or(revision, |l| l.max(revision)));
-                    Ok(SubscriptionEvent::Resync { revision })
-                }
-                ResyncMode::Refetch => {
-                    let list = self.client.list_flat_zones(&self.world).await?;
-                    self.last = Some(list.revision.max(revision));
-                    Ok(SubscriptionEvent::Resynced(list))
-                }
+            ResyncMode::Surface => {
+                self.last = Some(self.last.map_or(revision, |l| l.max(revision)));
+                Ok(SubscriptionEvent::Resync { revision })
+            }
+            ResyncMode::Refetch => {
+                let list = self.client.list_flat_zones(&self.world).await?;
+                self.last = Some(list.revision.max(revision));
+                Ok(SubscriptionEvent::Resynced(list))
+            }
         }
     }
 

@@ -29,25 +29,44 @@ async fn typed_calls_return_the_cores_heights() {
             .iter()
             .map(|w| (w.id.as_str(), w.generator.as_str(), w.overlap.as_str()))
             .collect::<Vec<_>>(),
-        [("main", "hyperscape", "layered"), ("old", "osrs", "layered")]
+        [
+            ("main", "hyperscape", "layered"),
+            ("old", "osrs", "layered")
+        ]
     );
     assert_eq!(
-        (worlds[0].tile_size, worlds[0].tile_resolution, worlds[0].zones),
+        (
+            worlds[0].tile_size,
+            worlds[0].tile_resolution,
+            worlds[0].zones
+        ),
         (100.0, 64, 0)
     );
 
     let hyperscape = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
     let h = client.height("main", 12.5, -80.25).await.expect("height");
-    assert_eq!(h.height.to_bits(), hyperscape.height(12.5, -80.25).to_bits());
+    assert_eq!(
+        h.height.to_bits(),
+        hyperscape.height(12.5, -80.25).to_bits()
+    );
     assert_eq!((h.zone, h.revision), (None, 0));
 
     let osrs = WorldGenerator::new(GeneratorKind::Osrs, 0).unwrap();
     let points: Vec<(f64, f64)> = (0..50)
         .map(|i| (3200.0 + i as f64 * 0.7, 3200.0 - i as f64 * 1.3))
         .collect();
-    let got = client.heights_batched("old", &points, 7).await.expect("heights");
-    let want: Vec<u64> = points.iter().map(|&(x, z)| osrs.height(x, z).to_bits()).collect();
-    assert_eq!(got.heights.iter().map(|h| h.to_bits()).collect::<Vec<_>>(), want);
+    let got = client
+        .heights_batched("old", &points, 7)
+        .await
+        .expect("heights");
+    let want: Vec<u64> = points
+        .iter()
+        .map(|&(x, z)| osrs.height(x, z).to_bits())
+        .collect();
+    assert_eq!(
+        got.heights.iter().map(|h| h.to_bits()).collect::<Vec<_>>(),
+        want
+    );
     assert_eq!(got.zones, vec![None; 50]);
 
     let map = client
@@ -57,7 +76,9 @@ async fn typed_calls_return_the_cores_heights() {
     assert_eq!(map.heights.len(), 36);
     assert_eq!(
         map.get(8, 3).unwrap().to_bits(),
-        hyperscape.height(-30.0 + 8.0 * 2.5, 40.0 + 3.0 * 2.5).to_bits()
+        hyperscape
+            .height(-30.0 + 8.0 * 2.5, 40.0 + 3.0 * 2.5)
+            .to_bits()
     );
     assert_eq!(map.get(9, 0), None);
 
@@ -70,7 +91,12 @@ async fn typed_calls_return_the_cores_heights() {
     assert!((surface.height - exact).abs() < 0.04 && surface.height != exact);
 
     assert!(client.is_serving("").await.expect("health"));
-    assert!(client.is_serving("terrain.v1.TerrainService").await.expect("health"));
+    assert!(
+        client
+            .is_serving("terrain.v1.TerrainService")
+            .await
+            .expect("health")
+    );
 }
 
 #[tokio::test]
@@ -90,8 +116,14 @@ async fn zone_calls_round_trip_and_change_the_heights() {
     assert_eq!(registered.change, ZoneChange::Registered);
     assert_eq!(registered.tiles, [(-1, 0), (0, 0)]);
 
-    let again = client.register_flat_zone("main", "pad", &spec).await.expect("same");
-    assert_eq!((again.change, again.revision, again.tiles.len()), (ZoneChange::Unchanged, 1, 0));
+    let again = client
+        .register_flat_zone("main", "pad", &spec)
+        .await
+        .expect("same");
+    assert_eq!(
+        (again.change, again.revision, again.tiles.len()),
+        (ZoneChange::Unchanged, 1, 0)
+    );
 
     let disc = ZoneSpec {
         shape: Shape::Circle { radius: 5.0 },
@@ -99,19 +131,32 @@ async fn zone_calls_round_trip_and_change_the_heights() {
         priority: 2,
         ..rect(100.0, -60.0, 1.0, 1.0, 0.0)
     };
-    client.register_flat_zone("main", "disc", &disc).await.expect("disc");
+    client
+        .register_flat_zone("main", "disc", &disc)
+        .await
+        .expect("disc");
 
     let list = client.list_flat_zones("main").await.expect("list");
     assert_eq!(list.revision, 2);
     assert_eq!(
-        list.zones.iter().map(|e| (e.zone.id.as_str(), e.revision)).collect::<Vec<_>>(),
+        list.zones
+            .iter()
+            .map(|e| (e.zone.id.as_str(), e.revision))
+            .collect::<Vec<_>>(),
         [("pad", 1), ("disc", 2)]
     );
     let one = client.flat_zone("main", "disc").await.expect("get");
     assert_eq!(one.zone.expect("present").zone, disc.resolve("disc", 0.0));
     let at = client.flat_zone_at("main", -40.0, 10.0).await.expect("at");
     assert_eq!(at.zone.map(|e| e.zone.id), Some("pad".into()));
-    assert_eq!(client.flat_zone_at("main", 400.0, 400.0).await.unwrap().zone, None);
+    assert_eq!(
+        client
+            .flat_zone_at("main", 400.0, 400.0)
+            .await
+            .unwrap()
+            .zone,
+        None
+    );
 
     // Heights now include the zones, exactly as a core Terrain with them.
     let mut set = ZoneSet::new(Overlap::Layered, 100.0);
@@ -125,13 +170,23 @@ async fn zone_calls_round_trip_and_change_the_heights() {
         .heights("main", &[(-40.0, 10.0), (-46.5, 10.0), (0.0, 0.0)])
         .await
         .expect("heights");
-    for (got, (x, z)) in hs.heights.iter().zip([(-40.0, 10.0), (-46.5, 10.0), (0.0, 0.0)]) {
+    for (got, (x, z)) in hs
+        .heights
+        .iter()
+        .zip([(-40.0, 10.0), (-46.5, 10.0), (0.0, 0.0)])
+    {
         assert_eq!(got.to_bits(), terrain.height(x, z).to_bits(), "({x}, {z})");
     }
     assert_eq!(hs.zones, [Some("pad".into()), Some("pad".into()), None]);
 
-    let removed = client.unregister_flat_zone("main", "pad").await.expect("remove");
-    assert_eq!((removed.revision, removed.tiles), (3, vec![(-1, 0), (0, 0)]));
+    let removed = client
+        .unregister_flat_zone("main", "pad")
+        .await
+        .expect("remove");
+    assert_eq!(
+        (removed.revision, removed.tiles),
+        (3, vec![(-1, 0), (0, 0)])
+    );
     assert!(matches!(
         client.flat_zone("main", "pad").await,
         Err(ClientError::NotFound(_))
@@ -143,32 +198,67 @@ async fn tile_meshes_and_a_raw_event_stream() {
     let server = TestServer::start(plain_config).await;
     let mut client = server.client().await;
     let mesh = client.tile_mesh("main", 0, 0).await.expect("mesh");
-    assert_eq!((mesh.tile_x, mesh.tile_z, mesh.resolution, mesh.version), (0, 0, 64, 0));
+    assert_eq!(
+        (mesh.tile_x, mesh.tile_z, mesh.resolution, mesh.version),
+        (0, 0, 64, 0)
+    );
     assert_eq!(mesh.positions.len(), 64 * 64 * 3);
     assert_eq!(mesh.normals.len(), 64 * 64 * 3);
     assert_eq!(mesh.indices.len(), 63 * 63 * 6);
     assert!(mesh.indices.iter().all(|&i| i < 64 * 64));
-    let meshes = client.tile_meshes("main", &[(1, 0), (0, 0)]).await.expect("meshes");
-    assert_eq!(meshes.iter().map(|m| (m.tile_x, m.tile_z)).collect::<Vec<_>>(), [(1, 0), (0, 0)]);
+    let meshes = client
+        .tile_meshes("main", &[(1, 0), (0, 0)])
+        .await
+        .expect("meshes");
+    assert_eq!(
+        meshes
+            .iter()
+            .map(|m| (m.tile_x, m.tile_z))
+            .collect::<Vec<_>>(),
+        [(1, 0), (0, 0)]
+    );
     assert_eq!(meshes[1], mesh);
 
     let mut stream = client
-        .subscribe("main", Area::Tiles { min_tx: 5, min_tz: 5, max_tx: 6, max_tz: 6 }, None)
+        .subscribe(
+            "main",
+            Area::Tiles {
+                min_tx: 5,
+                min_tz: 5,
+                max_tx: 6,
+                max_tz: 6,
+            },
+            None,
+        )
         .await
         .expect("subscribe");
-    let Some(StreamMessage::Subscribed { subscription_id, revision: 0 }) =
-        stream.next().await.expect("first")
+    let Some(StreamMessage::Subscribed {
+        subscription_id,
+        revision: 0,
+    }) = stream.next().await.expect("first")
     else {
         panic!("subscribed first");
     };
     // Outside the area: not delivered; then widen the area and see the next one.
-    client.register_flat_zone("main", "far", &rect(-300.0, -300.0, 4.0, 4.0, 1.0)).await.unwrap();
-    client.update_subscription(&subscription_id, Area::All).await.expect("update");
-    client.register_flat_zone("main", "near", &rect(20.0, 20.0, 4.0, 4.0, 1.0)).await.unwrap();
+    client
+        .register_flat_zone("main", "far", &rect(-300.0, -300.0, 4.0, 4.0, 1.0))
+        .await
+        .unwrap();
+    client
+        .update_subscription(&subscription_id, Area::All)
+        .await
+        .expect("update");
+    client
+        .register_flat_zone("main", "near", &rect(20.0, 20.0, 4.0, 4.0, 1.0))
+        .await
+        .unwrap();
     let Some(StreamMessage::Tiles(event)) = stream.next().await.expect("event") else {
         panic!("a tile event");
     };
-    assert_eq!((event.revision, event.zone.as_str(), event.kind), (2, "near", CauseKind::Registered));
+    assert_eq!(
+        (event.revision, event.zone.as_str(), event.kind),
+        (2, "near", CauseKind::Registered)
+    );
     assert_eq!(event.tiles, [(0, 0)]);
     assert!(event.max_height_delta.expect("delta") > 0.9);
     match client.update_subscription("no-such-id", Area::All).await {
@@ -194,7 +284,10 @@ async fn errors_are_typed() {
         Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "coordinates[3]"),
         other => panic!("expected invalid argument, got {other:?}"),
     }
-    assert!(matches!(client.height("nope", 0.0, 0.0).await, Err(ClientError::NotFound(_))));
+    assert!(matches!(
+        client.height("nope", 0.0, 0.0).await,
+        Err(ClientError::NotFound(_))
+    ));
     assert!(matches!(
         client.heights("main", &[(0.0, 0.0); 11]).await,
         Err(ClientError::ResourceExhausted(_))
@@ -204,7 +297,17 @@ async fn errors_are_typed() {
         client.register_flat_zone("main", "z", &spec).await,
         Err(ClientError::Unauthenticated(_))
     ));
-    match client.register_flat_zone("main", "z", &ZoneSpec { blend_radius: -1.0, ..spec }).await {
+    match client
+        .register_flat_zone(
+            "main",
+            "z",
+            &ZoneSpec {
+                blend_radius: -1.0,
+                ..spec
+            },
+        )
+        .await
+    {
         // Authentication comes first.
         Err(ClientError::Unauthenticated(_)) => {}
         other => panic!("expected unauthenticated, got {other:?}"),
@@ -214,11 +317,28 @@ async fn errors_are_typed() {
         .connect()
         .await
         .expect("connect");
-    match admin.register_flat_zone("main", "z", &ZoneSpec { blend_radius: -1.0, ..spec }).await {
+    match admin
+        .register_flat_zone(
+            "main",
+            "z",
+            &ZoneSpec {
+                blend_radius: -1.0,
+                ..spec
+            },
+        )
+        .await
+    {
         Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "blendRadius"),
         other => panic!("expected invalid argument, got {other:?}"),
     }
-    assert_eq!(admin.register_flat_zone("main", "z", &spec).await.expect("ok").revision, 1);
+    assert_eq!(
+        admin
+            .register_flat_zone("main", "z", &spec)
+            .await
+            .expect("ok")
+            .revision,
+        1
+    );
     assert!(matches!(
         admin.unregister_flat_zone("main", "absent").await,
         Err(ClientError::NotFound(_))
@@ -228,7 +348,15 @@ async fn errors_are_typed() {
         Err(ClientError::NotFound(_))
     ));
     match client
-        .subscribe("main", Area::Circle { x: 0.0, z: 0.0, radius: -1.0 }, None)
+        .subscribe(
+            "main",
+            Area::Circle {
+                x: 0.0,
+                z: 0.0,
+                radius: -1.0,
+            },
+            None,
+        )
         .await
     {
         Err(ClientError::InvalidArgument { .. }) => {}
@@ -239,7 +367,11 @@ async fn errors_are_typed() {
 #[tokio::test]
 async fn unreachable_server_is_unavailable_after_retries() {
     // Bind and drop a listener to find a loopback port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let policy = RetryPolicy {
         max_attempts: 3,
         initial_backoff: Duration::from_millis(10),
@@ -253,7 +385,10 @@ async fn unreachable_server_is_unavailable_after_retries() {
         .await
         .expect("lazy connect never fails");
     let started = std::time::Instant::now();
-    assert!(matches!(client.height("main", 0.0, 0.0).await, Err(ClientError::Unavailable(_))));
+    assert!(matches!(
+        client.height("main", 0.0, 0.0).await,
+        Err(ClientError::Unavailable(_))
+    ));
     // Two backoffs of 10 ms and 20 ms happened before giving up.
     assert!(started.elapsed() >= Duration::from_millis(30));
     assert!(matches!(
@@ -269,7 +404,11 @@ async fn always_unavailable() -> (String, Arc<Mutex<BTreeMap<String, u32>>>) {
     let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
         let seen = Arc::clone(&seen);
         async move {
-            *seen.lock().unwrap().entry(uri.path().to_string()).or_default() += 1;
+            *seen
+                .lock()
+                .unwrap()
+                .entry(uri.path().to_string())
+                .or_default() += 1;
             axum::http::Response::builder()
                 .header("content-type", "application/grpc")
                 .header("grpc-status", "14")
@@ -292,10 +431,20 @@ async fn reads_are_retried_and_mutations_are_not() {
         initial_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(2),
     };
-    let mut client = ClientBuilder::new(url).retry(policy).connect().await.expect("connect");
+    let mut client = ClientBuilder::new(url)
+        .retry(policy)
+        .connect()
+        .await
+        .expect("connect");
     let spec = rect(0.0, 0.0, 4.0, 4.0, 1.0);
-    assert!(matches!(client.height("main", 0.0, 0.0).await, Err(ClientError::Unavailable(_))));
-    assert!(matches!(client.list_flat_zones("main").await, Err(ClientError::Unavailable(_))));
+    assert!(matches!(
+        client.height("main", 0.0, 0.0).await,
+        Err(ClientError::Unavailable(_))
+    ));
+    assert!(matches!(
+        client.list_flat_zones("main").await,
+        Err(ClientError::Unavailable(_))
+    ));
     assert!(matches!(
         client.register_flat_zone("main", "z", &spec).await,
         Err(ClientError::Unavailable(_))
@@ -305,7 +454,11 @@ async fn reads_are_retried_and_mutations_are_not() {
         Err(ClientError::Unavailable(_))
     ));
     let calls = calls.lock().unwrap().clone();
-    let count = |m: &str| calls.get(&format!("/terrain.v1.TerrainService/{m}")).copied();
+    let count = |m: &str| {
+        calls
+            .get(&format!("/terrain.v1.TerrainService/{m}"))
+            .copied()
+    };
     assert_eq!(count("GetHeight"), Some(3));
     assert_eq!(count("ListFlatZones"), Some(3));
     assert_eq!(count("RegisterFlatZone"), Some(1));

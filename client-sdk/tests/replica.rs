@@ -9,7 +9,11 @@ use terrain_client::{LocalTerrain, TerrainClient};
 
 /// Asserts the replica answers `GetHeights` at `points` bit for bit, both at the
 /// server's current revision.
-async fn assert_bit_equal(replica: &LocalTerrain, client: &mut TerrainClient, points: &[(f64, f64)]) {
+async fn assert_bit_equal(
+    replica: &LocalTerrain,
+    client: &mut TerrainClient,
+    points: &[(f64, f64)],
+) {
     let server = client.heights("main", points).await.expect("heights");
     let rev = tokio::time::timeout(TIMEOUT, replica.wait_for_revision(server.revision))
         .await
@@ -39,7 +43,11 @@ async fn assert_bit_equal(replica: &LocalTerrain, client: &mut TerrainClient, po
 fn probe_points(seed: u64) -> Vec<(f64, f64)> {
     let mut points = random_points(3000, 480.0, seed);
     for (cx, cz) in [(70.0, 92.0), (-40.0, 10.0), (120.0, -60.0), (-200.0, 150.0)] {
-        points.extend(random_points(500, 20.0, seed ^ 77).into_iter().map(|(x, z)| (cx + x, cz + z)));
+        points.extend(
+            random_points(500, 20.0, seed ^ 77)
+                .into_iter()
+                .map(|(x, z)| (cx + x, cz + z)),
+        );
     }
     points
 }
@@ -49,16 +57,30 @@ async fn the_replica_equals_the_server_bit_for_bit_while_zones_change_and_across
     // The default world: hyperscape with its 28 built-in zones (layered overlap).
     let mut server = TestServer::start(|_| {}).await;
     let mut client = server.client().await;
-    let replica = LocalTerrain::open(client.clone(), "main").await.expect("open");
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("open");
     assert_eq!(replica.snapshot().terrain().zones().len(), 28);
     assert_eq!(replica.revision(), 28);
     assert_bit_equal(&replica, &mut client, &probe_points(1)).await;
 
     // Registered, overlapping (layered onto the built-in arena), replaced, removed.
-    client.register_flat_zone("main", "pad", &rect(-40.0, 10.0, 12.0, 8.0, 0.5)).await.unwrap();
-    client.register_flat_zone("main", "over_arena", &rect(72.0, 90.0, 10.0, 10.0, 3.0)).await.unwrap();
-    client.register_flat_zone("main", "pad", &rect(-38.0, 12.0, 14.0, 6.0, -1.0)).await.unwrap();
-    client.register_flat_zone("main", "gone", &rect(120.0, -60.0, 9.0, 9.0, 2.0)).await.unwrap();
+    client
+        .register_flat_zone("main", "pad", &rect(-40.0, 10.0, 12.0, 8.0, 0.5))
+        .await
+        .unwrap();
+    client
+        .register_flat_zone("main", "over_arena", &rect(72.0, 90.0, 10.0, 10.0, 3.0))
+        .await
+        .unwrap();
+    client
+        .register_flat_zone("main", "pad", &rect(-38.0, 12.0, 14.0, 6.0, -1.0))
+        .await
+        .unwrap();
+    client
+        .register_flat_zone("main", "gone", &rect(120.0, -60.0, 9.0, 9.0, 2.0))
+        .await
+        .unwrap();
     client.unregister_flat_zone("main", "gone").await.unwrap();
     assert_bit_equal(&replica, &mut client, &probe_points(2)).await;
     assert!(replica.snapshot().terrain().zones().get("gone").is_none());
@@ -77,17 +99,33 @@ async fn the_replica_equals_the_server_bit_for_bit_while_zones_change_and_across
     // Down, changed by another server over the same data, back up.
     server.stop().await;
     server
-        .elsewhere(|_| {}, |mut other| async move {
-            other.register_flat_zone("main", "while_down", &rect(70.0, 92.0, 30.0, 4.0, 2.0)).await.unwrap();
-            other.unregister_flat_zone("main", "pad").await.unwrap();
-        })
+        .elsewhere(
+            |_| {},
+            |mut other| async move {
+                other
+                    .register_flat_zone("main", "while_down", &rect(70.0, 92.0, 30.0, 4.0, 2.0))
+                    .await
+                    .unwrap();
+                other.unregister_flat_zone("main", "pad").await.unwrap();
+            },
+        )
         .await;
     server.restart(|_| {}).await;
     let mut client = server.client().await;
     assert_bit_equal(&replica, &mut client, &probe_points(4)).await;
-    assert!(replica.snapshot().terrain().zones().get("while_down").is_some());
+    assert!(
+        replica
+            .snapshot()
+            .terrain()
+            .zones()
+            .get("while_down")
+            .is_some()
+    );
 
-    client.register_flat_zone("main", "after", &rect(0.0, 0.0, 5.0, 5.0, 1.0)).await.unwrap();
+    client
+        .register_flat_zone("main", "after", &rect(0.0, 0.0, 5.0, 5.0, 1.0))
+        .await
+        .unwrap();
     assert_bit_equal(&replica, &mut client, &probe_points(5)).await;
     let (h, zone) = replica.sample_at(0.0, 0.0);
     let served = client.height("main", 0.0, 0.0).await.unwrap();

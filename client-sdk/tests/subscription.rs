@@ -7,9 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{TIMEOUT, TestServer, plain_config, rect};
-use terrain_client::{
-    Area, CauseKind, ResyncMode, Subscription, SubscriptionEvent, TerrainClient,
-};
+use terrain_client::{Area, CauseKind, ResyncMode, Subscription, SubscriptionEvent, TerrainClient};
 
 async fn next(sub: &mut Subscription) -> SubscriptionEvent {
     tokio::time::timeout(TIMEOUT, sub.next())
@@ -55,7 +53,14 @@ async fn resumes_across_a_restart_with_every_event_once_and_in_order() {
         .elsewhere(plain_config, |mut other| async move {
             assert_eq!(put(&mut other, "c", 60.0).await, 3);
             assert_eq!(put(&mut other, "a", 90.0).await, 4);
-            assert_eq!(other.unregister_flat_zone("main", "b").await.unwrap().revision, 5);
+            assert_eq!(
+                other
+                    .unregister_flat_zone("main", "b")
+                    .await
+                    .unwrap()
+                    .revision,
+                5
+            );
         })
         .await;
     server.restart(plain_config).await;
@@ -101,7 +106,12 @@ async fn a_resume_point_and_an_area_are_kept() {
     let mut sub = client
         .subscription("main")
         .from_revision(1)
-        .area(Area::Tiles { min_tx: 3, min_tz: -1, max_tx: 9, max_tz: 1 })
+        .area(Area::Tiles {
+            min_tx: 3,
+            min_tz: -1,
+            max_tx: 9,
+            max_tz: 1,
+        })
         .open()
         .await
         .expect("open");
@@ -122,8 +132,16 @@ async fn resync_is_surfaced_or_performed() {
     for i in 0..5 {
         put(&mut client, &format!("z{i}"), i as f64 * 30.0).await;
     }
-    let mut surfaced = client.subscription("main").from_revision(0).open().await.unwrap();
-    assert_eq!(next(&mut surfaced).await, SubscriptionEvent::Resync { revision: 5 });
+    let mut surfaced = client
+        .subscription("main")
+        .from_revision(0)
+        .open()
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut surfaced).await,
+        SubscriptionEvent::Resync { revision: 5 }
+    );
     assert_eq!(surfaced.last_revision(), Some(5));
 
     let mut handled = client

@@ -3,8 +3,7 @@
 use std::{fmt, str::FromStr, time::Duration};
 
 use terrain_proto::v1::{
-    self, terrain_events_client::TerrainEventsClient,
-    terrain_service_client::TerrainServiceClient,
+    self, terrain_events_client::TerrainEventsClient, terrain_service_client::TerrainServiceClient,
 };
 use tonic::{Code, Request, Status, metadata::MetadataMap, transport::Channel};
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
@@ -24,11 +23,27 @@ pub enum Method {
 }
 
 const METHODS: [(Method, &str, &str); 7] = [
-    (Method::ListWorlds, "terrain.v1.TerrainService", "ListWorlds"),
+    (
+        Method::ListWorlds,
+        "terrain.v1.TerrainService",
+        "ListWorlds",
+    ),
     (Method::GetHeight, "terrain.v1.TerrainService", "GetHeight"),
-    (Method::GetHeights, "terrain.v1.TerrainService", "GetHeights"),
-    (Method::GetHeightmap, "terrain.v1.TerrainService", "GetHeightmap"),
-    (Method::GetTileMesh, "terrain.v1.TerrainService", "GetTileMesh"),
+    (
+        Method::GetHeights,
+        "terrain.v1.TerrainService",
+        "GetHeights",
+    ),
+    (
+        Method::GetHeightmap,
+        "terrain.v1.TerrainService",
+        "GetHeightmap",
+    ),
+    (
+        Method::GetTileMesh,
+        "terrain.v1.TerrainService",
+        "GetTileMesh",
+    ),
     (Method::HealthCheck, "grpc.health.v1.Health", "Check"),
     (Method::Subscribe, "terrain.v1.TerrainEvents", "Subscribe"),
 ];
@@ -69,7 +84,8 @@ impl FromStr for Method {
             .find(|m| m.1 == service && m.2 == name)
             .map(|m| m.0)
             .ok_or_else(|| {
-                let known: Vec<String> = METHODS.iter().map(|m| format!("{}/{}", m.1, m.2)).collect();
+                let known: Vec<String> =
+                    METHODS.iter().map(|m| format!("{}/{}", m.1, m.2)).collect();
                 format!("{s:?} is not supported (supported: {})", known.join(", "))
             })
     }
@@ -134,15 +150,29 @@ impl Clients {
         let t = Some(timeout);
         let unary = async {
             match message {
-                Message::ListWorlds(m) => self.terrain.list_worlds(req(m, metadata, t)).await.map(drop),
-                Message::GetHeight(m) => self.terrain.get_height(req(m, metadata, t)).await.map(drop),
-                Message::GetHeights(m) => self.terrain.get_heights(req(m, metadata, t)).await.map(drop),
-                Message::GetHeightmap(m) => {
-                    self.terrain.get_heightmap(req(m, metadata, t)).await.map(drop)
+                Message::ListWorlds(m) => self
+                    .terrain
+                    .list_worlds(req(m, metadata, t))
+                    .await
+                    .map(drop),
+                Message::GetHeight(m) => {
+                    self.terrain.get_height(req(m, metadata, t)).await.map(drop)
                 }
-                Message::GetTileMesh(m) => {
-                    self.terrain.get_tile_mesh(req(m, metadata, t)).await.map(drop)
-                }
+                Message::GetHeights(m) => self
+                    .terrain
+                    .get_heights(req(m, metadata, t))
+                    .await
+                    .map(drop),
+                Message::GetHeightmap(m) => self
+                    .terrain
+                    .get_heightmap(req(m, metadata, t))
+                    .await
+                    .map(drop),
+                Message::GetTileMesh(m) => self
+                    .terrain
+                    .get_tile_mesh(req(m, metadata, t))
+                    .await
+                    .map(drop),
                 Message::HealthCheck(m) => self.health.check(req(m, metadata, t)).await.map(drop),
                 Message::Subscribe(m) => {
                     hold_stream(&mut self.events, req(m, metadata, None), stream).await
@@ -225,12 +255,17 @@ mod tests {
             "terrain.v1.TerrainService/GetHeight".parse(),
             Ok(Method::GetHeight)
         );
-        assert_eq!("grpc.health.v1.Health.Check".parse(), Ok(Method::HealthCheck));
+        assert_eq!(
+            "grpc.health.v1.Health.Check".parse(),
+            Ok(Method::HealthCheck)
+        );
         assert_eq!(
             Method::Subscribe.to_string(),
             "terrain.v1.TerrainEvents.Subscribe"
         );
-        let err = "terrain.v1.TerrainService/Nope".parse::<Method>().unwrap_err();
+        let err = "terrain.v1.TerrainService/Nope"
+            .parse::<Method>()
+            .unwrap_err();
         assert!(err.contains("not supported"), "{err}");
         assert!("GetHeight".parse::<Method>().is_err());
     }

@@ -206,7 +206,11 @@ fn eval(expr: &str, ctx: &mut Context) -> Result<Rendered, DataError> {
             })
             .collect()
     };
-    let now = || SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+    };
     Ok(match words.as_slice() {
         [".RequestNumber"] => Rendered::Integer(ctx.request_number as i64),
         [".WorkerID"] => Rendered::Text(format!("w{}", ctx.worker_id)),
@@ -332,12 +336,16 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(String::new()),
             Some(Value::String(s)) => Ok(s.clone()),
-            Some(v) => Err(err(&format!(".{name}"), format!("expected a string, got {v}"))),
+            Some(v) => Err(err(
+                &format!(".{name}"),
+                format!("expected a string, got {v}"),
+            )),
         }
     }
 
     fn f64(&self, name: &str) -> Result<f64, DataError> {
-        self.get(name).map_or(Ok(0.0), |v| number(v, &format!(".{name}")))
+        self.get(name)
+            .map_or(Ok(0.0), |v| number(v, &format!(".{name}")))
     }
 
     fn int(&self, name: &str) -> Result<i64, DataError> {
@@ -452,7 +460,11 @@ pub fn message(method: Method, value: &Value) -> Result<Message, DataError> {
             })
         }
         Method::Subscribe => {
-            let f = Fields::new(value, "SubscribeRequest", &["world", "area", "fromRevision"])?;
+            let f = Fields::new(
+                value,
+                "SubscribeRequest",
+                &["world", "area", "fromRevision"],
+            )?;
             let from_revision = match f.get("fromRevision") {
                 None => None,
                 Some(_) => Some(
@@ -510,8 +522,14 @@ mod tests {
 
     #[test]
     fn static_data_becomes_messages_once() {
-        let d = Data::parse(r#"{"world":"main","x":10,"z":"-20.5","mode":"HEIGHT_MODE_SURFACE"}"#, Method::GetHeight).unwrap();
-        let Data::Static(ref m) = d else { panic!("static expected") };
+        let d = Data::parse(
+            r#"{"world":"main","x":10,"z":"-20.5","mode":"HEIGHT_MODE_SURFACE"}"#,
+            Method::GetHeight,
+        )
+        .unwrap();
+        let Data::Static(ref m) = d else {
+            panic!("static expected")
+        };
         assert_eq!(
             m[0],
             Message::GetHeight(v1::GetHeightRequest {
@@ -531,20 +549,37 @@ mod tests {
 
     #[test]
     fn templates_render_per_request() {
-        let d = Data::parse(r#"{"world":"w{{.RequestNumber}}","x":"{{.RequestNumber}}","z":{{.RequestNumber}}}"#, Method::GetHeight).unwrap();
+        let d = Data::parse(
+            r#"{"world":"w{{.RequestNumber}}","x":"{{.RequestNumber}}","z":{{.RequestNumber}}}"#,
+            Method::GetHeight,
+        )
+        .unwrap();
         assert!(matches!(d, Data::Text(_)));
-        let Message::GetHeight(m) = d.request(&mut ctx(42)).unwrap() else { panic!() };
+        let Message::GetHeight(m) = d.request(&mut ctx(42)).unwrap() else {
+            panic!()
+        };
         assert_eq!((m.world.as_str(), m.x, m.z), ("w42", 42.0, 42.0));
 
-        let d = Data::parse(r#"{"world":"main","coordinates":"{{randomCoordinates 500 -10 20 -5 30}}"}"#, Method::GetHeights).unwrap();
+        let d = Data::parse(
+            r#"{"world":"main","coordinates":"{{randomCoordinates 500 -10 20 -5 30}}"}"#,
+            Method::GetHeights,
+        )
+        .unwrap();
         let mut c = ctx(0);
         c.method = Method::GetHeights;
-        let Message::GetHeights(a) = d.request(&mut c).unwrap() else { panic!() };
-        let Message::GetHeights(b) = d.request(&mut c).unwrap() else { panic!() };
+        let Message::GetHeights(a) = d.request(&mut c).unwrap() else {
+            panic!()
+        };
+        let Message::GetHeights(b) = d.request(&mut c).unwrap() else {
+            panic!()
+        };
         assert_eq!(a.coordinates.len(), 1000);
         assert_ne!(a.coordinates, b.coordinates, "fresh values per request");
         for p in a.coordinates.chunks(2) {
-            assert!((-10.0..-5.0).contains(&p[0]) && (20.0..30.0).contains(&p[1]), "{p:?}");
+            assert!(
+                (-10.0..-5.0).contains(&p[0]) && (20.0..30.0).contains(&p[1]),
+                "{p:?}"
+            );
         }
         let e = Data::parse(r#"{"world":"{{nope}}"}"#, Method::GetHeight).unwrap_err();
         assert!(e.reason.contains("unknown"), "{e}");
@@ -554,7 +589,9 @@ mod tests {
     fn random_ints_stay_in_range() {
         let mut c = ctx(0);
         for _ in 0..1000 {
-            let Rendered::Integer(v) = eval("randomInt 5 8", &mut c).unwrap() else { panic!() };
+            let Rendered::Integer(v) = eval("randomInt 5 8", &mut c).unwrap() else {
+                panic!()
+            };
             assert!((5..8).contains(&v));
         }
     }

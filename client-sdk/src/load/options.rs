@@ -307,12 +307,14 @@ impl Options {
             None => file.metadata.unwrap_or_default(),
         };
         for (k, v) in &metadata {
-            let ok_key = tonic::metadata::MetadataKey::<tonic::metadata::Ascii>::from_bytes(
-                k.as_bytes(),
-            )
-            .is_ok();
+            let ok_key =
+                tonic::metadata::MetadataKey::<tonic::metadata::Ascii>::from_bytes(k.as_bytes())
+                    .is_ok();
             if !ok_key || v.parse::<tonic::metadata::AsciiMetadataValue>().is_err() {
-                return Err(invalid("metadata", format!("{k:?}: not a valid ASCII header")));
+                return Err(invalid(
+                    "metadata",
+                    format!("{k:?}: not a valid ASCII header"),
+                ));
             }
         }
         let format = match cli.format.or(file.format).as_deref() {
@@ -350,8 +352,11 @@ impl Options {
             max_duration: duration_of("max-duration", cli.max_duration.or(file.max_duration))?,
             timeout: duration_of("timeout", cli.timeout.or(file.timeout))?
                 .unwrap_or(Duration::from_secs(20)),
-            connect_timeout: duration_of("connect-timeout", cli.connect_timeout.or(file.connect_timeout))?
-                .unwrap_or(Duration::from_secs(10)),
+            connect_timeout: duration_of(
+                "connect-timeout",
+                cli.connect_timeout.or(file.connect_timeout),
+            )?
+            .unwrap_or(Duration::from_secs(10)),
             data_json,
             data,
             metadata,
@@ -402,7 +407,9 @@ mod tests {
         assert_eq!(o.format, Format::Pretty);
 
         std::fs::write(&path, "host = \"x:1\"\nbogus = 1\n").unwrap();
-        let e = Options::resolve(cli(&["--config", p])).unwrap_err().to_string();
+        let e = Options::resolve(cli(&["--config", p]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("bogus"), "{e}");
         let json = dir.path().join("run.json");
         std::fs::write(&json, r#"{"host":"h:1","call":"terrain.v1.TerrainService.GetHeight","insecure":true,"data":{"world":"main","x":1,"z":2},"max-duration":"3s"}"#).unwrap();
@@ -413,7 +420,12 @@ mod tests {
 
     #[test]
     fn bad_settings_name_their_key() {
-        let base = ["--insecure", "--call", "terrain.v1.TerrainService/GetHeight", "h:1"];
+        let base = [
+            "--insecure",
+            "--call",
+            "terrain.v1.TerrainService/GetHeight",
+            "h:1",
+        ];
         let with = |extra: &[&str]| {
             let mut v: Vec<&str> = base.to_vec();
             v.extend_from_slice(extra);

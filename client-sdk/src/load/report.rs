@@ -171,7 +171,11 @@ impl Report {
         let _ = writeln!(s, "\nResponse time histogram:");
         let max = self.histogram.iter().map(|b| b.count).max().unwrap_or(0);
         for b in &self.histogram {
-            let bar = if max > 0 { (b.count * 40 + max / 2) / max } else { 0 };
+            let bar = if max > 0 {
+                (b.count * 40 + max / 2) / max
+            } else {
+                0
+            };
             let _ = writeln!(
                 s,
                 "  {:.3} [{}]\t|{}",
@@ -224,7 +228,10 @@ mod tests {
         for (p, want) in p.iter().zip(want) {
             // Within the histogram's 3 significant digits.
             let got = p.latency as f64 / 1000.0;
-            assert!((got - want).abs() <= want * 1e-3 + 0.5, "{p:?}: want {want} us");
+            assert!(
+                (got - want).abs() <= want * 1e-3 + 0.5,
+                "{p:?}: want {want} us"
+            );
         }
         assert!(p.windows(2).all(|w| w[0].latency <= w[1].latency));
         let b = buckets(&lat);
@@ -234,7 +241,10 @@ mod tests {
         assert_eq!(b[0].mark, 0.001 / 1000.0);
         assert_eq!(b[10].mark, 1.0e-3);
         // A step of 99.9 us: about a hundred results per bucket.
-        assert!(b[1..].iter().all(|b| (95..=105).contains(&b.count)), "{b:?}");
+        assert!(
+            b[1..].iter().all(|b| (95..=105).contains(&b.count)),
+            "{b:?}"
+        );
     }
 
     #[test]

@@ -124,10 +124,7 @@ pub async fn run(options: &Options) -> Result<Report, LoadError> {
     }
     let mut metadata = MetadataMap::new();
     for (k, v) in &options.metadata {
-        if let (Ok(k), Ok(v)) = (
-            MetadataKey::from_str(k),
-            AsciiMetadataValue::from_str(v),
-        ) {
+        if let (Ok(k), Ok(v)) = (MetadataKey::from_str(k), AsciiMetadataValue::from_str(v)) {
             metadata.insert(k, v);
         }
     }
@@ -230,7 +227,11 @@ async fn worker(id: usize, mut clients: Clients, shared: Arc<Shared>) -> Result<
 
 fn report(options: &Options, stats: Stats, total: Duration, end_reason: &str) -> Report {
     let latencies = Latencies {
-        fastest: if stats.ok.is_empty() { 0 } else { stats.fastest },
+        fastest: if stats.ok.is_empty() {
+            0
+        } else {
+            stats.fastest
+        },
         slowest: stats.slowest,
         histogram: stats.ok,
     };

@@ -6,7 +6,7 @@
 use std::{net::SocketAddr, time::Duration};
 
 use tempfile::TempDir;
-use terrain_client::{TerrainClient, ZoneHeight, ZoneSpec, Shape};
+use terrain_client::{Shape, TerrainClient, ZoneHeight, ZoneSpec};
 use terrain_core::GeneratorKind;
 use terrain_server::{Config, RunningServer, Server, WorldConfig};
 
@@ -41,7 +41,11 @@ impl TestServer {
         }
     }
 
-    async fn launch(addr: SocketAddr, data: &TempDir, edit: &impl Fn(&mut Config)) -> RunningServer {
+    async fn launch(
+        addr: SocketAddr,
+        data: &TempDir,
+        edit: &impl Fn(&mut Config),
+    ) -> RunningServer {
         let mut config = Config {
             listen: addr,
             data_dir: data.path().join("data"),
@@ -139,5 +143,7 @@ pub fn random_points(n: usize, r: f64, seed: u64) -> Vec<(f64, f64)> {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
     };
-    (0..n).map(|_| ((next() * 2.0 - 1.0) * r, (next() * 2.0 - 1.0) * r)).collect()
+    (0..n)
+        .map(|_| ((next() * 2.0 - 1.0) * r, (next() * 2.0 - 1.0) * r))
+        .collect()
 }
