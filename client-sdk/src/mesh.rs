@@ -30,7 +30,7 @@ pub struct TileMesh {
 }
 
 fn f32s(bytes: &[u8], what: &str) -> Result<Vec<f32>, ClientError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(ClientError::Protocol(format!(
             "{what}: {} bytes is not a whole number of f32",
             bytes.len()
@@ -52,7 +52,7 @@ fn indices(bytes: &[u8], format: i32) -> Result<Vec<u32>, ClientError> {
             )));
         }
     };
-    if bytes.len() % width != 0 {
+    if !bytes.len().is_multiple_of(width) {
         return Err(ClientError::Protocol(format!(
             "indices: {} bytes is not a whole number of {width}-byte indices",
             bytes.len()

@@ -171,11 +171,7 @@ impl Report {
         let _ = writeln!(s, "\nResponse time histogram:");
         let max = self.histogram.iter().map(|b| b.count).max().unwrap_or(0);
         for b in &self.histogram {
-            let bar = if max > 0 {
-                (b.count * 40 + max / 2) / max
-            } else {
-                0
-            };
+            let bar = (b.count * 40 + max / 2).checked_div(max).unwrap_or(0);
             let _ = writeln!(
                 s,
                 "  {:.3} [{}]\t|{}",
