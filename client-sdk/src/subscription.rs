@@ -237,9 +237,24 @@ impl Subscription {
                 Ok(SubscriptionEvent::Resync { revision })
             }
             ResyncMode::Refetch => {
-                let list = self.client.list_flat_zones(&self.world).await?;
+                let list = self.refetch().await?;
                 self.last = Some(list.revision.max(revision));
                 Ok(SubscriptionEvent::Resynced(list))
+            }
+        }
+    }
+
+    /// The zone list for a resync; waits out transient failures (the server may be
+    /// restarting) like a reconnection does.
+    async fn refetch(&mut self) -> Result<ZoneList, ClientError> {
+        let mut attempt = 0;
+        loop {
+            match self.client.list_flat_zones(&self.world).await {
+                Err(e) if e.is_transient() => {
+                    attempt += 1;
+                    tokio::time::sleep(self.backoff.backoff(attempt)).await;
+                }
+                result => return result,
             }
         }
     }

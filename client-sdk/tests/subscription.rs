@@ -172,3 +172,32 @@ async fn a_bad_world_fails_at_open() {
         Err(terrain_client::ClientError::NotFound(_))
     ));
 }
+
+#[tokio::test]
+async fn resumes_after_a_network_cut_while_the_server_keeps_committing() {
+    let server = TestServer::start(plain_config).await;
+    let proxy = common::Proxy::start(server.addr).await;
+    let via_proxy = TerrainClient::connect(format!("http://{}", proxy.addr))
+        .await
+        .unwrap();
+    let mut direct = server.client().await;
+    let mut sub = via_proxy
+        .subscription("main")
+        .backoff(Duration::from_millis(20), Duration::from_millis(200))
+        .open()
+        .await
+        .unwrap();
+    put(&mut direct, "a", 0.0).await;
+    assert_eq!(next_revision(&mut sub).await, 1);
+    proxy.cut();
+    for (i, id) in ["b", "c", "d"].iter().enumerate() {
+        put(&mut direct, id, 30.0 * (i + 1) as f64).await;
+    }
+    let got = [
+        next_revision(&mut sub).await,
+        next_revision(&mut sub).await,
+        next_revision(&mut sub).await,
+    ];
+    assert_eq!(got, [2, 3, 4]);
+    assert!(sub.reconnects() >= 1, "the stream was cut and reopened");
+}

@@ -147,3 +147,41 @@ pub fn random_points(n: usize, r: f64, seed: u64) -> Vec<(f64, f64)> {
         .map(|_| ((next() * 2.0 - 1.0) * r, (next() * 2.0 - 1.0) * r))
         .collect()
 }
+
+/// A loopback TCP proxy to `target` whose connections can all be cut at once (a
+/// network failure, as the client sees it) while the server stays up.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    cut: tokio::sync::watch::Sender<u64>,
+}
+
+impl Proxy {
+    pub async fn start(target: SocketAddr) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (cut, _) = tokio::sync::watch::channel(0u64);
+        let cuts = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let mut cut = cuts.subscribe();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cut.changed() => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, cut }
+    }
+
+    /// Drops every open connection through the proxy.
+    pub fn cut(&self) {
+        self.cut.send_modify(|n| *n += 1);
+    }
+}
