@@ -19,6 +19,11 @@ use crate::{
     ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo, types::zone_id,
 };
 
+/// HTTP/2 flow-control windows: a tile mesh (about 100 KB) or a batch of 10,000
+/// heights fits in one window.
+pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
+pub(crate) const CONNECTION_WINDOW: u32 = 16 << 20;
+
 /// The channel type every generated client of this crate runs over.
 pub(crate) type AuthChannel = InterceptedService<Channel, BearerAuth>;
 
@@ -108,7 +113,11 @@ impl ClientBuilder {
         let mut endpoint = Endpoint::from_shared(self.url.clone())
             .map_err(|e| invalid(e.to_string()))?
             .connect_timeout(self.connect_timeout)
-            .tcp_nodelay(true);
+            .tcp_nodelay(true)
+            // Large answers (meshes, big batches) arrive without waiting on window
+            // updates, which with delayed ACKs can stall a response by 40 ms.
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW);
         if let Some(k) = self.keepalive {
             endpoint = endpoint
                 .http2_keep_alive_interval(k)

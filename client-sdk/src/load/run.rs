@@ -172,6 +172,8 @@ async fn connect(options: &Options) -> Result<Channel, LoadError> {
         .map_err(|e| bad(e.to_string()))?
         .connect_timeout(options.connect_timeout)
         .tcp_nodelay(true)
+        .initial_stream_window_size(crate::client::STREAM_WINDOW)
+        .initial_connection_window_size(crate::client::CONNECTION_WINDOW)
         .connect()
         .await
         .map_err(|e| bad(format!("{e}: {}", source_chain(&e))))
