@@ -58,14 +58,17 @@ fn indices(bytes: &[u8], format: i32) -> Result<Vec<u32>, ClientError> {
             bytes.len()
         )));
     }
-    Ok(bytes
-        .chunks_exact(width)
-        .map(|c| match c {
-            [a, b] => u32::from(u16::from_le_bytes([*a, *b])),
-            [a, b, c, d] => u32::from_le_bytes([*a, *b, *c, *d]),
-            _ => unreachable!("chunks_exact yields {width} bytes"),
-        })
-        .collect())
+    Ok(if width == 2 {
+        bytes
+            .chunks_exact(2)
+            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+            .collect()
+    } else {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    })
 }
 
 impl TryFrom<v1::TileMesh> for TileMesh {
