@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use terrain_proto::v1::{
-    self, terrain_events_client::TerrainEventsClient, terrain_service_client::TerrainServiceClient,
+    self, terrain_events_client::TerrainEventsClient,
+    terrain_lifecycle_client::TerrainLifecycleClient, terrain_service_client::TerrainServiceClient,
 };
 use tonic::{
     Request,
@@ -151,6 +152,7 @@ pub struct TerrainClient {
     pub(crate) inner: TerrainServiceClient<AuthChannel>,
     pub(crate) events: TerrainEventsClient<AuthChannel>,
     pub(crate) health: HealthClient<AuthChannel>,
+    pub(crate) lifecycle: TerrainLifecycleClient<AuthChannel>,
     pub(crate) retry: RetryPolicy,
 }
 
@@ -167,11 +169,13 @@ impl TerrainClient {
             .max_decoding_message_size(usize::MAX)
             .max_encoding_message_size(usize::MAX);
         let events = TerrainEventsClient::new(intercepted.clone());
+        let lifecycle = TerrainLifecycleClient::new(intercepted.clone());
         let health = HealthClient::new(intercepted);
         TerrainClient {
             inner,
             events,
             health,
+            lifecycle,
             retry,
         }
     }

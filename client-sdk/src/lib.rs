@@ -1,10 +1,11 @@
 //! A typed async client for the terrain server's gRPC API, a local exact replica of
 //! a world, and `terrain-load`, a ghz-compatible load generator.
 //!
-//! - [`TerrainClient`] (`client.rs`, `zones.rs`, `mesh.rs`, `events.rs`): connect
-//!   with [`ClientBuilder`] (URL, optional bearer token, timeouts, keepalive, retry
-//!   policy), then call every RPC of `TerrainService` and `TerrainEvents` with Rust
-//!   types; zones are `terrain-core`'s [`FlatZone`] and [`ZoneSpec`].
+//! - [`TerrainClient`] (`client.rs`, `zones.rs`, `mesh.rs`, `events.rs`,
+//!   `lifecycle.rs`): connect with [`ClientBuilder`] (URL, optional bearer token,
+//!   timeouts, keepalive, retry policy), then call every RPC of `TerrainService`,
+//!   `TerrainEvents` and `TerrainLifecycle` with Rust types; zones are
+//!   `terrain-core`'s [`FlatZone`] and [`ZoneSpec`].
 //! - [`ClientError`]: typed failures (invalid argument with the offending field, not
 //!   found, unauthenticated, unavailable, ...).
 //! - [`RetryPolicy`]: exponential backoff for idempotent calls; the two mutations
@@ -29,6 +30,7 @@
 mod client;
 mod error;
 mod events;
+mod lifecycle;
 pub mod load;
 mod mesh;
 mod replica;
@@ -40,6 +42,10 @@ mod zones;
 pub use client::{BearerAuth, ClientBuilder, TerrainClient};
 pub use error::ClientError;
 pub use events::{Area, CauseKind, EventStream, StreamMessage, TileEvent};
+pub use lifecycle::{
+    CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Tile, TileChange, TileSets,
+    TileTransition, Viewer, ViewerTracker, ZoneClass,
+};
 pub use mesh::TileMesh;
 pub use replica::{LocalTerrain, Snapshot, build_terrain};
 pub use retry::RetryPolicy;
@@ -49,6 +55,6 @@ pub use terrain_core::{
     zones::{Shape, ZoneHeight, ZoneSpec},
 };
 pub use types::{
-    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, WorldInfo, ZoneAnswer,
-    ZoneChange, ZoneEntry, ZoneList,
+    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, WorldInfo, WorldLayout,
+    ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
 };

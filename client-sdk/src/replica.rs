@@ -21,7 +21,10 @@ use std::{
     time::Duration,
 };
 
-use terrain_core::{Generator, GeneratorKind, Overlap, Sample, Terrain, WorldGenerator, ZoneSet};
+use terrain_core::{
+    Generator, GeneratorKind, Overlap, Sample, Terrain, WorldGenerator, ZoneSet,
+    layout::{LayoutConfig, LayoutSurface, Pattern, SpokeRule},
+};
 use tokio::{sync::watch, task::JoinHandle};
 
 use crate::{
@@ -89,7 +92,38 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
     for entry in &zones.zones {
         set.insert(entry.zone.clone(), entry.revision);
     }
-    Ok(Terrain::new(generator, set))
+    let layout = match &world.layout {
+        None => None,
+        Some(l) => {
+            let pattern = match l.pattern.as_str() {
+                "grid" => Pattern::Grid,
+                "zigzag" => Pattern::Zigzag,
+                "rings" => Pattern::Rings,
+                "chaotic" => Pattern::Chaotic,
+                other => return Err(bad("layout.pattern", format!("unknown {other:?}"))),
+            };
+            let spokes = match l.spokes.as_str() {
+                "grid" => SpokeRule::Grid,
+                "planar" => SpokeRule::Planar,
+                other => return Err(bad("layout.spokes", format!("unknown {other:?}"))),
+            };
+            let config = LayoutConfig {
+                pattern,
+                spokes,
+                chunk_size: l.chunk_size,
+                cell_size: l.cell_size,
+                seed: world.seed,
+            };
+            let surface = LayoutSurface::new(config, generator.clone())
+                .map_err(|e| bad("layout", e.to_string()))?;
+            Some(Arc::new(surface))
+        }
+    };
+    let terrain = Terrain::new(generator, set);
+    Ok(match layout {
+        Some(surface) => terrain.with_layout(surface),
+        None => terrain,
+    })
 }
 
 impl LocalTerrain {

@@ -27,6 +27,20 @@ pub struct WorldInfo {
     pub overlap: String,
     /// The number of registered flat zones when it was listed.
     pub zones: u64,
+    /// The layout layer, for worlds with one.
+    pub layout: Option<WorldLayout>,
+}
+
+/// A world's layout layer, as listed: with the world's generator and seed, everything
+/// its hubs, spokes and flattening derive from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldLayout {
+    /// `"grid"`, `"zigzag"`, `"rings"` or `"chaotic"`.
+    pub pattern: String,
+    /// `"grid"` or `"planar"`.
+    pub spokes: String,
+    pub chunk_size: f64,
+    pub cell_size: f64,
 }
 
 impl From<v1::World> for WorldInfo {
@@ -40,6 +54,12 @@ impl From<v1::World> for WorldInfo {
             revision: w.revision,
             overlap: w.overlap,
             zones: w.zones,
+            layout: w.layout.map(|l| WorldLayout {
+                pattern: l.pattern,
+                spokes: l.spokes,
+                chunk_size: l.chunk_size,
+                cell_size: l.cell_size,
+            }),
         }
     }
 }

@@ -464,3 +464,133 @@ async fn reads_are_retried_and_mutations_are_not() {
     assert_eq!(count("RegisterFlatZone"), Some(1));
     assert_eq!(count("UnregisterFlatZone"), Some(1));
 }
+
+#[tokio::test]
+async fn lifecycle_calls_report_viewers_and_follow_transitions() {
+    let server = TestServer::start(plain_config).await;
+    let mut client = server.client().await;
+    let mut tracker = client.track_viewers("main").await.expect("stream opens");
+    let Some(Ok(terrain_client::LifecycleMessage::Snapshot(first))) = tracker.next().await else {
+        panic!("a snapshot first");
+    };
+    assert_eq!((first.viewers, first.tiles.active.len()), (0, 0));
+    tracker
+        .upsert(terrain_client::Viewer {
+            id: "cam".into(),
+            x: 0.0,
+            z: 0.0,
+            view_width: 0.0,
+            view_depth: 0.0,
+        })
+        .await
+        .unwrap();
+    // A 0 x 0 view at the origin: the active ring is the 5 x 5 tiles around (0, 0),
+    // each announced (entered active) once generated.
+    let mut entered = std::collections::BTreeSet::new();
+    while entered.len() < 25 {
+        match tracker.next().await.expect("open").expect("message") {
+            terrain_client::LifecycleMessage::Transitions { transitions, .. } => {
+                for t in transitions {
+                    if t.change == terrain_client::TileChange::Entered(terrain_client::Ring::Active)
+                    {
+                        entered.insert(t.tile);
+                    }
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(
+        entered.into_iter().collect::<Vec<_>>(),
+        (-2..=2)
+            .flat_map(|x| (-2..=2).map(move |z| (x, z)))
+            .collect::<Vec<_>>()
+    );
+    let live = client.live_tiles("main").await.unwrap();
+    // Sim reaches 0.5 tiles, [-50, 50]: exactly tile (0, 0), which spans [-50, 50).
+    assert_eq!(
+        (live.viewers, live.tiles.active.len(), live.tiles.sim),
+        (1, 25, vec![(0, 0)])
+    );
+    // A refused update comes back on the stream, with its field.
+    tracker
+        .upsert(terrain_client::Viewer {
+            id: "cam".into(),
+            x: f64::INFINITY,
+            z: 0.0,
+            view_width: 0.0,
+            view_depth: 0.0,
+        })
+        .await
+        .unwrap();
+    match tracker.next().await.expect("open").expect("message") {
+        terrain_client::LifecycleMessage::Rejected { field, .. } => assert_eq!(field, "x"),
+        other => panic!("unexpected {other:?}"),
+    }
+    // No layout layer in this world: NotFound naming the world.
+    match client.zone_class("main", 0.0, 0.0).await {
+        Err(ClientError::NotFound(message)) => assert!(message.starts_with("world"), "{message}"),
+        other => panic!("unexpected {other:?}"),
+    }
+    // Dropping the tracker removes its viewer.
+    drop(tracker);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while client.live_tiles("main").await.unwrap().viewers != 0 {
+        assert!(std::time::Instant::now() < deadline, "viewer removed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn layout_calls_answer_for_a_layout_world() {
+    use terrain_core::layout::{LayoutConfig, Pattern, SpokeRule};
+    let server = TestServer::start(|c| {
+        let mut world = terrain_server::WorldConfig::new("frontier", GeneratorKind::Hyperscape, 7);
+        world.layout = Some(terrain_server::config::LayoutSettings {
+            layout: LayoutConfig {
+                pattern: Pattern::Grid,
+                spokes: SpokeRule::Grid,
+                chunk_size: 400.0,
+                cell_size: 8.0,
+                seed: 7,
+            },
+            grid_radius: 1,
+            expand_radius: 1100.0,
+            gc_radius: 1500.0,
+        });
+        c.worlds = vec![world];
+        c.lifecycle.warm_radius = None;
+    })
+    .await;
+    let mut client = server.client().await;
+    let worlds = client.list_worlds().await.unwrap();
+    let layout = worlds[0].layout.clone().expect("listed with its layout");
+    assert_eq!(
+        (layout.pattern.as_str(), layout.spokes.as_str()),
+        ("grid", "grid")
+    );
+    let got = client
+        .layout("frontier", (0.0, 0.0), (799.0, 399.0))
+        .await
+        .unwrap();
+    // Grid pattern: one hub per chunk; chunks (0, 0) and (1, 0) are orthogonal
+    // neighbours, so a spoke joins their hubs.
+    let ids: Vec<_> = got.hubs.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(ids, ["0,0:0", "1,0:0"]);
+    assert!(
+        got.spokes
+            .iter()
+            .any(|s| (s.a.as_str(), s.b.as_str()) == ("0,0:0", "1,0:0"))
+    );
+    let hub = &got.hubs[0];
+    let class = client.zone_class("frontier", hub.x, hub.z).await.unwrap();
+    assert_eq!(class.class, terrain_client::ZoneClass::Hub("0,0:0".into()));
+    assert_eq!(
+        class.cell,
+        ((hub.x / 8.0).floor() as i64, (hub.z / 8.0).floor() as i64)
+    );
+    match client.layout("frontier", (10.0, 0.0), (0.0, 1.0)).await {
+        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "maxX"),
+        other => panic!("unexpected {other:?}"),
+    }
+}

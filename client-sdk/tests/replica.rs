@@ -140,3 +140,55 @@ async fn an_unknown_world_is_not_found() {
         Err(terrain_client::ClientError::NotFound(_))
     ));
 }
+
+/// A world with a layout layer (rings of clearings joined by planar corridors, as in
+/// `worlds/frontier.toml`), with a zone in a clearing.
+fn layout_world(c: &mut terrain_server::Config) {
+    use terrain_core::layout::{LayoutConfig, Pattern, SpokeRule};
+    let mut world =
+        terrain_server::WorldConfig::new("main", terrain_core::GeneratorKind::Hyperscape, 7);
+    world.layout = Some(terrain_server::config::LayoutSettings {
+        layout: LayoutConfig {
+            pattern: Pattern::Rings,
+            spokes: SpokeRule::Planar,
+            chunk_size: 400.0,
+            cell_size: 8.0,
+            seed: 7,
+        },
+        grid_radius: 1,
+        expand_radius: 1100.0,
+        gc_radius: 1500.0,
+    });
+    c.worlds = vec![world];
+    c.lifecycle.warm_radius = None;
+}
+
+#[tokio::test]
+async fn the_replica_of_a_layout_world_equals_the_server_bit_for_bit() {
+    let server = TestServer::start(layout_world).await;
+    let mut client = server.client().await;
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("replica opens");
+    // Hubs' clearings and corridors over several chunks, and a zone in a clearing.
+    let layout = client
+        .layout("main", (-800.0, -800.0), (799.0, 799.0))
+        .await
+        .expect("layout");
+    assert!(layout.hubs.len() >= 16, "{}", layout.hubs.len());
+    let hub = &layout.hubs[0];
+    let mut points = random_points(4000, 1200.0, 11);
+    for h in &layout.hubs {
+        points.extend(
+            random_points(40, h.r * 1.6, 5)
+                .into_iter()
+                .map(|(x, z)| (h.x + x, h.z + z)),
+        );
+    }
+    assert_bit_equal(&replica, &mut client, &points).await;
+    client
+        .register_flat_zone("main", "camp", &rect(hub.x, hub.z, 6.0, 6.0, 1.5))
+        .await
+        .expect("register");
+    assert_bit_equal(&replica, &mut client, &points).await;
+}

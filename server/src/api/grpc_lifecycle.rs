@@ -234,7 +234,8 @@ impl TerrainLifecycle for LifecycleApi {
         let (tx, rejections) = mpsc::channel(REJECTION_QUEUE);
         let reader_lc = Arc::clone(&lc);
         tokio::spawn(async move {
-            let mut next = Some(first);
+            // A first message without a change only names the world.
+            let mut next = Some(first).filter(|f| f.update.is_some());
             loop {
                 let update = match next.take() {
                     Some(u) => u,
