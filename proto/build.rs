@@ -7,7 +7,11 @@ use std::{env, fs, path::PathBuf};
 use prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let protos = ["terrain/v1/terrain.proto", "terrain/v1/events.proto"];
+    let protos = [
+        "terrain/v1/terrain.proto",
+        "terrain/v1/events.proto",
+        "terrain/v1/lifecycle.proto",
+    ];
     for proto in protos {
         println!("cargo:rerun-if-changed={proto}");
     }

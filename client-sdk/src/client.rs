@@ -1,16 +1,32 @@
-//! [`TerrainClient`]: the typed client over the generated tonic client.
+//! [`TerrainClient`]: the typed client over the generated tonic clients, and its
+//! height queries. Zone calls live in `zones.rs`, tile meshes in `mesh.rs`, event
+//! streams in `events.rs`: all are methods of the one client type.
 
 use std::time::Duration;
 
-use terrain_proto::v1::{self, terrain_service_client::TerrainServiceClient};
+use terrain_proto::v1::{
+    self, terrain_events_client::TerrainEventsClient,
+    terrain_lifecycle_client::TerrainLifecycleClient, terrain_service_client::TerrainServiceClient,
+};
 use tonic::{
     Request,
     metadata::{Ascii, MetadataValue},
     service::{Interceptor, interceptor::InterceptedService},
     transport::{Channel, Endpoint},
 };
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
-use crate::{ClientError, Height, Heightmap, Heights, RetryPolicy, WorldInfo};
+use crate::{
+    ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo, types::zone_id,
+};
+
+/// HTTP/2 flow-control windows: a tile mesh (about 100 KB) or a batch of 10,000
+/// heights fits in one window.
+pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
+pub(crate) const CONNECTION_WINDOW: u32 = 16 << 20;
+
+/// The channel type every generated client of this crate runs over.
+pub(crate) type AuthChannel = InterceptedService<Channel, BearerAuth>;
 
 /// Adds `authorization: Bearer <token>` to every request when a token is set.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +50,7 @@ pub struct ClientBuilder {
     request_timeout: Option<Duration>,
     retry: RetryPolicy,
     lazy: bool,
+    keepalive: Option<Duration>,
 }
 
 impl ClientBuilder {
@@ -47,6 +64,7 @@ impl ClientBuilder {
             request_timeout: Some(Duration::from_secs(30)),
             retry: RetryPolicy::default(),
             lazy: false,
+            keepalive: Some(Duration::from_secs(10)),
         }
     }
 
@@ -79,6 +97,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends HTTP/2 pings this often (and waits as long for the answer), so a
+    /// connection whose peer vanished without closing it (a network cut) is noticed
+    /// and open streams fail over to a new one. `None` disables it; default 10 s.
+    pub fn keepalive(mut self, interval: Option<Duration>) -> Self {
+        self.keepalive = interval;
+        self
+    }
+
     /// Builds the client, connecting now unless [`ClientBuilder::lazy`] is set.
     pub async fn connect(self) -> Result<TerrainClient, ClientError> {
         let invalid = |reason: String| ClientError::InvalidUrl {
@@ -88,7 +114,17 @@ impl ClientBuilder {
         let mut endpoint = Endpoint::from_shared(self.url.clone())
             .map_err(|e| invalid(e.to_string()))?
             .connect_timeout(self.connect_timeout)
-            .tcp_nodelay(true);
+            .tcp_nodelay(true)
+            // Large answers (meshes, big batches) arrive without waiting on window
+            // updates, which with delayed ACKs can stall a response by 40 ms.
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW);
+        if let Some(k) = self.keepalive {
+            endpoint = endpoint
+                .http2_keep_alive_interval(k)
+                .keep_alive_timeout(k)
+                .keep_alive_while_idle(true);
+        }
         if let Some(t) = self.request_timeout {
             endpoint = endpoint.timeout(t);
         }
@@ -113,8 +149,11 @@ impl ClientBuilder {
 /// HTTP/2 connection.
 #[derive(Debug, Clone)]
 pub struct TerrainClient {
-    inner: TerrainServiceClient<InterceptedService<Channel, BearerAuth>>,
-    retry: RetryPolicy,
+    pub(crate) inner: TerrainServiceClient<AuthChannel>,
+    pub(crate) events: TerrainEventsClient<AuthChannel>,
+    pub(crate) health: HealthClient<AuthChannel>,
+    pub(crate) lifecycle: TerrainLifecycleClient<AuthChannel>,
+    pub(crate) retry: RetryPolicy,
 }
 
 impl TerrainClient {
@@ -125,15 +164,49 @@ impl TerrainClient {
 
     /// A client over an existing channel.
     pub fn from_channel(channel: Channel, auth: BearerAuth, retry: RetryPolicy) -> Self {
-        let inner = TerrainServiceClient::with_interceptor(channel, auth)
+        let intercepted = InterceptedService::new(channel, auth);
+        let inner = TerrainServiceClient::new(intercepted.clone())
             .max_decoding_message_size(usize::MAX)
             .max_encoding_message_size(usize::MAX);
-        TerrainClient { inner, retry }
+        let events = TerrainEventsClient::new(intercepted.clone());
+        let lifecycle = TerrainLifecycleClient::new(intercepted.clone());
+        let health = HealthClient::new(intercepted);
+        TerrainClient {
+            inner,
+            events,
+            health,
+            lifecycle,
+            retry,
+        }
     }
 
-    /// The generated tonic client, for calls this type does not wrap yet.
-    pub fn raw(&self) -> TerrainServiceClient<InterceptedService<Channel, BearerAuth>> {
+    /// The generated tonic client, for raw protobuf access.
+    pub fn raw(&self) -> TerrainServiceClient<AuthChannel> {
         self.inner.clone()
+    }
+
+    /// The retry policy of idempotent calls.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        self.retry
+    }
+
+    /// `grpc.health.v1.Health/Check` for `service` (`""`: the whole server): true
+    /// when it reports `SERVING`. Retried like any read.
+    pub async fn is_serving(&mut self, service: &str) -> Result<bool, ClientError> {
+        let health = self.health.clone();
+        self.retry
+            .run("Health.Check", || {
+                let mut c = health.clone();
+                let req = HealthCheckRequest {
+                    service: service.to_string(),
+                };
+                async move {
+                    let r = c.check(req).await?.into_inner();
+                    Ok(r.status
+                        == tonic_health::pb::health_check_response::ServingStatus::Serving as i32)
+                }
+            })
+            .await
     }
 
     /// The worlds the server hosts, in its configuration order.
@@ -154,8 +227,19 @@ impl TerrainClient {
             .await
     }
 
-    /// The height at `(x, z)` in `world`.
+    /// The exact height at `(x, z)` in `world`.
     pub async fn height(&mut self, world: &str, x: f64, z: f64) -> Result<Height, ClientError> {
+        self.height_with_mode(world, x, z, HeightMode::Exact).await
+    }
+
+    /// The height at `(x, z)` in `world`: the exact field or the served surface.
+    pub async fn height_with_mode(
+        &mut self,
+        world: &str,
+        x: f64,
+        z: f64,
+        mode: HeightMode,
+    ) -> Result<Height, ClientError> {
         let inner = self.inner.clone();
         self.retry
             .run("GetHeight", || {
@@ -164,7 +248,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     x,
                     z,
-                    ..Default::default()
+                    mode: mode.to_proto(),
                 };
                 async move {
                     let r = c.get_height(req).await?.into_inner();
@@ -173,6 +257,7 @@ impl TerrainClient {
                         z: r.z,
                         height: r.height,
                         revision: r.revision,
+                        zone: zone_id(r.zone),
                     })
                 }
             })
@@ -186,6 +271,7 @@ impl TerrainClient {
         points: &[(f64, f64)],
     ) -> Result<Heights, ClientError> {
         let coordinates: Vec<f64> = points.iter().flat_map(|&(x, z)| [x, z]).collect();
+        let req_len = points.len();
         let inner = self.inner.clone();
         self.retry
             .run("GetHeights", || {
@@ -196,9 +282,16 @@ impl TerrainClient {
                 };
                 async move {
                     let r = c.get_heights(req).await?.into_inner();
+                    if r.heights.len() != req_len {
+                        return Err(ClientError::Protocol(format!(
+                            "{} heights for {req_len} points",
+                            r.heights.len()
+                        )));
+                    }
                     Ok(Heights {
                         heights: r.heights,
                         revision: r.revision,
+                        zones: r.zones.into_iter().map(zone_id).collect(),
                     })
                 }
             })
@@ -217,10 +310,12 @@ impl TerrainClient {
         let mut out = Heights {
             heights: Vec::with_capacity(points.len()),
             revision: u64::MAX,
+            zones: Vec::new(),
         };
         for chunk in points.chunks(batch.max(1)) {
             let part = self.heights(world, chunk).await?;
             out.heights.extend(part.heights);
+            out.zones.extend(part.zones);
             out.revision = out.revision.min(part.revision);
         }
         if points.is_empty() {

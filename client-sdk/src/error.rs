@@ -26,6 +26,10 @@ pub enum ClientError {
     /// The call did not finish within its deadline.
     #[error("deadline exceeded: {0}")]
     DeadlineExceeded(String),
+    /// The server's answer does not make sense (a field missing or out of its
+    /// domain); names what is wrong.
+    #[error("malformed answer: {0}")]
+    Protocol(String),
     /// The URL could not be parsed.
     #[error("invalid url {url:?}: {reason}")]
     InvalidUrl { url: String, reason: String },

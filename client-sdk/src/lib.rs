@@ -1,26 +1,60 @@
-//! A typed async client for the terrain server's gRPC API.
+//! A typed async client for the terrain server's gRPC API, a local exact replica of
+//! a world, and `terrain-load`, a ghz-compatible load generator.
 //!
-//! - [`TerrainClient`]: connect with [`ClientBuilder`] (URL, optional bearer token,
-//!   timeouts, retry policy), then call the service with Rust types.
+//! - [`TerrainClient`] (`client.rs`, `zones.rs`, `mesh.rs`, `events.rs`,
+//!   `lifecycle.rs`): connect with [`ClientBuilder`] (URL, optional bearer token,
+//!   timeouts, keepalive, retry policy), then call every RPC of `TerrainService`,
+//!   `TerrainEvents` and `TerrainLifecycle` with Rust types; zones are
+//!   `terrain-core`'s [`FlatZone`] and [`ZoneSpec`].
 //! - [`ClientError`]: typed failures (invalid argument with the offending field, not
 //!   found, unauthenticated, unavailable, ...).
-//! - [`RetryPolicy`]: exponential backoff, applied to idempotent calls only (every
-//!   call of this version is a read, so all of them).
+//! - [`RetryPolicy`]: exponential backoff for idempotent calls; the two mutations
+//!   (`register_flat_zone`, `unregister_flat_zone`) are never retried.
+//! - [`Subscription`]: an event stream that reconnects and resumes from the last
+//!   revision it delivered, so every event arrives exactly once and in order, and
+//!   that surfaces or performs a `resync`.
+//! - [`LocalTerrain`]: the world's terrain in-process, following the event stream,
+//!   answering `height_at` with the server's exact bits at [`LocalTerrain::revision`].
+//! - [`load`]: the library behind the `terrain-load` binary.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_client::ClientError> {
 //! let mut client = terrain_client::TerrainClient::connect("http://127.0.0.1:8080").await?;
 //! let h = client.height("main", 10.0, -20.0).await?;
 //! println!("height {} m at revision {}", h.height, h.revision);
+//! let replica = terrain_client::LocalTerrain::open(client, "main").await?;
+//! assert_eq!(replica.height_at(10.0, -20.0).to_bits(), h.height.to_bits());
 //! # Ok(()) }
 //! ```
 
 mod client;
 mod error;
+mod events;
+mod lifecycle;
+pub mod load;
+mod mesh;
+mod replica;
 mod retry;
+mod subscription;
 mod types;
+mod zones;
 
 pub use client::{BearerAuth, ClientBuilder, TerrainClient};
 pub use error::ClientError;
+pub use events::{Area, CauseKind, EventStream, StreamMessage, TileEvent};
+pub use lifecycle::{
+    CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Tile, TileChange, TileSets,
+    TileTransition, Viewer, ViewerTracker, ZoneClass,
+};
+pub use mesh::TileMesh;
+pub use replica::{LocalTerrain, Snapshot, build_terrain};
 pub use retry::RetryPolicy;
-pub use types::{Height, Heightmap, Heights, WorldInfo};
+pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
+pub use terrain_core::{
+    FlatZone,
+    zones::{Shape, ZoneHeight, ZoneSpec},
+};
+pub use types::{
+    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, WorldInfo, WorldLayout,
+    ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
+};

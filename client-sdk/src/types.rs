@@ -1,8 +1,16 @@
 //! Plain Rust types for the service's answers (no protobuf types in the public API).
+//! Zones are `terrain-core`'s own [`FlatZone`] and [`ZoneSpec`], so what the client
+//! receives is exactly what a local [`terrain_core::Terrain`] consumes.
 
+use terrain_core::{
+    FlatZone,
+    zones::{Shape, ZoneHeight, ZoneSpec},
+};
 use terrain_proto::v1;
 
-/// A hosted world.
+use crate::ClientError;
+
+/// A hosted world: what a local replica needs to build its generator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorldInfo {
     pub id: String,
@@ -15,6 +23,24 @@ pub struct WorldInfo {
     pub tile_resolution: u32,
     /// The world's revision when it was listed.
     pub revision: u64,
+    /// How overlapping zones combine: `"layered"` or `"hyperscape"`.
+    pub overlap: String,
+    /// The number of registered flat zones when it was listed.
+    pub zones: u64,
+    /// The layout layer, for worlds with one.
+    pub layout: Option<WorldLayout>,
+}
+
+/// A world's layout layer, as listed: with the world's generator and seed, everything
+/// its hubs, spokes and flattening derive from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldLayout {
+    /// `"grid"`, `"zigzag"`, `"rings"` or `"chaotic"`.
+    pub pattern: String,
+    /// `"grid"` or `"planar"`.
+    pub spokes: String,
+    pub chunk_size: f64,
+    pub cell_size: f64,
 }
 
 impl From<v1::World> for WorldInfo {
@@ -26,12 +52,39 @@ impl From<v1::World> for WorldInfo {
             tile_size: w.tile_size,
             tile_resolution: w.tile_resolution,
             revision: w.revision,
+            overlap: w.overlap,
+            zones: w.zones,
+            layout: w.layout.map(|l| WorldLayout {
+                pattern: l.pattern,
+                spokes: l.spokes,
+                chunk_size: l.chunk_size,
+                cell_size: l.cell_size,
+            }),
+        }
+    }
+}
+
+/// Which height a point query answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeightMode {
+    /// The continuous field: generator plus flat zones (what `LocalTerrain` computes).
+    #[default]
+    Exact,
+    /// The plane of the served mesh triangle under the point.
+    Surface,
+}
+
+impl HeightMode {
+    pub(crate) fn to_proto(self) -> i32 {
+        match self {
+            HeightMode::Exact => v1::HeightMode::Exact as i32,
+            HeightMode::Surface => v1::HeightMode::Surface as i32,
         }
     }
 }
 
 /// The height at one point.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Height {
     pub x: f64,
     pub z: f64,
@@ -39,6 +92,8 @@ pub struct Height {
     pub height: f64,
     /// The world revision the height reflects.
     pub revision: u64,
+    /// The flat zone that decided the height; `None` where the terrain did.
+    pub zone: Option<String>,
 }
 
 /// Heights at many points, in request order.
@@ -46,6 +101,8 @@ pub struct Height {
 pub struct Heights {
     pub heights: Vec<f64>,
     pub revision: u64,
+    /// The deciding zone per point (`None` where the terrain decided).
+    pub zones: Vec<Option<String>>,
 }
 
 /// A regular grid of heights: sample `(ix, iz)` is at `(x0 + ix*step, z0 + iz*step)`
@@ -70,5 +127,158 @@ impl Heightmap {
         self.heights
             .get(iz as usize * self.nx as usize + ix as usize)
             .copied()
+    }
+}
+
+/// A registered zone (height resolved) with the revision that registered or last
+/// replaced it; layered worlds stack zones in (priority, revision) order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneEntry {
+    pub zone: FlatZone,
+    pub revision: u64,
+}
+
+/// What a registration did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoneChange {
+    Registered,
+    Replaced,
+    /// Identical to the registered zone: no revision taken, no event sent.
+    Unchanged,
+}
+
+/// The answer to a registration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registered {
+    pub zone: ZoneEntry,
+    /// The revision the change took (the current one when unchanged).
+    pub revision: u64,
+    /// The tiles whose heights or normals changed, row-major.
+    pub tiles: Vec<(i64, i64)>,
+    pub change: ZoneChange,
+}
+
+/// The answer to a removal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unregistered {
+    pub revision: u64,
+    pub tiles: Vec<(i64, i64)>,
+}
+
+/// Every zone of a world, in registration order, as of `revision`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneList {
+    pub zones: Vec<ZoneEntry>,
+    pub revision: u64,
+}
+
+/// One zone (or none) and the world's revision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneAnswer {
+    pub zone: Option<ZoneEntry>,
+    pub revision: u64,
+}
+
+pub(crate) fn tiles_from_proto(tiles: Vec<v1::TileKey>) -> Vec<(i64, i64)> {
+    tiles.into_iter().map(|t| (t.x, t.z)).collect()
+}
+
+/// The protobuf form of a zone to register: `id` and the author's description.
+pub(crate) fn zone_to_proto(id: &str, spec: &ZoneSpec) -> v1::FlatZone {
+    let (width, depth, radius) = match spec.shape {
+        Shape::Rect { width, depth } => (Some(width), Some(depth), None),
+        Shape::Circle { radius } => (None, None, Some(radius)),
+    };
+    let (height, height_offset) = match spec.height {
+        ZoneHeight::Absolute(h) => (Some(h), None),
+        ZoneHeight::Offset(o) => (None, Some(o)),
+    };
+    v1::FlatZone {
+        id: id.to_string(),
+        center_x: spec.center_x,
+        center_z: spec.center_z,
+        width,
+        depth,
+        radius,
+        height,
+        height_offset,
+        blend_radius: spec.blend_radius,
+        carve_inset: spec.carve_inset,
+        priority: spec.priority,
+        revision: 0,
+    }
+}
+
+/// A zone as the server answers it (height resolved), or why the answer is malformed.
+pub(crate) fn zone_from_proto(z: v1::FlatZone) -> Result<ZoneEntry, ClientError> {
+    let bad = |what: &str| ClientError::Protocol(format!("zone {:?}: {what}", z.id));
+    let shape = match (z.width, z.depth, z.radius) {
+        (Some(width), Some(depth), None) => Shape::Rect { width, depth },
+        (None, None, Some(radius)) => Shape::Circle { radius },
+        _ => return Err(bad("neither width and depth nor radius")),
+    };
+    let height = z.height.ok_or_else(|| bad("no resolved height"))?;
+    Ok(ZoneEntry {
+        zone: FlatZone {
+            id: z.id,
+            center_x: z.center_x,
+            center_z: z.center_z,
+            shape,
+            height,
+            blend_radius: z.blend_radius,
+            carve_inset: z.carve_inset,
+            priority: z.priority,
+        },
+        revision: z.revision,
+    })
+}
+
+pub(crate) fn zone_change(s: &str) -> Result<ZoneChange, ClientError> {
+    match s {
+        "registered" => Ok(ZoneChange::Registered),
+        "replaced" => Ok(ZoneChange::Replaced),
+        "unchanged" => Ok(ZoneChange::Unchanged),
+        other => Err(ClientError::Protocol(format!("unknown change {other:?}"))),
+    }
+}
+
+/// The non-empty zone id of an answer, as an option.
+pub(crate) fn zone_id(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zones_round_trip_through_protobuf() {
+        let spec = ZoneSpec {
+            center_x: 1.5,
+            center_z: -2.25,
+            shape: Shape::Circle { radius: 4.0 },
+            height: ZoneHeight::Absolute(12.125),
+            blend_radius: 2.0,
+            carve_inset: 0.5,
+            priority: 3,
+        };
+        let mut message = zone_to_proto("pad", &spec);
+        assert_eq!((message.radius, message.width), (Some(4.0), None));
+        message.revision = 7;
+        let entry = zone_from_proto(message).expect("valid");
+        assert_eq!(entry.revision, 7);
+        assert_eq!(entry.zone, spec.resolve("pad", 99.0));
+        let offset = zone_to_proto(
+            "o",
+            &ZoneSpec {
+                height: ZoneHeight::Offset(0.5),
+                ..spec
+            },
+        );
+        assert_eq!((offset.height, offset.height_offset), (None, Some(0.5)));
+        assert!(matches!(
+            zone_from_proto(offset),
+            Err(ClientError::Protocol(_))
+        ));
     }
 }

@@ -1,9 +1,17 @@
-//! [`Terrain`]: a world's generator with its flat zones on top: the height every
-//! party must agree on.
+//! [`Terrain`]: a world's generator, its optional layout and its flat zones on top:
+//! the height every party must agree on.
+//!
+//! With a layout ([`Terrain::with_layout`]) the layout sits between the generator and
+//! the zones: the ground is `layout.apply(x, z, generator.height(x, z))`, and what zones
+//! blend toward (and resolve `heightOffset` against) is
+//! `layout.apply(x, z, generator.procedural(x, z))`. Without one, both are the
+//! generator's own.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::generator::{Generator, Grid, WorldGenerator};
+use crate::layout::LayoutSurface;
 use crate::zones::{FlatZone, Reach, ZoneSet, set::Lookup};
 
 /// How far from a point the generator may sample (hyperscape's shoreline reads four
@@ -19,16 +27,38 @@ pub struct Sample<'a> {
     pub zone: Option<(&'a FlatZone, Reach)>,
 }
 
-/// A generator and the flat zones registered over it.
+/// A generator, its layout if any, and the flat zones registered over them.
 #[derive(Debug, Clone)]
 pub struct Terrain {
     generator: WorldGenerator,
+    /// Shared: its caches serve every copy of the terrain.
+    layout: Option<Arc<LayoutSurface>>,
     zones: ZoneSet,
 }
 
 impl Terrain {
     pub fn new(generator: WorldGenerator, zones: ZoneSet) -> Self {
-        Terrain { generator, zones }
+        Terrain {
+            generator,
+            layout: None,
+            zones,
+        }
+    }
+
+    /// The terrain with `layout` between its generator and its zones. The layout must
+    /// have been built over the same generator (its hub heights are that generator's).
+    pub fn with_layout(mut self, layout: Arc<LayoutSurface>) -> Self {
+        self.layout = Some(layout);
+        self
+    }
+
+    pub fn layout(&self) -> Option<&LayoutSurface> {
+        self.layout.as_deref()
+    }
+
+    /// The shared handle of the layout, if any.
+    pub fn layout_arc(&self) -> Option<&Arc<LayoutSurface>> {
+        self.layout.as_ref()
     }
 
     pub fn generator(&self) -> &WorldGenerator {
@@ -45,15 +75,29 @@ impl Terrain {
 
     /// The height zones blend toward at `(x, z)` (hyperscape: procedural with mountain
     /// boost, without shoreline), which also resolves a zone's `heightOffset`.
+    /// With a layout, the layout applied to it.
     pub fn procedural(&self, x: f64, z: f64) -> f64 {
-        self.generator.procedural(x, z)
+        let p = self.generator.procedural(x, z);
+        match &self.layout {
+            Some(l) => l.apply(x, z, p),
+            None => p,
+        }
+    }
+
+    /// The ground no zone reaches: the generator's height, with the layout applied.
+    fn ground(&self, x: f64, z: f64) -> f64 {
+        let h = self.generator.height(x, z);
+        match &self.layout {
+            Some(l) => l.apply(x, z, h),
+            None => h,
+        }
     }
 
     /// The height at `(x, z)` and the zone (if any) that decided it: a zone's value
     /// where one reaches the point (ALGORITHM.md §6.6 step 1), else the generator's
     /// height, whose neighbour samples see the zones (§5.2).
     pub fn sample(&self, x: f64, z: f64) -> Sample<'_> {
-        let procedural = |x, z| self.generator.procedural(x, z);
+        let procedural = |x, z| self.procedural(x, z);
         let height = match self.zones.lookup(x, z, SAMPLE_REACH, procedural) {
             Lookup::Zone(s) => {
                 return Sample {
@@ -62,7 +106,7 @@ impl Terrain {
                 };
             }
             Lookup::Near => self.height_near_zones(x, z),
-            Lookup::Clear => self.generator.height(x, z),
+            Lookup::Clear => self.ground(x, z),
         };
         Sample { height, zone: None }
     }
@@ -90,14 +134,18 @@ impl Terrain {
     }
 
     /// The height at a point no zone reaches but one lies within the generator's
-    /// sampling reach of.
+    /// sampling reach of (with the layout applied to the generator's answer).
     fn height_near_zones(&self, x: f64, z: f64) -> f64 {
         let zone_at = |nx: f64, nz: f64| {
             self.zones
-                .sample(nx, nz, |x, z| self.generator.procedural(x, z))
+                .sample(nx, nz, |x, z| self.procedural(x, z))
                 .map(|s| s.height)
         };
-        self.generator.height_near_zones(x, z, &zone_at)
+        let h = self.generator.height_near_zones(x, z, &zone_at);
+        match &self.layout {
+            Some(l) => l.apply(x, z, h),
+            None => h,
+        }
     }
 }
 
@@ -107,17 +155,29 @@ impl Generator for Terrain {
     }
 
     fn procedural(&self, x: f64, z: f64) -> f64 {
-        self.generator.procedural(x, z)
+        Terrain::procedural(self, x, z)
     }
 
-    /// The generator's area path, then the points zones can affect redone one by one.
+    /// The generator's area path, the layout applied, then the points zones can
+    /// affect redone one by one.
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         self.generator.fill_axes(xs, zs, out);
+        if let Some(l) = &self.layout {
+            l.apply_area(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
+        }
         self.redo_near_zones(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
     }
 
     fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {
         self.generator.fill_rows(grid, rows.clone(), out);
+        if let Some(l) = &self.layout {
+            l.apply_area(
+                grid.nx,
+                rows.clone().map(|iz| grid.z(iz)),
+                |ix| grid.x(ix),
+                out,
+            );
+        }
         self.redo_near_zones(grid.nx, rows.map(|iz| grid.z(iz)), |ix| grid.x(ix), out);
     }
 }

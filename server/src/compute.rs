@@ -56,6 +56,11 @@ impl Compute {
         })
     }
 
+    /// The number of threads in the pool.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
     /// Runs `job` on the pool and waits for its answer without blocking the runtime.
     /// Rayon parallel iterators inside `job` use this pool.
     pub async fn run<T, F>(&self, job: F) -> Result<T, ComputeError>

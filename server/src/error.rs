@@ -96,6 +96,12 @@ pub enum ApiError {
     /// No flat zone with this id is registered in the world.
     #[error("id: no flat zone {id:?} in world {world:?}")]
     UnknownZone { world: String, id: String },
+    /// No viewer with this id is reported in the world (by this caller).
+    #[error("id: no viewer {id:?} in world {world:?}")]
+    UnknownViewer { world: String, id: String },
+    /// The world has no layout layer to query.
+    #[error("world: world {world:?} has no layout layer (configure [worlds.layout])")]
+    NoLayout { world: String },
     /// The request is larger than a configured limit.
     #[error("{field}: {reason}")]
     TooLarge { field: Field, reason: String },
@@ -148,9 +154,11 @@ impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::InvalidArgument { .. } => ErrorCode::InvalidArgument,
-            ApiError::UnknownWorld { .. } | ApiError::UnknownZone { .. } | ApiError::NoRoute(_) => {
-                ErrorCode::NotFound
-            }
+            ApiError::UnknownWorld { .. }
+            | ApiError::UnknownZone { .. }
+            | ApiError::UnknownViewer { .. }
+            | ApiError::NoLayout { .. }
+            | ApiError::NoRoute(_) => ErrorCode::NotFound,
             ApiError::TooLarge { .. } => ErrorCode::ResourceExhausted,
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
@@ -165,8 +173,8 @@ impl ApiError {
             ApiError::InvalidArgument { field, .. } | ApiError::TooLarge { field, .. } => {
                 Some(field)
             }
-            ApiError::UnknownWorld { .. } => Some("world"),
-            ApiError::UnknownZone { .. } => Some("id"),
+            ApiError::UnknownWorld { .. } | ApiError::NoLayout { .. } => Some("world"),
+            ApiError::UnknownZone { .. } | ApiError::UnknownViewer { .. } => Some("id"),
             ApiError::Unauthenticated(_) => Some("authorization"),
             _ => None,
         }

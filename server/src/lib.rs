@@ -44,6 +44,7 @@ pub mod config;
 pub mod error;
 pub mod events;
 pub mod healthcheck;
+pub mod lifecycle;
 pub mod mesh;
 pub mod metrics;
 pub mod query;

@@ -24,6 +24,15 @@
 //! | `terrain_events_published_total` | `world` |
 //! | `terrain_events_sent_total` | `world` (events delivered to subscribers' streams) |
 //! | `terrain_event_subscribers_dropped_total` | `world` (slow subscribers cut off) |
+//! | `terrain_viewers` (gauge) | `world` |
+//! | `terrain_live_tiles` (gauge) | `world`, `ring` (`sim`, `spawn`, `active`) |
+//! | `terrain_lifecycle_queue` (gauge) | `world` (tiles waiting for generation) |
+//! | `terrain_lifecycle_generated_total` | `world` (tile meshes built ahead of viewers) |
+//! | `terrain_lifecycle_dropped_total` | `world` (queued generation dropped, no longer needed) |
+//! | `terrain_lifecycle_culled_total` | `world` |
+//! | `terrain_layout_chunks` (gauge) | `world` (layout chunks held) |
+//! | `terrain_layout_chunks_dropped_total` | `world` (layout chunks garbage-collected) |
+//! | `terrain_bake_seconds` (gauge) | `world` (how long the start-up bake took) |
 //!
 //! The flat-zone metrics are brought up to date at each scrape.
 //!
@@ -130,6 +139,37 @@ impl Metrics {
             describe_counter!(
                 "terrain_event_subscribers_dropped_total",
                 "Slow event subscribers cut off with a resync, by world"
+            );
+            describe_gauge!("terrain_viewers", "Reported viewers, by world");
+            describe_gauge!(
+                "terrain_live_tiles",
+                "Tiles in some viewer's ring, by world and ring"
+            );
+            describe_gauge!(
+                "terrain_lifecycle_queue",
+                "Tiles waiting for generation, by world"
+            );
+            describe_counter!(
+                "terrain_lifecycle_generated_total",
+                "Tile meshes built ahead of viewers, by world"
+            );
+            describe_counter!(
+                "terrain_lifecycle_dropped_total",
+                "Queued tile generation dropped because no viewer needed the tile any more, by world"
+            );
+            describe_counter!(
+                "terrain_lifecycle_culled_total",
+                "Tiles released after the grace period outside every active ring, by world"
+            );
+            describe_gauge!("terrain_layout_chunks", "Layout chunks held, by world");
+            describe_counter!(
+                "terrain_layout_chunks_dropped_total",
+                "Layout chunks dropped beyond the GC radius, by world"
+            );
+            describe_gauge!(
+                "terrain_bake_seconds",
+                metrics::Unit::Seconds,
+                "Duration of the world's start-up bake"
             );
         });
         Ok(metrics)
@@ -243,6 +283,51 @@ impl Metrics {
         self.with(|| {
             counter!("terrain_tiles_regenerated_total", "world" => world.to_string())
                 .increment(n as u64);
+        });
+    }
+
+    /// Sets the lifecycle gauges of `world`.
+    pub fn lifecycle_state(&self, world: &str, viewers: usize, live: [usize; 3], queued: usize) {
+        self.with(|| {
+            let w = world.to_string();
+            gauge!("terrain_viewers", "world" => w.clone()).set(viewers as f64);
+            for (ring, n) in ["sim", "spawn", "active"].into_iter().zip(live) {
+                gauge!("terrain_live_tiles", "world" => w.clone(), "ring" => ring).set(n as f64);
+            }
+            gauge!("terrain_lifecycle_queue", "world" => w).set(queued as f64);
+        });
+    }
+
+    /// Adds to the lifecycle counters of `world`.
+    pub fn lifecycle_counts(&self, world: &str, generated: u64, dropped: u64, culled: u64) {
+        self.with(|| {
+            for (name, n) in [
+                ("terrain_lifecycle_generated_total", generated),
+                ("terrain_lifecycle_dropped_total", dropped),
+                ("terrain_lifecycle_culled_total", culled),
+            ] {
+                if n > 0 {
+                    counter!(name, "world" => world.to_string()).increment(n);
+                }
+            }
+        });
+    }
+
+    /// Sets the layout chunks `world` holds and counts `dropped` ones.
+    pub fn layout_chunks(&self, world: &str, held: usize, dropped: usize) {
+        self.with(|| {
+            gauge!("terrain_layout_chunks", "world" => world.to_string()).set(held as f64);
+            if dropped > 0 {
+                counter!("terrain_layout_chunks_dropped_total", "world" => world.to_string())
+                    .increment(dropped as u64);
+            }
+        });
+    }
+
+    /// Records how long `world`'s start-up bake took.
+    pub fn baked(&self, world: &str, elapsed: Duration) {
+        self.with(|| {
+            gauge!("terrain_bake_seconds", "world" => world.to_string()).set(elapsed.as_secs_f64());
         });
     }
 

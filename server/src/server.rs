@@ -13,7 +13,7 @@ use std::{
     future::IntoFuture, net::SocketAddr, path::PathBuf, pin::pin, sync::Arc, time::Duration,
 };
 
-use axum::Router;
+use axum::{Router, serve::ListenerExt};
 use tokio::{net::TcpListener, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
@@ -24,6 +24,7 @@ use crate::{
     compute::{Compute, ComputeError},
     config::{Config, ConfigError, StoreConfig},
     events::Events,
+    lifecycle::{Lifecycles, bake},
     mesh::MeshCache,
     metrics::Metrics,
     query::QueryEngine,
@@ -87,6 +88,8 @@ pub enum ServeError {
     },
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
+    #[error("baking the worlds: {0}")]
+    Bake(crate::error::ApiError),
 }
 
 /// Either way the server can fail.
@@ -107,6 +110,8 @@ pub struct Server {
     state: Arc<ApiState>,
     shutdown_timeout: Duration,
     stats_interval: Duration,
+    /// Tiles meshed around each spawn point before ready, if any.
+    warm_radius: Option<u32>,
     /// Closed when serving ends, so the data directory is free for the next server.
     store: Arc<ZoneStore>,
     /// The followers of a shared store (`store.kind = "nats"`).
@@ -131,6 +136,14 @@ impl Server {
             Arc::clone(&metrics),
         ));
         let (worlds, store, replication) = open_worlds(&config, &events, &meshes).await?;
+        let lifecycles = Arc::new(Lifecycles::new(
+            &worlds,
+            config.lifecycle,
+            config.limits.max_coordinate,
+            &meshes,
+            &metrics,
+            &compute,
+        ));
         let engine = QueryEngine::new(worlds, config.limits, compute, Arc::clone(&metrics), meshes);
         let state = Arc::new(ApiState {
             engine,
@@ -138,6 +151,7 @@ impl Server {
             metrics,
             auth: Auth::new(config.admin_token.clone()),
             events,
+            lifecycles,
         });
         let router = api::router(Arc::clone(&state))?;
         let addr = config.listen;
@@ -154,6 +168,7 @@ impl Server {
             state,
             shutdown_timeout: config.shutdown_timeout,
             stats_interval: config.stats_interval,
+            warm_radius: config.lifecycle.warm_radius,
             store,
             replication,
         })
@@ -179,11 +194,38 @@ impl Server {
             shutdown.clone(),
         ));
         let stop_accepting = CancellationToken::new();
-        let serve = axum::serve(self.listener, self.router)
+        // No Nagle: a response written in pieces (a large mesh, its trailers) would
+        // otherwise wait for the client's delayed ACK, 40 ms on Linux.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                warn!(error = %e, "TCP_NODELAY");
+            }
+        });
+        let serve = axum::serve(listener, self.router)
             .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
             .into_future();
         let mut serve = pin!(serve);
-        self.state.readiness.set(true).await;
+        let engine = &self.state.engine;
+        let threads = engine.compute().threads();
+        self.state.lifecycles.spawn_tasks(threads, &shutdown);
+        let bake = async {
+            for world in engine.worlds().iter() {
+                let baked = bake::bake(
+                    world,
+                    engine.meshes(),
+                    engine.compute(),
+                    self.warm_radius,
+                    threads,
+                )
+                .await?;
+                self.state.metrics.baked(world.id(), baked.elapsed);
+            }
+            self.state.readiness.set(true).await;
+            info!("ready: every world baked");
+            Ok::<_, crate::error::ApiError>(())
+        };
+        let mut bake = pin!(bake);
+        let mut baking = true;
         let replication = self.replication.clone().map(|r| {
             tokio::spawn(follow::report_readiness(
                 r,
@@ -192,10 +234,21 @@ impl Server {
             ))
         });
 
-        tokio::select! {
-            biased;
-            () = shutdown.cancelled() => {}
-            result = &mut serve => {
+        loop {
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                result = &mut bake, if baking => {
+                    baking = false;
+                    if let Err(err) = result {
+                        upkeep.abort();
+                        zone_stats.abort();
+                        stop_following(self.replication, replication);
+                        close(self.store).await;
+                        return Err(ServeError::Bake(err));
+                    }
+                }
+                result = &mut serve => {
                 // axum only returns early if the listener fails for good.
                 upkeep.abort();
                 zone_stats.abort();
@@ -203,12 +256,14 @@ impl Server {
                 close(self.store).await;
                 return result.map_err(|source| ServeError::Io { addr, source });
             }
+            }
         }
         let timeout = self.shutdown_timeout;
         info!(?timeout, "shutting down: draining in-flight requests");
         self.state.readiness.set(false).await;
-        // Open event streams end now, so they do not hold up the drain.
+        // Open event and lifecycle streams end now, so they do not hold up the drain.
         self.state.events.close();
+        self.state.lifecycles.close();
         stop_accepting.cancel();
         let result = match tokio::time::timeout(timeout, &mut serve).await {
             Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),

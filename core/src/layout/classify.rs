@@ -168,26 +168,52 @@ impl Index {
 
     fn classify(&self, x: f64, z: f64) -> ZoneClass {
         let chunk = (self.chunk_of(x), self.chunk_of(z));
-        // Hub discs lie inside their chunk, so only this chunk's hubs can hold the point.
-        let hub = self.hubs.get(&chunk).into_iter().flatten().find(|h| {
-            let (dx, dz) = (x - h.x, z - h.z);
-            dx * dx + dz * dz <= h.r * h.r
-        });
-        if let Some(h) = hub {
-            return ZoneClass::Hub(h.id.clone());
+        let hubs = self.hubs.get(&chunk).into_iter().flatten();
+        let spokes = self.spokes.get(&chunk).into_iter().flatten();
+        let axes = spokes.map(|s| (s.a_at, s.b_at));
+        match class_at(chunk, hubs, axes, self.half_width, x, z) {
+            Found::Hub(h) => ZoneClass::Hub(h.id.clone()),
+            Found::Spoke => ZoneClass::Spoke,
+            Found::Wilds => ZoneClass::Wilds,
         }
-        let w2 = self.half_width * self.half_width;
-        let near_spoke = self
-            .spokes
-            .get(&chunk)
-            .into_iter()
-            .flatten()
-            .any(|s| segment_dist2((x, z), s.a_at, s.b_at) <= w2);
-        if near_spoke {
-            ZoneClass::Spoke
-        } else {
-            ZoneClass::Wilds
-        }
+    }
+}
+
+/// What [`class_at`] found at a point, borrowing the hub.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Found<'a> {
+    Hub(&'a Hub),
+    Spoke,
+    Wilds,
+}
+
+/// The class of `(x, z)`, a point of `chunk`, given every hub of that chunk in key
+/// order (others are skipped: hub discs lie inside their chunk) and the axes of at
+/// least every spoke whose corridor of `half_width` reaches the point. The single rule
+/// behind [`classify`], [`classify_grid`] and the cells of a layout surface.
+pub(crate) fn class_at<'a>(
+    chunk: (i64, i64),
+    hubs: impl IntoIterator<Item = &'a Hub>,
+    axes: impl IntoIterator<Item = ((f64, f64), (f64, f64))>,
+    half_width: f64,
+    x: f64,
+    z: f64,
+) -> Found<'a> {
+    let hub = hubs.into_iter().find(|h| {
+        let (dx, dz) = (x - h.x, z - h.z);
+        h.chunk == chunk && dx * dx + dz * dz <= h.r * h.r
+    });
+    if let Some(h) = hub {
+        return Found::Hub(h);
+    }
+    let w2 = half_width * half_width;
+    if axes
+        .into_iter()
+        .any(|(a, b)| segment_dist2((x, z), a, b) <= w2)
+    {
+        Found::Spoke
+    } else {
+        Found::Wilds
     }
 }
 

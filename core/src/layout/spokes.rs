@@ -35,6 +35,10 @@ pub struct Spoke {
     pub a_at: (f64, f64),
     /// Centre of hub `b`, `(x, z)` metres.
     pub b_at: (f64, f64),
+    /// Radius of hub `a`, metres.
+    pub a_r: f64,
+    /// Radius of hub `b`, metres.
+    pub b_r: f64,
 }
 
 /// Hubs and spokes of an area.
@@ -103,6 +107,8 @@ pub(crate) fn build_with(
             b: b.id,
             a_at: (a.x, a.z),
             b_at: (b.x, b.z),
+            a_r: a.r,
+            b_r: b.r,
         })
         .collect();
     Ok(Layout { hubs, spokes })

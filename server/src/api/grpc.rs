@@ -21,7 +21,7 @@ use tonic::{Code, Request, Status, service::Routes};
 
 use crate::{
     api::{ApiState, RouterError, grpc_mesh, grpc_zones},
-    config::Limits,
+    config::{Limits, lifecycle},
     query::{BatchNaming, HeightmapRequest, ZoneIds},
     world::World,
 };
@@ -118,6 +118,12 @@ async fn world_message(world: &World) -> pb::World {
         revision: state.revision(),
         overlap: state.zones().overlap().as_str().to_string(),
         zones: state.zones().len() as u64,
+        layout: world.layer().map(|l| pb::WorldLayout {
+            pattern: lifecycle::pattern_name(l.layout.pattern).to_string(),
+            spokes: lifecycle::spokes_name(l.layout.spokes).to_string(),
+            chunk_size: l.layout.chunk_size,
+            cell_size: l.layout.cell_size,
+        }),
     }
 }
 

@@ -59,7 +59,7 @@ fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
         .collect()
 }
 
-fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
+pub fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
     state
         .auth
         .check(metadata.get("authorization").map(|v| v.as_bytes()))

@@ -37,13 +37,16 @@ use crate::{
         params::{self, Params},
     },
     compute::OFFLOAD_THRESHOLD,
-    config::Limits,
+    config::{Limits, lifecycle},
     error::ApiError,
     query::{BatchNaming, HeightmapRequest, QueryEngine, ZoneIds},
 };
 
 /// The response header carrying the world revision of a binary answer.
 pub const REVISION_HEADER: HeaderName = HeaderName::from_static("x-terrain-revision");
+/// Mesh answers: `hit` when the mesh came from the cache, `miss` when it was built
+/// for the request.
+pub const CACHE_HEADER: HeaderName = HeaderName::from_static("x-terrain-cache");
 
 /// Bytes allowed per JSON point, generous enough for pretty-printed 17-digit numbers.
 const JSON_BYTES_PER_POINT: usize = 128;
@@ -67,6 +70,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/heightmap", get(heightmap))
         .merge(super::http_zones::routes())
         .merge(super::http_mesh::routes())
+        .merge(super::http_lifecycle::routes())
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }
@@ -109,6 +113,18 @@ struct WorldBody {
     revision: u64,
     overlap: &'static str,
     zones: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layout: Option<WorldLayoutBody>,
+}
+
+/// A world's layout layer, as `ListWorlds` reports it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WorldLayoutBody {
+    pattern: &'static str,
+    spokes: &'static str,
+    chunk_size: f64,
+    cell_size: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -133,6 +149,12 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
             revision,
             overlap,
             zones,
+            layout: w.layer().map(|l| WorldLayoutBody {
+                pattern: lifecycle::pattern_name(l.layout.pattern),
+                spokes: lifecycle::spokes_name(l.layout.spokes),
+                chunk_size: l.layout.chunk_size,
+                cell_size: l.layout.cell_size,
+            }),
         });
     }
     Json(WorldsBody { worlds })

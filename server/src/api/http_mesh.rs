@@ -28,7 +28,10 @@ use serde::{Serialize, Serializer};
 use terrain_core::mesh::{Indices, to_glb};
 
 use crate::{
-    api::{ApiState, http::REVISION_HEADER},
+    api::{
+        ApiState,
+        http::{CACHE_HEADER, REVISION_HEADER},
+    },
     error::ApiError,
     mesh::ServedMesh,
     query::{HeightMode, mesh::TileFields},
@@ -119,6 +122,7 @@ async fn serve(
     let served = engine.tile_mesh(world, tile, &fields).await?;
     let tag = etag(world.id(), tile, served.mesh.version);
     let revision = HeaderValue::from(served.revision);
+    let cache = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
     let body = engine
         .compute()
         .run(move || encode(&served))
@@ -128,6 +132,7 @@ async fn serve(
         (CONTENT_TYPE, HeaderValue::from_static(content_type)),
         (ETAG, tag),
         (REVISION_HEADER, revision),
+        (CACHE_HEADER, cache),
     ];
     Ok((head, body).into_response())
 }

@@ -11,6 +11,9 @@
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
 //!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
+//! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
+//!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
+//!   (`terrain.v1.TerrainLifecycle`).
 //!
 //! Routing: tonic's services live under `/{package.Service}/...`; everything else is
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
@@ -19,10 +22,14 @@
 pub mod body;
 pub mod grpc;
 pub mod grpc_events;
+pub mod grpc_layout;
+pub mod grpc_lifecycle;
 pub mod grpc_mesh;
 pub mod grpc_zones;
 pub mod health;
 pub mod http;
+pub mod http_layout;
+pub mod http_lifecycle;
 pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;
@@ -42,7 +49,10 @@ use axum::{
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
-use crate::{auth::Auth, error::ApiError, events::Events, metrics::Metrics, query::QueryEngine};
+use crate::{
+    auth::Auth, error::ApiError, events::Events, lifecycle::Lifecycles, metrics::Metrics,
+    query::QueryEngine,
+};
 
 pub use health::Readiness;
 
@@ -56,6 +66,8 @@ pub struct ApiState {
     pub auth: Auth,
     /// Event hubs and open subscriptions.
     pub events: Arc<Events>,
+    /// Viewers, live tiles and their transitions, per world.
+    pub lifecycles: Arc<Lifecycles>,
 }
 
 /// Why the router could not be built.
@@ -72,6 +84,7 @@ pub fn router(state: Arc<ApiState>) -> Result<Router, RouterError> {
     let router = http::routes(Arc::clone(&state))
         .merge(ws_events::routes(Arc::clone(&state)))
         .merge(grpc_events::routes(&state))
+        .merge(grpc_lifecycle::routes(&state))
         .merge(grpc)
         .fallback(fallback)
         .method_not_allowed_fallback(method_not_allowed)

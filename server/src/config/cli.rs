@@ -10,7 +10,7 @@ use std::{
 
 use clap::{Parser, Subcommand};
 
-use super::{LogFormat, Settings, StoreKind, StoreSettings, WorldSpec, store, values};
+use super::{LogFormat, Settings, StoreKind, StoreSettings, WorldSpec, lifecycle, store, values};
 use crate::auth::AdminToken;
 
 /// Authoritative terrain server: height queries over gRPC and HTTP on one port.
@@ -99,6 +99,34 @@ pub struct Cli {
     #[arg(long, env = "TERRAIN_EVENT_HISTORY", value_name = "N", value_parser = values::parse_limit)]
     pub event_history: Option<usize>,
 
+    /// Tiles beyond a viewer's view in its sim ring [default: 0.5].
+    #[arg(long, env = "TERRAIN_SIM_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
+    pub sim_range: Option<f64>,
+
+    /// Tiles beyond a viewer's view in its spawn ring [default: 1].
+    #[arg(long, env = "TERRAIN_SPAWN_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
+    pub spawn_range: Option<f64>,
+
+    /// Tiles beyond a viewer's view in its active ring [default: 2].
+    #[arg(long, env = "TERRAIN_ACTIVE_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
+    pub active_range: Option<f64>,
+
+    /// How long a tile outside every active ring stays before it is culled [default: 10s].
+    #[arg(long, env = "TERRAIN_CULL_GRACE", value_name = "DURATION", value_parser = values::parse_duration)]
+    pub cull_grace: Option<Duration>,
+
+    /// How long a viewer reported over HTTP lives without an update [default: 60s].
+    #[arg(long, env = "TERRAIN_VIEWER_TTL", value_name = "DURATION", value_parser = values::parse_duration)]
+    pub viewer_ttl: Option<Duration>,
+
+    /// Most viewers in one world [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_VIEWERS_PER_WORLD", value_name = "N", value_parser = values::parse_limit)]
+    pub max_viewers_per_world: Option<usize>,
+
+    /// Tiles around each spawn point meshed before the server is ready, or `off`
+    /// [default: 2].
+    #[arg(long, env = "TERRAIN_WARM_RADIUS", value_name = "TILES", value_parser = lifecycle::parse_warm_flag)]
+    pub warm_radius: Option<lifecycle::WarmRadius>,
     /// Where flat zones are stored: `embedded` or `nats` [default: embedded].
     #[arg(long, env = "TERRAIN_STORE_KIND", value_name = "KIND", value_parser = str::parse::<StoreKind>)]
     pub store_kind: Option<StoreKind>,
@@ -156,6 +184,13 @@ impl Cli {
             mesh_cache_bytes: self.mesh_cache_bytes,
             subscriber_queue: self.subscriber_queue,
             event_history: self.event_history,
+            sim_range: self.sim_range,
+            spawn_range: self.spawn_range,
+            active_range: self.active_range,
+            cull_grace: self.cull_grace,
+            viewer_ttl: self.viewer_ttl,
+            max_viewers_per_world: self.max_viewers_per_world,
+            warm_radius: self.warm_radius.map(|w| w.0),
             store: StoreSettings {
                 kind: self.store_kind,
                 url: self.store_url.clone(),

@@ -23,7 +23,9 @@ use terrain_core::Overlap;
 use toml::{Table, Value};
 
 use super::{
-    ConfigError, Settings, WorldSpec, values,
+    ConfigError, Settings, WorldSpec,
+    lifecycle::{self, LayoutSpec},
+    values,
     world::{Manifests, ZoneFile},
 };
 use crate::auth::AdminToken;
@@ -46,11 +48,42 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "mesh_cache_bytes",
     "subscriber_queue",
     "event_history",
+    "sim_range",
+    "spawn_range",
+    "active_range",
+    "cull_grace",
+    "viewer_ttl",
+    "max_viewers_per_world",
+    "warm_radius",
     "store",
 ];
 
 /// The keys of one `[[worlds]]` entry.
-const WORLD_KEYS: &[&str] = &["id", "generator", "seed", "overlap", "manifests", "zones"];
+const WORLD_KEYS: &[&str] = &[
+    "id",
+    "generator",
+    "seed",
+    "overlap",
+    "manifests",
+    "zones",
+    "spawn",
+    "layout",
+];
+
+/// Spawn points, `[x, z]`.
+type Points = Vec<[f64; 2]>;
+
+/// The keys of a `[worlds.layout]` table.
+const LAYOUT_KEYS: &[&str] = &[
+    "pattern",
+    "spokes",
+    "chunk_size",
+    "cell_size",
+    "grid_radius",
+    "spawn",
+    "expand_radius",
+    "gc_radius",
+];
 
 /// Reads and parses the file at `path`.
 pub(super) fn read(path: &Path) -> Result<Settings, ConfigError> {
@@ -100,6 +133,13 @@ pub(super) fn parse_in(text: &str, base: &Path) -> Result<Settings, ConfigError>
         mesh_cache_bytes: root.limit("mesh_cache_bytes")?,
         subscriber_queue: root.limit("subscriber_queue")?,
         event_history: root.limit("event_history")?,
+        sim_range: root.number("sim_range")?,
+        spawn_range: root.number("spawn_range")?,
+        active_range: root.number("active_range")?,
+        cull_grace: root.duration("cull_grace")?,
+        viewer_ttl: root.duration("viewer_ttl")?,
+        max_viewers_per_world: root.limit("max_viewers_per_world")?,
+        warm_radius: root.warm_radius()?,
         store: match root.table.remove("store") {
             Some(value) => super::StoreSettings::from_toml(value)?,
             None => super::StoreSettings::default(),
@@ -190,6 +230,74 @@ impl<'a> Section<'a> {
         self.positive_number("max_coordinate")
     }
 
+    /// Any number (an integer is accepted too); the caller checks its range.
+    fn number(&mut self, key: &str) -> Result<Option<f64>, ConfigError> {
+        match self.table.remove(key) {
+            None => Ok(None),
+            Some(Value::Float(f)) => Ok(Some(f)),
+            Some(Value::Integer(i)) => Ok(Some(i as f64)),
+            Some(other) => Err(self.wrong_type(key, "a number", &other)),
+        }
+    }
+
+    /// A whole number of tiles or chunks, `0..=u32::MAX`.
+    fn radius(&mut self, key: &str) -> Result<Option<u32>, ConfigError> {
+        match self.integer(key)? {
+            None => Ok(None),
+            Some(v) => u32::try_from(v).map(Some).map_err(|_| {
+                ConfigError::invalid(
+                    self.key(key),
+                    format!("must be a whole number >= 0, got {v}"),
+                )
+            }),
+        }
+    }
+
+    /// `warm_radius`: a whole number of tiles, or `"off"`.
+    fn warm_radius(&mut self) -> Result<Option<Option<u32>>, ConfigError> {
+        let key = "warm_radius";
+        match self.table.get(key) {
+            Some(Value::String(_)) => self.parse_str(key, lifecycle::parse_warm_radius),
+            _ => Ok(self.radius(key)?.map(Some)),
+        }
+    }
+
+    /// `[[x, z], ...]`: an array of number pairs.
+    fn points(&mut self, key: &str) -> Result<Option<Vec<[f64; 2]>>, ConfigError> {
+        let items = match self.table.remove(key) {
+            None => return Ok(None),
+            Some(Value::Array(items)) => items,
+            Some(other) => return Err(self.wrong_type(key, "an array of [x, z] pairs", &other)),
+        };
+        let mut points = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let pair = match &item {
+                Value::Array(pair) if pair.len() == 2 => pair
+                    .iter()
+                    .map(|v| match v {
+                        Value::Float(f) => Some(*f),
+                        Value::Integer(i) => Some(*i as f64),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<f64>>>(),
+                _ => None,
+            };
+            match pair {
+                Some(p) => points.push([p[0], p[1]]),
+                None => {
+                    return Err(ConfigError::invalid(
+                        format!("{}[{i}]", self.key(key)),
+                        format!(
+                            "expected an [x, z] pair of numbers, got {}",
+                            item.type_str()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Some(points))
+    }
+
     /// A finite number greater than 0 (an integer is accepted too).
     fn positive_number(&mut self, key: &str) -> Result<Option<f64>, ConfigError> {
         let v = match self.table.remove(key) {
@@ -262,6 +370,25 @@ impl<'a> Section<'a> {
             .iter()
             .map(|f| ZoneFile::parse(f, base))
             .collect();
+        let mut spawn = self.points("spawn")?;
+        let layout = match self.table.remove("layout") {
+            None => None,
+            Some(Value::Table(table)) => {
+                let path = self.key("layout");
+                let (layout, layout_spawn) = Section::new(path.clone(), table, base).layout()?;
+                if let Some(points) = layout_spawn {
+                    if spawn.is_some() {
+                        return Err(ConfigError::invalid(
+                            format!("{path}.spawn"),
+                            "given twice: set spawn either on the world or in its layout",
+                        ));
+                    }
+                    spawn = Some(points);
+                }
+                Some(layout)
+            }
+            Some(other) => return Err(self.wrong_type("layout", "a table", &other)),
+        };
         self.finish(WORLD_KEYS)?;
         Ok(WorldSpec {
             id,
@@ -270,7 +397,35 @@ impl<'a> Section<'a> {
             overlap: overlap.unwrap_or_default(),
             manifests,
             zone_files,
+            spawn,
+            layout,
         })
+    }
+
+    /// A `[worlds.layout]` table, with its own `spawn` points if given.
+    fn layout(mut self) -> Result<(LayoutSpec, Option<Points>), ConfigError> {
+        let pattern = self
+            .parse_str("pattern", lifecycle::parse_pattern)?
+            .ok_or_else(|| self.missing("pattern"))?;
+        let spokes = self.parse_str("spokes", lifecycle::parse_spokes)?;
+        let chunk_size = self
+            .number("chunk_size")?
+            .ok_or_else(|| self.missing("chunk_size"))?;
+        let cell_size = self
+            .number("cell_size")?
+            .ok_or_else(|| self.missing("cell_size"))?;
+        let spec = LayoutSpec {
+            pattern,
+            spokes,
+            chunk_size,
+            cell_size,
+            grid_radius: self.radius("grid_radius")?,
+            expand_radius: self.number("expand_radius")?,
+            gc_radius: self.number("gc_radius")?,
+        };
+        let spawn = self.points("spawn")?;
+        self.finish(LAYOUT_KEYS)?;
+        Ok((spec, spawn))
     }
 
     /// An array of non-empty strings (file names).

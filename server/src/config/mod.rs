@@ -12,6 +12,7 @@
 
 pub mod cli;
 mod file;
+pub mod lifecycle;
 pub mod store;
 pub mod values;
 pub mod world;
@@ -26,6 +27,7 @@ use terrain_core::WorldGenerator;
 use crate::auth::AdminToken;
 
 pub use cli::{Cli, Command};
+pub use lifecycle::{LayoutSettings, LifecycleConfig, Rings};
 pub use store::{NatsConfig, StoreConfig, StoreKind, StoreSettings};
 pub use values::{LogFormat, WorldSpec};
 pub use world::{Manifests, WorldConfig, ZoneFile};
@@ -144,6 +146,8 @@ pub struct Config {
     pub insecure: bool,
     /// How often each world's flat-zone statistics are logged.
     pub stats_interval: Duration,
+    /// Viewer rings, culling and baking.
+    pub lifecycle: LifecycleConfig,
     /// Where the flat-zone registries live (embedded, or NATS shared by replicas).
     pub store: StoreConfig,
 }
@@ -162,6 +166,7 @@ impl Default for Config {
             admin_token: None,
             insecure: false,
             stats_interval: DEFAULT_STATS_INTERVAL,
+            lifecycle: LifecycleConfig::default(),
             store: StoreConfig::Embedded,
         }
     }
@@ -186,6 +191,13 @@ pub struct Settings {
     pub mesh_cache_bytes: Option<usize>,
     pub subscriber_queue: Option<usize>,
     pub event_history: Option<usize>,
+    pub sim_range: Option<f64>,
+    pub spawn_range: Option<f64>,
+    pub active_range: Option<f64>,
+    pub cull_grace: Option<Duration>,
+    pub viewer_ttl: Option<Duration>,
+    pub max_viewers_per_world: Option<usize>,
+    pub warm_radius: Option<Option<u32>>,
     pub store: StoreSettings,
 }
 
@@ -209,6 +221,13 @@ impl Settings {
             mesh_cache_bytes: self.mesh_cache_bytes.or(lower.mesh_cache_bytes),
             subscriber_queue: self.subscriber_queue.or(lower.subscriber_queue),
             event_history: self.event_history.or(lower.event_history),
+            sim_range: self.sim_range.or(lower.sim_range),
+            spawn_range: self.spawn_range.or(lower.spawn_range),
+            active_range: self.active_range.or(lower.active_range),
+            cull_grace: self.cull_grace.or(lower.cull_grace),
+            viewer_ttl: self.viewer_ttl.or(lower.viewer_ttl),
+            max_viewers_per_world: self.max_viewers_per_world.or(lower.max_viewers_per_world),
+            warm_radius: self.warm_radius.or(lower.warm_radius),
             store: self.store.or(lower.store),
         }
     }
@@ -263,6 +282,25 @@ impl Config {
             admin_token: settings.admin_token,
             insecure: settings.insecure.unwrap_or(defaults.insecure),
             stats_interval: settings.stats_interval.unwrap_or(defaults.stats_interval),
+            lifecycle: LifecycleConfig {
+                rings: Rings {
+                    sim: settings.sim_range.unwrap_or(lifecycle::DEFAULT_RINGS.sim),
+                    spawn: settings
+                        .spawn_range
+                        .unwrap_or(lifecycle::DEFAULT_RINGS.spawn),
+                    active: settings
+                        .active_range
+                        .unwrap_or(lifecycle::DEFAULT_RINGS.active),
+                },
+                cull_grace: settings.cull_grace.unwrap_or(lifecycle::DEFAULT_CULL_GRACE),
+                viewer_ttl: settings.viewer_ttl.unwrap_or(lifecycle::DEFAULT_VIEWER_TTL),
+                max_viewers_per_world: settings
+                    .max_viewers_per_world
+                    .unwrap_or(lifecycle::DEFAULT_MAX_VIEWERS),
+                warm_radius: settings
+                    .warm_radius
+                    .unwrap_or(Some(lifecycle::DEFAULT_WARM_RADIUS)),
+            },
             store: settings.store.resolve()?,
         };
         config.validate()?;
@@ -275,6 +313,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.validate_worlds()?;
         self.validate_limits()?;
+        self.validate_lifecycle()?;
         if self.stats_interval.is_zero() {
             return Err(ConfigError::invalid(
                 "stats_interval",
@@ -311,6 +350,36 @@ impl Config {
             if let Err(e) = WorldGenerator::new(world.generator, world.seed) {
                 return Err(world::generator_error(i, &e));
             }
+            if world.spawn.is_empty() {
+                return Err(ConfigError::invalid(
+                    format!("worlds[{i}].spawn"),
+                    "at least one spawn point is required",
+                ));
+            }
+            lifecycle::check_spawns(&world.spawn, self.limits.max_coordinate)
+                .map_err(|(j, m)| ConfigError::invalid(format!("worlds[{i}].spawn[{j}]"), m))?;
+        }
+        Ok(())
+    }
+
+    fn validate_lifecycle(&self) -> Result<(), ConfigError> {
+        let lc = &self.lifecycle;
+        lc.rings
+            .validate()
+            .map_err(|(key, m)| ConfigError::invalid(key, m))?;
+        values::check_limit(lc.max_viewers_per_world)
+            .map_err(|m| ConfigError::invalid("max_viewers_per_world", m))?;
+        if lc.viewer_ttl.is_zero() {
+            return Err(ConfigError::invalid("viewer_ttl", "must be greater than 0"));
+        }
+        if let Some(r) = lc.warm_radius
+            && r > lifecycle::MAX_WARM_RADIUS
+        {
+            let message = format!(
+                "must be at most {} tiles, got {r}",
+                lifecycle::MAX_WARM_RADIUS
+            );
+            return Err(ConfigError::invalid("warm_radius", message));
         }
         Ok(())
     }

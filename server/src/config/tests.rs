@@ -390,3 +390,146 @@ fn protoset_subcommand() {
         matches!(cli.command, Some(Command::Protoset { ref output }) if output.as_os_str() == "-")
     );
 }
+
+#[test]
+fn layout_worlds_and_lifecycle_settings() {
+    let config = from_text(
+        r#"
+        sim_range = 0.25
+        spawn_range = 1.5
+        active_range = 3
+        cull_grace = "2s"
+        viewer_ttl = 30
+        max_viewers_per_world = 50
+        warm_radius = "off"
+        [[worlds]]
+        id = "frontier"
+        generator = "hyperscape"
+        seed = 7
+        [worlds.layout]
+        pattern = "rings"
+        spokes = "planar"
+        chunk_size = 400.0
+        cell_size = 8.0
+        grid_radius = 3
+        spawn = [[0.0, 0.0], [120, -40.5]]
+        [[worlds]]
+        id = "plain"
+        generator = "osrs"
+        spawn = [[3200, 3200]]
+        "#,
+    )
+    .unwrap();
+    let lc = config.lifecycle;
+    assert_eq!(
+        (lc.rings.sim, lc.rings.spawn, lc.rings.active),
+        (0.25, 1.5, 3.0)
+    );
+    assert_eq!(lc.cull_grace, Duration::from_secs(2));
+    assert_eq!(lc.viewer_ttl, Duration::from_secs(30));
+    assert_eq!(lc.max_viewers_per_world, 50);
+    assert_eq!(lc.warm_radius, None);
+    let frontier = &config.worlds[0];
+    assert_eq!(frontier.spawn, [[0.0, 0.0], [120.0, -40.5]]);
+    let layout = frontier.layout.expect("layout");
+    assert_eq!(layout.layout.pattern, terrain_core::layout::Pattern::Rings);
+    assert_eq!(
+        layout.layout.spokes,
+        terrain_core::layout::SpokeRule::Planar
+    );
+    assert_eq!(
+        (layout.layout.chunk_size, layout.layout.cell_size),
+        (400.0, 8.0)
+    );
+    assert_eq!(layout.layout.seed, 7, "the layout's seed is the world's");
+    assert_eq!(layout.grid_radius, 3);
+    // The seed's 2200 px expansion and 3000 px GC radii over 800 px super-chunks.
+    assert_eq!((layout.expand_radius, layout.gc_radius), (1100.0, 1500.0));
+    assert_eq!(config.worlds[1].spawn, [[3200.0, 3200.0]]);
+    assert_eq!(config.worlds[1].layout, None);
+    // Defaults: the seed's rings, grid spokes for the grid pattern.
+    let config = from_text(
+        r#"
+        [[worlds]]
+        id = "g"
+        generator = "hyperscape"
+        [worlds.layout]
+        pattern = "grid"
+        chunk_size = 1000
+        cell_size = 64
+        "#,
+    )
+    .unwrap();
+    assert_eq!(config.lifecycle, LifecycleConfig::default());
+    let layout = config.worlds[0].layout.unwrap();
+    assert_eq!(layout.layout.spokes, terrain_core::layout::SpokeRule::Grid);
+    assert_eq!(config.worlds[0].spawn, [[0.0, 0.0]]);
+}
+
+#[test]
+fn bad_layout_and_lifecycle_settings_are_named() {
+    let world = |layout: &str| {
+        format!("[[worlds]]\nid = \"f\"\ngenerator = \"hyperscape\"\n[worlds.layout]\n{layout}\n")
+    };
+    let base = "pattern = \"rings\"\nchunk_size = 400\ncell_size = 8\n";
+    let cases = [
+        (world("pattern = \"spiral\"\nchunk_size = 400\ncell_size = 8"), "worlds[0].layout.pattern"),
+        (world("chunk_size = 400\ncell_size = 8"), "worlds[0].layout.pattern"),
+        (world(&format!("{base}spokes = \"curvy\"")), "worlds[0].layout.spokes"),
+        (world("pattern = \"rings\"\ncell_size = 8"), "worlds[0].layout.chunk_size"),
+        (world("pattern = \"rings\"\nchunk_size = -1\ncell_size = 8"), "worlds[0].layout.chunk_size"),
+        (world("pattern = \"rings\"\nchunk_size = 400\ncell_size = 800"), "worlds[0].layout.cell_size"),
+        (world(&format!("{base}grid_radius = 1000")), "worlds[0].layout.grid_radius"),
+        (world(&format!("{base}grid_radius = -1")), "worlds[0].layout.grid_radius"),
+        (world(&format!("{base}gc_radius = 10")), "worlds[0].layout.gc_radius"),
+        (world(&format!("{base}spawn = [[1, 2, 3]]")), "worlds[0].layout.spawn[0]"),
+        (world(&format!("{base}seed = 3")), "worlds[0].layout.seed"),
+        (
+            "[[worlds]]\nid = \"f\"\ngenerator = \"hyperscape\"\nspawn = [[0, 0]]\n[worlds.layout]\npattern = \"rings\"\nchunk_size = 400\ncell_size = 8\nspawn = [[1, 1]]\n".to_string(),
+            "worlds[0].layout.spawn",
+        ),
+        (
+            "[[worlds]]\nid = \"f\"\ngenerator = \"hyperscape\"\nspawn = [[0, 2e9]]\n".to_string(),
+            "worlds[0].spawn[0]",
+        ),
+        (
+            "[[worlds]]\nid = \"f\"\ngenerator = \"hyperscape\"\nspawn = []\n".to_string(),
+            "worlds[0].spawn",
+        ),
+        ("sim_range = 2\nspawn_range = 1".to_string(), "sim_range"),
+        ("active_range = -1".to_string(), "active_range"),
+        ("spawn_range = 3".to_string(), "spawn_range"),
+        ("max_viewers_per_world = 0".to_string(), "max_viewers_per_world"),
+        ("warm_radius = \"lots\"".to_string(), "warm_radius"),
+        ("warm_radius = 100".to_string(), "warm_radius"),
+        ("viewer_ttl = \"0s\"".to_string(), "viewer_ttl"),
+    ];
+    for (text, key) in cases {
+        let (got, message) = refusal(&text);
+        assert_eq!(got, key, "{text}\n{message}");
+    }
+}
+
+#[test]
+fn lifecycle_flags_override_the_file() {
+    let cli = Cli::parse_from([
+        "terrain-server",
+        "--cull-grace",
+        "250ms",
+        "--active-range",
+        "4",
+        "--warm-radius",
+        "off",
+        "--max-viewers-per-world",
+        "7",
+    ]);
+    let file = file::parse("cull_grace = \"9s\"\nwarm_radius = 3\n").unwrap();
+    let config = Config::resolve(cli.settings().or(file)).unwrap();
+    assert_eq!(config.lifecycle.cull_grace, Duration::from_millis(250));
+    assert_eq!(config.lifecycle.rings.active, 4.0);
+    assert_eq!(config.lifecycle.warm_radius, None);
+    assert_eq!(config.lifecycle.max_viewers_per_world, 7);
+    let cli = Cli::parse_from(["terrain-server", "--warm-radius", "1"]);
+    let config = Config::resolve(cli.settings().or(file::parse("").unwrap())).unwrap();
+    assert_eq!(config.lifecycle.warm_radius, Some(1));
+}

@@ -5,7 +5,10 @@ use std::{fmt, net::SocketAddr, str::FromStr, time::Duration};
 
 use terrain_core::Overlap;
 
-use super::world::{Manifests, ZoneFile};
+use super::{
+    lifecycle::LayoutSpec,
+    world::{Manifests, ZoneFile},
+};
 
 /// The longest world id.
 pub const MAX_WORLD_ID_LEN: usize = 64;
@@ -45,7 +48,7 @@ impl fmt::Display for LogFormat {
 
 /// A world entry as a source gives it, before validation: the generator is still a
 /// name, so a bad one is reported with the entry's key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WorldSpec {
     pub id: String,
     pub generator: String,
@@ -54,6 +57,10 @@ pub struct WorldSpec {
     pub overlap: Overlap,
     pub manifests: Option<Manifests>,
     pub zone_files: Vec<ZoneFile>,
+    /// Spawn points (`spawn`, or `layout.spawn`); `None`: the origin.
+    pub spawn: Option<Vec<[f64; 2]>>,
+    /// The `[worlds.layout]` table.
+    pub layout: Option<LayoutSpec>,
 }
 
 impl FromStr for WorldSpec {
@@ -79,6 +86,8 @@ impl FromStr for WorldSpec {
             overlap: Overlap::default(),
             manifests: None,
             zone_files: Vec::new(),
+            spawn: None,
+            layout: None,
         })
     }
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use terrain_core::{GeneratorError, GeneratorKind, Overlap};
 
-use super::{ConfigError, WorldSpec};
+use super::{ConfigError, WorldSpec, lifecycle::LayoutSettings};
 
 /// `manifests = "builtin:hyperscape"`: the hyperscape manifests compiled in.
 pub const BUILTIN_MANIFESTS: &str = "builtin:hyperscape";
@@ -68,7 +68,7 @@ impl ZoneFile {
 
 /// One hosted world, validated: the id matches `[A-Za-z0-9_-]{1,64}` and the generator
 /// accepts the seed. The zone sources are read when the server starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WorldConfig {
     pub id: String,
     pub generator: GeneratorKind,
@@ -79,6 +79,11 @@ pub struct WorldConfig {
     pub manifests: Option<Manifests>,
     /// Registered after the manifests, file by file, in order.
     pub zone_files: Vec<ZoneFile>,
+    /// Where players appear: the ground around them is baked before the server is
+    /// ready. Never empty (default: the origin).
+    pub spawn: Vec<[f64; 2]>,
+    /// The layout layer (hubs and spokes), when configured.
+    pub layout: Option<LayoutSettings>,
 }
 
 impl WorldConfig {
@@ -92,6 +97,8 @@ impl WorldConfig {
             overlap: Overlap::default(),
             manifests: None,
             zone_files: Vec::new(),
+            spawn: vec![[0.0, 0.0]],
+            layout: None,
         }
     }
 
@@ -140,6 +147,13 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 .generator
                 .parse::<GeneratorKind>()
                 .map_err(|m| ConfigError::invalid(format!("worlds[{i}].generator"), m))?;
+            let layout = match &spec.layout {
+                None => None,
+                Some(l) => Some(
+                    l.resolve(spec.seed, &format!("worlds[{i}].layout"))
+                        .map_err(|(key, message)| ConfigError::invalid(key, message))?,
+                ),
+            };
             Ok(WorldConfig {
                 id: spec.id,
                 generator,
@@ -147,6 +161,8 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 overlap: spec.overlap,
                 manifests: spec.manifests,
                 zone_files: spec.zone_files,
+                spawn: spec.spawn.unwrap_or_else(|| vec![[0.0, 0.0]]),
+                layout,
             })
         })
         .collect()

@@ -42,6 +42,8 @@ pub struct ServedMesh {
     pub mesh: Arc<TileMesh>,
     /// The world's revision when the request read it (>= `mesh.version`).
     pub revision: u64,
+    /// Whether the cache held it (`false`: built for this request).
+    pub cached: bool,
 }
 
 /// The mesh cache of one server.
@@ -98,13 +100,55 @@ impl MeshCache {
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
     ) -> Result<ServedMesh, ApiError> {
+        let served = self.fetch(world, state, tile).await?;
+        self.metrics.mesh_lookup(world.id(), served.cached);
+        Ok(served)
+    }
+
+    /// Builds `tile` into the cache ahead of requests (the lifecycle's generation);
+    /// returns whether it had to be built. Not counted as a request.
+    pub async fn prefetch(
+        &self,
+        world: &World,
+        state: OwnedRwLockReadGuard<WorldState>,
+        tile: (i64, i64),
+    ) -> Result<bool, ApiError> {
+        Ok(!self.fetch(world, state, tile).await?.cached)
+    }
+
+    /// Whether `tile` of `world` is cached (at any version).
+    pub fn contains(&self, world: &str, tile: (i64, i64)) -> bool {
+        self.cache
+            .contains_key(&(world.to_string(), tile.0, tile.1))
+    }
+
+    /// Releases the cached meshes of `tiles` (culled tiles).
+    pub async fn release(&self, world: &str, tiles: &[(i64, i64)]) {
+        for &(x, z) in tiles {
+            self.cache.invalidate(&(world.to_string(), x, z)).await;
+        }
+        if !tiles.is_empty() {
+            self.update_size().await;
+        }
+    }
+
+    /// The cached mesh, or a new one built and cached.
+    async fn fetch(
+        &self,
+        world: &World,
+        state: OwnedRwLockReadGuard<WorldState>,
+        tile: (i64, i64),
+    ) -> Result<ServedMesh, ApiError> {
         let (version, revision) = (state.tile_version(tile), state.revision());
         let key = (world.id().to_string(), tile.0, tile.1);
         if let Some(mesh) = self.cache.get(&key).await
             && mesh.version >= version
         {
-            self.metrics.mesh_lookup(world.id(), true);
-            return Ok(ServedMesh { mesh, revision });
+            return Ok(ServedMesh {
+                mesh,
+                revision,
+                cached: true,
+            });
         }
         let result = self
             .cache
@@ -120,7 +164,6 @@ impl MeshCache {
             })
             .await?;
         let built = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
-        self.metrics.mesh_lookup(world.id(), !built);
         if built {
             self.update_size().await;
         }
@@ -130,6 +173,7 @@ impl MeshCache {
         Ok(ServedMesh {
             mesh: entry.into_value(),
             revision,
+            cached: !built,
         })
     }
 

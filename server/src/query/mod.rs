@@ -7,6 +7,7 @@
 //! flat zones), read under the world's read lock together with the revision they
 //! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls.
 
+pub mod layout;
 pub mod mesh;
 pub mod zones;
 
@@ -342,7 +343,7 @@ impl QueryEngine {
     }
 
     /// Runs `job` on the pool; a lost job is an internal error.
-    async fn offload<T: Send + 'static>(
+    pub(crate) async fn offload<T: Send + 'static>(
         &self,
         job: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {

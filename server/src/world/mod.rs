@@ -20,14 +20,16 @@ pub mod versions;
 use std::{collections::HashMap, sync::Arc};
 
 use terrain_core::{
-    GeneratorError, GeneratorKind, Terrain, TileLayout, WorldGenerator, ZoneSet, zones::ZoneLimits,
+    GeneratorError, GeneratorKind, Terrain, TileLayout, WorldGenerator, ZoneSet,
+    layout::{LayoutError, LayoutSurface},
+    zones::ZoneLimits,
 };
 use tokio::sync::{Mutex, OwnedRwLockReadGuard, RwLock, RwLockReadGuard};
 
 use self::versions::TileVersions;
 
 use crate::{
-    config::{Limits, WorldConfig},
+    config::{LayoutSettings, Limits, WorldConfig},
     error::ApiError,
     store::{StoreError, ZoneStore},
 };
@@ -40,6 +42,12 @@ pub use stats::Lookups;
 pub enum WorldError {
     #[error(transparent)]
     Generator(#[from] GeneratorError),
+    #[error("world {world:?}: layout: {source}")]
+    Layout {
+        world: String,
+        #[source]
+        source: LayoutError,
+    },
     #[error("world {world:?}: {source}")]
     Store {
         world: String,
@@ -122,6 +130,12 @@ pub struct World {
     lookups: Lookups,
     /// Told about each committed mutation, in order.
     listeners: Vec<Arc<dyn CommitListener>>,
+    /// The layout layer's settings, when configured.
+    layer: Option<LayoutSettings>,
+    /// The layout layer itself (also inside the terrain), shared by every reader.
+    surface: Option<Arc<LayoutSurface>>,
+    /// Where players appear.
+    spawn: Vec<[f64; 2]>,
     /// Set when the world's zones live in a shared store ([`follow`]): mutations go
     /// there, and only the follower applies them.
     shared: std::sync::OnceLock<Arc<follow::Shared>>,
@@ -148,8 +162,23 @@ impl World {
         for (zone, revision) in stored.zones {
             zones.insert(zone, revision);
         }
+        let surface = match &config.layout {
+            Some(settings) => Some(Arc::new(
+                LayoutSurface::new(settings.layout, generator.clone()).map_err(|e| {
+                    WorldError::Layout {
+                        world: config.id.clone(),
+                        source: e,
+                    }
+                })?,
+            )),
+            None => None,
+        };
+        let mut terrain = Terrain::new(generator, zones);
+        if let Some(surface) = &surface {
+            terrain = terrain.with_layout(Arc::clone(surface));
+        }
         let state = WorldState {
-            terrain: Terrain::new(generator, zones),
+            terrain,
             revision: stored.revision,
             tiles: TileVersions::replay(&layout, &log),
         };
@@ -170,6 +199,9 @@ impl World {
             },
             lookups: Lookups::default(),
             listeners: listeners.to_vec(),
+            layer: config.layout,
+            surface,
+            spawn: config.spawn.clone(),
             shared: std::sync::OnceLock::new(),
         })
     }
@@ -192,6 +224,21 @@ impl World {
     /// The mesh tile grid (tile size and resolution).
     pub fn layout(&self) -> TileLayout {
         self.layout
+    }
+
+    /// The layout layer's settings (hubs and spokes), when configured.
+    pub fn layer(&self) -> Option<&LayoutSettings> {
+        self.layer.as_ref()
+    }
+
+    /// The layout layer: hubs, spokes and their flattening, with its caches.
+    pub fn surface(&self) -> Option<&Arc<LayoutSurface>> {
+        self.surface.as_ref()
+    }
+
+    /// The spawn points: never empty.
+    pub fn spawn(&self) -> &[[f64; 2]] {
+        &self.spawn
     }
 
     /// What a registration may hold.

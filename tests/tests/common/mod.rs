@@ -52,7 +52,7 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// World `main`, hyperscape, seed 0, without start-up zones.
+    /// World `main`, hyperscape, seed 0, without start-up zones or warmed meshes.
     pub async fn start() -> Self {
         Self::start_with(|_| {}).await
     }
@@ -63,6 +63,8 @@ impl TestServer {
         let data = tempfile::tempdir().expect("temporary directory");
         Self::start_in(data, |c| {
             c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+            // Tests count mesh builds: nothing is built unless they ask.
+            c.lifecycle.warm_radius = None;
             edit(c);
         })
         .await

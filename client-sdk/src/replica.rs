@@ -1,0 +1,319 @@
+//! [`LocalTerrain`]: a local replica of one world that answers `height_at(x, z)`
+//! in-process with `terrain-core`, bit for bit what the server's `GetHeight` answers
+//! at the same revision.
+//!
+//! It reads the world's generator config (`ListWorlds`) and zone list
+//! (`ListFlatZones`, one consistent snapshot with its revision), then follows a
+//! [`Subscription`] from that revision. Each event names a zone: a removal is
+//! applied as is; a registration or replacement fetches the zone (`GetFlatZone`).
+//! The fetch may already see a later change of that zone (its revision is newer, or
+//! it is gone); the replica then holds it *ahead* and does not publish until the
+//! event of that later change has arrived, so every published state is exactly the
+//! server's state at the published revision. A `resync` rebuilds from a fresh list.
+//!
+//! Readers see immutable snapshots (`Arc<Snapshot>`), swapped by one follower task:
+//! the only writer.
+
+use std::{
+    collections::HashMap,
+    str::FromStr,
+    sync::{Arc, RwLock},
+    time::Duration,
+};
+
+use terrain_core::{
+    Generator, GeneratorKind, Overlap, Sample, Terrain, WorldGenerator, ZoneSet,
+    layout::{LayoutConfig, LayoutSurface, Pattern, SpokeRule},
+};
+use tokio::{sync::watch, task::JoinHandle};
+
+use crate::{
+    CauseKind, ClientError, ResyncMode, Subscription, SubscriptionEvent, TerrainClient, TileEvent,
+    WorldInfo, ZoneList,
+};
+
+/// The replica's terrain at one revision.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    terrain: Terrain,
+    revision: u64,
+}
+
+impl Snapshot {
+    pub fn terrain(&self) -> &Terrain {
+        &self.terrain
+    }
+
+    /// The world revision this terrain is exactly equal to.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The exact height at `(x, z)`.
+    pub fn height_at(&self, x: f64, z: f64) -> f64 {
+        self.terrain.height(x, z)
+    }
+}
+
+/// Where the follower is: the published revision, or why it stopped for good.
+#[derive(Debug, Clone)]
+enum Progress {
+    At(u64),
+    Failed(ClientError),
+}
+
+/// A local replica of one world; see the module docs. Dropping it stops following.
+#[derive(Debug)]
+pub struct LocalTerrain {
+    world: WorldInfo,
+    current: Arc<RwLock<Arc<Snapshot>>>,
+    progress: watch::Receiver<Progress>,
+    follower: JoinHandle<()>,
+}
+
+impl Drop for LocalTerrain {
+    fn drop(&mut self) {
+        self.follower.abort();
+    }
+}
+
+/// Builds the terrain a world's config and zones describe: the one place that turns
+/// the server's world description into a `terrain_core::Terrain`.
+pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, ClientError> {
+    let bad = |field: &str, e: String| {
+        ClientError::Protocol(format!("world {:?} {field}: {e}", world.id))
+    };
+    let kind =
+        GeneratorKind::from_str(&world.generator).map_err(|e| bad("generator", e.to_string()))?;
+    let generator =
+        WorldGenerator::new(kind, world.seed).map_err(|e| bad("seed", e.to_string()))?;
+    let overlap = Overlap::from_str(&world.overlap).map_err(|e| bad("overlap", e.to_string()))?;
+    let mut set = ZoneSet::new(overlap, generator.tile_size());
+    for entry in &zones.zones {
+        set.insert(entry.zone.clone(), entry.revision);
+    }
+    let layout = match &world.layout {
+        None => None,
+        Some(l) => {
+            let pattern = match l.pattern.as_str() {
+                "grid" => Pattern::Grid,
+                "zigzag" => Pattern::Zigzag,
+                "rings" => Pattern::Rings,
+                "chaotic" => Pattern::Chaotic,
+                other => return Err(bad("layout.pattern", format!("unknown {other:?}"))),
+            };
+            let spokes = match l.spokes.as_str() {
+                "grid" => SpokeRule::Grid,
+                "planar" => SpokeRule::Planar,
+                other => return Err(bad("layout.spokes", format!("unknown {other:?}"))),
+            };
+            let config = LayoutConfig {
+                pattern,
+                spokes,
+                chunk_size: l.chunk_size,
+                cell_size: l.cell_size,
+                seed: world.seed,
+            };
+            let surface = LayoutSurface::new(config, generator.clone())
+                .map_err(|e| bad("layout", e.to_string()))?;
+            Some(Arc::new(surface))
+        }
+    };
+    let terrain = Terrain::new(generator, set);
+    Ok(match layout {
+        Some(surface) => terrain.with_layout(surface),
+        None => terrain,
+    })
+}
+
+impl LocalTerrain {
+    /// Loads world `world` from the server behind `client` and starts following it.
+    pub async fn open(client: TerrainClient, world: &str) -> Result<Self, ClientError> {
+        let mut client = client;
+        let info = client
+            .list_worlds()
+            .await?
+            .into_iter()
+            .find(|w| w.id == world)
+            .ok_or_else(|| ClientError::NotFound(format!("world: {world:?} is not hosted")))?;
+        let zones = client.list_flat_zones(world).await?;
+        let terrain = build_terrain(&info, &zones)?;
+        let revision = zones.revision;
+        let subscription = client
+            .subscription(world)
+            .from_revision(revision)
+            .resync(ResyncMode::Refetch)
+            .open()
+            .await?;
+        let snapshot = Arc::new(Snapshot { terrain, revision });
+        let current = Arc::new(RwLock::new(Arc::clone(&snapshot)));
+        let (tx, progress) = watch::channel(Progress::At(revision));
+        let follower = Follower {
+            client,
+            world: info.clone(),
+            working: snapshot.terrain.clone(),
+            ahead: HashMap::new(),
+            current: Arc::clone(&current),
+            progress: tx,
+        };
+        let follower = tokio::spawn(follower.run(subscription));
+        Ok(LocalTerrain {
+            world: info,
+            current,
+            progress,
+            follower,
+        })
+    }
+
+    /// The world as listed when the replica opened.
+    pub fn world(&self) -> &WorldInfo {
+        &self.world
+    }
+
+    /// The current snapshot: hold it to answer many queries at one revision.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The exact height at `(x, z)`, as the server answers at [`Self::revision`].
+    pub fn height_at(&self, x: f64, z: f64) -> f64 {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .height_at(x, z)
+    }
+
+    /// The height at `(x, z)` and the zone that decided it.
+    pub fn sample_at(&self, x: f64, z: f64) -> (f64, Option<String>) {
+        let snapshot = self.snapshot();
+        let Sample { height, zone } = snapshot.terrain.sample(x, z);
+        (height, zone.map(|(z, _)| z.id.clone()))
+    }
+
+    /// The revision the replica reflects.
+    pub fn revision(&self) -> u64 {
+        self.snapshot().revision
+    }
+
+    /// Waits until the replica reflects `revision` or later; answers the revision
+    /// reached, or why the replica stopped following.
+    pub async fn wait_for_revision(&self, revision: u64) -> Result<u64, ClientError> {
+        let mut rx = self.progress.clone();
+        let reached = rx
+            .wait_for(|p| match p {
+                Progress::At(r) => *r >= revision,
+                Progress::Failed(_) => true,
+            })
+            .await
+            .map_err(|_| ClientError::Unavailable("replica follower stopped".into()))?;
+        match &*reached {
+            Progress::At(r) => Ok(*r),
+            Progress::Failed(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// The follower task's state: the only writer of the replica.
+struct Follower {
+    client: TerrainClient,
+    world: WorldInfo,
+    /// The terrain as events are applied, published when consistent.
+    working: Terrain,
+    /// Zones fetched ahead of the event being applied: id -> the revision of the
+    /// later change to wait for (`None`: a removal).
+    ahead: HashMap<String, Option<u64>>,
+    current: Arc<RwLock<Arc<Snapshot>>>,
+    progress: watch::Sender<Progress>,
+}
+
+/// Delay between attempts to fetch a zone while the server is away.
+const FETCH_BACKOFF: Duration = Duration::from_millis(100);
+
+impl Follower {
+    async fn run(mut self, mut subscription: Subscription) {
+        loop {
+            let result = match subscription.next().await {
+                Ok(SubscriptionEvent::Tiles(event)) => self.apply(&event).await,
+                Ok(SubscriptionEvent::Resynced(list)) => self.rebuild(&list),
+                // Not sent with ResyncMode::Refetch; handled the same way regardless.
+                Ok(SubscriptionEvent::Resync { .. }) => {
+                    match self.client.list_flat_zones(&self.world.id).await {
+                        Ok(list) => self.rebuild(&list),
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = result {
+                tracing::warn!(world = %self.world.id, error = %e, "replica stopped following");
+                self.progress.send_replace(Progress::Failed(e));
+                return;
+            }
+        }
+    }
+
+    fn rebuild(&mut self, list: &ZoneList) -> Result<(), ClientError> {
+        self.working = build_terrain(&self.world, list)?;
+        self.ahead.clear();
+        self.publish(list.revision);
+        Ok(())
+    }
+
+    async fn apply(&mut self, event: &TileEvent) -> Result<(), ClientError> {
+        let id = &event.zone;
+        let waited = self.ahead.remove(id);
+        match event.kind {
+            CauseKind::Removed => {
+                self.working.zones_mut().remove(id);
+            }
+            CauseKind::Registered | CauseKind::Replaced => {
+                if waited.flatten().is_some_and(|r| r > event.revision) {
+                    // Already holding a later state of this zone: wait on.
+                    self.ahead.insert(id.clone(), waited.flatten());
+                } else {
+                    self.fetch_and_install(id, event.revision).await?;
+                }
+            }
+        }
+        if self.ahead.is_empty() {
+            self.publish(event.revision);
+        }
+        Ok(())
+    }
+
+    /// Fetches zone `id` after the event at `revision` and installs what the server
+    /// holds, noting when that is a later state than `revision`'s.
+    async fn fetch_and_install(&mut self, id: &str, revision: u64) -> Result<(), ClientError> {
+        let answer = loop {
+            match self.client.flat_zone(&self.world.id, id).await {
+                Ok(a) => break Ok(a),
+                Err(ClientError::NotFound(m)) => break Err(m),
+                Err(e) if e.is_transient() => tokio::time::sleep(FETCH_BACKOFF).await,
+                Err(e) => return Err(e),
+            }
+        };
+        match answer.map(|a| a.zone) {
+            Ok(Some(entry)) => {
+                if entry.revision > revision {
+                    self.ahead.insert(id.to_string(), Some(entry.revision));
+                }
+                self.working.zones_mut().insert(entry.zone, entry.revision);
+            }
+            // Removed since: the removal's event is on its way.
+            Ok(None) | Err(_) => {
+                self.working.zones_mut().remove(id);
+                self.ahead.insert(id.to_string(), None);
+            }
+        }
+        Ok(())
+    }
+
+    fn publish(&mut self, revision: u64) {
+        let snapshot = Arc::new(Snapshot {
+            terrain: self.working.clone(),
+            revision,
+        });
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = snapshot;
+        self.progress.send_replace(Progress::At(revision));
+    }
+}

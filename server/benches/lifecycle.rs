@@ -1,0 +1,77 @@
+//! The lifecycle's bookkeeping cost: 1,000 viewers each moving every 100 ms. One
+//! iteration is one frame: every viewer reports its new position once (rings, ring
+//! counts, queue, transitions), then the queued tiles are taken and marked generated
+//! (the bookkeeping of generation, without building meshes). The budget is the frame:
+//! 100 ms.
+//!
+//! `cargo bench -p terrain-server --bench lifecycle`
+
+use std::{hint::black_box, time::Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use terrain_core::TileLayout;
+use terrain_server::{
+    config::LifecycleConfig,
+    lifecycle::{
+        rings::Viewer,
+        tracker::{Owner, Tracker},
+    },
+};
+
+const VIEWERS: usize = 1000;
+
+/// Hyperscape's tile grid.
+const LAYOUT: TileLayout = TileLayout {
+    size: 100.0,
+    resolution: 64,
+    centred: true,
+};
+
+/// Viewer `i`'s position at frame `f`: spread over a 32 x 32 grid 400 m apart, each
+/// walking its own direction at 30 m/s (3 m a frame), so tile borders are crossed.
+fn position(i: usize, f: u64) -> (f64, f64) {
+    let (gx, gz) = ((i % 32) as f64, (i / 32) as f64);
+    let angle = i as f64 * 2.399963;
+    let d = 3.0 * f as f64;
+    (
+        gx * 400.0 + d * libm::cos(angle),
+        gz * 400.0 + d * libm::sin(angle),
+    )
+}
+
+fn frame(t: &mut Tracker, f: u64, now: Instant) -> usize {
+    let mut transitions = 0;
+    for i in 0..VIEWERS {
+        let (x, z) = position(i, f);
+        let viewer = Viewer {
+            id: format!("viewer-{i}"),
+            x,
+            z,
+            view_width: 200.0,
+            view_depth: 150.0,
+        };
+        let (_, step) = t.upsert(viewer, Owner::Http, now).expect("valid viewer");
+        transitions += step.map_or(0, |s| s.transitions.len());
+    }
+    while let Some(tile) = t.next_job() {
+        transitions += t.generated(tile, now).map_or(0, |s| s.transitions.len());
+    }
+    let (step, _) = t.cull_due(now);
+    transitions + step.map_or(0, |s| s.transitions.len())
+}
+
+fn bench(c: &mut Criterion) {
+    let now = Instant::now();
+    let mut t = Tracker::new(LAYOUT, LifecycleConfig::default(), 1e9);
+    frame(&mut t, 0, now);
+    let mut f = 1;
+    c.bench_function("lifecycle/frame_1000_viewers", |b| {
+        b.iter(|| {
+            f += 1;
+            black_box(frame(&mut t, f, now))
+        })
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

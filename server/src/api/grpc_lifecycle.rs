@@ -1,0 +1,303 @@
+//! `terrain.v1.TerrainLifecycle`: viewers, live tiles and the layout over gRPC.
+//!
+//! `TrackViewers` is bidirectional: the first update names the world; the server
+//! answers with a `snapshot` of the announced tiles, then every transition step of the
+//! world in order, and a `rejected` message for each update it refuses (which changes
+//! nothing; the stream goes on). Viewers reported on a stream belong to it and are
+//! removed when it ends. A listener that falls more than the step buffer behind gets a
+//! fresh `snapshot` instead of the steps it missed. Streams end (OK) at shutdown.
+//! Updates need `authorization: Bearer <token>` when an admin token is configured.
+
+use std::{pin::Pin, sync::Arc};
+
+use axum::Router;
+use futures::{Stream, stream};
+use terrain_proto::v1::{
+    self as pb,
+    terrain_lifecycle_server::{TerrainLifecycle, TerrainLifecycleServer},
+};
+use tokio::sync::{broadcast::error::RecvError, mpsc};
+use tonic::{Request, Response, Status, Streaming, server::NamedService};
+
+use crate::{
+    api::{ApiState, grpc_layout, grpc_zones::authorize},
+    error::ApiError,
+    lifecycle::{
+        Follow, WorldLifecycle,
+        rings::{Ring, Tile, Viewer},
+        tracker::{Change, Owner, Step, TileSets},
+    },
+};
+
+/// Updates are one viewer each: small.
+const MAX_REQUEST_BYTES: usize = 64 * 1024;
+/// Rejections queued for a stream before its updates are read more slowly.
+const REJECTION_QUEUE: usize = 64;
+
+/// The `TerrainLifecycle` route, as an axum router to merge with the others.
+pub fn routes(state: &Arc<ApiState>) -> Router {
+    let service = TerrainLifecycleServer::new(LifecycleApi {
+        state: Arc::clone(state),
+    })
+    .max_decoding_message_size(MAX_REQUEST_BYTES);
+    let path = format!(
+        "/{}/{{*rest}}",
+        TerrainLifecycleServer::<LifecycleApi>::NAME
+    );
+    Router::new().route_service(&path, service)
+}
+
+/// `terrain.v1.TerrainLifecycle`.
+#[derive(Debug, Clone)]
+pub struct LifecycleApi {
+    state: Arc<ApiState>,
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
+
+fn lifecycle(state: &ApiState, world: &str) -> Result<Arc<WorldLifecycle>, ApiError> {
+    crate::api::http_lifecycle::lifecycle(state, world).cloned()
+}
+
+/// Tile keys of a set.
+fn keys(tiles: &[Tile]) -> Vec<pb::TileKey> {
+    tiles.iter().map(|&(x, z)| pb::TileKey { x, z }).collect()
+}
+
+pub fn sets_proto(sets: &TileSets) -> pb::TileSets {
+    pb::TileSets {
+        sim: keys(&sets.sim),
+        spawn: keys(&sets.spawn),
+        active: keys(&sets.active),
+    }
+}
+
+fn ring_proto(ring: Ring) -> pb::Ring {
+    match ring {
+        Ring::Sim => pb::Ring::Sim,
+        Ring::Spawn => pb::Ring::Spawn,
+        Ring::Active => pb::Ring::Active,
+    }
+}
+
+fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
+    let transitions = step
+        .transitions
+        .iter()
+        .map(|t| {
+            let (ring, kind) = match t.change {
+                Change::Entered(r) => (ring_proto(r), pb::TransitionKind::Entered),
+                Change::Left(r) => (ring_proto(r), pb::TransitionKind::Left),
+                Change::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
+            };
+            pb::TileTransition {
+                tile: Some(pb::TileKey {
+                    x: t.tile.0,
+                    z: t.tile.1,
+                }),
+                ring: ring as i32,
+                kind: kind as i32,
+            }
+        })
+        .collect();
+    pb::LifecycleEvent {
+        kind: Some(pb::lifecycle_event::Kind::Transitions(pb::Transitions {
+            world: world.to_string(),
+            sequence: step.sequence,
+            transitions,
+        })),
+    }
+}
+
+fn snapshot_proto(world: &str, follow: &Follow) -> pb::LifecycleEvent {
+    pb::LifecycleEvent {
+        kind: Some(pb::lifecycle_event::Kind::Snapshot(pb::LiveTiles {
+            world: world.to_string(),
+            sequence: follow.sequence,
+            viewers: u32::try_from(follow.viewers).unwrap_or(u32::MAX),
+            tiles: Some(sets_proto(&follow.announced)),
+        })),
+    }
+}
+
+fn rejected(viewer_id: &str, err: &ApiError) -> pb::LifecycleEvent {
+    pb::LifecycleEvent {
+        kind: Some(pb::lifecycle_event::Kind::Rejected(pb::ViewerRejected {
+            viewer_id: viewer_id.to_string(),
+            field: err.field().unwrap_or_default().to_string(),
+            message: err.to_string(),
+            code: err.code().grpc() as i32,
+        })),
+    }
+}
+
+/// Applies one update of a stream bound to `lc`.
+fn apply(
+    lc: &WorldLifecycle,
+    owner: Owner,
+    update: pb::ViewerUpdate,
+) -> Result<(), (String, ApiError)> {
+    if !update.world.is_empty() && update.world != lc.world().id() {
+        let err = ApiError::invalid(
+            "world",
+            format!(
+                "this stream tracks world {:?}; open another stream for {:?}",
+                lc.world().id(),
+                update.world
+            ),
+        );
+        return Err((String::new(), err));
+    }
+    match update.update {
+        Some(pb::viewer_update::Update::Upsert(v)) => {
+            let id = v.id.clone();
+            let viewer = Viewer {
+                id: v.id,
+                x: v.x,
+                z: v.z,
+                view_width: v.view_width,
+                view_depth: v.view_depth,
+            };
+            lc.upsert(viewer, owner).map(drop).map_err(|e| (id, e))
+        }
+        Some(pb::viewer_update::Update::Remove(id)) => lc.remove(&id, owner).map_err(|e| (id, e)),
+        None => Err((
+            String::new(),
+            ApiError::invalid("update", "missing (required): upsert or remove"),
+        )),
+    }
+}
+
+/// Removes a stream's viewers when its answer stream is dropped.
+struct StreamViewers {
+    lc: Arc<WorldLifecycle>,
+    owner: Owner,
+}
+
+impl Drop for StreamViewers {
+    fn drop(&mut self) {
+        self.lc.remove_owner(self.owner);
+    }
+}
+
+/// What the answer stream owns.
+struct Outbound {
+    viewers: StreamViewers,
+    follow: Follow,
+    rejections: mpsc::Receiver<pb::LifecycleEvent>,
+    closed: tokio_util::sync::CancellationToken,
+    /// The first message (the snapshot), until sent.
+    first: Option<pb::LifecycleEvent>,
+}
+
+impl Outbound {
+    async fn next(&mut self) -> Option<pb::LifecycleEvent> {
+        if let Some(first) = self.first.take() {
+            return Some(first);
+        }
+        let lc = &self.viewers.lc;
+        let world = lc.world().id();
+        tokio::select! {
+            biased;
+            () = self.closed.cancelled() => None,
+            Some(rejection) = self.rejections.recv() => Some(rejection),
+            step = self.follow.steps.recv() => match step {
+                Ok(step) => Some(step_proto(world, &step)),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::debug!(world, missed, "lifecycle listener fell behind; sending a snapshot");
+                    self.follow = lc.follow();
+                    Some(snapshot_proto(world, &self.follow))
+                }
+                Err(RecvError::Closed) => None,
+            },
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl TerrainLifecycle for LifecycleApi {
+    type TrackViewersStream = EventStream;
+
+    async fn track_viewers(
+        &self,
+        request: Request<Streaming<pb::ViewerUpdate>>,
+    ) -> Result<Response<EventStream>, Status> {
+        authorize(&self.state, request.metadata())?;
+        let mut inbound = request.into_inner();
+        let first = inbound.message().await?.ok_or_else(|| {
+            ApiError::invalid("world", "the stream ended before its first update")
+        })?;
+        let lc = lifecycle(&self.state, &first.world)?;
+        let owner = lc.stream_owner();
+        let follow = lc.follow();
+        let snapshot = snapshot_proto(lc.world().id(), &follow);
+        let (tx, rejections) = mpsc::channel(REJECTION_QUEUE);
+        let reader_lc = Arc::clone(&lc);
+        tokio::spawn(async move {
+            // A first message without a change only names the world.
+            let mut next = Some(first).filter(|f| f.update.is_some());
+            loop {
+                let update = match next.take() {
+                    Some(u) => u,
+                    None => match inbound.message().await {
+                        Ok(Some(u)) => u,
+                        // Half-closed or gone: the answer stream decides the rest.
+                        Ok(None) | Err(_) => return,
+                    },
+                };
+                if let Err((id, err)) = apply(&reader_lc, owner, update)
+                    && tx.send(rejected(&id, &err)).await.is_err()
+                {
+                    return;
+                }
+            }
+        });
+        let outbound = Outbound {
+            viewers: StreamViewers { lc, owner },
+            follow,
+            rejections,
+            closed: self.state.lifecycles.closed(),
+            first: Some(snapshot),
+        };
+        let stream = stream::unfold(outbound, |mut out| async move {
+            let event = out.next().await?;
+            Some((Ok(event), out))
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn get_live_tiles(
+        &self,
+        request: Request<pb::GetLiveTilesRequest>,
+    ) -> Result<Response<pb::LiveTiles>, Status> {
+        let request = request.into_inner();
+        let lc = lifecycle(&self.state, &request.world)?;
+        let live = lc.live();
+        Ok(Response::new(pb::LiveTiles {
+            world: lc.world().id().to_string(),
+            sequence: live.sequence,
+            viewers: u32::try_from(live.viewers).unwrap_or(u32::MAX),
+            tiles: Some(sets_proto(&live.tiles)),
+        }))
+    }
+
+    async fn get_layout(
+        &self,
+        request: Request<pb::GetLayoutRequest>,
+    ) -> Result<Response<pb::GetLayoutResponse>, Status> {
+        grpc_layout::get_layout(&self.state, request.into_inner())
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn get_zone_class(
+        &self,
+        request: Request<pb::GetZoneClassRequest>,
+    ) -> Result<Response<pb::GetZoneClassResponse>, Status> {
+        grpc_layout::get_zone_class(&self.state, request.into_inner())
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+}

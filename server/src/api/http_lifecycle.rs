@@ -1,0 +1,222 @@
+//! The HTTP lifecycle and layout routes.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `PUT /v1/worlds/{world}/viewers/{id}` (body `{"x", "z", "viewWidth", "viewDepth"}`) | that viewer's `{"sim", "spawn", "active"}` |
+//! | `DELETE /v1/worlds/{world}/viewers/{id}` | 204 (404 if absent) |
+//! | `GET /v1/worlds/{world}/live-tiles` | `{"sim", "spawn", "active", "viewers", "sequence"}`: the union of every viewer's rings |
+//! | `GET /v1/worlds/{world}/layout?minX=&minZ=&maxX=&maxZ=` | `{"hubs": [{"id", "x", "z", "r", "chunk"}], "spokes": [{"a", "b"}]}` |
+//! | `GET /v1/worlds/{world}/zone-class?x=&z=` | `{"class": "hub" \| "spoke" \| "wilds", "hub": id \| null, "cell": [i, j]}` |
+//!
+//! Tile sets are arrays of `[tx, tz]`, row-major (z outer, x inner); each ring
+//! includes the ones inside it. Viewer changes need `Authorization: Bearer <admin
+//! token>` when one is configured. An HTTP viewer not updated for `viewer_ttl` is
+//! dropped.
+
+use std::sync::Arc;
+
+use axum::{
+    Json, Router,
+    body::Bytes,
+    extract::{
+        DefaultBodyLimit, Path, Query, State,
+        rejection::{BytesRejection, PathRejection, QueryRejection},
+    },
+    http::{HeaderMap, StatusCode, header::AUTHORIZATION},
+    routing::{get, put},
+};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{
+    api::{
+        ApiState, http,
+        params::{self, Params},
+    },
+    error::ApiError,
+    lifecycle::{
+        WorldLifecycle,
+        rings::{Tile, Viewer},
+        tracker::{Owner, TileSets},
+    },
+};
+
+/// Viewer bodies are tiny; anything larger is refused before it is read.
+const VIEWER_BODY_LIMIT: usize = 4 * 1024;
+
+type ViewerPath = Result<Path<(String, String)>, PathRejection>;
+type WorldPath = Result<Path<String>, PathRejection>;
+type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
+
+/// The lifecycle and layout routes, to merge into the HTTP router.
+pub fn routes() -> Router<Arc<ApiState>> {
+    Router::new()
+        .route(
+            "/v1/worlds/{world}/viewers/{id}",
+            put(put_viewer)
+                .delete(delete_viewer)
+                .layer(DefaultBodyLimit::max(VIEWER_BODY_LIMIT)),
+        )
+        .route("/v1/worlds/{world}/live-tiles", get(live_tiles))
+        .route("/v1/worlds/{world}/layout", get(super::http_layout::layout))
+        .route(
+            "/v1/worlds/{world}/zone-class",
+            get(super::http_layout::zone_class),
+        )
+}
+
+/// Tile sets as JSON.
+#[derive(Debug, Serialize)]
+pub struct SetsJson {
+    sim: Vec<[i64; 2]>,
+    spawn: Vec<[i64; 2]>,
+    active: Vec<[i64; 2]>,
+}
+
+impl From<TileSets> for SetsJson {
+    fn from(sets: TileSets) -> Self {
+        let pairs = |v: Vec<Tile>| v.into_iter().map(|(x, z)| [x, z]).collect();
+        SetsJson {
+            sim: pairs(sets.sim),
+            spawn: pairs(sets.spawn),
+            active: pairs(sets.active),
+        }
+    }
+}
+
+/// The lifecycle of the world named by the path.
+pub fn lifecycle<'a>(
+    state: &'a ApiState,
+    world: &str,
+) -> Result<&'a Arc<WorldLifecycle>, ApiError> {
+    let world = state.engine.world(world)?;
+    state
+        .lifecycles
+        .get(world.id())
+        .ok_or_else(|| ApiError::Internal(format!("world {:?} has no lifecycle", world.id())))
+}
+
+fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
+    state
+        .auth
+        .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))
+}
+
+fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
+    path.map(|Path(p)| p)
+        .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
+}
+
+/// Decodes `{"x", "z", "viewWidth", "viewDepth"}`, naming the field at fault.
+fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::invalid("body", format!("expected a JSON object: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(ApiError::invalid("body", "expected a JSON object"));
+    };
+    const FIELDS: [&str; 4] = ["x", "z", "viewWidth", "viewDepth"];
+    if let Some(unknown) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        return Err(ApiError::invalid(
+            "body",
+            format!("unknown field {unknown:?} (expected x, z, viewWidth, viewDepth)"),
+        ));
+    }
+    let number = |field: &'static str| match map.get(field) {
+        None => Err(ApiError::invalid(field, "missing (required)")),
+        Some(v) => v
+            .as_f64()
+            .ok_or_else(|| ApiError::invalid(field, format!("expected a number, got {v}"))),
+    };
+    Ok(Viewer {
+        id,
+        x: number("x")?,
+        z: number("z")?,
+        view_width: number("viewWidth")?,
+        view_depth: number("viewDepth")?,
+    })
+}
+
+async fn put_viewer(
+    State(state): State<Arc<ApiState>>,
+    path: ViewerPath,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<SetsJson>, ApiError> {
+    authorize(&state, &headers)?;
+    let (world, id) = viewer_path(path)?;
+    let lifecycle = lifecycle(&state, &world)?;
+    let body = body.map_err(|r| http::body_rejection(r, VIEWER_BODY_LIMIT))?;
+    let viewer = decode_viewer(id, &body)?;
+    let sets = lifecycle.upsert(viewer, Owner::Http)?;
+    Ok(Json(sets.into()))
+}
+
+async fn delete_viewer(
+    State(state): State<Arc<ApiState>>,
+    path: ViewerPath,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    authorize(&state, &headers)?;
+    let (world, id) = viewer_path(path)?;
+    lifecycle(&state, &world)?.remove(&id, Owner::Http)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Serialize)]
+struct LiveJson {
+    #[serde(flatten)]
+    sets: SetsJson,
+    viewers: usize,
+    sequence: u64,
+}
+
+async fn live_tiles(
+    State(state): State<Arc<ApiState>>,
+    path: WorldPath,
+    query: QueryPairs,
+) -> Result<Json<LiveJson>, ApiError> {
+    Params::new(query)?;
+    let world = params::world(path)?;
+    let live = lifecycle(&state, &world)?.live();
+    Ok(Json(LiveJson {
+        sets: live.tiles.into(),
+        viewers: live.viewers,
+        sequence: live.sequence,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewer_bodies_name_the_field() {
+        let ok = decode_viewer(
+            "v".into(),
+            br#"{"x":1,"z":2.5,"viewWidth":3,"viewDepth":4}"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            (ok.x, ok.z, ok.view_width, ok.view_depth),
+            (1.0, 2.5, 3.0, 4.0)
+        );
+        for (body, field) in [
+            (&br#"{"z":2,"viewWidth":3,"viewDepth":4}"#[..], "x"),
+            (br#"{"x":1,"z":"a","viewWidth":3,"viewDepth":4}"#, "z"),
+            (br#"{"x":1,"z":2,"viewDepth":4}"#, "viewWidth"),
+            (
+                br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":null}"#,
+                "viewDepth",
+            ),
+            (
+                br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"y":0}"#,
+                "body",
+            ),
+            (br#"[1,2]"#, "body"),
+            (br#"{"x":1"#, "body"),
+        ] {
+            let err = decode_viewer("v".into(), body).unwrap_err();
+            assert_eq!(err.field(), Some(field), "{err}");
+        }
+    }
+}

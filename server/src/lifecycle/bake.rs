@@ -1,0 +1,133 @@
+//! The start-up bake: before the server reports ready, each world's layout around its
+//! spawn points is built (`grid_radius` chunks on every side) and the tile meshes
+//! around them (`warm_radius` tiles on every side) are warmed into the cache, both on
+//! the compute pool. Zones were loaded before the port was bound.
+
+use std::{
+    collections::BTreeSet,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use futures::{StreamExt, stream};
+use rayon::prelude::*;
+use terrain_core::layout::{Area, LayoutSurface};
+use tracing::info;
+
+use super::rings::Tile;
+use crate::{
+    compute::Compute, error::ApiError, mesh::MeshCache, query::layout::layout_error, world::World,
+};
+
+/// What one world's bake did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Baked {
+    /// Layout chunks built (0 without a layout layer).
+    pub chunks: usize,
+    /// Tile meshes warmed.
+    pub tiles: usize,
+    pub elapsed: Duration,
+}
+
+/// The chunks within `radius` chunks of each spawn point, deduplicated, row-major.
+pub fn spawn_chunks(surface: &LayoutSurface, spawns: &[[f64; 2]], radius: u32) -> Vec<(i64, i64)> {
+    let size = surface.config().chunk_size;
+    let r = i64::from(radius);
+    let mut chunks = BTreeSet::new();
+    for [x, z] in spawns {
+        let (cx, cz) = ((x / size).floor() as i64, (z / size).floor() as i64);
+        for dz in -r..=r {
+            for dx in -r..=r {
+                chunks.insert((cz + dz, cx + dx));
+            }
+        }
+    }
+    chunks.into_iter().map(|(z, x)| (x, z)).collect()
+}
+
+/// The tiles within `radius` tiles of each spawn point's tile, deduplicated, row-major.
+pub fn spawn_tiles(world: &World, radius: u32) -> Vec<Tile> {
+    let layout = world.layout();
+    let r = i64::from(radius);
+    let mut tiles = BTreeSet::new();
+    for [x, z] in world.spawn() {
+        let (tx, tz) = (layout.tile_of(*x), layout.tile_of(*z));
+        for dz in -r..=r {
+            for dx in -r..=r {
+                tiles.insert((tz + dz, tx + dx));
+            }
+        }
+    }
+    tiles.into_iter().map(|(z, x)| (x, z)).collect()
+}
+
+/// Bakes `world`: its layout around the spawn points, then the meshes around them.
+pub async fn bake(
+    world: &Arc<World>,
+    meshes: &MeshCache,
+    compute: &Compute,
+    warm_radius: Option<u32>,
+    parallel: usize,
+) -> Result<Baked, ApiError> {
+    let start = Instant::now();
+    info!(world = world.id(), "baking world");
+    let mut chunks = 0;
+    if let (Some(surface), Some(settings)) = (world.surface(), world.layer()) {
+        let list = spawn_chunks(surface, world.spawn(), settings.grid_radius);
+        let surface = Arc::clone(surface);
+        let t = Instant::now();
+        let count = list.len();
+        compute
+            .run(move || {
+                let size = surface.config().chunk_size;
+                list.par_iter().try_for_each(|&(cx, cz)| {
+                    let (x, z) = ((cx as f64 + 0.5) * size, (cz as f64 + 0.5) * size);
+                    let area = Area::new(x, z, x, z)?;
+                    surface.prepare(&area).map(drop)
+                })
+            })
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+            .map_err(layout_error)?;
+        chunks = count;
+        info!(
+            world = world.id(),
+            chunks,
+            grid_radius = settings.grid_radius,
+            elapsed_ms = t.elapsed().as_millis() as u64,
+            "layout baked around spawn points"
+        );
+    }
+    let t = Instant::now();
+    let tiles = warm_radius.map_or_else(Vec::new, |r| spawn_tiles(world, r));
+    let warmed = tiles.len();
+    let results: Vec<Result<bool, ApiError>> = stream::iter(tiles)
+        .map(|tile| async move {
+            let state = world.read_owned().await;
+            meshes.prefetch(world, state, tile).await
+        })
+        .buffer_unordered(parallel.max(1))
+        .collect()
+        .await;
+    for result in results {
+        result?;
+    }
+    info!(
+        world = world.id(),
+        tiles = warmed,
+        warm_radius = warm_radius.map_or(-1, i64::from),
+        elapsed_ms = t.elapsed().as_millis() as u64,
+        "tile meshes warmed around spawn points"
+    );
+    let elapsed = start.elapsed();
+    info!(
+        world = world.id(),
+        elapsed_ms = elapsed.as_millis() as u64,
+        "world baked"
+    );
+    Ok(Baked {
+        chunks,
+        tiles: warmed,
+        elapsed,
+    })
+}

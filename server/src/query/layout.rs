@@ -1,0 +1,76 @@
+//! Layout queries: the hubs and spokes of a rectangle, and the zone class of a point,
+//! for worlds with a layout layer. Both read the world's [`LayoutSurface`], whose
+//! caches make repeated questions about the same land cheap.
+
+use std::sync::Arc;
+
+use terrain_core::layout::{Area, CellClass, Layout, LayoutError, LayoutSurface};
+
+use super::{QueryEngine, check_coordinate};
+use crate::{error::ApiError, world::World};
+
+/// A layout rectangle as asked, in metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayoutRequest {
+    pub min_x: f64,
+    pub min_z: f64,
+    pub max_x: f64,
+    pub max_z: f64,
+}
+
+/// A core layout refusal, naming the request's field.
+pub fn layout_error(err: LayoutError) -> ApiError {
+    match err {
+        LayoutError::NotFinite { field } => ApiError::invalid(field, "must be finite"),
+        LayoutError::InvertedBounds => ApiError::invalid(
+            "maxX",
+            "the rectangle's min must not exceed its max on each axis",
+        ),
+        LayoutError::OutOfWorld => ApiError::invalid(
+            "bounds",
+            "reaches beyond the layout's chunk range (+-2^26 chunks)",
+        ),
+        LayoutError::TooLarge { what, count, max } => ApiError::too_large(
+            "bounds",
+            format!("covers {count} {what}, more than the limit {max}"),
+        ),
+        other => ApiError::Internal(format!("layout: {other}")),
+    }
+}
+
+impl QueryEngine {
+    /// The layout surface of `world`, or `NOT_FOUND` (field `world`).
+    fn surface(world: &World) -> Result<Arc<LayoutSurface>, ApiError> {
+        world.surface().cloned().ok_or_else(|| ApiError::NoLayout {
+            world: world.id().to_string(),
+        })
+    }
+
+    /// The hubs of every chunk the rectangle touches and every spoke with an end among
+    /// them.
+    pub async fn layout(&self, world: &World, req: LayoutRequest) -> Result<Layout, ApiError> {
+        let surface = Self::surface(world)?;
+        let max = self.limits().max_coordinate;
+        for (field, v) in [
+            ("minX", req.min_x),
+            ("minZ", req.min_z),
+            ("maxX", req.max_x),
+            ("maxZ", req.max_z),
+        ] {
+            check_coordinate(v, max).map_err(|r| ApiError::invalid(field, r))?;
+        }
+        let area = Area::new(req.min_x, req.min_z, req.max_x, req.max_z).map_err(layout_error)?;
+        self.offload(move || surface.layout_in(&area).map_err(layout_error))
+            .await
+    }
+
+    /// The class of the classification cell holding `(x, z)`.
+    pub async fn zone_class(&self, world: &World, x: f64, z: f64) -> Result<CellClass, ApiError> {
+        let surface = Self::surface(world)?;
+        let max = self.limits().max_coordinate;
+        check_coordinate(x, max).map_err(|r| ApiError::invalid("x", r))?;
+        check_coordinate(z, max).map_err(|r| ApiError::invalid("z", r))?;
+        self.offload(move || surface.classify(x, z).map_err(layout_error))
+            .await
+    }
+}
