@@ -57,7 +57,11 @@ impl TestServer {
         let mut tries = 0;
         loop {
             match Server::bind(config.clone()).await {
-                Ok(server) => return server.spawn(),
+                Ok(server) => {
+                    let running = server.spawn();
+                    wait_ready(running.local_addr()).await;
+                    return running;
+                }
                 Err(e) if tries < 50 => {
                     tries += 1;
                     eprintln!("bind {addr}: {e}; retrying");
@@ -110,6 +114,21 @@ impl TestServer {
             .expect("drains in time")
             .expect("stops cleanly");
     }
+}
+
+/// Waits until the server at `addr` reports `SERVING` (its worlds are baked).
+async fn wait_ready(addr: SocketAddr) {
+    let ready = async {
+        let mut client = TerrainClient::connect(format!("http://{addr}"))
+            .await
+            .expect("connect");
+        while !client.is_serving("").await.expect("health") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(TIMEOUT, ready)
+        .await
+        .expect("ready in time");
 }
 
 impl Drop for TestServer {

@@ -77,8 +77,23 @@ impl TestServer {
     }
 
     /// `Config::default()` as changed by `edit`, with its data in `data` (which may
-    /// hold the data of an earlier server: see [`TestServer::stop_keeping_data`]).
+    /// hold the data of an earlier server: see [`TestServer::stop_keeping_data`]),
+    /// once it is ready (`/readyz` 200: its worlds are baked).
     pub async fn start_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
+        let server = Self::launch_in(data, edit).await;
+        let deadline = std::time::Instant::now() + TIMEOUT;
+        loop {
+            let response = server.http.get(server.url("/readyz")).send().await;
+            if response.is_ok_and(|r| r.status() == StatusCode::OK) {
+                return server;
+            }
+            assert!(std::time::Instant::now() < deadline, "ready in time");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// [`TestServer::start_in`] without waiting for readiness.
+    pub async fn launch_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
         let mut config = Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir: data.path().join("data"),
