@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use common::{TestServer, plain_config, rect};
+use common::{TestServer, layout_world, plain_config, rect};
 use terrain_client::{
     Area, CauseKind, ClientBuilder, ClientError, HeightMode, RetryPolicy, Shape, StreamMessage,
     ZoneChange, ZoneHeight, ZoneSpec,
@@ -543,24 +543,10 @@ async fn lifecycle_calls_report_viewers_and_follow_transitions() {
 
 #[tokio::test]
 async fn layout_calls_answer_for_a_layout_world() {
-    use terrain_core::layout::{LayoutConfig, Pattern, SpokeRule};
-    let server = TestServer::start(|c| {
-        let mut world = terrain_server::WorldConfig::new("frontier", GeneratorKind::Hyperscape, 7);
-        world.layout = Some(terrain_server::config::LayoutSettings {
-            layout: LayoutConfig {
-                pattern: Pattern::Grid,
-                spokes: SpokeRule::Grid,
-                chunk_size: 400.0,
-                cell_size: 8.0,
-                seed: 7,
-            },
-            grid_radius: 1,
-            expand_radius: 1100.0,
-            gc_radius: 1500.0,
-        });
-        c.worlds = vec![world];
-        c.lifecycle.warm_radius = None;
-    })
+    let server = TestServer::start(layout_world(
+        "frontier",
+        terrain_core::layout::Pattern::Grid,
+    ))
     .await;
     let mut client = server.client().await;
     let worlds = client.list_worlds().await.unwrap();

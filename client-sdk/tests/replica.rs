@@ -4,8 +4,9 @@
 
 mod common;
 
-use common::{TIMEOUT, TestServer, random_points, rect};
+use common::{TIMEOUT, TestServer, layout_world, random_points, rect};
 use terrain_client::{LocalTerrain, TerrainClient};
+use terrain_core::layout::Pattern;
 
 /// Asserts the replica answers `GetHeights` at `points` bit for bit, both at the
 /// server's current revision.
@@ -141,31 +142,10 @@ async fn an_unknown_world_is_not_found() {
     ));
 }
 
-/// A world with a layout layer (rings of clearings joined by planar corridors, as in
-/// `worlds/frontier.toml`), with a zone in a clearing.
-fn layout_world(c: &mut terrain_server::Config) {
-    use terrain_core::layout::{LayoutConfig, Pattern, SpokeRule};
-    let mut world =
-        terrain_server::WorldConfig::new("main", terrain_core::GeneratorKind::Hyperscape, 7);
-    world.layout = Some(terrain_server::config::LayoutSettings {
-        layout: LayoutConfig {
-            pattern: Pattern::Rings,
-            spokes: SpokeRule::Planar,
-            chunk_size: 400.0,
-            cell_size: 8.0,
-            seed: 7,
-        },
-        grid_radius: 1,
-        expand_radius: 1100.0,
-        gc_radius: 1500.0,
-    });
-    c.worlds = vec![world];
-    c.lifecycle.warm_radius = None;
-}
-
 #[tokio::test]
 async fn the_replica_of_a_layout_world_equals_the_server_bit_for_bit() {
-    let server = TestServer::start(layout_world).await;
+    // Rings of clearings joined by planar corridors, as in `worlds/frontier.toml`.
+    let server = TestServer::start(layout_world("main", Pattern::Rings)).await;
     let mut client = server.client().await;
     let replica = LocalTerrain::open(client.clone(), "main")
         .await

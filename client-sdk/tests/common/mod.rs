@@ -28,6 +28,32 @@ pub fn plain_config(c: &mut Config) {
     ];
 }
 
+/// Only world `id`: hyperscape seed 7 under a layout layer of `pattern` (400 m chunks,
+/// 8 m cells, the pattern's default spokes), without warmed meshes.
+pub fn layout_world(
+    id: &'static str,
+    pattern: terrain_core::layout::Pattern,
+) -> impl Fn(&mut Config) {
+    use terrain_core::layout::{LayoutConfig, SpokeRule};
+    move |c: &mut Config| {
+        let mut world = WorldConfig::new(id, GeneratorKind::Hyperscape, 7);
+        world.layout = Some(terrain_server::config::LayoutSettings {
+            layout: LayoutConfig {
+                pattern,
+                spokes: SpokeRule::default_for(pattern),
+                chunk_size: 400.0,
+                cell_size: 8.0,
+                seed: 7,
+            },
+            grid_radius: 1,
+            expand_radius: 1100.0,
+            gc_radius: 1500.0,
+        });
+        c.worlds = vec![world];
+        c.lifecycle.warm_radius = None;
+    }
+}
+
 impl TestServer {
     /// `Config::default()` (world `main` with its 28 built-in zones) as `edit` changes it.
     pub async fn start(edit: impl Fn(&mut Config)) -> Self {
