@@ -367,7 +367,11 @@ impl<'a> Fields<'a> {
             Some(Value::Array(items)) => items
                 .iter()
                 .enumerate()
-                .map(|(i, v)| number(v, &format!(".{name}[{i}]")))
+                // The path is only built for an element that is not a plain number.
+                .map(|(i, v)| {
+                    v.as_f64()
+                        .map_or_else(|| number(v, &format!(".{name}[{i}]")), Ok)
+                })
                 .collect(),
             Some(v) => Err(err(
                 &format!(".{name}"),
