@@ -55,10 +55,6 @@ pub struct LifecycleApi {
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
 
-fn lifecycle(state: &ApiState, world: &str) -> Result<Arc<WorldLifecycle>, ApiError> {
-    crate::api::http_lifecycle::lifecycle(state, world).cloned()
-}
-
 /// Tile keys of a set.
 fn keys(tiles: &[Tile]) -> Vec<pb::TileKey> {
     tiles.iter().map(|&(x, z)| pb::TileKey { x, z }).collect()
@@ -227,7 +223,7 @@ impl TerrainLifecycle for LifecycleApi {
         let first = inbound.message().await?.ok_or_else(|| {
             ApiError::invalid("world", "the stream ended before its first update")
         })?;
-        let lc = lifecycle(&self.state, &first.world)?;
+        let lc = Arc::clone(self.state.lifecycle(&first.world)?);
         let owner = lc.stream_owner();
         let follow = lc.follow();
         let snapshot = snapshot_proto(lc.world().id(), &follow);
@@ -271,7 +267,7 @@ impl TerrainLifecycle for LifecycleApi {
         request: Request<pb::GetLiveTilesRequest>,
     ) -> Result<Response<pb::LiveTiles>, Status> {
         let request = request.into_inner();
-        let lc = lifecycle(&self.state, &request.world)?;
+        let lc = self.state.lifecycle(&request.world)?;
         let live = lc.live();
         Ok(Response::new(pb::LiveTiles {
             world: lc.world().id().to_string(),

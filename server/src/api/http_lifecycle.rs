@@ -22,7 +22,7 @@ use axum::{
         DefaultBodyLimit, Path, Query, State,
         rejection::{BytesRejection, PathRejection, QueryRejection},
     },
-    http::{HeaderMap, StatusCode, header::AUTHORIZATION},
+    http::{HeaderMap, StatusCode},
     routing::{get, put},
 };
 use serde::Serialize;
@@ -31,11 +31,11 @@ use serde_json::Value;
 use crate::{
     api::{
         ApiState, http,
+        http_zones::authorize,
         params::{self, Params},
     },
     error::ApiError,
     lifecycle::{
-        WorldLifecycle,
         rings::{Tile, Viewer},
         tracker::{Owner, TileSets},
     },
@@ -84,24 +84,6 @@ impl From<TileSets> for SetsJson {
     }
 }
 
-/// The lifecycle of the world named by the path.
-pub fn lifecycle<'a>(
-    state: &'a ApiState,
-    world: &str,
-) -> Result<&'a Arc<WorldLifecycle>, ApiError> {
-    let world = state.engine.world(world)?;
-    state
-        .lifecycles
-        .get(world.id())
-        .ok_or_else(|| ApiError::Internal(format!("world {:?} has no lifecycle", world.id())))
-}
-
-fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
-    state
-        .auth
-        .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))
-}
-
 fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
     path.map(|Path(p)| p)
         .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
@@ -144,7 +126,7 @@ async fn put_viewer(
 ) -> Result<Json<SetsJson>, ApiError> {
     authorize(&state, &headers)?;
     let (world, id) = viewer_path(path)?;
-    let lifecycle = lifecycle(&state, &world)?;
+    let lifecycle = state.lifecycle(&world)?;
     let body = body.map_err(|r| http::body_rejection(r, VIEWER_BODY_LIMIT))?;
     let viewer = decode_viewer(id, &body)?;
     let sets = lifecycle.upsert(viewer, Owner::Http)?;
@@ -158,7 +140,7 @@ async fn delete_viewer(
 ) -> Result<StatusCode, ApiError> {
     authorize(&state, &headers)?;
     let (world, id) = viewer_path(path)?;
-    lifecycle(&state, &world)?.remove(&id, Owner::Http)?;
+    state.lifecycle(&world)?.remove(&id, Owner::Http)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -177,7 +159,7 @@ async fn live_tiles(
 ) -> Result<Json<LiveJson>, ApiError> {
     Params::new(query)?;
     let world = params::world(path)?;
-    let live = lifecycle(&state, &world)?.live();
+    let live = state.lifecycle(&world)?.live();
     Ok(Json(LiveJson {
         sets: live.tiles.into(),
         viewers: live.viewers,

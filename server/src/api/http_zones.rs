@@ -82,7 +82,8 @@ fn zone_path(path: ZonePath) -> Result<(String, String), ApiError> {
         .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
 }
 
-fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
+/// Checks a mutation's `Authorization` header against the admin token.
+pub fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
     state
         .auth
         .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))

@@ -50,7 +50,11 @@ use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
 use crate::{
-    auth::Auth, error::ApiError, events::Events, lifecycle::Lifecycles, metrics::Metrics,
+    auth::Auth,
+    error::ApiError,
+    events::Events,
+    lifecycle::{Lifecycles, WorldLifecycle},
+    metrics::Metrics,
     query::QueryEngine,
 };
 
@@ -68,6 +72,16 @@ pub struct ApiState {
     pub events: Arc<Events>,
     /// Viewers, live tiles and their transitions, per world.
     pub lifecycles: Arc<Lifecycles>,
+}
+
+impl ApiState {
+    /// The lifecycle of world `world`, or `NOT_FOUND` (field `world`).
+    pub fn lifecycle(&self, world: &str) -> Result<&Arc<WorldLifecycle>, ApiError> {
+        let world = self.engine.world(world)?;
+        self.lifecycles
+            .get(world.id())
+            .ok_or_else(|| ApiError::Internal(format!("world {:?} has no lifecycle", world.id())))
+    }
 }
 
 /// Why the router could not be built.
