@@ -24,8 +24,8 @@ use crate::{
     error::ApiError,
     lifecycle::{
         Follow, WorldLifecycle,
-        rings::{Ring, Tile, Viewer},
-        tracker::{Change, Owner, Step, TileSets},
+        rings::Viewer,
+        tracker::{Change, Owner, Step},
     },
 };
 
@@ -55,35 +55,14 @@ pub struct LifecycleApi {
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
 
-/// Tile keys of a set.
-fn keys(tiles: &[Tile]) -> Vec<pb::TileKey> {
-    tiles.iter().map(|&(x, z)| pb::TileKey { x, z }).collect()
-}
-
-pub fn sets_proto(sets: &TileSets) -> pb::TileSets {
-    pb::TileSets {
-        sim: keys(&sets.sim),
-        spawn: keys(&sets.spawn),
-        active: keys(&sets.active),
-    }
-}
-
-fn ring_proto(ring: Ring) -> pb::Ring {
-    match ring {
-        Ring::Sim => pb::Ring::Sim,
-        Ring::Spawn => pb::Ring::Spawn,
-        Ring::Active => pb::Ring::Active,
-    }
-}
-
 fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
     let transitions = step
         .transitions
         .iter()
         .map(|t| {
             let (ring, kind) = match t.change {
-                Change::Entered(r) => (ring_proto(r), pb::TransitionKind::Entered),
-                Change::Left(r) => (ring_proto(r), pb::TransitionKind::Left),
+                Change::Entered(r) => (pb::Ring::from(r), pb::TransitionKind::Entered),
+                Change::Left(r) => (pb::Ring::from(r), pb::TransitionKind::Left),
                 Change::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
             };
             pb::TileTransition {
@@ -111,7 +90,7 @@ fn snapshot_proto(world: &str, follow: &Follow) -> pb::LifecycleEvent {
             world: world.to_string(),
             sequence: follow.sequence,
             viewers: u32::try_from(follow.viewers).unwrap_or(u32::MAX),
-            tiles: Some(sets_proto(&follow.announced)),
+            tiles: Some(pb::TileSets::from(&follow.announced)),
         })),
     }
 }
@@ -147,14 +126,9 @@ fn apply(
     match update.update {
         Some(pb::viewer_update::Update::Upsert(v)) => {
             let id = v.id.clone();
-            let viewer = Viewer {
-                id: v.id,
-                x: v.x,
-                z: v.z,
-                view_width: v.view_width,
-                view_depth: v.view_depth,
-            };
-            lc.upsert(viewer, owner).map(drop).map_err(|e| (id, e))
+            lc.upsert(Viewer::from(v), owner)
+                .map(drop)
+                .map_err(|e| (id, e))
         }
         Some(pb::viewer_update::Update::Remove(id)) => lc.remove(&id, owner).map_err(|e| (id, e)),
         None => Err((
@@ -273,7 +247,7 @@ impl TerrainLifecycle for LifecycleApi {
             world: lc.world().id().to_string(),
             sequence: live.sequence,
             viewers: u32::try_from(live.viewers).unwrap_or(u32::MAX),
-            tiles: Some(sets_proto(&live.tiles)),
+            tiles: Some(pb::TileSets::from(&live.tiles)),
         }))
     }
 

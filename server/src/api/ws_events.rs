@@ -11,7 +11,9 @@
 //! (everything); a bad one is answered with
 //! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
 //! The server closes the socket (close frame) after a cut-off `resync` and at
-//! shutdown.
+//! shutdown. The frames are built and read in [`frames`].
+
+mod frames;
 
 use std::sync::Arc;
 
@@ -26,7 +28,7 @@ use axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
-use serde_json::json;
+use terrain_model::FieldError;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
@@ -34,6 +36,11 @@ use crate::{
     error::ApiError,
     events::{Area, Subscription},
 };
+
+/// An area the model refused, as the client's invalid argument.
+fn invalid(err: FieldError) -> ApiError {
+    ApiError::invalid(err.field, err.reason)
+}
 
 /// The WebSocket route, to merge into the HTTP router.
 pub fn routes(state: Arc<ApiState>) -> Router {
@@ -100,13 +107,14 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
             let rect: [i64; 4] = parts
                 .try_into()
                 .map_err(|_| ApiError::invalid("tiles", "expected minTx,minTz,maxTx,maxTz"))?;
-            Area::tiles(rect, "tiles")?
+            Area::tiles(rect, "tiles").map_err(invalid)?
         }
         None if circle => Area::circle(
             number(pairs, "x")?,
             number(pairs, "z")?,
             number(pairs, "radius")?,
-        )?,
+        )
+        .map_err(invalid)?,
         None => Area::All,
     };
     Ok(Opening { area, from })
@@ -136,7 +144,16 @@ async fn serve(mut socket: WebSocket, mut sub: Subscription) {
         tokio::select! {
             message = sub.next() => {
                 let Some(message) = message else { break };
-                if !send(&mut socket, message.to_json(), &closed).await {
+                let text = match frames::message(&message) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        // Never an empty frame: end the stream; the client resumes.
+                        tracing::error!(error = %e, "serialising an event frame");
+                        close(socket, close_code::ERROR, "event not serialisable").await;
+                        return;
+                    }
+                };
+                if !send(&mut socket, text, &closed).await {
                     return;
                 }
             }
@@ -153,9 +170,14 @@ async fn serve(mut socket: WebSocket, mut sub: Subscription) {
             },
         }
     }
+    close(socket, close_code::NORMAL, "stream ended").await;
+}
+
+/// Sends a close frame.
+async fn close(mut socket: WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
-        code: close_code::NORMAL,
-        reason: "stream ended".into(),
+        code,
+        reason: reason.into(),
     };
     // The peer may already be gone; nothing more to do either way.
     let _ = socket.send(WsMessage::Close(Some(frame))).await;
@@ -173,19 +195,12 @@ async fn send(socket: &mut WebSocket, text: String, closed: &CancellationToken) 
 
 /// Applies an area message; answers the error frame for a bad one.
 fn change_area(sub: &Subscription, text: &str) -> Option<String> {
-    match Area::from_json(text) {
+    match frames::area(text) {
         Ok(area) => {
             sub.set_area(area);
             None
         }
-        Err(err) => {
-            let body = json!({"type": "error", "error": {
-                "code": err.code().as_str(),
-                "message": err.to_string(),
-                "field": err.field(),
-            }});
-            Some(body.to_string())
-        }
+        Err(err) => Some(frames::error(&err)),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Pushed tile events: one per committed mutation of a world, fanned out to
 //! subscribers by area of interest, resumable from the persisted mutation log.
 //!
-//! - [`Event`], [`Message`]: what a subscriber receives, and its JSON form (the
-//!   WebSocket frames; gRPC carries the protobuf equivalent).
+//! - [`Event`], [`Message`]: what a subscriber receives. Their wire forms are the
+//!   edge's: JSON frames in `api/ws_events.rs`, protobuf in `api/grpc_events.rs`
+//!   (through the shared model, [`terrain_model`]).
 //! - [`area`]: the area of interest (tile rectangle or circle) and which events match.
 //! - [`hub`]: per world, the one owner of the subscriber list; publishing only
 //!   `try_send`s into bounded per-subscriber queues and cuts off a full one.
@@ -27,15 +28,13 @@ use std::{
     },
 };
 
-use serde::Serialize;
-use terrain_core::zones::Bounds;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     config::Limits,
     error::ApiError,
     metrics::Metrics,
-    store::{MutationKind, StoreError, ZoneStore},
+    store::{StoreError, ZoneStore},
     world::Worlds,
 };
 
@@ -44,22 +43,10 @@ pub use hub::Hub;
 pub use publisher::Publisher;
 pub use subscription::Subscription;
 
-/// One committed mutation, as subscribers see it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub world: String,
-    pub revision: u64,
-    /// The zone the mutation changed.
-    pub zone: String,
-    pub kind: MutationKind,
-    /// Tiles whose heights or normals changed, row-major (z outer, x inner).
-    pub tiles: Vec<(i64, i64)>,
-    /// The area whose heights may have changed.
-    pub bounds: Bounds,
-    /// The largest absolute height change inside `bounds`; `None` only for a replayed
-    /// event whose log entry never recorded it.
-    pub max_height_delta: Option<f64>,
-}
+/// One committed mutation, as subscribers see it: the shared model's
+/// [`terrain_model::TileEvent`] (world, revision, zone, kind, tiles, bounds and the
+/// largest height change).
+pub use terrain_model::TileEvent as Event;
 
 /// What a stream carries.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,75 +57,6 @@ pub enum Message {
     Resync {
         revision: u64,
     },
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct EventJson<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    world: &'a str,
-    revision: u64,
-    cause: CauseJson<'a>,
-    tiles: Vec<[i64; 2]>,
-    bounds: BoundsJson,
-    max_height_delta: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct CauseJson<'a> {
-    zone: &'a str,
-    kind: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BoundsJson {
-    min_x: f64,
-    min_z: f64,
-    max_x: f64,
-    max_z: f64,
-}
-
-#[derive(Serialize)]
-struct ResyncJson {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    revision: u64,
-}
-
-impl Message {
-    /// The JSON text of a WebSocket frame: an event
-    /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
-    /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
-    /// `{"type": "resync", "revision"}`.
-    pub fn to_json(&self) -> String {
-        let json = match self {
-            Message::Event(e) => serde_json::to_string(&EventJson {
-                kind: "event",
-                world: &e.world,
-                revision: e.revision,
-                cause: CauseJson {
-                    zone: &e.zone,
-                    kind: e.kind.as_str(),
-                },
-                tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
-                bounds: BoundsJson {
-                    min_x: e.bounds.min_x,
-                    min_z: e.bounds.min_z,
-                    max_x: e.bounds.max_x,
-                    max_z: e.bounds.max_z,
-                },
-                max_height_delta: e.max_height_delta,
-            }),
-            Message::Resync { revision } => serde_json::to_string(&ResyncJson {
-                kind: "resync",
-                revision: *revision,
-            }),
-        };
-        // Strings, integers and finite floats always serialise.
-        json.unwrap_or_default()
-    }
 }
 
 /// The server's event hubs, the open subscriptions' areas (for gRPC

@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::{
     rings::{Tile, Viewer},
-    tracker::{Owner, Step, TileSets, Tracker},
+    tracker::{Owner, Step, TileSets, Tracker, tile_sets_of},
 };
 use crate::{
     compute::Compute, config::LifecycleConfig, error::ApiError, mesh::MeshCache, metrics::Metrics,
@@ -118,7 +118,7 @@ impl WorldLifecycle {
         let mut tracker = self.lock();
         let (rects, step) = tracker.upsert(viewer, owner, Instant::now())?;
         self.after(&mut tracker, step);
-        Ok(TileSets::of_rects(&rects))
+        Ok(tile_sets_of(&rects))
     }
 
     /// Removes viewer `id`, or `NOT_FOUND`.

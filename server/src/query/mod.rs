@@ -54,30 +54,14 @@ impl BatchNaming {
     }
 }
 
-/// Which height a single-point query answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HeightMode {
-    /// The continuous field: generator plus flat zones.
-    #[default]
-    Exact,
-    /// The served triangle mesh under the point
-    /// ([`terrain_core::mesh::surface_height`]).
-    Surface,
-}
+/// Which height a single-point query answers: the shared model's.
+pub use terrain_model::HeightMode;
 
-impl HeightMode {
-    /// `exact` or `surface` (the HTTP `mode` parameter); anything else is refused,
-    /// naming field `mode`.
-    pub fn parse(raw: &str) -> Result<Self, ApiError> {
-        match raw {
-            "exact" => Ok(HeightMode::Exact),
-            "surface" => Ok(HeightMode::Surface),
-            other => Err(ApiError::invalid(
-                "mode",
-                format!("expected \"exact\" or \"surface\", got {other:?}"),
-            )),
-        }
-    }
+/// `exact` or `surface` (the HTTP `mode` parameter); anything else is refused,
+/// naming field `mode`.
+pub fn parse_height_mode(raw: &str) -> Result<HeightMode, ApiError> {
+    raw.parse()
+        .map_err(|e: terrain_model::FieldError| ApiError::invalid(e.field, e.reason))
 }
 
 /// The answer to a single-point query.
