@@ -24,7 +24,7 @@ use crate::{
 
 /// The area of a request (unset: everything); a refused one names its field.
 fn area_of(area: Option<&pb::SubscriptionArea>) -> Result<Area, ApiError> {
-    Area::from_proto(area).map_err(|e| ApiError::invalid(e.field, e.reason))
+    Ok(Area::from_proto(area)?)
 }
 
 /// Requests are a world id and an area: small.
@@ -59,8 +59,9 @@ impl TerrainEvents for EventsApi {
         let request = request.into_inner();
         let world = self.state.engine.world(&request.world)?;
         let area = area_of(request.area.as_ref())?;
-        let sub =
-            Subscription::open(&self.state.events, world, area, request.from_revision).await?;
+        let sub = Subscription::open(&self.state.events, world, area, request.from_revision)
+            .await
+            .map_err(ApiError::from)?;
         let first = pb::Event {
             kind: Some(pb::event::Kind::Subscribed(pb::Subscribed {
                 subscription_id: sub.id().to_string(),
@@ -83,7 +84,8 @@ impl TerrainEvents for EventsApi {
         let area = area_of(request.area.as_ref())?;
         self.state
             .events
-            .update_area(&request.subscription_id, area)?;
+            .update_area(&request.subscription_id, area)
+            .map_err(ApiError::from)?;
         Ok(Response::new(pb::UpdateSubscriptionResponse {}))
     }
 }

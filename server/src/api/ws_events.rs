@@ -28,7 +28,6 @@ use axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
-use terrain_model::FieldError;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
@@ -36,11 +35,6 @@ use crate::{
     error::ApiError,
     events::{Area, Subscription},
 };
-
-/// An area the model refused, as the client's invalid argument.
-fn invalid(err: FieldError) -> ApiError {
-    ApiError::invalid(err.field, err.reason)
-}
 
 /// The WebSocket route, to merge into the HTTP router.
 pub fn routes(state: Arc<ApiState>) -> Router {
@@ -107,14 +101,13 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
             let rect: [i64; 4] = parts
                 .try_into()
                 .map_err(|_| ApiError::invalid("tiles", "expected minTx,minTz,maxTx,maxTz"))?;
-            Area::tiles(rect, "tiles").map_err(invalid)?
+            Area::tiles(rect, "tiles")?
         }
         None if circle => Area::circle(
             number(pairs, "x")?,
             number(pairs, "z")?,
             number(pairs, "radius")?,
-        )
-        .map_err(invalid)?,
+        )?,
         None => Area::All,
     };
     Ok(Opening { area, from })

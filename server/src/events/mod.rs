@@ -15,6 +15,7 @@
 //! - [`replay`]: rebuilding past events from log entries.
 
 pub mod area;
+pub mod error;
 pub mod hub;
 pub mod publisher;
 pub mod replay;
@@ -32,13 +33,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     config::Limits,
-    error::ApiError,
     metrics::Metrics,
     store::{StoreError, ZoneStore},
     world::Worlds,
 };
 
 pub use area::Area;
+pub use error::EventError;
 pub use hub::Hub;
 pub use publisher::Publisher;
 pub use subscription::Subscription;
@@ -125,24 +126,20 @@ impl Events {
     }
 
     /// Replaces the area of the open subscription `id`.
-    pub fn update_area(&self, id: &str, area: Area) -> Result<(), ApiError> {
+    pub fn update_area(&self, id: &str, area: Area) -> Result<(), EventError> {
         let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-        let cell = areas.get(id).ok_or_else(|| {
-            ApiError::invalid("subscriptionId", format!("no open subscription {id:?}"))
-        })?;
+        let cell = areas
+            .get(id)
+            .ok_or_else(|| EventError::UnknownSubscription { id: id.to_string() })?;
         cell.set(area);
         Ok(())
     }
 
-    fn hub(&self, world: &str) -> Result<(&Arc<Hub>, &Arc<ZoneStore>), ApiError> {
-        let attached = self
-            .attached
-            .get()
-            .ok_or(ApiError::Unavailable("events: not started"))?;
-        let hub = attached
-            .hubs
-            .get(world)
-            .ok_or_else(|| ApiError::Internal(format!("events: no hub for world {world:?}")))?;
+    fn hub(&self, world: &str) -> Result<(&Arc<Hub>, &Arc<ZoneStore>), EventError> {
+        let attached = self.attached.get().ok_or(EventError::NotStarted)?;
+        let hub = attached.hubs.get(world).ok_or_else(|| EventError::NoHub {
+            world: world.to_string(),
+        })?;
         Ok((hub, &attached.store))
     }
 

@@ -98,7 +98,7 @@ pub fn area(text: &str) -> Result<Area, ApiError> {
     if let Some(tiles) = map.get("tiles") {
         let v: [i64; 4] = serde_json::from_value(tiles.clone())
             .map_err(|_| ApiError::invalid("tiles", "must be [minTx, minTz, maxTx, maxTz]"))?;
-        return Area::tiles(v, "tiles").map_err(super::invalid);
+        return Ok(Area::tiles(v, "tiles")?);
     }
     let number = |field: &'static str| {
         map.get(field)
@@ -106,7 +106,7 @@ pub fn area(text: &str) -> Result<Area, ApiError> {
             .ok_or_else(|| ApiError::invalid(field, "must be a number"))
     };
     if map.contains_key("x") || map.contains_key("z") || map.contains_key("radius") {
-        return Area::circle(number("x")?, number("z")?, number("radius")?).map_err(super::invalid);
+        return Ok(Area::circle(number("x")?, number("z")?, number("radius")?)?);
     }
     if map.is_empty() {
         return Ok(Area::All);
