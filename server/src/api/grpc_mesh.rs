@@ -66,7 +66,7 @@ pub async fn get_many(
 /// `GetHeightRequest.mode`: unspecified and exact are the exact height; an unknown
 /// value is refused, naming field `mode`.
 pub fn height_mode(mode: i32) -> Result<HeightMode, ApiError> {
-    HeightMode::from_proto(mode).map_err(|e| ApiError::invalid(e.field, e.reason))
+    Ok(HeightMode::from_proto(mode)?)
 }
 
 /// The wire form of a served mesh.

@@ -60,8 +60,7 @@ pub use terrain_model::HeightMode;
 /// `exact` or `surface` (the HTTP `mode` parameter); anything else is refused,
 /// naming field `mode`.
 pub fn parse_height_mode(raw: &str) -> Result<HeightMode, ApiError> {
-    raw.parse()
-        .map_err(|e: terrain_model::FieldError| ApiError::invalid(e.field, e.reason))
+    Ok(raw.parse::<HeightMode>()?)
 }
 
 /// The answer to a single-point query.

@@ -1,10 +1,13 @@
 //! The JSON text frames of the events WebSocket.
 //!
 //! Server to client: [`message`] (an event or a `resync`) and [`error`] (a refused
-//! area message). Client to server: [`area`] (a new area of interest).
+//! area message). Client to server: [`area`] (a new area of interest, decoded by
+//! serde with field paths).
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, de::IgnoredAny};
+use serde_json::json;
 
 use crate::{
     error::ApiError,
@@ -87,28 +90,70 @@ pub fn error(err: &ApiError) -> String {
     .to_string()
 }
 
+/// An area message as the client writes it; which fields are present decides the
+/// area. Unknown fields are ignored, as they always were.
+#[derive(Deserialize)]
+struct AreaMessage {
+    #[serde(default, deserialize_with = "present")]
+    tiles: Option<[i64; 4]>,
+    #[serde(default, deserialize_with = "present")]
+    x: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    z: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    radius: Option<f64>,
+    /// Any other field: only whether there is one matters.
+    #[serde(flatten)]
+    other: BTreeMap<String, IgnoredAny>,
+}
+
+/// A field that, when present, must hold a `T` (`null` included: refused).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// What a field must be, for the error naming it.
+fn expected(field: &str) -> &'static str {
+    if field.starts_with("tiles") {
+        "must be [minTx, minTz, maxTx, maxTz]"
+    } else {
+        "must be a number"
+    }
+}
+
 /// The area a client sends: `{"tiles": [minTx, minTz, maxTx, maxTz]}`,
-/// `{"x", "z", "radius"}` or `{}` (everything).
+/// `{"x", "z", "radius"}` or `{}` (everything). Errors name the field by its path
+/// (`tiles`, `tiles[1]`, `radius`), or `area` for the message as a whole.
 pub fn area(text: &str) -> Result<Area, ApiError> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| ApiError::invalid("area", format!("not JSON: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(ApiError::invalid("area", "must be a JSON object"));
-    };
-    if let Some(tiles) = map.get("tiles") {
-        let v: [i64; 4] = serde_json::from_value(tiles.clone())
-            .map_err(|_| ApiError::invalid("tiles", "must be [minTx, minTz, maxTx, maxTz]"))?;
-        return Ok(Area::tiles(v, "tiles")?);
+    let not_json = |e: serde_json::Error| ApiError::invalid("area", format!("not JSON: {e}"));
+    let mut de = serde_json::Deserializer::from_str(text);
+    let message: AreaMessage = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = e.path().to_string();
+        if e.inner().is_syntax() || e.inner().is_eof() {
+            not_json(e.into_inner())
+        } else if field == "." {
+            ApiError::invalid("area", "must be a JSON object")
+        } else {
+            let reason = expected(&field);
+            ApiError::invalid(field, reason)
+        }
+    })?;
+    // Characters after the object are refused like any other bad JSON.
+    de.end().map_err(not_json)?;
+    if let Some(tiles) = message.tiles {
+        return Ok(Area::tiles(tiles, "tiles")?);
     }
-    let number = |field: &'static str| {
-        map.get(field)
-            .and_then(Value::as_f64)
-            .ok_or_else(|| ApiError::invalid(field, "must be a number"))
-    };
-    if map.contains_key("x") || map.contains_key("z") || map.contains_key("radius") {
-        return Ok(Area::circle(number("x")?, number("z")?, number("radius")?)?);
+    let circle = [
+        ("x", message.x),
+        ("z", message.z),
+        ("radius", message.radius),
+    ];
+    if circle.iter().any(|(_, v)| v.is_some()) {
+        let [x, z, radius] =
+            circle.map(|(field, v)| v.ok_or_else(|| ApiError::invalid(field, expected(field))));
+        return Ok(Area::circle(x?, z?, radius?)?);
     }
-    if map.is_empty() {
+    if message.other.is_empty() {
         return Ok(Area::All);
     }
     Err(ApiError::invalid(
@@ -138,5 +183,47 @@ mod tests {
         ));
         assert_eq!(area(r#"{"x": 1}"#).unwrap_err().field(), Some("z"));
         assert_eq!(area("[1]").unwrap_err().field(), Some("area"));
+    }
+
+    #[test]
+    fn area_errors_name_the_field_by_its_path() {
+        let field = |text: &str| area(text).unwrap_err().field().map(String::from);
+        assert_eq!(field(r#"{"tiles": [1, 2, 3]}"#).as_deref(), Some("tiles"));
+        assert_eq!(
+            field(r#"{"tiles": [0, "a", 1, 1]}"#).as_deref(),
+            Some("tiles[1]")
+        );
+        assert_eq!(field(r#"{"tiles": null}"#).as_deref(), Some("tiles"));
+        assert_eq!(
+            field(r#"{"tiles": [1, 0, 0, 0]}"#).as_deref(),
+            Some("tiles")
+        );
+        assert_eq!(
+            field(r#"{"x": 1, "z": "2", "radius": 3}"#).as_deref(),
+            Some("z")
+        );
+        assert_eq!(
+            field(r#"{"x": 1, "z": 2, "radius": -3}"#).as_deref(),
+            Some("radius")
+        );
+        assert_eq!(field(r#"{"foo": 1}"#).as_deref(), Some("area"));
+        assert_eq!(field(r#"{} {}"#).as_deref(), Some("area"));
+        assert_eq!(field("{").as_deref(), Some("area"));
+        let err = area(r#"{"tiles": [1, 2, 3]}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tiles: must be [minTx, minTz, maxTx, maxTz]"
+        );
+        assert!(
+            area("nope")
+                .unwrap_err()
+                .to_string()
+                .starts_with("area: not JSON")
+        );
+        // Unknown fields beside a known one are ignored, as before.
+        assert!(matches!(
+            area(r#"{"tiles": [0, 0, 1, 1], "note": "x"}"#),
+            Ok(Area::Tiles { max_tx: 1, .. })
+        ));
     }
 }
