@@ -8,7 +8,9 @@
 //! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 //! "bounds", "maxHeightDelta"}` and `{"type": "resync", "revision"}`. Client to
 //! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
-//! (everything); a bad one is answered with
+//! (everything), acknowledged once it applies with
+//! `{"type": "area", "area", "revision"}` (every event after `revision` is matched
+//! against the new area); a bad one is answered with
 //! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
 //! The server closes the socket (close frame) after a cut-off `resync` and at
 //! shutdown. The frames are built and read in [`frames`].
@@ -152,9 +154,8 @@ async fn serve(mut socket: WebSocket, mut sub: Subscription) {
             }
             incoming = socket.recv() => match incoming {
                 Some(Ok(WsMessage::Text(text))) => {
-                    if let Some(reply) = change_area(&sub, text.as_str())
-                        && !send(&mut socket, reply, &closed).await
-                    {
+                    let reply = change_area(&sub, text.as_str());
+                    if !send(&mut socket, reply, &closed).await {
                         return;
                     }
                 }
@@ -186,14 +187,15 @@ async fn send(socket: &mut WebSocket, text: String, closed: &CancellationToken) 
     }
 }
 
-/// Applies an area message; answers the error frame for a bad one.
-fn change_area(sub: &Subscription, text: &str) -> Option<String> {
+/// Applies an area message; answers its acknowledgement, or the error frame for a
+/// bad one.
+fn change_area(sub: &Subscription, text: &str) -> String {
     match frames::area(text) {
         Ok(area) => {
-            sub.set_area(area);
-            None
+            let revision = sub.set_area(area);
+            frames::area_applied(&area, revision)
         }
-        Err(err) => Some(frames::error(&err)),
+        Err(err) => frames::error(&err),
     }
 }
 

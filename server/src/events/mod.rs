@@ -4,7 +4,9 @@
 //! - [`Event`], [`Message`]: what a subscriber receives. Their wire forms are the
 //!   edge's: JSON frames in `api/ws_events.rs`, protobuf in `api/grpc_events.rs`
 //!   (through the shared model, [`terrain_model`]).
-//! - [`area`]: the area of interest (tile rectangle or circle) and which events match.
+//! - [`area`]: the area of interest (the shared model's tile rectangle or circle) and
+//!   the cell holding an open subscription's current one.
+//! - [`error`]: [`EventError`], why an event call failed.
 //! - [`hub`]: per world, the one owner of the subscriber list; publishing only
 //!   `try_send`s into bounded per-subscriber queues and cuts off a full one.
 //! - [`publisher`]: the [`crate::world::CommitListener`] that turns each committed
@@ -66,8 +68,8 @@ pub enum Message {
 pub struct Events {
     /// Set once the store and worlds are open ([`Events::attach`]).
     attached: OnceLock<Attached>,
-    /// Area cells of open subscriptions, by subscription id.
-    areas: Mutex<HashMap<String, Arc<area::AreaCell>>>,
+    /// The hub and area cell of each open subscription, by subscription id.
+    areas: Mutex<HashMap<String, (Arc<Hub>, Arc<area::AreaCell>)>>,
     next_id: AtomicU64,
     /// Fires at shutdown: every stream ends.
     closed: CancellationToken,
@@ -125,14 +127,17 @@ impl Events {
         self.closed.cancel();
     }
 
-    /// Replaces the area of the open subscription `id`.
-    pub fn update_area(&self, id: &str, area: Area) -> Result<(), EventError> {
-        let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-        let cell = areas
-            .get(id)
-            .ok_or_else(|| EventError::UnknownSubscription { id: id.to_string() })?;
-        cell.set(area);
-        Ok(())
+    /// Replaces the area of the open subscription `id`; answers the revision after
+    /// which every event is matched against the new area ([`Hub::change_area`]).
+    pub fn update_area(&self, id: &str, area: Area) -> Result<u64, EventError> {
+        let (hub, cell) = {
+            let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
+            let (hub, cell) = areas
+                .get(id)
+                .ok_or_else(|| EventError::UnknownSubscription { id: id.to_string() })?;
+            (Arc::clone(hub), Arc::clone(cell))
+        };
+        Ok(hub.change_area(&cell, area))
     }
 
     fn hub(&self, world: &str) -> Result<(&Arc<Hub>, &Arc<ZoneStore>), EventError> {
@@ -147,11 +152,11 @@ impl Events {
         self.attached.get().and_then(|a| a.hubs.get(world))
     }
 
-    fn register_area(&self, cell: &Arc<area::AreaCell>) -> (u64, String) {
+    fn register_area(&self, hub: &Arc<Hub>, cell: &Arc<area::AreaCell>) -> (u64, String) {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = subscription_id(n);
         let mut areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-        areas.insert(id.clone(), Arc::clone(cell));
+        areas.insert(id.clone(), (Arc::clone(hub), Arc::clone(cell)));
         (n, id)
     }
 

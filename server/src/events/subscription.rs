@@ -68,7 +68,7 @@ impl Subscription {
         let (hub, store) = events.hub(world.id())?;
         let (hub, store) = (Arc::clone(hub), Arc::clone(store));
         let cell = Arc::new(AreaCell::new(area));
-        let (key, id) = events.register_area(&cell);
+        let (key, id) = events.register_area(&hub, &cell);
         let joined = hub.subscribe(key, Arc::clone(&cell), events.queue);
         events.metrics.subscribers(hub.world(), 1.0);
         let mut sub = Subscription {
@@ -122,9 +122,11 @@ impl Subscription {
         self.closed.clone()
     }
 
-    /// Replaces the area of interest (live events from now on).
-    pub fn set_area(&self, area: Area) {
-        self.area.set(area);
+    /// Replaces the area of interest; answers the revision after which every event
+    /// is matched against it ([`Hub::change_area`]). Events up to that revision may
+    /// still be queued as the old area chose them.
+    pub fn set_area(&self, area: Area) -> u64 {
+        self.hub.change_area(&self.area, area)
     }
 
     /// The next message, or `None` once the stream is over (cut off after its

@@ -1,8 +1,8 @@
 //! The JSON text frames of the events WebSocket.
 //!
-//! Server to client: [`message`] (an event or a `resync`) and [`error`] (a refused
-//! area message). Client to server: [`area`] (a new area of interest, decoded by
-//! serde with field paths).
+//! Server to client: [`message`] (an event or a `resync`), [`area_applied`] (the
+//! acknowledgement of an area change) and [`error`] (a refused area message). Client
+//! to server: [`area`] (a new area of interest, decoded by serde with field paths).
 
 use std::collections::BTreeMap;
 
@@ -162,6 +162,23 @@ pub fn area(text: &str) -> Result<Area, ApiError> {
     ))
 }
 
+/// The frame acknowledging an area change: `{"type": "area", "area", "revision"}`,
+/// the area as the client would send it; every event after `revision` is matched
+/// against it.
+pub fn area_applied(area: &Area, revision: u64) -> String {
+    let area = match *area {
+        Area::All => json!({}),
+        Area::Tiles {
+            min_tx,
+            min_tz,
+            max_tx,
+            max_tz,
+        } => json!({"tiles": [min_tx, min_tz, max_tx, max_tz]}),
+        Area::Circle { x, z, radius } => json!({"x": x, "z": z, "radius": radius}),
+    };
+    json!({"type": "area", "area": area, "revision": revision}).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +200,23 @@ mod tests {
         ));
         assert_eq!(area(r#"{"x": 1}"#).unwrap_err().field(), Some("z"));
         assert_eq!(area("[1]").unwrap_err().field(), Some("area"));
+    }
+
+    #[test]
+    fn acknowledgements_echo_the_area_as_a_client_sends_it() {
+        for text in [
+            r#"{"tiles":[0,-1,2,3]}"#,
+            r#"{"x":1.5,"z":-2.0,"radius":10.0}"#,
+            "{}",
+        ] {
+            let ack: serde_json::Value =
+                serde_json::from_str(&area_applied(&area(text).unwrap(), 7)).unwrap();
+            assert_eq!(ack["type"], "area");
+            assert_eq!(ack["revision"], 7);
+            let sent: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(ack["area"], sent);
+            assert_eq!(area(&ack["area"].to_string()), area(text));
+        }
     }
 
     #[test]
