@@ -137,17 +137,17 @@ pub fn encode(input: &MessageDescriptor, value: &Value) -> Result<Bytes, DataErr
 /// The `input` message that `value` describes (the protobuf JSON mapping).
 pub fn message(input: &MessageDescriptor, value: &Value) -> Result<DynamicMessage, DataError> {
     // The common case tracks nothing; a failure is decoded again to find where.
-    DynamicMessage::deserialize(input.clone(), value).map_err(|_| locate(input, value))
+    DynamicMessage::deserialize(input.clone(), value)
+        .map_err(|e| locate(input, value, e.to_string()))
 }
 
-/// Decodes `value` again, tracking the path, and names where it fails.
-fn locate(input: &MessageDescriptor, value: &Value) -> DataError {
+/// Decodes `value` again, tracking the path, and names where it fails with `reason`.
+fn locate(input: &MessageDescriptor, value: &Value, reason: String) -> DataError {
     let mut track = serde_path_to_error::Track::new();
     let tracked = serde_path_to_error::Deserializer::new(value, &mut track);
-    let reason = match DynamicMessage::deserialize(input.clone(), tracked) {
-        Ok(_) => return err("", "does not decode"),
-        Err(e) => e.to_string(),
-    };
+    if DynamicMessage::deserialize(input.clone(), tracked).is_ok() {
+        return err("", reason);
+    }
     let segments: Vec<Step> = track
         .path()
         .iter()
