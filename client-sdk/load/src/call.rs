@@ -19,7 +19,7 @@ use tonic::{
     transport::Channel,
 };
 
-use crate::methods::{Kind, Method};
+use crate::methods::{Method, MethodKind};
 
 /// How long a streaming call lasts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -92,7 +92,7 @@ impl Decoder for DynamicDecoder {
 #[derive(Debug, Clone)]
 pub struct Caller {
     grpc: Grpc<Channel>,
-    kind: Kind,
+    kind: MethodKind,
     path: PathAndQuery,
     codec: DynamicCodec,
 }
@@ -121,7 +121,10 @@ impl Caller {
         timeout: Duration,
         stream: StreamLimits,
     ) -> Result<(), Status> {
-        let streamed = matches!(self.kind, Kind::ServerStreaming | Kind::Bidirectional);
+        let streamed = matches!(
+            self.kind,
+            MethodKind::ServerStreaming | MethodKind::Bidirectional
+        );
         let mut request = Request::new(message);
         *request.metadata_mut() = metadata.clone();
         if !streamed {
@@ -135,16 +138,16 @@ impl Caller {
                 .await
                 .map_err(|e| Status::unknown(format!("Service was not ready: {e}")))?;
             match kind {
-                Kind::Unary => grpc.unary(request, path, codec).await.map(drop),
-                Kind::ServerStreaming => {
+                MethodKind::Unary => grpc.unary(request, path, codec).await.map(drop),
+                MethodKind::ServerStreaming => {
                     let answers = grpc.server_streaming(request, path, codec).await?;
                     hold(answers.into_inner(), stream).await
                 }
-                Kind::ClientStreaming => {
+                MethodKind::ClientStreaming => {
                     let request = request.map(|m| stream::iter([m]));
                     grpc.client_streaming(request, path, codec).await.map(drop)
                 }
-                Kind::Bidirectional => {
+                MethodKind::Bidirectional => {
                     // One request, then the request side stays open while answers are read.
                     let request = request.map(|m| stream::iter([m]).chain(stream::pending()));
                     let answers = grpc.streaming(request, path, codec).await?;

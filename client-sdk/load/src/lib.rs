@@ -22,7 +22,7 @@ pub mod report;
 pub mod run;
 pub mod template;
 
-pub use methods::{Kind, Method};
+pub use methods::{Method, MethodKind};
 pub use options::{Cli, Format, Options, OptionsError};
 pub use report::Report;
 pub use run::{LoadError, run};

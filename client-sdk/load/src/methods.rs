@@ -45,7 +45,7 @@ pub fn add_descriptor_set(
 
 /// How a method's messages flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum MethodKind {
     /// One request, one answer.
     Unary,
     /// One request, a stream of answers.
@@ -114,12 +114,12 @@ impl Method {
         self.0.output()
     }
 
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> MethodKind {
         match (self.0.is_client_streaming(), self.0.is_server_streaming()) {
-            (false, false) => Kind::Unary,
-            (false, true) => Kind::ServerStreaming,
-            (true, false) => Kind::ClientStreaming,
-            (true, true) => Kind::Bidirectional,
+            (false, false) => MethodKind::Unary,
+            (false, true) => MethodKind::ServerStreaming,
+            (true, false) => MethodKind::ClientStreaming,
+            (true, true) => MethodKind::Bidirectional,
         }
     }
 
@@ -147,15 +147,15 @@ mod tests {
         assert_eq!(m.full_name(), "terrain.v1.TerrainService.GetHeight");
         assert_eq!(m.path(), "/terrain.v1.TerrainService/GetHeight");
         assert_eq!(m.input().full_name(), "terrain.v1.GetHeightRequest");
-        assert_eq!(m.kind(), Kind::Unary);
+        assert_eq!(m.kind(), MethodKind::Unary);
         let health = Method::find(&pool, "grpc.health.v1.Health.Check").unwrap();
         assert_eq!(health.service(), "grpc.health.v1.Health");
         let sub = Method::find(&pool, "terrain.v1.TerrainEvents/Subscribe").unwrap();
         assert_eq!(sub.to_string(), "terrain.v1.TerrainEvents.Subscribe");
-        assert_eq!(sub.kind(), Kind::ServerStreaming);
+        assert_eq!(sub.kind(), MethodKind::ServerStreaming);
         assert!(sub.is_stream());
         let track = Method::find(&pool, "terrain.v1.TerrainLifecycle/TrackViewers").unwrap();
-        assert_eq!(track.kind(), Kind::Bidirectional);
+        assert_eq!(track.kind(), MethodKind::Bidirectional);
         let err = Method::find(&pool, "terrain.v1.TerrainService/Nope").unwrap_err();
         assert!(err.contains("not supported"), "{err}");
         assert!(
