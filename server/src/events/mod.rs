@@ -69,13 +69,21 @@ pub struct Events {
     /// Set once the store and worlds are open ([`Events::attach`]).
     attached: OnceLock<Attached>,
     /// The hub and area cell of each open subscription, by subscription id.
-    areas: Mutex<HashMap<String, (Arc<Hub>, Arc<area::AreaCell>)>>,
+    areas: Mutex<HashMap<String, OpenArea>>,
     next_id: AtomicU64,
     /// Fires at shutdown: every stream ends.
     closed: CancellationToken,
     queue: usize,
     history: usize,
     metrics: Arc<Metrics>,
+}
+
+/// Where an open subscription's area lives: its hub (whose lock orders area
+/// changes with publishing) and its cell.
+#[derive(Debug)]
+struct OpenArea {
+    hub: Arc<Hub>,
+    cell: Arc<area::AreaCell>,
 }
 
 #[derive(Debug)]
@@ -132,10 +140,10 @@ impl Events {
     pub fn update_area(&self, id: &str, area: Area) -> Result<u64, EventError> {
         let (hub, cell) = {
             let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-            let (hub, cell) = areas
+            let open = areas
                 .get(id)
                 .ok_or_else(|| EventError::UnknownSubscription { id: id.to_string() })?;
-            (Arc::clone(hub), Arc::clone(cell))
+            (Arc::clone(&open.hub), Arc::clone(&open.cell))
         };
         Ok(hub.change_area(&cell, area))
     }
@@ -156,7 +164,11 @@ impl Events {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = subscription_id(n);
         let mut areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-        areas.insert(id.clone(), (Arc::clone(hub), Arc::clone(cell)));
+        let open = OpenArea {
+            hub: Arc::clone(hub),
+            cell: Arc::clone(cell),
+        };
+        areas.insert(id.clone(), open);
         (n, id)
     }
 
