@@ -83,7 +83,7 @@ fn assert_consistent(r: &Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_run_reports_in_ghz_json() {
-    let server = TestServer::start(plain_config).await;
+    let server = TestServer::start_default_with(plain_config).await;
     let host = server.addr.to_string();
     let r = tokio::task::spawn_blocking(move || {
         run_json(&[
@@ -115,7 +115,7 @@ async fn a_short_run_reports_in_ghz_json() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_requests_are_counted_as_errors() {
-    let server = TestServer::start(|c| {
+    let server = TestServer::start_default_with(|c| {
         plain_config(c);
         c.limits.max_batch_points = 100;
     })
@@ -156,7 +156,7 @@ async fn refused_requests_are_counted_as_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_meshes_and_streams_run() {
-    let server = TestServer::start(plain_config).await;
+    let server = TestServer::start_default_with(plain_config).await;
     let host = server.addr.to_string();
     let r = tokio::task::spawn_blocking(move || {
         let health = run_json(&[
@@ -237,7 +237,7 @@ fn bad_flags_are_named() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_text_summary_follows_ghz() {
-    let server = TestServer::start(plain_config).await;
+    let server = TestServer::start_default_with(plain_config).await;
     let host = server.addr.to_string();
     let out = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_terrain-load"))
