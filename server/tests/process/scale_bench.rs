@@ -23,7 +23,7 @@ const SAMPLES: usize = 500;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "benchmark: run with --ignored --nocapture, preferably --release"]
 async fn mutation_to_event_on_another_replica() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let nats = Nats::single(&bin, &dir.path().join("nats"));
     let url = nats.url();

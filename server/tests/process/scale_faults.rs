@@ -55,8 +55,12 @@ fn write_until(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
 async fn a_killed_replica_converges_and_its_resumed_subscribers_miss_nothing() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let nats = Nats::single(&bin, &dir.path().join("nats"));
     let url = nats.url();
@@ -103,8 +107,12 @@ async fn a_killed_replica_converges_and_its_resumed_subscribers_miss_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
 async fn one_nats_node_down_loses_nothing_acknowledged() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docker/nats/nats.conf");
     let mut nodes = Nats::cluster(&bin, &config, dir.path());
@@ -182,8 +190,12 @@ async fn one_nats_node_down_loses_nothing_acknowledged() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
 async fn without_nats_mutations_fail_fast_reads_go_on_and_then_everything_converges() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let mut nats = Nats::single(&bin, &dir.path().join("nats"));
     let url = nats.url();

@@ -13,8 +13,12 @@ use scale::*;
 use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
 async fn a_change_on_one_replica_reaches_every_replica_with_the_same_revision() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let nats = Nats::single(&bin, &dir.path().join("nats"));
     let url = nats.url();
@@ -89,8 +93,12 @@ async fn a_change_on_one_replica_reaches_every_replica_with_the_same_revision() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
 async fn concurrent_writes_of_one_zone_are_decided_by_compare_and_swap() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let nats = Nats::single(&bin, &dir.path().join("nats"));
     let url = nats.url();

@@ -83,8 +83,12 @@ fn the_compose_file_is_valid_and_complete() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
 async fn the_compose_topology_runs_as_plain_processes() {
-    let Some(bin) = nats_binary() else { return };
+    let bin = nats_binary();
     let dir = tempfile::tempdir().expect("tempdir");
     let docker = docker_dir();
     let nodes = Nats::cluster(&bin, &docker.join("nats/nats.conf"), dir.path());
