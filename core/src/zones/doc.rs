@@ -4,7 +4,7 @@
 //! `ZoneDoc` JSON). Client input goes through [`ZoneDoc::from_request_json`] and
 //! [`ZoneDoc::from_file_entry`] instead: serde decodes a wire struct whose fields say
 //! what they hold, `serde_path_to_error` tracks the key being read, and
-//! [`DocError::from_path_error`] turns serde's path and message into a [`DocError`]
+//! `DocError::from_path_error` turns serde's path and message into a [`DocError`]
 //! that names the field (`centerX`, `colour`) or blames the whole document.
 
 use std::fmt;
@@ -120,7 +120,7 @@ impl ZoneDoc {
 
 /// Which document a zone comes from: what keys it may carry besides the zone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocForm {
+pub(crate) enum DocForm {
     /// A request body: a zone read from the API (with its output-only `revision`) can be
     /// sent back as it is; `revision` is ignored.
     Request,
@@ -160,7 +160,7 @@ const REQUEST_KEYS: [&str; 12] = [
 
 impl DocForm {
     /// The keys a document of this form may carry.
-    pub fn keys(self) -> &'static [&'static str] {
+    fn keys(self) -> &'static [&'static str] {
         match self {
             DocForm::Request => &REQUEST_KEYS,
             DocForm::File => &ZONE_KEYS,
@@ -168,25 +168,32 @@ impl DocForm {
     }
 }
 
-/// Why a zone document was refused.
+/// Why a zone document was refused. [`DocError::field`] and [`DocError::reason`] are
+/// the two halves of the message (`Display` is `"{field}: {reason}"`, or the reason
+/// alone when the whole document is to blame).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DocError {
     /// Not a zone object at all (not JSON, not an object, a repeated key): no one
     /// field is to blame.
-    #[error("{0}")]
     Document(String),
     /// A required key is absent.
-    #[error("{0}: missing (required)")]
     Missing(&'static str),
     /// A key a zone does not have; `expected` lists those it may have.
-    #[error("{field}: unknown field (expected one of: {})", expected.join(", "))]
     Unknown {
         field: String,
         expected: &'static [&'static str],
     },
     /// The value of `field` is refused (wrong type, out of the f64 range, malformed).
-    #[error("{field}: {reason}")]
     Invalid { field: String, reason: String },
+}
+
+impl fmt::Display for DocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.field() {
+            Some(field) => write!(f, "{field}: {}", self.reason()),
+            None => f.write_str(&self.reason()),
+        }
+    }
 }
 
 impl DocError {
@@ -213,7 +220,7 @@ impl DocError {
     /// The one mapping from serde's answer to a [`DocError`]: the first key of the
     /// path is the field (a key `form` does not have is an unknown field); no key
     /// (the document itself, or a key that did not parse) blames the document.
-    pub fn from_path_error<E: fmt::Display>(
+    pub(crate) fn from_path_error<E: fmt::Display>(
         err: serde_path_to_error::Error<E>,
         form: DocForm,
     ) -> Self {
@@ -236,10 +243,10 @@ impl DocError {
 }
 
 impl ZoneDoc {
-    /// Decodes one zone from a request body (JSON text, [`DocForm::Request`]). Large
-    /// numbers, wrong types, unknown and missing keys name their key; anything else
-    /// (not JSON, not an object, a repeated key, trailing text) is a
-    /// [`DocError::Document`].
+    /// Decodes one zone from a request body (JSON text; the output-only `revision` is
+    /// accepted and ignored). Large numbers, wrong types, unknown and missing keys name
+    /// their key; anything else (not JSON, not an object, a repeated key, trailing
+    /// text) is a [`DocError::Document`].
     pub fn from_request_json(json: &[u8]) -> Result<ZoneDoc, DocError> {
         let mut de = serde_json::Deserializer::from_slice(json);
         let wire: ZoneObject = serde_path_to_error::deserialize(&mut de)
@@ -248,7 +255,7 @@ impl ZoneDoc {
         wire.0.into_doc(DocForm::Request)
     }
 
-    /// Decodes one entry of a zone file ([`DocForm::File`]), already parsed: errors
+    /// Decodes one entry of a zone file (a zone's keys only), already parsed: errors
     /// from a `Value` carry no line and column, the caller names the entry.
     pub fn from_file_entry(entry: &Value) -> Result<ZoneDoc, DocError> {
         let wire: ZoneObject = serde_path_to_error::deserialize(entry)

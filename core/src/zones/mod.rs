@@ -14,7 +14,7 @@ pub mod manifest;
 pub mod model;
 pub mod set;
 
-pub use doc::{DocError, DocForm, ZoneDoc};
+pub use doc::{DocError, ZoneDoc};
 pub use manifest::{ManifestError, NamedZone, parse_zone_file};
 pub use model::{
     Bounds, FlatZone, Reach, Shape, ZoneError, ZoneHeight, ZoneLimits, ZoneSpec, validate_id,
