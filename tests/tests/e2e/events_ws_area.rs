@@ -3,7 +3,7 @@
 //! and the revision after which every event is matched against it. A refused area is
 //! answered with an error frame instead, and the old area stays.
 
-mod common;
+use terrain_tests as common;
 
 use std::time::Duration;
 
