@@ -5,7 +5,6 @@
 
 use std::{io::Write, net::SocketAddr, time::Duration};
 
-use clap::Parser;
 use terrain_core::{GeneratorKind, Overlap};
 
 use super::*;
@@ -524,12 +523,55 @@ fn lifecycle_flags_override_the_file() {
         "7",
     ]);
     let file = file::parse("cull_grace = \"9s\"\nwarm_radius = 3\n").unwrap();
-    let config = Config::resolve(cli.settings().or(file)).unwrap();
+    let config = Config::resolve(cli.layer_over(file).unwrap()).unwrap();
     assert_eq!(config.lifecycle.cull_grace, Duration::from_millis(250));
     assert_eq!(config.lifecycle.rings.active, 4.0);
     assert_eq!(config.lifecycle.warm_radius, None);
     assert_eq!(config.lifecycle.max_viewers_per_world, 7);
     let cli = Cli::parse_from(["terrain-server", "--warm-radius", "1"]);
-    let config = Config::resolve(cli.settings().or(file::parse("").unwrap())).unwrap();
+    let config = Config::resolve(cli.layer_over(file::parse("").unwrap()).unwrap()).unwrap();
     assert_eq!(config.lifecycle.warm_radius, Some(1));
+}
+
+#[test]
+fn decoding_errors_read_in_the_configs_words() {
+    let cases = [
+        ("listen = 8080", "listen: expected a string, got integer"),
+        (
+            "max_batch_points = \"many\"",
+            "max_batch_points: expected an integer, got string",
+        ),
+        (
+            "max_batch_points = 0",
+            "max_batch_points: must be at least 1",
+        ),
+        (
+            "insecure = \"yes\"",
+            "insecure: expected a boolean, got string",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"",
+            "worlds[0].generator: missing (required)",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"\ngenerator = \"voxel\"",
+            "worlds[0].generator: unknown generator \"voxel\", expected one of: hyperscape, osrs",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\n[worlds.layout]\npattern = \"spiral\"",
+            "worlds[0].layout.pattern: unknown pattern \"spiral\", expected one of: grid, zigzag, rings, chaotic",
+        ),
+        (
+            "warm_radius = -1",
+            "warm_radius: must be a whole number >= 0, got -1",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(from_text(text).unwrap_err().to_string(), expected, "{text}");
+    }
+    let err = from_text("bogus = 1").unwrap_err().to_string();
+    assert!(
+        err.starts_with("bogus: unknown key (expected one of: listen, data_dir, worlds,"),
+        "{err}"
+    );
 }

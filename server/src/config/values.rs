@@ -1,8 +1,9 @@
 //! Value parsers shared by the TOML reader and the command line, so a value means the
 //! same thing (and is refused with the same words) whichever source it comes from.
 
-use std::{fmt, net::SocketAddr, str::FromStr, time::Duration};
+use std::{fmt, net::SocketAddr, path::Path, str::FromStr, time::Duration};
 
+use serde::Deserialize;
 use terrain_core::Overlap;
 
 use super::{
@@ -46,21 +47,40 @@ impl fmt::Display for LogFormat {
     }
 }
 
-/// A world entry as a source gives it, before validation: the generator is still a
-/// name, so a bad one is reported with the entry's key.
-#[derive(Debug, Clone, PartialEq)]
+/// A world entry as a source gives it (a `[[worlds]]` table, or `--world
+/// ID:GENERATOR[:SEED]`), before validation: the generator is still a name, so a bad
+/// one is reported with the entry's key. `id` and `generator` are required: empty when
+/// missing, refused with their key when the worlds are resolved.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "a table")]
 pub struct WorldSpec {
     pub id: String,
     pub generator: String,
+    /// Default 0.
     pub seed: u32,
     /// Only the file sets the rest; a flag's world has the defaults.
     pub overlap: Overlap,
     pub manifests: Option<Manifests>,
+    #[serde(rename = "zones")]
     pub zone_files: Vec<ZoneFile>,
     /// Spawn points (`spawn`, or `layout.spawn`); `None`: the origin.
     pub spawn: Option<Vec<[f64; 2]>>,
     /// The `[worlds.layout]` table.
     pub layout: Option<LayoutSpec>,
+}
+
+impl WorldSpec {
+    /// Resolves the entry's relative `manifests` and `zones` paths against `base`.
+    pub fn rebase(&mut self, base: &Path) {
+        if let Some(Manifests::Dir(dir)) = &mut self.manifests {
+            *dir = base.join(&*dir);
+        }
+        for file in &mut self.zone_files {
+            if let ZoneFile::Path(path) = file {
+                *path = base.join(&*path);
+            }
+        }
+    }
 }
 
 impl FromStr for WorldSpec {
@@ -154,13 +174,18 @@ pub fn duration_from_secs(secs: f64) -> Result<Duration, String> {
         .map_err(|_| format!("must be a finite, non-negative number of seconds, got {secs}"))
 }
 
-/// A coordinate limit: finite and greater than 0.
-pub fn check_max_coordinate(v: f64) -> Result<(), String> {
+/// A size or distance limit: finite and greater than 0.
+pub fn check_positive(v: f64) -> Result<(), String> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
         Err(format!("must be finite and > 0, got {v}"))
     }
+}
+
+/// A coordinate limit: finite and greater than 0.
+pub fn check_max_coordinate(v: f64) -> Result<(), String> {
+    check_positive(v)
 }
 
 /// `check_max_coordinate` for a flag's text.
@@ -175,12 +200,17 @@ pub fn parse_max_coordinate(s: &str) -> Result<f64, String> {
 
 /// A zone size limit: finite and greater than 0.
 pub fn check_max_zone_size(v: f64) -> Result<(), String> {
-    check_max_coordinate(v)
+    check_positive(v)
 }
 
 /// `check_max_zone_size` for a flag's text.
 pub fn parse_max_zone_size(s: &str) -> Result<f64, String> {
-    parse_max_coordinate(s)
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number, got {s:?}"))?;
+    check_max_zone_size(v)?;
+    Ok(v)
 }
 
 /// A count limit: at least 1.
