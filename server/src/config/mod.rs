@@ -100,7 +100,8 @@ impl ConfigError {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     /// Largest accepted |x| and |z|, including a heightmap's far corner. Keeps callers
-    /// inside the range where the generators' f64 maths is meaningful.
+    /// inside the range where the generators' f64 maths is meaningful; at most
+    /// [`values::MAX_MAX_COORDINATE`] (2^46 m), what the tile grids can represent.
     pub max_coordinate: f64,
     /// Most points in one `GetHeights` / `POST .../heights` request.
     pub max_batch_points: usize,

@@ -42,7 +42,8 @@ pub struct Settings {
     )]
     pub worlds: Option<Vec<WorldSpec>>,
 
-    /// Largest accepted |x| and |z| [default: 1e9].
+    /// Largest accepted |x| and |z|, in metres; at most 2^46 = 70368744177664, what the
+    /// tile grids can represent with room for ring ranges [default: 1e9].
     #[arg(long, env = "TERRAIN_MAX_COORDINATE", value_name = "METRES", value_parser = values::parse_max_coordinate)]
     #[serde(deserialize_with = "de::max_coordinate")]
     pub max_coordinate: Option<f64>,

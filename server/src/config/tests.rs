@@ -575,3 +575,56 @@ fn decoding_errors_read_in_the_configs_words() {
         "{err}"
     );
 }
+
+#[test]
+fn max_coordinate_is_bounded_by_the_tile_grids() {
+    let largest = values::MAX_MAX_COORDINATE;
+    assert_eq!(largest, 70_368_744_177_664.0);
+    let config = from_text(&format!("max_coordinate = {largest:.1}")).unwrap();
+    assert_eq!(
+        config.limits.max_coordinate, largest,
+        "the largest is accepted"
+    );
+    let cli =
+        Cli::try_parse_from(["terrain-server", "--max-coordinate", "70368744177664"]).unwrap();
+    assert_eq!(Config::load(&cli).unwrap().limits.max_coordinate, largest);
+    for text in ["max_coordinate = 70368744177665", "max_coordinate = 1e300"] {
+        let (key, message) = refusal(text);
+        assert_eq!(key, "max_coordinate", "{text}");
+        assert!(message.contains("at most 70368744177664"), "{message}");
+    }
+    let err = Cli::try_parse_from(["terrain-server", "--max-coordinate", "1e300"]).unwrap_err();
+    assert!(err.to_string().contains("--max-coordinate"), "{err}");
+    let mut config = Config::default();
+    config.limits.max_coordinate = 1e300;
+    assert!(
+        config
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("max_coordinate: "),
+        "a hand-built configuration is held to the same bound"
+    );
+    // What the bound promises, for every generator's tile grid: a ring of a view of
+    // 2 * largest plus the widest ring stays on exact, round-tripping tile indices, and
+    // f64 still resolves a few centimetres out there.
+    let reach = 2.0 * largest;
+    for &kind in GeneratorKind::ALL {
+        let grid = terrain_core::WorldGenerator::new(kind, 0)
+            .unwrap()
+            .tile_layout();
+        let edge = reach + lifecycle::MAX_RING * grid.size;
+        for c in [edge, -edge] {
+            let t = grid.tile_of(c);
+            assert!(t.unsigned_abs() < 1 << 52, "{kind}: tile {t} of {c}");
+            assert!(
+                grid.origin(t) <= c && c < grid.origin(t + 1),
+                "{kind}: {c} in tile {t}"
+            );
+        }
+        let span = grid.tile_of(edge) - grid.tile_of(-edge) + 1;
+        assert!(span < 1 << 53, "{kind}: a ring {span} tiles wide");
+    }
+    let ulp = f64::from_bits(reach.to_bits() + 1) - reach;
+    assert!(ulp <= 1.0 / 32.0, "{ulp} m");
+}

@@ -183,9 +183,31 @@ pub fn check_positive(v: f64) -> Result<(), String> {
     }
 }
 
-/// A coordinate limit: finite and greater than 0.
+/// The largest `max_coordinate`: 2^46 m (70,368,744,177,664 m, about 7.0e13), what the
+/// tile grids can represent with room for ring ranges:
+///
+/// - A viewer stands within `max_coordinate` and sees at most `2 * max_coordinate`, so
+///   its rings reach at most 2^47 m plus 64 tiles ([`super::lifecycle::MAX_RING`])
+///   from the origin. Over the smallest mesh tile (osrs's 64 m = 2^6; hyperscape's are
+///   100 m) that is a tile index within +-(2^41 + 65): exact in `f64` (below 2^53) and
+///   far inside `i64`, so `floor(c / size)` and `t * size` are exact and the width of
+///   any ring (at most 2^42 + 131 tiles a side) is an ordinary integer.
+/// - At 2^47 m an `f64` still resolves 2^-5 m (3 cm), finer than either grid's vertex
+///   spacing (1 m osrs, 1.59 m hyperscape), so every tile keeps distinct vertices.
+/// - The layout layer needs no lower bound: beyond its +-2^26 chunks it leaves the
+///   ground alone (`terrain_core::layout::MAX_CHUNK_COORD`).
+pub const MAX_MAX_COORDINATE: f64 = (1u64 << 46) as f64;
+
+/// A coordinate limit: finite, greater than 0 and at most [`MAX_MAX_COORDINATE`].
 pub fn check_max_coordinate(v: f64) -> Result<(), String> {
-    check_positive(v)
+    check_positive(v)?;
+    if v > MAX_MAX_COORDINATE {
+        return Err(format!(
+            "must be at most {MAX_MAX_COORDINATE} (2^46 m, what the tile grids can \
+             represent), got {v}"
+        ));
+    }
+    Ok(())
 }
 
 /// `check_max_coordinate` for a flag's text.
