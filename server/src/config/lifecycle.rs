@@ -28,7 +28,7 @@
 use std::time::Duration;
 
 use serde::Deserialize;
-use terrain_core::layout::{LayoutConfig, Pattern, SpokeRule};
+use terrain_core::layout::{LayoutConfig, LayoutError, Pattern, SpokeRule};
 
 /// Largest ring, in tiles beyond the view.
 pub const MAX_RING: f64 = 64.0;
@@ -183,10 +183,20 @@ impl LayoutSpec {
             seed,
         };
         if let Err(e) = layout.validate() {
-            let message = e.to_string();
-            return Err(match message.split_once(": ") {
-                Some((field, rest)) => (key(field), rest.to_string()),
-                None => (path.to_string(), message),
+            return Err(match e {
+                LayoutError::NotFinite { field } => (key(field), "must be a finite number".into()),
+                LayoutError::NotPositive { field, value } => {
+                    (key(field), format!("must be greater than 0 (got {value})"))
+                }
+                LayoutError::CellTooLarge {
+                    cell_size,
+                    chunk_size,
+                } => (
+                    key("cell_size"),
+                    format!("must be at most chunk_size {chunk_size} (got {cell_size})"),
+                ),
+                // Query refusals: `validate` checks only the sizes.
+                other => (path.to_string(), other.to_string()),
             });
         }
         let grid_radius = self.grid_radius.unwrap_or(3);

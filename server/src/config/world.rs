@@ -146,15 +146,14 @@ impl WorldConfig {
     }
 }
 
-/// A generator's refusal, keyed by world: the core's errors start with the field they
-/// are about (`seed: ...`), which becomes `worlds[1].seed: ...`.
+/// A generator's refusal, keyed by world and by the field its variant is about
+/// (`worlds[1].seed: ...`).
 pub(super) fn generator_error(index: usize, err: &GeneratorError) -> ConfigError {
-    let message = err.to_string();
-    match message.split_once(": ") {
-        Some((field, rest)) if field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-            ConfigError::invalid(format!("worlds[{index}].{field}"), rest)
-        }
-        _ => ConfigError::invalid(format!("worlds[{index}]"), message),
+    match err {
+        GeneratorError::OsrsSeed(seed) => ConfigError::invalid(
+            format!("worlds[{index}].seed"),
+            format!("the osrs generator has no seed; it must be 0 (got {seed})"),
+        ),
     }
 }
 
