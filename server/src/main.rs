@@ -4,6 +4,7 @@
 //! [URL]` exits 0 if the URL answers 200 (the container health check). Both are run by
 //! [`terrain_server::commands`].
 
+use clap::Parser;
 use terrain_server::{Cli, Config, Server, commands, shutdown, telemetry};
 use tokio_util::sync::CancellationToken;
 

@@ -5,7 +5,7 @@
 //! This module only parses. The subcommands ([`Command`]) are run by
 //! `crate::commands`.
 
-use std::{ffi::OsString, path::PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -65,39 +65,6 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the process's arguments and environment; prints the error or help and
-    /// exits if they do not parse.
-    pub fn parse() -> Cli {
-        Cli::try_parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
-    }
-
-    /// [`Cli::try_parse_from`], exiting on an error.
-    pub fn parse_from<I, T>(args: I) -> Cli
-    where
-        I: IntoIterator<Item = T>,
-        T: Into<OsString> + Clone,
-    {
-        Cli::try_parse_from(args).unwrap_or_else(|e| e.exit())
-    }
-
-    /// Parses `args` (the first is the program name) and the process's `TERRAIN_*`
-    /// variables.
-    pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
-    where
-        I: IntoIterator<Item = T>,
-        T: Into<OsString> + Clone,
-    {
-        let mut command = Args::command();
-        let matches = command.try_get_matches_from_mut(args)?;
-        let args = Args::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
-        Ok(Cli {
-            config: args.config,
-            command: args.command,
-            settings: args.settings,
-            matches,
-        })
-    }
-
     /// `lower` (a file's settings) with every key that a flag or variable gave
     /// replaced by that value: clap's own update, so no key is listed twice.
     pub fn layer_over(&self, lower: Settings) -> Result<Settings, clap::Error> {
@@ -105,10 +72,36 @@ impl Cli {
         settings.update_from_arg_matches(&self.matches)?;
         Ok(settings)
     }
+}
 
-    /// The clap command (for help and completion output).
-    pub fn command() -> clap::Command {
+/// `Cli::parse()`, `Cli::try_parse_from(...)`: clap's parse of [`Args`], keeping the
+/// matches for [`Cli::layer_over`].
+impl Parser for Cli {}
+
+impl CommandFactory for Cli {
+    fn command() -> clap::Command {
         Args::command()
+    }
+
+    fn command_for_update() -> clap::Command {
+        Args::command_for_update()
+    }
+}
+
+impl FromArgMatches for Cli {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let args = Args::from_arg_matches(matches)?;
+        Ok(Cli {
+            config: args.config,
+            command: args.command,
+            settings: args.settings,
+            matches: matches.clone(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Cli::from_arg_matches(matches)?;
+        Ok(())
     }
 }
 

@@ -208,6 +208,8 @@ pub fn parse_replicas(s: &str) -> Result<usize, String> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
 
     fn store(text: &str) -> Result<StoreConfig, ConfigError> {

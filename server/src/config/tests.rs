@@ -5,6 +5,7 @@
 
 use std::{io::Write, net::SocketAddr, time::Duration};
 
+use clap::Parser;
 use terrain_core::{GeneratorKind, Overlap};
 
 use super::*;
