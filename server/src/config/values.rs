@@ -204,7 +204,7 @@ pub fn check_max_coordinate(v: f64) -> Result<(), String> {
     if v > MAX_MAX_COORDINATE {
         return Err(format!(
             "must be at most {MAX_MAX_COORDINATE} (2^46 m, what the tile grids can \
-             represent), got {v}"
+             represent), got {v:?}"
         ));
     }
     Ok(())
