@@ -629,3 +629,14 @@ fn max_coordinate_is_bounded_by_the_tile_grids() {
     let ulp = f64::from_bits(reach.to_bits() + 1) - reach;
     assert!(ulp <= 1.0 / 32.0, "{ulp} m");
 }
+
+#[test]
+fn the_shipped_configuration_files_still_read() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let replica = file::read(&root.join("docker/replica.toml")).unwrap();
+    assert_eq!(replica.log_format, Some(LogFormat::Json));
+    assert_eq!(replica.store.replicas, Some(3));
+    let frontier = file::read(&root.join("worlds/frontier.toml")).unwrap();
+    let config = Config::resolve(frontier).unwrap();
+    assert!(config.worlds.iter().any(|w| w.layout.is_some()));
+}
