@@ -1,5 +1,5 @@
 //! The names of the core's closed choices (generator kind, overlap rule, layout pattern,
-//! spoke rule), defined once with their enum by [`named_enum!`]: `ALL`, `as_str`,
+//! spoke rule), defined once with their enum by a macro (`named_enum!`): `ALL`, `as_str`,
 //! [`Display`](std::fmt::Display), [`FromStr`](std::str::FromStr) and serde all use the
 //! same table, so configuration files, flags, the API's display names and the SDK spell
 //! them alike. A name that is not one of them is refused with [`UnknownName`], which

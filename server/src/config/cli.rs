@@ -74,7 +74,7 @@ impl Cli {
     }
 }
 
-/// `Cli::parse()`, `Cli::try_parse_from(...)`: clap's parse of [`Args`], keeping the
+/// `Cli::parse()`, `Cli::try_parse_from(...)`: clap's parse of the derived `Args`, keeping the
 /// matches for [`Cli::layer_over`].
 impl Parser for Cli {}
 
