@@ -31,7 +31,7 @@ const SCHEMA_VERSION: u64 = 1;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 pub(super) const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
-const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
+pub(super) const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
 pub(super) const LOG: TableDefinition<(&str, u64), &str> = TableDefinition::new("log");
 
 /// The server's zone store. `Sync`: one write transaction runs at a time (redb
@@ -207,13 +207,13 @@ impl ZoneStore {
                     zones.remove(key).map_err(db_err)?;
                 }
                 MutationKind::Registered | MutationKind::Replaced => {
-                    let json = encode_zone(&mutation.zone);
+                    let json = encode_zone(&mutation.zone)?;
                     zones
                         .insert(key, (revision, json.as_str()))
                         .map_err(db_err)?;
                 }
             }
-            let record = LogRecord::encode(mutation);
+            let record = LogRecord::encode(mutation)?;
             let mut log = txn.open_table(LOG).map_err(db_err)?;
             log.insert((world, revision), record.as_str())
                 .map_err(db_err)?;

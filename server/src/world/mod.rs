@@ -2,14 +2,18 @@
 //! revision.
 //!
 //! - [`World`]: the in-memory [`Terrain`] (generator + zones) and revision behind one
-//!   lock. Readers share it; only the registry ([`registry`]) writes it, briefly,
-//!   after the store has committed the change.
-//! - [`registry`]: the write path (register, replace, remove), serialised per world.
+//!   lock. Readers share it; only the world's follower writes it, briefly, after the
+//!   log has stored the change.
+//! - [`registry`]: the write path (register, replace, remove), serialised per world:
+//!   plan, propose to the world's zone log, answer once applied.
+//! - [`follow`]: one follower per world applies its zone log in order (`apply`: how
+//!   one entry becomes the world's state), for the embedded store and a shared one.
 //! - [`sources`]: the zones a world registers at start-up (manifests, zone files).
 //! - [`stats`]: lookup counters and the periodic statistics log line.
 //! - [`versions`]: per-tile versions (the revision of the last change to touch each
 //!   tile), kept beside the zones so heights and versions always agree.
 
+mod apply;
 pub mod delta;
 pub mod follow;
 pub mod registry;
@@ -136,9 +140,12 @@ pub struct World {
     surface: Option<Arc<LayoutSurface>>,
     /// Where players appear.
     spawn: Vec<[f64; 2]>,
-    /// Set when the world's zones live in a shared store ([`follow`]): mutations go
-    /// there, and only the follower applies them.
-    shared: std::sync::OnceLock<Arc<follow::Shared>>,
+    /// The world's zone log and its follower's progress, set once following starts
+    /// ([`follow::Replication::start`]): mutations are proposed there, and only the
+    /// follower applies them.
+    link: std::sync::OnceLock<Arc<follow::Link>>,
+    /// Log entries kept for resuming subscribers (`event_history`).
+    history: usize,
 }
 
 impl World {
@@ -202,7 +209,8 @@ impl World {
             layer: config.layout,
             surface,
             spawn: config.spawn.clone(),
-            shared: std::sync::OnceLock::new(),
+            link: std::sync::OnceLock::new(),
+            history: limits.event_history.max(1),
         })
     }
 
