@@ -81,6 +81,16 @@ pub enum StoreError {
         #[source]
         source: Box<::redb::DatabaseError>,
     },
+    /// The store file exists but is empty or is not a zone store: refused, so a
+    /// truncated file never silently starts as an empty store.
+    #[error(
+        "zone store {path}: {reason}; refusing to start, which would lose every zone: \
+         restore the file from a backup, or move it away to start with an empty store"
+    )]
+    Unusable {
+        path: std::path::PathBuf,
+        reason: String,
+    },
     /// The store was closed (the server is shutting down).
     #[error("zone store: closed (shutting down)")]
     Closed,

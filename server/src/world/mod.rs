@@ -24,7 +24,8 @@ pub mod versions;
 use std::{collections::HashMap, sync::Arc};
 
 use terrain_core::{
-    GeneratorError, GeneratorKind, Terrain, TileLayout, WorldGenerator, ZoneSet,
+    BuildError, GeneratorError, GeneratorKind, Terrain, TileLayout, WorldSpec, ZoneSet,
+    build_terrain,
     layout::{LayoutError, LayoutSurface},
     zones::ZoneLimits,
 };
@@ -157,33 +158,27 @@ impl World {
         limits: &Limits,
         listeners: &[Arc<dyn CommitListener>],
     ) -> Result<Self, WorldError> {
-        let generator = WorldGenerator::new(config.generator, config.seed)?;
-        let layout = generator.tile_layout();
         let store_err = |source| WorldError::Store {
             world: config.id.clone(),
             source,
         };
         let stored = store.load(&config.id).map_err(store_err)?;
         let log = store.log(&config.id, 0).map_err(store_err)?;
-        let mut zones = ZoneSet::new(config.overlap, generator.tile_size());
-        for (zone, revision) in stored.zones {
-            zones.insert(zone, revision);
-        }
-        let surface = match &config.layout {
-            Some(settings) => Some(Arc::new(
-                LayoutSurface::new(settings.layout, generator.clone()).map_err(|e| {
-                    WorldError::Layout {
-                        world: config.id.clone(),
-                        source: e,
-                    }
-                })?,
-            )),
-            None => None,
+        let spec = WorldSpec {
+            generator: config.generator,
+            seed: config.seed,
+            overlap: config.overlap,
+            layout: config.layout.map(|l| l.layout),
         };
-        let mut terrain = Terrain::new(generator, zones);
-        if let Some(surface) = &surface {
-            terrain = terrain.with_layout(Arc::clone(surface));
-        }
+        let terrain = build_terrain(&spec, stored.zones).map_err(|e| match e {
+            BuildError::Generator(e) => WorldError::Generator(e),
+            BuildError::Layout(source) => WorldError::Layout {
+                world: config.id.clone(),
+                source,
+            },
+        })?;
+        let layout = terrain.generator().tile_layout();
+        let surface = terrain.layout_arc().cloned();
         let state = WorldState {
             terrain,
             revision: stored.revision,
