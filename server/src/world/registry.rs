@@ -185,7 +185,7 @@ impl World {
                 Err(e) => return Err(not_stored(e)),
             }
         }
-        Err(ApiError::Unavailable(
+        Err(ApiError::Aborted(
             "zone store: the zone keeps changing concurrently; try again",
         ))
     }
@@ -229,7 +229,7 @@ impl World {
                 "world {:?} already holds {max} zones, the limit per world",
                 self.id
             );
-            return Err(ApiError::too_large("zones", reason));
+            return Err(ApiError::capacity("zones", reason));
         }
         let kind = if old.is_some() {
             MutationKind::Replaced
