@@ -19,6 +19,9 @@ use super::{
     redb::{LOG, WORLDS, ZONES, ZoneStore, db_err},
 };
 
+/// A log entry decoded, or why it does not decode.
+pub type Decoded = Result<Mutation, String>;
+
 /// What an append did.
 #[derive(Debug, PartialEq)]
 pub enum Appended {
@@ -106,11 +109,7 @@ impl ZoneStore {
 
     /// `world`'s log entries from revision `from` on, each decoded on its own (an
     /// entry that does not decode is the reason, in its place).
-    pub fn entries(
-        &self,
-        world: &str,
-        from: u64,
-    ) -> Result<Vec<(u64, Result<Mutation, String>)>, StoreError> {
+    pub fn entries(&self, world: &str, from: u64) -> Result<Vec<(u64, Decoded)>, StoreError> {
         let open = self.open_db();
         let txn = open.db()?.begin_read().map_err(db_err)?;
         let log = txn.open_table(LOG).map_err(db_err)?;

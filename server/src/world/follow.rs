@@ -336,10 +336,10 @@ impl Follower {
             if stop.is_cancelled() {
                 return;
             }
-            if self.link.log.connected() {
-                if let Ended::Stopped = self.follow_once(&stop).await {
-                    return;
-                }
+            if self.link.log.connected()
+                && let Ended::Stopped = self.follow_once(&stop).await
+            {
+                return;
             }
             tokio::select! {
                 () = stop.cancelled() => return,
