@@ -121,9 +121,19 @@ mod tests {
         .unwrap();
         let (x, z) = (300.0, 170.0);
         let p = terrain.generator().height(x, z);
-        assert_eq!(surface.apply(x, z, p).to_bits(), direct.apply(x, z, p).to_bits());
+        assert_eq!(
+            surface.apply(x, z, p).to_bits(),
+            direct.apply(x, z, p).to_bits()
+        );
         // Without a layout: the generator and the zones only.
-        let plain = build_terrain(&WorldSpec { layout: None, ..spec }, []).unwrap();
+        let plain = build_terrain(
+            &WorldSpec {
+                layout: None,
+                ..spec
+            },
+            [],
+        )
+        .unwrap();
         assert!(plain.layout().is_none());
         assert_eq!(
             plain.height(x, z).to_bits(),
@@ -133,7 +143,14 @@ mod tests {
             cell_size: 512.0,
             ..layout
         };
-        let err = build_terrain(&WorldSpec { layout: Some(bad), ..spec }, []).unwrap_err();
+        let err = build_terrain(
+            &WorldSpec {
+                layout: Some(bad),
+                ..spec
+            },
+            [],
+        )
+        .unwrap_err();
         assert_eq!(err.field(), "layout");
     }
 }
