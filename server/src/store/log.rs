@@ -28,6 +28,8 @@ use std::{fmt, time::Duration};
 use futures::{future::BoxFuture, stream::BoxStream};
 use terrain_core::FlatZone;
 
+use crate::error::{ErrorCode, ServiceError};
+
 /// What a log entry (or a proposal) writes to one zone key.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Write {
@@ -93,6 +95,18 @@ pub enum LogError {
         revision: u64,
         reason: String,
     },
+}
+
+impl ServiceError for LogError {
+    fn error_code(&self) -> ErrorCode {
+        match self {
+            LogError::Conflict(_) => ErrorCode::Aborted,
+            LogError::Unreachable(_) | LogError::NotAcknowledged(_) | LogError::Closed => {
+                ErrorCode::Unavailable
+            }
+            LogError::Failed { .. } | LogError::Poison { .. } => ErrorCode::Internal,
+        }
+    }
 }
 
 /// A world's log from some revision on, in revision order. An item is an entry, a

@@ -38,9 +38,8 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
-use super::{Outcome, World, Worlds};
+use super::{Outcome, RegistryError, World, Worlds};
 use crate::{
-    error::ApiError,
     metrics::Metrics,
     store::log::{Entry, LogError, ZoneLog},
 };
@@ -173,22 +172,22 @@ impl Link {
     }
 
     /// The outcome of the acknowledged revision `revision`, once applied here.
-    pub async fn collect(&self, revision: u64) -> Result<Outcome, ApiError> {
+    pub async fn collect(&self, revision: u64) -> Result<Outcome, RegistryError> {
         self.note_latest(revision);
         if !self.wait_applied(revision).await {
             if self.stop.is_cancelled() {
-                return Err(ApiError::Unavailable(
-                    "shutting down: the change is stored but was not applied here",
+                return Err(RegistryError::ShuttingDown(
+                    "the change is stored but was not applied here",
                 ));
             }
-            return Err(ApiError::Internal(format!(
+            return Err(RegistryError::Internal(format!(
                 "accepted as revision {revision}, but this server has not applied it within \
                  {APPLY_WAIT:?}"
             )));
         }
         match self.outcome(revision) {
             Some(Some(outcome)) => Ok(outcome),
-            _ => Err(ApiError::Internal(format!(
+            _ => Err(RegistryError::Internal(format!(
                 "accepted as revision {revision}, which a later change superseded before \
                  this server applied it"
             ))),

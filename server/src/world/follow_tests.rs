@@ -9,6 +9,7 @@ use terrain_core::{FlatZone, GeneratorKind};
 use super::*;
 use crate::{
     config::{Limits, WorldConfig},
+    error::{ErrorCode, ServiceError},
     store::{ZoneStore, log::Write, memory::MemoryLog},
     test_support::square_zone,
     world::{Change, registry::MAX_ATTEMPTS},
@@ -103,6 +104,9 @@ async fn a_zone_that_keeps_changing_exhausts_the_retries() {
         err.to_string().contains("keeps changing concurrently"),
         "{err}"
     );
+    // ABORTED (HTTP 409), not UNAVAILABLE: the caller may simply try again.
+    assert_eq!(err, RegistryError::Contended);
+    assert_eq!(err.error_code(), ErrorCode::Aborted);
     // Every racing write was applied; ours never was.
     f.applied(MAX_ATTEMPTS as u64).await;
     let state = f.world().read().await;

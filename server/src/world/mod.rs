@@ -15,6 +15,7 @@
 
 mod apply;
 pub mod delta;
+pub mod error;
 pub mod follow;
 pub mod registry;
 pub mod sources;
@@ -39,6 +40,7 @@ use crate::{
     store::{StoreError, ZoneStore},
 };
 
+pub use error::RegistryError;
 pub use registry::{Change, Outcome};
 pub use stats::Lookups;
 

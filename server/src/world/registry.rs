@@ -23,16 +23,13 @@ use terrain_core::{
     FlatZone, TileLayout,
     zones::{Bounds, ZoneSpec, validate_id},
 };
-use tracing::{debug, info};
+use tracing::debug;
 
-use super::{World, WorldState, delta::union};
-use crate::{
-    error::ApiError,
-    store::{
-        Mutation, MutationKind,
-        log::{LogError, Proposal, Write},
-        nats::RECONNECT_GRACE,
-    },
+use super::{RegistryError, World, WorldState, delta::union};
+use crate::store::{
+    Mutation, MutationKind,
+    log::{LogError, Proposal, Write},
+    nats::RECONNECT_GRACE,
 };
 
 /// How many times a proposal that lost a compare-and-swap is planned again.
@@ -108,7 +105,11 @@ struct Plan {
 
 impl World {
     /// Registers zone `id` (or replaces the zone with that id).
-    pub async fn register(self: &Arc<Self>, id: &str, spec: ZoneSpec) -> Result<Outcome, ApiError> {
+    pub async fn register(
+        self: &Arc<Self>,
+        id: &str,
+        spec: ZoneSpec,
+    ) -> Result<Outcome, RegistryError> {
         self.check(id, &spec)?;
         let id = id.to_string();
         self.run(Op::Register { id, spec }).await
@@ -116,42 +117,36 @@ impl World {
 
     /// Checks zone `id` against the zone invariants and this world's limits (not the
     /// zone count, which depends on the state).
-    pub fn check(&self, id: &str, spec: &ZoneSpec) -> Result<(), ApiError> {
-        validate_id(id).map_err(|e| ApiError::zone(&e))?;
-        spec.validate(&self.rules.limits)
-            .map_err(|e| ApiError::zone(&e))
+    pub fn check(&self, id: &str, spec: &ZoneSpec) -> Result<(), RegistryError> {
+        validate_id(id)?;
+        Ok(spec.validate(&self.rules.limits)?)
     }
 
     /// Removes zone `id`; `NOT_FOUND` (field `id`) if it is not registered.
-    pub async fn unregister(self: &Arc<Self>, id: &str) -> Result<Outcome, ApiError> {
-        validate_id(id).map_err(|e| ApiError::zone(&e))?;
+    pub async fn unregister(self: &Arc<Self>, id: &str) -> Result<Outcome, RegistryError> {
+        validate_id(id)?;
         let id = id.to_string();
         self.run(Op::Remove { id }).await
     }
 
     /// Runs `op` to the end on its own task, whatever happens to the caller.
-    async fn run(self: &Arc<Self>, op: Op) -> Result<Outcome, ApiError> {
+    async fn run(self: &Arc<Self>, op: Op) -> Result<Outcome, RegistryError> {
         let world = Arc::clone(self);
         tokio::spawn(async move { world.mutate(op).await })
             .await
-            .map_err(|e| ApiError::Internal(format!("registry task: {e}")))?
+            .map_err(|e| RegistryError::Internal(format!("registry task: {e}")))?
     }
 
     /// Proposes `op` to the world's log and answers once the world applied it.
-    async fn mutate(&self, op: Op) -> Result<Outcome, ApiError> {
-        let link = self.link.get().ok_or(ApiError::Unavailable(
-            "the world's zone log is not open yet",
-        ))?;
+    async fn mutate(&self, op: Op) -> Result<Outcome, RegistryError> {
+        let link = self.link.get().ok_or(RegistryError::NotStarted)?;
         // One proposal of this world at a time from this server.
         let _writer = self.writer.lock().await;
         // After a lost race: the revision the key has in the log.
         let mut seen: Option<u64> = None;
         for _ in 0..MAX_ATTEMPTS {
             if !link.log().wait_connected(RECONNECT_GRACE).await {
-                return Err(ApiError::Unavailable(
-                    "zone store unreachable (NATS): mutations are refused until it is back; \
-                     reads continue from the last applied state",
-                ));
+                return Err(RegistryError::Unreachable);
             }
             let proposal = {
                 let state = self.state.read().await;
@@ -172,25 +167,25 @@ impl World {
             match link.log().propose(proposal).await {
                 Ok(revision) => return link.collect(revision).await,
                 Err(LogError::Conflict(id)) => {
-                    let latest = link.log().key_revision(&id).await.map_err(not_stored)?;
+                    let latest = link
+                        .log()
+                        .key_revision(&id)
+                        .await
+                        .map_err(RegistryError::not_stored)?;
                     let latest = latest.unwrap_or(0);
                     debug!(world = %self.id, zone = %id, latest, "lost a compare-and-swap; planning again");
                     if !link.wait_applied(latest).await {
-                        return Err(ApiError::Unavailable(
-                            "zone store: this replica is behind; try again",
-                        ));
+                        return Err(RegistryError::Behind);
                     }
                     seen = Some(latest);
                 }
-                Err(e) => return Err(not_stored(e)),
+                Err(e) => return Err(RegistryError::not_stored(e)),
             }
         }
-        Err(ApiError::Aborted(
-            "zone store: the zone keeps changing concurrently; try again",
-        ))
+        Err(RegistryError::Contended)
     }
 
-    fn plan(&self, state: &WorldState, op: Op) -> Result<Plan, ApiError> {
+    fn plan(&self, state: &WorldState, op: Op) -> Result<Plan, RegistryError> {
         match op {
             Op::Register { id, spec } => self.plan_register(state, id, spec),
             Op::Remove { id } => self.plan_remove(state, id),
@@ -202,7 +197,7 @@ impl World {
         state: &WorldState,
         id: String,
         spec: ZoneSpec,
-    ) -> Result<Plan, ApiError> {
+    ) -> Result<Plan, RegistryError> {
         let zones = state.zones();
         let base = state.terrain().procedural(spec.center_x, spec.center_z);
         let zone = spec.resolve(id, base);
@@ -225,11 +220,10 @@ impl World {
         }
         let max = self.rules.max_zones;
         if old.is_none() && zones.len() >= max {
-            let reason = format!(
-                "world {:?} already holds {max} zones, the limit per world",
-                self.id
-            );
-            return Err(ApiError::capacity("zones", reason));
+            return Err(RegistryError::Full {
+                world: self.id.clone(),
+                max,
+            });
         }
         let kind = if old.is_some() {
             MutationKind::Replaced
@@ -253,9 +247,9 @@ impl World {
         })
     }
 
-    fn plan_remove(&self, state: &WorldState, id: String) -> Result<Plan, ApiError> {
+    fn plan_remove(&self, state: &WorldState, id: String) -> Result<Plan, RegistryError> {
         let Some(old) = state.zones().get(&id) else {
-            return Err(ApiError::UnknownZone {
+            return Err(RegistryError::UnknownZone {
                 world: self.id.clone(),
                 id,
             });
@@ -292,22 +286,10 @@ pub(crate) fn zone_bounds<'a>(zones: impl IntoIterator<Item = &'a FlatZone>) -> 
     union(zones.into_iter().map(FlatZone::outer_bounds), TILE_MARGIN).unwrap_or(empty)
 }
 
-/// A proposal the log did not store.
-fn not_stored(e: LogError) -> ApiError {
-    info!(error = %e, "zone store write failed");
-    match e {
-        LogError::Closed => ApiError::Unavailable("shutting down: the zone store is closed"),
-        LogError::Unreachable(_) | LogError::NotAcknowledged(_) => {
-            ApiError::Unavailable("zone store (NATS) did not acknowledge the change; try again")
-        }
-        other => ApiError::Internal(other.to_string()),
-    }
-}
-
-fn next(revision: u64) -> Result<u64, ApiError> {
+fn next(revision: u64) -> Result<u64, RegistryError> {
     revision
         .checked_add(1)
-        .ok_or_else(|| ApiError::Internal("revision counter exhausted".into()))
+        .ok_or_else(|| RegistryError::Internal("revision counter exhausted".into()))
 }
 
 /// The tiles any of `zones` can change, row-major (z outer, x inner), without
