@@ -315,14 +315,12 @@ impl Storage {
         if let Some(reporter) = self.reporter {
             reporter.abort();
         }
-        let store = self.store;
-        if let Err(e) = tokio::task::spawn_blocking(move || store.close()).await {
-            warn!(error = %e, "closing the zone store");
-        }
+        close_store(self.store).await;
     }
 }
 
-/// Closes `store` when start-up fails before the followers exist.
+/// Closes `store` on a blocking thread: through [`Storage::close`], or directly when
+/// start-up fails before the followers exist.
 async fn close_store(store: Arc<ZoneStore>) {
     if let Err(e) = tokio::task::spawn_blocking(move || store.close()).await {
         warn!(error = %e, "closing the zone store");

@@ -10,9 +10,11 @@
 //! Every call blocks on disk: call it from a blocking thread (`spawn_blocking`),
 //! never from an async worker.
 //!
-//! With `store.kind = "nats"` the registries live in NATS JetStream key-value
-//! ([`nats`]), shared by every replica; the embedded file then holds what this replica
-//! applied from the buckets' change feeds (see [`crate::world::follow`]).
+//! Every mutation goes through a world's zone log ([`log::ZoneLog`]): with the embedded
+//! store it is the world's part of this file ([`embedded`]); with `store.kind = "nats"`
+//! it is a NATS JetStream key-value bucket ([`nats`]) shared by every replica, and the
+//! embedded file then holds what this replica applied from it (see
+//! [`crate::world::follow`]). [`memory`] is an in-memory log for unit tests.
 
 pub mod embedded;
 pub mod history;
