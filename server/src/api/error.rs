@@ -74,6 +74,26 @@ impl From<ApiError> for tonic::Status {
     }
 }
 
+/// Lets handlers use `?` on domain errors on both surfaces: each converts through
+/// [`ApiError`] (its class, field and message) into a gRPC status or an HTTP answer.
+macro_rules! answered_at_the_edge {
+    ($($domain:ty),* $(,)?) => {$(
+        impl From<$domain> for tonic::Status {
+            fn from(err: $domain) -> Self {
+                ApiError::from(err).into()
+            }
+        }
+
+        impl IntoResponse for $domain {
+            fn into_response(self) -> Response {
+                ApiError::from(self).into_response()
+            }
+        }
+    )*};
+}
+
+answered_at_the_edge!(crate::query::QueryError, crate::mesh::MeshError,);
+
 /// The HTTP error body: `{"error": {"code", "message", "field"}}`.
 #[derive(Debug, Serialize)]
 struct ErrorBody<'a> {

@@ -101,7 +101,7 @@ pub async fn bake(
     let t = Instant::now();
     let tiles = warm_radius.map_or_else(Vec::new, |r| spawn_tiles(world, r));
     let warmed = tiles.len();
-    let results: Vec<Result<bool, ApiError>> = stream::iter(tiles)
+    let results: Vec<Result<bool, crate::mesh::MeshError>> = stream::iter(tiles)
         .map(|tile| async move {
             let state = world.read_owned().await;
             meshes.prefetch(world, state, tile).await
