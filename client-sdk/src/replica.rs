@@ -22,8 +22,8 @@ use std::{
 };
 
 use terrain_core::{
-    Generator, GeneratorKind, Overlap, Sample, Terrain, WorldGenerator, ZoneSet,
-    layout::{LayoutConfig, LayoutSurface, Pattern, SpokeRule},
+    Generator, GeneratorKind, Overlap, Sample, Terrain, WorldSpec,
+    layout::{LayoutConfig, Pattern, SpokeRule},
 };
 use tokio::{sync::watch, task::JoinHandle};
 
@@ -77,21 +77,17 @@ impl Drop for LocalTerrain {
     }
 }
 
-/// Builds the terrain a world's config and zones describe: the one place that turns
-/// the server's world description into a `terrain_core::Terrain`.
+/// Builds the terrain a world's config and zones describe, through
+/// [`terrain_core::build_terrain`]: the same function the server builds its worlds
+/// with, so the replica is the server's terrain bit for bit. Here only the listed
+/// names are read into core's types.
 pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, ClientError> {
     let bad = |field: &str, e: String| {
         ClientError::Protocol(format!("world {:?} {field}: {e}", world.id))
     };
-    let kind =
-        GeneratorKind::from_str(&world.generator).map_err(|e| bad("generator", e.to_string()))?;
     let generator =
-        WorldGenerator::new(kind, world.seed).map_err(|e| bad("seed", e.to_string()))?;
+        GeneratorKind::from_str(&world.generator).map_err(|e| bad("generator", e.to_string()))?;
     let overlap = Overlap::from_str(&world.overlap).map_err(|e| bad("overlap", e.to_string()))?;
-    let mut set = ZoneSet::new(overlap, generator.tile_size());
-    for entry in &zones.zones {
-        set.insert(entry.zone.clone(), entry.revision);
-    }
     let layout = match &world.layout {
         None => None,
         Some(l) => {
@@ -107,23 +103,23 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
                 "planar" => SpokeRule::Planar,
                 other => return Err(bad("layout.spokes", format!("unknown {other:?}"))),
             };
-            let config = LayoutConfig {
+            Some(LayoutConfig {
                 pattern,
                 spokes,
                 chunk_size: l.chunk_size,
                 cell_size: l.cell_size,
                 seed: world.seed,
-            };
-            let surface = LayoutSurface::new(config, generator.clone())
-                .map_err(|e| bad("layout", e.to_string()))?;
-            Some(Arc::new(surface))
+            })
         }
     };
-    let terrain = Terrain::new(generator, set);
-    Ok(match layout {
-        Some(surface) => terrain.with_layout(surface),
-        None => terrain,
-    })
+    let spec = WorldSpec {
+        generator,
+        seed: world.seed,
+        overlap,
+        layout,
+    };
+    let entries = zones.zones.iter().map(|e| (e.zone.clone(), e.revision));
+    terrain_core::build_terrain(&spec, entries).map_err(|e| bad(e.field(), e.to_string()))
 }
 
 impl LocalTerrain {

@@ -12,6 +12,9 @@
 //! - [`zones`]: flat zones, their spatial index and the overlap rules.
 //! - [`terrain`]: [`Terrain`], a generator with its zones on top: the height every
 //!   party must agree on.
+//! - [`world`]: [`build_terrain`], the one function that turns a world's description
+//!   ([`WorldSpec`]: generator, seed, overlap rule, layout) and its zones into its
+//!   [`Terrain`], used by the server and the SDK's local replica alike.
 
 pub mod generator;
 pub mod layout;
@@ -19,9 +22,11 @@ pub mod mesh;
 pub mod names;
 pub mod terrain;
 pub mod tile;
+pub mod world;
 pub mod zones;
 
 pub use generator::{Generator, GeneratorError, GeneratorKind, Grid, GridError, WorldGenerator};
 pub use terrain::{Sample, Terrain};
 pub use tile::TileLayout;
+pub use world::{BuildError, WorldSpec, build_terrain};
 pub use zones::{FlatZone, Overlap, ZoneSet};

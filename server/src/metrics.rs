@@ -33,6 +33,7 @@
 //! | `terrain_layout_chunks` (gauge) | `world` (layout chunks held) |
 //! | `terrain_layout_chunks_dropped_total` | `world` (layout chunks garbage-collected) |
 //! | `terrain_bake_seconds` (gauge) | `world` (how long the start-up bake took) |
+//! | `terrain_replication_poison_total` | `world` (zone log entries skipped: they do not decode) |
 //!
 //! The flat-zone metrics are brought up to date at each scrape.
 //!
@@ -170,6 +171,10 @@ impl Metrics {
                 "terrain_bake_seconds",
                 metrics::Unit::Seconds,
                 "Duration of the world's start-up bake"
+            );
+            describe_counter!(
+                "terrain_replication_poison_total",
+                "Zone log entries that did not decode and were skipped, by world"
             );
         });
         Ok(metrics)
@@ -328,6 +333,13 @@ impl Metrics {
     pub fn baked(&self, world: &str, elapsed: Duration) {
         self.with(|| {
             gauge!("terrain_bake_seconds", "world" => world.to_string()).set(elapsed.as_secs_f64());
+        });
+    }
+
+    /// A zone log entry of `world` that did not decode was skipped.
+    pub fn replication_poison(&self, world: &str) {
+        self.with(|| {
+            counter!("terrain_replication_poison_total", "world" => world.to_string()).increment(1);
         });
     }
 

@@ -28,7 +28,12 @@ use crate::{
     mesh::MeshCache,
     metrics::Metrics,
     query::QueryEngine,
-    store::{StoreError, ZoneStore},
+    store::{
+        StoreError, ZoneStore,
+        embedded::EmbeddedLog,
+        log::ZoneLog,
+        nats::{NatsError, NatsStore},
+    },
     world::{
         WorldError, Worlds,
         follow::{self, Replication},
@@ -112,10 +117,9 @@ pub struct Server {
     stats_interval: Duration,
     /// Tiles meshed around each spawn point before ready, if any.
     warm_radius: Option<u32>,
-    /// Closed when serving ends, so the data directory is free for the next server.
-    store: Arc<ZoneStore>,
-    /// The followers of a shared store (`store.kind = "nats"`).
-    replication: Option<Arc<Replication>>,
+    /// The zone store and the followers of the worlds' logs: closed when serving
+    /// ends, so the data directory is free for the next server.
+    storage: Storage,
 }
 
 impl Server {
@@ -135,7 +139,7 @@ impl Server {
             compute.clone(),
             Arc::clone(&metrics),
         ));
-        let (worlds, store, replication) = open_worlds(&config, &events, &meshes).await?;
+        let (worlds, storage) = open_worlds(&config, &events, &meshes, &metrics).await?;
         let lifecycles = Arc::new(Lifecycles::new(
             &worlds,
             config.lifecycle,
@@ -169,8 +173,7 @@ impl Server {
             shutdown_timeout: config.shutdown_timeout,
             stats_interval: config.stats_interval,
             warm_radius: config.lifecycle.warm_radius,
-            store,
-            replication,
+            storage,
         })
     }
 
@@ -226,57 +229,55 @@ impl Server {
         };
         let mut bake = pin!(bake);
         let mut baking = true;
-        let replication = self.replication.clone().map(|r| {
-            tokio::spawn(follow::report_readiness(
-                r,
+        let mut storage = self.storage;
+        if storage.shared {
+            storage.reporter = Some(tokio::spawn(report_readiness(
+                Arc::clone(&storage.replication),
                 Arc::clone(&self.state),
                 shutdown.clone(),
-            ))
-        });
-
-        loop {
+            )));
+        }
+        let result = loop {
             tokio::select! {
                 biased;
-                () = shutdown.cancelled() => break,
+                () = shutdown.cancelled() => break None,
                 result = &mut bake, if baking => {
                     baking = false;
                     if let Err(err) = result {
-                        upkeep.abort();
-                        zone_stats.abort();
-                        stop_following(self.replication, replication);
-                        close(self.store).await;
-                        return Err(ServeError::Bake(err));
+                        break Some(Err(ServeError::Bake(err)));
                     }
                 }
-                result = &mut serve => {
                 // axum only returns early if the listener fails for good.
-                upkeep.abort();
-                zone_stats.abort();
-                stop_following(self.replication, replication);
-                close(self.store).await;
-                return result.map_err(|source| ServeError::Io { addr, source });
+                result = &mut serve => {
+                    break Some(result.map_err(|source| ServeError::Io { addr, source }));
+                }
             }
-            }
-        }
-        let timeout = self.shutdown_timeout;
-        info!(?timeout, "shutting down: draining in-flight requests");
-        self.state.readiness.set(false).await;
-        // Open event and lifecycle streams end now, so they do not hold up the drain.
-        self.state.events.close();
-        self.state.lifecycles.close();
-        stop_accepting.cancel();
-        let result = match tokio::time::timeout(timeout, &mut serve).await {
-            Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
-            Err(_) => {
-                warn!(?timeout, "drain timed out; abandoning open connections");
-                Ok(())
+        };
+        let result = match result {
+            Some(result) => result,
+            None => {
+                let timeout = self.shutdown_timeout;
+                info!(?timeout, "shutting down: draining in-flight requests");
+                self.state.readiness.set(false).await;
+                // Open event and lifecycle streams end now, so they do not hold up the drain.
+                self.state.events.close();
+                self.state.lifecycles.close();
+                stop_accepting.cancel();
+                match tokio::time::timeout(timeout, &mut serve).await {
+                    Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
+                    Err(_) => {
+                        warn!(?timeout, "drain timed out; abandoning open connections");
+                        Ok(())
+                    }
+                }
             }
         };
         upkeep.abort();
         zone_stats.abort();
-        stop_following(self.replication, replication);
-        close(self.store).await;
-        info!("shutdown complete");
+        storage.close().await;
+        if result.is_ok() {
+            info!("shutdown complete");
+        }
         result
     }
 
@@ -293,17 +294,102 @@ impl Server {
     }
 }
 
-/// The worlds, their local store, and the followers of a shared store.
-type Opened = (Arc<Worlds>, Arc<ZoneStore>, Option<Arc<Replication>>);
+/// The zone store and the followers of the worlds' logs: the one teardown of both
+/// ([`Storage::close`]).
+#[derive(Debug)]
+struct Storage {
+    store: Arc<ZoneStore>,
+    replication: Arc<Replication>,
+    /// Whether the logs are shared with other replicas (NATS): readiness then follows
+    /// replication.
+    shared: bool,
+    /// Keeps readiness in step with replication, with a shared store.
+    reporter: Option<JoinHandle<()>>,
+}
+
+impl Storage {
+    /// Stops following (and the readiness reporter), then closes the store on a
+    /// blocking thread (it waits for a commit in progress).
+    async fn close(self) {
+        self.replication.stop();
+        if let Some(reporter) = self.reporter {
+            reporter.abort();
+        }
+        close_store(self.store).await;
+    }
+}
+
+/// Closes `store` on a blocking thread: through [`Storage::close`], or directly when
+/// start-up fails before the followers exist.
+async fn close_store(store: Arc<ZoneStore>) {
+    if let Err(e) = tokio::task::spawn_blocking(move || store.close()).await {
+        warn!(error = %e, "closing the zone store");
+    }
+}
+
+/// Keeps `/readyz` and gRPC health in step with [`Replication::current`] until
+/// `shutdown`.
+async fn report_readiness(
+    replication: Arc<Replication>,
+    state: Arc<ApiState>,
+    shutdown: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(follow::TICK);
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let current = replication.current().await;
+        state.readiness.set_replicated(current).await;
+    }
+}
+
+/// Each world's zone log: its part of the embedded store, or its NATS bucket.
+async fn open_logs(
+    config: &StoreConfig,
+    store: &Arc<ZoneStore>,
+    worlds: &Worlds,
+) -> Result<Vec<Arc<dyn ZoneLog>>, StartError> {
+    match config {
+        StoreConfig::Embedded => {
+            let store = Arc::clone(store);
+            let ids: Vec<String> = worlds.iter().map(|w| w.id().to_string()).collect();
+            let logs = tokio::task::spawn_blocking(move || {
+                ids.iter()
+                    .map(|id| {
+                        EmbeddedLog::open(Arc::clone(&store), id)
+                            .map(|log| Arc::new(log) as Arc<dyn ZoneLog>)
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .await??;
+            Ok(logs)
+        }
+        StoreConfig::Nats(nats) => {
+            let shared = |e: NatsError| StartError::Shared(e.to_string());
+            let client = NatsStore::connect(nats).await.map_err(shared)?;
+            let buckets = client
+                .buckets(worlds.iter().map(|w| w.id()))
+                .await
+                .map_err(shared)?;
+            Ok(buckets
+                .into_iter()
+                .map(|b| Arc::new(b) as Arc<dyn ZoneLog>)
+                .collect())
+        }
+    }
+}
 
 /// Creates the data directory, opens the store and every world (on a blocking
-/// thread), follows the shared store if there is one (until caught up), then
-/// registers each world's start-up zones through its registry.
+/// thread), follows each world's log (until caught up), then registers each world's
+/// start-up zones through its registry.
 async fn open_worlds(
     config: &Config,
     events: &Arc<Events>,
     meshes: &Arc<MeshCache>,
-) -> Result<Opened, StartError> {
+    metrics: &Arc<Metrics>,
+) -> Result<(Arc<Worlds>, Storage), StartError> {
     let events = Arc::clone(events);
     let meshes: Arc<dyn crate::world::CommitListener> = Arc::clone(meshes) as _;
     let data_dir = config.data_dir.clone();
@@ -317,35 +403,55 @@ async fn open_worlds(
         let store = Arc::new(ZoneStore::open(&data_dir)?);
         info!(path = %store.path().display(), "zone store open");
         // First: cached tiles are current before anyone hears of the change.
-        let listeners: Vec<Arc<dyn crate::world::CommitListener>> = vec![meshes];
         // Events go last: every earlier listener has run when one is published.
-        let mut listeners = listeners;
-        listeners.push(events.publisher(Arc::clone(&store)));
-        let worlds = Worlds::open(&configs, &store, &limits, &listeners)?;
-        events.attach(&store, &worlds)?;
-        let startup = configs
-            .iter()
-            .enumerate()
-            .map(|(i, c)| sources::read(c, i))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok::<_, StartError>((worlds, startup, store))
+        let listeners: Vec<Arc<dyn crate::world::CommitListener>> =
+            vec![meshes, events.publisher()];
+        let opened = Worlds::open(&configs, &store, &limits, &listeners)
+            .map_err(StartError::from)
+            .and_then(|worlds| {
+                events.attach(&store, &worlds)?;
+                let startup = configs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| sources::read(c, i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((worlds, startup))
+            });
+        Ok::<_, StartError>((opened, store))
     })
     .await??;
-    let (worlds, startup, store) = opened;
+    let (opened, store) = opened;
+    let (worlds, startup) = match opened {
+        Ok(opened) => opened,
+        Err(e) => {
+            close_store(store).await;
+            return Err(e);
+        }
+    };
     let worlds = Arc::new(worlds);
-    let replication = match &config.store {
-        StoreConfig::Embedded => None,
-        StoreConfig::Nats(nats) => match follow::start(nats, &worlds).await {
-            Ok(replication) => Some(Arc::new(replication)),
-            Err(message) => {
-                close(store).await;
-                return Err(StartError::Shared(message));
-            }
-        },
+    let logs = match open_logs(&config.store, &store, &worlds).await {
+        Ok(logs) => logs,
+        Err(e) => {
+            close_store(store).await;
+            return Err(e);
+        }
+    };
+    let replication = match follow::start(&worlds, logs, Arc::clone(metrics)).await {
+        Ok(replication) => Arc::new(replication),
+        Err(message) => {
+            close_store(store).await;
+            return Err(StartError::Shared(message));
+        }
+    };
+    let storage = Storage {
+        store,
+        replication,
+        shared: matches!(config.store, StoreConfig::Nats(_)),
+        reporter: None,
     };
     for (world, zones) in worlds.iter().zip(startup) {
         if let Err(err) = sources::register(world, zones).await {
-            close(store).await;
+            storage.close().await;
             return Err(err.into());
         }
         let state = world.read().await;
@@ -359,24 +465,7 @@ async fn open_worlds(
             "world ready"
         );
     }
-    Ok((worlds, store, replication))
-}
-
-/// Stops the followers and their readiness reporter.
-fn stop_following(replication: Option<Arc<Replication>>, reporter: Option<JoinHandle<()>>) {
-    if let Some(replication) = replication {
-        replication.stop();
-    }
-    if let Some(reporter) = reporter {
-        reporter.abort();
-    }
-}
-
-/// Closes the store on a blocking thread (it waits for a commit in progress).
-async fn close(store: Arc<ZoneStore>) {
-    if let Err(e) = tokio::task::spawn_blocking(move || store.close()).await {
-        warn!(error = %e, "closing the zone store");
-    }
+    Ok((worlds, storage))
 }
 
 /// Folds buffered histogram samples in periodically, until `shutdown`.

@@ -74,7 +74,6 @@ pub struct Events {
     /// Fires at shutdown: every stream ends.
     closed: CancellationToken,
     queue: usize,
-    history: usize,
     metrics: Arc<Metrics>,
 }
 
@@ -93,7 +92,7 @@ struct Attached {
 }
 
 impl Events {
-    /// Events sized by `limits.subscriber_queue` and `limits.event_history`.
+    /// Events sized by `limits.subscriber_queue`.
     pub fn new(limits: &Limits, metrics: Arc<Metrics>) -> Self {
         Events {
             attached: OnceLock::new(),
@@ -101,14 +100,13 @@ impl Events {
             next_id: AtomicU64::new(1),
             closed: CancellationToken::new(),
             queue: limits.subscriber_queue.max(1),
-            history: limits.event_history.max(1),
             metrics,
         }
     }
 
-    /// The commit listener that publishes into these hubs (and annotates the log).
-    pub fn publisher(self: &Arc<Self>, store: Arc<ZoneStore>) -> Arc<Publisher> {
-        Arc::new(Publisher::new(Arc::clone(self), store))
+    /// The commit listener that publishes into these hubs.
+    pub fn publisher(self: &Arc<Self>) -> Arc<Publisher> {
+        Arc::new(Publisher::new(Arc::clone(self)))
     }
 
     /// Creates a hub per world, starting at its committed revision. Call once the

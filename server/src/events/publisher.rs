@@ -2,16 +2,17 @@
 //!
 //! It runs on the registry's blocking thread after every earlier listener (the mesh
 //! cache brings the affected tiles to version >= r first), so whoever hears of
-//! revision r and asks for an affected tile gets it at r or later. It first records
-//! the measured height change in the log entry (and prunes the log to
-//! `event_history` revisions), then publishes into the world's hub: in that order,
-//! a subscriber that resumes from the log never finds an entry without its delta.
+//! revision r and asks for an affected tile gets it at r or later. It only
+//! publishes into the world's hub: the log entry already carries the measured height
+//! change (the world annotates and prunes its log before telling any listener, see
+//! [`crate::world::follow`]), so a subscriber that resumes from the log never finds
+//! an entry without its delta.
 
 use std::sync::Arc;
 
 use super::{Event, Events};
 use crate::{
-    store::{MutationKind, ZoneStore},
+    store::MutationKind,
     world::{Change, CommitListener, Outcome, World},
 };
 
@@ -19,12 +20,12 @@ use crate::{
 #[derive(Debug)]
 pub struct Publisher {
     events: Arc<Events>,
-    store: Arc<ZoneStore>,
 }
 
 impl Publisher {
-    pub fn new(events: Arc<Events>, store: Arc<ZoneStore>) -> Self {
-        Publisher { events, store }
+    /// The publisher into `events`' hubs.
+    pub fn new(events: Arc<Events>) -> Self {
+        Publisher { events }
     }
 }
 
@@ -52,15 +53,6 @@ impl CommitListener for Publisher {
         let Some(event) = event_of(world.id(), outcome) else {
             return;
         };
-        if let Err(e) = self.store.annotate(
-            world.id(),
-            event.revision,
-            outcome.max_height_delta,
-            self.events.history,
-        ) {
-            // The live event still goes out; only a later replay lacks the delta.
-            tracing::warn!(world = world.id(), revision = event.revision, error = %e, "recording the height change in the log");
-        }
         match self.events.hub_of(world.id()) {
             Some(hub) => hub.publish(Arc::new(event)),
             None => tracing::warn!(world = world.id(), "no event hub: event not published"),

@@ -9,7 +9,7 @@ use terrain_core::zones::ZoneDoc;
 use super::{QueryEngine, check_coordinate};
 use crate::{
     error::ApiError,
-    world::{Outcome, World},
+    world::{Outcome, RegistryError, World},
 };
 
 /// A registered zone with the revision that registered (or last replaced) it: the
@@ -40,16 +40,19 @@ impl QueryEngine {
         doc: &ZoneDoc,
     ) -> Result<Outcome, ApiError> {
         if let Some(inner) = doc.id.as_deref().filter(|inner| *inner != id) {
-            let reason = format!("{inner:?} in the zone differs from {id:?} it is registered as");
-            return Err(ApiError::invalid("id", reason));
+            return Err(RegistryError::IdMismatch {
+                inner: inner.to_string(),
+                id: id.to_string(),
+            }
+            .into());
         }
-        let spec = doc.spec().map_err(|e| ApiError::zone(&e))?;
-        world.register(id, spec).await
+        let spec = doc.spec().map_err(RegistryError::Zone)?;
+        Ok(world.register(id, spec).await?)
     }
 
     /// Removes zone `id` of `world`; `NOT_FOUND` if absent.
     pub async fn unregister_zone(&self, world: &Arc<World>, id: &str) -> Result<Outcome, ApiError> {
-        world.unregister(id).await
+        Ok(world.unregister(id).await?)
     }
 
     /// Zone `id` of `world`; `NOT_FOUND` (field `id`) if absent.

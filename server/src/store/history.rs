@@ -58,7 +58,7 @@ impl ZoneStore {
                         what: format!("log entry {revision}"),
                         reason,
                     })?;
-                let record = LogRecord::encode_with(&mutation, Some(max_height_delta));
+                let record = LogRecord::encode_with(&mutation, Some(max_height_delta))?;
                 log.insert((world, revision), record.as_str())
                     .map_err(db_err)?;
             }

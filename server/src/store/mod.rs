@@ -10,16 +10,24 @@
 //! Every call blocks on disk: call it from a blocking thread (`spawn_blocking`),
 //! never from an async worker.
 //!
-//! With `store.kind = "nats"` the registries live in NATS JetStream key-value
-//! ([`nats`]), shared by every replica; the embedded file then holds what this replica
-//! applied from the buckets' change feeds (see [`crate::world::follow`]).
+//! Every mutation goes through a world's zone log ([`log::ZoneLog`]): with the embedded
+//! store it is the world's part of this file ([`embedded`]); with `store.kind = "nats"`
+//! it is a NATS JetStream key-value bucket ([`nats`]) shared by every replica, and the
+//! embedded file then holds what this replica applied from it (see
+//! [`crate::world::follow`]). [`memory`] is an in-memory log for unit tests.
 
+pub mod embedded;
 pub mod history;
+pub mod log;
+pub mod memory;
 pub mod nats;
 pub mod redb;
 
 use serde::{Deserialize, Serialize};
-use terrain_core::{FlatZone, zones::ZoneDoc};
+use terrain_core::{
+    FlatZone,
+    zones::{Shape, ZoneDoc},
+};
 
 pub use self::{history::LogEntry, redb::ZoneStore};
 
@@ -56,6 +64,16 @@ pub enum StoreError {
         #[source]
         source: Box<::redb::DatabaseError>,
     },
+    /// The store file exists but is empty or is not a zone store: refused, so a
+    /// truncated file never silently starts as an empty store.
+    #[error(
+        "zone store {path}: {reason}; refusing to start, which would lose every zone: \
+         restore the file from a backup, or move it away to start with an empty store"
+    )]
+    Unusable {
+        path: std::path::PathBuf,
+        reason: String,
+    },
     /// The store was closed (the server is shutting down).
     #[error("zone store: closed (shutting down)")]
     Closed,
@@ -69,6 +87,9 @@ pub enum StoreError {
         what: String,
         reason: String,
     },
+    /// A zone or log record does not serialise: nothing is stored.
+    #[error("zone store: zone {id:?} does not serialise: {reason}")]
+    Encode { id: String, reason: String },
     /// The registry asked to commit a revision that does not follow the stored one:
     /// a bug, refused so the log keeps one entry per revision.
     #[error("zone store: world {world:?}: revision {got} does not follow {stored}")]
@@ -79,10 +100,38 @@ pub enum StoreError {
     },
 }
 
-/// A zone as the store writes it: the API's JSON form, height resolved.
-fn encode_zone(zone: &FlatZone) -> String {
-    // A ZoneDoc of finite f64s and strings always serialises.
-    serde_json::to_string(&ZoneDoc::from_zone(zone)).unwrap_or_default()
+/// A zone as the store writes it: the API's JSON form, height resolved. A zone that
+/// does not serialise (a non-finite number got past validation) fails the commit
+/// rather than storing an empty record.
+fn encode_zone(zone: &FlatZone) -> Result<String, StoreError> {
+    check_finite(zone)?;
+    serde_json::to_string(&ZoneDoc::from_zone(zone)).map_err(|e| StoreError::Encode {
+        id: zone.id.clone(),
+        reason: e.to_string(),
+    })
+}
+
+/// Refuses a zone with a non-finite number: JSON would store it as `null`, a record
+/// no reload could read.
+fn check_finite(zone: &FlatZone) -> Result<(), StoreError> {
+    let dims = match zone.shape {
+        Shape::Rect { width, depth } => [width, depth],
+        Shape::Circle { radius } => [radius, radius],
+    };
+    let numbers = [
+        zone.center_x,
+        zone.center_z,
+        zone.height,
+        zone.blend_radius,
+        zone.carve_inset,
+    ];
+    if numbers.iter().chain(&dims).all(|v| v.is_finite()) {
+        return Ok(());
+    }
+    Err(StoreError::Encode {
+        id: zone.id.clone(),
+        reason: "a number is not finite".into(),
+    })
 }
 
 /// Parses a stored zone.
@@ -120,18 +169,26 @@ struct LogRecord {
 }
 
 impl LogRecord {
-    fn encode(mutation: &Mutation) -> String {
+    fn encode(mutation: &Mutation) -> Result<String, StoreError> {
         Self::encode_with(mutation, None)
     }
 
-    fn encode_with(mutation: &Mutation, max_height_delta: Option<f64>) -> String {
+    /// The record's JSON; an error (never an empty record) if it does not serialise.
+    fn encode_with(
+        mutation: &Mutation,
+        max_height_delta: Option<f64>,
+    ) -> Result<String, StoreError> {
         let record = LogRecord {
             kind: mutation.kind,
             id: mutation.zone.id.clone(),
             zone: ZoneDoc::from_zone(&mutation.zone),
             max_height_delta,
         };
-        serde_json::to_string(&record).unwrap_or_default()
+        check_finite(&mutation.zone)?;
+        serde_json::to_string(&record).map_err(|e| StoreError::Encode {
+            id: mutation.zone.id.clone(),
+            reason: e.to_string(),
+        })
     }
 
     fn decode(json: &str) -> Result<Mutation, String> {
@@ -152,7 +209,6 @@ impl LogRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use terrain_core::zones::Shape;
 
     #[test]
     fn zones_round_trip_bit_for_bit() {
@@ -166,14 +222,36 @@ mod tests {
             carve_inset: 0.0,
             priority: -4,
         };
-        assert_eq!(decode_zone(&encode_zone(&zone)), Ok(zone.clone()));
+        assert_eq!(decode_zone(&encode_zone(&zone).unwrap()), Ok(zone.clone()));
         let mutation = Mutation {
             kind: MutationKind::Replaced,
             zone,
         };
         assert_eq!(
-            LogRecord::decode(&LogRecord::encode(&mutation)),
+            LogRecord::decode(&LogRecord::encode(&mutation).unwrap()),
             Ok(mutation)
         );
+    }
+
+    #[test]
+    fn a_zone_that_does_not_serialise_is_an_error_not_an_empty_record() {
+        let mut zone = crate::test_support::square_zone(0.0);
+        zone.height = f64::NAN;
+        let err = encode_zone(&zone).unwrap_err();
+        assert!(
+            matches!(err, StoreError::Encode { ref id, .. } if id == "a"),
+            "{err}"
+        );
+        let mutation = Mutation {
+            kind: MutationKind::Registered,
+            zone,
+        };
+        assert!(LogRecord::encode(&mutation).is_err());
+        // And the commit fails, storing nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let err = store.commit("main", 1, &mutation).unwrap_err();
+        assert!(matches!(err, StoreError::Encode { .. }), "{err}");
+        assert_eq!(store.load("main").unwrap(), StoredWorld::default());
     }
 }

@@ -19,7 +19,8 @@
 //!
 //! Replicas never read the zones from here directly: they follow the bucket's
 //! change feed ([`Bucket::watch_from`]) and apply each message in sequence order (see
-//! [`crate::world::follow`]).
+//! [`crate::world::follow`]). [`Bucket`] is a [`ZoneLog`]; a message that does not
+//! decode is delivered as [`LogError::Poison`] in its place and the feed goes on.
 
 use std::time::Duration;
 
@@ -33,10 +34,12 @@ use async_nats::{
     },
 };
 use bytes::Bytes;
-use futures::StreamExt;
-use terrain_core::FlatZone;
+use futures::{StreamExt, future::BoxFuture};
 
-use super::{decode_zone, encode_zone};
+use super::{
+    decode_zone, encode_zone,
+    log::{Entry, Feed, LogError, Proposal, Write, ZoneLog},
+};
 use crate::config::NatsConfig;
 
 /// How long start-up keeps trying to reach NATS before it gives up.
@@ -76,6 +79,9 @@ pub enum NatsError {
     /// A request failed (time-out, connection lost).
     #[error("nats: {0}")]
     Request(String),
+    /// A zone does not serialise: nothing was sent.
+    #[error("nats: {0}")]
+    Encode(String),
     /// A message in the bucket does not parse: something else wrote it.
     #[error("nats bucket {bucket}: message {revision}: {reason}")]
     Corrupt {
@@ -154,6 +160,32 @@ impl NatsStore {
         true
     }
 
+    /// Opens the bucket of each world of `worlds`, in order, retrying for up to
+    /// [`CONNECT_DEADLINE`]: a cluster that just started may not have elected its
+    /// JetStream leader yet.
+    pub async fn buckets<'a>(
+        &self,
+        worlds: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<Bucket>, NatsError> {
+        let deadline = tokio::time::Instant::now() + CONNECT_DEADLINE;
+        let mut buckets = Vec::new();
+        for world in worlds {
+            let bucket = loop {
+                match self.bucket(world).await {
+                    Ok(bucket) => break bucket,
+                    Err(e) if tokio::time::Instant::now() < deadline => {
+                        tracing::warn!(world, error = %e, "opening the bucket; retrying");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            buckets.push(bucket);
+        }
+        tracing::info!(url = %self.config.urls.join(","), buckets = buckets.len(), "following NATS JetStream key-value buckets");
+        Ok(buckets)
+    }
+
     /// Opens world `world`'s bucket, creating it (with the configured replicas) if it
     /// does not exist yet. Several replicas may race to create it: JetStream accepts
     /// identical creations.
@@ -185,35 +217,6 @@ impl NatsStore {
     }
 }
 
-/// What a proposal writes.
-#[derive(Debug, Clone)]
-pub enum Write<'a> {
-    /// The zone, registered or replacing the one under its id.
-    Put(&'a FlatZone),
-    /// A removal of the zone with this id.
-    Delete(&'a str),
-}
-
-/// One message of a world's change feed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FeedEntry {
-    /// The stream sequence: the world's revision after this mutation.
-    pub revision: u64,
-    /// Messages after this one that were already in the stream when it was delivered
-    /// (0: this is the newest).
-    pub pending: u64,
-    pub change: FeedChange,
-}
-
-/// What a feed message did.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FeedChange {
-    /// Zone registered or replaced.
-    Put(FlatZone),
-    /// Zone removed (deleted or purged).
-    Delete(String),
-}
-
 /// One world's bucket.
 #[derive(Debug, Clone)]
 pub struct Bucket {
@@ -242,10 +245,13 @@ impl Bucket {
 
     /// Writes `write` if the key's last revision is still `expected` (0: the key was
     /// never written). Answers the world revision the write took.
-    pub async fn propose(&self, write: Write<'_>, expected: u64) -> Result<u64, NatsError> {
+    pub async fn propose(&self, write: &Write, expected: u64) -> Result<u64, NatsError> {
         let (id, payload, delete) = match write {
-            Write::Put(zone) => (zone.id.as_str(), Bytes::from(encode_zone(zone)), false),
-            Write::Delete(id) => (id, Bytes::new(), true),
+            Write::Put(zone) => {
+                let json = encode_zone(zone).map_err(|e| NatsError::Encode(e.to_string()))?;
+                (zone.id.as_str(), Bytes::from(json), false)
+            }
+            Write::Delete(id) => (id.as_str(), Bytes::new(), true),
         };
         let subject = format!("{}{}", self.subject_prefix, key_of(id));
         let mut headers = HeaderMap::new();
@@ -308,13 +314,14 @@ impl Bucket {
         Ok(info.state.last_sequence)
     }
 
-    /// The change feed from revision `from` on (inclusive), in order. Each item is a
-    /// feed entry or the error that ended the feed.
+    /// The change feed from revision `from` on (inclusive), in order. Each item is an
+    /// entry, a [`NatsError::Corrupt`] in place of a message that does not decode (the
+    /// feed goes on), or the error that ended the feed.
     pub async fn watch_from(
         &self,
         from: u64,
     ) -> Result<
-        impl futures::Stream<Item = Result<FeedEntry, NatsError>> + Send + Unpin + use<>,
+        impl futures::Stream<Item = Result<Entry, NatsError>> + Send + Unpin + use<>,
         NatsError,
     > {
         let watch = self
@@ -342,16 +349,93 @@ impl Bucket {
                             reason: format!("zone {:?} under key {:?}", zone.id, entry.key),
                         });
                     }
-                    FeedChange::Put(zone)
+                    Write::Put(zone)
                 }
-                Operation::Delete | Operation::Purge => FeedChange::Delete(id_of(&entry.key)),
+                Operation::Delete | Operation::Purge => Write::Delete(id_of(&entry.key)),
             };
-            Ok(FeedEntry {
+            Ok(Entry {
                 revision: entry.revision,
                 pending: entry.delta,
-                change,
+                write: change,
             })
         }))
+    }
+}
+
+impl NatsError {
+    /// The zone-log error this is, for the log called `log`.
+    fn into_log(self, log: &str) -> LogError {
+        match self {
+            NatsError::Conflict(id) => LogError::Conflict(id),
+            NatsError::Unreachable(what) => LogError::Unreachable(what),
+            NatsError::NotAcknowledged(reason) => LogError::NotAcknowledged(reason),
+            NatsError::Corrupt {
+                bucket,
+                revision,
+                reason,
+            } => LogError::Poison {
+                log: bucket,
+                revision,
+                reason,
+            },
+            other => LogError::Failed {
+                log: log.to_string(),
+                reason: other.to_string(),
+            },
+        }
+    }
+}
+
+impl ZoneLog for Bucket {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn is_local(&self) -> bool {
+        false
+    }
+
+    fn connected(&self) -> bool {
+        Bucket::connected(self)
+    }
+
+    fn wait_connected(&self, bound: Duration) -> BoxFuture<'_, bool> {
+        Box::pin(Bucket::wait_connected(self, bound))
+    }
+
+    fn propose(&self, proposal: Proposal) -> BoxFuture<'_, Result<u64, LogError>> {
+        Box::pin(async move {
+            Bucket::propose(self, &proposal.write, proposal.expected)
+                .await
+                .map_err(|e| e.into_log(&self.name))
+        })
+    }
+
+    fn key_revision<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<u64>, LogError>> {
+        Box::pin(async move {
+            Bucket::key_revision(self, id)
+                .await
+                .map_err(|e| e.into_log(&self.name))
+        })
+    }
+
+    fn last_revision(&self) -> BoxFuture<'_, Result<u64, LogError>> {
+        Box::pin(async move {
+            Bucket::last_revision(self)
+                .await
+                .map_err(|e| e.into_log(&self.name))
+        })
+    }
+
+    fn follow(&self, from: u64) -> BoxFuture<'_, Result<Feed, LogError>> {
+        Box::pin(async move {
+            let name = self.name.clone();
+            let feed = self
+                .watch_from(from)
+                .await
+                .map_err(|e| e.into_log(&self.name))?;
+            Ok(Box::pin(feed.map(move |item| item.map_err(|e| e.into_log(&name)))) as Feed)
+        })
     }
 }
 

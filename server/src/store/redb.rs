@@ -31,7 +31,7 @@ const SCHEMA_VERSION: u64 = 1;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 pub(super) const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
-const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
+pub(super) const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
 pub(super) const LOG: TableDefinition<(&str, u64), &str> = TableDefinition::new("log");
 
 /// The server's zone store. `Sync`: one write transaction runs at a time (redb
@@ -53,19 +53,50 @@ impl Open<'_> {
     }
 }
 
+/// The refusal of an existing store file at `path` that cannot be used.
+fn unusable(path: &Path, reason: String) -> StoreError {
+    StoreError::Unusable {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
 pub(super) fn db_err(e: impl Into<redb::Error>) -> StoreError {
     StoreError::Db(Box::new(e.into()))
 }
 
 impl ZoneStore {
-    /// Opens (or creates) `data_dir/terrain.redb` and makes sure every table exists.
-    /// After a crash, redb repairs the file here and the last commit stands.
+    /// Opens `data_dir/terrain.redb`, or creates it when it does not exist, and makes
+    /// sure every table exists. After a crash, redb repairs the file here and the last
+    /// commit stands. An existing file that is empty or is not a store is refused
+    /// ([`StoreError::Unusable`]): only a missing file means a new store.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let path = data_dir.join(FILE_NAME);
-        let db = Database::create(&path).map_err(|source| StoreError::Open {
+        let open_err = |source| StoreError::Open {
             path: path.clone(),
             source: Box::new(source),
-        })?;
+        };
+        let db = match std::fs::metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Database::create(&path).map_err(open_err)?
+            }
+            Err(e) => return Err(unusable(&path, format!("cannot be read: {e}"))),
+            Ok(meta) if meta.len() == 0 => {
+                return Err(unusable(&path, "exists but is empty (0 bytes)".into()));
+            }
+            Ok(_) => Database::open(&path).map_err(|e| match e {
+                redb::DatabaseError::Storage(redb::StorageError::Corrupted(reason)) => {
+                    unusable(&path, format!("is not a readable zone store: {reason}"))
+                }
+                // What redb answers for a file without its magic number.
+                redb::DatabaseError::Storage(redb::StorageError::Io(io))
+                    if io.kind() == std::io::ErrorKind::InvalidData =>
+                {
+                    unusable(&path, "is not a zone store (no redb header)".into())
+                }
+                other => open_err(other),
+            })?,
+        };
         let txn = db.begin_write().map_err(db_err)?;
         {
             let mut meta = txn.open_table(META).map_err(db_err)?;
@@ -207,13 +238,13 @@ impl ZoneStore {
                     zones.remove(key).map_err(db_err)?;
                 }
                 MutationKind::Registered | MutationKind::Replaced => {
-                    let json = encode_zone(&mutation.zone);
+                    let json = encode_zone(&mutation.zone)?;
                     zones
                         .insert(key, (revision, json.as_str()))
                         .map_err(db_err)?;
                 }
             }
-            let record = LogRecord::encode(mutation);
+            let record = LogRecord::encode(mutation)?;
             let mut log = txn.open_table(LOG).map_err(db_err)?;
             log.insert((world, revision), record.as_str())
                 .map_err(db_err)?;
@@ -380,5 +411,40 @@ mod tests {
         assert!(matches!(err, Err(StoreError::Closed)), "{err:?}");
         let second = ZoneStore::open(dir.path()).unwrap();
         assert_eq!(second.load("main").unwrap().revision, 1);
+    }
+}
+
+#[cfg(test)]
+mod open_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_missing_file_means_a_new_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        // Missing: a new, empty store.
+        let store = ZoneStore::open(dir.path()).unwrap();
+        assert_eq!(store.load("main").unwrap(), StoredWorld::default());
+        store.close();
+        drop(store);
+        assert!(ZoneStore::open(dir.path()).is_ok());
+
+        // Empty (0 bytes): refused, naming the file; the file is left as it was.
+        std::fs::write(&path, b"").unwrap();
+        let err = ZoneStore::open(dir.path()).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, StoreError::Unusable { .. }), "{text}");
+        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(text.contains("empty (0 bytes)"), "{text}");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+
+        // Garbage: refused too, and left as it was.
+        let garbage = b"this is not a redb file, it is a note someone saved here\n".repeat(100);
+        std::fs::write(&path, &garbage).unwrap();
+        let err = ZoneStore::open(dir.path()).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(text.contains("refusing to start"), "{text}");
+        assert_eq!(std::fs::read(&path).unwrap(), garbage);
     }
 }

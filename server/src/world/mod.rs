@@ -2,15 +2,20 @@
 //! revision.
 //!
 //! - [`World`]: the in-memory [`Terrain`] (generator + zones) and revision behind one
-//!   lock. Readers share it; only the registry ([`registry`]) writes it, briefly,
-//!   after the store has committed the change.
-//! - [`registry`]: the write path (register, replace, remove), serialised per world.
+//!   lock. Readers share it; only the world's follower writes it, briefly, after the
+//!   log has stored the change.
+//! - [`registry`]: the write path (register, replace, remove), serialised per world:
+//!   plan, propose to the world's zone log, answer once applied.
+//! - [`follow`]: one follower per world applies its zone log in order (`apply`: how
+//!   one entry becomes the world's state), for the embedded store and a shared one.
 //! - [`sources`]: the zones a world registers at start-up (manifests, zone files).
 //! - [`stats`]: lookup counters and the periodic statistics log line.
 //! - [`versions`]: per-tile versions (the revision of the last change to touch each
 //!   tile), kept beside the zones so heights and versions always agree.
 
+mod apply;
 pub mod delta;
+pub mod error;
 pub mod follow;
 pub mod registry;
 pub mod sources;
@@ -20,7 +25,8 @@ pub mod versions;
 use std::{collections::HashMap, sync::Arc};
 
 use terrain_core::{
-    GeneratorError, GeneratorKind, Terrain, TileLayout, WorldGenerator, ZoneSet,
+    BuildError, GeneratorError, GeneratorKind, Terrain, TileLayout, WorldSpec, ZoneSet,
+    build_terrain,
     layout::{LayoutError, LayoutSurface},
     zones::ZoneLimits,
 };
@@ -34,6 +40,7 @@ use crate::{
     store::{StoreError, ZoneStore},
 };
 
+pub use error::RegistryError;
 pub use registry::{Change, Outcome};
 pub use stats::Lookups;
 
@@ -136,9 +143,12 @@ pub struct World {
     surface: Option<Arc<LayoutSurface>>,
     /// Where players appear.
     spawn: Vec<[f64; 2]>,
-    /// Set when the world's zones live in a shared store ([`follow`]): mutations go
-    /// there, and only the follower applies them.
-    shared: std::sync::OnceLock<Arc<follow::Shared>>,
+    /// The world's zone log and its follower's progress, set once following starts
+    /// ([`follow::Replication::start`]): mutations are proposed there, and only the
+    /// follower applies them.
+    link: std::sync::OnceLock<Arc<follow::Link>>,
+    /// Log entries kept for resuming subscribers (`event_history`).
+    history: usize,
 }
 
 impl World {
@@ -150,33 +160,27 @@ impl World {
         limits: &Limits,
         listeners: &[Arc<dyn CommitListener>],
     ) -> Result<Self, WorldError> {
-        let generator = WorldGenerator::new(config.generator, config.seed)?;
-        let layout = generator.tile_layout();
         let store_err = |source| WorldError::Store {
             world: config.id.clone(),
             source,
         };
         let stored = store.load(&config.id).map_err(store_err)?;
         let log = store.log(&config.id, 0).map_err(store_err)?;
-        let mut zones = ZoneSet::new(config.overlap, generator.tile_size());
-        for (zone, revision) in stored.zones {
-            zones.insert(zone, revision);
-        }
-        let surface = match &config.layout {
-            Some(settings) => Some(Arc::new(
-                LayoutSurface::new(settings.layout, generator.clone()).map_err(|e| {
-                    WorldError::Layout {
-                        world: config.id.clone(),
-                        source: e,
-                    }
-                })?,
-            )),
-            None => None,
+        let spec = WorldSpec {
+            generator: config.generator,
+            seed: config.seed,
+            overlap: config.overlap,
+            layout: config.layout.map(|l| l.layout),
         };
-        let mut terrain = Terrain::new(generator, zones);
-        if let Some(surface) = &surface {
-            terrain = terrain.with_layout(Arc::clone(surface));
-        }
+        let terrain = build_terrain(&spec, stored.zones).map_err(|e| match e {
+            BuildError::Generator(e) => WorldError::Generator(e),
+            BuildError::Layout(source) => WorldError::Layout {
+                world: config.id.clone(),
+                source,
+            },
+        })?;
+        let layout = terrain.generator().tile_layout();
+        let surface = terrain.layout_arc().cloned();
         let state = WorldState {
             terrain,
             revision: stored.revision,
@@ -202,7 +206,8 @@ impl World {
             layer: config.layout,
             surface,
             spawn: config.spawn.clone(),
-            shared: std::sync::OnceLock::new(),
+            link: std::sync::OnceLock::new(),
+            history: limits.event_history.max(1),
         })
     }
 

@@ -1,11 +1,15 @@
 //! The write path of a world's flat-zone registry: register, replace, remove.
 //!
-//! A mutation is validated (no state needed), then runs on a blocking thread while
-//! holding the world's writer lock: plan it against the current state (a read lock),
-//! commit it to the store (fsync; readers are not held up), and only then apply it to
-//! the in-memory zones under a short write lock. The writer lock moves into the
-//! blocking task, so a caller that hangs up mid-way cannot let the next mutation
-//! start before this one is applied.
+//! A mutation is validated (no state needed), then, holding the world's writer lock:
+//! planned against the applied state (a read lock), proposed to the world's zone log
+//! ([`crate::store::log`]) with a compare-and-swap on the zone's key revision, and
+//! answered once the world's follower has applied what the log stored
+//! ([`super::follow`], [`super::apply`]): durable (fsync, or a JetStream ack) and
+//! applied in memory. One path for one server and for many replicas; only the log
+//! differs. A proposal that lost a race (another replica changed the zone first) is
+//! planned again once that change is applied here, so the answer describes what
+//! really happened. The mutation runs on its own task, so a caller that hangs up
+//! mid-way cannot let the next mutation start before this one is applied.
 //!
 //! Every accepted mutation takes the world's next revision and reports the tiles
 //! whose heights or normals it changes: [`TileLayout::tiles_touching`] of the old and
@@ -19,19 +23,17 @@ use terrain_core::{
     FlatZone, TileLayout,
     zones::{Bounds, ZoneSpec, validate_id},
 };
-use tracing::{debug, info};
+use tracing::debug;
 
-use super::{
-    World, WorldState,
-    delta::{Probe, max_delta, union},
+use super::{RegistryError, World, WorldState, delta::union};
+use crate::store::{
+    Mutation, MutationKind,
+    log::{LogError, Proposal, Write},
+    nats::RECONNECT_GRACE,
 };
-use crate::{
-    error::ApiError,
-    store::{
-        Mutation, MutationKind, StoreError,
-        nats::{FeedChange, FeedEntry},
-    },
-};
+
+/// How many times a proposal that lost a compare-and-swap is planned again.
+pub(crate) const MAX_ATTEMPTS: usize = 16;
 
 /// How far beyond a zone's outer bounds heights can change: hyperscape's shoreline
 /// reads samples 1 m away, which may fall in the zone.
@@ -58,7 +60,7 @@ impl Change {
         }
     }
 
-    fn of(kind: MutationKind) -> Self {
+    pub(super) fn of(kind: MutationKind) -> Self {
         match kind {
             MutationKind::Registered => Change::Registered,
             MutationKind::Replaced => Change::Replaced,
@@ -89,163 +91,101 @@ pub struct Outcome {
 
 /// A validated mutation request.
 #[derive(Debug, Clone)]
-pub(super) enum Op {
+enum Op {
     Register { id: String, spec: ZoneSpec },
     Remove { id: String },
 }
 
-/// A planned mutation: the answer, and what to commit (nothing for a no-op).
-pub(super) struct Plan {
-    pub(super) outcome: Outcome,
-    pub(super) mutation: Option<Mutation>,
+/// A planned mutation: the answer as planned, and what to propose (nothing for a
+/// no-op).
+struct Plan {
+    outcome: Outcome,
+    mutation: Option<Mutation>,
 }
 
 impl World {
     /// Registers zone `id` (or replaces the zone with that id).
-    pub async fn register(self: &Arc<Self>, id: &str, spec: ZoneSpec) -> Result<Outcome, ApiError> {
+    pub async fn register(
+        self: &Arc<Self>,
+        id: &str,
+        spec: ZoneSpec,
+    ) -> Result<Outcome, RegistryError> {
         self.check(id, &spec)?;
         let id = id.to_string();
-        self.mutate(Op::Register { id, spec }).await
+        self.run(Op::Register { id, spec }).await
     }
 
     /// Checks zone `id` against the zone invariants and this world's limits (not the
     /// zone count, which depends on the state).
-    pub fn check(&self, id: &str, spec: &ZoneSpec) -> Result<(), ApiError> {
-        validate_id(id).map_err(|e| ApiError::zone(&e))?;
-        spec.validate(&self.rules.limits)
-            .map_err(|e| ApiError::zone(&e))
+    pub fn check(&self, id: &str, spec: &ZoneSpec) -> Result<(), RegistryError> {
+        validate_id(id)?;
+        Ok(spec.validate(&self.rules.limits)?)
     }
 
     /// Removes zone `id`; `NOT_FOUND` (field `id`) if it is not registered.
-    pub async fn unregister(self: &Arc<Self>, id: &str) -> Result<Outcome, ApiError> {
-        validate_id(id).map_err(|e| ApiError::zone(&e))?;
+    pub async fn unregister(self: &Arc<Self>, id: &str) -> Result<Outcome, RegistryError> {
+        validate_id(id)?;
         let id = id.to_string();
-        self.mutate(Op::Remove { id }).await
+        self.run(Op::Remove { id }).await
     }
 
-    /// Runs `op` on a blocking thread, holding the writer lock until it is applied.
-    async fn mutate(self: &Arc<Self>, op: Op) -> Result<Outcome, ApiError> {
-        if let Some(shared) = self.shared.get() {
-            return self.propose(shared, op).await;
-        }
-        let writer = Arc::clone(&self.writer).lock_owned().await;
+    /// Runs `op` to the end on its own task, whatever happens to the caller.
+    async fn run(self: &Arc<Self>, op: Op) -> Result<Outcome, RegistryError> {
         let world = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
-            let _writer = writer;
-            world.apply(op)
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("registry task: {e}")))?
+        tokio::spawn(async move { world.mutate(op).await })
+            .await
+            .map_err(|e| RegistryError::Internal(format!("registry task: {e}")))?
     }
 
-    /// Plans, commits and applies `op`. Blocking; the caller holds the writer lock.
-    fn apply(&self, op: Op) -> Result<Outcome, ApiError> {
-        let (plan, probe, before) = {
-            let state = self.state.blocking_read();
-            let plan = self.plan(&state, op)?;
-            let probe = Probe::over(&plan.outcome.bounds);
-            let before = plan
-                .mutation
-                .as_ref()
-                .map(|_| probe.sample(state.terrain()));
-            (plan, probe, before)
-        };
-        let (Some(mutation), Some(before)) = (plan.mutation, before) else {
-            let o = &plan.outcome;
-            debug!(world = %self.id, zone = %o.zone.id, revision = o.revision, "flat zone unchanged");
-            return Ok(plan.outcome);
-        };
-        let outcome = plan.outcome;
-        self.store
-            .commit(&self.id, outcome.revision, &mutation)
-            .map_err(|e| match e {
-                StoreError::Closed => {
-                    ApiError::Unavailable("shutting down: the zone store is closed")
-                }
-                other => ApiError::Internal(other.to_string()),
-            })?;
-        Ok(self.finish(mutation, outcome, &probe, &before))
-    }
-
-    /// Applies one message of the shared store's change feed (see [`super::follow`]):
-    /// commits it to this replica's store as revision `entry.revision` and installs it
-    /// like a local mutation, listeners included. Answers `None` for a revision that
-    /// changes nothing here (a removal of a zone this replica never saw, or a message
-    /// that does not parse). Blocking; only the world's follower calls it.
-    pub(super) fn apply_feed(&self, entry: FeedEntry) -> Result<Option<Outcome>, StoreError> {
-        let revision = entry.revision;
-        let (plan, probe, before, skipped) = {
-            let state = self.state.blocking_read();
-            let skipped = revision > state.revision + 1;
-            let Some(plan) = plan_feed(&self.layout, &state, entry.change, revision) else {
-                drop(state);
-                let mut state = self.state.blocking_write();
-                state.revision = state.revision.max(revision);
-                return Ok(None);
+    /// Proposes `op` to the world's log and answers once the world applied it.
+    async fn mutate(&self, op: Op) -> Result<Outcome, RegistryError> {
+        let link = self.link.get().ok_or(RegistryError::NotStarted)?;
+        // One proposal of this world at a time from this server.
+        let _writer = self.writer.lock().await;
+        // After a lost race: the revision the key has in the log.
+        let mut seen: Option<u64> = None;
+        for _ in 0..MAX_ATTEMPTS {
+            if !link.log().wait_connected(RECONNECT_GRACE).await {
+                return Err(RegistryError::Unreachable);
+            }
+            let proposal = {
+                let state = self.state.read().await;
+                let plan = self.plan(&state, op.clone())?;
+                let Some(mutation) = plan.mutation else {
+                    let o = &plan.outcome;
+                    debug!(world = %self.id, zone = %o.zone.id, revision = o.revision, "flat zone unchanged");
+                    return Ok(plan.outcome);
+                };
+                let known = state.zones().revision_of(&mutation.zone.id);
+                let expected = seen.max(known).unwrap_or(0);
+                let write = match mutation.kind {
+                    MutationKind::Removed => Write::Delete(mutation.zone.id),
+                    MutationKind::Registered | MutationKind::Replaced => Write::Put(mutation.zone),
+                };
+                Proposal { write, expected }
             };
-            let probe = Probe::over(&plan.outcome.bounds);
-            let before = probe.sample(state.terrain());
-            (plan, probe, before, skipped)
-        };
-        let Some(mutation) = plan.mutation else {
-            return Ok(None);
-        };
-        self.store
-            .commit_replicated(&self.id, revision, &mutation)?;
-        let outcome = self.finish(mutation, plan.outcome, &probe, &before);
-        if skipped {
-            for listener in &self.listeners {
-                listener.skipped(self, revision);
+            match link.log().propose(proposal).await {
+                Ok(revision) => return link.collect(revision).await,
+                Err(LogError::Conflict(id)) => {
+                    let latest = link
+                        .log()
+                        .key_revision(&id)
+                        .await
+                        .map_err(RegistryError::not_stored)?;
+                    let latest = latest.unwrap_or(0);
+                    debug!(world = %self.id, zone = %id, latest, "lost a compare-and-swap; planning again");
+                    if !link.wait_applied(latest).await {
+                        return Err(RegistryError::Behind);
+                    }
+                    seen = Some(latest);
+                }
+                Err(e) => return Err(RegistryError::not_stored(e)),
             }
         }
-        Ok(Some(outcome))
+        Err(RegistryError::Contended)
     }
 
-    /// Installs a committed mutation, measures its height change and tells the
-    /// listeners.
-    fn finish(
-        &self,
-        mutation: Mutation,
-        mut outcome: Outcome,
-        probe: &Probe,
-        before: &[f64],
-    ) -> Outcome {
-        self.install(mutation, outcome.revision, &outcome.tiles);
-        let after = probe.sample(self.state.blocking_read().terrain());
-        outcome.max_height_delta = max_delta(before, &after);
-        for listener in &self.listeners {
-            listener.committed(self, &outcome);
-        }
-        info!(
-            world = %self.id,
-            zone = %outcome.zone.id,
-            revision = outcome.revision,
-            change = outcome.change.as_str(),
-            tiles = %TileKeys(&outcome.tiles),
-            "flat zone {}",
-            outcome.change.as_str()
-        );
-        outcome
-    }
-
-    /// Applies a committed mutation to the in-memory zones and tile versions, under a
-    /// short write lock.
-    fn install(&self, mutation: Mutation, revision: u64, tiles: &[(i64, i64)]) {
-        let mut state = self.state.blocking_write();
-        state.tiles.touch(tiles, revision);
-        let zones = state.terrain.zones_mut();
-        match mutation.kind {
-            MutationKind::Removed => {
-                zones.remove(&mutation.zone.id);
-            }
-            MutationKind::Registered | MutationKind::Replaced => {
-                zones.insert(mutation.zone, revision);
-            }
-        }
-        state.revision = revision;
-    }
-
-    pub(super) fn plan(&self, state: &WorldState, op: Op) -> Result<Plan, ApiError> {
+    fn plan(&self, state: &WorldState, op: Op) -> Result<Plan, RegistryError> {
         match op {
             Op::Register { id, spec } => self.plan_register(state, id, spec),
             Op::Remove { id } => self.plan_remove(state, id),
@@ -257,7 +197,7 @@ impl World {
         state: &WorldState,
         id: String,
         spec: ZoneSpec,
-    ) -> Result<Plan, ApiError> {
+    ) -> Result<Plan, RegistryError> {
         let zones = state.zones();
         let base = state.terrain().procedural(spec.center_x, spec.center_z);
         let zone = spec.resolve(id, base);
@@ -280,11 +220,10 @@ impl World {
         }
         let max = self.rules.max_zones;
         if old.is_none() && zones.len() >= max {
-            let reason = format!(
-                "world {:?} already holds {max} zones, the limit per world",
-                self.id
-            );
-            return Err(ApiError::capacity("zones", reason));
+            return Err(RegistryError::Full {
+                world: self.id.clone(),
+                max,
+            });
         }
         let kind = if old.is_some() {
             MutationKind::Replaced
@@ -308,9 +247,9 @@ impl World {
         })
     }
 
-    fn plan_remove(&self, state: &WorldState, id: String) -> Result<Plan, ApiError> {
+    fn plan_remove(&self, state: &WorldState, id: String) -> Result<Plan, RegistryError> {
         let Some(old) = state.zones().get(&id) else {
-            return Err(ApiError::UnknownZone {
+            return Err(RegistryError::UnknownZone {
                 world: self.id.clone(),
                 id,
             });
@@ -336,46 +275,6 @@ impl World {
     }
 }
 
-/// The plan of a change-feed message at `revision` against the applied `state`, or
-/// `None` when it changes nothing here (removing an unknown zone).
-fn plan_feed(
-    layout: &TileLayout,
-    state: &WorldState,
-    change: FeedChange,
-    revision: u64,
-) -> Option<Plan> {
-    let zones = state.zones();
-    let (kind, zone, old) = match change {
-        FeedChange::Put(zone) => {
-            let old = zones.get(&zone.id).cloned();
-            let kind = if old.is_some() {
-                MutationKind::Replaced
-            } else {
-                MutationKind::Registered
-            };
-            (kind, zone, old)
-        }
-        FeedChange::Delete(id) => {
-            let old = zones.get(&id)?.clone();
-            (MutationKind::Removed, old, None)
-        }
-    };
-    let all = || old.iter().chain([&zone]);
-    let outcome = Outcome {
-        change: Change::of(kind),
-        zone: zone.clone(),
-        zone_revision: revision,
-        revision,
-        tiles: changed_tiles(layout, all()),
-        bounds: zone_bounds(all()),
-        max_height_delta: 0.0,
-    };
-    Some(Plan {
-        outcome,
-        mutation: Some(Mutation { kind, zone }),
-    })
-}
-
 /// The outer bounds of `zones` together, grown by [`TILE_MARGIN`].
 pub(crate) fn zone_bounds<'a>(zones: impl IntoIterator<Item = &'a FlatZone>) -> Bounds {
     let empty = Bounds {
@@ -387,10 +286,10 @@ pub(crate) fn zone_bounds<'a>(zones: impl IntoIterator<Item = &'a FlatZone>) -> 
     union(zones.into_iter().map(FlatZone::outer_bounds), TILE_MARGIN).unwrap_or(empty)
 }
 
-fn next(revision: u64) -> Result<u64, ApiError> {
+fn next(revision: u64) -> Result<u64, RegistryError> {
     revision
         .checked_add(1)
-        .ok_or_else(|| ApiError::Internal("revision counter exhausted".into()))
+        .ok_or_else(|| RegistryError::Internal("revision counter exhausted".into()))
 }
 
 /// The tiles any of `zones` can change, row-major (z outer, x inner), without
@@ -410,7 +309,7 @@ pub fn changed_tiles<'a>(
 }
 
 /// Tile keys for a log line: `x,z` pairs, the first few of a long list.
-struct TileKeys<'a>(&'a [(i64, i64)]);
+pub(super) struct TileKeys<'a>(pub(super) &'a [(i64, i64)]);
 
 impl fmt::Display for TileKeys<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

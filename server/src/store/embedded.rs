@@ -1,0 +1,336 @@
+//! The embedded store as a [`ZoneLog`]: one world of `data_dir/terrain.redb`.
+//!
+//! Proposing is one write transaction: the compare-and-swap check on the zone's key,
+//! then the zone table, the world's revision (the stored one + 1) and the log entry,
+//! fsynced before the answer ([`ZoneStore::append`]). Following reads the `log` table
+//! from a revision and then waits for the next append. A removed zone leaves no
+//! tombstone here, so its key counts as never written (revision 0) again; one server
+//! holds the file, so nobody else races for it anyway.
+
+use std::sync::Arc;
+
+use futures::{StreamExt, future::BoxFuture, stream};
+use redb::ReadableTable;
+use tokio::sync::watch;
+
+use super::{
+    LogRecord, Mutation, MutationKind, StoreError, decode_zone, encode_zone,
+    log::{Entry, Feed, LogError, Proposal, Write, ZoneLog},
+    redb::{LOG, WORLDS, ZONES, ZoneStore, db_err},
+};
+
+/// A log entry decoded, or why it does not decode.
+pub type Decoded = Result<Mutation, String>;
+
+/// What an append did.
+#[derive(Debug, PartialEq)]
+pub enum Appended {
+    /// Stored as this revision.
+    At(u64),
+    /// The key's revision is not the expected one: nothing stored.
+    Conflict,
+}
+
+impl ZoneStore {
+    /// Appends `proposal` to `world`'s log as the next revision, if zone key's
+    /// revision (the zone table's, 0 for an absent zone) is `proposal.expected`: one
+    /// fsynced transaction. Removing an absent zone is a conflict.
+    pub fn append(&self, world: &str, proposal: &Proposal) -> Result<Appended, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_write().map_err(db_err)?;
+        let revision = {
+            let mut worlds = txn.open_table(WORLDS).map_err(db_err)?;
+            let stored = worlds.get(world).map_err(db_err)?.map_or(0, |v| v.value());
+            let mut zones = txn.open_table(ZONES).map_err(db_err)?;
+            let id = proposal.write.id();
+            let current = match zones.get((world, id)).map_err(db_err)? {
+                Some(v) => {
+                    let (rev, json) = v.value();
+                    Some((rev, json.to_string()))
+                }
+                None => None,
+            };
+            if current.as_ref().map_or(0, |(rev, _)| *rev) != proposal.expected {
+                return Ok(Appended::Conflict);
+            }
+            let revision = stored.checked_add(1).ok_or_else(|| StoreError::Corrupt {
+                world: world.to_string(),
+                what: "revision".into(),
+                reason: "counter exhausted".into(),
+            })?;
+            let mutation = match (&proposal.write, current) {
+                (Write::Put(zone), current) => {
+                    let json = encode_zone(zone)?;
+                    zones
+                        .insert((world, id), (revision, json.as_str()))
+                        .map_err(db_err)?;
+                    let kind = match current {
+                        Some(_) => MutationKind::Replaced,
+                        None => MutationKind::Registered,
+                    };
+                    Mutation {
+                        kind,
+                        zone: zone.clone(),
+                    }
+                }
+                (Write::Delete(_), Some((_, json))) => {
+                    let zone = decode_zone(&json).map_err(|reason| StoreError::Corrupt {
+                        world: world.to_string(),
+                        what: format!("zone {id:?}"),
+                        reason,
+                    })?;
+                    zones.remove((world, id)).map_err(db_err)?;
+                    Mutation {
+                        kind: MutationKind::Removed,
+                        zone,
+                    }
+                }
+                (Write::Delete(_), None) => return Ok(Appended::Conflict),
+            };
+            worlds.insert(world, revision).map_err(db_err)?;
+            let record = LogRecord::encode(&mutation)?;
+            let mut log = txn.open_table(LOG).map_err(db_err)?;
+            log.insert((world, revision), record.as_str())
+                .map_err(db_err)?;
+            revision
+        };
+        txn.commit().map_err(db_err)?;
+        Ok(Appended::At(revision))
+    }
+
+    /// The revision that registered (or last replaced) zone `id` of `world`, if it is
+    /// registered.
+    pub fn zone_revision(&self, world: &str, id: &str) -> Result<Option<u64>, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let zones = txn.open_table(ZONES).map_err(db_err)?;
+        Ok(zones.get((world, id)).map_err(db_err)?.map(|v| v.value().0))
+    }
+
+    /// `world`'s log entries from revision `from` on, each decoded on its own (an
+    /// entry that does not decode is the reason, in its place).
+    pub fn entries(&self, world: &str, from: u64) -> Result<Vec<(u64, Decoded)>, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let log = txn.open_table(LOG).map_err(db_err)?;
+        let mut entries = Vec::new();
+        for item in log
+            .range((world, from)..=(world, u64::MAX))
+            .map_err(db_err)?
+        {
+            let (key, value) = item.map_err(db_err)?;
+            entries.push((key.value().1, LogRecord::decode(value.value())));
+        }
+        Ok(entries)
+    }
+}
+
+/// One world of the embedded store, as its zone log.
+#[derive(Debug)]
+pub struct EmbeddedLog {
+    store: Arc<ZoneStore>,
+    world: String,
+    name: String,
+    /// The last appended revision: followers wait on it.
+    tip: watch::Sender<u64>,
+}
+
+impl EmbeddedLog {
+    /// World `world`'s log in `store`. Blocks on the store: call it from a blocking
+    /// thread.
+    pub fn open(store: Arc<ZoneStore>, world: &str) -> Result<Self, StoreError> {
+        let tip = store.revision(world)?;
+        let name = format!("{} world {world:?}", store.path().display());
+        Ok(EmbeddedLog {
+            store,
+            world: world.to_string(),
+            name,
+            tip: watch::Sender::new(tip),
+        })
+    }
+
+    fn failed(&self, e: impl std::fmt::Display) -> LogError {
+        LogError::Failed {
+            log: self.name.clone(),
+            reason: e.to_string(),
+        }
+    }
+
+    /// Runs `f` on the store on a blocking thread.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&ZoneStore, &str) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, LogError> {
+        let store = Arc::clone(&self.store);
+        let world = self.world.clone();
+        match tokio::task::spawn_blocking(move || f(&store, &world)).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(StoreError::Closed)) => Err(LogError::Closed),
+            Ok(Err(e)) => Err(self.failed(e)),
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+}
+
+/// A log entry as a feed item.
+fn entry_of(
+    log: &str,
+    revision: u64,
+    pending: u64,
+    decoded: Result<Mutation, String>,
+) -> Result<Entry, LogError> {
+    let mutation = decoded.map_err(|reason| LogError::Poison {
+        log: log.to_string(),
+        revision,
+        reason,
+    })?;
+    let write = match mutation.kind {
+        MutationKind::Removed => Write::Delete(mutation.zone.id),
+        MutationKind::Registered | MutationKind::Replaced => Write::Put(mutation.zone),
+    };
+    Ok(Entry {
+        revision,
+        pending,
+        write,
+    })
+}
+
+impl ZoneLog for EmbeddedLog {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn is_local(&self) -> bool {
+        true
+    }
+
+    fn propose(&self, proposal: Proposal) -> BoxFuture<'_, Result<u64, LogError>> {
+        Box::pin(async move {
+            let id = proposal.write.id().to_string();
+            match self.blocking(move |s, w| s.append(w, &proposal)).await? {
+                Appended::At(revision) => {
+                    self.tip.send_if_modified(|tip| {
+                        let newer = revision > *tip;
+                        *tip = (*tip).max(revision);
+                        newer
+                    });
+                    Ok(revision)
+                }
+                Appended::Conflict => Err(LogError::Conflict(id)),
+            }
+        })
+    }
+
+    fn key_revision<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<u64>, LogError>> {
+        let id = id.to_string();
+        Box::pin(self.blocking(move |s, w| s.zone_revision(w, &id)))
+    }
+
+    fn last_revision(&self) -> BoxFuture<'_, Result<u64, LogError>> {
+        Box::pin(self.blocking(|s, w| s.revision(w)))
+    }
+
+    fn follow(&self, from: u64) -> BoxFuture<'_, Result<Feed, LogError>> {
+        let store = Arc::clone(&self.store);
+        let world = self.world.clone();
+        let name = self.name.clone();
+        let tip = self.tip.subscribe();
+        // State: the next revision to read, or `None` once the feed ended.
+        let feed = stream::unfold(Some((from.max(1), tip)), move |state| {
+            let (store, world, name) = (Arc::clone(&store), world.clone(), name.clone());
+            async move {
+                let (next, mut tip) = state?;
+                // Wait until the log holds `next`; a dropped log ends the feed.
+                tip.wait_for(|&t| t >= next).await.ok()?;
+                let read = tokio::task::spawn_blocking(move || store.entries(&world, next)).await;
+                let failed = |reason: String| LogError::Failed {
+                    log: name.clone(),
+                    reason,
+                };
+                let entries = match read {
+                    Ok(Ok(entries)) if !entries.is_empty() => entries,
+                    Ok(Ok(_)) => {
+                        let reason = format!("revision {next} is not in the log");
+                        return Some((stream::iter(vec![Err(failed(reason))]), None));
+                    }
+                    Ok(Err(e)) => {
+                        return Some((stream::iter(vec![Err(failed(e.to_string()))]), None));
+                    }
+                    Err(e) => return Some((stream::iter(vec![Err(failed(e.to_string()))]), None)),
+                };
+                let last = entries.last().map_or(next, |(revision, _)| *revision);
+                let n = entries.len();
+                let items: Vec<_> = entries
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (revision, decoded))| {
+                        entry_of(&name, revision, (n - 1 - i) as u64, decoded)
+                    })
+                    .collect();
+                Some((stream::iter(items), Some((last.saturating_add(1), tip))))
+            }
+        })
+        .flatten();
+        Box::pin(std::future::ready(Ok(Box::pin(feed) as Feed)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::square_zone as zone;
+
+    #[tokio::test]
+    async fn proposals_are_compare_and_swap_and_the_feed_follows_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+        let log = EmbeddedLog::open(Arc::clone(&store), "main").unwrap();
+        let put = |x, expected| Proposal {
+            write: Write::Put(zone(x)),
+            expected,
+        };
+        assert_eq!(log.propose(put(0.0, 0)).await, Ok(1));
+        // The key is at revision 1 now: a proposal that saw it absent loses.
+        assert_eq!(
+            log.propose(put(5.0, 0)).await,
+            Err(LogError::Conflict("a".into()))
+        );
+        assert_eq!(log.key_revision("a").await, Ok(Some(1)));
+        let mut feed = log.follow(1).await.unwrap();
+        let first = feed.next().await.unwrap().unwrap();
+        assert_eq!((first.revision, first.write), (1, Write::Put(zone(0.0))));
+        // The feed waits for the next append.
+        let remove = Proposal {
+            write: Write::Delete("a".into()),
+            expected: 1,
+        };
+        assert_eq!(log.propose(remove).await, Ok(2));
+        let second = feed.next().await.unwrap().unwrap();
+        assert_eq!(
+            (second.revision, second.write),
+            (2, Write::Delete("a".into()))
+        );
+        // Removing it again: nothing to remove.
+        let again = Proposal {
+            write: Write::Delete("a".into()),
+            expected: 0,
+        };
+        assert!(matches!(
+            log.propose(again).await,
+            Err(LogError::Conflict(_))
+        ));
+        assert_eq!(log.last_revision().await, Ok(2));
+        let kinds: Vec<_> = store
+            .log("main", 0)
+            .unwrap()
+            .into_iter()
+            .map(|(r, m)| (r, m.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [(1, MutationKind::Registered), (2, MutationKind::Removed)]
+        );
+        store.close();
+        assert_eq!(log.propose(put(1.0, 0)).await, Err(LogError::Closed));
+    }
+}
