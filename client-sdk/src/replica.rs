@@ -91,18 +91,10 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
     let layout = match &world.layout {
         None => None,
         Some(l) => {
-            let pattern = match l.pattern.as_str() {
-                "grid" => Pattern::Grid,
-                "zigzag" => Pattern::Zigzag,
-                "rings" => Pattern::Rings,
-                "chaotic" => Pattern::Chaotic,
-                other => return Err(bad("layout.pattern", format!("unknown {other:?}"))),
-            };
-            let spokes = match l.spokes.as_str() {
-                "grid" => SpokeRule::Grid,
-                "planar" => SpokeRule::Planar,
-                other => return Err(bad("layout.spokes", format!("unknown {other:?}"))),
-            };
+            let pattern =
+                Pattern::from_str(&l.pattern).map_err(|e| bad("layout.pattern", e.to_string()))?;
+            let spokes =
+                SpokeRule::from_str(&l.spokes).map_err(|e| bad("layout.spokes", e.to_string()))?;
             Some(LayoutConfig {
                 pattern,
                 spokes,

@@ -100,6 +100,9 @@ pub enum ApiError {
     /// The request is larger than a configured limit.
     #[error("{field}: {reason}")]
     TooLarge { field: Field, reason: String },
+    /// An HTTP body over the byte limit, refused before it was read to its end.
+    #[error("body: larger than the limit of {limit} bytes")]
+    BodyTooLarge { limit: usize },
     /// A capacity of the world is used up (zones, viewers).
     #[error("{field}: {reason}")]
     Capacity { field: Field, reason: String },
@@ -189,7 +192,7 @@ impl ApiError {
             | ApiError::UnknownViewer { .. }
             | ApiError::NoLayout { .. }
             | ApiError::NoRoute(_) => ErrorCode::NotFound,
-            ApiError::TooLarge { .. } => ErrorCode::TooLarge,
+            ApiError::TooLarge { .. } | ApiError::BodyTooLarge { .. } => ErrorCode::TooLarge,
             ApiError::Capacity { .. } => ErrorCode::ResourceExhausted,
             ApiError::FailedPrecondition { .. } => ErrorCode::FailedPrecondition,
             ApiError::Aborted(_) => ErrorCode::Aborted,
@@ -208,6 +211,7 @@ impl ApiError {
             | ApiError::TooLarge { field, .. }
             | ApiError::Capacity { field, .. }
             | ApiError::FailedPrecondition { field, .. } => Some(field),
+            ApiError::BodyTooLarge { .. } => Some("body"),
             ApiError::UnknownWorld { .. } | ApiError::NoLayout { .. } => Some("world"),
             ApiError::UnknownZone { .. } | ApiError::UnknownViewer { .. } => Some("id"),
             ApiError::Unauthenticated(_) => Some("authorization"),

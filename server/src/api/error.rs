@@ -21,7 +21,10 @@
 
 use axum::{
     Json,
-    http::{HeaderValue, StatusCode, header::WWW_AUTHENTICATE},
+    http::{
+        HeaderValue, StatusCode,
+        header::{CONNECTION, WWW_AUTHENTICATE},
+    },
     response::{IntoResponse, Response},
 };
 use serde::Serialize;
@@ -119,12 +122,20 @@ impl IntoResponse for ApiError {
                 field: self.field(),
             },
         };
+        let unread_body = matches!(self, ApiError::BodyTooLarge { .. });
         let mut response = (http_status(code), Json(body)).into_response();
         if code == ErrorCode::Unauthenticated {
             // RFC 6750: tell the client which scheme to use.
             response
                 .headers_mut()
                 .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if unread_body {
+            // The rest of the body is never read, so the connection cannot carry another
+            // request: say so, or a client that reuses it fails its next request.
+            response
+                .headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }
@@ -203,6 +214,15 @@ mod tests {
             assert_eq!(http_status(err.code()).as_u16(), http, "{err}");
             assert_eq!(tonic::Status::from(err.clone()).code(), grpc);
         }
+    }
+
+    #[test]
+    fn an_unread_body_closes_the_connection() {
+        let response = ApiError::BodyTooLarge { limit: 16 }.into_response();
+        assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(response.headers()[CONNECTION], "close");
+        let response = ApiError::too_large("points", "too many").into_response();
+        assert!(response.headers().get(CONNECTION).is_none());
     }
 
     #[test]

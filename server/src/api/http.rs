@@ -264,7 +264,7 @@ async fn decode_batch(
 /// A body axum could not read: over `limit` (413) or otherwise unreadable (400).
 pub(crate) fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::too_large("body", format!("larger than the limit of {limit} bytes"))
+        ApiError::BodyTooLarge { limit }
     } else {
         ApiError::invalid("body", rejection.body_text())
     }
