@@ -9,7 +9,7 @@ use std::fmt;
 
 use subtle::ConstantTimeEq;
 
-use crate::error::ApiError;
+use crate::error::{ErrorCode, ServiceError};
 
 /// The longest accepted token.
 const MAX_TOKEN_LEN: usize = 4096;
@@ -51,6 +51,21 @@ impl std::str::FromStr for AdminToken {
     }
 }
 
+/// A mutation without the right admin token. The message never echoes the token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("authorization: {0}")]
+pub struct Unauthenticated(&'static str);
+
+impl ServiceError for Unauthenticated {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::Unauthenticated
+    }
+
+    fn field(&self) -> Option<&str> {
+        Some("authorization")
+    }
+}
+
 /// The mutation gate of one server.
 #[derive(Debug, Clone)]
 pub struct Auth {
@@ -65,22 +80,21 @@ impl Auth {
 
     /// Checks the value of an `Authorization` header (or `authorization` metadata):
     /// `Bearer <token>`. Missing or wrong -> `UNAUTHENTICATED`.
-    pub fn check(&self, authorization: Option<&[u8]>) -> Result<(), ApiError> {
+    pub fn check(&self, authorization: Option<&[u8]>) -> Result<(), Unauthenticated> {
         let Some(expected) = &self.token else {
             return Ok(());
         };
         let Some(value) = authorization else {
-            return Err(ApiError::Unauthenticated(
+            return Err(Unauthenticated(
                 "missing; mutations need \"Authorization: Bearer <admin token>\"",
             ));
         };
-        let presented = strip_bearer(value).ok_or(ApiError::Unauthenticated(
-            "expected \"Bearer <admin token>\"",
-        ))?;
+        let presented =
+            strip_bearer(value).ok_or(Unauthenticated("expected \"Bearer <admin token>\""))?;
         if bool::from(presented.ct_eq(expected.0.as_bytes())) {
             Ok(())
         } else {
-            Err(ApiError::Unauthenticated("wrong admin token"))
+            Err(Unauthenticated("wrong admin token"))
         }
     }
 }
@@ -116,7 +130,7 @@ mod tests {
             Some(b"Bearer "),
         ] {
             let err = auth.check(bad).unwrap_err();
-            assert_eq!(err.code(), crate::error::ErrorCode::Unauthenticated);
+            assert_eq!(err.error_code(), ErrorCode::Unauthenticated);
             assert!(!err.to_string().contains("s3cret"), "{err}");
         }
     }

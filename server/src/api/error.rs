@@ -95,7 +95,14 @@ macro_rules! answered_at_the_edge {
     )*};
 }
 
-answered_at_the_edge!(crate::query::QueryError, crate::mesh::MeshError,);
+answered_at_the_edge!(
+    crate::query::QueryError,
+    crate::mesh::MeshError,
+    crate::world::RegistryError,
+    crate::world::error::UnknownWorld,
+    crate::events::EventError,
+    crate::auth::Unauthenticated,
+);
 
 /// The HTTP error body: `{"error": {"code", "message", "field"}}`.
 #[derive(Debug, Serialize)]

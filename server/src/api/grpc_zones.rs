@@ -46,9 +46,9 @@ fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
 }
 
 pub fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
-    state
+    Ok(state
         .auth
-        .check(metadata.get("authorization").map(|v| v.as_bytes()))
+        .check(metadata.get("authorization").map(|v| v.as_bytes()))?)
 }
 
 pub async fn register(
@@ -62,9 +62,7 @@ pub async fn register(
     let zone = request
         .zone
         .ok_or_else(|| ApiError::invalid("zone", "missing (required)"))?;
-    let outcome = engine
-        .register_zone(world, &zone.id, &zone_doc(&zone))
-        .await?;
+    let outcome = world.register_doc(&zone.id, &zone_doc(&zone)).await?;
     let entry = ZoneEntry {
         zone: outcome.zone.clone(),
         revision: outcome.zone_revision,
@@ -85,7 +83,7 @@ pub async fn unregister(
     let request = request.into_inner();
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
-    let outcome = engine.unregister_zone(world, &request.id).await?;
+    let outcome = world.unregister(&request.id).await?;
     Ok(Response::new(pb::UnregisterFlatZoneResponse {
         revision: outcome.revision,
         tiles: tile_keys(&outcome),

@@ -84,9 +84,9 @@ fn zone_path(path: ZonePath) -> Result<(String, String), ApiError> {
 
 /// Checks a mutation's `Authorization` header against the admin token.
 pub fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
-    state
+    Ok(state
         .auth
-        .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))
+        .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))?)
 }
 
 #[derive(Debug, Serialize)]
@@ -116,7 +116,7 @@ async fn put_zone(
     }
     let body = body.map_err(|r| http::body_rejection(r, ZONE_BODY_LIMIT))?;
     let doc = zone_body::decode_zone(&body)?;
-    let outcome = engine.register_zone(world, &id, &doc).await?;
+    let outcome = world.register_doc(&id, &doc).await?;
     let entry = ZoneEntry {
         zone: outcome.zone.clone(),
         revision: outcome.zone_revision,
@@ -144,7 +144,7 @@ async fn delete_zone(
     let (world, id) = zone_path(path)?;
     let engine = &state.engine;
     let world = engine.world(&world)?;
-    let outcome = engine.unregister_zone(world, &id).await?;
+    let outcome = world.unregister(&id).await?;
     Ok(Json(DeleteBody {
         revision: outcome.revision,
         tiles: tiles(&outcome),

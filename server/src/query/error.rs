@@ -3,6 +3,7 @@
 use crate::{
     error::{ErrorCode, Field, ServiceError},
     mesh::MeshError,
+    world::error::UnknownWorld,
 };
 
 /// A refused or failed query.
@@ -14,6 +15,12 @@ pub enum QueryError {
     /// The request is larger than a configured limit.
     #[error("{field}: {reason}")]
     TooLarge { field: Field, reason: String },
+    /// No world with the requested id.
+    #[error(transparent)]
+    UnknownWorld(#[from] UnknownWorld),
+    /// No flat zone with this id is registered in the world.
+    #[error("id: no flat zone {id:?} in world {world:?}")]
+    UnknownZone { world: String, id: String },
     /// The compute pool lost the job (a panic or shutdown).
     #[error("internal error: {0}")]
     Internal(String),
@@ -45,6 +52,7 @@ impl ServiceError for QueryError {
         match self {
             QueryError::Invalid { .. } => ErrorCode::InvalidArgument,
             QueryError::TooLarge { .. } => ErrorCode::TooLarge,
+            QueryError::UnknownWorld(_) | QueryError::UnknownZone { .. } => ErrorCode::NotFound,
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
         }
@@ -53,6 +61,8 @@ impl ServiceError for QueryError {
     fn field(&self) -> Option<&str> {
         match self {
             QueryError::Invalid { field, .. } | QueryError::TooLarge { field, .. } => Some(field),
+            QueryError::UnknownWorld(e) => e.field(),
+            QueryError::UnknownZone { .. } => Some("id"),
             QueryError::Internal(_) | QueryError::Mesh(_) => None,
         }
     }

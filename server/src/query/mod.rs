@@ -21,7 +21,6 @@ pub use self::error::QueryError;
 use crate::{
     compute::{self, Compute, OFFLOAD_THRESHOLD},
     config::Limits,
-    error::ApiError,
     mesh::MeshCache,
     metrics::Metrics,
     world::{World, Worlds},
@@ -157,8 +156,8 @@ impl QueryEngine {
     }
 
     /// The world called `id`, or `NOT_FOUND` (field `world`).
-    pub fn world(&self, id: &str) -> Result<&Arc<World>, ApiError> {
-        self.worlds.get(id)
+    pub fn world(&self, id: &str) -> Result<&Arc<World>, QueryError> {
+        Ok(self.worlds.get(id)?)
     }
 
     /// The exact height at `(x, z)` and the zone that decided it: cheap, so computed

@@ -1,16 +1,9 @@
-//! The flat-zone calls both surfaces share: register, unregister, get, list, and the
-//! zone deciding the height at a point. Mutations go to the world's registry
-//! ([`crate::world::registry`]); reads take the world's read lock only.
+//! The flat-zone reads both surfaces share: get, list, and the zone deciding the
+//! height at a point, under the world's read lock. Mutations are the registry's
+//! ([`crate::world::registry`]: `World::register_doc`, `World::unregister`).
 
-use std::sync::Arc;
-
-use terrain_core::zones::ZoneDoc;
-
-use super::{QueryEngine, check_coordinate};
-use crate::{
-    error::ApiError,
-    world::{Outcome, RegistryError, World},
-};
+use super::{QueryEngine, QueryError, check_coordinate};
+use crate::world::World;
 
 /// A registered zone with the revision that registered (or last replaced) it: the
 /// shared model's.
@@ -31,32 +24,8 @@ pub struct ZoneAnswer {
 }
 
 impl QueryEngine {
-    /// Registers `doc` as zone `id` of `world`. An `id` inside `doc`, if any, must
-    /// equal `id`.
-    pub async fn register_zone(
-        &self,
-        world: &Arc<World>,
-        id: &str,
-        doc: &ZoneDoc,
-    ) -> Result<Outcome, ApiError> {
-        if let Some(inner) = doc.id.as_deref().filter(|inner| *inner != id) {
-            return Err(RegistryError::IdMismatch {
-                inner: inner.to_string(),
-                id: id.to_string(),
-            }
-            .into());
-        }
-        let spec = doc.spec().map_err(RegistryError::Zone)?;
-        Ok(world.register(id, spec).await?)
-    }
-
-    /// Removes zone `id` of `world`; `NOT_FOUND` if absent.
-    pub async fn unregister_zone(&self, world: &Arc<World>, id: &str) -> Result<Outcome, ApiError> {
-        Ok(world.unregister(id).await?)
-    }
-
     /// Zone `id` of `world`; `NOT_FOUND` (field `id`) if absent.
-    pub async fn zone(&self, world: &World, id: &str) -> Result<ZoneAnswer, ApiError> {
+    pub async fn zone(&self, world: &World, id: &str) -> Result<ZoneAnswer, QueryError> {
         let state = world.read().await;
         let zones = state.zones();
         let entry = zones
@@ -66,7 +35,7 @@ impl QueryEngine {
                 zone: zone.clone(),
                 revision,
             })
-            .ok_or_else(|| ApiError::UnknownZone {
+            .ok_or_else(|| QueryError::UnknownZone {
                 world: world.id().to_string(),
                 id: id.to_string(),
             })?;
@@ -94,10 +63,10 @@ impl QueryEngine {
     }
 
     /// The zone that decides the height at `(x, z)`, if any.
-    pub async fn zone_at(&self, world: &World, x: f64, z: f64) -> Result<ZoneAnswer, ApiError> {
+    pub async fn zone_at(&self, world: &World, x: f64, z: f64) -> Result<ZoneAnswer, QueryError> {
         let max = self.limits().max_coordinate;
-        check_coordinate(x, max).map_err(|reason| ApiError::invalid("x", reason))?;
-        check_coordinate(z, max).map_err(|reason| ApiError::invalid("z", reason))?;
+        check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
+        check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
         let state = world.read().await;
         let zones = state.zones();
         let zone = zones.zone_at(x, z).map(|(zone, _)| ZoneEntry {

@@ -9,6 +9,25 @@ use crate::{
     store::log::LogError,
 };
 
+/// No world with this id is hosted here (`NOT_FOUND`, field `world`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("world: no world {id:?} on this server (hosted: {hosted})")]
+pub struct UnknownWorld {
+    pub id: String,
+    /// The hosted ids, comma separated, to help the caller fix a typo.
+    pub hosted: String,
+}
+
+impl ServiceError for UnknownWorld {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::NotFound
+    }
+
+    fn field(&self) -> Option<&str> {
+        Some("world")
+    }
+}
+
 /// Why a register or remove call did not happen.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RegistryError {

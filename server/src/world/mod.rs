@@ -36,11 +36,10 @@ use self::versions::TileVersions;
 
 use crate::{
     config::{LayoutSettings, Limits, WorldConfig},
-    error::ApiError,
     store::{StoreError, ZoneStore},
 };
 
-pub use error::RegistryError;
+pub use error::{RegistryError, UnknownWorld};
 pub use registry::{Change, Outcome};
 pub use stats::Lookups;
 
@@ -310,11 +309,11 @@ impl Worlds {
     }
 
     /// The world called `id`, or `NOT_FOUND`.
-    pub fn get(&self, id: &str) -> Result<&Arc<World>, ApiError> {
+    pub fn get(&self, id: &str) -> Result<&Arc<World>, UnknownWorld> {
         self.by_id
             .get(id)
             .map(|&i| &self.list[i])
-            .ok_or_else(|| ApiError::UnknownWorld {
+            .ok_or_else(|| UnknownWorld {
                 id: id.to_string(),
                 hosted: self
                     .list
@@ -329,6 +328,7 @@ impl Worlds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ServiceError;
 
     #[test]
     fn lookup_and_order() {

@@ -21,7 +21,7 @@ use std::{fmt, sync::Arc};
 
 use terrain_core::{
     FlatZone, TileLayout,
-    zones::{Bounds, ZoneSpec, validate_id},
+    zones::{Bounds, ZoneDoc, ZoneSpec, validate_id},
 };
 use tracing::debug;
 
@@ -113,6 +113,23 @@ impl World {
         self.check(id, &spec)?;
         let id = id.to_string();
         self.run(Op::Register { id, spec }).await
+    }
+
+    /// Registers the zone document `doc` as zone `id`. An `id` inside `doc`, if any,
+    /// must equal `id`.
+    pub async fn register_doc(
+        self: &Arc<Self>,
+        id: &str,
+        doc: &ZoneDoc,
+    ) -> Result<Outcome, RegistryError> {
+        if let Some(inner) = doc.id.as_deref().filter(|inner| *inner != id) {
+            return Err(RegistryError::IdMismatch {
+                inner: inner.to_string(),
+                id: id.to_string(),
+            });
+        }
+        let spec = doc.spec().map_err(RegistryError::Zone)?;
+        self.register(id, spec).await
     }
 
     /// Checks zone `id` against the zone invariants and this world's limits (not the
