@@ -147,6 +147,9 @@ pub struct Tracker {
     counters: Counters,
     /// Tiles in some viewer's ring, per ring.
     live_counts: [usize; 3],
+    /// The deadline the cull timer sleeps until, while it sleeps (`None` while it
+    /// runs or was already woken): a cull due sooner needs a wake-up, no other does.
+    timer_until: Option<Instant>,
 }
 
 /// Transitions gathered during one operation.
@@ -165,6 +168,7 @@ impl Tracker {
             sequence: 0,
             counters: Counters::default(),
             live_counts: [0; 3],
+            timer_until: None,
         }
     }
 
@@ -413,6 +417,24 @@ impl Tracker {
     /// The earliest scheduled cull.
     pub fn next_cull(&self) -> Option<Instant> {
         self.culls.first().map(|c| c.0)
+    }
+
+    /// Records that the cull timer sleeps until `until` (`Some`), or runs (`None`).
+    pub fn set_timer_until(&mut self, until: Option<Instant>) {
+        self.timer_until = until;
+    }
+
+    /// Whether the sleeping cull timer must be woken: a cull is now due before the
+    /// deadline it sleeps until. True at most once per sleep (the timer counts as
+    /// woken from then on), so callers notify only when it changes something.
+    pub fn take_timer_wake(&mut self) -> bool {
+        match (self.next_cull(), self.timer_until) {
+            (Some(next), Some(until)) if next < until => {
+                self.timer_until = None;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Culls every tile whose grace period ended by `now`; returns the step and the
@@ -730,5 +752,56 @@ mod tests {
         let later = now + LifecycleConfig::default().viewer_ttl;
         t.expire(later);
         assert_eq!(t.viewers(), 0);
+    }
+
+    #[test]
+    fn far_viewers_are_refused_and_change_nothing() {
+        let now = Instant::now();
+        let config = LifecycleConfig {
+            rings: DEFAULT_RINGS,
+            ..LifecycleConfig::default()
+        };
+        let mut t = Tracker::new(LAYOUT, config, 1e300);
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        let before = (t.live(), t.sequence(), t.queued(), t.viewers());
+        let wide = |x: f64, w: f64| Viewer {
+            view_width: w,
+            view_depth: w,
+            ..v("far", x, 0.0)
+        };
+        for (viewer, field) in [
+            (v("far", 0.0, -1e300), "z"),
+            (v("far", 0.0, -1e21), "z"),
+            (v("far", -1e21, 0.0), "x"),
+            (wide(1e299, 1e299), "x"),
+            (wide(0.0, 1e299), "viewWidth"),
+            // An existing viewer moved far away keeps its old rings.
+            (v("a", 0.0, -1e300), "z"),
+        ] {
+            let err = t.upsert(viewer, Owner::Http, now).unwrap_err();
+            assert_eq!(err.field(), Some(field), "{err}");
+        }
+        assert_eq!((t.live(), t.sequence(), t.queued(), t.viewers()), before);
+    }
+
+    #[test]
+    fn the_timer_is_woken_only_for_an_earlier_cull() {
+        let now = Instant::now();
+        let grace = Duration::from_secs(10);
+        let mut t = tracker(grace);
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        drain(&mut t, now);
+        // The timer sleeps a sweep; a cull a grace away does not need it sooner.
+        t.set_timer_until(Some(now + Duration::from_secs(1)));
+        t.remove("a", Owner::Http, now).unwrap();
+        assert!(!t.take_timer_wake(), "a later cull waits for the sweep");
+        // Sleeping past the cull: woken once, then not again until it sleeps again.
+        t.set_timer_until(Some(now + grace + Duration::from_secs(1)));
+        assert!(t.take_timer_wake());
+        assert!(!t.take_timer_wake(), "one wake per sleep");
+        // While it runs nothing wakes it: it reads the schedule before sleeping.
+        t.set_timer_until(None);
+        t.upsert(v("b", 5000.0, 0.0), Owner::Http, now).unwrap();
+        assert!(!t.take_timer_wake());
     }
 }

@@ -1,0 +1,191 @@
+//! What a probe broke in the lifecycle (issue 12), end to end: far viewers with
+//! `max_coordinate = 1e300` are refused at once, naming the field (no hang, no
+//! panic, `/healthz` still answers); a viewer leaving its tiles does not stall the
+//! next request for the cull grace; and a `TrackViewers` stream's viewers are gone
+//! once the stream ends, including updates it had already sent.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{TestServer, assert_http_error};
+use serde_json::{Value, json};
+use terrain_proto::v1::{
+    self as pb, terrain_lifecycle_client::TerrainLifecycleClient, viewer_update::Update,
+};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+const VIEWERS: &str = "/v1/worlds/main/viewers";
+
+/// A refusal must come this fast (the probe's server never answered).
+const PROMPT: Duration = Duration::from_secs(5);
+
+fn viewer(x: f64, z: f64, w: f64, d: f64) -> Value {
+    json!({"x": x, "z": z, "viewWidth": w, "viewDepth": d})
+}
+
+fn upsert(id: &str, x: f64, z: f64) -> pb::ViewerUpdate {
+    pb::ViewerUpdate {
+        world: "main".into(),
+        update: Some(Update::Upsert(pb::Viewer {
+            id: id.into(),
+            x,
+            z,
+            view_width: 100.0,
+            view_depth: 100.0,
+        })),
+    }
+}
+
+/// `GET /healthz` on a new connection, with its own short timeout.
+async fn healthz(server: &TestServer) -> u16 {
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(PROMPT)
+        .build()
+        .expect("client");
+    let response = client.get(server.url("/healthz")).send().await;
+    response.expect("/healthz answers").status().as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn far_viewers_are_refused_at_once_naming_the_field() {
+    let server = TestServer::start_with(|c| c.limits.max_coordinate = 1e300).await;
+    let cases = [
+        (viewer(0.0, -1e300, 100.0, 100.0), 400, "z"),
+        (viewer(0.0, -1e21, 100.0, 100.0), 400, "z"),
+        (viewer(-1e21, 0.0, 100.0, 100.0), 400, "x"),
+        (viewer(1e299, 0.0, 1e299, 1e299), 400, "x"),
+        (viewer(0.0, 0.0, 1e299, 1e299), 413, "viewWidth"),
+    ];
+    for (body, status, field) in cases {
+        let start = Instant::now();
+        let answer = tokio::time::timeout(
+            PROMPT,
+            server.put_json(&format!("{VIEWERS}/far"), &body, None),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{body} answered within {PROMPT:?}"));
+        let code = if status == 413 {
+            "RESOURCE_EXHAUSTED"
+        } else {
+            "INVALID_ARGUMENT"
+        };
+        assert_http_error(&answer, status, code, Some(field));
+        assert!(start.elapsed() < PROMPT, "{body}: {:?}", start.elapsed());
+        assert_eq!(healthz(&server).await, 200, "after {body}");
+    }
+    // Nothing was registered, and a viewer near the origin still works.
+    let (status, live) = server.get("/v1/worlds/main/live-tiles").await;
+    assert_eq!(status, 200, "{live}");
+    assert_eq!(live["viewers"], 0);
+    let (status, _) = server
+        .put_json(
+            &format!("{VIEWERS}/near"),
+            &viewer(0.0, 0.0, 100.0, 100.0),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}
+
+/// Waits until `n` tiles have been generated (so leaving them schedules culls).
+async fn generated(server: &TestServer, n: f64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let series = r#"terrain_lifecycle_generated_total{world="main"}"#;
+    while server.metric(series).await < n {
+        assert!(Instant::now() < deadline, "{n} tiles generated in time");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A height on a new connection; answers how long it took.
+async fn fresh_height(server: &TestServer) -> Duration {
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client");
+    let start = Instant::now();
+    let response = client
+        .get(server.url("/v1/worlds/main/height?x=1&z=2"))
+        .send()
+        .await
+        .expect("height");
+    assert_eq!(response.status(), 200);
+    start.elapsed()
+}
+
+/// Issue 12: after a viewer left its tiles (deleted, moved away, removed from a
+/// stream or with its stream), the next request on a new connection waited for the
+/// whole cull grace. With the default 10 s grace, each answers in well under 1 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_tiles_does_not_stall_the_next_request() {
+    let server = TestServer::start().await;
+    let fast = Duration::from_secs(1);
+    let path = format!("{VIEWERS}/a");
+
+    // Deleted.
+    let (status, _) = server
+        .put_json(&path, &viewer(0.0, 0.0, 100.0, 100.0), None)
+        .await;
+    assert_eq!(status, 200);
+    generated(&server, 25.0).await;
+    let response = server.http.delete(server.url(&path)).send().await;
+    assert_eq!(response.expect("DELETE").status(), 204);
+    let took = fresh_height(&server).await;
+    assert!(took < fast, "after a delete: {took:?}");
+
+    // Moved out of every ring.
+    let (status, _) = server
+        .put_json(&path, &viewer(5000.0, 0.0, 100.0, 100.0), None)
+        .await;
+    assert_eq!(status, 200);
+    generated(&server, 50.0).await;
+    let (status, _) = server
+        .put_json(&path, &viewer(-5000.0, 0.0, 100.0, 100.0), None)
+        .await;
+    assert_eq!(status, 200);
+    let took = fresh_height(&server).await;
+    assert!(took < fast, "after a move: {took:?}");
+    generated(&server, 75.0).await;
+
+    // Removed on a stream, then the stream cancelled.
+    let mut client = TerrainLifecycleClient::new(server.channel().await);
+    let (tx, rx) = mpsc::channel(8);
+    tx.send(upsert("s", 10_000.0, 0.0)).await.unwrap();
+    let mut stream = client
+        .track_viewers(ReceiverStream::new(rx))
+        .await
+        .expect("stream opens")
+        .into_inner();
+    generated(&server, 100.0).await;
+    tx.send(pb::ViewerUpdate {
+        world: String::new(),
+        update: Some(Update::Remove("s".into())),
+    })
+    .await
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.get("/v1/worlds/main/live-tiles").await.1["viewers"] != 1 {
+        assert!(Instant::now() < deadline, "stream remove applied");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let took = fresh_height(&server).await;
+    assert!(took < fast, "after a stream remove: {took:?}");
+    tx.send(upsert("s", -10_000.0, 0.0)).await.unwrap();
+    generated(&server, 125.0).await;
+    drop(stream.message().await);
+    drop(stream);
+    drop(tx);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.get("/v1/worlds/main/live-tiles").await.1["viewers"] != 1 {
+        assert!(Instant::now() < deadline, "stream viewers removed");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let took = fresh_height(&server).await;
+    assert!(took < fast, "after a cancelled stream: {took:?}");
+    server.stop().await;
+}
