@@ -3,14 +3,25 @@
 //! [`Server::run`] (serve until the cancellation token fires, then drain for at most
 //! `shutdown_timeout`), and [`Server::spawn`] for running it in the background.
 //!
+//! Every background task (lifecycle workers and timers, `TrackViewers` stream
+//! readers, zone statistics, metrics upkeep, the readiness reporter) is spawned on the
+//! server's one [`Tasks`] and ends on its token.
+//!
 //! Shutdown order: the token fires; readiness drops (`/readyz` 503, gRPC health
-//! `NOT_SERVING`); the listener stops accepting and open connections are asked to
-//! close (HTTP/2 `GOAWAY`, idle HTTP/1.1 closed) while in-flight requests finish; after
-//! `shutdown_timeout`, `run` returns regardless, abandoning what is left (in the binary
-//! the runtime then ends, which aborts it).
+//! `NOT_SERVING`); the background tasks' token fires (open lifecycle streams end, so
+//! they do not hold up the drain); the listener stops accepting and open connections
+//! are asked to close (HTTP/2 `GOAWAY`, idle HTTP/1.1 closed) while in-flight requests
+//! finish; then `run` waits for the background tasks. After `shutdown_timeout` (at
+//! least [`TASKS_MIN_WAIT`] for the tasks), `run` returns regardless, abandoning what
+//! is left (in the binary the runtime then ends, which aborts it).
 
 use std::{
-    future::IntoFuture, net::SocketAddr, path::PathBuf, pin::pin, sync::Arc, time::Duration,
+    future::IntoFuture,
+    net::SocketAddr,
+    path::PathBuf,
+    pin::pin,
+    sync::Arc,
+    time::{Duration, Instant},
 };
 
 use axum::{Router, serve::ListenerExt};
@@ -28,6 +39,7 @@ use crate::{
     mesh::MeshCache,
     metrics::Metrics,
     query::QueryEngine,
+    shutdown::Tasks,
     store::{StoreError, ZoneStore},
     world::{
         WorldError, Worlds,
@@ -39,6 +51,9 @@ use crate::{
 
 /// How often buffered histogram samples are folded in when nobody scrapes.
 const METRICS_UPKEEP: Duration = Duration::from_secs(5);
+/// The least time shutdown waits for the background tasks, even after a drain that
+/// used all of `shutdown_timeout`.
+pub const TASKS_MIN_WAIT: Duration = Duration::from_secs(1);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +131,8 @@ pub struct Server {
     store: Arc<ZoneStore>,
     /// The followers of a shared store (`store.kind = "nats"`).
     replication: Option<Arc<Replication>>,
+    /// Every background task; they end on its token.
+    tasks: Tasks,
 }
 
 impl Server {
@@ -136,6 +153,7 @@ impl Server {
             Arc::clone(&metrics),
         ));
         let (worlds, store, replication) = open_worlds(&config, &events, &meshes).await?;
+        let tasks = Tasks::new();
         let lifecycles = Arc::new(Lifecycles::new(
             &worlds,
             config.lifecycle,
@@ -143,6 +161,7 @@ impl Server {
             &meshes,
             &metrics,
             &compute,
+            &tasks,
         ));
         let engine = QueryEngine::new(worlds, config.limits, compute, Arc::clone(&metrics), meshes);
         let state = Arc::new(ApiState {
@@ -171,6 +190,7 @@ impl Server {
             warm_radius: config.lifecycle.warm_radius,
             store,
             replication,
+            tasks,
         })
     }
 
@@ -184,14 +204,15 @@ impl Server {
     pub async fn run(self, shutdown: CancellationToken) -> Result<(), ServeError> {
         let addr = self.local_addr;
         info!(%addr, "listening on {addr}");
-        let upkeep = tokio::spawn(metrics_upkeep(
+        let tasks = &self.tasks;
+        tasks.spawn(metrics_upkeep(
             Arc::clone(&self.state.metrics),
-            shutdown.clone(),
+            tasks.token().clone(),
         ));
-        let zone_stats = tokio::spawn(stats::report_periodically(
+        tasks.spawn(stats::report_periodically(
             Arc::clone(self.state.engine.worlds()),
             self.stats_interval,
-            shutdown.clone(),
+            tasks.token().clone(),
         ));
         let stop_accepting = CancellationToken::new();
         // No Nagle: a response written in pieces (a large mesh, its trailers) would
@@ -207,7 +228,7 @@ impl Server {
         let mut serve = pin!(serve);
         let engine = &self.state.engine;
         let threads = engine.compute().threads();
-        self.state.lifecycles.spawn_tasks(threads, &shutdown);
+        self.state.lifecycles.spawn_tasks(threads);
         let bake = async {
             for world in engine.worlds().iter() {
                 let baked = bake::bake(
@@ -226,13 +247,13 @@ impl Server {
         };
         let mut bake = pin!(bake);
         let mut baking = true;
-        let replication = self.replication.clone().map(|r| {
-            tokio::spawn(follow::report_readiness(
+        if let Some(r) = self.replication.clone() {
+            tasks.spawn(follow::report_readiness(
                 r,
                 Arc::clone(&self.state),
-                shutdown.clone(),
-            ))
-        });
+                tasks.token().clone(),
+            ));
+        }
 
         loop {
             tokio::select! {
@@ -241,29 +262,29 @@ impl Server {
                 result = &mut bake, if baking => {
                     baking = false;
                     if let Err(err) = result {
-                        upkeep.abort();
-                        zone_stats.abort();
-                        stop_following(self.replication, replication);
+                        tasks.shutdown(self.shutdown_timeout.max(TASKS_MIN_WAIT)).await;
+                        stop_following(self.replication);
                         close(self.store).await;
                         return Err(ServeError::Bake(err));
                     }
                 }
                 result = &mut serve => {
                 // axum only returns early if the listener fails for good.
-                upkeep.abort();
-                zone_stats.abort();
-                stop_following(self.replication, replication);
+                tasks.shutdown(self.shutdown_timeout.max(TASKS_MIN_WAIT)).await;
+                stop_following(self.replication);
                 close(self.store).await;
                 return result.map_err(|source| ServeError::Io { addr, source });
             }
             }
         }
         let timeout = self.shutdown_timeout;
+        let deadline = Instant::now() + timeout;
         info!(?timeout, "shutting down: draining in-flight requests");
         self.state.readiness.set(false).await;
-        // Open event and lifecycle streams end now, so they do not hold up the drain.
+        // Open event and lifecycle streams end now, so they do not hold up the drain;
+        // the other background tasks are asked to end with them.
         self.state.events.close();
-        self.state.lifecycles.close();
+        tasks.cancel();
         stop_accepting.cancel();
         let result = match tokio::time::timeout(timeout, &mut serve).await {
             Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
@@ -272,9 +293,9 @@ impl Server {
                 Ok(())
             }
         };
-        upkeep.abort();
-        zone_stats.abort();
-        stop_following(self.replication, replication);
+        let left = deadline.saturating_duration_since(Instant::now());
+        tasks.shutdown(left.max(TASKS_MIN_WAIT)).await;
+        stop_following(self.replication);
         close(self.store).await;
         info!("shutdown complete");
         result
@@ -362,13 +383,10 @@ async fn open_worlds(
     Ok((worlds, store, replication))
 }
 
-/// Stops the followers and their readiness reporter.
-fn stop_following(replication: Option<Arc<Replication>>, reporter: Option<JoinHandle<()>>) {
+/// Stops the followers (their readiness reporter is one of the server's tasks).
+fn stop_following(replication: Option<Arc<Replication>>) {
     if let Some(replication) = replication {
         replication.stop();
-    }
-    if let Some(reporter) = reporter {
-        reporter.abort();
     }
 }
 

@@ -189,3 +189,51 @@ async fn leaving_tiles_does_not_stall_the_next_request() {
     assert!(took < fast, "after a cancelled stream: {took:?}");
     server.stop().await;
 }
+/// Issue 11: an update a stream had already sent when it ended re-added a
+/// stream-owned viewer that nothing ever removed. Streams that send a burst of
+/// updates and end at once leave no viewer behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_leaves_no_viewer_behind() {
+    let server = TestServer::start().await;
+    let mut client = TerrainLifecycleClient::new(server.channel().await);
+    for round in 0..20 {
+        let (tx, rx) = mpsc::channel(256);
+        tx.send(upsert(&format!("r{round}-0"), 0.0, 0.0))
+            .await
+            .unwrap();
+        let mut stream = client
+            .track_viewers(ReceiverStream::new(rx))
+            .await
+            .expect("stream opens")
+            .into_inner();
+        // The snapshot: the server reads this stream's updates from now on.
+        stream.message().await.expect("snapshot").expect("open");
+        for i in 1..200 {
+            let x = f64::from(i) * 1000.0;
+            tx.send(upsert(&format!("r{round}-{i}"), x, 0.0))
+                .await
+                .unwrap();
+        }
+        // Cancelled with updates in flight.
+        drop(stream);
+        drop(tx);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, live) = server.get("/v1/worlds/main/live-tiles").await;
+        if live["viewers"] == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stream viewers removed: {}",
+            live["viewers"]
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // And they stay gone: no update read late re-adds one.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, live) = server.get("/v1/worlds/main/live-tiles").await;
+    assert_eq!(live["viewers"], 0, "{live}");
+    server.stop().await;
+}
