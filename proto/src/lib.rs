@@ -1,9 +1,11 @@
 //! The terrain server's wire API: the `terrain.v1` protobuf messages and the tonic
-//! clients and servers for `TerrainService` and `TerrainEvents`, generated at build time from
-//! `terrain/v1/*.proto` (no system `protoc` needed).
+//! clients and servers for `TerrainService` (heights, heightmaps, flat zones, tile
+//! meshes), `TerrainEvents` (tile event subscriptions) and `TerrainLifecycle` (viewers,
+//! live tiles, layout queries), generated at build time from `terrain/v1/*.proto` (no
+//! system `protoc` needed).
 
-/// `terrain.v1`: messages, `terrain_service_{client,server}` and
-/// `terrain_events_{client,server}`.
+/// `terrain.v1`: messages, `terrain_service_{client,server}`,
+/// `terrain_events_{client,server}` and `terrain_lifecycle_{client,server}`.
 pub mod v1 {
     tonic::include_proto!("terrain.v1");
 }

@@ -1,73 +1,55 @@
-//! The one error taxonomy at the edge of the server.
+//! The error taxonomy the domain speaks, without any wire types.
 //!
-//! Every failure a client can see is an [`ApiError`]. Its [`ErrorCode`] maps to a gRPC
-//! [`tonic::Code`] and to an HTTP status in one place ([`ErrorCode::grpc`],
-//! [`ErrorCode::http`]), so the two surfaces can never disagree about what went wrong.
-//! HTTP answers carry `{"error": {"code", "message", "field"}}`; gRPC answers carry the
-//! same message (which starts with the offending field, e.g. `x: must be finite`).
+//! Each domain service (registry, zone log, lifecycle, events, queries) has its own
+//! `thiserror` enum and implements [`ServiceError`]: an [`ErrorCode`] (the class of the
+//! failure) and, for a refused request, the request field it is about. The edge
+//! (`api::error`) is the one place that turns a code into a gRPC status code and an
+//! HTTP status, so the two surfaces can never disagree; it never matches on messages.
+//!
+//! [`ApiError`] is the error the edge answers with. Any [`ServiceError`] converts into
+//! it (`?` works in handlers); request decoding at the edge builds it directly.
 
 use std::borrow::Cow;
 
-use axum::{
-    Json,
-    http::{HeaderValue, StatusCode, header::WWW_AUTHENTICATE},
-    response::{IntoResponse, Response},
-};
-use serde::Serialize;
-use terrain_core::zones::ZoneError;
-
 /// The closed set of error classes, named as gRPC names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
     /// The request is malformed or a value is out of range (HTTP 400).
     InvalidArgument,
-    /// The world or route does not exist (HTTP 404).
+    /// The world, zone, viewer or route does not exist (HTTP 404).
     NotFound,
-    /// The request asks for more than the configured limits allow (HTTP 413).
+    /// A capacity of the server is used up: zones per world, viewers per world
+    /// (gRPC `RESOURCE_EXHAUSTED`, HTTP 429). Retrying later may succeed.
     ResourceExhausted,
+    /// The request itself is larger than a configured limit: a body, a batch, a
+    /// heightmap, a view (gRPC `RESOURCE_EXHAUSTED`, HTTP 413). Retrying the same
+    /// request never succeeds.
+    TooLarge,
+    /// The request conflicts with the state it applies to: a viewer another stream
+    /// owns (HTTP 409).
+    FailedPrecondition,
+    /// A concurrent change won every compare-and-swap attempt (HTTP 409); the caller
+    /// may try again.
+    Aborted,
     /// A mutation without the right admin token (HTTP 401).
     Unauthenticated,
     /// The HTTP method is not served on this route (HTTP 405; gRPC `UNIMPLEMENTED`).
     MethodNotAllowed,
-    /// The server is not ready or is shutting down (HTTP 503).
+    /// The server is not ready, is shutting down, or its store is unreachable (HTTP 503).
     Unavailable,
     /// A bug or a lost worker: never the client's fault (HTTP 500).
     Internal,
 }
 
 impl ErrorCode {
-    /// The gRPC status code of this class.
-    pub fn grpc(self) -> tonic::Code {
-        match self {
-            ErrorCode::InvalidArgument => tonic::Code::InvalidArgument,
-            ErrorCode::NotFound => tonic::Code::NotFound,
-            ErrorCode::ResourceExhausted => tonic::Code::ResourceExhausted,
-            ErrorCode::Unauthenticated => tonic::Code::Unauthenticated,
-            ErrorCode::MethodNotAllowed => tonic::Code::Unimplemented,
-            ErrorCode::Unavailable => tonic::Code::Unavailable,
-            ErrorCode::Internal => tonic::Code::Internal,
-        }
-    }
-
-    /// The HTTP status of this class.
-    pub fn http(self) -> StatusCode {
-        match self {
-            ErrorCode::InvalidArgument => StatusCode::BAD_REQUEST,
-            ErrorCode::NotFound => StatusCode::NOT_FOUND,
-            ErrorCode::ResourceExhausted => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
-            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
     /// The name used in HTTP error bodies: the gRPC code's canonical name.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
+            ErrorCode::ResourceExhausted | ErrorCode::TooLarge => "RESOURCE_EXHAUSTED",
+            ErrorCode::FailedPrecondition => "FAILED_PRECONDITION",
+            ErrorCode::Aborted => "ABORTED",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::Unavailable => "UNAVAILABLE",
@@ -76,11 +58,24 @@ impl ErrorCode {
     }
 }
 
+/// What every domain error tells the edge: its class and, when a request field is to
+/// blame, which one. The `Display` form is the message both surfaces send.
+pub trait ServiceError: std::error::Error + Send + Sync + 'static {
+    /// The class of this failure.
+    fn error_code(&self) -> ErrorCode;
+
+    /// The request field an invalid-argument (or too-large) error is about, e.g. `x`,
+    /// `points[3]`, `viewWidth`.
+    fn field(&self) -> Option<&str> {
+        None
+    }
+}
+
 /// A field name: usually static (`"x"`), sometimes built (`"points[3]"`).
 pub type Field = Cow<'static, str>;
 
-/// Why a request was refused. The `Display` form is the message both surfaces send; it
-/// starts with the offending field where there is one.
+/// Why a request was refused, as the edge answers it. The `Display` form is the
+/// message both surfaces send; it starts with the offending field where there is one.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ApiError {
     /// A value is malformed, missing or out of range.
@@ -105,6 +100,15 @@ pub enum ApiError {
     /// The request is larger than a configured limit.
     #[error("{field}: {reason}")]
     TooLarge { field: Field, reason: String },
+    /// A capacity of the world is used up (zones, viewers).
+    #[error("{field}: {reason}")]
+    Capacity { field: Field, reason: String },
+    /// The request conflicts with the current state (a viewer another stream owns).
+    #[error("{field}: {reason}")]
+    FailedPrecondition { field: Field, reason: String },
+    /// Concurrent changes won every attempt; the caller may try again.
+    #[error("{0}")]
+    Aborted(&'static str),
     /// A mutation without the right admin token. The message never echoes the token.
     #[error("authorization: {0}")]
     Unauthenticated(&'static str),
@@ -120,6 +124,13 @@ pub enum ApiError {
     /// Something that is not the client's fault.
     #[error("internal error: {0}")]
     Internal(String),
+    /// A domain service's error, carried with its class and field.
+    #[error("{message}")]
+    Service {
+        code: ErrorCode,
+        message: String,
+        field: Option<String>,
+    },
 }
 
 impl ApiError {
@@ -139,15 +150,34 @@ impl ApiError {
         }
     }
 
-    /// A zone the core refused: the field it names, with the rest of its message.
-    pub fn zone(err: &ZoneError) -> Self {
-        let field = err.field();
-        let message = err.to_string();
-        let reason = message
-            .strip_prefix(field)
-            .and_then(|m| m.strip_prefix(": "))
-            .unwrap_or(&message);
-        ApiError::invalid(field, reason.to_string())
+    /// A used-up capacity of the world, blamed on `field`.
+    pub fn capacity(field: impl Into<Field>, reason: impl Into<String>) -> Self {
+        ApiError::Capacity {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A request that conflicts with the current state, blamed on `field`.
+    pub fn failed_precondition(field: impl Into<Field>, reason: impl Into<String>) -> Self {
+        ApiError::FailedPrecondition {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A zone the core refused: the field it names, with its reason.
+    pub fn zone(err: &terrain_core::zones::ZoneError) -> Self {
+        ApiError::from_service(err)
+    }
+
+    /// Any domain error, with its class, field and message.
+    pub fn from_service(err: &(impl ServiceError + ?Sized)) -> Self {
+        ApiError::Service {
+            code: err.error_code(),
+            message: err.to_string(),
+            field: err.field().map(str::to_string),
+        }
     }
 
     /// The class of this error.
@@ -159,130 +189,55 @@ impl ApiError {
             | ApiError::UnknownViewer { .. }
             | ApiError::NoLayout { .. }
             | ApiError::NoRoute(_) => ErrorCode::NotFound,
-            ApiError::TooLarge { .. } => ErrorCode::ResourceExhausted,
+            ApiError::TooLarge { .. } => ErrorCode::TooLarge,
+            ApiError::Capacity { .. } => ErrorCode::ResourceExhausted,
+            ApiError::FailedPrecondition { .. } => ErrorCode::FailedPrecondition,
+            ApiError::Aborted(_) => ErrorCode::Aborted,
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Internal(_) => ErrorCode::Internal,
+            ApiError::Service { code, .. } => *code,
         }
     }
 
     /// The request field the error is about, if any.
     pub fn field(&self) -> Option<&str> {
         match self {
-            ApiError::InvalidArgument { field, .. } | ApiError::TooLarge { field, .. } => {
-                Some(field)
-            }
+            ApiError::InvalidArgument { field, .. }
+            | ApiError::TooLarge { field, .. }
+            | ApiError::Capacity { field, .. }
+            | ApiError::FailedPrecondition { field, .. } => Some(field),
             ApiError::UnknownWorld { .. } | ApiError::NoLayout { .. } => Some("world"),
             ApiError::UnknownZone { .. } | ApiError::UnknownViewer { .. } => Some("id"),
             ApiError::Unauthenticated(_) => Some("authorization"),
+            ApiError::Service { field, .. } => field.as_deref(),
             _ => None,
         }
     }
 }
 
-impl From<ApiError> for tonic::Status {
-    fn from(err: ApiError) -> Self {
-        log(&err);
-        tonic::Status::new(err.code().grpc(), err.to_string())
+/// `?` on any domain error in a handler.
+impl<E: ServiceError> From<E> for ApiError {
+    fn from(err: E) -> Self {
+        ApiError::from_service(&err)
     }
 }
 
-/// The HTTP error body: `{"error": {"code", "message", "field"}}`.
-#[derive(Debug, Serialize)]
-struct ErrorBody<'a> {
-    error: ErrorDetail<'a>,
-}
-
-#[derive(Debug, Serialize)]
-struct ErrorDetail<'a> {
-    code: &'static str,
-    message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a str>,
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        log(&self);
-        let code = self.code();
-        let body = ErrorBody {
-            error: ErrorDetail {
-                code: code.as_str(),
-                message: self.to_string(),
-                field: self.field(),
-            },
-        };
-        let mut response = (code.http(), Json(body)).into_response();
-        if code == ErrorCode::Unauthenticated {
-            // RFC 6750: tell the client which scheme to use.
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        response
+impl ServiceError for terrain_core::zones::ZoneError {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::InvalidArgument
     }
-}
 
-/// Client mistakes are logged at debug level (they are the client's business); internal
-/// errors at error level.
-fn log(err: &ApiError) {
-    match err.code() {
-        ErrorCode::Internal => tracing::error!(error = %err, "request failed"),
-        _ => tracing::debug!(error = %err, code = err.code().as_str(), "request refused"),
+    fn field(&self) -> Option<&str> {
+        Some(terrain_core::zones::ZoneError::field(self))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn both_surfaces_agree_on_each_class() {
-        let cases = [
-            (
-                ApiError::invalid("x", "must be finite"),
-                tonic::Code::InvalidArgument,
-                400,
-            ),
-            (
-                ApiError::UnknownWorld {
-                    id: "nope".into(),
-                    hosted: "main".into(),
-                },
-                tonic::Code::NotFound,
-                404,
-            ),
-            (
-                ApiError::too_large("points", "too many"),
-                tonic::Code::ResourceExhausted,
-                413,
-            ),
-            (
-                ApiError::Unauthenticated("missing bearer token"),
-                tonic::Code::Unauthenticated,
-                401,
-            ),
-            (
-                ApiError::UnknownZone {
-                    world: "main".into(),
-                    id: "a".into(),
-                },
-                tonic::Code::NotFound,
-                404,
-            ),
-            (
-                ApiError::Unavailable("shutting down"),
-                tonic::Code::Unavailable,
-                503,
-            ),
-        ];
-        for (err, grpc, http) in cases {
-            assert_eq!(err.code().grpc(), grpc, "{err}");
-            assert_eq!(err.code().http().as_u16(), http, "{err}");
-            assert_eq!(tonic::Status::from(err.clone()).code(), grpc);
-        }
-    }
+    use terrain_core::zones::ZoneError;
 
     #[test]
     fn message_starts_with_the_field() {
@@ -304,5 +259,12 @@ mod tests {
         let err = ApiError::zone(&ZoneError::BadId("a b".into()));
         assert_eq!(err.field(), Some("id"));
         assert!(err.to_string().starts_with("id: must match"), "{err}");
+    }
+
+    #[test]
+    fn domain_errors_convert_with_code_and_field() {
+        let err: ApiError = ZoneError::NotFinite { field: "height" }.into();
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        assert_eq!(err.field(), Some("height"));
     }
 }

@@ -136,7 +136,7 @@ async fn viewer_rings_and_their_union_over_http() {
     let answer = server
         .put_json(&format!("{VIEWERS}/c"), &viewer(0.0, 0.0, 1.0, 1.0), None)
         .await;
-    assert_http_error(&answer, 413, "RESOURCE_EXHAUSTED", Some("viewers"));
+    assert_http_error(&answer, 429, "RESOURCE_EXHAUSTED", Some("viewers"));
     let answer = server
         .put_json(
             "/v1/worlds/nope/viewers/a",

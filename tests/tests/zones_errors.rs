@@ -1,6 +1,6 @@
 //! Refused flat-zone requests over HTTP: every bad input names its field in
 //! `{"error": {"code", "message", "field"}}`, takes no revision and stores nothing;
-//! the per-world zone limit answers 413 `RESOURCE_EXHAUSTED` (gRPC too).
+//! the per-world zone limit answers 429 `RESOURCE_EXHAUSTED` (gRPC too).
 
 mod common;
 
@@ -122,7 +122,7 @@ async fn the_zone_count_limit_is_resource_exhausted() {
         assert_eq!(status, 200, "{answer}");
     }
     let answer = server.put_json(&format!("{ZONES}/z3"), &good(), None).await;
-    assert_http_error(&answer, 413, "RESOURCE_EXHAUSTED", Some("zones"));
+    assert_http_error(&answer, 429, "RESOURCE_EXHAUSTED", Some("zones"));
     let mut client = server.grpc().await;
     let zone = PbZone {
         id: "z4".into(),

@@ -257,7 +257,7 @@ mod tests {
         let err = decode_json(br#"{"points": [[1,2],[1,2],[1,2],[1,2]]}"#, 3).unwrap_err();
         assert_eq!(
             (err.field(), err.code()),
-            (Some("points"), crate::error::ErrorCode::ResourceExhausted)
+            (Some("points"), crate::error::ErrorCode::TooLarge)
         );
     }
 

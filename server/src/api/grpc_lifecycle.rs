@@ -124,7 +124,7 @@ fn rejected(viewer_id: &str, err: &ApiError) -> pb::LifecycleEvent {
             viewer_id: viewer_id.to_string(),
             field: err.field().unwrap_or_default().to_string(),
             message: err.to_string(),
-            code: err.code().grpc() as i32,
+            code: super::error::grpc_code(err.code()) as i32,
         })),
     }
 }

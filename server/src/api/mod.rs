@@ -6,6 +6,7 @@
 //! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
 //!   [`http_zones`]: the flat-zone routes.
 //! - [`http_mesh`], [`grpc_mesh`]: tile meshes (JSON, glb, packed protobuf).
+//! - [`error`]: the one mapping from error classes to gRPC codes and HTTP statuses.
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
@@ -20,6 +21,7 @@
 //! 404 otherwise.
 
 pub mod body;
+pub mod error;
 pub mod grpc;
 pub mod grpc_events;
 pub mod grpc_layout;

@@ -123,7 +123,7 @@ pub async fn bake(
         None => Vec::new(),
     };
     let warmed = tiles.len();
-    let results: Vec<Result<bool, ApiError>> = stream::iter(tiles)
+    let results: Vec<Result<bool, crate::mesh::MeshError>> = stream::iter(tiles)
         .map(|tile| async move {
             let state = world.read_owned().await;
             meshes.prefetch(world, state, tile).await

@@ -185,7 +185,7 @@ impl Tracker {
         let old = match self.viewers.get(&viewer.id) {
             Some(e) => {
                 if e.owner != owner {
-                    return Err(ApiError::invalid(
+                    return Err(ApiError::failed_precondition(
                         "id",
                         format!(
                             "viewer {:?} is reported by another {}",
@@ -202,7 +202,7 @@ impl Tracker {
             None => {
                 let max = self.config.max_viewers_per_world;
                 if self.viewers.len() >= max {
-                    return Err(ApiError::too_large(
+                    return Err(ApiError::capacity(
                         "viewers",
                         format!("the world already has {max} viewers (max_viewers_per_world)"),
                     ));
@@ -710,8 +710,10 @@ mod tests {
         t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
         t.upsert(v("b", 200.0, 0.0), Owner::Stream(1), now).unwrap();
         drain(&mut t, now);
-        assert!(
-            t.upsert(v("b", 0.0, 0.0), Owner::Http, now).is_err(),
+        let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
+        assert_eq!(
+            (err.code(), err.field()),
+            (crate::error::ErrorCode::FailedPrecondition, Some("id")),
             "b is the stream's"
         );
         assert!(t.remove("a", Owner::Stream(1), now).is_none());
@@ -745,6 +747,7 @@ mod tests {
         t.upsert(v("a", 50.0, 0.0), Owner::Http, now).unwrap();
         let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
         assert_eq!(err.field(), Some("viewers"));
+        assert_eq!(err.code(), crate::error::ErrorCode::ResourceExhausted);
         let before = (t.live(), t.sequence(), t.queued());
         assert!(t.upsert(v("a", f64::NAN, 0.0), Owner::Http, now).is_err());
         assert_eq!((t.live(), t.sequence(), t.queued()), before);

@@ -28,10 +28,27 @@ use tokio::sync::OwnedRwLockReadGuard;
 
 use crate::{
     compute::Compute,
-    error::ApiError,
+    error::{ErrorCode, ServiceError},
     metrics::Metrics,
     world::{CommitListener, Outcome, World, WorldState},
 };
+
+/// Why a mesh could not be served.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MeshError {
+    /// The compute pool lost the build (a panic, or shutting down).
+    #[error("internal error: building tile mesh: {0}")]
+    Build(String),
+    /// The cache gave back no entry for a tile it had just computed: a bug.
+    #[error("internal error: mesh cache: the entry vanished")]
+    Vanished,
+}
+
+impl ServiceError for MeshError {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::Internal
+    }
+}
 
 /// A tile of a world: `(world id, tile x, tile z)`.
 type MeshKey = (String, i64, i64);
@@ -99,7 +116,7 @@ impl MeshCache {
         world: &World,
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
-    ) -> Result<ServedMesh, ApiError> {
+    ) -> Result<ServedMesh, MeshError> {
         let served = self.fetch(world, state, tile).await?;
         self.metrics.mesh_lookup(world.id(), served.cached);
         Ok(served)
@@ -112,7 +129,7 @@ impl MeshCache {
         world: &World,
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, MeshError> {
         Ok(!self.fetch(world, state, tile).await?.cached)
     }
 
@@ -138,7 +155,7 @@ impl MeshCache {
         world: &World,
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
-    ) -> Result<ServedMesh, ApiError> {
+    ) -> Result<ServedMesh, MeshError> {
         let (version, revision) = (state.tile_version(tile), state.revision());
         let key = (world.id().to_string(), tile.0, tile.1);
         if let Some(mesh) = self.cache.get(&key).await
@@ -160,16 +177,14 @@ impl MeshCache {
                     return Ok(Op::Nop);
                 }
                 let mesh = self.build(state, tile, version).await?;
-                Ok::<_, ApiError>(Op::Put(Arc::new(mesh)))
+                Ok::<_, MeshError>(Op::Put(Arc::new(mesh)))
             })
             .await?;
         let built = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
         if built {
             self.update_size().await;
         }
-        let entry = result
-            .into_entry()
-            .ok_or_else(|| ApiError::Internal("mesh cache: the entry vanished".into()))?;
+        let entry = result.into_entry().ok_or(MeshError::Vanished)?;
         Ok(ServedMesh {
             mesh: entry.into_value(),
             revision,
@@ -183,12 +198,12 @@ impl MeshCache {
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
         version: u64,
-    ) -> Result<TileMesh, ApiError> {
+    ) -> Result<TileMesh, MeshError> {
         let (mesh, elapsed) = self
             .compute
             .run(move || timed(&state, tile, version))
             .await
-            .map_err(|e| ApiError::Internal(format!("building tile mesh: {e}")))?;
+            .map_err(|e| MeshError::Build(e.to_string()))?;
         self.metrics.mesh_built(elapsed);
         Ok(mesh)
     }

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use super::QueryError;
 use super::{QueryEngine, check_coordinate};
-use crate::{error::ApiError, error::Field, mesh::ServedMesh, world::World};
+use crate::{error::Field, mesh::ServedMesh, world::World};
 
 /// The most tiles one `GetTileMeshes` call may ask for.
 pub const MAX_TILES_PER_CALL: usize = 1024;
@@ -59,7 +60,7 @@ impl QueryEngine {
         world: &World,
         tile: (i64, i64),
         fields: &TileFields,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), QueryError> {
         let size = world.layout().size;
         let max = self.limits().max_coordinate;
         for (t, field) in [(tile.0, &fields.x), (tile.1, &fields.z)] {
@@ -67,7 +68,7 @@ impl QueryEngine {
                 let reason = format!(
                     "tile {t} is outside the world: tile * {size} must be within [-{max}, {max}]"
                 );
-                ApiError::invalid(field.clone(), reason)
+                QueryError::invalid(field.clone(), reason)
             })?;
         }
         Ok(())
@@ -79,7 +80,7 @@ impl QueryEngine {
         world: &World,
         tile: (i64, i64),
         fields: &TileFields,
-    ) -> Result<TileVersion, ApiError> {
+    ) -> Result<TileVersion, QueryError> {
         self.check_tile(world, tile, fields)?;
         let state = world.read().await;
         Ok(TileVersion {
@@ -94,17 +95,17 @@ impl QueryEngine {
         world: &Arc<World>,
         tile: (i64, i64),
         fields: &TileFields,
-    ) -> Result<ServedMesh, ApiError> {
+    ) -> Result<ServedMesh, QueryError> {
         self.check_tile(world, tile, fields)?;
         let state = world.read_owned().await;
-        self.meshes().get(world, state, tile).await
+        Ok(self.meshes().get(world, state, tile).await?)
     }
 
     /// Refuses a tile list longer than [`MAX_TILES_PER_CALL`].
-    pub fn check_tile_count(&self, n: usize) -> Result<(), ApiError> {
+    pub fn check_tile_count(&self, n: usize) -> Result<(), QueryError> {
         if n > MAX_TILES_PER_CALL {
             let reason = format!("{n} tiles exceed the limit of {MAX_TILES_PER_CALL} per call");
-            return Err(ApiError::too_large("tiles", reason));
+            return Err(QueryError::too_large("tiles", reason));
         }
         Ok(())
     }

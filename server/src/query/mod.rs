@@ -2,11 +2,12 @@
 //! configured [`Limits`], dispatch to the compute pool, and accounting.
 //!
 //! gRPC and HTTP only translate their wire formats to these calls and the answers (or
-//! [`ApiError`]s) back, so the two surfaces validate identically and answer with the
+//! [`QueryError`]s) back, so the two surfaces validate identically and answer with the
 //! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
 //! flat zones), read under the world's read lock together with the revision they
 //! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls.
 
+pub mod error;
 pub mod layout;
 pub mod mesh;
 pub mod zones;
@@ -14,6 +15,8 @@ pub mod zones;
 use std::sync::Arc;
 
 use terrain_core::{Grid, mesh::surface_height};
+
+pub use self::error::QueryError;
 
 use crate::{
     compute::{self, Compute, OFFLOAD_THRESHOLD},
@@ -43,13 +46,13 @@ impl BatchNaming {
     }
 
     /// The error for flat coordinate `k` failing with `reason`.
-    fn element_error(self, k: usize, reason: String) -> ApiError {
+    fn element_error(self, k: usize, reason: String) -> QueryError {
         match self {
             BatchNaming::Points => {
                 let axis = if k.is_multiple_of(2) { "x" } else { "z" };
-                ApiError::invalid(format!("points[{}]", k / 2), format!("{axis} {reason}"))
+                QueryError::invalid(format!("points[{}]", k / 2), format!("{axis} {reason}"))
             }
-            BatchNaming::Coordinates => ApiError::invalid(format!("coordinates[{k}]"), reason),
+            BatchNaming::Coordinates => QueryError::invalid(format!("coordinates[{k}]"), reason),
         }
     }
 }
@@ -68,11 +71,11 @@ pub enum HeightMode {
 impl HeightMode {
     /// `exact` or `surface` (the HTTP `mode` parameter); anything else is refused,
     /// naming field `mode`.
-    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+    pub fn parse(raw: &str) -> Result<Self, QueryError> {
         match raw {
             "exact" => Ok(HeightMode::Exact),
             "surface" => Ok(HeightMode::Surface),
-            other => Err(ApiError::invalid(
+            other => Err(QueryError::invalid(
                 "mode",
                 format!("expected \"exact\" or \"surface\", got {other:?}"),
             )),
@@ -183,7 +186,7 @@ impl QueryEngine {
 
     /// The exact height at `(x, z)` and the zone that decided it: cheap, so computed
     /// in place.
-    pub async fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, ApiError> {
+    pub async fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, QueryError> {
         self.height_in(world, x, z, HeightMode::Exact).await
     }
 
@@ -195,10 +198,10 @@ impl QueryEngine {
         x: f64,
         z: f64,
         mode: HeightMode,
-    ) -> Result<HeightAnswer, ApiError> {
+    ) -> Result<HeightAnswer, QueryError> {
         let max = self.limits.max_coordinate;
-        check_coordinate(x, max).map_err(|reason| ApiError::invalid("x", reason))?;
-        check_coordinate(z, max).map_err(|reason| ApiError::invalid("z", reason))?;
+        check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
+        check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
         let (height, zone, revision) = {
             let state = world.read().await;
             let sample = state.terrain().sample(x, z);
@@ -229,13 +232,13 @@ impl QueryEngine {
         coords: Vec<f64>,
         naming: BatchNaming,
         ids: ZoneIds,
-    ) -> Result<BatchAnswer, ApiError> {
+    ) -> Result<BatchAnswer, QueryError> {
         if !coords.len().is_multiple_of(2) {
             let reason = format!(
                 "odd number of coordinates ({}), expected x, z pairs",
                 coords.len()
             );
-            return Err(ApiError::invalid(naming.list(), reason));
+            return Err(QueryError::invalid(naming.list(), reason));
         }
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list())?;
@@ -251,7 +254,7 @@ impl QueryEngine {
             self.offload(move || {
                 check_batch(&coords, max, naming)?;
                 let samples = compute::samples_parallel(state.terrain(), &coords, with_zones);
-                Ok((samples, state.revision()))
+                Ok::<_, QueryError>((samples, state.revision()))
             })
             .await?
         };
@@ -265,11 +268,11 @@ impl QueryEngine {
     }
 
     /// Refuses a batch of `points` over the limit, blaming `field`.
-    pub fn check_batch_size(&self, points: usize, field: &'static str) -> Result<(), ApiError> {
+    pub fn check_batch_size(&self, points: usize, field: &'static str) -> Result<(), QueryError> {
         let limit = self.limits.max_batch_points;
         if points > limit {
             let reason = format!("{points} points exceed the limit of {limit} per request");
-            return Err(ApiError::too_large(field, reason));
+            return Err(QueryError::too_large(field, reason));
         }
         Ok(())
     }
@@ -279,7 +282,7 @@ impl QueryEngine {
         &self,
         world: &Arc<World>,
         req: HeightmapRequest,
-    ) -> Result<HeightmapAnswer, ApiError> {
+    ) -> Result<HeightmapAnswer, QueryError> {
         let grid = self.check_heightmap(&req)?;
         let (heights, revision) = if grid.len() <= OFFLOAD_THRESHOLD {
             let state = world.read().await;
@@ -289,7 +292,7 @@ impl QueryEngine {
             let state = world.read_owned().await;
             self.offload(move || {
                 let heights = compute::heightmap_parallel(state.terrain(), &grid);
-                Ok((heights, state.revision()))
+                Ok::<_, QueryError>((heights, state.revision()))
             })
             .await?
         };
@@ -303,30 +306,30 @@ impl QueryEngine {
 
     /// Validates a heightmap request: finite, in-range origin; finite step > 0; counts
     /// > 0 within the sample limit; far corner in range.
-    fn check_heightmap(&self, req: &HeightmapRequest) -> Result<Grid, ApiError> {
+    fn check_heightmap(&self, req: &HeightmapRequest) -> Result<Grid, QueryError> {
         let max = self.limits.max_coordinate;
-        check_coordinate(req.x0, max).map_err(|reason| ApiError::invalid("x0", reason))?;
-        check_coordinate(req.z0, max).map_err(|reason| ApiError::invalid("z0", reason))?;
+        check_coordinate(req.x0, max).map_err(|reason| QueryError::invalid("x0", reason))?;
+        check_coordinate(req.z0, max).map_err(|reason| QueryError::invalid("z0", reason))?;
         if !req.step.is_finite() {
-            return Err(ApiError::invalid("step", "must be finite"));
+            return Err(QueryError::invalid("step", "must be finite"));
         }
         if req.step <= 0.0 {
-            return Err(ApiError::invalid("step", "must be greater than 0"));
+            return Err(QueryError::invalid("step", "must be greater than 0"));
         }
         for (field, n) in [("nx", req.nx), ("nz", req.nz)] {
             if n == 0 {
-                return Err(ApiError::invalid(field, "must be greater than 0"));
+                return Err(QueryError::invalid(field, "must be greater than 0"));
             }
         }
         let samples = req.nx.saturating_mul(req.nz);
         let limit = self.limits.max_heightmap_samples;
         if samples > limit as u64 {
             let reason = format!("{samples} samples exceed the limit of {limit} per heightmap");
-            return Err(ApiError::too_large("nx*nz", reason));
+            return Err(QueryError::too_large("nx*nz", reason));
         }
         // Both counts are now at most `limit`, a usize.
         let grid = Grid::new(req.x0, req.z0, req.step, req.nx as usize, req.nz as usize)
-            .map_err(|e| ApiError::invalid("grid", e.to_string()))?;
+            .map_err(|e| QueryError::invalid("grid", e.to_string()))?;
         let corner = [
             ("nx", "x", grid.x(grid.nx - 1)),
             ("nz", "z", grid.z(grid.nz - 1)),
@@ -336,21 +339,25 @@ impl QueryEngine {
                 let reason = format!(
                     "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {far} is outside [-{max}, {max}]"
                 );
-                return Err(ApiError::invalid(field, reason));
+                return Err(QueryError::invalid(field, reason));
             }
         }
         Ok(grid)
     }
 
     /// Runs `job` on the pool; a lost job is an internal error.
-    pub(crate) async fn offload<T: Send + 'static>(
+    pub(crate) async fn offload<T, E>(
         &self,
-        job: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-    ) -> Result<T, ApiError> {
+        job: impl FnOnce() -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<QueryError> + Send + 'static,
+    {
         self.compute
             .run(job)
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
+            .map_err(|e| E::from(QueryError::Internal(e.to_string())))?
     }
 }
 
@@ -366,7 +373,7 @@ pub fn check_coordinate(v: f64, max: f64) -> Result<(), String> {
 }
 
 /// Checks every coordinate of a batch, naming the first bad one.
-fn check_batch(coords: &[f64], max: f64, naming: BatchNaming) -> Result<(), ApiError> {
+fn check_batch(coords: &[f64], max: f64, naming: BatchNaming) -> Result<(), QueryError> {
     // The fast path is one branch per value; the position is found only on failure.
     if coords.iter().all(|v| v.abs() <= max) {
         return Ok(());

@@ -422,7 +422,7 @@ impl World {
                 Err(e) => return Err(unavailable(e)),
             }
         }
-        Err(ApiError::Unavailable(
+        Err(ApiError::Aborted(
             "zone store: the zone keeps changing concurrently; try again",
         ))
     }

@@ -284,7 +284,7 @@ impl World {
                 "world {:?} already holds {max} zones, the limit per world",
                 self.id
             );
-            return Err(ApiError::too_large("zones", reason));
+            return Err(ApiError::capacity("zones", reason));
         }
         let kind = if old.is_some() {
             MutationKind::Replaced
