@@ -104,7 +104,7 @@ pub enum ServeError {
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
     #[error("baking the worlds: {0}")]
-    Bake(crate::error::ApiError),
+    Bake(crate::lifecycle::LifecycleError),
 }
 
 /// Either way the server can fail.
@@ -243,7 +243,7 @@ impl Server {
             }
             self.state.readiness.set(true).await;
             info!("ready: every world baked");
-            Ok::<_, crate::error::ApiError>(())
+            Ok::<_, crate::lifecycle::LifecycleError>(())
         };
         let mut bake = pin!(bake);
         let mut baking = true;

@@ -237,3 +237,56 @@ async fn a_stream_leaves_no_viewer_behind() {
     assert_eq!(live["viewers"], 0, "{live}");
     server.stop().await;
 }
+
+/// Issue 11's status codes: a viewer another reporter owns is `FAILED_PRECONDITION`
+/// (HTTP 409, a stream's `rejected` code), not an invalid argument.
+#[tokio::test]
+async fn a_viewer_owned_by_another_reporter_is_a_failed_precondition() {
+    let server = TestServer::start().await;
+    let (status, _) = server
+        .put_json(
+            &format!("{VIEWERS}/http"),
+            &viewer(0.0, 0.0, 10.0, 10.0),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    let mut client = TerrainLifecycleClient::new(server.channel().await);
+    let (tx, rx) = mpsc::channel(8);
+    tx.send(upsert("streamed", 0.0, 0.0)).await.unwrap();
+    let mut stream = client
+        .track_viewers(ReceiverStream::new(rx))
+        .await
+        .expect("stream opens")
+        .into_inner();
+    tx.send(upsert("http", 50.0, 0.0)).await.unwrap();
+    let rejected = loop {
+        let event = tokio::time::timeout(PROMPT, stream.message())
+            .await
+            .expect("in time")
+            .expect("stream ok")
+            .expect("stream open");
+        if let Some(pb::lifecycle_event::Kind::Rejected(r)) = event.kind {
+            break r;
+        }
+    };
+    assert_eq!(
+        (
+            rejected.viewer_id.as_str(),
+            rejected.field.as_str(),
+            rejected.code
+        ),
+        ("http", "id", tonic::Code::FailedPrecondition as i32),
+        "{rejected:?}"
+    );
+    let answer = server
+        .put_json(
+            &format!("{VIEWERS}/streamed"),
+            &viewer(0.0, 0.0, 10.0, 10.0),
+            None,
+        )
+        .await;
+    assert_http_error(&answer, 409, "FAILED_PRECONDITION", Some("id"));
+    drop(tx);
+    server.stop().await;
+}

@@ -156,9 +156,13 @@ fn apply(
                 view_width: v.view_width,
                 view_depth: v.view_depth,
             };
-            lc.upsert(viewer, owner).map(drop).map_err(|e| (id, e))
+            lc.upsert(viewer, owner)
+                .map(drop)
+                .map_err(|e| (id, e.into()))
         }
-        Some(pb::viewer_update::Update::Remove(id)) => lc.remove(&id, owner).map_err(|e| (id, e)),
+        Some(pb::viewer_update::Update::Remove(id)) => {
+            lc.remove(&id, owner).map_err(|e| (id, e.into()))
+        }
         None => Err((
             String::new(),
             ApiError::invalid("update", "missing (required): upsert or remove"),

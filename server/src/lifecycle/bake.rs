@@ -17,10 +17,8 @@ use terrain_core::{
 };
 use tracing::info;
 
-use super::rings::Tile;
-use crate::{
-    compute::Compute, error::ApiError, mesh::MeshCache, query::layout::layout_error, world::World,
-};
+use super::{LifecycleError, rings::Tile};
+use crate::{compute::Compute, mesh::MeshCache, world::World};
 
 /// What one world's bake did.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,12 +38,12 @@ fn squares(
     radius: u32,
     cell_of: impl Fn(f64) -> Option<i64>,
     what: &str,
-) -> Result<Vec<(i64, i64)>, ApiError> {
+) -> Result<Vec<(i64, i64)>, LifecycleError> {
     let r = i64::from(radius);
     let mut cells = BTreeSet::new();
     for (i, [x, z]) in spawns.iter().enumerate() {
         let beyond = || {
-            ApiError::invalid(
+            LifecycleError::invalid(
                 "spawn",
                 format!("spawn point {i} ({x}, {z}) is beyond the {what} grid"),
             )
@@ -69,13 +67,13 @@ pub fn spawn_chunks(
     surface: &LayoutSurface,
     spawns: &[[f64; 2]],
     radius: u32,
-) -> Result<Vec<(i64, i64)>, ApiError> {
+) -> Result<Vec<(i64, i64)>, LifecycleError> {
     let size = surface.config().chunk_size;
     squares(spawns, radius, |c| tile_index((c / size).floor()), "chunk")
 }
 
 /// The tiles within `radius` tiles of each spawn point's tile, deduplicated, row-major.
-pub fn spawn_tiles(world: &World, radius: u32) -> Result<Vec<Tile>, ApiError> {
+pub fn spawn_tiles(world: &World, radius: u32) -> Result<Vec<Tile>, LifecycleError> {
     let layout = world.layout();
     squares(world.spawn(), radius, |c| layout.checked_tile_of(c), "tile")
 }
@@ -87,7 +85,7 @@ pub async fn bake(
     compute: &Compute,
     warm_radius: Option<u32>,
     parallel: usize,
-) -> Result<Baked, ApiError> {
+) -> Result<Baked, LifecycleError> {
     let start = Instant::now();
     info!(world = world.id(), "baking world");
     let mut chunks = 0;
@@ -106,8 +104,7 @@ pub async fn bake(
                 })
             })
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-            .map_err(layout_error)?;
+            .map_err(|e| LifecycleError::Internal(e.to_string()))??;
         chunks = count;
         info!(
             world = world.id(),

@@ -12,6 +12,8 @@
 //!   silent HTTP viewers and garbage-collects layout chunks. The server's
 //!   [`Tasks`] owns them; they end on its token.
 //! - [`bake`]: the start-up bake: layout around spawn points, warm meshes.
+//! - [`error`]: [`LifecycleError`], classed for the edge (429 for a full world, 409
+//!   for a viewer another reporter owns, 413 for a view over the tile limit).
 //! - [`WorldLifecycle`]: a tracker behind its lock, the step broadcast and the
 //!   wake-ups of its tasks; [`Lifecycles`]: every world's.
 //!
@@ -19,6 +21,7 @@
 //! sent while the tracker's lock is held, so every listener sees steps in order.
 
 pub mod bake;
+pub mod error;
 pub mod rings;
 pub mod tasks;
 pub mod tracker;
@@ -34,13 +37,14 @@ use std::{
 
 use tokio::sync::{Notify, broadcast};
 
+pub use self::error::LifecycleError;
 use self::{
     rings::Viewer,
     tracker::{Owner, Step, TileSets, Tracker},
 };
 use crate::{
-    compute::Compute, config::LifecycleConfig, error::ApiError, mesh::MeshCache, metrics::Metrics,
-    shutdown::Tasks, world::World, world::Worlds,
+    compute::Compute, config::LifecycleConfig, mesh::MeshCache, metrics::Metrics, shutdown::Tasks,
+    world::World, world::Worlds,
 };
 
 /// Steps a slow listener may fall behind before it gets a fresh snapshot instead.
@@ -118,7 +122,7 @@ impl WorldLifecycle {
     }
 
     /// Adds or moves `viewer`; returns its ring sets.
-    pub fn upsert(&self, viewer: Viewer, owner: Owner) -> Result<TileSets, ApiError> {
+    pub fn upsert(&self, viewer: Viewer, owner: Owner) -> Result<TileSets, LifecycleError> {
         let mut tracker = self.lock();
         let (rects, step) = tracker.upsert(viewer, owner, Instant::now())?;
         self.after(&mut tracker, step);
@@ -126,15 +130,14 @@ impl WorldLifecycle {
     }
 
     /// Removes viewer `id`, or `NOT_FOUND`.
-    pub fn remove(&self, id: &str, owner: Owner) -> Result<(), ApiError> {
+    pub fn remove(&self, id: &str, owner: Owner) -> Result<(), LifecycleError> {
         let mut tracker = self.lock();
-        let step =
-            tracker
-                .remove(id, owner, Instant::now())
-                .ok_or_else(|| ApiError::UnknownViewer {
-                    world: self.world.id().to_string(),
-                    id: id.to_string(),
-                })?;
+        let step = tracker.remove(id, owner, Instant::now()).ok_or_else(|| {
+            LifecycleError::UnknownViewer {
+                world: self.world.id().to_string(),
+                id: id.to_string(),
+            }
+        })?;
         self.after(&mut tracker, step);
         Ok(())
     }

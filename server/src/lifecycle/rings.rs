@@ -10,7 +10,11 @@ use terrain_core::{
     tile::{MAX_TILE_INDEX, tile_index},
 };
 
-use crate::{config::Rings, error::ApiError, query::check_coordinate};
+use super::error::LifecycleError;
+use crate::{
+    config::Rings,
+    validate::{check_coordinate, check_extent},
+};
 
 /// The longest viewer id.
 pub const MAX_VIEWER_ID_LEN: usize = 128;
@@ -61,35 +65,24 @@ pub struct Viewer {
 
 impl Viewer {
     /// Checks every field; errors name it (`id`, `x`, `z`, `viewWidth`, `viewDepth`).
-    pub fn validate(&self, max_coordinate: f64) -> Result<(), ApiError> {
+    pub fn validate(&self, max_coordinate: f64) -> Result<(), LifecycleError> {
         check_viewer_id(&self.id)?;
-        check_coordinate(self.x, max_coordinate).map_err(|r| ApiError::invalid("x", r))?;
-        check_coordinate(self.z, max_coordinate).map_err(|r| ApiError::invalid("z", r))?;
+        check_coordinate(self.x, max_coordinate).map_err(|r| LifecycleError::invalid("x", r))?;
+        check_coordinate(self.z, max_coordinate).map_err(|r| LifecycleError::invalid("z", r))?;
         for (field, v) in [
             ("viewWidth", self.view_width),
             ("viewDepth", self.view_depth),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(ApiError::invalid(
-                    field,
-                    format!("must be a finite number of metres >= 0, got {v}"),
-                ));
-            }
-            if v > 2.0 * max_coordinate {
-                return Err(ApiError::invalid(
-                    field,
-                    format!("must be at most {} metres, got {v}", 2.0 * max_coordinate),
-                ));
-            }
+            check_extent(v, 2.0 * max_coordinate).map_err(|r| LifecycleError::invalid(field, r))?;
         }
         Ok(())
     }
 }
 
 /// `[A-Za-z0-9_.:-]{1,128}`.
-pub fn check_viewer_id(id: &str) -> Result<(), ApiError> {
+pub fn check_viewer_id(id: &str) -> Result<(), LifecycleError> {
     if id.is_empty() || id.len() > MAX_VIEWER_ID_LEN {
-        return Err(ApiError::invalid(
+        return Err(LifecycleError::invalid(
             "id",
             format!("must be 1 to {MAX_VIEWER_ID_LEN} characters long"),
         ));
@@ -98,7 +91,7 @@ pub fn check_viewer_id(id: &str) -> Result<(), ApiError> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
     {
-        return Err(ApiError::invalid(
+        return Err(LifecycleError::invalid(
             "id",
             format!("{id:?} may only contain A-Z, a-z, 0-9, '_', '-', '.' and ':'"),
         ));
@@ -168,9 +161,9 @@ fn axis_spans(
     layout: &TileLayout,
     widths: [f64; 3],
     axis: &Axis,
-) -> Result<[(i64, i64); 3], ApiError> {
+) -> Result<[(i64, i64); 3], LifecycleError> {
     if layout.checked_tile_of(axis.at).is_none() {
-        return Err(ApiError::invalid(
+        return Err(LifecycleError::invalid(
             axis.at_field,
             format!(
                 "{} is beyond the tile grid (tile indices within +-{MAX_TILE_INDEX} of {} m)",
@@ -182,7 +175,7 @@ fn axis_spans(
     let across = (axis.extent + 2.0 * widest * layout.size) / layout.size;
     // Along one axis the ring has at least one tile on the other, so this bounds it.
     if across.is_nan() || across > MAX_VIEWER_TILES as f64 {
-        return Err(ApiError::too_large(
+        return Err(LifecycleError::view_too_large(
             axis.extent_field,
             format!(
                 "the view's active ring spans about {across:.0} tiles along one axis, more than {MAX_VIEWER_TILES} in all"
@@ -194,7 +187,7 @@ fn axis_spans(
         let grow = r * layout.size;
         let half = axis.extent / 2.0;
         *slot = span(layout, axis.at - half - grow, axis.at + half + grow).ok_or_else(|| {
-            ApiError::invalid(
+            LifecycleError::invalid(
                 axis.at_field,
                 format!(
                     "the rings around {} reach beyond the tile grid (tile indices within +-{MAX_TILE_INDEX})",
@@ -214,7 +207,7 @@ pub fn checked_rings(
     layout: &TileLayout,
     rings: &Rings,
     v: &Viewer,
-) -> Result<[TileRect; 3], ApiError> {
+) -> Result<[TileRect; 3], LifecycleError> {
     let widths = rings.widths();
     let xs = axis_spans(
         layout,
@@ -250,7 +243,7 @@ pub fn checked_rings(
             "viewDepth"
         };
         let count = count.map_or_else(|| "too many".to_string(), |c| c.to_string());
-        return Err(ApiError::too_large(
+        return Err(LifecycleError::view_too_large(
             field,
             format!("the view's active ring covers {count} tiles, more than {MAX_VIEWER_TILES}"),
         ));
@@ -268,7 +261,7 @@ pub fn tile_dist2(layout: &TileLayout, tile: Tile, x: f64, z: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::lifecycle::DEFAULT_RINGS;
+    use crate::{config::lifecycle::DEFAULT_RINGS, error::ServiceError};
 
     fn rings_of(layout: &TileLayout, rings: &Rings, v: &Viewer) -> [TileRect; 3] {
         checked_rings(layout, rings, v).expect("rings within the limits")

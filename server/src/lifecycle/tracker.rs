@@ -23,8 +23,9 @@ use std::{
 
 use terrain_core::TileLayout;
 
+use super::error::LifecycleError;
 use super::rings::{Ring, Tile, TileRect, Viewer, checked_rings, tile_dist2};
-use crate::{config::LifecycleConfig, error::ApiError};
+use crate::config::LifecycleConfig;
 
 /// What a transition says about a tile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,33 +180,26 @@ impl Tracker {
         viewer: Viewer,
         owner: Owner,
         now: Instant,
-    ) -> Result<([TileRect; 3], Option<Arc<Step>>), ApiError> {
+    ) -> Result<([TileRect; 3], Option<Arc<Step>>), LifecycleError> {
         viewer.validate(self.max_coordinate)?;
         let rects = checked_rings(&self.layout, &self.config.rings, &viewer)?;
         let old = match self.viewers.get(&viewer.id) {
             Some(e) => {
                 if e.owner != owner {
-                    return Err(ApiError::failed_precondition(
-                        "id",
-                        format!(
-                            "viewer {:?} is reported by another {}",
-                            viewer.id,
-                            match e.owner {
-                                Owner::Http => "client over HTTP",
-                                Owner::Stream(_) => "TrackViewers stream",
-                            }
-                        ),
-                    ));
+                    return Err(LifecycleError::OwnedElsewhere {
+                        id: viewer.id,
+                        by: match e.owner {
+                            Owner::Http => "client over HTTP",
+                            Owner::Stream(_) => "TrackViewers stream",
+                        },
+                    });
                 }
                 Some(e.rects)
             }
             None => {
                 let max = self.config.max_viewers_per_world;
                 if self.viewers.len() >= max {
-                    return Err(ApiError::capacity(
-                        "viewers",
-                        format!("the world already has {max} viewers (max_viewers_per_world)"),
-                    ));
+                    return Err(LifecycleError::TooManyViewers { max });
                 }
                 None
             }
@@ -561,7 +555,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::lifecycle::DEFAULT_RINGS;
+    use crate::{config::lifecycle::DEFAULT_RINGS, error::ServiceError};
 
     const LAYOUT: TileLayout = TileLayout {
         size: 100.0,
@@ -712,7 +706,7 @@ mod tests {
         drain(&mut t, now);
         let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
         assert_eq!(
-            (err.code(), err.field()),
+            (err.error_code(), err.field()),
             (crate::error::ErrorCode::FailedPrecondition, Some("id")),
             "b is the stream's"
         );
@@ -747,7 +741,7 @@ mod tests {
         t.upsert(v("a", 50.0, 0.0), Owner::Http, now).unwrap();
         let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
         assert_eq!(err.field(), Some("viewers"));
-        assert_eq!(err.code(), crate::error::ErrorCode::ResourceExhausted);
+        assert_eq!(err.error_code(), crate::error::ErrorCode::ResourceExhausted);
         let before = (t.live(), t.sequence(), t.queued());
         assert!(t.upsert(v("a", f64::NAN, 0.0), Owner::Http, now).is_err());
         assert_eq!((t.live(), t.sequence(), t.queued()), before);
