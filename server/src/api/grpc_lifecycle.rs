@@ -25,9 +25,9 @@ use crate::{
     api::{ApiState, grpc_layout, grpc_zones::authorize},
     error::ApiError,
     lifecycle::{
-        Follow, WorldLifecycle,
+        StepFeed, WorldLifecycle,
         rings::{Ring, Tile, Viewer},
-        tracker::{Change, Owner, Step, TileSets},
+        tracker::{Owner, Step, TileChange, TileSets},
     },
 };
 
@@ -84,9 +84,9 @@ fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
         .iter()
         .map(|t| {
             let (ring, kind) = match t.change {
-                Change::Entered(r) => (ring_proto(r), pb::TransitionKind::Entered),
-                Change::Left(r) => (ring_proto(r), pb::TransitionKind::Left),
-                Change::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
+                TileChange::Entered(r) => (ring_proto(r), pb::TransitionKind::Entered),
+                TileChange::Left(r) => (ring_proto(r), pb::TransitionKind::Left),
+                TileChange::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
             };
             pb::TileTransition {
                 tile: Some(pb::TileKey {
@@ -107,13 +107,13 @@ fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
     }
 }
 
-fn snapshot_proto(world: &str, follow: &Follow) -> pb::LifecycleEvent {
+fn snapshot_proto(world: &str, feed: &StepFeed) -> pb::LifecycleEvent {
     pb::LifecycleEvent {
         kind: Some(pb::lifecycle_event::Kind::Snapshot(pb::LiveTiles {
             world: world.to_string(),
-            sequence: follow.sequence,
-            viewers: u32::try_from(follow.viewers).unwrap_or(u32::MAX),
-            tiles: Some(sets_proto(&follow.announced)),
+            sequence: feed.sequence,
+            viewers: u32::try_from(feed.viewers).unwrap_or(u32::MAX),
+            tiles: Some(sets_proto(&feed.announced)),
         })),
     }
 }
@@ -219,7 +219,7 @@ async fn read_updates(
 /// What the answer stream owns.
 struct Outbound {
     lc: Arc<WorldLifecycle>,
-    follow: Follow,
+    feed: StepFeed,
     rejections: mpsc::Receiver<pb::LifecycleEvent>,
     /// Fires at shutdown (the answer ends) or when this is dropped (the reader ends
     /// and removes the stream's viewers).
@@ -240,12 +240,12 @@ impl Outbound {
             biased;
             () = self.ended.cancelled() => None,
             Some(rejection) = self.rejections.recv() => Some(rejection),
-            step = self.follow.steps.recv() => match step {
+            step = self.feed.steps.recv() => match step {
                 Ok(step) => Some(step_proto(world, &step)),
                 Err(RecvError::Lagged(missed)) => {
                     tracing::debug!(world, missed, "lifecycle listener fell behind; sending a snapshot");
-                    self.follow = lc.follow();
-                    Some(snapshot_proto(world, &self.follow))
+                    self.feed = lc.subscribe();
+                    Some(snapshot_proto(world, &self.feed))
                 }
                 Err(RecvError::Closed) => None,
             },
@@ -268,8 +268,8 @@ impl TerrainLifecycle for LifecycleApi {
         })?;
         let lc = Arc::clone(self.state.lifecycle(&first.world)?);
         let owner = lc.stream_owner();
-        let follow = lc.follow();
-        let snapshot = snapshot_proto(lc.world().id(), &follow);
+        let feed = lc.subscribe();
+        let snapshot = snapshot_proto(lc.world().id(), &feed);
         let (tx, rejections) = mpsc::channel(REJECTION_QUEUE);
         let tasks = self.state.lifecycles.tasks();
         let ended = tasks.token().child_token();
@@ -283,7 +283,7 @@ impl TerrainLifecycle for LifecycleApi {
         ));
         let outbound = Outbound {
             lc,
-            follow,
+            feed,
             rejections,
             ended: ended.clone(),
             _reader: ended.drop_guard(),

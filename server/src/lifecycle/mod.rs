@@ -69,10 +69,11 @@ pub struct WorldLifecycle {
     compute: Compute,
 }
 
-/// What a listener starts from: the announced tiles as of `sequence`, then every
-/// later step from `steps`.
+/// A listener's feed of transition steps: the announced tiles as of `sequence`, then
+/// every later step from `steps`. (Not to be confused with `world::follow`, which
+/// follows a shared zone store.)
 #[derive(Debug)]
-pub struct Follow {
+pub struct StepFeed {
     pub sequence: u64,
     pub viewers: usize,
     pub announced: TileSets,
@@ -165,9 +166,9 @@ impl WorldLifecycle {
     }
 
     /// The announced tiles and a receiver of every later step, taken atomically.
-    pub fn follow(&self) -> Follow {
+    pub fn subscribe(&self) -> StepFeed {
         let tracker = self.lock();
-        Follow {
+        StepFeed {
             sequence: tracker.sequence(),
             viewers: tracker.viewers(),
             announced: tracker.announced(),

@@ -3,6 +3,8 @@
 //!
 //! Everything here is synchronous and runs under one short lock; the async tasks in
 //! [`super::tasks`] do the slow parts (building meshes, sleeping until deadlines).
+//! The tracker also keeps the deadline the cull timer sleeps until, so a change wakes
+//! the timer only when a cull falls due sooner ([`Tracker::take_timer_wake`]).
 //!
 //! A tile's life:
 //! 1. A viewer's active ring takes it in: it is queued for generation, by distance to
@@ -27,9 +29,9 @@ use super::error::LifecycleError;
 use super::rings::{Ring, Tile, TileRect, Viewer, checked_rings, tile_dist2};
 use crate::config::LifecycleConfig;
 
-/// What a transition says about a tile.
+/// What a transition says about a tile (not the zone registry's change of a zone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub enum TileChange {
     Entered(Ring),
     Left(Ring),
     Culled,
@@ -39,7 +41,7 @@ pub enum Change {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transition {
     pub tile: Tile,
-    pub change: Change,
+    pub change: TileChange,
 }
 
 /// The transitions of one step, numbered per world.
@@ -446,7 +448,7 @@ impl Tracker {
                 self.tiles.remove(&tile);
                 out.push(Transition {
                     tile,
-                    change: Change::Culled,
+                    change: TileChange::Culled,
                 });
                 culled.push(tile);
             }
@@ -536,7 +538,7 @@ fn announce(tile: Tile, from: u8, to: u8, out: &mut Out) {
         if to & ring.bit() != 0 && from & ring.bit() == 0 {
             out.push(Transition {
                 tile,
-                change: Change::Entered(*ring),
+                change: TileChange::Entered(*ring),
             });
         }
     }
@@ -544,7 +546,7 @@ fn announce(tile: Tile, from: u8, to: u8, out: &mut Out) {
         if from & ring.bit() != 0 && to & ring.bit() == 0 {
             out.push(Transition {
                 tile,
-                change: Change::Left(ring),
+                change: TileChange::Left(ring),
             });
         }
     }
@@ -625,9 +627,9 @@ mod tests {
         assert_eq!(
             first,
             [
-                Change::Entered(Ring::Active),
-                Change::Entered(Ring::Spawn),
-                Change::Entered(Ring::Sim)
+                TileChange::Entered(Ring::Active),
+                TileChange::Entered(Ring::Spawn),
+                TileChange::Entered(Ring::Sim)
             ]
         );
         assert_eq!(t.announced(), t.live());
@@ -664,7 +666,7 @@ mod tests {
             .unwrap()
             .transitions
             .iter()
-            .filter(|tr| tr.change == Change::Left(Ring::Active))
+            .filter(|tr| tr.change == TileChange::Left(Ring::Active))
             .map(|tr| tr.tile)
             .collect();
         assert_eq!(left, [(-2, -2), (-2, -1), (-2, 0), (-2, 1), (-2, 2)]);
@@ -681,7 +683,7 @@ mod tests {
             .unwrap()
             .transitions
             .iter()
-            .filter(|tr| tr.change == Change::Entered(Ring::Active))
+            .filter(|tr| tr.change == TileChange::Entered(Ring::Active))
             .count();
         assert_eq!(entered, 5, "ready tiles come back at once");
         assert_eq!(t.queued(), 0, "nothing generated twice");
@@ -692,7 +694,7 @@ mod tests {
             step.unwrap()
                 .transitions
                 .iter()
-                .all(|tr| tr.change == Change::Culled)
+                .all(|tr| tr.change == TileChange::Culled)
         );
         assert_eq!(t.take_counters().culled, 5);
     }
@@ -716,7 +718,7 @@ mod tests {
         let left: BTreeSet<Tile> = step
             .transitions
             .iter()
-            .filter(|tr| tr.change == Change::Left(Ring::Active))
+            .filter(|tr| tr.change == TileChange::Left(Ring::Active))
             .map(|tr| tr.tile)
             .collect();
         assert!(left.iter().all(|tile| tile.0 < 0), "{left:?}");
