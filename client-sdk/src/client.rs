@@ -20,10 +20,11 @@ use crate::{
     ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo, types::zone_id,
 };
 
-/// HTTP/2 flow-control windows: a tile mesh (about 100 KB) or a batch of 10,000
-/// heights fits in one window.
-pub(crate) const STREAM_WINDOW: u32 = 4 << 20;
-pub(crate) const CONNECTION_WINDOW: u32 = 16 << 20;
+/// The HTTP/2 stream flow-control window the client opens: a tile mesh (about
+/// 100 KB) or a batch of 10,000 heights fits in one window.
+pub const STREAM_WINDOW: u32 = 4 << 20;
+/// The HTTP/2 connection flow-control window the client opens.
+pub const CONNECTION_WINDOW: u32 = 16 << 20;
 
 /// The channel type every generated client of this crate runs over.
 pub(crate) type AuthChannel = InterceptedService<Channel, BearerAuth>;

@@ -1,10 +1,15 @@
-//! Typed client errors, mapped from gRPC statuses.
+//! Typed client errors, mapped from gRPC statuses. The field of an invalid argument
+//! is read from the status details (`google.rpc.BadRequest`), which the server sends
+//! with every refusal that names a field; the message is never parsed for it.
+
+use tonic_types::StatusExt as _;
 
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ClientError {
     /// The request was refused as malformed or out of range; `field` names the
-    /// offending request field (e.g. `x`, `coordinates[3]`, `nx`).
+    /// offending request field (e.g. `x`, `coordinates[3]`, `nx`), or is empty when the
+    /// server named none.
     #[error("invalid argument {field}: {message}")]
     InvalidArgument { field: String, message: String },
     /// The world (or other named thing) does not exist.
@@ -16,9 +21,23 @@ pub enum ClientError {
     /// The caller is authenticated but not allowed to do this.
     #[error("permission denied: {0}")]
     PermissionDenied(String),
-    /// The request exceeds a server limit (batch size, message size).
+    /// The request exceeds a server limit: a size (batch, message, heightmap) or a
+    /// capacity (zones per world, viewers per world).
     #[error("resource exhausted: {0}")]
     ResourceExhausted(String),
+    /// The request conflicts with the current state, and repeating it unchanged will
+    /// not help until that state changes: e.g. a viewer owned by another
+    /// `TrackViewers` stream. Not transient.
+    #[error("failed precondition: {0}")]
+    FailedPrecondition(String),
+    /// The server gave up on a write that kept losing its compare-and-swap against
+    /// concurrent writers of the same world (its retries were exhausted). Transient: a
+    /// later attempt may succeed. Idempotent calls are retried by the
+    /// [`RetryPolicy`](crate::RetryPolicy); mutations (`register_flat_zone`,
+    /// `unregister_flat_zone`) never are, so a caller that gets this from one decides
+    /// whether to retry it.
+    #[error("aborted: {0}")]
+    Aborted(String),
     /// The server could not be reached, is not ready or is shutting down. Idempotent
     /// calls have already been retried by the time this is returned.
     #[error("unavailable: {0}")]
@@ -39,11 +58,18 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// True for failures that may succeed if the same call is made again.
+    /// True for failures that may succeed if the same call is made again, later:
+    /// `Unavailable` (server down, not ready, connection lost), `DeadlineExceeded`
+    /// (including a cancelled call) and `Aborted` (a write lost to concurrent writers).
+    /// The [`RetryPolicy`](crate::RetryPolicy) retries idempotent calls on these;
+    /// subscriptions and replicas reconnect on them. Everything else is an answer
+    /// about the request itself, and repeating it unchanged gets the same answer.
     pub fn is_transient(&self) -> bool {
         matches!(
             self,
-            ClientError::Unavailable(_) | ClientError::DeadlineExceeded(_)
+            ClientError::Unavailable(_)
+                | ClientError::DeadlineExceeded(_)
+                | ClientError::Aborted(_)
         )
     }
 }
@@ -53,10 +79,10 @@ impl From<tonic::Status> for ClientError {
         let message = s.message().to_string();
         match s.code() {
             tonic::Code::InvalidArgument => {
-                // The server starts the message with the field: "x: must be finite".
-                let field = message
-                    .split_once(": ")
-                    .map(|(f, _)| f.to_string())
+                let field = s
+                    .get_details_bad_request()
+                    .and_then(|b| b.field_violations.into_iter().next())
+                    .map(|v| v.field)
                     .unwrap_or_default();
                 ClientError::InvalidArgument { field, message }
             }
@@ -64,6 +90,8 @@ impl From<tonic::Status> for ClientError {
             tonic::Code::Unauthenticated => ClientError::Unauthenticated(message),
             tonic::Code::PermissionDenied => ClientError::PermissionDenied(message),
             tonic::Code::ResourceExhausted => ClientError::ResourceExhausted(message),
+            tonic::Code::FailedPrecondition => ClientError::FailedPrecondition(message),
+            tonic::Code::Aborted => ClientError::Aborted(message),
             tonic::Code::Unavailable => ClientError::Unavailable(message),
             tonic::Code::DeadlineExceeded | tonic::Code::Cancelled => {
                 ClientError::DeadlineExceeded(message)
@@ -81,25 +109,98 @@ impl From<tonic::transport::Error> for ClientError {
 
 #[cfg(test)]
 mod tests {
+    use tonic::{Code, Status};
+    use tonic_types::ErrorDetails;
+
     use super::*;
 
     #[test]
-    fn invalid_argument_carries_the_field() {
-        let e = ClientError::from(tonic::Status::invalid_argument(
-            "coordinates[3]: must be finite",
-        ));
+    fn invalid_argument_carries_the_field_of_the_details() {
+        let message = "coordinates[3]: must be finite";
+        let details = ErrorDetails::with_bad_request_violation("coordinates[3]", message);
+        let status = Status::with_error_details(Code::InvalidArgument, message, details);
+        let e = ClientError::from(status);
         assert_eq!(
             e,
             ClientError::InvalidArgument {
                 field: "coordinates[3]".into(),
-                message: "coordinates[3]: must be finite".into()
+                message: message.into()
             }
         );
         assert!(!e.is_transient());
-        assert!(ClientError::from(tonic::Status::unavailable("down")).is_transient());
+    }
+
+    #[test]
+    fn the_field_is_not_read_from_the_message() {
+        // Without details there is no field, whatever the message looks like.
+        let e = ClientError::from(Status::invalid_argument("coordinates[3]: must be finite"));
         assert_eq!(
-            ClientError::from(tonic::Status::not_found("world")),
-            ClientError::NotFound("world".into())
+            e,
+            ClientError::InvalidArgument {
+                field: String::new(),
+                message: "coordinates[3]: must be finite".into()
+            }
         );
+        // Details of another kind carry no field either.
+        let details =
+            ErrorDetails::with_error_info("BAD", "terrain", std::collections::HashMap::new());
+        let e = ClientError::from(Status::with_error_details(
+            Code::InvalidArgument,
+            "bad",
+            details,
+        ));
+        assert!(
+            matches!(&e, ClientError::InvalidArgument { field, .. } if field.is_empty()),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn codes_map_to_variants_and_transience() {
+        let cases = [
+            (
+                Status::not_found("world"),
+                ClientError::NotFound("world".into()),
+                false,
+            ),
+            (
+                Status::resource_exhausted("zones"),
+                ClientError::ResourceExhausted("zones".into()),
+                false,
+            ),
+            (
+                Status::failed_precondition("viewer v is owned by another stream"),
+                ClientError::FailedPrecondition("viewer v is owned by another stream".into()),
+                false,
+            ),
+            (
+                Status::aborted("gave up after 8 conflicts"),
+                ClientError::Aborted("gave up after 8 conflicts".into()),
+                true,
+            ),
+            (
+                Status::unavailable("down"),
+                ClientError::Unavailable("down".into()),
+                true,
+            ),
+            (
+                Status::cancelled("gone"),
+                ClientError::DeadlineExceeded("gone".into()),
+                true,
+            ),
+            (
+                Status::internal("bug"),
+                ClientError::Other {
+                    code: Code::Internal,
+                    message: "bug".into(),
+                },
+                false,
+            ),
+        ];
+        for (status, expected, transient) in cases {
+            let e = ClientError::from(status);
+            assert_eq!(e, expected);
+            assert_eq!(e.is_transient(), transient, "{e:?}");
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! A typed async client for the terrain server's gRPC API, a local exact replica of
-//! a world, and `terrain-load`, a ghz-compatible load generator.
+//! A typed async client for the terrain server's gRPC API, and a local exact replica
+//! of a world. (`terrain-load`, the ghz-compatible load generator, is a crate of its
+//! own under `client-sdk/load`, so a game server using this one does not build it.)
 //!
 //! - [`TerrainClient`] (`client.rs`, `zones.rs`, `mesh.rs`, `events.rs`,
 //!   `lifecycle.rs`): connect with [`ClientBuilder`] (URL, optional bearer token,
@@ -15,7 +16,6 @@
 //!   that surfaces or performs a `resync`.
 //! - [`LocalTerrain`]: the world's terrain in-process, following the event stream,
 //!   answering `height_at` with the server's exact bits at [`LocalTerrain::revision`].
-//! - [`load`]: the library behind the `terrain-load` binary.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_client::ClientError> {
@@ -31,7 +31,6 @@ mod client;
 mod error;
 mod events;
 mod lifecycle;
-pub mod load;
 mod mesh;
 mod replica;
 mod retry;
@@ -39,7 +38,7 @@ mod subscription;
 mod types;
 mod zones;
 
-pub use client::{BearerAuth, ClientBuilder, TerrainClient};
+pub use client::{BearerAuth, CONNECTION_WINDOW, ClientBuilder, STREAM_WINDOW, TerrainClient};
 pub use error::ClientError;
 pub use events::{Area, CauseKind, EventStream, StreamMessage, TileEvent};
 pub use lifecycle::{

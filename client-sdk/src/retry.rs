@@ -1,4 +1,5 @@
-//! Exponential backoff for idempotent calls.
+//! Exponential backoff for idempotent calls, on the failures
+//! [`ClientError::is_transient`] names (unavailable, deadline exceeded, aborted).
 
 use std::{future::Future, time::Duration};
 
@@ -118,5 +119,31 @@ mod tests {
             .await;
         assert!(r.is_err());
         assert_eq!(calls.load(Ordering::SeqCst), p.max_attempts);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn aborted_and_failed_precondition_differ() {
+        let calls = AtomicU32::new(0);
+        let p = RetryPolicy::default();
+        let r: Result<u32, _> = p
+            .run("t", || async {
+                let n = calls.fetch_add(1, Ordering::SeqCst) + 1;
+                if n < 2 {
+                    Err(ClientError::Aborted("lost the race".into()))
+                } else {
+                    Ok(n)
+                }
+            })
+            .await;
+        assert_eq!(r, Ok(2), "an aborted read is tried again");
+        calls.store(0, Ordering::SeqCst);
+        let r: Result<u32, _> = p
+            .run("t", || async {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Err(ClientError::FailedPrecondition("owned".into()))
+            })
+            .await;
+        assert!(matches!(r, Err(ClientError::FailedPrecondition(_))));
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "a conflict is not");
     }
 }

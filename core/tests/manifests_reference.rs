@@ -5,10 +5,9 @@
 //! and default rules on small synthetic manifests, and error messages that name the
 //! entry and the field.
 
-use terrain_core::generator::hyperscape::Hyperscape;
+use terrain_core::generator::hyperscape::{Hyperscape, manifest_zones};
 use terrain_core::zones::{
-    FlatZone, ManifestError, NamedZone, Reach, Shape, ZoneDoc, ZoneHeight, manifest_zones,
-    parse_zone_file,
+    FlatZone, ManifestError, NamedZone, Reach, Shape, ZoneDoc, ZoneHeight, parse_zone_file,
 };
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 

@@ -9,8 +9,7 @@ use std::path::Path;
 
 use common::*;
 use terrain_core::{
-    Generator, Overlap,
-    zones::{manifest_zones, parse_zone_file},
+    Generator, Overlap, generator::hyperscape::manifest_zones, zones::parse_zone_file,
 };
 use terrain_server::{
     Config, Server,

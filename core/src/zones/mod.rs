@@ -2,15 +2,21 @@
 //! into the terrain (ALGORITHM.md §8).
 //!
 //! - [`model`]: a zone, its validation, and how one zone reaches a point.
+//! - [`doc`]: a zone's JSON form ([`ZoneDoc`]) and its decoding from request bodies
+//!   and zone files, naming the field of every problem.
+//! - [`manifest`]: zone files (JSON arrays of zones) and what every file of zones
+//!   shares ([`NamedZone`], [`ManifestError`]). The zones the Hyperscape game derives
+//!   from its own manifests are that game's: [`crate::generator::hyperscape::manifest`].
 //! - [`set`]: the zones of a world, their tile-keyed index and the overlap rules.
 
+pub mod doc;
 pub mod manifest;
 pub mod model;
 pub mod set;
 
-pub use manifest::{ManifestError, NamedZone, manifest_zones, parse_zone_file};
+pub use doc::{DocError, ZoneDoc};
+pub use manifest::{ManifestError, NamedZone, parse_zone_file};
 pub use model::{
-    Bounds, FlatZone, Reach, Shape, ZoneDoc, ZoneError, ZoneHeight, ZoneLimits, ZoneSpec,
-    validate_id,
+    Bounds, FlatZone, Reach, Shape, ZoneError, ZoneHeight, ZoneLimits, ZoneSpec, validate_id,
 };
 pub use set::{Overlap, ZoneSample, ZoneSet};

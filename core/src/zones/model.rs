@@ -1,7 +1,7 @@
 //! The flat-zone model: what a zone is, how it is validated, and how one zone
 //! classifies a point (core, blend ring, or untouched).
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Largest accepted length of a zone id.
 pub const MAX_ID_LEN: usize = 128;
@@ -73,24 +73,26 @@ impl Default for ZoneLimits {
     }
 }
 
-/// Why a zone was refused. Every variant names the offending field.
+/// Why a zone was refused. Every variant names the offending field: [`ZoneError::field`]
+/// and [`ZoneError::reason`] are the two halves of the message (`Display` is
+/// `"{field}: {reason}"`), so an API can carry the field structurally.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ZoneError {
-    #[error("id: must match [A-Za-z0-9_.:-]{{1,128}} (got {0:?})")]
+    /// The id does not match `[A-Za-z0-9_.:-]{1,128}`.
     BadId(String),
-    #[error("{field}: must be a finite number")]
+    /// NaN or infinite.
     NotFinite { field: &'static str },
-    #[error("{field}: must be greater than 0 (got {value})")]
+    /// Zero or negative where a positive size is needed.
     NotPositive { field: &'static str, value: f64 },
-    #[error("{field}: must not be negative (got {value})")]
+    /// Negative where zero is allowed.
     Negative { field: &'static str, value: f64 },
-    #[error("{field}: must be at most {max} (got {value})")]
+    /// Over a limit.
     TooLarge {
         field: &'static str,
         value: f64,
         max: f64,
     },
-    #[error("{field}: {reason}")]
+    /// A field that is missing or conflicts with another one.
     Shape {
         field: &'static str,
         reason: &'static str,
@@ -108,6 +110,29 @@ impl ZoneError {
             | ZoneError::TooLarge { field, .. }
             | ZoneError::Shape { field, .. } => field,
         }
+    }
+
+    /// Why [`field`](Self::field) was refused, without the field itself, e.g.
+    /// `must be a finite number`.
+    pub fn reason(&self) -> String {
+        match self {
+            ZoneError::BadId(id) => format!("must match [A-Za-z0-9_.:-]{{1,128}} (got {id:?})"),
+            ZoneError::NotFinite { .. } => "must be a finite number".to_string(),
+            ZoneError::NotPositive { value, .. } => {
+                format!("must be greater than 0 (got {value})")
+            }
+            ZoneError::Negative { value, .. } => format!("must not be negative (got {value})"),
+            ZoneError::TooLarge { value, max, .. } => {
+                format!("must be at most {max} (got {value})")
+            }
+            ZoneError::Shape { reason, .. } => (*reason).to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ZoneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field(), self.reason())
     }
 }
 
@@ -323,102 +348,57 @@ impl FlatZone {
     }
 }
 
-/// The JSON form of a zone, as the API and zone files write it (lowerCamelCase,
-/// `width`+`depth` or `radius`, `height` or `heightOffset`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ZoneDoc {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub center_x: f64,
-    pub center_z: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub radius: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub height: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub height_offset: Option<f64>,
-    pub blend_radius: f64,
-    #[serde(default)]
-    pub carve_inset: f64,
-    #[serde(default)]
-    pub priority: i32,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl ZoneDoc {
-    /// The spec this document describes, or which field is missing or conflicting.
-    pub fn spec(&self) -> Result<ZoneSpec, ZoneError> {
-        let shape = match (self.width, self.depth, self.radius) {
-            (Some(width), Some(depth), None) => Shape::Rect { width, depth },
-            (None, None, Some(radius)) => Shape::Circle { radius },
-            (_, _, Some(_)) => {
-                return Err(ZoneError::Shape {
-                    field: "radius",
-                    reason: "give either radius or width and depth",
-                });
-            }
-            (None, _, None) => {
-                return Err(ZoneError::Shape {
-                    field: "width",
-                    reason: "required (or radius)",
-                });
-            }
-            (Some(_), None, None) => {
-                return Err(ZoneError::Shape {
-                    field: "depth",
-                    reason: "required with width",
-                });
-            }
-        };
-        let height = match (self.height, self.height_offset) {
-            (Some(h), None) => ZoneHeight::Absolute(h),
-            (None, Some(o)) => ZoneHeight::Offset(o),
-            (Some(_), Some(_)) => {
-                return Err(ZoneError::Shape {
-                    field: "heightOffset",
-                    reason: "give either height or heightOffset",
-                });
-            }
-            (None, None) => {
-                return Err(ZoneError::Shape {
-                    field: "height",
-                    reason: "required (or heightOffset)",
-                });
-            }
-        };
-        Ok(ZoneSpec {
-            center_x: self.center_x,
-            center_z: self.center_z,
-            shape,
-            height,
-            blend_radius: self.blend_radius,
-            carve_inset: self.carve_inset,
-            priority: self.priority,
-        })
-    }
-
-    /// The document of a registered zone (height resolved, id included).
-    pub fn from_zone(z: &FlatZone) -> Self {
-        let (width, depth, radius) = match z.shape {
-            Shape::Rect { width, depth } => (Some(width), Some(depth), None),
-            Shape::Circle { radius } => (None, None, Some(radius)),
-        };
-        ZoneDoc {
-            id: Some(z.id.clone()),
-            center_x: z.center_x,
-            center_z: z.center_z,
-            width,
-            depth,
-            radius,
-            height: Some(z.height),
-            height_offset: None,
-            blend_radius: z.blend_radius,
-            carve_inset: z.carve_inset,
-            priority: z.priority,
+    /// The message is the field and the reason, so neither has to be cut out of it.
+    #[test]
+    fn errors_are_field_then_reason() {
+        let errors = [
+            ZoneError::BadId("a b".into()),
+            ZoneError::NotFinite { field: "centerX" },
+            ZoneError::NotPositive {
+                field: "width",
+                value: -2.0,
+            },
+            ZoneError::Negative {
+                field: "carveInset",
+                value: -1.0,
+            },
+            ZoneError::TooLarge {
+                field: "depth",
+                value: 20.0,
+                max: 10.0,
+            },
+            ZoneError::Shape {
+                field: "height",
+                reason: "required (or heightOffset)",
+            },
+        ];
+        for e in &errors {
+            assert_eq!(e.to_string(), format!("{}: {}", e.field(), e.reason()));
         }
+        assert_eq!(errors[0].field(), "id");
+        assert_eq!(
+            errors[0].reason(),
+            r#"must match [A-Za-z0-9_.:-]{1,128} (got "a b")"#
+        );
+        assert_eq!(errors[2].reason(), "must be greater than 0 (got -2)");
+        assert_eq!(errors[4].reason(), "must be at most 10 (got 20)");
+        let spec = ZoneSpec {
+            center_x: f64::NAN,
+            center_z: 0.0,
+            shape: Shape::Circle { radius: 1.0 },
+            height: ZoneHeight::Absolute(0.0),
+            blend_radius: 0.0,
+            carve_inset: 0.0,
+            priority: 0,
+        };
+        let e = spec.validate(&ZoneLimits::default()).unwrap_err();
+        assert_eq!(
+            (e.field(), e.reason().as_str()),
+            ("centerX", "must be a finite number")
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! The zones a world registers at start-up: its manifests (stations and area zones,
-//! derived by [`terrain_core::zones::manifest_zones`]) and its zone files, in that
+//! derived by [`terrain_core::generator::hyperscape::manifest_zones`]) and its zone files, in that
 //! order, through the same registry path as the API. Zones already registered exactly
 //! so are no-ops, so a restart takes no new revisions; changed ones are replaced.
 //!
@@ -9,7 +9,10 @@
 
 use std::{io, path::Path, sync::Arc};
 
-use terrain_core::zones::{ManifestError, NamedZone, manifest_zones, parse_zone_file};
+use terrain_core::{
+    generator::hyperscape::manifest_zones,
+    zones::{ManifestError, NamedZone, parse_zone_file},
+};
 use tracing::info;
 
 use super::{Change, World};

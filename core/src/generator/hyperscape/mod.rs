@@ -9,14 +9,19 @@
 //! [`Hyperscape::procedural`] = `getProceduralHeightAt` (with boost),
 //! [`Generator::height`] = `getHeightAt` with no flat zones (the shore-adjusted
 //! `computed` height).
+//!
+//! [`manifest`] derives the game's flat zones (stations, duel arenas, buildings) from
+//! its manifests.
 
 mod biome;
 mod layers;
+pub mod manifest;
 mod noise;
 mod shore;
 pub mod tile;
 
 pub use biome::{Biome, BiomeCenter, biome_centers};
+pub use manifest::manifest_zones;
 pub use noise::{Noise, smooth};
 
 use std::ops::Range;

@@ -8,10 +8,11 @@ use clap::Parser;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::load::{
+use crate::{
     Method,
     call::StreamLimits,
     data::{Data, DataError},
+    methods::{DescriptorError, add_descriptor_set, builtin_pool},
 };
 
 /// A bad flag, key or value, named.
@@ -23,6 +24,8 @@ pub enum OptionsError {
     Config { path: PathBuf, reason: String },
     #[error(transparent)]
     Data(#[from] DataError),
+    #[error(transparent)]
+    Descriptors(#[from] DescriptorError),
 }
 
 fn invalid(key: &'static str, reason: impl Into<String>) -> OptionsError {
@@ -100,10 +103,12 @@ pub struct Cli {
     /// A name for the run, kept in the report.
     #[arg(long)]
     pub name: Option<String>,
-    /// Accepted for ghz compatibility; the methods are built in.
+    /// Accepted for ghz compatibility and unused: the terrain and health services are
+    /// built in (give other services as a --protoset).
     #[arg(long)]
     pub proto: Option<PathBuf>,
-    /// Accepted for ghz compatibility; the methods are built in.
+    /// An encoded FileDescriptorSet whose services are callable beside the built-in
+    /// ones (e.g. from `terrain-server protoset`, or `protoc --include_imports -o`).
     #[arg(long)]
     pub protoset: Option<PathBuf>,
     /// host:port of the server.
@@ -141,11 +146,10 @@ struct FileConfig {
     #[serde(rename = "stream-call-count")]
     stream_call_count: Option<u64>,
     name: Option<String>,
+    protoset: Option<PathBuf>,
     // Accepted so ghz configs load unchanged; unused here.
     #[allow(dead_code)]
     proto: Option<String>,
-    #[allow(dead_code)]
-    protoset: Option<String>,
     #[allow(dead_code)]
     #[serde(rename = "import-paths")]
     import_paths: Option<Vec<String>>,
@@ -275,7 +279,13 @@ impl Options {
             .call
             .or(file.call)
             .ok_or_else(|| invalid("call", "required, e.g. terrain.v1.TerrainService/GetHeight"))?;
-        let method: Method = call.parse().map_err(|e| invalid("call", e))?;
+        let mut pool = builtin_pool()?;
+        if let Some(path) = cli.protoset.or(file.protoset) {
+            let bytes = std::fs::read(&path)
+                .map_err(|e| invalid("protoset", format!("{}: {e}", path.display())))?;
+            add_descriptor_set(&mut pool, &path.display().to_string(), &bytes)?;
+        }
+        let method = Method::find(&pool, &call).map_err(|e| invalid("call", e))?;
         let concurrency = cli.concurrency.or(file.concurrency).unwrap_or(50);
         if concurrency == 0 {
             return Err(invalid("concurrency", "must be at least 1"));
@@ -299,7 +309,7 @@ impl Options {
             (None, None, Some(v)) => v.to_string(),
             (None, None, None) => "{}".to_string(),
         };
-        let data = Data::parse(&data_text, method)?;
+        let data = Data::parse(&data_text, &method)?;
         let data_json = serde_json::from_str(&data_text).unwrap_or(Value::String(data_text));
         let metadata = match cli.metadata {
             Some(m) => serde_json::from_str(&m)
@@ -338,7 +348,9 @@ impl Options {
         if method.is_stream() && stream.duration.is_none() && stream.count.is_none() {
             return Err(invalid(
                 "stream-call-duration",
-                "a Subscribe run needs --stream-call-duration or --stream-call-count",
+                format!(
+                    "{method} streams its answers: give --stream-call-duration or --stream-call-count"
+                ),
             ));
         }
         Ok(Options {
@@ -400,7 +412,7 @@ mod tests {
         let p = path.to_str().unwrap();
         let o = Options::resolve(cli(&["--config", p, "-c", "8", "-O", "pretty"])).unwrap();
         assert_eq!(o.host, "127.0.0.1:9");
-        assert_eq!(o.method, Method::HealthCheck);
+        assert_eq!(o.method.full_name(), "grpc.health.v1.Health.Check");
         assert_eq!((o.total, o.concurrency, o.connections), (5000, 8, 4));
         assert_eq!((o.rps, o.skip_first), (100, 10));
         assert_eq!(o.timeout, Duration::from_secs(2));
@@ -414,7 +426,7 @@ mod tests {
         let json = dir.path().join("run.json");
         std::fs::write(&json, r#"{"host":"h:1","call":"terrain.v1.TerrainService.GetHeight","insecure":true,"data":{"world":"main","x":1,"z":2},"max-duration":"3s"}"#).unwrap();
         let o = Options::resolve(cli(&["--config", json.to_str().unwrap()])).unwrap();
-        assert_eq!(o.method, Method::GetHeight);
+        assert_eq!(o.method.full_name(), "terrain.v1.TerrainService.GetHeight");
         assert_eq!(o.max_duration, Some(Duration::from_secs(3)));
     }
 

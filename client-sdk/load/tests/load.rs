@@ -2,6 +2,8 @@
 //! up, percentiles are ordered, refused requests are counted as errors; streams and
 //! the health baseline run too.
 
+// The client SDK's test server (one harness for both crates' tests).
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use std::process::Command;
@@ -214,6 +216,83 @@ async fn health_meshes_and_streams_run() {
     assert!(u(&r.2["fastest"]) >= 50_000_000, "{}", r.2);
 }
 
+/// Methods no code of `terrain-load` names run from their descriptors alone: a unary
+/// zone lookup, a server stream that ends by itself, and a bidirectional stream held
+/// for one answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_method_of_the_services_runs() {
+    let server = TestServer::start(|c| {
+        plain_config(c);
+        // The viewers' tiles are released soon after their streams end, so the server's
+        // teardown does not wait out the default 10 s grace.
+        c.lifecycle.cull_grace = std::time::Duration::from_millis(100);
+    })
+    .await;
+    let host = server.addr.to_string();
+    let r = tokio::task::spawn_blocking(move || {
+        let zone_at = run_json(&[
+            "--insecure",
+            "--call",
+            "terrain.v1.TerrainService/GetFlatZoneAt",
+            "-d",
+            r#"{"world":"main","x":"{{randomFloat -50 50}}","z":0}"#,
+            "-n",
+            "20",
+            "-c",
+            "2",
+            &host,
+        ]);
+        let meshes = run_json(&[
+            "--insecure",
+            "--call",
+            "terrain.v1.TerrainService/GetTileMeshes",
+            "-d",
+            r#"{"world":"main","tiles":[{"x":0,"z":0},{"x":"{{randomInt -2 3}}","z":1}]}"#,
+            "-n",
+            "6",
+            "-c",
+            "2",
+            "--stream-call-duration",
+            "20s",
+            &host,
+        ]);
+        let viewers = run_json(&[
+            "--insecure",
+            "--call",
+            "terrain.v1.TerrainLifecycle.TrackViewers",
+            "-d",
+            r#"{"world":"old","upsert":{"id":"v{{.RequestNumber}}","x":0,"z":0,"viewWidth":10,"viewDepth":10}}"#,
+            "-n",
+            "4",
+            "-c",
+            "2",
+            "--stream-call-count",
+            "1",
+            &host,
+        ]);
+        (zone_at, meshes, viewers)
+    })
+    .await
+    .unwrap();
+    for report in [&r.0, &r.1, &r.2] {
+        assert_eq!(
+            report["errorDistribution"],
+            serde_json::json!({}),
+            "{report}"
+        );
+        assert_consistent(report);
+    }
+    assert_eq!(u(&r.0["count"]), 20);
+    assert_eq!(u(&r.1["count"]), 6);
+    // The stream of two meshes ended long before its 20 s.
+    assert!(u(&r.1["slowest"]) < 10_000_000_000, "{}", r.1);
+    assert_eq!(u(&r.2["count"]), 4);
+    assert_eq!(
+        r.2["options"]["call"],
+        "terrain.v1.TerrainLifecycle.TrackViewers"
+    );
+}
+
 #[test]
 fn bad_flags_are_named() {
     let out = Command::new(env!("CARGO_BIN_EXE_terrain-load"))
@@ -275,17 +354,17 @@ async fn the_text_summary_follows_ghz() {
 
 #[test]
 fn the_ghz_configs_in_docker_load() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docker/ghz");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docker/ghz");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).expect("docker/ghz") {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "json") {
-            let cli = <terrain_client::load::Cli as clap::Parser>::parse_from([
+            let cli = <terrain_load::Cli as clap::Parser>::parse_from([
                 "terrain-load",
                 "--config",
                 path.to_str().unwrap(),
             ]);
-            let options = terrain_client::load::Options::resolve(cli)
+            let options = terrain_load::Options::resolve(cli)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(options.host, "127.0.0.1:8080");
             seen += 1;

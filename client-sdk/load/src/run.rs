@@ -20,11 +20,12 @@ use tonic::{
     transport::{Channel, Endpoint},
 };
 
-use crate::load::{
+use crate::{
     Options,
-    call::{Clients, code_name, error_text},
-    data::{Context, DataError, Rng},
+    call::{Caller, code_name, error_text},
+    data::DataError,
     report::{Latencies, Report, ReportOptions, buckets, percentiles, rfc3339},
+    template::{Context, Rng},
 };
 
 /// Why a run could not be made (failed requests are results, not errors).
@@ -36,6 +37,8 @@ pub enum LoadError {
     Data(#[from] DataError),
     #[error("histogram: {0}")]
     Histogram(String),
+    #[error("call: {0}")]
+    Call(String),
 }
 
 /// Largest latency recorded exactly (an hour); longer ones are clamped.
@@ -141,11 +144,14 @@ pub async fn run(options: &Options) -> Result<Report, LoadError> {
         next: AtomicU64::new(0),
         completed: AtomicU64::new(0),
     });
-    let workers: Vec<_> = (0..options.concurrency)
-        .map(|id| {
-            let clients = Clients::new(channels[id % channels.len()].clone());
-            tokio::spawn(worker(id, clients, Arc::clone(&shared)))
-        })
+    let callers = (0..options.concurrency)
+        .map(|id| Caller::new(channels[id % channels.len()].clone(), &options.method))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(LoadError::Call)?;
+    let workers: Vec<_> = callers
+        .into_iter()
+        .enumerate()
+        .map(|(id, caller)| tokio::spawn(worker(id, caller, Arc::clone(&shared))))
         .collect();
     let mut stats = Stats::new()?;
     for w in workers {
@@ -172,8 +178,8 @@ async fn connect(options: &Options) -> Result<Channel, LoadError> {
         .map_err(|e| bad(e.to_string()))?
         .connect_timeout(options.connect_timeout)
         .tcp_nodelay(true)
-        .initial_stream_window_size(crate::client::STREAM_WINDOW)
-        .initial_connection_window_size(crate::client::CONNECTION_WINDOW)
+        .initial_stream_window_size(terrain_client::STREAM_WINDOW)
+        .initial_connection_window_size(terrain_client::CONNECTION_WINDOW)
         .connect()
         .await
         .map_err(|e| bad(format!("{e}: {}", source_chain(&e))))
@@ -189,13 +195,13 @@ fn source_chain(e: &dyn std::error::Error) -> String {
     out.join(": ")
 }
 
-async fn worker(id: usize, mut clients: Clients, shared: Arc<Shared>) -> Result<Stats, LoadError> {
+async fn worker(id: usize, mut caller: Caller, shared: Arc<Shared>) -> Result<Stats, LoadError> {
     let o = &shared.options;
     let mut stats = Stats::new()?;
     let mut ctx = Context {
         request_number: 0,
         worker_id: id,
-        method: o.method,
+        method: o.method.clone(),
         rng: Rng::new(0x5eed_0000 + id as u64),
     };
     loop {
@@ -216,7 +222,7 @@ async fn worker(id: usize, mut clients: Clients, shared: Arc<Shared>) -> Result<
         ctx.request_number = n;
         let message = o.data.request(&mut ctx)?;
         let began = Instant::now();
-        let result = clients
+        let result = caller
             .call(message, &shared.metadata, o.timeout, o.stream)
             .await;
         let latency = began.elapsed();

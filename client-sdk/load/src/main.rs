@@ -8,7 +8,7 @@
 
 use anyhow::Context as _;
 use clap::Parser;
-use terrain_client::load::{Cli, Format, Options, run};
+use terrain_load::{Cli, Format, Options, run};
 
 fn main() -> anyhow::Result<()> {
     let options = Options::resolve(Cli::parse())?;

@@ -1,0 +1,28 @@
+//! `terrain-load`, a load generator that speaks ghz's language (flags, config keys,
+//! data templates, text and JSON reports), for any method of the terrain server's
+//! services and `grpc.health.v1.Health`: methods are found in the descriptor set
+//! `terrain-proto` builds, and request JSON maps to protobuf through `prost-reflect`,
+//! so a new RPC needs no code here. A crate of its own, so that a game server
+//! depending on `terrain-client` does not build clap, hdrhistogram, toml or anyhow.
+//!
+//! - [`options`]: flags and config file (JSON or TOML) resolved into [`Options`].
+//! - [`methods`]: the descriptor pool and the [`Method`] a `--call` names.
+//! - [`template`]: `{{.RequestNumber}}`-style templates and random functions that
+//!   spread coordinates over an area.
+//! - [`data`]: `-d` request data, JSON to a `DynamicMessage` to bytes.
+//! - [`call`]: how one request is sent (unary and streaming), over a dynamic codec.
+//! - [`run`]: workers, connections, rate limit, durations; HDR histograms.
+//! - [`report`]: ghz's report (JSON fields and the text summary).
+
+pub mod call;
+pub mod data;
+pub mod methods;
+pub mod options;
+pub mod report;
+pub mod run;
+pub mod template;
+
+pub use methods::{Method, MethodKind};
+pub use options::{Cli, Format, Options, OptionsError};
+pub use report::Report;
+pub use run::{LoadError, run};
