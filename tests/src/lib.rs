@@ -1,1 +1,29 @@
-//! End-to-end tests live in tests/.
+//! The one harness of the end-to-end tests: real servers on `127.0.0.1:0`, the clients
+//! to talk to them, and what their answers are checked against.
+//!
+//! - [`TestServer`] (`server`): a server in this process with a temporary data
+//!   directory; HTTP, gRPC and SDK clients for it; stop, restart and "elsewhere";
+//! - `fixtures`: core generators and [`terrain_core::Terrain`]s to compare with, world
+//!   configurations ([`plain_config`], [`layout_world`]), zones ([`rect`], [`doc`],
+//!   [`resolve`]) and point sets ([`POINTS`], [`spiral`], [`random_points`]);
+//! - `assert`: bit-equal heights, JSON numbers, the HTTP error shape, metrics;
+//! - [`events`]: WebSocket and gRPC event subscribers;
+//! - [`Proxy`] (`proxy`): a TCP proxy whose connections can be cut.
+//!
+//! The tests themselves are one binary, `tests/e2e` (see its `main.rs`). The tests of
+//! the `terrain-server` *process* (signals, flags, `kill -9`, NATS replicas) are
+//! terrain-server's own `tests/process` binary, which has the executable at hand.
+
+mod assert;
+pub mod events;
+mod fixtures;
+mod proxy;
+mod server;
+
+pub use assert::{assert_http_error, assert_same, metric_sample, num, nums};
+pub use fixtures::{
+    POINTS, doc, generator, layout_world, main_generator, plain_config, probe_points,
+    random_points, rect, resolve, spiral, terrain, tiles_json,
+};
+pub use proxy::Proxy;
+pub use server::{TIMEOUT, TestServer};

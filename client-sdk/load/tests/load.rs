@@ -2,9 +2,8 @@
 //! up, percentiles are ordered, refused requests are counted as errors; streams and
 //! the health baseline run too.
 
-// The client SDK's test server (one harness for both crates' tests).
-#[path = "../../tests/common/mod.rs"]
-mod common;
+// The end-to-end harness shared by every crate's tests.
+use terrain_tests as common;
 
 use std::process::Command;
 
@@ -85,7 +84,7 @@ fn assert_consistent(r: &Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_run_reports_in_ghz_json() {
-    let server = TestServer::start(plain_config).await;
+    let server = TestServer::start_default_with(plain_config).await;
     let host = server.addr.to_string();
     let r = tokio::task::spawn_blocking(move || {
         run_json(&[
@@ -117,7 +116,7 @@ async fn a_short_run_reports_in_ghz_json() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_requests_are_counted_as_errors() {
-    let server = TestServer::start(|c| {
+    let server = TestServer::start_default_with(|c| {
         plain_config(c);
         c.limits.max_batch_points = 100;
     })
@@ -158,7 +157,7 @@ async fn refused_requests_are_counted_as_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_meshes_and_streams_run() {
-    let server = TestServer::start(plain_config).await;
+    let server = TestServer::start_default_with(plain_config).await;
     let host = server.addr.to_string();
     let r = tokio::task::spawn_blocking(move || {
         let health = run_json(&[
@@ -221,7 +220,7 @@ async fn health_meshes_and_streams_run() {
 /// for one answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn any_method_of_the_services_runs() {
-    let server = TestServer::start(|c| {
+    let server = TestServer::start_default_with(|c| {
         plain_config(c);
         // The viewers' tiles are released soon after their streams end, so the server's
         // teardown does not wait out the default 10 s grace.
@@ -316,7 +315,7 @@ fn bad_flags_are_named() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_text_summary_follows_ghz() {
-    let server = TestServer::start(plain_config).await;
+    let server = TestServer::start_default_with(plain_config).await;
     let host = server.addr.to_string();
     let out = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_terrain-load"))

@@ -1,0 +1,371 @@
+//! [`TestServer`]: a real server in this process on a loopback port, with a temporary
+//! data directory, and the clients the tests talk to it with (HTTP, raw gRPC channels,
+//! the SDK's [`TerrainClient`]).
+//!
+//! Start-up flavours:
+//!
+//! - [`TestServer::start`] and [`TestServer::start_with`] serve the default world `main`
+//!   *without* its built-in stations and arenas and without warmed meshes, so the height
+//!   tests compare against the bare generator and count mesh builds from zero;
+//! - [`TestServer::start_default`] and [`TestServer::start_default_with`] serve
+//!   `Config::default()` (world `main` with its 28 built-in zones), as is or as edited;
+//! - [`TestServer::start_in`] starts over the data of an earlier server
+//!   ([`TestServer::stop_keeping_data`]) on a new port, [`TestServer::restart`] on the
+//!   same port (so a client's address stays valid), and [`TestServer::elsewhere`] runs a
+//!   second server over the data while this one is down.
+//!
+//! Every start waits until the server is ready (`/readyz` 200 and `grpc.health.v1`
+//! `SERVING`: its worlds are baked), except [`TestServer::launch_in`]. Every network call
+//! has a timeout, and the HTTP client ignores proxy settings: the tests only ever talk to
+//! loopback.
+
+use std::{future::Future, net::SocketAddr, time::Duration};
+
+use reqwest::StatusCode;
+use serde_json::Value;
+use tempfile::TempDir;
+use terrain_client::TerrainClient;
+use terrain_proto::v1::terrain_service_client::TerrainServiceClient;
+use terrain_server::{Config, RunningServer, Server};
+use tonic::transport::{Channel, Endpoint};
+
+use crate::metric_sample;
+
+/// The bound on any one request, on a server's start-up and on its drain.
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A running server and clients for it. Dropped without [`TestServer::stop`], the
+/// server is cancelled (it drains in the background).
+#[derive(Debug)]
+pub struct TestServer {
+    running: Option<RunningServer>,
+    /// The bound loopback address (HTTP and gRPC on one port).
+    pub addr: SocketAddr,
+    /// An HTTP client with [`TIMEOUT`] per request, without proxies.
+    pub http: reqwest::Client,
+    data: TempDir,
+}
+
+impl TestServer {
+    /// World `main`, hyperscape, seed 0, without start-up zones or warmed meshes.
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// [`TestServer::start`]'s configuration as changed by `edit` (the listen address
+    /// and data directory are set before `edit` runs).
+    pub async fn start_with(edit: impl FnOnce(&mut Config)) -> Self {
+        Self::start_in(temporary_dir(), |c| {
+            c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+            // Tests count mesh builds: nothing is built unless they ask.
+            c.lifecycle.warm_radius = None;
+            edit(c);
+        })
+        .await
+    }
+
+    /// `Config::default()` as is (with the built-in zones of `main`).
+    pub async fn start_default() -> Self {
+        Self::start_in(temporary_dir(), |_| {}).await
+    }
+
+    /// `Config::default()` (with the built-in zones of `main`) as changed by `edit`.
+    pub async fn start_default_with(edit: impl FnOnce(&mut Config)) -> Self {
+        Self::start_in(temporary_dir(), edit).await
+    }
+
+    /// `Config::default()` as changed by `edit`, with its data in `data` (which may
+    /// hold the data of an earlier server: see [`TestServer::stop_keeping_data`]),
+    /// once it is ready.
+    pub async fn start_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
+        let server = Self::launch_in(data, edit).await;
+        wait_ready(&server.http, server.addr).await;
+        server
+    }
+
+    /// [`TestServer::start_in`] without waiting for readiness.
+    pub async fn launch_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
+        let running = bind(loopback(0), &data, edit).await;
+        assert!(
+            data.path().join("data").is_dir(),
+            "data_dir is created at start-up"
+        );
+        TestServer {
+            addr: running.local_addr(),
+            running: Some(running),
+            http: http_client(),
+            data,
+        }
+    }
+
+    /// `http://ADDR` followed by `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// `http://ADDR`, the URL an SDK client connects to.
+    pub fn base_url(&self) -> String {
+        self.url("")
+    }
+
+    /// An SDK client connected to the server.
+    pub async fn client(&self) -> TerrainClient {
+        TerrainClient::connect(self.base_url())
+            .await
+            .expect("connect")
+    }
+
+    /// An HTTP/2 channel to the server.
+    pub async fn channel(&self) -> Channel {
+        Endpoint::from_shared(self.base_url())
+            .expect("endpoint")
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(TIMEOUT)
+            .connect()
+            .await
+            .expect("gRPC connects")
+    }
+
+    /// A `TerrainService` client that accepts answers of any size.
+    pub async fn grpc(&self) -> TerrainServiceClient<Channel> {
+        TerrainServiceClient::new(self.channel().await)
+            .max_decoding_message_size(usize::MAX)
+            .max_encoding_message_size(usize::MAX)
+    }
+
+    /// `GET path`, answering the status and the JSON body.
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let response = self.http.get(self.url(path)).send().await.expect("GET");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `POST path` with a JSON body, answering the status and the JSON body.
+    pub async fn post_json(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        self.post_raw(path, "application/json", body.to_string().into_bytes())
+            .await
+    }
+
+    /// `POST path` with `body` as `content_type`, answering the status and the JSON body.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .expect("POST");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `PUT path` with a JSON body and an optional bearer token.
+    pub async fn put_json(
+        &self,
+        path: &str,
+        body: &Value,
+        token: Option<&str>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.http.put(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("PUT");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `PUT path` with a raw body, answering the status and the JSON body.
+    pub async fn put_raw(&self, path: &str, body: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .put(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("PUT");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `DELETE path` with an optional bearer token.
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> (StatusCode, Value) {
+        let mut request = self.http.delete(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("DELETE");
+        let status = response.status();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// The revision of world `world`, as `GET .../flat-zones` reports it.
+    pub async fn revision(&self, world: &str) -> u64 {
+        let (status, body) = self.get(&format!("/v1/worlds/{world}/flat-zones")).await;
+        assert_eq!(status, 200, "{body}");
+        body["revision"].as_u64().expect("revision")
+    }
+
+    /// The ids of world `world`'s zones, in registration order.
+    pub async fn zone_ids(&self, world: &str) -> Vec<String> {
+        let (status, body) = self.get(&format!("/v1/worlds/{world}/flat-zones")).await;
+        assert_eq!(status, 200, "{body}");
+        body["zones"]
+            .as_array()
+            .expect("zones")
+            .iter()
+            .map(|z| z["id"].as_str().expect("id").to_string())
+            .collect()
+    }
+
+    /// The Prometheus text of `/metrics`.
+    pub async fn metrics(&self) -> String {
+        let response = self
+            .http
+            .get(self.url("/metrics"))
+            .send()
+            .await
+            .expect("GET /metrics");
+        response.text().await.expect("metrics text")
+    }
+
+    /// One sample of `/metrics` (name and labels), 0 if absent.
+    pub async fn metric(&self, series: &str) -> f64 {
+        metric_sample(&self.metrics().await, series).unwrap_or(0.0)
+    }
+
+    /// Shuts the server down and waits for the drain.
+    pub async fn stop(self) {
+        drop(self.stop_keeping_data().await);
+    }
+
+    /// Shuts the server down, waits for the drain, and hands back its data directory
+    /// for [`TestServer::start_in`].
+    pub async fn stop_keeping_data(mut self) -> TempDir {
+        self.stop_in_place().await;
+        std::mem::replace(&mut self.data, temporary_dir())
+    }
+
+    /// Shuts the server down and waits for the drain, keeping its port and data for
+    /// [`TestServer::restart`] or [`TestServer::elsewhere`].
+    pub async fn stop_in_place(&mut self) {
+        if let Some(running) = self.running.take() {
+            drain(running).await;
+        }
+    }
+
+    /// Starts the server again (stopping it first if it runs) on the same port with the
+    /// same data, configured by `edit` over `Config::default()`, once it is ready.
+    pub async fn restart(&mut self, edit: impl FnOnce(&mut Config)) {
+        self.stop_in_place().await;
+        let running = bind(self.addr, &self.data, edit).await;
+        wait_ready(&self.http, self.addr).await;
+        self.running = Some(running);
+    }
+
+    /// Runs a server on another port over the same data while this one is down
+    /// ([`TestServer::stop_in_place`]), hands a client of it to `work`, then stops it:
+    /// changes made while "the" server was away.
+    pub async fn elsewhere<F, Fut>(&mut self, edit: impl FnOnce(&mut Config), work: F)
+    where
+        F: FnOnce(TerrainClient) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        assert!(self.running.is_none(), "stop the server first");
+        let other = bind(loopback(0), &self.data, edit).await;
+        wait_ready(&self.http, other.local_addr()).await;
+        let client = TerrainClient::connect(format!("http://{}", other.local_addr()))
+            .await
+            .expect("connect");
+        work(client).await;
+        drain(other).await;
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(running) = &self.running {
+            running.shutdown_token().cancel();
+        }
+    }
+}
+
+/// `127.0.0.1:port`.
+fn loopback(port: u16) -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+fn temporary_dir() -> TempDir {
+    tempfile::tempdir().expect("temporary directory")
+}
+
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(TIMEOUT)
+        .build()
+        .expect("client")
+}
+
+/// Binds a server on `listen` with its data in `data/data`, configured by `edit` over
+/// `Config::default()`, and spawns it. A fixed port may take a moment to be free again
+/// after a restart: binding it is retried for up to 5 s.
+async fn bind(listen: SocketAddr, data: &TempDir, edit: impl FnOnce(&mut Config)) -> RunningServer {
+    let mut config = Config {
+        listen,
+        data_dir: data.path().join("data"),
+        shutdown_timeout: Duration::from_secs(5),
+        ..Config::default()
+    };
+    edit(&mut config);
+    let mut tries = 0;
+    loop {
+        match Server::bind(config.clone()).await {
+            Ok(server) => return server.spawn(),
+            Err(e) if listen.port() != 0 && tries < 50 => {
+                tries += 1;
+                eprintln!("bind {listen}: {e}; retrying");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("server starts: {e}"),
+        }
+    }
+}
+
+/// Shuts `running` down and waits for the drain.
+async fn drain(running: RunningServer) {
+    tokio::time::timeout(TIMEOUT, running.shutdown())
+        .await
+        .expect("drains in time")
+        .expect("stops cleanly");
+}
+
+/// Waits until the server at `addr` answers `/readyz` 200 and reports `SERVING` over
+/// `grpc.health.v1` (its worlds are baked).
+async fn wait_ready(http: &reqwest::Client, addr: SocketAddr) {
+    let ready = async {
+        loop {
+            let response = http.get(format!("http://{addr}/readyz")).send().await;
+            if response.is_ok_and(|r| r.status() == StatusCode::OK) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let mut client = TerrainClient::connect(format!("http://{addr}"))
+            .await
+            .expect("connect");
+        while !client.is_serving("").await.expect("health") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(TIMEOUT, ready)
+        .await
+        .expect("ready in time");
+}

@@ -1,0 +1,125 @@
+//! Tile events over the WebSocket route `GET /v1/worlds/{world}/events`: the event
+//! a PUT produces, area filtering (initial and changed mid-stream), and refusals.
+
+use terrain_tests as common;
+
+use std::time::Duration;
+
+use common::{
+    TestServer, assert_http_error,
+    events::{put_zone, raised, revision, ws_connect, ws_event, ws_send, ws_silent},
+    main_generator, num, resolve,
+};
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn a_put_is_announced_with_its_revision_cause_tiles_bounds_and_delta() {
+    let server = TestServer::start().await;
+    let mut ws = ws_connect(&server, "main", "").await;
+    let body = raised(70.0, 92.0);
+    let answer = put_zone(&server, "pad", &body).await;
+    let event = ws_event(&mut ws).await;
+
+    assert_eq!(event["type"], "event", "{event}");
+    assert_eq!(event["world"], "main");
+    assert_eq!(event["revision"], answer["revision"]);
+    assert_eq!(event["revision"], 1);
+    assert_eq!(event["cause"], json!({"zone": "pad", "kind": "registered"}));
+    assert_eq!(event["tiles"], answer["tiles"]);
+    let zone = resolve(&main_generator(), "pad", &body);
+    let b = zone.outer_bounds();
+    let want = json!({"minX": b.min_x - 1.0, "minZ": b.min_z - 1.0,
+                      "maxX": b.max_x + 1.0, "maxZ": b.max_z + 1.0});
+    assert_eq!(event["bounds"], want);
+    let delta = num(&event["maxHeightDelta"]);
+    assert!(
+        (4.5..8.0).contains(&delta),
+        "a 5 m raise changes ~5 m, got {delta}"
+    );
+
+    // A replacement and a removal are announced as such.
+    put_zone(&server, "pad", &raised(75.0, 92.0)).await;
+    let event = ws_event(&mut ws).await;
+    assert_eq!(event["cause"], json!({"zone": "pad", "kind": "replaced"}));
+    assert_eq!(revision(&event), 2);
+    let (status, _) = server.delete("/v1/worlds/main/flat-zones/pad", None).await;
+    assert!(status.is_success(), "DELETE: {status}");
+    let event = ws_event(&mut ws).await;
+    assert_eq!(event["cause"], json!({"zone": "pad", "kind": "removed"}));
+    assert_eq!(revision(&event), 3);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn subscribers_get_only_their_area_and_can_change_it() {
+    let server = TestServer::start().await;
+    let mut far_tiles = ws_connect(&server, "main", "tiles=50,50,52,52").await;
+    let mut far_circle = ws_connect(&server, "main", "x=-3000&z=-3000&radius=500").await;
+    let mut near_tiles = ws_connect(&server, "main", "tiles=1,1,1,1").await;
+    let mut near_circle = ws_connect(&server, "main", "x=90&z=92&radius=15").await;
+    put_zone(&server, "pad", &raised(70.0, 92.0)).await;
+    assert_eq!(revision(&ws_event(&mut near_tiles).await), 1);
+    assert_eq!(revision(&ws_event(&mut near_circle).await), 1);
+    ws_silent(&mut far_tiles, Duration::from_millis(300)).await;
+    ws_silent(&mut far_circle, Duration::from_millis(300)).await;
+
+    // Move the far subscribers' areas onto the next change, one of them to "all".
+    ws_send(&mut far_tiles, &json!({"tiles": [4, 4, 5, 5]})).await;
+    ws_send(&mut far_circle, &json!({})).await;
+    ws_send(&mut near_circle, &json!({"x": 0, "z": 0, "radius": 1})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    put_zone(&server, "far", &raised(450.0, 450.0)).await;
+    assert_eq!(revision(&ws_event(&mut far_tiles).await), 2);
+    assert_eq!(revision(&ws_event(&mut far_circle).await), 2);
+    ws_silent(&mut near_tiles, Duration::from_millis(300)).await;
+    ws_silent(&mut near_circle, Duration::from_millis(300)).await;
+
+    // A bad area is answered with an error naming the field; the area stays.
+    ws_send(&mut far_tiles, &json!({"tiles": [1, 2, 3]})).await;
+    let error = ws_event(&mut far_tiles).await;
+    assert_eq!(error["type"], "error", "{error}");
+    assert_eq!(error["error"]["field"], "tiles");
+    assert_eq!(error["error"]["code"], "INVALID_ARGUMENT");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_openings_are_refused_before_the_upgrade() {
+    let server = TestServer::start().await;
+    put_zone(&server, "pad", &raised(70.0, 92.0)).await;
+    let cases: [(&str, u16, &str, Option<&str>); 5] = [
+        (
+            "main/events?fromRevision=2",
+            400,
+            "INVALID_ARGUMENT",
+            Some("fromRevision"),
+        ),
+        (
+            "main/events?fromRevision=x",
+            400,
+            "INVALID_ARGUMENT",
+            Some("fromRevision"),
+        ),
+        (
+            "main/events?tiles=3,0,1,0",
+            400,
+            "INVALID_ARGUMENT",
+            Some("tiles"),
+        ),
+        (
+            "main/events?x=1&z=1",
+            400,
+            "INVALID_ARGUMENT",
+            Some("radius"),
+        ),
+        ("nope/events", 404, "NOT_FOUND", Some("world")),
+    ];
+    for (path, status, code, field) in cases {
+        let answer: (reqwest::StatusCode, Value) = server.get(&format!("/v1/worlds/{path}")).await;
+        assert_http_error(&answer, status, code, field);
+    }
+    // A valid opening without the upgrade headers is refused too.
+    let answer = server.get("/v1/worlds/main/events?fromRevision=1").await;
+    assert_eq!(answer.0.as_u16(), 400, "{}", answer.1);
+    server.stop().await;
+}

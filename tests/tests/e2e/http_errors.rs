@@ -1,0 +1,191 @@
+//! HTTP refusals against the real server: every kind of bad input (query string,
+//! path, body, limits) gets `{"error": {"code", "message", "field"}}` with the right
+//! status, code and field, and the message starts with the field.
+
+use terrain_tests as common;
+
+use common::*;
+use serde_json::{Value, json};
+use terrain_core::Generator;
+
+/// The error code each status must carry.
+fn code_of(status: u16) -> &'static str {
+    match status {
+        400 => "INVALID_ARGUMENT",
+        404 => "NOT_FOUND",
+        413 => "RESOURCE_EXHAUSTED",
+        other => panic!("no code for {other}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_query_errors_name_the_field() {
+    let server = TestServer::start().await;
+    let height = "/v1/worlds/main/height";
+    let map = "/v1/worlds/main/heightmap";
+    #[rustfmt::skip]
+    let cases: &[(&str, &str, u16, &str)] = &[
+        (height, "?x=NaN&z=0", 400, "x"),
+        (height, "?x=0&z=inf", 400, "z"),
+        (height, "?x=1000000000.5&z=0", 400, "x"),
+        (height, "?x=0&z=-2e9", 400, "z"),
+        (height, "?x=0", 400, "z"),
+        (height, "?z=0", 400, "x"),
+        (height, "?x=abc&z=0", 400, "x"),
+        (height, "?x=&z=0", 400, "x"),
+        (height, "?x=1&x=2&z=0", 400, "x"),
+        ("/v1/worlds/nope/height", "?x=0&z=0", 404, "world"),
+        ("/v1/worlds/nope/heightmap", "?x0=0&z0=0&nx=1&nz=1&step=1", 404, "world"),
+        (map, "?x0=0&z0=0&nx=0&nz=4&step=1", 400, "nx"),
+        (map, "?x0=0&z0=0&nx=4&nz=-2&step=1", 400, "nz"),
+        (map, "?x0=0&z0=0&nx=1.5&nz=4&step=1", 400, "nx"),
+        (map, "?x0=0&z0=0&nx=4&nz=4&step=0", 400, "step"),
+        (map, "?x0=0&z0=0&nx=4&nz=4&step=-1", 400, "step"),
+        (map, "?x0=0&z0=0&nx=4&nz=4&step=NaN", 400, "step"),
+        (map, "?x0=0&z0=0&nx=4&nz=4", 400, "step"),
+        (map, "?z0=0&nx=4&nz=4&step=1", 400, "x0"),
+        (map, "?x0=0&z0=inf&nx=4&nz=4&step=1", 400, "z0"),
+        // The far corner x0 + (nx - 1) * step is past the limit; the origin is not.
+        (map, "?x0=999999990&z0=0&nx=3&nz=1&step=10", 400, "nx"),
+        (map, "?x0=0&z0=999999990&nx=1&nz=3&step=10", 400, "nz"),
+        (map, "?x0=0&z0=0&nx=4096&nz=4096&step=1", 413, "nx*nz"),
+    ];
+    for &(path, query, status, field) in cases {
+        let answer = server.get(&format!("{path}{query}")).await;
+        assert_http_error(&answer, status, code_of(status), Some(field));
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_unknown_routes_and_methods() {
+    let server = TestServer::start().await;
+    for path in ["/v1/nothing/here", "/v1/worlds/main", "/"] {
+        assert_http_error(&server.get(path).await, 404, "NOT_FOUND", None);
+    }
+    let response = server
+        .http
+        .get(server.url("/v1/worlds/main/heights"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(response.status(), 405);
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(body["error"]["code"], "METHOD_NOT_ALLOWED", "{body}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_body_errors_name_the_field() {
+    let server = TestServer::start().await;
+    let path = "/v1/worlds/main/heights";
+    let json_cases: &[(&str, &str)] = &[
+        (r#"{"points": [[1, 2], [3, 4]"#, "points[2]"),
+        (r#"{"points": [[1, 2], [3]]}"#, "points[1]"),
+        (r#"{"points": [[1, 2], [3, 4], [5, 6, 7]]}"#, "points[2]"),
+        (r#"{"points": [[1, 2], {"x": 3, "z": 4}]}"#, "points[1]"),
+        (r#"{"points": [["1", 2]]}"#, "points[0]"),
+        (r#"{"points": [[1, 2], [3, 1e999]]}"#, "points[1]"),
+        (r#"{"points": [[1, 2], [0, 0], [2e9, 0]]}"#, "points[2]"),
+        (r#"{"points": [[1, 2], [0, -1000000000.001]]}"#, "points[1]"),
+        (r#"{"points": 5}"#, "body"),
+        (r#"{"pts": []}"#, "body"),
+        (r#"not json"#, "body"),
+        (r#"{}"#, "points"),
+    ];
+    for &(body, field) in json_cases {
+        let answer = server
+            .post_raw(path, "application/json", body.as_bytes().to_vec())
+            .await;
+        assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some(field));
+    }
+    let binary = |values: &[f64]| {
+        values
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    let octet = "application/octet-stream";
+    let answer = server.post_raw(path, octet, vec![0; 17]).await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("body"));
+    let answer = server
+        .post_raw(path, octet, binary(&[1.0, 2.0, 3.0, f64::NAN]))
+        .await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("points[1]"));
+    let answer = server
+        .post_raw(path, octet, binary(&[f64::INFINITY, 2.0]))
+        .await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("points[0]"));
+    let answer = server
+        .post_raw(path, "application/xml", b"<points/>".to_vec())
+        .await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("content-type"));
+    let answer = server
+        .post_raw("/v1/worlds/nope/heights", octet, binary(&[1.0, 2.0]))
+        .await;
+    assert_http_error(&answer, 404, "NOT_FOUND", Some("world"));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_limits_give_413() {
+    let server = TestServer::start_with(|c| {
+        c.limits.max_batch_points = 10;
+        c.limits.max_heightmap_samples = 100;
+    })
+    .await;
+    let path = "/v1/worlds/main/heights";
+    let points = |n: usize| json!({ "points": vec![json!([1.5, -2.5]); n] });
+    let (status, answer) = server.post_json(path, &points(10)).await;
+    assert_eq!(
+        (status.as_u16(), nums(&answer["heights"]).len()),
+        (200, 10),
+        "{answer}"
+    );
+    assert_http_error(
+        &server.post_json(path, &points(11)).await,
+        413,
+        "RESOURCE_EXHAUSTED",
+        Some("points"),
+    );
+    let octet = "application/octet-stream";
+    let answer = server.post_raw(path, octet, vec![0; 16 * 11]).await;
+    assert_http_error(&answer, 413, "RESOURCE_EXHAUSTED", Some("points"));
+    // A body past the byte limit is refused before it is parsed.
+    let answer = server
+        .post_raw(path, "application/json", vec![b' '; 256 * 1024])
+        .await;
+    assert_http_error(&answer, 413, "RESOURCE_EXHAUSTED", Some("body"));
+
+    let heightmap =
+        |nx: u32, nz: u32| format!("/v1/worlds/main/heightmap?x0=0&z0=0&step=1&nx={nx}&nz={nz}");
+    let (status, answer) = server.get(&heightmap(10, 10)).await;
+    assert_eq!(
+        (status.as_u16(), nums(&answer["heights"]).len()),
+        (200, 100),
+        "{answer}"
+    );
+    assert_http_error(
+        &server.get(&heightmap(11, 10)).await,
+        413,
+        "RESOURCE_EXHAUSTED",
+        Some("nx*nz"),
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_coordinate_limit_is_configurable() {
+    let server = TestServer::start_with(|c| c.limits.max_coordinate = 1000.0).await;
+    let core = main_generator();
+    let (status, body) = server.get("/v1/worlds/main/height?x=-1000&z=1000").await;
+    assert_eq!(status, 200, "{body}");
+    assert_same(
+        num(&body["height"]),
+        core.height(-1000.0, 1000.0),
+        "height at the limit",
+    );
+    let answer = server.get("/v1/worlds/main/height?x=0&z=1000.0001").await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("z"));
+    server.stop().await;
+}

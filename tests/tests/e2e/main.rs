@@ -1,0 +1,60 @@
+//! Every end-to-end test of the workspace against a real server in this process on
+//! `127.0.0.1:0`, as ONE test binary: the server, its dependencies and the harness are
+//! linked once instead of once per file. One module per topic; the shared harness is
+//! the `terrain-tests` library (`tests/src`), imported as `common`.
+//!
+//! Run one topic or one test with a filter (`--test e2e` names this binary):
+//!
+//! ```sh
+//! cargo test -p terrain-tests --test e2e -- zones_http::
+//! cargo test -p terrain-tests --test e2e -- sdk_replica::an_unknown_world_is_not_found --exact
+//! ```
+//!
+//! The benchmarks (`bake_bench`, `events_latency`) are `#[ignore]`d tests here:
+//! `cargo test --release -p terrain-tests --test e2e -- --ignored --nocapture events_latency::`.
+//!
+//! Tests of the `terrain-server` process itself (flags, signals, `kill -9`, NATS
+//! replicas) are not here: they spawn the executable, which cargo builds only for the
+//! tests of its own package, so they are terrain-server's `tests/process` binary.
+//!
+//! # Adding a topic
+//!
+//! 1. Put the tests in `tests/tests/e2e/<topic>.rs`, starting with a `//!` saying what
+//!    they show, and add `mod <topic>;` below (alphabetical).
+//! 2. Import the harness with `use terrain_tests as common;` and then, as before,
+//!    `use common::{TestServer, ...};` (`common::events::*` for subscribers). A file
+//!    written as its own binary (`tests/tests/<topic>.rs` with `mod common;`) is folded
+//!    in by moving it here and replacing that one line.
+//! 3. Shared helpers go into `tests/src` (documented, `pub use`d from its `lib.rs`),
+//!    not into a topic module.
+//!
+//! A test binds only `127.0.0.1:0`, bounds every wait, and runs alongside the others
+//! (the binary runs its tests in parallel threads): no fixed ports, no process-wide
+//! state such as environment variables.
+
+mod bake_bench;
+mod events_floor;
+mod events_grpc;
+mod events_latency;
+mod events_resume;
+mod events_shutdown;
+mod events_slow;
+mod events_ws;
+mod grpc;
+mod http;
+mod http_errors;
+mod layout_world;
+mod lifecycle;
+mod meshes_grpc;
+mod meshes_http;
+mod ops;
+mod sdk_client;
+mod sdk_replica;
+mod sdk_subscription;
+mod worlds;
+mod zones_auth;
+mod zones_errors;
+mod zones_grpc;
+mod zones_http;
+mod zones_persistence;
+mod zones_startup;

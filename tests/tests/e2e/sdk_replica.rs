@@ -1,0 +1,174 @@
+//! `LocalTerrain` against a real server: its heights equal `GetHeight` bit for bit
+//! at the same revision, on random points, while zones are registered, replaced
+//! and removed, and through a server restart.
+
+use terrain_tests as common;
+
+use common::{TIMEOUT, TestServer, layout_world, random_points, rect};
+use terrain_client::{LocalTerrain, TerrainClient};
+use terrain_core::layout::Pattern;
+
+/// Asserts the replica answers `GetHeights` at `points` bit for bit, both at the
+/// server's current revision.
+async fn assert_bit_equal(
+    replica: &LocalTerrain,
+    client: &mut TerrainClient,
+    points: &[(f64, f64)],
+) {
+    let server = client.heights("main", points).await.expect("heights");
+    let rev = tokio::time::timeout(TIMEOUT, replica.wait_for_revision(server.revision))
+        .await
+        .expect("caught up in time")
+        .expect("following");
+    assert_eq!(rev, server.revision, "no change in flight");
+    let snapshot = replica.snapshot();
+    assert_eq!(snapshot.revision(), server.revision);
+    let mut mismatches = Vec::new();
+    for (&(x, z), want) in points.iter().zip(&server.heights) {
+        let got = snapshot.height_at(x, z);
+        if got.to_bits() != want.to_bits() {
+            mismatches.push((x, z, got, *want));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} points differ at revision {}, e.g. {:?}",
+        mismatches.len(),
+        points.len(),
+        server.revision,
+        &mismatches[..mismatches.len().min(5)]
+    );
+}
+
+/// Points everywhere on the island, and densely in and around the zones that change.
+fn probe_points(seed: u64) -> Vec<(f64, f64)> {
+    let mut points = random_points(3000, 480.0, seed);
+    for (cx, cz) in [(70.0, 92.0), (-40.0, 10.0), (120.0, -60.0), (-200.0, 150.0)] {
+        points.extend(
+            random_points(500, 20.0, seed ^ 77)
+                .into_iter()
+                .map(|(x, z)| (cx + x, cz + z)),
+        );
+    }
+    points
+}
+
+#[tokio::test]
+async fn the_replica_equals_the_server_bit_for_bit_while_zones_change_and_across_a_restart() {
+    // The default world: hyperscape with its 28 built-in zones (layered overlap).
+    let mut server = TestServer::start_default().await;
+    let mut client = server.client().await;
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("open");
+    assert_eq!(replica.snapshot().terrain().zones().len(), 28);
+    assert_eq!(replica.revision(), 28);
+    assert_bit_equal(&replica, &mut client, &probe_points(1)).await;
+
+    // Registered, overlapping (layered onto the built-in arena), replaced, removed.
+    client
+        .register_flat_zone("main", "pad", &rect(-40.0, 10.0, 12.0, 8.0, 0.5))
+        .await
+        .unwrap();
+    client
+        .register_flat_zone("main", "over_arena", &rect(72.0, 90.0, 10.0, 10.0, 3.0))
+        .await
+        .unwrap();
+    client
+        .register_flat_zone("main", "pad", &rect(-38.0, 12.0, 14.0, 6.0, -1.0))
+        .await
+        .unwrap();
+    client
+        .register_flat_zone("main", "gone", &rect(120.0, -60.0, 9.0, 9.0, 2.0))
+        .await
+        .unwrap();
+    client.unregister_flat_zone("main", "gone").await.unwrap();
+    assert_bit_equal(&replica, &mut client, &probe_points(2)).await;
+    assert!(replica.snapshot().terrain().zones().get("gone").is_none());
+
+    // A burst of changes the follower must chase: fetches may see later states.
+    for i in 0..20 {
+        let id = format!("burst{}", i % 4);
+        let spec = rect(-200.0 + i as f64, 150.0, 8.0, 8.0, 1.0 + i as f64 * 0.1);
+        client.register_flat_zone("main", &id, &spec).await.unwrap();
+        if i % 5 == 4 {
+            client.unregister_flat_zone("main", &id).await.unwrap();
+        }
+    }
+    assert_bit_equal(&replica, &mut client, &probe_points(3)).await;
+
+    // Down, changed by another server over the same data, back up.
+    server.stop_in_place().await;
+    server
+        .elsewhere(
+            |_| {},
+            |mut other| async move {
+                other
+                    .register_flat_zone("main", "while_down", &rect(70.0, 92.0, 30.0, 4.0, 2.0))
+                    .await
+                    .unwrap();
+                other.unregister_flat_zone("main", "pad").await.unwrap();
+            },
+        )
+        .await;
+    server.restart(|_| {}).await;
+    let mut client = server.client().await;
+    assert_bit_equal(&replica, &mut client, &probe_points(4)).await;
+    assert!(
+        replica
+            .snapshot()
+            .terrain()
+            .zones()
+            .get("while_down")
+            .is_some()
+    );
+
+    client
+        .register_flat_zone("main", "after", &rect(0.0, 0.0, 5.0, 5.0, 1.0))
+        .await
+        .unwrap();
+    assert_bit_equal(&replica, &mut client, &probe_points(5)).await;
+    let (h, zone) = replica.sample_at(0.0, 0.0);
+    let served = client.height("main", 0.0, 0.0).await.unwrap();
+    assert_eq!((h.to_bits(), zone), (served.height.to_bits(), served.zone));
+}
+
+#[tokio::test]
+async fn an_unknown_world_is_not_found() {
+    let server = TestServer::start_default().await;
+    assert!(matches!(
+        LocalTerrain::open(server.client().await, "nope").await,
+        Err(terrain_client::ClientError::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn the_replica_of_a_layout_world_equals_the_server_bit_for_bit() {
+    // Rings of clearings joined by planar corridors, as in `worlds/frontier.toml`.
+    let server = TestServer::start_default_with(layout_world("main", Pattern::Rings)).await;
+    let mut client = server.client().await;
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("replica opens");
+    // Hubs' clearings and corridors over several chunks, and a zone in a clearing.
+    let layout = client
+        .layout("main", (-800.0, -800.0), (799.0, 799.0))
+        .await
+        .expect("layout");
+    assert!(layout.hubs.len() >= 16, "{}", layout.hubs.len());
+    let hub = &layout.hubs[0];
+    let mut points = random_points(4000, 1200.0, 11);
+    for h in &layout.hubs {
+        points.extend(
+            random_points(40, h.r * 1.6, 5)
+                .into_iter()
+                .map(|(x, z)| (h.x + x, h.z + z)),
+        );
+    }
+    assert_bit_equal(&replica, &mut client, &points).await;
+    client
+        .register_flat_zone("main", "camp", &rect(hub.x, hub.z, 6.0, 6.0, 1.5))
+        .await
+        .expect("register");
+    assert_bit_equal(&replica, &mut client, &points).await;
+}
