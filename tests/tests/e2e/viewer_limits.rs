@@ -4,7 +4,7 @@
 //! next request for the cull grace; and a `TrackViewers` stream's viewers are gone
 //! once the stream ends, including updates it had already sent.
 
-mod common;
+use terrain_tests as common;
 
 use std::time::{Duration, Instant};
 
