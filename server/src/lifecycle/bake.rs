@@ -150,3 +150,23 @@ pub async fn bake(
         elapsed,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ServiceError;
+
+    #[test]
+    fn spawn_squares_are_checked_before_they_are_iterated() {
+        let cell = |c: f64| tile_index((c / 100.0).floor());
+        let square = squares(&[[0.0, 0.0], [150.0, 0.0]], 1, cell, "tile").expect("cells");
+        // Cells -1..=1 and 0..=2 on x, -1..=1 on z: 4 x 3, deduplicated, row-major.
+        assert_eq!(square.len(), 12);
+        assert_eq!(square[0], (-1, -1));
+        assert_eq!(square[11], (2, 1));
+        for far in [[1e300, 0.0], [0.0, -1e21 * 100.0], [f64::NAN, 0.0]] {
+            let err = squares(&[far], 2, cell, "tile").unwrap_err();
+            assert_eq!(err.field(), Some("spawn"), "{err}");
+        }
+    }
+}
