@@ -249,7 +249,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     x,
                     z,
-                    mode: mode.to_proto(),
+                    mode: v1::HeightMode::from(mode) as i32,
                 };
                 async move {
                     let r = c.get_height(req).await?.into_inner();

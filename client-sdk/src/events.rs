@@ -3,75 +3,14 @@
 //! [`TerrainClient::update_subscription`]. For a stream that survives restarts see
 //! [`crate::Subscription`].
 
-use terrain_core::zones::Bounds;
 use terrain_proto::v1;
 use tonic::Streaming;
 
-use crate::{ClientError, TerrainClient, types::tiles_from_proto};
+use crate::{ClientError, TerrainClient};
 
-/// An area of interest.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Area {
-    /// Every event of the world.
-    #[default]
-    All,
-    /// A tile rectangle, inclusive: an event matches when one of its tiles is inside.
-    Tiles {
-        min_tx: i64,
-        min_tz: i64,
-        max_tx: i64,
-        max_tz: i64,
-    },
-    /// A circle in metres: an event matches when its bounds intersect it.
-    Circle { x: f64, z: f64, radius: f64 },
-}
-
-impl Area {
-    pub(crate) fn to_proto(self) -> Option<v1::SubscriptionArea> {
-        use v1::subscription_area::Area as A;
-        let area = match self {
-            Area::All => return None,
-            Area::Tiles {
-                min_tx,
-                min_tz,
-                max_tx,
-                max_tz,
-            } => A::Tiles(v1::AreaTiles {
-                min_tx,
-                min_tz,
-                max_tx,
-                max_tz,
-            }),
-            Area::Circle { x, z, radius } => A::Circle(v1::AreaCircle { x, z, radius }),
-        };
-        Some(v1::SubscriptionArea { area: Some(area) })
-    }
-}
-
-/// What a committed mutation did to its zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CauseKind {
-    Registered,
-    Replaced,
-    Removed,
-}
-
-/// One committed mutation of a world: the tiles it regenerated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TileEvent {
-    pub world: String,
-    pub revision: u64,
-    /// The zone the mutation changed.
-    pub zone: String,
-    pub kind: CauseKind,
-    /// Row-major (z outer, x inner).
-    pub tiles: Vec<(i64, i64)>,
-    /// The rectangle whose heights may have changed.
-    pub bounds: Bounds,
-    /// The largest absolute height change inside `bounds`, metres (absent only for
-    /// replayed events logged before it was recorded).
-    pub max_height_delta: Option<f64>,
-}
+/// An area of interest, what a mutation did to its zone, and one committed mutation:
+/// the shared model's types ([`terrain_model`]), under the names of this crate's API.
+pub use terrain_model::{Area, MutationKind as CauseKind, TileEvent};
 
 /// A message of one event stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,30 +42,9 @@ impl TryFrom<v1::Event> for StreamMessage {
             Kind::Resync(r) => Ok(StreamMessage::Resync {
                 revision: r.revision,
             }),
-            Kind::Tiles(t) => {
-                let cause = t.cause.ok_or_else(|| bad("no cause"))?;
-                let kind = match cause.kind.as_str() {
-                    "registered" => CauseKind::Registered,
-                    "replaced" => CauseKind::Replaced,
-                    "removed" => CauseKind::Removed,
-                    other => return Err(bad(&format!("unknown cause kind {other:?}"))),
-                };
-                let b = t.bounds.ok_or_else(|| bad("no bounds"))?;
-                Ok(StreamMessage::Tiles(TileEvent {
-                    world: t.world,
-                    revision: t.revision,
-                    zone: cause.zone,
-                    kind,
-                    tiles: tiles_from_proto(t.tiles),
-                    bounds: Bounds {
-                        min_x: b.min_x,
-                        min_z: b.min_z,
-                        max_x: b.max_x,
-                        max_z: b.max_z,
-                    },
-                    max_height_delta: t.max_height_delta,
-                }))
-            }
+            Kind::Tiles(t) => TileEvent::try_from(t)
+                .map(StreamMessage::Tiles)
+                .map_err(|e| bad(&e.to_string())),
         }
     }
 }

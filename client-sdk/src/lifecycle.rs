@@ -13,26 +13,10 @@ use crate::{ClientError, TerrainClient};
 /// Updates buffered before [`ViewerTracker::upsert`] waits for the stream.
 const UPDATE_BUFFER: usize = 256;
 
-/// A tile, `(tx, tz)`.
-pub type Tile = (i64, i64);
-
-/// A viewer: a camera at `(x, z)` seeing `view_width` x `view_depth` metres.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Viewer {
-    pub id: String,
-    pub x: f64,
-    pub z: f64,
-    pub view_width: f64,
-    pub view_depth: f64,
-}
-
-/// Tile sets per ring, each row-major; each ring includes the ones inside it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TileSets {
-    pub sim: Vec<Tile>,
-    pub spawn: Vec<Tile>,
-    pub active: Vec<Tile>,
-}
+/// A tile `(tx, tz)`, a viewer (a camera at `(x, z)` seeing `view_width` x
+/// `view_depth` metres), tile sets per ring (each row-major; each ring includes the
+/// ones inside it) and the rings: the shared model's types ([`terrain_model`]).
+pub use terrain_model::{Ring, Tile, TileSets, Viewer};
 
 /// The world's live tiles as of a transition `sequence`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,14 +25,6 @@ pub struct LiveTiles {
     pub sequence: u64,
     pub viewers: u32,
     pub tiles: TileSets,
-}
-
-/// One of the three rings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ring {
-    Sim,
-    Spawn,
-    Active,
 }
 
 /// What happened to a tile.
@@ -129,37 +105,17 @@ pub struct CellClass {
     pub cell: (i64, i64),
 }
 
-fn tiles(keys: Vec<v1::TileKey>) -> Vec<Tile> {
-    keys.into_iter().map(|k| (k.x, k.z)).collect()
-}
-
-fn sets(s: Option<v1::TileSets>) -> TileSets {
-    let s = s.unwrap_or_default();
-    TileSets {
-        sim: tiles(s.sim),
-        spawn: tiles(s.spawn),
-        active: tiles(s.active),
-    }
-}
-
 fn live(l: v1::LiveTiles) -> LiveTiles {
     LiveTiles {
         world: l.world,
         sequence: l.sequence,
         viewers: l.viewers,
-        tiles: sets(l.tiles),
+        tiles: TileSets::from(l.tiles.unwrap_or_default()),
     }
 }
 
 fn ring(r: i32) -> Result<Ring, ClientError> {
-    match v1::Ring::try_from(r) {
-        Ok(v1::Ring::Sim) => Ok(Ring::Sim),
-        Ok(v1::Ring::Spawn) => Ok(Ring::Spawn),
-        Ok(v1::Ring::Active) => Ok(Ring::Active),
-        _ => Err(ClientError::Protocol(format!(
-            "transition: unknown ring {r}"
-        ))),
-    }
+    Ring::from_proto(r).map_err(|e| ClientError::Protocol(format!("transition: {}", e.reason)))
 }
 
 fn transition(t: v1::TileTransition) -> Result<TileTransition, ClientError> {
@@ -216,14 +172,7 @@ pub struct ViewerTracker {
 impl ViewerTracker {
     /// Adds or moves a viewer. Refusals come back as [`LifecycleMessage::Rejected`].
     pub async fn upsert(&self, viewer: Viewer) -> Result<(), ClientError> {
-        self.send(Update::Upsert(v1::Viewer {
-            id: viewer.id,
-            x: viewer.x,
-            z: viewer.z,
-            view_width: viewer.view_width,
-            view_depth: viewer.view_depth,
-        }))
-        .await
+        self.send(Update::Upsert(v1::Viewer::from(viewer))).await
     }
 
     /// Removes a viewer this stream reported.

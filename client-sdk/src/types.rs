@@ -1,11 +1,10 @@
 //! Plain Rust types for the service's answers (no protobuf types in the public API).
-//! Zones are `terrain-core`'s own [`FlatZone`] and [`ZoneSpec`], so what the client
-//! receives is exactly what a local [`terrain_core::Terrain`] consumes.
+//! Zones are `terrain-core`'s own [`terrain_core::FlatZone`] and [`ZoneSpec`], so what
+//! the client receives is exactly what a local [`terrain_core::Terrain`] consumes.
+//! The types the server speaks too ([`HeightMode`], [`ZoneEntry`]) are the shared
+//! model's ([`terrain_model`]).
 
-use terrain_core::{
-    FlatZone,
-    zones::{Shape, ZoneHeight, ZoneSpec},
-};
+use terrain_core::zones::{Shape, ZoneHeight, ZoneSpec};
 use terrain_proto::v1;
 
 use crate::ClientError;
@@ -64,24 +63,9 @@ impl From<v1::World> for WorldInfo {
     }
 }
 
-/// Which height a point query answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HeightMode {
-    /// The continuous field: generator plus flat zones (what `LocalTerrain` computes).
-    #[default]
-    Exact,
-    /// The plane of the served mesh triangle under the point.
-    Surface,
-}
-
-impl HeightMode {
-    pub(crate) fn to_proto(self) -> i32 {
-        match self {
-            HeightMode::Exact => v1::HeightMode::Exact as i32,
-            HeightMode::Surface => v1::HeightMode::Surface as i32,
-        }
-    }
-}
+/// Which height a point query answers ([`HeightMode::Exact`], the default, is what
+/// `LocalTerrain` computes): the shared model's.
+pub use terrain_model::HeightMode;
 
 /// The height at one point.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,12 +115,8 @@ impl Heightmap {
 }
 
 /// A registered zone (height resolved) with the revision that registered or last
-/// replaced it; layered worlds stack zones in (priority, revision) order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneEntry {
-    pub zone: FlatZone,
-    pub revision: u64,
-}
+/// replaced it: the shared model's.
+pub use terrain_model::ZoneEntry;
 
 /// What a registration did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +160,7 @@ pub struct ZoneAnswer {
 }
 
 pub(crate) fn tiles_from_proto(tiles: Vec<v1::TileKey>) -> Vec<(i64, i64)> {
-    tiles.into_iter().map(|t| (t.x, t.z)).collect()
+    terrain_model::tiles_of_keys(tiles)
 }
 
 /// The protobuf form of a zone to register: `id` and the author's description.
@@ -211,26 +191,8 @@ pub(crate) fn zone_to_proto(id: &str, spec: &ZoneSpec) -> v1::FlatZone {
 
 /// A zone as the server answers it (height resolved), or why the answer is malformed.
 pub(crate) fn zone_from_proto(z: v1::FlatZone) -> Result<ZoneEntry, ClientError> {
-    let bad = |what: &str| ClientError::Protocol(format!("zone {:?}: {what}", z.id));
-    let shape = match (z.width, z.depth, z.radius) {
-        (Some(width), Some(depth), None) => Shape::Rect { width, depth },
-        (None, None, Some(radius)) => Shape::Circle { radius },
-        _ => return Err(bad("neither width and depth nor radius")),
-    };
-    let height = z.height.ok_or_else(|| bad("no resolved height"))?;
-    Ok(ZoneEntry {
-        zone: FlatZone {
-            id: z.id,
-            center_x: z.center_x,
-            center_z: z.center_z,
-            shape,
-            height,
-            blend_radius: z.blend_radius,
-            carve_inset: z.carve_inset,
-            priority: z.priority,
-        },
-        revision: z.revision,
-    })
+    let id = z.id.clone();
+    ZoneEntry::try_from(z).map_err(|e| ClientError::Protocol(format!("zone {id:?}: {}", e.reason)))
 }
 
 pub(crate) fn zone_change(s: &str) -> Result<ZoneChange, ClientError> {

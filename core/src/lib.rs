@@ -16,6 +16,7 @@
 pub mod generator;
 pub mod layout;
 pub mod mesh;
+pub mod names;
 pub mod terrain;
 pub mod tile;
 pub mod zones;

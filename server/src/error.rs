@@ -234,6 +234,16 @@ impl ServiceError for terrain_core::zones::ZoneError {
     }
 }
 
+impl ServiceError for terrain_model::FieldError {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::InvalidArgument
+    }
+
+    fn field(&self) -> Option<&str> {
+        Some(&self.field)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

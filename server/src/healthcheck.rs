@@ -1,15 +1,14 @@
 //! `terrain-server healthcheck [URL]`: one `GET` of a readiness URL over plain
 //! HTTP/1.1, for container health checks (the runtime image has no curl). Exits 0 when
-//! the answer is 200, 1 otherwise; never waits longer than [`TIMEOUT`] per step.
+//! the answer is 200, 1 otherwise; never waits longer than [`TIMEOUT`] per step. The
+//! default URL is the command line's ([`crate::config::cli::DEFAULT_HEALTHCHECK_URL`]);
+//! [`crate::commands`] runs the check.
 
 use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpStream, ToSocketAddrs},
     time::Duration,
 };
-
-/// The URL checked by default: the readiness route of a server on the default port.
-pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/readyz";
 
 /// The bound on connecting, writing and reading.
 pub const TIMEOUT: Duration = Duration::from_secs(3);

@@ -42,6 +42,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod commands;
 pub mod compute;
 pub mod config;
 pub mod error;

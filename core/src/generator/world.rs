@@ -1,7 +1,7 @@
 //! [`WorldGenerator`]: the closed set of generators a world can be configured with,
 //! dispatched statically.
 
-use std::{fmt, ops::Range, str::FromStr};
+use std::ops::Range;
 
 use super::{Generator, Grid, hyperscape::Hyperscape, osrs::Osrs};
 
@@ -14,35 +14,10 @@ pub enum GeneratorKind {
     Osrs,
 }
 
-impl GeneratorKind {
-    /// Every kind, in documentation order.
-    pub const ALL: [GeneratorKind; 2] = [GeneratorKind::Hyperscape, GeneratorKind::Osrs];
-
-    /// The name used in configuration and on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GeneratorKind::Hyperscape => "hyperscape",
-            GeneratorKind::Osrs => "osrs",
-        }
-    }
-}
-
-impl fmt::Display for GeneratorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for GeneratorKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("unknown generator {s:?}, expected one of: hyperscape, osrs"))
-    }
-}
+crate::names::named_enum!(GeneratorKind, "generator", {
+    Hyperscape => "hyperscape",
+    Osrs => "osrs",
+});
 
 /// A configured generator of one world.
 #[derive(Debug, Clone)]

@@ -13,8 +13,7 @@ pub const MAX_QUERY_CHUNKS: u64 = 1 << 16;
 pub const MAX_GRID_CELLS: u64 = 1 << 22;
 
 /// How hubs are placed inside a chunk (the seed's `genHubsForPattern`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
     /// One hub per chunk, centred with +-8% jitter.
     Grid,
@@ -26,15 +25,26 @@ pub enum Pattern {
     Chaotic,
 }
 
+crate::names::named_enum!(Pattern, "pattern", {
+    Grid => "grid",
+    Zigzag => "zigzag",
+    Rings => "rings",
+    Chaotic => "chaotic",
+});
+
 /// How hubs are joined by spokes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpokeRule {
     /// Each pair of orthogonally adjacent chunks is joined by its nearest hub pair.
     Grid,
     /// The maximal non-crossing graph per region, shortest candidates first.
     Planar,
 }
+
+crate::names::named_enum!(SpokeRule, "spoke rule", {
+    Grid => "grid",
+    Planar => "planar",
+});
 
 impl SpokeRule {
     /// The rule the seed pairs with `pattern`: grid spokes for the grid pattern,

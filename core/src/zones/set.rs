@@ -22,28 +22,10 @@ pub enum Overlap {
     Hyperscape,
 }
 
-impl Overlap {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Overlap::Layered => "layered",
-            Overlap::Hyperscape => "hyperscape",
-        }
-    }
-}
-
-impl std::str::FromStr for Overlap {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "layered" => Ok(Overlap::Layered),
-            "hyperscape" => Ok(Overlap::Hyperscape),
-            _ => Err(format!(
-                "unknown overlap rule {s:?}, expected one of: layered, hyperscape"
-            )),
-        }
-    }
-}
+crate::names::named_enum!(Overlap, "overlap rule", {
+    Layered => "layered",
+    Hyperscape => "hyperscape",
+});
 
 /// A registered zone and when it was registered.
 #[derive(Debug, Clone)]

@@ -21,7 +21,7 @@ use tonic::{Code, Request, Status, service::Routes};
 
 use crate::{
     api::{ApiState, RouterError, grpc_mesh, grpc_zones},
-    config::{Limits, lifecycle},
+    config::Limits,
     query::{BatchNaming, HeightmapRequest, ZoneIds},
     world::World,
 };
@@ -119,8 +119,8 @@ async fn world_message(world: &World) -> pb::World {
         overlap: state.zones().overlap().as_str().to_string(),
         zones: state.zones().len() as u64,
         layout: world.layer().map(|l| pb::WorldLayout {
-            pattern: lifecycle::pattern_name(l.layout.pattern).to_string(),
-            spokes: lifecycle::spokes_name(l.layout.spokes).to_string(),
+            pattern: l.layout.pattern.as_str().to_string(),
+            spokes: l.layout.spokes.as_str().to_string(),
             chunk_size: l.layout.chunk_size,
             cell_size: l.layout.cell_size,
         }),

@@ -18,8 +18,14 @@ use tonic::{Request, Response, Status, server::NamedService};
 
 use crate::{
     api::ApiState,
-    events::{Area, Event, Message, Subscription},
+    error::ApiError,
+    events::{Area, Message, Subscription},
 };
+
+/// The area of a request (unset: everything); a refused one names its field.
+fn area_of(area: Option<&pb::SubscriptionArea>) -> Result<Area, ApiError> {
+    Ok(Area::from_proto(area)?)
+}
 
 /// Requests are a world id and an area: small.
 const MAX_REQUEST_BYTES: usize = 64 * 1024;
@@ -52,9 +58,10 @@ impl TerrainEvents for EventsApi {
     ) -> Result<Response<EventStream>, Status> {
         let request = request.into_inner();
         let world = self.state.engine.world(&request.world)?;
-        let area = Area::from_proto(request.area.as_ref())?;
-        let sub =
-            Subscription::open(&self.state.events, world, area, request.from_revision).await?;
+        let area = area_of(request.area.as_ref())?;
+        let sub = Subscription::open(&self.state.events, world, area, request.from_revision)
+            .await
+            .map_err(ApiError::from)?;
         let first = pb::Event {
             kind: Some(pb::event::Kind::Subscribed(pb::Subscribed {
                 subscription_id: sub.id().to_string(),
@@ -74,10 +81,11 @@ impl TerrainEvents for EventsApi {
         request: Request<pb::UpdateSubscriptionRequest>,
     ) -> Result<Response<pb::UpdateSubscriptionResponse>, Status> {
         let request = request.into_inner();
-        let area = Area::from_proto(request.area.as_ref())?;
+        let area = area_of(request.area.as_ref())?;
         self.state
             .events
-            .update_area(&request.subscription_id, area)?;
+            .update_area(&request.subscription_id, area)
+            .map_err(ApiError::from)?;
         Ok(Response::new(pb::UpdateSubscriptionResponse {}))
     }
 }
@@ -85,29 +93,10 @@ impl TerrainEvents for EventsApi {
 /// The protobuf form of a stream message.
 pub fn to_proto(message: &Message) -> pb::Event {
     let kind = match message {
-        Message::Event(e) => pb::event::Kind::Tiles(tile_event(e)),
+        Message::Event(e) => pb::event::Kind::Tiles(pb::TileEvent::from(&**e)),
         Message::Resync { revision } => pb::event::Kind::Resync(pb::Resync {
             revision: *revision,
         }),
     };
     pb::Event { kind: Some(kind) }
-}
-
-fn tile_event(e: &Event) -> pb::TileEvent {
-    pb::TileEvent {
-        world: e.world.clone(),
-        revision: e.revision,
-        cause: Some(pb::EventCause {
-            zone: e.zone.clone(),
-            kind: e.kind.as_str().to_string(),
-        }),
-        tiles: e.tiles.iter().map(|&(x, z)| pb::TileKey { x, z }).collect(),
-        bounds: Some(pb::EventBounds {
-            min_x: e.bounds.min_x,
-            min_z: e.bounds.min_z,
-            max_x: e.bounds.max_x,
-            max_z: e.bounds.max_z,
-        }),
-        max_height_delta: e.max_height_delta,
-    }
 }

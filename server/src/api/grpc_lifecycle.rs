@@ -26,8 +26,8 @@ use crate::{
     error::ApiError,
     lifecycle::{
         StepFeed, WorldLifecycle,
-        rings::{Ring, Tile, Viewer},
-        tracker::{Owner, Step, TileChange, TileSets},
+        rings::Viewer,
+        tracker::{Owner, Step, TileChange},
     },
 };
 
@@ -57,35 +57,14 @@ pub struct LifecycleApi {
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
 
-/// Tile keys of a set.
-fn keys(tiles: &[Tile]) -> Vec<pb::TileKey> {
-    tiles.iter().map(|&(x, z)| pb::TileKey { x, z }).collect()
-}
-
-pub fn sets_proto(sets: &TileSets) -> pb::TileSets {
-    pb::TileSets {
-        sim: keys(&sets.sim),
-        spawn: keys(&sets.spawn),
-        active: keys(&sets.active),
-    }
-}
-
-fn ring_proto(ring: Ring) -> pb::Ring {
-    match ring {
-        Ring::Sim => pb::Ring::Sim,
-        Ring::Spawn => pb::Ring::Spawn,
-        Ring::Active => pb::Ring::Active,
-    }
-}
-
 fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
     let transitions = step
         .transitions
         .iter()
         .map(|t| {
             let (ring, kind) = match t.change {
-                TileChange::Entered(r) => (ring_proto(r), pb::TransitionKind::Entered),
-                TileChange::Left(r) => (ring_proto(r), pb::TransitionKind::Left),
+                TileChange::Entered(r) => (pb::Ring::from(r), pb::TransitionKind::Entered),
+                TileChange::Left(r) => (pb::Ring::from(r), pb::TransitionKind::Left),
                 TileChange::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
             };
             pb::TileTransition {
@@ -113,7 +92,7 @@ fn snapshot_proto(world: &str, feed: &StepFeed) -> pb::LifecycleEvent {
             world: world.to_string(),
             sequence: feed.sequence,
             viewers: u32::try_from(feed.viewers).unwrap_or(u32::MAX),
-            tiles: Some(sets_proto(&feed.announced)),
+            tiles: Some(pb::TileSets::from(&feed.announced)),
         })),
     }
 }
@@ -149,14 +128,7 @@ fn apply(
     match update.update {
         Some(pb::viewer_update::Update::Upsert(v)) => {
             let id = v.id.clone();
-            let viewer = Viewer {
-                id: v.id,
-                x: v.x,
-                z: v.z,
-                view_width: v.view_width,
-                view_depth: v.view_depth,
-            };
-            lc.upsert(viewer, owner)
+            lc.upsert(Viewer::from(v), owner)
                 .map(drop)
                 .map_err(|e| (id, e.into()))
         }
@@ -307,7 +279,7 @@ impl TerrainLifecycle for LifecycleApi {
             world: lc.world().id().to_string(),
             sequence: live.sequence,
             viewers: u32::try_from(live.viewers).unwrap_or(u32::MAX),
-            tiles: Some(sets_proto(&live.tiles)),
+            tiles: Some(pb::TileSets::from(&live.tiles)),
         }))
     }
 

@@ -66,16 +66,7 @@ pub async fn get_many(
 /// `GetHeightRequest.mode`: unspecified and exact are the exact height; an unknown
 /// value is refused, naming field `mode`.
 pub fn height_mode(mode: i32) -> Result<HeightMode, ApiError> {
-    match pb::HeightMode::try_from(mode) {
-        Ok(pb::HeightMode::Unspecified | pb::HeightMode::Exact) => Ok(HeightMode::Exact),
-        Ok(pb::HeightMode::Surface) => Ok(HeightMode::Surface),
-        Err(_) => Err(ApiError::invalid(
-            "mode",
-            format!(
-                "unknown height mode {mode}: expected HEIGHT_MODE_EXACT or HEIGHT_MODE_SURFACE"
-            ),
-        )),
-    }
+    Ok(HeightMode::from_proto(mode)?)
 }
 
 /// The wire form of a served mesh.

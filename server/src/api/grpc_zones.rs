@@ -16,21 +16,7 @@ use crate::{
 
 /// A zone as the API answers it: height resolved, with its revision.
 pub fn zone_message(entry: &ZoneEntry) -> pb::FlatZone {
-    let doc = ZoneDoc::from_zone(&entry.zone);
-    pb::FlatZone {
-        id: entry.zone.id.clone(),
-        center_x: doc.center_x,
-        center_z: doc.center_z,
-        width: doc.width,
-        depth: doc.depth,
-        radius: doc.radius,
-        height: doc.height,
-        height_offset: doc.height_offset,
-        blend_radius: doc.blend_radius,
-        carve_inset: doc.carve_inset,
-        priority: doc.priority,
-        revision: entry.revision,
-    }
+    pb::FlatZone::from(entry)
 }
 
 /// The zone a request describes, as the HTTP body would (without `id`, which the

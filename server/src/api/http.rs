@@ -37,7 +37,7 @@ use crate::{
         params::{self, Params},
     },
     compute::OFFLOAD_THRESHOLD,
-    config::{Limits, lifecycle},
+    config::Limits,
     error::ApiError,
     query::{BatchNaming, HeightmapRequest, QueryEngine, ZoneIds},
 };
@@ -150,8 +150,8 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
             overlap,
             zones,
             layout: w.layer().map(|l| WorldLayoutBody {
-                pattern: lifecycle::pattern_name(l.layout.pattern),
-                spokes: lifecycle::spokes_name(l.layout.spokes),
+                pattern: l.layout.pattern.as_str(),
+                spokes: l.layout.spokes.as_str(),
                 chunk_size: l.layout.chunk_size,
                 cell_size: l.layout.cell_size,
             }),

@@ -58,7 +58,7 @@ pub fn height_mode(
     let mut modes = pairs.iter().filter(|(k, _)| k == "mode");
     match (modes.next(), modes.next()) {
         (None, _) => Ok(HeightMode::Exact),
-        (Some((_, raw)), None) => Ok(HeightMode::parse(raw)?),
+        (Some((_, raw)), None) => Ok(raw.parse::<HeightMode>()?),
         (Some(_), Some(_)) => Err(ApiError::invalid("mode", "given more than once")),
     }
 }

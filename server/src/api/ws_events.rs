@@ -8,10 +8,14 @@
 //! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 //! "bounds", "maxHeightDelta"}` and `{"type": "resync", "revision"}`. Client to
 //! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
-//! (everything); a bad one is answered with
+//! (everything), acknowledged once it applies with
+//! `{"type": "area", "area", "revision"}` (every event after `revision` is matched
+//! against the new area); a bad one is answered with
 //! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
 //! The server closes the socket (close frame) after a cut-off `resync` and at
-//! shutdown.
+//! shutdown. The frames are built and read in [`frames`].
+
+mod frames;
 
 use std::sync::Arc;
 
@@ -26,7 +30,6 @@ use axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
@@ -136,15 +139,23 @@ async fn serve(mut socket: WebSocket, mut sub: Subscription) {
         tokio::select! {
             message = sub.next() => {
                 let Some(message) = message else { break };
-                if !send(&mut socket, message.to_json(), &closed).await {
+                let text = match frames::message(&message) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        // Never an empty frame: end the stream; the client resumes.
+                        tracing::error!(error = %e, "serialising an event frame");
+                        close(socket, close_code::ERROR, "event not serialisable").await;
+                        return;
+                    }
+                };
+                if !send(&mut socket, text, &closed).await {
                     return;
                 }
             }
             incoming = socket.recv() => match incoming {
                 Some(Ok(WsMessage::Text(text))) => {
-                    if let Some(reply) = change_area(&sub, text.as_str())
-                        && !send(&mut socket, reply, &closed).await
-                    {
+                    let reply = change_area(&sub, text.as_str());
+                    if !send(&mut socket, reply, &closed).await {
                         return;
                     }
                 }
@@ -153,9 +164,14 @@ async fn serve(mut socket: WebSocket, mut sub: Subscription) {
             },
         }
     }
+    close(socket, close_code::NORMAL, "stream ended").await;
+}
+
+/// Sends a close frame.
+async fn close(mut socket: WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
-        code: close_code::NORMAL,
-        reason: "stream ended".into(),
+        code,
+        reason: reason.into(),
     };
     // The peer may already be gone; nothing more to do either way.
     let _ = socket.send(WsMessage::Close(Some(frame))).await;
@@ -171,21 +187,15 @@ async fn send(socket: &mut WebSocket, text: String, closed: &CancellationToken) 
     }
 }
 
-/// Applies an area message; answers the error frame for a bad one.
-fn change_area(sub: &Subscription, text: &str) -> Option<String> {
-    match Area::from_json(text) {
+/// Applies an area message; answers its acknowledgement, or the error frame for a
+/// bad one.
+fn change_area(sub: &Subscription, text: &str) -> String {
+    match frames::area(text) {
         Ok(area) => {
-            sub.set_area(area);
-            None
+            let revision = sub.set_area(area);
+            frames::area_applied(&area, revision)
         }
-        Err(err) => {
-            let body = json!({"type": "error", "error": {
-                "code": err.code().as_str(),
-                "message": err.to_string(),
-                "field": err.field(),
-            }});
-            Some(body.to_string())
-        }
+        Err(err) => frames::error(&err),
     }
 }
 

@@ -27,7 +27,8 @@
 
 use std::time::Duration;
 
-use terrain_core::layout::{LayoutConfig, Pattern, SpokeRule};
+use serde::Deserialize;
+use terrain_core::layout::{LayoutConfig, LayoutError, Pattern, SpokeRule};
 
 /// Largest ring, in tiles beyond the view.
 pub const MAX_RING: f64 = 64.0;
@@ -146,16 +147,21 @@ pub struct LayoutSettings {
     pub gc_radius: f64,
 }
 
-/// A `[worlds.layout]` table as read, before the world's seed is known.
-#[derive(Debug, Clone, PartialEq)]
+/// A `[worlds.layout]` table as read, before the world's seed is known. `pattern`,
+/// `chunk_size` and `cell_size` are required (checked by [`LayoutSpec::resolve`], so
+/// the refusal names the key).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LayoutSpec {
-    pub pattern: Pattern,
+    pub pattern: Option<Pattern>,
     pub spokes: Option<SpokeRule>,
-    pub chunk_size: f64,
-    pub cell_size: f64,
+    pub chunk_size: Option<f64>,
+    pub cell_size: Option<f64>,
     pub grid_radius: Option<u32>,
     pub expand_radius: Option<f64>,
     pub gc_radius: Option<f64>,
+    /// Spawn points given in the layout table instead of on the world.
+    pub spawn: Option<Vec<[f64; 2]>>,
 }
 
 impl LayoutSpec {
@@ -163,20 +169,34 @@ impl LayoutSpec {
     /// `path` (e.g. `worlds[1].layout`).
     pub fn resolve(&self, seed: u32, path: &str) -> Result<LayoutSettings, (String, String)> {
         let key = |k: &str| format!("{path}.{k}");
+        let missing = |k: &str| (key(k), "missing (required)".to_string());
+        let pattern = self.pattern.ok_or_else(|| missing("pattern"))?;
+        let chunk_size = self.chunk_size.ok_or_else(|| missing("chunk_size"))?;
+        let cell_size = self.cell_size.ok_or_else(|| missing("cell_size"))?;
         let layout = LayoutConfig {
-            pattern: self.pattern,
+            pattern,
             spokes: self
                 .spokes
-                .unwrap_or_else(|| SpokeRule::default_for(self.pattern)),
-            chunk_size: self.chunk_size,
-            cell_size: self.cell_size,
+                .unwrap_or_else(|| SpokeRule::default_for(pattern)),
+            chunk_size,
+            cell_size,
             seed,
         };
         if let Err(e) = layout.validate() {
-            let message = e.to_string();
-            return Err(match message.split_once(": ") {
-                Some((field, rest)) => (key(field), rest.to_string()),
-                None => (path.to_string(), message),
+            return Err(match e {
+                LayoutError::NotFinite { field } => (key(field), "must be a finite number".into()),
+                LayoutError::NotPositive { field, value } => {
+                    (key(field), format!("must be greater than 0 (got {value})"))
+                }
+                LayoutError::CellTooLarge {
+                    cell_size,
+                    chunk_size,
+                } => (
+                    key("cell_size"),
+                    format!("must be at most chunk_size {chunk_size} (got {cell_size})"),
+                ),
+                // Query refusals: `validate` checks only the sizes.
+                other => (path.to_string(), other.to_string()),
             });
         }
         let grid_radius = self.grid_radius.unwrap_or(3);
@@ -186,10 +206,8 @@ impl LayoutSpec {
                 format!("must be at most {MAX_GRID_RADIUS} chunks, got {grid_radius}"),
             ));
         }
-        let expand_radius = self
-            .expand_radius
-            .unwrap_or(EXPAND_CHUNKS * self.chunk_size);
-        let gc_radius = self.gc_radius.unwrap_or(GC_CHUNKS * self.chunk_size);
+        let expand_radius = self.expand_radius.unwrap_or(EXPAND_CHUNKS * chunk_size);
+        let gc_radius = self.gc_radius.unwrap_or(GC_CHUNKS * chunk_size);
         if !(expand_radius.is_finite() && expand_radius >= 0.0) {
             return Err((
                 key("expand_radius"),
@@ -229,48 +247,6 @@ pub fn check_spawns(spawns: &[[f64; 2]], max_coordinate: f64) -> Result<(), (usi
     Ok(())
 }
 
-/// `"grid"`, `"zigzag"`, `"rings"` or `"chaotic"`.
-pub fn parse_pattern(s: &str) -> Result<Pattern, String> {
-    match s {
-        "grid" => Ok(Pattern::Grid),
-        "zigzag" => Ok(Pattern::Zigzag),
-        "rings" => Ok(Pattern::Rings),
-        "chaotic" => Ok(Pattern::Chaotic),
-        _ => Err(format!(
-            "unknown pattern {s:?}, expected \"grid\", \"zigzag\", \"rings\" or \"chaotic\""
-        )),
-    }
-}
-
-/// `"grid"` or `"planar"`.
-pub fn parse_spokes(s: &str) -> Result<SpokeRule, String> {
-    match s {
-        "grid" => Ok(SpokeRule::Grid),
-        "planar" => Ok(SpokeRule::Planar),
-        _ => Err(format!(
-            "unknown spoke rule {s:?}, expected \"grid\" or \"planar\""
-        )),
-    }
-}
-
-/// The name of a pattern, as configured.
-pub fn pattern_name(p: Pattern) -> &'static str {
-    match p {
-        Pattern::Grid => "grid",
-        Pattern::Zigzag => "zigzag",
-        Pattern::Rings => "rings",
-        Pattern::Chaotic => "chaotic",
-    }
-}
-
-/// The name of a spoke rule, as configured.
-pub fn spokes_name(s: SpokeRule) -> &'static str {
-    match s {
-        SpokeRule::Grid => "grid",
-        SpokeRule::Planar => "planar",
-    }
-}
-
 /// A number of tiles for a ring flag.
 pub fn parse_ring(s: &str) -> Result<f64, String> {
     s.trim()
@@ -278,17 +254,17 @@ pub fn parse_ring(s: &str) -> Result<f64, String> {
         .map_err(|_| format!("expected a number of tiles, got {s:?}"))
 }
 
-/// A `--warm-radius` value: tiles, or `None` for `off`.
+/// A `warm_radius` value: tiles, or `None` for `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WarmRadius(pub Option<u32>);
 
-/// `--warm-radius`: a whole number of tiles, or `off`.
+/// `warm_radius` as text: a whole number of tiles, or `off`.
 pub fn parse_warm_flag(s: &str) -> Result<WarmRadius, String> {
     parse_warm_radius(s).map(WarmRadius)
 }
 
-/// `warm_radius`: a whole number of tiles, or `off`.
-pub fn parse_warm_radius(s: &str) -> Result<Option<u32>, String> {
+/// A whole number of tiles, or `off`.
+fn parse_warm_radius(s: &str) -> Result<Option<u32>, String> {
     match s.trim() {
         "off" => Ok(None),
         t => t

@@ -1,18 +1,29 @@
 //! Server configuration: a TOML file, overridden by flags and `TERRAIN_*` environment
 //! variables, over built-in defaults.
 //!
-//! Every source is first read into [`Settings`] (every value optional), with values
-//! parsed by the same functions ([`values`]); the sources are layered (flag/env over
-//! file over default) and the result validated once, into a [`Config`]. Any problem
-//! names the key it is about, e.g. `worlds[1].id: duplicate world id "main"`.
+//! Each key is declared once, as a field of [`Settings`]: serde reads it from the file,
+//! clap from its flag and variable (every value optional). Clap lays the flags and
+//! variables given over the file's settings ([`Cli::layer_over`]); [`Config::resolve`]
+//! fills the rest with the defaults and validates the result once, into a [`Config`].
+//! Any problem names the key path it is about, e.g. `worlds[1].id: duplicate world id
+//! "main"` or `store.replicas: must be in 1..=5, got 7`.
 //!
-//! - [`file`]: the TOML reader (unknown keys are errors).
-//! - [`cli`]: the command line ([`Cli`]), whose flags double as environment variables.
-//! - [`world`]: one world's entry ([`WorldConfig`]) and its start-up zone sources.
+//! - `settings`: [`Settings`], the top-level keys; [`store`]: the `store` table
+//!   ([`StoreSettings`], resolved into a [`StoreConfig`]); [`world`]: one
+//!   `[[worlds]]` entry ([`WorldSpec`], resolved into a [`WorldConfig`]) and its
+//!   start-up zone sources; [`lifecycle`]: rings, culling and a world's layout table.
+//! - `file`: the TOML file, decoded by serde with `serde_path_to_error` naming the
+//!   key path; `de`: the serde decoders of its values.
+//! - [`cli`]: the command line ([`Cli`]): `--config`, the keys' flags, and the
+//!   subcommands, which it only parses (`crate::commands` runs them).
+//! - [`values`]: the value parsers and checks that flags and file share, so a value is
+//!   refused with the same words whichever source gives it.
 
 pub mod cli;
+mod de;
 mod file;
 pub mod lifecycle;
+mod settings;
 pub mod store;
 pub mod values;
 pub mod world;
@@ -28,6 +39,7 @@ use crate::auth::AdminToken;
 
 pub use cli::{Cli, Command};
 pub use lifecycle::{LayoutSettings, LifecycleConfig, Rings};
+pub use settings::Settings;
 pub use store::{NatsConfig, StoreConfig, StoreKind, StoreSettings};
 pub use values::{LogFormat, WorldSpec};
 pub use world::{Manifests, WorldConfig, ZoneFile};
@@ -88,7 +100,8 @@ impl ConfigError {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     /// Largest accepted |x| and |z|, including a heightmap's far corner. Keeps callers
-    /// inside the range where the generators' f64 maths is meaningful.
+    /// inside the range where the generators' f64 maths is meaningful; at most
+    /// [`values::MAX_MAX_COORDINATE`] (2^46 m), what the tile grids can represent.
     pub max_coordinate: f64,
     /// Most points in one `GetHeights` / `POST .../heights` request.
     pub max_batch_points: usize,
@@ -172,67 +185,6 @@ impl Default for Config {
     }
 }
 
-/// One source's view of the configuration: `None` where the source is silent.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Settings {
-    pub listen: Option<SocketAddr>,
-    pub data_dir: Option<PathBuf>,
-    pub worlds: Option<Vec<WorldSpec>>,
-    pub max_coordinate: Option<f64>,
-    pub max_batch_points: Option<usize>,
-    pub max_heightmap_samples: Option<usize>,
-    pub shutdown_timeout: Option<Duration>,
-    pub log_format: Option<LogFormat>,
-    pub admin_token: Option<AdminToken>,
-    pub insecure: Option<bool>,
-    pub max_zone_size: Option<f64>,
-    pub max_zones_per_world: Option<usize>,
-    pub stats_interval: Option<Duration>,
-    pub mesh_cache_bytes: Option<usize>,
-    pub subscriber_queue: Option<usize>,
-    pub event_history: Option<usize>,
-    pub sim_range: Option<f64>,
-    pub spawn_range: Option<f64>,
-    pub active_range: Option<f64>,
-    pub cull_grace: Option<Duration>,
-    pub viewer_ttl: Option<Duration>,
-    pub max_viewers_per_world: Option<usize>,
-    pub warm_radius: Option<Option<u32>>,
-    pub store: StoreSettings,
-}
-
-impl Settings {
-    /// These settings, with `lower`'s values where these are silent.
-    pub fn or(self, lower: Settings) -> Settings {
-        Settings {
-            listen: self.listen.or(lower.listen),
-            data_dir: self.data_dir.or(lower.data_dir),
-            worlds: self.worlds.or(lower.worlds),
-            max_coordinate: self.max_coordinate.or(lower.max_coordinate),
-            max_batch_points: self.max_batch_points.or(lower.max_batch_points),
-            max_heightmap_samples: self.max_heightmap_samples.or(lower.max_heightmap_samples),
-            shutdown_timeout: self.shutdown_timeout.or(lower.shutdown_timeout),
-            log_format: self.log_format.or(lower.log_format),
-            admin_token: self.admin_token.or(lower.admin_token),
-            insecure: self.insecure.or(lower.insecure),
-            max_zone_size: self.max_zone_size.or(lower.max_zone_size),
-            max_zones_per_world: self.max_zones_per_world.or(lower.max_zones_per_world),
-            stats_interval: self.stats_interval.or(lower.stats_interval),
-            mesh_cache_bytes: self.mesh_cache_bytes.or(lower.mesh_cache_bytes),
-            subscriber_queue: self.subscriber_queue.or(lower.subscriber_queue),
-            event_history: self.event_history.or(lower.event_history),
-            sim_range: self.sim_range.or(lower.sim_range),
-            spawn_range: self.spawn_range.or(lower.spawn_range),
-            active_range: self.active_range.or(lower.active_range),
-            cull_grace: self.cull_grace.or(lower.cull_grace),
-            viewer_ttl: self.viewer_ttl.or(lower.viewer_ttl),
-            max_viewers_per_world: self.max_viewers_per_world.or(lower.max_viewers_per_world),
-            warm_radius: self.warm_radius.or(lower.warm_radius),
-            store: self.store.or(lower.store),
-        }
-    }
-}
-
 impl Config {
     /// Reads the file named by `--config` (if any), layers the flags and environment over
     /// it and validates the result.
@@ -241,7 +193,10 @@ impl Config {
             Some(path) => file::read(path)?,
             None => Settings::default(),
         };
-        Config::resolve(cli.settings().or(from_file))
+        let settings = cli
+            .layer_over(from_file)
+            .map_err(|e| ConfigError::invalid("command line", e.to_string()))?;
+        Config::resolve(settings)
     }
 
     /// Fills what `settings` leave out with defaults and validates the result.
@@ -299,7 +254,7 @@ impl Config {
                     .unwrap_or(lifecycle::DEFAULT_MAX_VIEWERS),
                 warm_radius: settings
                     .warm_radius
-                    .unwrap_or(Some(lifecycle::DEFAULT_WARM_RADIUS)),
+                    .map_or(Some(lifecycle::DEFAULT_WARM_RADIUS), |w| w.0),
             },
             store: settings.store.resolve()?,
         };

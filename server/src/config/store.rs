@@ -11,9 +11,10 @@
 
 use std::{fmt, str::FromStr};
 
-use toml::{Table, Value};
+use clap::Args;
+use serde::Deserialize;
 
-use super::ConfigError;
+use super::{ConfigError, de};
 
 /// The default bucket name prefix: world `main` lives in bucket `terrain-main`.
 pub const DEFAULT_BUCKET: &str = "terrain";
@@ -24,9 +25,6 @@ pub const MAX_REPLICAS: usize = 5;
 /// Longest bucket prefix: a bucket name is `{bucket}-{world}`, and world ids take up
 /// to 64 characters.
 pub const MAX_BUCKET_LEN: usize = 64;
-
-/// The keys of the `store` table.
-const STORE_KEYS: &[&str] = &["kind", "url", "bucket", "replicas"];
 
 /// Which store backs the registries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -61,60 +59,40 @@ impl fmt::Display for StoreKind {
     }
 }
 
-/// What one source says about the store; `None` where it is silent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What one source says about the store; `None` where it is silent. Each field is a
+/// key of the `store` table and a `--store-*` flag / `TERRAIN_STORE_*` variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "a table")]
 pub struct StoreSettings {
+    /// Where flat zones are stored: `embedded` or `nats` [default: embedded].
+    #[arg(id = "store_kind", long = "store-kind", env = "TERRAIN_STORE_KIND", value_name = "KIND", value_parser = str::parse::<StoreKind>)]
+    #[serde(deserialize_with = "de::parsed")]
     pub kind: Option<StoreKind>,
+
+    /// NATS server URLs for `--store-kind nats`, comma separated (`nats://host:4222`).
+    #[arg(
+        id = "store_url",
+        long = "store-url",
+        env = "TERRAIN_STORE_URL",
+        value_name = "URLS"
+    )]
     pub url: Option<String>,
+
+    /// NATS bucket name prefix; world `w` lives in bucket `PREFIX-w` [default: terrain].
+    #[arg(
+        id = "store_bucket",
+        long = "store-bucket",
+        env = "TERRAIN_STORE_BUCKET",
+        value_name = "PREFIX"
+    )]
     pub bucket: Option<String>,
+
+    /// JetStream replicas of each bucket, 1 to 5 [default: 1].
+    #[arg(id = "store_replicas", long = "store-replicas", env = "TERRAIN_STORE_REPLICAS", value_name = "N", value_parser = parse_replicas)]
     pub replicas: Option<usize>,
 }
 
 impl StoreSettings {
-    /// These settings, with `lower`'s values where these are silent.
-    pub fn or(self, lower: StoreSettings) -> StoreSettings {
-        StoreSettings {
-            kind: self.kind.or(lower.kind),
-            url: self.url.or(lower.url),
-            bucket: self.bucket.or(lower.bucket),
-            replicas: self.replicas.or(lower.replicas),
-        }
-    }
-
-    /// Reads the `store` table of a configuration file.
-    pub fn from_toml(value: Value) -> Result<StoreSettings, ConfigError> {
-        let Value::Table(mut table) = value else {
-            return Err(ConfigError::invalid(
-                "store",
-                format!("expected a table, got {}", value.type_str()),
-            ));
-        };
-        let kind = take_string(&mut table, "kind")?
-            .map(|s| s.parse().map_err(|m| ConfigError::invalid("store.kind", m)))
-            .transpose()?;
-        let url = take_string(&mut table, "url")?;
-        let bucket = take_string(&mut table, "bucket")?;
-        let replicas = match table.remove("replicas") {
-            None => None,
-            Some(Value::Integer(i)) => Some(usize::try_from(i).unwrap_or(0)),
-            Some(other) => {
-                let got = other.type_str();
-                let message = format!("expected an integer, got {got}");
-                return Err(ConfigError::invalid("store.replicas", message));
-            }
-        };
-        if let Some(key) = table.keys().next() {
-            let message = format!("unknown key (expected one of: {})", STORE_KEYS.join(", "));
-            return Err(ConfigError::invalid(format!("store.{key}"), message));
-        }
-        Ok(StoreSettings {
-            kind,
-            url,
-            bucket,
-            replicas,
-        })
-    }
-
     /// The validated store configuration; NATS settings without `kind = "nats"` are
     /// refused rather than silently ignored.
     pub fn resolve(self) -> Result<StoreConfig, ConfigError> {
@@ -179,17 +157,6 @@ impl NatsConfig {
     }
 }
 
-fn take_string(table: &mut Table, key: &str) -> Result<Option<String>, ConfigError> {
-    match table.remove(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(ConfigError::invalid(
-            format!("store.{key}"),
-            format!("expected a string, got {}", other.type_str()),
-        )),
-    }
-}
-
 /// A comma-separated list of `nats://host:port` (or `tls://`) server URLs.
 pub fn parse_urls(s: &str) -> Result<Vec<String>, String> {
     let urls: Vec<String> = s.split(',').map(|u| u.trim().to_string()).collect();
@@ -241,12 +208,12 @@ pub fn parse_replicas(s: &str) -> Result<usize, String> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
 
     fn store(text: &str) -> Result<StoreConfig, ConfigError> {
-        let table: Table = toml::from_str(text).unwrap();
-        let value = table.get("store").cloned().unwrap();
-        StoreSettings::from_toml(value)?.resolve()
+        super::super::file::parse(text)?.store.resolve()
     }
 
     fn refusal(text: &str) -> String {
@@ -335,17 +302,15 @@ mod tests {
 
     #[test]
     fn flags_layer_over_the_file() {
-        let file = StoreSettings {
-            kind: Some(StoreKind::Nats),
-            url: Some("nats://file:1".into()),
-            bucket: None,
-            replicas: Some(3),
-        };
-        let flags = StoreSettings {
-            url: Some("nats://flag:2".into()),
-            ..StoreSettings::default()
-        };
-        let StoreConfig::Nats(nats) = flags.or(file).resolve().unwrap() else {
+        let file = super::super::file::parse(
+            "[store]\nkind = \"nats\"\nurl = \"nats://file:1\"\nreplicas = 3\n",
+        )
+        .unwrap();
+        let flags =
+            super::super::Cli::try_parse_from(["terrain-server", "--store-url", "nats://flag:2"])
+                .unwrap();
+        let StoreConfig::Nats(nats) = flags.layer_over(file).unwrap().store.resolve().unwrap()
+        else {
             panic!("nats");
         };
         assert_eq!((nats.urls[0].as_str(), nats.replicas), ("nats://flag:2", 3));

@@ -524,12 +524,119 @@ fn lifecycle_flags_override_the_file() {
         "7",
     ]);
     let file = file::parse("cull_grace = \"9s\"\nwarm_radius = 3\n").unwrap();
-    let config = Config::resolve(cli.settings().or(file)).unwrap();
+    let config = Config::resolve(cli.layer_over(file).unwrap()).unwrap();
     assert_eq!(config.lifecycle.cull_grace, Duration::from_millis(250));
     assert_eq!(config.lifecycle.rings.active, 4.0);
     assert_eq!(config.lifecycle.warm_radius, None);
     assert_eq!(config.lifecycle.max_viewers_per_world, 7);
     let cli = Cli::parse_from(["terrain-server", "--warm-radius", "1"]);
-    let config = Config::resolve(cli.settings().or(file::parse("").unwrap())).unwrap();
+    let config = Config::resolve(cli.layer_over(file::parse("").unwrap()).unwrap()).unwrap();
     assert_eq!(config.lifecycle.warm_radius, Some(1));
+}
+
+#[test]
+fn decoding_errors_read_in_the_configs_words() {
+    let cases = [
+        ("listen = 8080", "listen: expected a string, got integer"),
+        (
+            "max_batch_points = \"many\"",
+            "max_batch_points: expected an integer, got string",
+        ),
+        (
+            "max_batch_points = 0",
+            "max_batch_points: must be at least 1",
+        ),
+        (
+            "insecure = \"yes\"",
+            "insecure: expected a boolean, got string",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"",
+            "worlds[0].generator: missing (required)",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"\ngenerator = \"voxel\"",
+            "worlds[0].generator: unknown generator \"voxel\", expected one of: hyperscape, osrs",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\n[worlds.layout]\npattern = \"spiral\"",
+            "worlds[0].layout.pattern: unknown pattern \"spiral\", expected one of: grid, zigzag, rings, chaotic",
+        ),
+        (
+            "warm_radius = -1",
+            "warm_radius: must be a whole number >= 0, got -1",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(from_text(text).unwrap_err().to_string(), expected, "{text}");
+    }
+    let err = from_text("bogus = 1").unwrap_err().to_string();
+    assert!(
+        err.starts_with("bogus: unknown key (expected one of: listen, data_dir, worlds,"),
+        "{err}"
+    );
+}
+
+#[test]
+fn max_coordinate_is_bounded_by_the_tile_grids() {
+    let largest = values::MAX_MAX_COORDINATE;
+    assert_eq!(largest, 70_368_744_177_664.0);
+    let config = from_text(&format!("max_coordinate = {largest:.1}")).unwrap();
+    assert_eq!(
+        config.limits.max_coordinate, largest,
+        "the largest is accepted"
+    );
+    let cli =
+        Cli::try_parse_from(["terrain-server", "--max-coordinate", "70368744177664"]).unwrap();
+    assert_eq!(Config::load(&cli).unwrap().limits.max_coordinate, largest);
+    for text in ["max_coordinate = 70368744177665", "max_coordinate = 1e300"] {
+        let (key, message) = refusal(text);
+        assert_eq!(key, "max_coordinate", "{text}");
+        assert!(message.contains("at most 70368744177664"), "{message}");
+    }
+    let err = Cli::try_parse_from(["terrain-server", "--max-coordinate", "1e300"]).unwrap_err();
+    assert!(err.to_string().contains("--max-coordinate"), "{err}");
+    let mut config = Config::default();
+    config.limits.max_coordinate = 1e300;
+    assert!(
+        config
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("max_coordinate: "),
+        "a hand-built configuration is held to the same bound"
+    );
+    // What the bound promises, for every generator's tile grid: a ring of a view of
+    // 2 * largest plus the widest ring stays on exact, round-tripping tile indices, and
+    // f64 still resolves a few centimetres out there.
+    let reach = 2.0 * largest;
+    for &kind in GeneratorKind::ALL {
+        let grid = terrain_core::WorldGenerator::new(kind, 0)
+            .unwrap()
+            .tile_layout();
+        let edge = reach + lifecycle::MAX_RING * grid.size;
+        for c in [edge, -edge] {
+            let t = grid.tile_of(c);
+            assert!(t.unsigned_abs() < 1 << 52, "{kind}: tile {t} of {c}");
+            assert!(
+                grid.origin(t) <= c && c < grid.origin(t + 1),
+                "{kind}: {c} in tile {t}"
+            );
+        }
+        let span = grid.tile_of(edge) - grid.tile_of(-edge) + 1;
+        assert!(span < 1 << 53, "{kind}: a ring {span} tiles wide");
+    }
+    let ulp = f64::from_bits(reach.to_bits() + 1) - reach;
+    assert!(ulp <= 1.0 / 32.0, "{ulp} m");
+}
+
+#[test]
+fn the_shipped_configuration_files_still_read() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let replica = file::read(&root.join("docker/replica.toml")).unwrap();
+    assert_eq!(replica.log_format, Some(LogFormat::Json));
+    assert_eq!(replica.store.replicas, Some(3));
+    let frontier = file::read(&root.join("worlds/frontier.toml")).unwrap();
+    let config = Config::resolve(frontier).unwrap();
+    assert!(config.worlds.iter().any(|w| w.layout.is_some()));
 }

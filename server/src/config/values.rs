@@ -1,8 +1,9 @@
 //! Value parsers shared by the TOML reader and the command line, so a value means the
 //! same thing (and is refused with the same words) whichever source it comes from.
 
-use std::{fmt, net::SocketAddr, str::FromStr, time::Duration};
+use std::{fmt, net::SocketAddr, path::Path, str::FromStr, time::Duration};
 
+use serde::Deserialize;
 use terrain_core::Overlap;
 
 use super::{
@@ -46,21 +47,40 @@ impl fmt::Display for LogFormat {
     }
 }
 
-/// A world entry as a source gives it, before validation: the generator is still a
-/// name, so a bad one is reported with the entry's key.
-#[derive(Debug, Clone, PartialEq)]
+/// A world entry as a source gives it (a `[[worlds]]` table, or `--world
+/// ID:GENERATOR[:SEED]`), before validation: the generator is still a name, so a bad
+/// one is reported with the entry's key. `id` and `generator` are required: empty when
+/// missing, refused with their key when the worlds are resolved.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "a table")]
 pub struct WorldSpec {
     pub id: String,
     pub generator: String,
+    /// Default 0.
     pub seed: u32,
     /// Only the file sets the rest; a flag's world has the defaults.
     pub overlap: Overlap,
     pub manifests: Option<Manifests>,
+    #[serde(rename = "zones")]
     pub zone_files: Vec<ZoneFile>,
     /// Spawn points (`spawn`, or `layout.spawn`); `None`: the origin.
     pub spawn: Option<Vec<[f64; 2]>>,
     /// The `[worlds.layout]` table.
     pub layout: Option<LayoutSpec>,
+}
+
+impl WorldSpec {
+    /// Resolves the entry's relative `manifests` and `zones` paths against `base`.
+    pub fn rebase(&mut self, base: &Path) {
+        if let Some(Manifests::Dir(dir)) = &mut self.manifests {
+            *dir = base.join(&*dir);
+        }
+        for file in &mut self.zone_files {
+            if let ZoneFile::Path(path) = file {
+                *path = base.join(&*path);
+            }
+        }
+    }
 }
 
 impl FromStr for WorldSpec {
@@ -154,13 +174,40 @@ pub fn duration_from_secs(secs: f64) -> Result<Duration, String> {
         .map_err(|_| format!("must be a finite, non-negative number of seconds, got {secs}"))
 }
 
-/// A coordinate limit: finite and greater than 0.
-pub fn check_max_coordinate(v: f64) -> Result<(), String> {
+/// A size or distance limit: finite and greater than 0.
+pub fn check_positive(v: f64) -> Result<(), String> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
         Err(format!("must be finite and > 0, got {v}"))
     }
+}
+
+/// The largest `max_coordinate`: 2^46 m (70,368,744,177,664 m, about 7.0e13), what the
+/// tile grids can represent with room for ring ranges:
+///
+/// - A viewer stands within `max_coordinate` and sees at most `2 * max_coordinate`, so
+///   its rings reach at most 2^47 m plus 64 tiles ([`super::lifecycle::MAX_RING`])
+///   from the origin. Over the smallest mesh tile (osrs's 64 m = 2^6; hyperscape's are
+///   100 m) that is a tile index within +-(2^41 + 65): exact in `f64` (below 2^53) and
+///   far inside `i64`, so `floor(c / size)` and `t * size` are exact and the width of
+///   any ring (at most 2^42 + 131 tiles a side) is an ordinary integer.
+/// - At 2^47 m an `f64` still resolves 2^-5 m (3 cm), finer than either grid's vertex
+///   spacing (1 m osrs, 1.59 m hyperscape), so every tile keeps distinct vertices.
+/// - The layout layer needs no lower bound: beyond its +-2^26 chunks it leaves the
+///   ground alone (`terrain_core::layout::MAX_CHUNK_COORD`).
+pub const MAX_MAX_COORDINATE: f64 = (1u64 << 46) as f64;
+
+/// A coordinate limit: finite, greater than 0 and at most [`MAX_MAX_COORDINATE`].
+pub fn check_max_coordinate(v: f64) -> Result<(), String> {
+    check_positive(v)?;
+    if v > MAX_MAX_COORDINATE {
+        return Err(format!(
+            "must be at most {MAX_MAX_COORDINATE} (2^46 m, what the tile grids can \
+             represent), got {v:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// `check_max_coordinate` for a flag's text.
@@ -175,12 +222,17 @@ pub fn parse_max_coordinate(s: &str) -> Result<f64, String> {
 
 /// A zone size limit: finite and greater than 0.
 pub fn check_max_zone_size(v: f64) -> Result<(), String> {
-    check_max_coordinate(v)
+    check_positive(v)
 }
 
 /// `check_max_zone_size` for a flag's text.
 pub fn parse_max_zone_size(s: &str) -> Result<f64, String> {
-    parse_max_coordinate(s)
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number, got {s:?}"))?;
+    check_max_zone_size(v)?;
+    Ok(v)
 }
 
 /// A count limit: at least 1.

@@ -17,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Deserializer, de};
 use terrain_core::{GeneratorError, GeneratorKind, Overlap};
 
 use super::{ConfigError, WorldSpec, lifecycle::LayoutSettings};
@@ -47,6 +48,14 @@ impl Manifests {
     }
 }
 
+impl<'de> Deserialize<'de> for Manifests {
+    /// The configured string, its path still relative ([`super::WorldSpec::rebase`]).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = String::deserialize(d)?;
+        Ok(Manifests::parse(&value, Path::new("")))
+    }
+}
+
 /// A file of zones (a JSON array) registered at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ZoneFile {
@@ -63,6 +72,19 @@ impl ZoneFile {
         } else {
             ZoneFile::Path(base.join(value))
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for ZoneFile {
+    /// A non-empty file name, its path still relative ([`super::WorldSpec::rebase`]).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = String::deserialize(d)?;
+        if value.is_empty() {
+            return Err(de::Error::custom(
+                "expected a file name, got an empty string",
+            ));
+        }
+        Ok(ZoneFile::parse(&value, Path::new("")))
     }
 }
 
@@ -124,15 +146,14 @@ impl WorldConfig {
     }
 }
 
-/// A generator's refusal, keyed by world: the core's errors start with the field they
-/// are about (`seed: ...`), which becomes `worlds[1].seed: ...`.
+/// A generator's refusal, keyed by world and by the field its variant is about
+/// (`worlds[1].seed: ...`).
 pub(super) fn generator_error(index: usize, err: &GeneratorError) -> ConfigError {
-    let message = err.to_string();
-    match message.split_once(": ") {
-        Some((field, rest)) if field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-            ConfigError::invalid(format!("worlds[{index}].{field}"), rest)
-        }
-        _ => ConfigError::invalid(format!("worlds[{index}]"), message),
+    match err {
+        GeneratorError::OsrsSeed(seed) => ConfigError::invalid(
+            format!("worlds[{index}].seed"),
+            format!("the osrs generator has no seed; it must be 0 (got {seed})"),
+        ),
     }
 }
 
@@ -143,16 +164,34 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
         .into_iter()
         .enumerate()
         .map(|(i, spec)| {
+            let key = |k: &str| format!("worlds[{i}].{k}");
+            for (name, value) in [("id", &spec.id), ("generator", &spec.generator)] {
+                if value.is_empty() {
+                    return Err(ConfigError::invalid(key(name), "missing (required)"));
+                }
+            }
             let generator = spec
                 .generator
                 .parse::<GeneratorKind>()
-                .map_err(|m| ConfigError::invalid(format!("worlds[{i}].generator"), m))?;
-            let layout = match &spec.layout {
+                .map_err(|e| ConfigError::invalid(key("generator"), e.to_string()))?;
+            let mut spawn = spec.spawn;
+            let layout = match spec.layout {
                 None => None,
-                Some(l) => Some(
-                    l.resolve(spec.seed, &format!("worlds[{i}].layout"))
-                        .map_err(|(key, message)| ConfigError::invalid(key, message))?,
-                ),
+                Some(l) => {
+                    if let Some(points) = &l.spawn {
+                        if spawn.is_some() {
+                            return Err(ConfigError::invalid(
+                                key("layout.spawn"),
+                                "given twice: set spawn either on the world or in its layout",
+                            ));
+                        }
+                        spawn = Some(points.clone());
+                    }
+                    Some(
+                        l.resolve(spec.seed, &key("layout"))
+                            .map_err(|(key, message)| ConfigError::invalid(key, message))?,
+                    )
+                }
             };
             Ok(WorldConfig {
                 id: spec.id,
@@ -161,7 +200,7 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 overlap: spec.overlap,
                 manifests: spec.manifests,
                 zone_files: spec.zone_files,
-                spawn: spec.spawn.unwrap_or_else(|| vec![[0.0, 0.0]]),
+                spawn: spawn.unwrap_or_else(|| vec![[0.0, 0.0]]),
                 layout,
             })
         })

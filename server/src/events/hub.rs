@@ -19,7 +19,10 @@ use std::sync::{
 
 use tokio::sync::mpsc::{self, error::TrySendError};
 
-use super::{Event, area::AreaCell};
+use super::{
+    Event,
+    area::{Area, AreaCell},
+};
 use crate::metrics::Metrics;
 
 /// One subscriber, as the hub sees it.
@@ -148,6 +151,15 @@ impl Hub {
         }
     }
 
+    /// Replaces a subscriber's area under the publish lock; answers the revision of
+    /// the last event published. Every later event is matched against the new area,
+    /// every earlier one was matched against the old.
+    pub fn change_area(&self, cell: &AreaCell, area: Area) -> u64 {
+        let state = self.lock();
+        cell.set(area);
+        state.published
+    }
+
     /// Removes subscriber `id` (if it is still there).
     pub fn unsubscribe(&self, id: u64) {
         self.lock().subscribers.retain(|s| s.id != id);
@@ -167,7 +179,7 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{events::Area, store::MutationKind};
+    use crate::store::MutationKind;
     use terrain_core::zones::Bounds;
 
     fn event(revision: u64) -> Arc<Event> {
@@ -210,6 +222,26 @@ mod tests {
         assert_eq!(std::iter::from_fn(|| fast.rx.try_recv().ok()).count(), 5);
         assert!(away.rx.try_recv().is_err());
         assert_eq!(hub.subscribe(4, Arc::default(), 1).live_from, 12);
+    }
+
+    #[test]
+    fn an_area_change_applies_to_every_event_after_the_revision_it_answers() {
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let hub = Hub::new("main", 3, metrics);
+        let cell = Arc::new(AreaCell::new(Area::tiles([50, 50, 60, 60], "t").unwrap()));
+        let mut sub = hub.subscribe(1, Arc::clone(&cell), 8);
+        hub.publish(event(4));
+        assert_eq!(hub.change_area(&cell, Area::All), 4);
+        assert_eq!(cell.get(), Area::All);
+        hub.publish(event(5));
+        let got: Vec<_> = std::iter::from_fn(|| sub.rx.try_recv().ok())
+            .map(|e| e.revision)
+            .collect();
+        assert_eq!(
+            got,
+            [5],
+            "4 was matched against the old area, 5 against the new"
+        );
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Pushed tile events: one per committed mutation of a world, fanned out to
 //! subscribers by area of interest, resumable from the persisted mutation log.
 //!
-//! - [`Event`], [`Message`]: what a subscriber receives, and its JSON form (the
-//!   WebSocket frames; gRPC carries the protobuf equivalent).
-//! - [`area`]: the area of interest (tile rectangle or circle) and which events match.
+//! - [`Event`], [`Message`]: what a subscriber receives. Their wire forms are the
+//!   edge's: JSON frames in `api/ws_events.rs`, protobuf in `api/grpc_events.rs`
+//!   (through the shared model, [`terrain_model`]).
+//! - [`area`]: the area of interest (the shared model's tile rectangle or circle) and
+//!   the cell holding an open subscription's current one.
+//! - [`error`]: [`EventError`], why an event call failed.
 //! - [`hub`]: per world, the one owner of the subscriber list; publishing only
 //!   `try_send`s into bounded per-subscriber queues and cuts off a full one.
 //! - [`publisher`]: the [`crate::world::CommitListener`] that turns each committed
@@ -14,6 +17,7 @@
 //! - [`replay`]: rebuilding past events from log entries.
 
 pub mod area;
+pub mod error;
 pub mod hub;
 pub mod publisher;
 pub mod replay;
@@ -27,39 +31,25 @@ use std::{
     },
 };
 
-use serde::Serialize;
-use terrain_core::zones::Bounds;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     config::Limits,
-    error::ApiError,
     metrics::Metrics,
-    store::{MutationKind, StoreError, ZoneStore},
+    store::{StoreError, ZoneStore},
     world::Worlds,
 };
 
 pub use area::Area;
+pub use error::EventError;
 pub use hub::Hub;
 pub use publisher::Publisher;
 pub use subscription::Subscription;
 
-/// One committed mutation, as subscribers see it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub world: String,
-    pub revision: u64,
-    /// The zone the mutation changed.
-    pub zone: String,
-    pub kind: MutationKind,
-    /// Tiles whose heights or normals changed, row-major (z outer, x inner).
-    pub tiles: Vec<(i64, i64)>,
-    /// The area whose heights may have changed.
-    pub bounds: Bounds,
-    /// The largest absolute height change inside `bounds`; `None` only for a replayed
-    /// event whose log entry never recorded it.
-    pub max_height_delta: Option<f64>,
-}
+/// One committed mutation, as subscribers see it: the shared model's
+/// [`terrain_model::TileEvent`] (world, revision, zone, kind, tiles, bounds and the
+/// largest height change).
+pub use terrain_model::TileEvent as Event;
 
 /// What a stream carries.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,89 +62,28 @@ pub enum Message {
     },
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct EventJson<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    world: &'a str,
-    revision: u64,
-    cause: CauseJson<'a>,
-    tiles: Vec<[i64; 2]>,
-    bounds: BoundsJson,
-    max_height_delta: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct CauseJson<'a> {
-    zone: &'a str,
-    kind: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BoundsJson {
-    min_x: f64,
-    min_z: f64,
-    max_x: f64,
-    max_z: f64,
-}
-
-#[derive(Serialize)]
-struct ResyncJson {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    revision: u64,
-}
-
-impl Message {
-    /// The JSON text of a WebSocket frame: an event
-    /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
-    /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
-    /// `{"type": "resync", "revision"}`.
-    pub fn to_json(&self) -> String {
-        let json = match self {
-            Message::Event(e) => serde_json::to_string(&EventJson {
-                kind: "event",
-                world: &e.world,
-                revision: e.revision,
-                cause: CauseJson {
-                    zone: &e.zone,
-                    kind: e.kind.as_str(),
-                },
-                tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
-                bounds: BoundsJson {
-                    min_x: e.bounds.min_x,
-                    min_z: e.bounds.min_z,
-                    max_x: e.bounds.max_x,
-                    max_z: e.bounds.max_z,
-                },
-                max_height_delta: e.max_height_delta,
-            }),
-            Message::Resync { revision } => serde_json::to_string(&ResyncJson {
-                kind: "resync",
-                revision: *revision,
-            }),
-        };
-        // Strings, integers and finite floats always serialise.
-        json.unwrap_or_default()
-    }
-}
-
 /// The server's event hubs, the open subscriptions' areas (for gRPC
 /// `UpdateSubscription`), and the token that ends every stream at shutdown.
 #[derive(Debug)]
 pub struct Events {
     /// Set once the store and worlds are open ([`Events::attach`]).
     attached: OnceLock<Attached>,
-    /// Area cells of open subscriptions, by subscription id.
-    areas: Mutex<HashMap<String, Arc<area::AreaCell>>>,
+    /// The hub and area cell of each open subscription, by subscription id.
+    areas: Mutex<HashMap<String, OpenArea>>,
     next_id: AtomicU64,
     /// Fires at shutdown: every stream ends.
     closed: CancellationToken,
     queue: usize,
     history: usize,
     metrics: Arc<Metrics>,
+}
+
+/// Where an open subscription's area lives: its hub (whose lock orders area
+/// changes with publishing) and its cell.
+#[derive(Debug)]
+struct OpenArea {
+    hub: Arc<Hub>,
+    cell: Arc<area::AreaCell>,
 }
 
 #[derive(Debug)]
@@ -206,25 +135,24 @@ impl Events {
         self.closed.cancel();
     }
 
-    /// Replaces the area of the open subscription `id`.
-    pub fn update_area(&self, id: &str, area: Area) -> Result<(), ApiError> {
-        let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-        let cell = areas.get(id).ok_or_else(|| {
-            ApiError::invalid("subscriptionId", format!("no open subscription {id:?}"))
-        })?;
-        cell.set(area);
-        Ok(())
+    /// Replaces the area of the open subscription `id`; answers the revision after
+    /// which every event is matched against the new area ([`Hub::change_area`]).
+    pub fn update_area(&self, id: &str, area: Area) -> Result<u64, EventError> {
+        let (hub, cell) = {
+            let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
+            let open = areas
+                .get(id)
+                .ok_or_else(|| EventError::UnknownSubscription { id: id.to_string() })?;
+            (Arc::clone(&open.hub), Arc::clone(&open.cell))
+        };
+        Ok(hub.change_area(&cell, area))
     }
 
-    fn hub(&self, world: &str) -> Result<(&Arc<Hub>, &Arc<ZoneStore>), ApiError> {
-        let attached = self
-            .attached
-            .get()
-            .ok_or(ApiError::Unavailable("events: not started"))?;
-        let hub = attached
-            .hubs
-            .get(world)
-            .ok_or_else(|| ApiError::Internal(format!("events: no hub for world {world:?}")))?;
+    fn hub(&self, world: &str) -> Result<(&Arc<Hub>, &Arc<ZoneStore>), EventError> {
+        let attached = self.attached.get().ok_or(EventError::NotStarted)?;
+        let hub = attached.hubs.get(world).ok_or_else(|| EventError::NoHub {
+            world: world.to_string(),
+        })?;
         Ok((hub, &attached.store))
     }
 
@@ -232,11 +160,15 @@ impl Events {
         self.attached.get().and_then(|a| a.hubs.get(world))
     }
 
-    fn register_area(&self, cell: &Arc<area::AreaCell>) -> (u64, String) {
+    fn register_area(&self, hub: &Arc<Hub>, cell: &Arc<area::AreaCell>) -> (u64, String) {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = subscription_id(n);
         let mut areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
-        areas.insert(id.clone(), Arc::clone(cell));
+        let open = OpenArea {
+            hub: Arc::clone(hub),
+            cell: Arc::clone(cell),
+        };
+        areas.insert(id.clone(), open);
         (n, id)
     }
 

@@ -23,11 +23,11 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Area, Event, Events, Hub, Message,
+    Area, Event, EventError, Events, Hub, Message,
     area::AreaCell,
     replay::{Replay, replay},
 };
-use crate::{error::ApiError, world::World};
+use crate::world::World;
 
 /// An open subscription.
 #[derive(Debug)]
@@ -60,7 +60,7 @@ impl Subscription {
         world: &Arc<World>,
         area: Area,
         from: Option<u64>,
-    ) -> Result<Subscription, ApiError> {
+    ) -> Result<Subscription, EventError> {
         if let Some(from) = from {
             // A replica of a shared store may lag the one the client last heard from.
             world.wait_applied(from).await;
@@ -68,7 +68,7 @@ impl Subscription {
         let (hub, store) = events.hub(world.id())?;
         let (hub, store) = (Arc::clone(hub), Arc::clone(store));
         let cell = Arc::new(AreaCell::new(area));
-        let (key, id) = events.register_area(&cell);
+        let (key, id) = events.register_area(&hub, &cell);
         let joined = hub.subscribe(key, Arc::clone(&cell), events.queue);
         events.metrics.subscribers(hub.world(), 1.0);
         let mut sub = Subscription {
@@ -90,15 +90,13 @@ impl Subscription {
         };
         let to = sub.live_from;
         if from > to {
-            let reason = format!("{from} is after the current revision {to}");
-            return Err(ApiError::invalid("fromRevision", reason));
+            return Err(EventError::FromAhead { from, current: to });
         }
         let (layout, name) = (world.layout(), world.id().to_string());
         let replayed =
             tokio::task::spawn_blocking(move || replay(&store, &layout, &name, from, to, &area))
                 .await
-                .map_err(|e| ApiError::Internal(format!("event replay task: {e}")))?
-                .map_err(|e| ApiError::Internal(e.to_string()))?;
+                .map_err(|e| EventError::ReplayTask(e.to_string()))??;
         sub.pending = match replayed {
             Replay::Gone => VecDeque::from([Message::Resync { revision: to }]),
             Replay::Events(events) => events
@@ -124,9 +122,11 @@ impl Subscription {
         self.closed.clone()
     }
 
-    /// Replaces the area of interest (live events from now on).
-    pub fn set_area(&self, area: Area) {
-        self.area.set(area);
+    /// Replaces the area of interest; answers the revision after which every event
+    /// is matched against it ([`Hub::change_area`]). Events up to that revision may
+    /// still be queued as the old area chose them.
+    pub fn set_area(&self, area: Area) -> u64 {
+        self.hub.change_area(&self.area, area)
     }
 
     /// The next message, or `None` once the stream is over (cut off after its

@@ -40,7 +40,7 @@ use tokio::sync::{Notify, broadcast};
 pub use self::error::LifecycleError;
 use self::{
     rings::Viewer,
-    tracker::{Owner, Step, TileSets, Tracker},
+    tracker::{Owner, Step, TileSets, Tracker, tile_sets_of},
 };
 use crate::{
     compute::Compute, config::LifecycleConfig, mesh::MeshCache, metrics::Metrics, shutdown::Tasks,
@@ -127,7 +127,7 @@ impl WorldLifecycle {
         let mut tracker = self.lock();
         let (rects, step) = tracker.upsert(viewer, owner, Instant::now())?;
         self.after(&mut tracker, step);
-        Ok(TileSets::of_rects(&rects))
+        Ok(tile_sets_of(&rects))
     }
 
     /// Removes viewer `id`, or `NOT_FOUND`.

@@ -21,62 +21,22 @@ pub const MAX_VIEWER_ID_LEN: usize = 128;
 /// Most tiles one viewer's active ring may cover (a 128 x 128 square).
 pub const MAX_VIEWER_TILES: u64 = 16_384;
 
-/// A tile, `(tx, tz)`.
-pub type Tile = (i64, i64);
+/// A tile, a ring, a viewer as a game server reports it: the shared model's.
+pub use terrain_model::{Ring, Tile, Viewer};
 
-/// The three rings, narrowest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Ring {
-    Sim = 0,
-    Spawn = 1,
-    Active = 2,
-}
-
-impl Ring {
-    /// Narrowest first.
-    pub const ALL: [Ring; 3] = [Ring::Sim, Ring::Spawn, Ring::Active];
-
-    /// This ring's bit in a ring mask.
-    pub fn bit(self) -> u8 {
-        1 << (self as u8)
+/// Checks every field of `viewer`; errors name it (`id`, `x`, `z`, `viewWidth`,
+/// `viewDepth`).
+pub fn check_viewer(viewer: &Viewer, max_coordinate: f64) -> Result<(), LifecycleError> {
+    check_viewer_id(&viewer.id)?;
+    check_coordinate(viewer.x, max_coordinate).map_err(|r| LifecycleError::invalid("x", r))?;
+    check_coordinate(viewer.z, max_coordinate).map_err(|r| LifecycleError::invalid("z", r))?;
+    for (field, v) in [
+        ("viewWidth", viewer.view_width),
+        ("viewDepth", viewer.view_depth),
+    ] {
+        check_extent(v, 2.0 * max_coordinate).map_err(|r| LifecycleError::invalid(field, r))?;
     }
-
-    /// The name used on the HTTP surface.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Ring::Sim => "sim",
-            Ring::Spawn => "spawn",
-            Ring::Active => "active",
-        }
-    }
-}
-
-/// A viewer as a game server reports it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Viewer {
-    pub id: String,
-    pub x: f64,
-    pub z: f64,
-    /// View extent along X, metres.
-    pub view_width: f64,
-    /// View extent along Z, metres.
-    pub view_depth: f64,
-}
-
-impl Viewer {
-    /// Checks every field; errors name it (`id`, `x`, `z`, `viewWidth`, `viewDepth`).
-    pub fn validate(&self, max_coordinate: f64) -> Result<(), LifecycleError> {
-        check_viewer_id(&self.id)?;
-        check_coordinate(self.x, max_coordinate).map_err(|r| LifecycleError::invalid("x", r))?;
-        check_coordinate(self.z, max_coordinate).map_err(|r| LifecycleError::invalid("z", r))?;
-        for (field, v) in [
-            ("viewWidth", self.view_width),
-            ("viewDepth", self.view_depth),
-        ] {
-            check_extent(v, 2.0 * max_coordinate).map_err(|r| LifecycleError::invalid(field, r))?;
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 /// `[A-Za-z0-9_.:-]{1,128}`.
@@ -352,14 +312,14 @@ mod tests {
             (viewer(0.0, 0.0, 1.0, f64::INFINITY), "viewDepth"),
         ];
         for (v, field) in cases {
-            let err = v.validate(1e9).unwrap_err();
+            let err = check_viewer(&v, 1e9).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");
         }
         let mut v = viewer(0.0, 0.0, 1.0, 1.0);
         v.id = "a b".into();
-        assert_eq!(v.validate(1e9).unwrap_err().field(), Some("id"));
+        assert_eq!(check_viewer(&v, 1e9).unwrap_err().field(), Some("id"));
         v.id = String::new();
-        assert_eq!(v.validate(1e9).unwrap_err().field(), Some("id"));
+        assert_eq!(check_viewer(&v, 1e9).unwrap_err().field(), Some("id"));
         let huge = viewer(0.0, 0.0, 100_000.0, 20_000.0);
         let err = checked_rings(&CENTRED, &DEFAULT_RINGS, &huge).unwrap_err();
         assert_eq!(err.field(), Some("viewWidth"));
@@ -390,7 +350,7 @@ mod tests {
         ];
         for layout in [CENTRED, CORNERED] {
             for (v, field) in &cases {
-                v.validate(max).expect("within max_coordinate");
+                check_viewer(v, max).expect("within max_coordinate");
                 let err = checked_rings(&layout, &DEFAULT_RINGS, v).unwrap_err();
                 assert_eq!(err.field(), Some(*field), "{v:?}: {err}");
             }

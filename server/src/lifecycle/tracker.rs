@@ -26,7 +26,7 @@ use std::{
 use terrain_core::TileLayout;
 
 use super::error::LifecycleError;
-use super::rings::{Ring, Tile, TileRect, Viewer, checked_rings, tile_dist2};
+use super::rings::{Ring, Tile, TileRect, Viewer, check_viewer, checked_rings, tile_dist2};
 use crate::config::LifecycleConfig;
 
 /// What a transition says about a tile (not the zone registry's change of a zone).
@@ -99,30 +99,23 @@ impl TileState {
     }
 }
 
-/// A tile set per ring, each sorted row-major (z, then x).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TileSets {
-    pub sim: Vec<Tile>,
-    pub spawn: Vec<Tile>,
-    pub active: Vec<Tile>,
+/// A tile set per ring, each sorted row-major (z, then x): the shared model's.
+pub use terrain_model::TileSets;
+
+/// The sets of one viewer's rings.
+pub fn tile_sets_of(rects: &[TileRect; 3]) -> TileSets {
+    TileSets {
+        sim: rects[0].tiles().collect(),
+        spawn: rects[1].tiles().collect(),
+        active: rects[2].tiles().collect(),
+    }
 }
 
-impl TileSets {
-    /// The sets of one viewer's rings.
-    pub fn of_rects(rects: &[TileRect; 3]) -> Self {
-        TileSets {
-            sim: rects[0].tiles().collect(),
-            spawn: rects[1].tiles().collect(),
-            active: rects[2].tiles().collect(),
-        }
+fn sorted(mut sets: TileSets) -> TileSets {
+    for set in [&mut sets.sim, &mut sets.spawn, &mut sets.active] {
+        set.sort_unstable_by_key(|&(x, z)| (z, x));
     }
-
-    fn sorted(mut self) -> Self {
-        for set in [&mut self.sim, &mut self.spawn, &mut self.active] {
-            set.sort_unstable_by_key(|&(x, z)| (z, x));
-        }
-        self
-    }
+    sets
 }
 
 /// Counters the caller turns into metrics.
@@ -183,7 +176,7 @@ impl Tracker {
         owner: Owner,
         now: Instant,
     ) -> Result<([TileRect; 3], Option<Arc<Step>>), LifecycleError> {
-        viewer.validate(self.max_coordinate)?;
+        check_viewer(&viewer, self.max_coordinate)?;
         let rects = checked_rings(&self.layout, &self.config.rings, &viewer)?;
         let old = match self.viewers.get(&viewer.id) {
             Some(e) => {
@@ -487,7 +480,7 @@ impl Tracker {
                 }
             }
         }
-        sets.sorted()
+        sorted(sets)
     }
 
     /// The sequence of the last step.

@@ -59,31 +59,8 @@ impl BatchNaming {
     }
 }
 
-/// Which height a single-point query answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HeightMode {
-    /// The continuous field: generator plus flat zones.
-    #[default]
-    Exact,
-    /// The served triangle mesh under the point
-    /// ([`terrain_core::mesh::surface_height`]).
-    Surface,
-}
-
-impl HeightMode {
-    /// `exact` or `surface` (the HTTP `mode` parameter); anything else is refused,
-    /// naming field `mode`.
-    pub fn parse(raw: &str) -> Result<Self, QueryError> {
-        match raw {
-            "exact" => Ok(HeightMode::Exact),
-            "surface" => Ok(HeightMode::Surface),
-            other => Err(QueryError::invalid(
-                "mode",
-                format!("expected \"exact\" or \"surface\", got {other:?}"),
-            )),
-        }
-    }
-}
+/// Which height a single-point query answers: the shared model's.
+pub use terrain_model::HeightMode;
 
 /// The answer to a single-point query.
 #[derive(Debug, Clone, PartialEq)]

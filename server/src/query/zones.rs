@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use terrain_core::{FlatZone, zones::ZoneDoc};
+use terrain_core::zones::ZoneDoc;
 
 use super::{QueryEngine, check_coordinate};
 use crate::{
@@ -12,12 +12,9 @@ use crate::{
     world::{Outcome, World},
 };
 
-/// A registered zone with the revision that registered (or last replaced) it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneEntry {
-    pub zone: FlatZone,
-    pub revision: u64,
-}
+/// A registered zone with the revision that registered (or last replaced) it: the
+/// shared model's.
+pub use terrain_model::ZoneEntry;
 
 /// Every zone of a world, in registration order, and the world's revision.
 #[derive(Debug, Clone, PartialEq)]

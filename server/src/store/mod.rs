@@ -23,28 +23,9 @@ use terrain_core::{FlatZone, zones::ZoneDoc};
 
 pub use self::{history::LogEntry, redb::ZoneStore};
 
-/// What a mutation did to a zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MutationKind {
-    /// A new zone id.
-    Registered,
-    /// A different zone under an existing id.
-    Replaced,
-    /// The zone is gone.
-    Removed,
-}
-
-impl MutationKind {
-    /// The name used in logs, the store and API answers.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MutationKind::Registered => "registered",
-            MutationKind::Replaced => "replaced",
-            MutationKind::Removed => "removed",
-        }
-    }
-}
+/// What a mutation did to a zone (stored as `registered`, `replaced`, `removed`): the
+/// shared model's.
+pub use terrain_model::MutationKind;
 
 /// One accepted mutation of a world.
 #[derive(Debug, Clone, PartialEq)]

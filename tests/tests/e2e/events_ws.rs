@@ -64,10 +64,16 @@ async fn subscribers_get_only_their_area_and_can_change_it() {
     ws_silent(&mut far_circle, Duration::from_millis(300)).await;
 
     // Move the far subscribers' areas onto the next change, one of them to "all".
-    ws_send(&mut far_tiles, &json!({"tiles": [4, 4, 5, 5]})).await;
-    ws_send(&mut far_circle, &json!({})).await;
-    ws_send(&mut near_circle, &json!({"x": 0, "z": 0, "radius": 1})).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Each change is acknowledged once it applies.
+    for (ws, area) in [
+        (&mut far_tiles, json!({"tiles": [4, 4, 5, 5]})),
+        (&mut far_circle, json!({})),
+        (&mut near_circle, json!({"x": 0, "z": 0, "radius": 1})),
+    ] {
+        ws_send(ws, &area).await;
+        let ack = ws_event(ws).await;
+        assert_eq!(ack["type"], "area", "{ack}");
+    }
     put_zone(&server, "far", &raised(450.0, 450.0)).await;
     assert_eq!(revision(&ws_event(&mut far_tiles).await), 2);
     assert_eq!(revision(&ws_event(&mut far_circle).await), 2);

@@ -40,6 +40,7 @@ mod events_resume;
 mod events_shutdown;
 mod events_slow;
 mod events_ws;
+mod events_ws_area;
 mod grpc;
 mod http;
 mod http_errors;

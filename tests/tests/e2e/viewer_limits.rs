@@ -1,6 +1,6 @@
-//! What a probe broke in the lifecycle (issue 12), end to end: far viewers with
-//! `max_coordinate = 1e300` are refused at once, naming the field (no hang, no
-//! panic, `/healthz` still answers); a viewer leaving its tiles does not stall the
+//! What a probe broke in the lifecycle (issue 12), end to end: far viewers (the
+//! probe's, with the largest `max_coordinate` start-up accepts) are refused at once,
+//! naming the field (no hang, no panic, `/healthz` still answers); a viewer leaving its tiles does not stall the
 //! next request for the cull grace; and a `TrackViewers` stream's viewers are gone
 //! once the stream ends, including updates it had already sent.
 
@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use terrain_proto::v1::{
     self as pb, terrain_lifecycle_client::TerrainLifecycleClient, viewer_update::Update,
 };
+use terrain_server::config::values::MAX_MAX_COORDINATE;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -51,13 +52,26 @@ async fn healthz(server: &TestServer) -> u16 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn far_viewers_are_refused_at_once_naming_the_field() {
-    let server = TestServer::start_with(|c| c.limits.max_coordinate = 1e300).await;
+    // Start-up refuses the probe's 1e300 now; the largest accepted limit is served.
+    // (The lifecycle refuses these viewers whatever the limit: its unit tests use
+    // 1e300.)
+    let mut config = terrain_server::Config::default();
+    config.limits.max_coordinate = 1e300;
+    let err = config
+        .validate()
+        .expect_err("max_coordinate = 1e300 is refused");
+    assert!(err.to_string().contains("max_coordinate"), "{err}");
+    let max = MAX_MAX_COORDINATE;
+    let server = TestServer::start_with(|c| c.limits.max_coordinate = max).await;
     let cases = [
         (viewer(0.0, -1e300, 100.0, 100.0), 400, "z"),
         (viewer(0.0, -1e21, 100.0, 100.0), 400, "z"),
         (viewer(-1e21, 0.0, 100.0, 100.0), 400, "x"),
         (viewer(1e299, 0.0, 1e299, 1e299), 400, "x"),
-        (viewer(0.0, 0.0, 1e299, 1e299), 413, "viewWidth"),
+        (viewer(0.0, 0.0, 1e299, 1e299), 400, "viewWidth"),
+        // Within every limit of the configuration, but far over the tile limit.
+        (viewer(max, -max, 2.0 * max, 2.0 * max), 413, "viewWidth"),
+        (viewer(0.0, 0.0, 100.0, max), 413, "viewDepth"),
     ];
     for (body, status, field) in cases {
         let start = Instant::now();

@@ -1,0 +1,204 @@
+//! The query surface's shared types: [`ZoneEntry`] (a registered zone, height
+//! resolved, with its revision; protobuf `FlatZone`) and [`HeightMode`] (protobuf
+//! `HeightMode`, HTTP `mode=exact|surface`).
+
+use std::str::FromStr;
+
+use terrain_core::{FlatZone, zones::Shape};
+use terrain_proto::v1 as pb;
+
+use crate::FieldError;
+
+/// A registered zone (height resolved) with the revision that registered or last
+/// replaced it; layered worlds stack zones in (priority, revision) order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneEntry {
+    pub zone: FlatZone,
+    pub revision: u64,
+}
+
+impl From<&ZoneEntry> for pb::FlatZone {
+    /// A zone as the API answers it: an absolute height, no offset.
+    fn from(entry: &ZoneEntry) -> Self {
+        let z = &entry.zone;
+        let (width, depth, radius) = match z.shape {
+            Shape::Rect { width, depth } => (Some(width), Some(depth), None),
+            Shape::Circle { radius } => (None, None, Some(radius)),
+        };
+        pb::FlatZone {
+            id: z.id.clone(),
+            center_x: z.center_x,
+            center_z: z.center_z,
+            width,
+            depth,
+            radius,
+            height: Some(z.height),
+            height_offset: None,
+            blend_radius: z.blend_radius,
+            carve_inset: z.carve_inset,
+            priority: z.priority,
+            revision: entry.revision,
+        }
+    }
+}
+
+impl TryFrom<pb::FlatZone> for ZoneEntry {
+    type Error = FieldError;
+
+    /// A zone as the server answers it; refuses one whose shape is neither a rectangle
+    /// nor a circle (field `shape`) or whose height is not resolved (field `height`).
+    fn try_from(z: pb::FlatZone) -> Result<Self, FieldError> {
+        let shape = match (z.width, z.depth, z.radius) {
+            (Some(width), Some(depth), None) => Shape::Rect { width, depth },
+            (None, None, Some(radius)) => Shape::Circle { radius },
+            _ => {
+                return Err(FieldError::new(
+                    "shape",
+                    "neither width and depth nor radius",
+                ));
+            }
+        };
+        let height = z
+            .height
+            .ok_or_else(|| FieldError::new("height", "no resolved height"))?;
+        Ok(ZoneEntry {
+            zone: FlatZone {
+                id: z.id,
+                center_x: z.center_x,
+                center_z: z.center_z,
+                shape,
+                height,
+                blend_radius: z.blend_radius,
+                carve_inset: z.carve_inset,
+                priority: z.priority,
+            },
+            revision: z.revision,
+        })
+    }
+}
+
+/// Which height a single-point query answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeightMode {
+    /// The continuous field: generator plus flat zones (what a local replica computes).
+    #[default]
+    Exact,
+    /// The plane of the served mesh triangle under the point
+    /// ([`terrain_core::mesh::surface_height`]).
+    Surface,
+}
+
+impl HeightMode {
+    /// The name of the HTTP `mode` parameter's value: `exact` or `surface`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HeightMode::Exact => "exact",
+            HeightMode::Surface => "surface",
+        }
+    }
+
+    /// The mode of a protobuf `HeightMode` value: unspecified and exact are the exact
+    /// height; an unknown value is refused (field `mode`).
+    pub fn from_proto(value: i32) -> Result<HeightMode, FieldError> {
+        match pb::HeightMode::try_from(value) {
+            Ok(pb::HeightMode::Unspecified | pb::HeightMode::Exact) => Ok(HeightMode::Exact),
+            Ok(pb::HeightMode::Surface) => Ok(HeightMode::Surface),
+            Err(_) => Err(FieldError::new(
+                "mode",
+                format!(
+                    "unknown height mode {value}: expected HEIGHT_MODE_EXACT or HEIGHT_MODE_SURFACE"
+                ),
+            )),
+        }
+    }
+}
+
+impl From<HeightMode> for pb::HeightMode {
+    fn from(mode: HeightMode) -> Self {
+        match mode {
+            HeightMode::Exact => pb::HeightMode::Exact,
+            HeightMode::Surface => pb::HeightMode::Surface,
+        }
+    }
+}
+
+impl FromStr for HeightMode {
+    type Err = FieldError;
+
+    /// `exact` or `surface`; anything else is refused (field `mode`).
+    fn from_str(raw: &str) -> Result<Self, FieldError> {
+        match raw {
+            "exact" => Ok(HeightMode::Exact),
+            "surface" => Ok(HeightMode::Surface),
+            other => Err(FieldError::new(
+                "mode",
+                format!("expected \"exact\" or \"surface\", got {other:?}"),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zone_entries_round_trip_through_protobuf() {
+        for shape in [
+            Shape::Circle { radius: 4.0 },
+            Shape::Rect {
+                width: 3.0,
+                depth: 2.0,
+            },
+        ] {
+            let entry = ZoneEntry {
+                zone: FlatZone {
+                    id: "pad".into(),
+                    center_x: 1.5,
+                    center_z: -2.25,
+                    shape,
+                    height: 12.125,
+                    blend_radius: 2.0,
+                    carve_inset: 0.5,
+                    priority: 3,
+                },
+                revision: 7,
+            };
+            let message = pb::FlatZone::from(&entry);
+            assert_eq!(
+                (message.height, message.height_offset),
+                (Some(12.125), None)
+            );
+            assert_eq!(ZoneEntry::try_from(message), Ok(entry));
+        }
+        let unresolved = pb::FlatZone {
+            radius: Some(1.0),
+            height_offset: Some(0.5),
+            ..pb::FlatZone::default()
+        };
+        assert_eq!(ZoneEntry::try_from(unresolved).unwrap_err().field, "height");
+        let shapeless = pb::FlatZone {
+            height: Some(1.0),
+            ..pb::FlatZone::default()
+        };
+        assert_eq!(ZoneEntry::try_from(shapeless).unwrap_err().field, "shape");
+    }
+
+    #[test]
+    fn height_modes_from_names_and_protobuf() {
+        for mode in [HeightMode::Exact, HeightMode::Surface] {
+            assert_eq!(mode.as_str().parse(), Ok(mode));
+            assert_eq!(
+                HeightMode::from_proto(pb::HeightMode::from(mode) as i32),
+                Ok(mode)
+            );
+        }
+        assert_eq!(HeightMode::from_proto(0), Ok(HeightMode::Exact));
+        assert_eq!(HeightMode::from_proto(7).unwrap_err().field, "mode");
+        let err = "mesh".parse::<HeightMode>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "mode: expected \"exact\" or \"surface\", got \"mesh\""
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! The JSON text frames of the events WebSocket.
+//!
+//! Server to client: [`message`] (an event or a `resync`), [`area_applied`] (the
+//! acknowledgement of an area change) and [`error`] (a refused area message). Client
+//! to server: [`area`] (a new area of interest, decoded by serde with field paths).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, de::IgnoredAny};
+use serde_json::json;
+
+use crate::{
+    error::ApiError,
+    events::{Area, Message},
+};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EventJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    world: &'a str,
+    revision: u64,
+    cause: CauseJson<'a>,
+    tiles: Vec<[i64; 2]>,
+    bounds: BoundsJson,
+    max_height_delta: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct CauseJson<'a> {
+    zone: &'a str,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoundsJson {
+    min_x: f64,
+    min_z: f64,
+    max_x: f64,
+    max_z: f64,
+}
+
+#[derive(Serialize)]
+struct ResyncJson {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    revision: u64,
+}
+
+/// The frame of a stream message: an event
+/// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
+/// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
+/// `{"type": "resync", "revision"}`.
+pub fn message(message: &Message) -> Result<String, serde_json::Error> {
+    match message {
+        Message::Event(e) => serde_json::to_string(&EventJson {
+            kind: "event",
+            world: &e.world,
+            revision: e.revision,
+            cause: CauseJson {
+                zone: &e.zone,
+                kind: e.kind.as_str(),
+            },
+            tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
+            bounds: BoundsJson {
+                min_x: e.bounds.min_x,
+                min_z: e.bounds.min_z,
+                max_x: e.bounds.max_x,
+                max_z: e.bounds.max_z,
+            },
+            max_height_delta: e.max_height_delta,
+        }),
+        Message::Resync { revision } => serde_json::to_string(&ResyncJson {
+            kind: "resync",
+            revision: *revision,
+        }),
+    }
+}
+
+/// The frame answering a refused client message:
+/// `{"type": "error", "error": {"code", "message", "field"}}`.
+pub fn error(err: &ApiError) -> String {
+    json!({"type": "error", "error": {
+        "code": err.code().as_str(),
+        "message": err.to_string(),
+        "field": err.field(),
+    }})
+    .to_string()
+}
+
+/// An area message as the client writes it; which fields are present decides the
+/// area. Unknown fields are ignored, as they always were.
+#[derive(Deserialize)]
+struct AreaMessage {
+    #[serde(default, deserialize_with = "present")]
+    tiles: Option<[i64; 4]>,
+    #[serde(default, deserialize_with = "present")]
+    x: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    z: Option<f64>,
+    #[serde(default, deserialize_with = "present")]
+    radius: Option<f64>,
+    /// Any other field: only whether there is one matters.
+    #[serde(flatten)]
+    other: BTreeMap<String, IgnoredAny>,
+}
+
+/// A field that, when present, must hold a `T` (`null` included: refused).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// What a field must be, for the error naming it.
+fn expected(field: &str) -> &'static str {
+    if field.starts_with("tiles") {
+        "must be [minTx, minTz, maxTx, maxTz]"
+    } else {
+        "must be a number"
+    }
+}
+
+/// The area a client sends: `{"tiles": [minTx, minTz, maxTx, maxTz]}`,
+/// `{"x", "z", "radius"}` or `{}` (everything). Errors name the field by its path
+/// (`tiles`, `tiles[1]`, `radius`), or `area` for the message as a whole.
+pub fn area(text: &str) -> Result<Area, ApiError> {
+    let not_json = |e: serde_json::Error| ApiError::invalid("area", format!("not JSON: {e}"));
+    let mut de = serde_json::Deserializer::from_str(text);
+    let message: AreaMessage = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = e.path().to_string();
+        if e.inner().is_syntax() || e.inner().is_eof() {
+            not_json(e.into_inner())
+        } else if field == "." {
+            ApiError::invalid("area", "must be a JSON object")
+        } else {
+            let reason = expected(&field);
+            ApiError::invalid(field, reason)
+        }
+    })?;
+    // Characters after the object are refused like any other bad JSON.
+    de.end().map_err(not_json)?;
+    if let Some(tiles) = message.tiles {
+        return Ok(Area::tiles(tiles, "tiles")?);
+    }
+    let circle = [
+        ("x", message.x),
+        ("z", message.z),
+        ("radius", message.radius),
+    ];
+    if circle.iter().any(|(_, v)| v.is_some()) {
+        let [x, z, radius] =
+            circle.map(|(field, v)| v.ok_or_else(|| ApiError::invalid(field, expected(field))));
+        return Ok(Area::circle(x?, z?, radius?)?);
+    }
+    if message.other.is_empty() {
+        return Ok(Area::All);
+    }
+    Err(ApiError::invalid(
+        "area",
+        "expected {\"tiles\": [...]}, {\"x\", \"z\", \"radius\"} or {}",
+    ))
+}
+
+/// The frame acknowledging an area change: `{"type": "area", "area", "revision"}`,
+/// the area as the client would send it; every event after `revision` is matched
+/// against it.
+pub fn area_applied(area: &Area, revision: u64) -> String {
+    let area = match *area {
+        Area::All => json!({}),
+        Area::Tiles {
+            min_tx,
+            min_tz,
+            max_tx,
+            max_tz,
+        } => json!({"tiles": [min_tx, min_tz, max_tx, max_tz]}),
+        Area::Circle { x, z, radius } => json!({"x": x, "z": z, "radius": radius}),
+    };
+    json!({"type": "area", "area": area, "revision": revision}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_areas() {
+        assert_eq!(area("{}").unwrap(), Area::All);
+        assert_eq!(
+            area(r#"{"x": 1, "z": 2, "radius": 3}"#).unwrap(),
+            Area::Circle {
+                x: 1.0,
+                z: 2.0,
+                radius: 3.0
+            }
+        );
+        assert!(matches!(
+            area(r#"{"tiles": [0, 0, 1, 1]}"#),
+            Ok(Area::Tiles { max_tz: 1, .. })
+        ));
+        assert_eq!(area(r#"{"x": 1}"#).unwrap_err().field(), Some("z"));
+        assert_eq!(area("[1]").unwrap_err().field(), Some("area"));
+    }
+
+    #[test]
+    fn acknowledgements_echo_the_area_as_a_client_sends_it() {
+        for text in [
+            r#"{"tiles":[0,-1,2,3]}"#,
+            r#"{"x":1.5,"z":-2.0,"radius":10.0}"#,
+            "{}",
+        ] {
+            let ack: serde_json::Value =
+                serde_json::from_str(&area_applied(&area(text).unwrap(), 7)).unwrap();
+            assert_eq!(ack["type"], "area");
+            assert_eq!(ack["revision"], 7);
+            let sent: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(ack["area"], sent);
+            assert_eq!(area(&ack["area"].to_string()), area(text));
+        }
+    }
+
+    #[test]
+    fn area_errors_name_the_field_by_its_path() {
+        let field = |text: &str| area(text).unwrap_err().field().map(String::from);
+        assert_eq!(field(r#"{"tiles": [1, 2, 3]}"#).as_deref(), Some("tiles"));
+        assert_eq!(
+            field(r#"{"tiles": [0, "a", 1, 1]}"#).as_deref(),
+            Some("tiles[1]")
+        );
+        assert_eq!(field(r#"{"tiles": null}"#).as_deref(), Some("tiles"));
+        assert_eq!(
+            field(r#"{"tiles": [1, 0, 0, 0]}"#).as_deref(),
+            Some("tiles")
+        );
+        assert_eq!(
+            field(r#"{"x": 1, "z": "2", "radius": 3}"#).as_deref(),
+            Some("z")
+        );
+        assert_eq!(
+            field(r#"{"x": 1, "z": 2, "radius": -3}"#).as_deref(),
+            Some("radius")
+        );
+        assert_eq!(field(r#"{"foo": 1}"#).as_deref(), Some("area"));
+        assert_eq!(field(r#"{} {}"#).as_deref(), Some("area"));
+        assert_eq!(field("{").as_deref(), Some("area"));
+        let err = area(r#"{"tiles": [1, 2, 3]}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tiles: must be [minTx, minTz, maxTx, maxTz]"
+        );
+        assert!(
+            area("nope")
+                .unwrap_err()
+                .to_string()
+                .starts_with("area: not JSON")
+        );
+        // Unknown fields beside a known one are ignored, as before.
+        assert!(matches!(
+            area(r#"{"tiles": [0, 0, 1, 1], "note": "x"}"#),
+            Ok(Area::Tiles { max_tx: 1, .. })
+        ));
+    }
+}

@@ -1,0 +1,162 @@
+//! [`Settings`]: every top-level configuration key, declared once. Each field is at the
+//! same time a key of the TOML file (serde, unknown keys refused), a flag and a
+//! `TERRAIN_*` environment variable (clap's derive and `env`); its doc comment is the
+//! flag's help. Every value is optional: `None` where a source is silent. The sources
+//! are layered by clap itself ([`super::Cli::layer_over`]: each flag or variable given
+//! replaces the file's value) and the result resolved, with the defaults, into a
+//! [`super::Config`].
+
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
+
+use clap::Args;
+use serde::Deserialize;
+
+use super::{
+    LogFormat, StoreSettings, WorldSpec, de,
+    lifecycle::{self, WarmRadius},
+    values,
+};
+use crate::auth::AdminToken;
+
+/// One source's view of the configuration: `None` where the source is silent.
+#[derive(Debug, Clone, Default, PartialEq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Address for gRPC and HTTP [default: 127.0.0.1:8080].
+    #[arg(long, env = "TERRAIN_LISTEN", value_name = "ADDR", value_parser = values::parse_listen)]
+    #[serde(deserialize_with = "de::listen")]
+    pub listen: Option<SocketAddr>,
+
+    /// Directory for the server's data, created at start-up [default: data].
+    #[arg(long, env = "TERRAIN_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// A hosted world, `ID:GENERATOR[:SEED]`; repeat for more (the environment variable
+    /// takes a comma-separated list). Replaces the file's `[[worlds]]`.
+    #[arg(
+        long = "world",
+        env = "TERRAIN_WORLDS",
+        value_name = "ID:GENERATOR[:SEED]",
+        value_delimiter = ',',
+        value_parser = str::parse::<WorldSpec>
+    )]
+    pub worlds: Option<Vec<WorldSpec>>,
+
+    /// Largest accepted |x| and |z|, in metres; at most 2^46 = 70368744177664, what the
+    /// tile grids can represent with room for ring ranges [default: 1e9].
+    #[arg(long, env = "TERRAIN_MAX_COORDINATE", value_name = "METRES", value_parser = values::parse_max_coordinate)]
+    #[serde(deserialize_with = "de::max_coordinate")]
+    pub max_coordinate: Option<f64>,
+
+    /// Most points in one batch request [default: 1000000].
+    #[arg(long, env = "TERRAIN_MAX_BATCH_POINTS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_batch_points: Option<usize>,
+
+    /// Most samples (nx * nz) in one heightmap [default: 4194304].
+    #[arg(long, env = "TERRAIN_MAX_HEIGHTMAP_SAMPLES", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_heightmap_samples: Option<usize>,
+
+    /// Bound on the graceful-shutdown drain, e.g. `10s`, `500ms` [default: 10s].
+    #[arg(long, env = "TERRAIN_SHUTDOWN_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub shutdown_timeout: Option<Duration>,
+
+    /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
+    #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
+    #[serde(deserialize_with = "de::parsed")]
+    pub log_format: Option<LogFormat>,
+
+    /// Token that flat-zone mutations must present as `Authorization: Bearer TOKEN`
+    /// [default: none; required to listen on a non-loopback address unless --insecure].
+    #[arg(long, env = "TERRAIN_ADMIN_TOKEN", value_name = "TOKEN", value_parser = str::parse::<AdminToken>, hide_env_values = true)]
+    #[serde(deserialize_with = "de::parsed")]
+    pub admin_token: Option<AdminToken>,
+
+    /// Allow listening on a non-loopback address without an admin token
+    /// (`true`/`false`, `1`/`0`, `yes`/`no`) [default: false].
+    #[arg(long, env = "TERRAIN_INSECURE", value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
+    pub insecure: Option<bool>,
+
+    /// Largest zone width, depth, radius, blend radius or carve inset, in metres
+    /// [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_ZONE_SIZE", value_name = "METRES", value_parser = values::parse_max_zone_size)]
+    #[serde(deserialize_with = "de::positive")]
+    pub max_zone_size: Option<f64>,
+
+    /// Most flat zones in one world [default: 100000].
+    #[arg(long, env = "TERRAIN_MAX_ZONES_PER_WORLD", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_zones_per_world: Option<usize>,
+
+    /// Period of the per-world flat-zone statistics log line [default: 60s].
+    #[arg(long, env = "TERRAIN_STATS_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub stats_interval: Option<Duration>,
+
+    /// Memory budget of the tile mesh cache, in bytes [default: 268435456].
+    #[arg(long, env = "TERRAIN_MESH_CACHE_BYTES", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub mesh_cache_bytes: Option<usize>,
+
+    /// Events queued per subscriber before it is cut off with a resync [default: 1024].
+    #[arg(long, env = "TERRAIN_SUBSCRIBER_QUEUE", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub subscriber_queue: Option<usize>,
+
+    /// Revisions of mutation log kept per world for resuming subscribers [default: 100000].
+    #[arg(long, env = "TERRAIN_EVENT_HISTORY", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub event_history: Option<usize>,
+
+    /// Tiles beyond a viewer's view in its sim ring [default: 0.5].
+    #[arg(long, env = "TERRAIN_SIM_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
+    pub sim_range: Option<f64>,
+
+    /// Tiles beyond a viewer's view in its spawn ring [default: 1].
+    #[arg(long, env = "TERRAIN_SPAWN_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
+    pub spawn_range: Option<f64>,
+
+    /// Tiles beyond a viewer's view in its active ring [default: 2].
+    #[arg(long, env = "TERRAIN_ACTIVE_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
+    pub active_range: Option<f64>,
+
+    /// How long a tile outside every active ring stays before it is culled [default: 10s].
+    #[arg(long, env = "TERRAIN_CULL_GRACE", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub cull_grace: Option<Duration>,
+
+    /// How long a viewer reported over HTTP lives without an update [default: 60s].
+    #[arg(long, env = "TERRAIN_VIEWER_TTL", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub viewer_ttl: Option<Duration>,
+
+    /// Most viewers in one world [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_VIEWERS_PER_WORLD", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_viewers_per_world: Option<usize>,
+
+    /// Tiles around each spawn point meshed before the server is ready, or `off`
+    /// [default: 2].
+    #[arg(long, env = "TERRAIN_WARM_RADIUS", value_name = "TILES", value_parser = lifecycle::parse_warm_flag)]
+    #[serde(deserialize_with = "de::warm_radius")]
+    pub warm_radius: Option<WarmRadius>,
+
+    /// The `store` table, or the `--store-*` flags.
+    #[command(flatten)]
+    pub store: StoreSettings,
+}
+
+impl Settings {
+    /// These settings with the file-relative paths of their worlds resolved against
+    /// `base` (the configuration file's directory).
+    pub(super) fn rebased(mut self, base: &std::path::Path) -> Settings {
+        if let Some(worlds) = &mut self.worlds {
+            for world in worlds {
+                world.rebase(base);
+            }
+        }
+        self
+    }
+}

@@ -1,0 +1,85 @@
+//! Why an event call failed: [`EventError`], one variant per cause, classified for
+//! the edge by [`crate::error::ServiceError`].
+
+use crate::{
+    error::{ErrorCode, ServiceError},
+    store::StoreError,
+};
+
+/// A refused or failed event call.
+#[derive(Debug, thiserror::Error)]
+pub enum EventError {
+    /// `UpdateSubscription` named no open subscription (it ended, or never was).
+    #[error("subscriptionId: no open subscription {id:?}")]
+    UnknownSubscription { id: String },
+    /// A resume point after the world's current revision.
+    #[error("fromRevision: {from} is after the current revision {current}")]
+    FromAhead { from: u64, current: u64 },
+    /// The hubs are not attached yet (the store and worlds are still opening).
+    #[error("events: not started")]
+    NotStarted,
+    /// A hosted world without a hub: a bug.
+    #[error("events: no hub for world {world:?}")]
+    NoHub { world: String },
+    /// The replay task panicked or was cancelled.
+    #[error("event replay task: {0}")]
+    ReplayTask(String),
+    /// Reading the mutation log for a replay failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ServiceError for EventError {
+    fn error_code(&self) -> ErrorCode {
+        match self {
+            EventError::UnknownSubscription { .. } | EventError::FromAhead { .. } => {
+                ErrorCode::InvalidArgument
+            }
+            EventError::NotStarted => ErrorCode::Unavailable,
+            EventError::NoHub { .. } | EventError::ReplayTask(_) | EventError::Store(_) => {
+                ErrorCode::Internal
+            }
+        }
+    }
+
+    fn field(&self) -> Option<&str> {
+        match self {
+            EventError::UnknownSubscription { .. } => Some("subscriptionId"),
+            EventError::FromAhead { .. } => Some("fromRevision"),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ApiError;
+
+    #[test]
+    fn refusals_name_their_field_and_failures_are_internal() {
+        let err = ApiError::from(EventError::FromAhead {
+            from: 9,
+            current: 3,
+        });
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        assert_eq!(err.field(), Some("fromRevision"));
+        assert_eq!(
+            err.to_string(),
+            "fromRevision: 9 is after the current revision 3"
+        );
+        let err = ApiError::from(EventError::UnknownSubscription { id: "7-ab".into() });
+        assert_eq!(
+            (err.code(), err.field()),
+            (ErrorCode::InvalidArgument, Some("subscriptionId"))
+        );
+        assert_eq!(
+            ApiError::from(EventError::NotStarted).code(),
+            ErrorCode::Unavailable
+        );
+        let err = ApiError::from(EventError::NoHub {
+            world: "main".into(),
+        });
+        assert_eq!((err.code(), err.field()), (ErrorCode::Internal, None));
+    }
+}
