@@ -3,6 +3,23 @@
 
 use crate::zones::Bounds;
 
+/// The largest tile index, in magnitude, that [`TileLayout::checked_tile_of`] and
+/// [`tile_index`] accept: 2^52, so every index is exact as an `f64` and the difference
+/// of two indices (plus one) fits an `i64` with room to spare.
+pub const MAX_TILE_INDEX: i64 = 1 << 52;
+
+/// `t` (a whole number, e.g. the result of `floor`) as a tile index, or `None` when it
+/// is not finite or beyond `±MAX_TILE_INDEX`. Never saturates: `1e300` is refused, not
+/// turned into `i64::MAX`.
+pub fn tile_index(t: f64) -> Option<i64> {
+    // Both bounds are exact in f64; NaN fails the comparison.
+    if t.abs() <= MAX_TILE_INDEX as f64 {
+        Some(t as i64)
+    } else {
+        None
+    }
+}
+
 /// The mesh tile grid of a world.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TileLayout {
@@ -27,7 +44,16 @@ impl TileLayout {
         if self.centred { o - self.size / 2.0 } else { o }
     }
 
+    /// The tile that owns coordinate `c` (a tile owns `[origin, origin + size)`), or
+    /// `None` when that tile's index is beyond `±MAX_TILE_INDEX` (or `c` is not finite).
+    pub fn checked_tile_of(&self, c: f64) -> Option<i64> {
+        let shift = if self.centred { 0.5 } else { 0.0 };
+        tile_index(libm::floor(c / self.size + shift))
+    }
+
     /// The tile that owns coordinate `c` (a tile owns `[origin, origin + size)`).
+    /// Saturates far outside the grid: callers whose input is not bounded to the grid
+    /// use [`TileLayout::checked_tile_of`].
     pub fn tile_of(&self, c: f64) -> i64 {
         let shift = if self.centred { 0.5 } else { 0.0 };
         libm::floor(c / self.size + shift) as i64
@@ -72,6 +98,27 @@ mod tests {
         assert_eq!(HYPERSCAPE.tile_of(-50.0), 0);
         assert_eq!(HYPERSCAPE.tile_of(-50.001), -1);
         assert_eq!(HYPERSCAPE.origin(1), 50.0);
+    }
+
+    #[test]
+    fn checked_tiles_refuse_what_does_not_fit() {
+        assert_eq!(HYPERSCAPE.checked_tile_of(49.999), Some(0));
+        assert_eq!(HYPERSCAPE.checked_tile_of(-50.001), Some(-1));
+        let edge = MAX_TILE_INDEX as f64 * 100.0;
+        assert_eq!(HYPERSCAPE.checked_tile_of(edge), Some(MAX_TILE_INDEX));
+        assert_eq!(HYPERSCAPE.checked_tile_of(-edge), Some(-MAX_TILE_INDEX));
+        for c in [
+            4.0 * edge,
+            -1e21 * 100.0,
+            1e299,
+            -1e300,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(HYPERSCAPE.checked_tile_of(c), None, "{c}");
+        }
+        assert_eq!(tile_index(-3.0), Some(-3));
+        assert_eq!(tile_index(1e19), None);
     }
 
     #[test]

@@ -20,7 +20,10 @@
 //!   [`store::nats`]: NATS JetStream key-value shared by replicas. [`events`]: pushed tile events (hubs, resumable
 //!   subscriptions), served by `api::ws_events` and `api::grpc_events`.
 //! - [`mesh`]: the bounded tile mesh cache, kept current by the first commit listener.
-//! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals.
+//! - [`lifecycle`]: viewers, their tile rings, live tiles and culling (its tasks are
+//!   owned by [`shutdown::Tasks`]). [`validate`]: the input checks the domain shares.
+//! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals,
+//!   and the owner of every background task.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_server::Error> {
@@ -55,6 +58,7 @@ pub mod store;
 pub mod telemetry;
 #[cfg(test)]
 mod test_support;
+pub mod validate;
 pub mod world;
 
 pub use auth::AdminToken;

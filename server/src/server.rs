@@ -3,14 +3,25 @@
 //! [`Server::run`] (serve until the cancellation token fires, then drain for at most
 //! `shutdown_timeout`), and [`Server::spawn`] for running it in the background.
 //!
+//! Every background task (lifecycle workers and timers, `TrackViewers` stream
+//! readers, zone statistics, metrics upkeep, the readiness reporter) is spawned on the
+//! server's one [`Tasks`] and ends on its token.
+//!
 //! Shutdown order: the token fires; readiness drops (`/readyz` 503, gRPC health
-//! `NOT_SERVING`); the listener stops accepting and open connections are asked to
-//! close (HTTP/2 `GOAWAY`, idle HTTP/1.1 closed) while in-flight requests finish; after
-//! `shutdown_timeout`, `run` returns regardless, abandoning what is left (in the binary
-//! the runtime then ends, which aborts it).
+//! `NOT_SERVING`); the background tasks' token fires (open lifecycle streams end, so
+//! they do not hold up the drain); the listener stops accepting and open connections
+//! are asked to close (HTTP/2 `GOAWAY`, idle HTTP/1.1 closed) while in-flight requests
+//! finish; then `run` waits for the background tasks. After `shutdown_timeout` (at
+//! least [`TASKS_MIN_WAIT`] for the tasks), `run` returns regardless, abandoning what
+//! is left (in the binary the runtime then ends, which aborts it).
 
 use std::{
-    future::IntoFuture, net::SocketAddr, path::PathBuf, pin::pin, sync::Arc, time::Duration,
+    future::IntoFuture,
+    net::SocketAddr,
+    path::PathBuf,
+    pin::pin,
+    sync::Arc,
+    time::{Duration, Instant},
 };
 
 use axum::{Router, serve::ListenerExt};
@@ -28,6 +39,7 @@ use crate::{
     mesh::MeshCache,
     metrics::Metrics,
     query::QueryEngine,
+    shutdown::Tasks,
     store::{
         StoreError, ZoneStore,
         embedded::EmbeddedLog,
@@ -44,6 +56,9 @@ use crate::{
 
 /// How often buffered histogram samples are folded in when nobody scrapes.
 const METRICS_UPKEEP: Duration = Duration::from_secs(5);
+/// The least time shutdown waits for the background tasks, even after a drain that
+/// used all of `shutdown_timeout`.
+pub const TASKS_MIN_WAIT: Duration = Duration::from_secs(1);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -94,7 +109,7 @@ pub enum ServeError {
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
     #[error("baking the worlds: {0}")]
-    Bake(crate::error::ApiError),
+    Bake(crate::lifecycle::LifecycleError),
 }
 
 /// Either way the server can fail.
@@ -120,6 +135,8 @@ pub struct Server {
     /// The zone store and the followers of the worlds' logs: closed when serving
     /// ends, so the data directory is free for the next server.
     storage: Storage,
+    /// Every background task; they end on its token.
+    tasks: Tasks,
 }
 
 impl Server {
@@ -140,6 +157,7 @@ impl Server {
             Arc::clone(&metrics),
         ));
         let (worlds, storage) = open_worlds(&config, &events, &meshes, &metrics).await?;
+        let tasks = Tasks::new();
         let lifecycles = Arc::new(Lifecycles::new(
             &worlds,
             config.lifecycle,
@@ -147,6 +165,7 @@ impl Server {
             &meshes,
             &metrics,
             &compute,
+            &tasks,
         ));
         let engine = QueryEngine::new(worlds, config.limits, compute, Arc::clone(&metrics), meshes);
         let state = Arc::new(ApiState {
@@ -174,6 +193,7 @@ impl Server {
             stats_interval: config.stats_interval,
             warm_radius: config.lifecycle.warm_radius,
             storage,
+            tasks,
         })
     }
 
@@ -187,14 +207,15 @@ impl Server {
     pub async fn run(self, shutdown: CancellationToken) -> Result<(), ServeError> {
         let addr = self.local_addr;
         info!(%addr, "listening on {addr}");
-        let upkeep = tokio::spawn(metrics_upkeep(
+        let tasks = &self.tasks;
+        tasks.spawn(metrics_upkeep(
             Arc::clone(&self.state.metrics),
-            shutdown.clone(),
+            tasks.token().clone(),
         ));
-        let zone_stats = tokio::spawn(stats::report_periodically(
+        tasks.spawn(stats::report_periodically(
             Arc::clone(self.state.engine.worlds()),
             self.stats_interval,
-            shutdown.clone(),
+            tasks.token().clone(),
         ));
         let stop_accepting = CancellationToken::new();
         // No Nagle: a response written in pieces (a large mesh, its trailers) would
@@ -210,7 +231,7 @@ impl Server {
         let mut serve = pin!(serve);
         let engine = &self.state.engine;
         let threads = engine.compute().threads();
-        self.state.lifecycles.spawn_tasks(threads, &shutdown);
+        self.state.lifecycles.spawn_tasks(threads);
         let bake = async {
             for world in engine.worlds().iter() {
                 let baked = bake::bake(
@@ -225,17 +246,17 @@ impl Server {
             }
             self.state.readiness.set(true).await;
             info!("ready: every world baked");
-            Ok::<_, crate::error::ApiError>(())
+            Ok::<_, crate::lifecycle::LifecycleError>(())
         };
         let mut bake = pin!(bake);
         let mut baking = true;
-        let mut storage = self.storage;
+        let storage = self.storage;
         if storage.shared {
-            storage.reporter = Some(tokio::spawn(report_readiness(
+            tasks.spawn(report_readiness(
                 Arc::clone(&storage.replication),
                 Arc::clone(&self.state),
-                shutdown.clone(),
-            )));
+                tasks.token().clone(),
+            ));
         }
         let result = loop {
             tokio::select! {
@@ -253,15 +274,17 @@ impl Server {
                 }
             }
         };
+        let deadline = Instant::now() + self.shutdown_timeout;
         let result = match result {
             Some(result) => result,
             None => {
                 let timeout = self.shutdown_timeout;
                 info!(?timeout, "shutting down: draining in-flight requests");
                 self.state.readiness.set(false).await;
-                // Open event and lifecycle streams end now, so they do not hold up the drain.
+                // Open event and lifecycle streams end now, so they do not hold up the
+                // drain; the other background tasks are asked to end with them.
                 self.state.events.close();
-                self.state.lifecycles.close();
+                tasks.cancel();
                 stop_accepting.cancel();
                 match tokio::time::timeout(timeout, &mut serve).await {
                     Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
@@ -272,8 +295,8 @@ impl Server {
                 }
             }
         };
-        upkeep.abort();
-        zone_stats.abort();
+        let left = deadline.saturating_duration_since(Instant::now());
+        tasks.shutdown(left.max(TASKS_MIN_WAIT)).await;
         storage.close().await;
         if result.is_ok() {
             info!("shutdown complete");
@@ -303,18 +326,13 @@ struct Storage {
     /// Whether the logs are shared with other replicas (NATS): readiness then follows
     /// replication.
     shared: bool,
-    /// Keeps readiness in step with replication, with a shared store.
-    reporter: Option<JoinHandle<()>>,
 }
 
 impl Storage {
-    /// Stops following (and the readiness reporter), then closes the store on a
-    /// blocking thread (it waits for a commit in progress).
+    /// Stops following (the readiness reporter is one of the server's tasks), then
+    /// closes the store on a blocking thread (it waits for a commit in progress).
     async fn close(self) {
         self.replication.stop();
-        if let Some(reporter) = self.reporter {
-            reporter.abort();
-        }
         close_store(self.store).await;
     }
 }
@@ -447,7 +465,6 @@ async fn open_worlds(
         store,
         replication,
         shared: matches!(config.store, StoreConfig::Nats(_)),
-        reporter: None,
     };
     for (world, zones) in worlds.iter().zip(startup) {
         if let Err(err) = sources::register(world, zones).await {

@@ -4,7 +4,8 @@
 //! answers with a `snapshot` of the announced tiles, then every transition step of the
 //! world in order, and a `rejected` message for each update it refuses (which changes
 //! nothing; the stream goes on). Viewers reported on a stream belong to it and are
-//! removed when it ends. A listener that falls more than the step buffer behind gets a
+//! removed when it ends: its reader task (one of the server's tasks) ends with the
+//! answer stream and removes them as its last act. A listener that falls more than the step buffer behind gets a
 //! fresh `snapshot` instead of the steps it missed. Streams end (OK) at shutdown.
 //! Updates need `authorization: Bearer <token>` when an admin token is configured.
 
@@ -17,15 +18,16 @@ use terrain_proto::v1::{
     terrain_lifecycle_server::{TerrainLifecycle, TerrainLifecycleServer},
 };
 use tokio::sync::{broadcast::error::RecvError, mpsc};
+use tokio_util::sync::{CancellationToken, DropGuard};
 use tonic::{Request, Response, Status, Streaming, server::NamedService};
 
 use crate::{
     api::{ApiState, grpc_layout, grpc_zones::authorize},
     error::ApiError,
     lifecycle::{
-        Follow, WorldLifecycle,
+        StepFeed, WorldLifecycle,
         rings::Viewer,
-        tracker::{Change, Owner, Step},
+        tracker::{Owner, Step, TileChange},
     },
 };
 
@@ -61,9 +63,9 @@ fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
         .iter()
         .map(|t| {
             let (ring, kind) = match t.change {
-                Change::Entered(r) => (pb::Ring::from(r), pb::TransitionKind::Entered),
-                Change::Left(r) => (pb::Ring::from(r), pb::TransitionKind::Left),
-                Change::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
+                TileChange::Entered(r) => (pb::Ring::from(r), pb::TransitionKind::Entered),
+                TileChange::Left(r) => (pb::Ring::from(r), pb::TransitionKind::Left),
+                TileChange::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
             };
             pb::TileTransition {
                 tile: Some(pb::TileKey {
@@ -84,13 +86,13 @@ fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
     }
 }
 
-fn snapshot_proto(world: &str, follow: &Follow) -> pb::LifecycleEvent {
+fn snapshot_proto(world: &str, feed: &StepFeed) -> pb::LifecycleEvent {
     pb::LifecycleEvent {
         kind: Some(pb::lifecycle_event::Kind::Snapshot(pb::LiveTiles {
             world: world.to_string(),
-            sequence: follow.sequence,
-            viewers: u32::try_from(follow.viewers).unwrap_or(u32::MAX),
-            tiles: Some(pb::TileSets::from(&follow.announced)),
+            sequence: feed.sequence,
+            viewers: u32::try_from(feed.viewers).unwrap_or(u32::MAX),
+            tiles: Some(pb::TileSets::from(&feed.announced)),
         })),
     }
 }
@@ -128,9 +130,11 @@ fn apply(
             let id = v.id.clone();
             lc.upsert(Viewer::from(v), owner)
                 .map(drop)
-                .map_err(|e| (id, e))
+                .map_err(|e| (id, e.into()))
         }
-        Some(pb::viewer_update::Update::Remove(id)) => lc.remove(&id, owner).map_err(|e| (id, e)),
+        Some(pb::viewer_update::Update::Remove(id)) => {
+            lc.remove(&id, owner).map_err(|e| (id, e.into()))
+        }
         None => Err((
             String::new(),
             ApiError::invalid("update", "missing (required): upsert or remove"),
@@ -138,24 +142,61 @@ fn apply(
     }
 }
 
-/// Removes a stream's viewers when its answer stream is dropped.
-struct StreamViewers {
+/// Reads a stream's updates and applies them, until the stream's answer is dropped
+/// (`ended` fires: the client went away or the server shuts down); then removes the
+/// stream's viewers. The removal is the reader's last act, after its last update, so
+/// no update read late can re-add a viewer nobody would remove. An inbound side that
+/// ends first (half-close) leaves the viewers until the answer ends.
+async fn read_updates(
     lc: Arc<WorldLifecycle>,
     owner: Owner,
-}
-
-impl Drop for StreamViewers {
-    fn drop(&mut self) {
-        self.lc.remove_owner(self.owner);
+    first: pb::ViewerUpdate,
+    mut inbound: Streaming<pb::ViewerUpdate>,
+    rejections: mpsc::Sender<pb::LifecycleEvent>,
+    ended: CancellationToken,
+) {
+    // A first message without a change only names the world.
+    let mut next = Some(first).filter(|f| f.update.is_some());
+    loop {
+        let update = match next.take() {
+            Some(u) => u,
+            None => tokio::select! {
+                biased;
+                () = ended.cancelled() => break,
+                message = inbound.message() => match message {
+                    Ok(Some(u)) => u,
+                    // Half-closed or gone: the answer stream decides the rest.
+                    Ok(None) | Err(_) => {
+                        drop(inbound);
+                        ended.cancelled().await;
+                        break;
+                    }
+                },
+            },
+        };
+        if ended.is_cancelled() {
+            break;
+        }
+        if let Err((id, err)) = apply(&lc, owner, update) {
+            tokio::select! {
+                biased;
+                () = ended.cancelled() => break,
+                sent = rejections.send(rejected(&id, &err)) => if sent.is_err() { break },
+            }
+        }
     }
+    lc.remove_owner(owner);
 }
 
 /// What the answer stream owns.
 struct Outbound {
-    viewers: StreamViewers,
-    follow: Follow,
+    lc: Arc<WorldLifecycle>,
+    feed: StepFeed,
     rejections: mpsc::Receiver<pb::LifecycleEvent>,
-    closed: tokio_util::sync::CancellationToken,
+    /// Fires at shutdown (the answer ends) or when this is dropped (the reader ends
+    /// and removes the stream's viewers).
+    ended: CancellationToken,
+    _reader: DropGuard,
     /// The first message (the snapshot), until sent.
     first: Option<pb::LifecycleEvent>,
 }
@@ -165,18 +206,18 @@ impl Outbound {
         if let Some(first) = self.first.take() {
             return Some(first);
         }
-        let lc = &self.viewers.lc;
+        let lc = &self.lc;
         let world = lc.world().id();
         tokio::select! {
             biased;
-            () = self.closed.cancelled() => None,
+            () = self.ended.cancelled() => None,
             Some(rejection) = self.rejections.recv() => Some(rejection),
-            step = self.follow.steps.recv() => match step {
+            step = self.feed.steps.recv() => match step {
                 Ok(step) => Some(step_proto(world, &step)),
                 Err(RecvError::Lagged(missed)) => {
                     tracing::debug!(world, missed, "lifecycle listener fell behind; sending a snapshot");
-                    self.follow = lc.follow();
-                    Some(snapshot_proto(world, &self.follow))
+                    self.feed = lc.subscribe();
+                    Some(snapshot_proto(world, &self.feed))
                 }
                 Err(RecvError::Closed) => None,
             },
@@ -199,34 +240,25 @@ impl TerrainLifecycle for LifecycleApi {
         })?;
         let lc = Arc::clone(self.state.lifecycle(&first.world)?);
         let owner = lc.stream_owner();
-        let follow = lc.follow();
-        let snapshot = snapshot_proto(lc.world().id(), &follow);
+        let feed = lc.subscribe();
+        let snapshot = snapshot_proto(lc.world().id(), &feed);
         let (tx, rejections) = mpsc::channel(REJECTION_QUEUE);
-        let reader_lc = Arc::clone(&lc);
-        tokio::spawn(async move {
-            // A first message without a change only names the world.
-            let mut next = Some(first).filter(|f| f.update.is_some());
-            loop {
-                let update = match next.take() {
-                    Some(u) => u,
-                    None => match inbound.message().await {
-                        Ok(Some(u)) => u,
-                        // Half-closed or gone: the answer stream decides the rest.
-                        Ok(None) | Err(_) => return,
-                    },
-                };
-                if let Err((id, err)) = apply(&reader_lc, owner, update)
-                    && tx.send(rejected(&id, &err)).await.is_err()
-                {
-                    return;
-                }
-            }
-        });
+        let tasks = self.state.lifecycles.tasks();
+        let ended = tasks.token().child_token();
+        tasks.spawn(read_updates(
+            Arc::clone(&lc),
+            owner,
+            first,
+            inbound,
+            tx,
+            ended.clone(),
+        ));
         let outbound = Outbound {
-            viewers: StreamViewers { lc, owner },
-            follow,
+            lc,
+            feed,
             rejections,
-            closed: self.state.lifecycles.closed(),
+            ended: ended.clone(),
+            _reader: ended.drop_guard(),
             first: Some(snapshot),
         };
         let stream = stream::unfold(outbound, |mut out| async move {

@@ -13,7 +13,7 @@
 //! token>` when one is configured. An HTTP viewer not updated for `viewer_ttl` is
 //! dropped.
 
-use std::sync::Arc;
+use std::{fmt, sync::Arc};
 
 use axum::{
     Json, Router,
@@ -25,8 +25,11 @@ use axum::{
     http::{HeaderMap, StatusCode},
     routing::{get, put},
 };
-use serde::Serialize;
-use serde_json::Value;
+use serde::{
+    Deserialize, Deserializer, Serialize,
+    de::{self, MapAccess, Visitor},
+};
+use serde_path_to_error::Segment;
 
 use crate::{
     api::{
@@ -89,32 +92,72 @@ fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
         .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
 }
 
-/// Decodes `{"x", "z", "viewWidth", "viewDepth"}`, naming the field at fault.
-fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::invalid("body", format!("expected a JSON object: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(ApiError::invalid("body", "expected a JSON object"));
-    };
-    const FIELDS: [&str; 4] = ["x", "z", "viewWidth", "viewDepth"];
-    if let Some(unknown) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-        return Err(ApiError::invalid(
-            "body",
-            format!("unknown field {unknown:?} (expected x, z, viewWidth, viewDepth)"),
-        ));
+/// The keys of a viewer body.
+const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth"];
+
+/// A viewer body as decoded: each number, if given. Unknown keys are refused (as
+/// `deny_unknown_fields` would); a repeated key overrides the earlier one, as the body
+/// has always been read.
+#[derive(Debug, Default)]
+struct ViewerBody {
+    x: Option<f64>,
+    z: Option<f64>,
+    view_width: Option<f64>,
+    view_depth: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for ViewerBody {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = ViewerBody;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object {\"x\", \"z\", \"viewWidth\", \"viewDepth\"}")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ViewerBody, A::Error> {
+                let mut body = ViewerBody::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "x" => &mut body.x,
+                        "z" => &mut body.z,
+                        "viewWidth" => &mut body.view_width,
+                        "viewDepth" => &mut body.view_depth,
+                        other => return Err(de::Error::unknown_field(other, VIEWER_FIELDS)),
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(body)
+            }
+        }
+        deserializer.deserialize_map(Fields)
     }
-    let number = |field: &'static str| match map.get(field) {
-        None => Err(ApiError::invalid(field, "missing (required)")),
-        Some(v) => v
-            .as_f64()
-            .ok_or_else(|| ApiError::invalid(field, format!("expected a number, got {v}"))),
+}
+
+/// Decodes `{"x", "z", "viewWidth", "viewDepth"}` through serde, naming the field at
+/// fault from the decoder's path (`body` for the body as a whole).
+fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
+    let mut json = serde_json::Deserializer::from_slice(body);
+    let decoded: ViewerBody = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let field = match e.path().iter().next() {
+            Some(Segment::Map { key }) => key.clone(),
+            _ => "body".to_string(),
+        };
+        ApiError::invalid(field, e.into_inner().to_string())
+    })?;
+    // Nothing but whitespace after the object.
+    json.end()
+        .map_err(|e| ApiError::invalid("body", e.to_string()))?;
+    let number = |field: &'static str, v: Option<f64>| {
+        v.ok_or_else(|| ApiError::invalid(field, "missing (required)"))
     };
     Ok(Viewer {
         id,
-        x: number("x")?,
-        z: number("z")?,
-        view_width: number("viewWidth")?,
-        view_depth: number("viewDepth")?,
+        x: number("x", decoded.x)?,
+        z: number("z", decoded.z)?,
+        view_width: number("viewWidth", decoded.view_width)?,
+        view_depth: number("viewDepth", decoded.view_depth)?,
     })
 }
 
@@ -196,9 +239,18 @@ mod tests {
             ),
             (br#"[1,2]"#, "body"),
             (br#"{"x":1"#, "body"),
+            (br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4} x"#, "body"),
+            (br#"{"x":1e400,"z":2,"viewWidth":3,"viewDepth":4}"#, "x"),
         ] {
             let err = decode_viewer("v".into(), body).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");
         }
+        // Accepted as before: a repeated key's last value, any JSON number.
+        let again = decode_viewer(
+            "v".into(),
+            br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"x":-7e2} "#,
+        )
+        .expect("valid");
+        assert_eq!(again.x, -700.0);
     }
 }

@@ -11,13 +11,14 @@ use std::{
 
 use futures::{StreamExt, stream};
 use rayon::prelude::*;
-use terrain_core::layout::{Area, LayoutSurface};
+use terrain_core::{
+    layout::{Area, LayoutSurface},
+    tile::tile_index,
+};
 use tracing::info;
 
-use super::rings::Tile;
-use crate::{
-    compute::Compute, error::ApiError, mesh::MeshCache, query::layout::layout_error, world::World,
-};
+use super::{LifecycleError, rings::Tile};
+use crate::{compute::Compute, mesh::MeshCache, world::World};
 
 /// What one world's bake did.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,36 +30,52 @@ pub struct Baked {
     pub elapsed: Duration,
 }
 
-/// The chunks within `radius` chunks of each spawn point, deduplicated, row-major.
-pub fn spawn_chunks(surface: &LayoutSurface, spawns: &[[f64; 2]], radius: u32) -> Vec<(i64, i64)> {
-    let size = surface.config().chunk_size;
+/// The squares of `radius` cells on every side of each point's cell, deduplicated,
+/// row-major; `cell_of` maps a coordinate to its cell index (checked). A point whose
+/// cell is not representable is refused, naming `spawn`, before anything is iterated.
+fn squares(
+    spawns: &[[f64; 2]],
+    radius: u32,
+    cell_of: impl Fn(f64) -> Option<i64>,
+    what: &str,
+) -> Result<Vec<(i64, i64)>, LifecycleError> {
     let r = i64::from(radius);
-    let mut chunks = BTreeSet::new();
-    for [x, z] in spawns {
-        let (cx, cz) = ((x / size).floor() as i64, (z / size).floor() as i64);
+    let mut cells = BTreeSet::new();
+    for (i, [x, z]) in spawns.iter().enumerate() {
+        let beyond = || {
+            LifecycleError::invalid(
+                "spawn",
+                format!("spawn point {i} ({x}, {z}) is beyond the {what} grid"),
+            )
+        };
+        let (cx, cz) = (
+            cell_of(*x).ok_or_else(beyond)?,
+            cell_of(*z).ok_or_else(beyond)?,
+        );
+        // Cell indices are within +-2^52 and `r` within u32: no overflow.
         for dz in -r..=r {
             for dx in -r..=r {
-                chunks.insert((cz + dz, cx + dx));
+                cells.insert((cz + dz, cx + dx));
             }
         }
     }
-    chunks.into_iter().map(|(z, x)| (x, z)).collect()
+    Ok(cells.into_iter().map(|(z, x)| (x, z)).collect())
+}
+
+/// The chunks within `radius` chunks of each spawn point, deduplicated, row-major.
+pub fn spawn_chunks(
+    surface: &LayoutSurface,
+    spawns: &[[f64; 2]],
+    radius: u32,
+) -> Result<Vec<(i64, i64)>, LifecycleError> {
+    let size = surface.config().chunk_size;
+    squares(spawns, radius, |c| tile_index((c / size).floor()), "chunk")
 }
 
 /// The tiles within `radius` tiles of each spawn point's tile, deduplicated, row-major.
-pub fn spawn_tiles(world: &World, radius: u32) -> Vec<Tile> {
+pub fn spawn_tiles(world: &World, radius: u32) -> Result<Vec<Tile>, LifecycleError> {
     let layout = world.layout();
-    let r = i64::from(radius);
-    let mut tiles = BTreeSet::new();
-    for [x, z] in world.spawn() {
-        let (tx, tz) = (layout.tile_of(*x), layout.tile_of(*z));
-        for dz in -r..=r {
-            for dx in -r..=r {
-                tiles.insert((tz + dz, tx + dx));
-            }
-        }
-    }
-    tiles.into_iter().map(|(z, x)| (x, z)).collect()
+    squares(world.spawn(), radius, |c| layout.checked_tile_of(c), "tile")
 }
 
 /// Bakes `world`: its layout around the spawn points, then the meshes around them.
@@ -68,12 +85,12 @@ pub async fn bake(
     compute: &Compute,
     warm_radius: Option<u32>,
     parallel: usize,
-) -> Result<Baked, ApiError> {
+) -> Result<Baked, LifecycleError> {
     let start = Instant::now();
     info!(world = world.id(), "baking world");
     let mut chunks = 0;
     if let (Some(surface), Some(settings)) = (world.surface(), world.layer()) {
-        let list = spawn_chunks(surface, world.spawn(), settings.grid_radius);
+        let list = spawn_chunks(surface, world.spawn(), settings.grid_radius)?;
         let surface = Arc::clone(surface);
         let t = Instant::now();
         let count = list.len();
@@ -87,8 +104,7 @@ pub async fn bake(
                 })
             })
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-            .map_err(layout_error)?;
+            .map_err(|e| LifecycleError::Internal(e.to_string()))??;
         chunks = count;
         info!(
             world = world.id(),
@@ -99,7 +115,10 @@ pub async fn bake(
         );
     }
     let t = Instant::now();
-    let tiles = warm_radius.map_or_else(Vec::new, |r| spawn_tiles(world, r));
+    let tiles = match warm_radius {
+        Some(r) => spawn_tiles(world, r)?,
+        None => Vec::new(),
+    };
     let warmed = tiles.len();
     let results: Vec<Result<bool, crate::mesh::MeshError>> = stream::iter(tiles)
         .map(|tile| async move {
@@ -130,4 +149,24 @@ pub async fn bake(
         tiles: warmed,
         elapsed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ServiceError;
+
+    #[test]
+    fn spawn_squares_are_checked_before_they_are_iterated() {
+        let cell = |c: f64| tile_index((c / 100.0).floor());
+        let square = squares(&[[0.0, 0.0], [150.0, 0.0]], 1, cell, "tile").expect("cells");
+        // Cells -1..=1 and 0..=2 on x, -1..=1 on z: 4 x 3, deduplicated, row-major.
+        assert_eq!(square.len(), 12);
+        assert_eq!(square[0], (-1, -1));
+        assert_eq!(square[11], (2, 1));
+        for far in [[1e300, 0.0], [0.0, -1e21 * 100.0], [f64::NAN, 0.0]] {
+            let err = squares(&[far], 2, cell, "tile").unwrap_err();
+            assert_eq!(err.field(), Some("spawn"), "{err}");
+        }
+    }
 }

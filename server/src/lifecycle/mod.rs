@@ -2,48 +2,53 @@
 //! ground is live around the viewers game servers report, prepared before anyone
 //! stands on it and released when nobody needs it.
 //!
-//! - [`rings`]: viewers and the sim / spawn / active tile rings around their views.
+//! - [`rings`]: viewers and the sim / spawn / active tile rings around their views,
+//!   with checked tile arithmetic (a view beyond the grid or the tile limit is
+//!   refused before any range is iterated).
 //! - [`tracker`]: one world's viewers, ring counts, generation queue, cull schedule
 //!   and the transitions they produce (synchronous, under one lock).
+//! - [`tasks`]: the async side: workers that build queued tiles into the mesh cache
+//!   (nearest first), and a timer that culls tiles whose grace period ended, expires
+//!   silent HTTP viewers and garbage-collects layout chunks. The server's
+//!   [`Tasks`] owns them; they end on its token.
 //! - [`bake`]: the start-up bake: layout around spawn points, warm meshes.
-//! - [`WorldLifecycle`]: a tracker with its tasks: workers that build queued tiles
-//!   into the mesh cache (nearest first), and a timer that culls tiles whose grace
-//!   period ended, expires silent HTTP viewers and garbage-collects layout chunks.
+//! - [`error`]: [`LifecycleError`], classed for the edge (429 for a full world, 409
+//!   for a viewer another reporter owns, 413 for a view over the tile limit).
+//! - [`WorldLifecycle`]: a tracker behind its lock, the step broadcast and the
+//!   wake-ups of its tasks; [`Lifecycles`]: every world's.
 //!
 //! Transitions are broadcast per world in steps numbered by `sequence`; a step is
 //! sent while the tracker's lock is held, so every listener sees steps in order.
 
 pub mod bake;
+pub mod error;
 pub mod rings;
+pub mod tasks;
 pub mod tracker;
 
 use std::{
-    collections::{BTreeSet, HashMap},
-    pin::pin,
+    collections::HashMap,
     sync::{
         Arc, Mutex, MutexGuard,
         atomic::{AtomicU64, Ordering},
     },
-    time::{Duration, Instant},
+    time::Instant,
 };
 
-use terrain_core::layout::Area;
 use tokio::sync::{Notify, broadcast};
-use tokio_util::sync::CancellationToken;
 
+pub use self::error::LifecycleError;
 use self::{
-    rings::{Tile, Viewer},
+    rings::Viewer,
     tracker::{Owner, Step, TileSets, Tracker, tile_sets_of},
 };
 use crate::{
-    compute::Compute, config::LifecycleConfig, error::ApiError, mesh::MeshCache, metrics::Metrics,
+    compute::Compute, config::LifecycleConfig, mesh::MeshCache, metrics::Metrics, shutdown::Tasks,
     world::World, world::Worlds,
 };
 
 /// Steps a slow listener may fall behind before it gets a fresh snapshot instead.
 const STEP_BUFFER: usize = 1024;
-/// How often the timer wakes with nothing scheduled (viewer expiry, layout GC).
-const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
 
 /// One world's lifecycle.
 #[derive(Debug)]
@@ -55,17 +60,20 @@ pub struct WorldLifecycle {
     steps: broadcast::Sender<Arc<Step>>,
     /// Wakes the workers when tiles are queued.
     work: Notify,
-    /// Wakes the timer when a cull is scheduled.
+    /// Wakes the timer when a cull is scheduled before its deadline.
     timer: Notify,
+    /// Passes of the timer loop.
+    timer_wakes: AtomicU64,
     next_stream: AtomicU64,
     /// Builds layout chunks off the runtime.
     compute: Compute,
 }
 
-/// What a listener starts from: the announced tiles as of `sequence`, then every
-/// later step from `steps`.
+/// A listener's feed of transition steps: the announced tiles as of `sequence`, then
+/// every later step from `steps`. (Not to be confused with `world::follow`, which
+/// follows a shared zone store.)
 #[derive(Debug)]
-pub struct Follow {
+pub struct StepFeed {
     pub sequence: u64,
     pub viewers: usize,
     pub announced: TileSets,
@@ -98,6 +106,7 @@ impl WorldLifecycle {
             steps: broadcast::channel(STEP_BUFFER).0,
             work: Notify::new(),
             timer: Notify::new(),
+            timer_wakes: AtomicU64::new(0),
             next_stream: AtomicU64::new(1),
             compute,
         }
@@ -114,7 +123,7 @@ impl WorldLifecycle {
     }
 
     /// Adds or moves `viewer`; returns its ring sets.
-    pub fn upsert(&self, viewer: Viewer, owner: Owner) -> Result<TileSets, ApiError> {
+    pub fn upsert(&self, viewer: Viewer, owner: Owner) -> Result<TileSets, LifecycleError> {
         let mut tracker = self.lock();
         let (rects, step) = tracker.upsert(viewer, owner, Instant::now())?;
         self.after(&mut tracker, step);
@@ -122,15 +131,14 @@ impl WorldLifecycle {
     }
 
     /// Removes viewer `id`, or `NOT_FOUND`.
-    pub fn remove(&self, id: &str, owner: Owner) -> Result<(), ApiError> {
+    pub fn remove(&self, id: &str, owner: Owner) -> Result<(), LifecycleError> {
         let mut tracker = self.lock();
-        let step =
-            tracker
-                .remove(id, owner, Instant::now())
-                .ok_or_else(|| ApiError::UnknownViewer {
-                    world: self.world.id().to_string(),
-                    id: id.to_string(),
-                })?;
+        let step = tracker.remove(id, owner, Instant::now()).ok_or_else(|| {
+            LifecycleError::UnknownViewer {
+                world: self.world.id().to_string(),
+                id: id.to_string(),
+            }
+        })?;
         self.after(&mut tracker, step);
         Ok(())
     }
@@ -158,9 +166,9 @@ impl WorldLifecycle {
     }
 
     /// The announced tiles and a receiver of every later step, taken atomically.
-    pub fn follow(&self) -> Follow {
+    pub fn subscribe(&self) -> StepFeed {
         let tracker = self.lock();
-        Follow {
+        StepFeed {
             sequence: tracker.sequence(),
             viewers: tracker.viewers(),
             announced: tracker.announced(),
@@ -178,7 +186,10 @@ impl WorldLifecycle {
         if tracker.queued() > 0 {
             self.work.notify_waiters();
         }
-        if tracker.next_cull().is_some() {
+        // Only a cull due before the timer's deadline wakes it: waking it for every
+        // pending cull made it spin for the whole grace (a core at 100%, requests
+        // starved behind it).
+        if tracker.take_timer_wake() {
             self.timer.notify_one();
         }
         let counters = tracker.take_counters();
@@ -191,177 +202,16 @@ impl WorldLifecycle {
             tracker.queued(),
         );
     }
-
-    /// Starts `workers` generation workers and the timer; they stop on `shutdown`.
-    pub fn spawn_tasks(self: &Arc<Self>, workers: usize, shutdown: &CancellationToken) {
-        for _ in 0..workers.max(1) {
-            let me = Arc::clone(self);
-            let token = shutdown.clone();
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = token.cancelled() => {}
-                    () = me.work_loop() => {}
-                }
-            });
-        }
-        let me = Arc::clone(self);
-        let token = shutdown.clone();
-        tokio::spawn(async move {
-            tokio::select! {
-                () = token.cancelled() => {}
-                () = me.timer_loop() => {}
-            }
-        });
-    }
-
-    /// Builds queued tiles, nearest first, forever.
-    async fn work_loop(&self) {
-        loop {
-            let mut notified = pin!(self.work.notified());
-            notified.as_mut().enable();
-            let job = self.lock().next_job();
-            match job {
-                Some(tile) => self.generate(tile).await,
-                None => notified.await,
-            }
-        }
-    }
-
-    /// Builds `tile` into the mesh cache, then announces it.
-    async fn generate(&self, tile: Tile) {
-        let state = self.world.read_owned().await;
-        let result = self.meshes.prefetch(&self.world, state, tile).await;
-        let mut tracker = self.lock();
-        match result {
-            Ok(built) => {
-                let step = tracker.generated(tile, Instant::now());
-                self.metrics
-                    .lifecycle_counts(self.world.id(), u64::from(built), 0, 0);
-                self.after(&mut tracker, step);
-            }
-            Err(err) => {
-                tracing::error!(world = self.world.id(), ?tile, error = %err, "tile generation failed");
-                tracker.failed(tile);
-            }
-        }
-    }
-
-    /// Culls tiles whose grace ended and expires silent viewers, forever.
-    async fn timer_loop(&self) {
-        loop {
-            let mut notified = pin!(self.timer.notified());
-            notified.as_mut().enable();
-            let now = Instant::now();
-            let culled = {
-                let mut tracker = self.lock();
-                let expired = tracker.expire(now);
-                self.after(&mut tracker, expired);
-                let (step, culled) = tracker.cull_due(now);
-                self.after(&mut tracker, step);
-                culled
-            };
-            if !culled.is_empty() {
-                self.meshes.release(self.world.id(), &culled).await;
-                tracing::debug!(
-                    world = self.world.id(),
-                    tiles = culled.len(),
-                    "tiles culled"
-                );
-            }
-            self.maintain_layout().await;
-            let next = self.lock().next_cull();
-            let wake = next.map_or(SWEEP_INTERVAL, |at| {
-                at.saturating_duration_since(Instant::now())
-                    .min(SWEEP_INTERVAL)
-            });
-            tokio::select! {
-                () = tokio::time::sleep(wake) => {}
-                () = notified => {}
-            }
-        }
-    }
-
-    /// Worlds with a layout: prepares the chunks within `expand_radius` of every
-    /// viewer, and drops the cached chunks farther than `gc_radius` from every viewer
-    /// and outside the spawn grids (they regenerate identically when needed again).
-    async fn maintain_layout(&self) {
-        let (Some(surface), Some(settings)) = (self.world.surface(), self.world.layer()) else {
-            return;
-        };
-        let positions = self.lock().viewer_positions();
-        let surface = Arc::clone(surface);
-        let settings = *settings;
-        let spawn = self.world.spawn().to_vec();
-        let job = move || {
-            let size = surface.config().chunk_size;
-            let chunk_of = |v: f64| (v / size).floor() as i64;
-            // The squared distance from `p` to the nearest point of chunk `c`.
-            let dist2 = |c: (i64, i64), p: (f64, f64)| {
-                let axis = |k: i64, v: f64| {
-                    let (lo, hi) = (k as f64 * size, (k + 1) as f64 * size);
-                    (lo - v).max(0.0).max(v - hi)
-                };
-                let (dx, dz) = (axis(c.0, p.0), axis(c.1, p.1));
-                dx * dx + dz * dz
-            };
-            let reach = (settings.expand_radius / size).ceil() as i64;
-            let expand2 = settings.expand_radius * settings.expand_radius;
-            let mut wanted = BTreeSet::new();
-            for &(x, z) in &positions {
-                let (cx, cz) = (chunk_of(x), chunk_of(z));
-                for dz in -reach..=reach {
-                    for dx in -reach..=reach {
-                        let c = (cx + dx, cz + dz);
-                        if dist2(c, (x, z)) <= expand2 {
-                            wanted.insert((c.1, c.0));
-                        }
-                    }
-                }
-            }
-            let mut built = 0;
-            for (cz, cx) in wanted {
-                let (x, z) = ((cx as f64 + 0.5) * size, (cz as f64 + 0.5) * size);
-                // Chunks beyond the layout's range have no features: nothing to build.
-                if let Ok(area) = Area::new(x, z, x, z) {
-                    built += surface.prepare(&area).unwrap_or(0);
-                }
-            }
-            let pinned: BTreeSet<(i64, i64)> =
-                bake::spawn_chunks(&surface, &spawn, settings.grid_radius)
-                    .into_iter()
-                    .collect();
-            let gc2 = settings.gc_radius * settings.gc_radius;
-            let dropped = surface.retain_chunks(|c| {
-                pinned.contains(&c) || positions.iter().any(|&p| dist2(c, p) <= gc2)
-            });
-            (built, dropped, surface.cached_chunks())
-        };
-        match self.compute.run(job).await {
-            Ok((built, dropped, held)) => {
-                self.metrics.layout_chunks(self.world.id(), held, dropped);
-                if built > 0 || dropped > 0 {
-                    tracing::debug!(
-                        world = self.world.id(),
-                        built,
-                        dropped,
-                        held,
-                        "layout expanded around viewers and collected"
-                    );
-                }
-            }
-            Err(err) => {
-                tracing::error!(world = self.world.id(), error = %err, "layout upkeep failed")
-            }
-        }
-    }
 }
 
 /// Every world's lifecycle.
 #[derive(Debug)]
 pub struct Lifecycles {
     by_id: HashMap<String, Arc<WorldLifecycle>>,
-    /// Fires at shutdown: open streams end.
-    closed: CancellationToken,
+    /// The server's background tasks: these worlds' workers and timers, and the
+    /// readers of open `TrackViewers` streams. Its token fires at shutdown: open
+    /// streams end.
+    tasks: Tasks,
 }
 
 impl Lifecycles {
@@ -372,6 +222,7 @@ impl Lifecycles {
         meshes: &Arc<MeshCache>,
         metrics: &Arc<Metrics>,
         compute: &Compute,
+        tasks: &Tasks,
     ) -> Self {
         let by_id = worlds
             .iter()
@@ -389,18 +240,13 @@ impl Lifecycles {
             .collect();
         Lifecycles {
             by_id,
-            closed: CancellationToken::new(),
+            tasks: tasks.clone(),
         }
     }
 
-    /// Fires when the server shuts down.
-    pub fn closed(&self) -> CancellationToken {
-        self.closed.clone()
-    }
-
-    /// Ends every open `TrackViewers` stream (shutdown).
-    pub fn close(&self) {
-        self.closed.cancel();
+    /// The tasks that own stream readers; its token fires when the server shuts down.
+    pub fn tasks(&self) -> &Tasks {
+        &self.tasks
     }
 
     /// Every world's lifecycle, in id order.
@@ -415,10 +261,10 @@ impl Lifecycles {
         self.by_id.get(id)
     }
 
-    /// Starts every world's tasks.
-    pub fn spawn_tasks(&self, workers: usize, shutdown: &CancellationToken) {
+    /// Starts every world's workers and timer.
+    pub fn spawn_tasks(&self, workers: usize) {
         for lc in self.iter() {
-            lc.spawn_tasks(workers, shutdown);
+            lc.spawn_tasks(workers, &self.tasks);
         }
     }
 }

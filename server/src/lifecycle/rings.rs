@@ -5,9 +5,16 @@
 //! interior overlaps the grown rectangle's (a tile merely touching its edge is out,
 //! so a centred view gets a centred ring), and at least the tile under the viewer.
 
-use terrain_core::TileLayout;
+use terrain_core::{
+    TileLayout,
+    tile::{MAX_TILE_INDEX, tile_index},
+};
 
-use crate::{config::Rings, error::ApiError, query::check_coordinate};
+use super::error::LifecycleError;
+use crate::{
+    config::Rings,
+    validate::{check_coordinate, check_extent},
+};
 
 /// The longest viewer id.
 pub const MAX_VIEWER_ID_LEN: usize = 128;
@@ -19,34 +26,23 @@ pub use terrain_model::{Ring, Tile, Viewer};
 
 /// Checks every field of `viewer`; errors name it (`id`, `x`, `z`, `viewWidth`,
 /// `viewDepth`).
-pub fn check_viewer(viewer: &Viewer, max_coordinate: f64) -> Result<(), ApiError> {
+pub fn check_viewer(viewer: &Viewer, max_coordinate: f64) -> Result<(), LifecycleError> {
     check_viewer_id(&viewer.id)?;
-    check_coordinate(viewer.x, max_coordinate).map_err(|r| ApiError::invalid("x", r))?;
-    check_coordinate(viewer.z, max_coordinate).map_err(|r| ApiError::invalid("z", r))?;
+    check_coordinate(viewer.x, max_coordinate).map_err(|r| LifecycleError::invalid("x", r))?;
+    check_coordinate(viewer.z, max_coordinate).map_err(|r| LifecycleError::invalid("z", r))?;
     for (field, v) in [
         ("viewWidth", viewer.view_width),
         ("viewDepth", viewer.view_depth),
     ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(ApiError::invalid(
-                field,
-                format!("must be a finite number of metres >= 0, got {v}"),
-            ));
-        }
-        if v > 2.0 * max_coordinate {
-            return Err(ApiError::invalid(
-                field,
-                format!("must be at most {} metres, got {v}", 2.0 * max_coordinate),
-            ));
-        }
+        check_extent(v, 2.0 * max_coordinate).map_err(|r| LifecycleError::invalid(field, r))?;
     }
     Ok(())
 }
 
 /// `[A-Za-z0-9_.:-]{1,128}`.
-pub fn check_viewer_id(id: &str) -> Result<(), ApiError> {
+pub fn check_viewer_id(id: &str) -> Result<(), LifecycleError> {
     if id.is_empty() || id.len() > MAX_VIEWER_ID_LEN {
-        return Err(ApiError::invalid(
+        return Err(LifecycleError::invalid(
             "id",
             format!("must be 1 to {MAX_VIEWER_ID_LEN} characters long"),
         ));
@@ -55,7 +51,7 @@ pub fn check_viewer_id(id: &str) -> Result<(), ApiError> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
     {
-        return Err(ApiError::invalid(
+        return Err(LifecycleError::invalid(
             "id",
             format!("{id:?} may only contain A-Z, a-z, 0-9, '_', '-', '.' and ':'"),
         ));
@@ -78,60 +74,136 @@ impl TileRect {
         (self.x0..=self.x1).contains(&tx) && (self.z0..=self.z1).contains(&tz)
     }
 
-    /// The number of tiles inside.
-    pub fn count(&self) -> u64 {
-        (self.x1 - self.x0 + 1) as u64 * (self.z1 - self.z0 + 1) as u64
+    /// The number of tiles inside, or `None` when it does not fit a `u64` (an
+    /// inverted rectangle counts 0). Checked: never wraps into a small count.
+    pub fn count(&self) -> Option<u64> {
+        let side = |lo: i64, hi: i64| -> Option<u64> {
+            if hi < lo {
+                return Some(0);
+            }
+            u64::try_from(hi.checked_sub(lo)?).ok()?.checked_add(1)
+        };
+        side(self.x0, self.x1)?.checked_mul(side(self.z0, self.z1)?)
     }
 
-    /// Every tile, row-major (z outer, x inner).
+    /// Every tile, row-major (z outer, x inner). Callers bound [`TileRect::count`]
+    /// first ([`checked_rings`] does).
     pub fn tiles(self) -> impl Iterator<Item = Tile> {
         (self.z0..=self.z1).flat_map(move |z| (self.x0..=self.x1).map(move |x| (x, z)))
     }
 }
 
+/// One axis of a viewer, as the ring arithmetic needs it.
+struct Axis {
+    /// The viewer's coordinate and its field (`x` or `z`).
+    at: f64,
+    at_field: &'static str,
+    /// The view's extent and its field (`viewWidth` or `viewDepth`).
+    extent: f64,
+    extent_field: &'static str,
+}
+
 /// The tiles on one axis whose interior overlaps `[lo, hi]`, and at least the tile
-/// holding `lo`.
-fn span(layout: &TileLayout, lo: f64, hi: f64) -> (i64, i64) {
-    let first = layout.tile_of(lo);
+/// holding `lo`; `None` when either end is beyond the tile grid.
+fn span(layout: &TileLayout, lo: f64, hi: f64) -> Option<(i64, i64)> {
+    let first = layout.checked_tile_of(lo)?;
     // The last tile starting strictly before `hi`.
     let shift = if layout.centred { 0.5 } else { 0.0 };
-    let last = (hi / layout.size + shift).ceil() as i64 - 1;
-    (first, last.max(first))
+    let last = tile_index((hi / layout.size + shift).ceil() - 1.0)?;
+    Some((first, last.max(first)))
 }
 
-/// A viewer's three rings, narrowest first.
-pub fn rings_of(layout: &TileLayout, rings: &Rings, v: &Viewer) -> [TileRect; 3] {
-    rings.widths().map(|r| {
+/// The spans of one axis for each ring width (in tiles), narrowest first. Everything
+/// is checked in metres and tiles as `f64` before any tile index exists: a viewer
+/// beyond the tile grid names its coordinate, a view wider than
+/// [`MAX_VIEWER_TILES`] tiles names its extent, and no index saturates.
+fn axis_spans(
+    layout: &TileLayout,
+    widths: [f64; 3],
+    axis: &Axis,
+) -> Result<[(i64, i64); 3], LifecycleError> {
+    if layout.checked_tile_of(axis.at).is_none() {
+        return Err(LifecycleError::invalid(
+            axis.at_field,
+            format!(
+                "{} is beyond the tile grid (tile indices within +-{MAX_TILE_INDEX} of {} m)",
+                axis.at, layout.size
+            ),
+        ));
+    }
+    let widest = widths.iter().copied().fold(0.0, f64::max);
+    let across = (axis.extent + 2.0 * widest * layout.size) / layout.size;
+    // Along one axis the ring has at least one tile on the other, so this bounds it.
+    if across.is_nan() || across > MAX_VIEWER_TILES as f64 {
+        return Err(LifecycleError::view_too_large(
+            axis.extent_field,
+            format!(
+                "the view's active ring spans about {across:.0} tiles along one axis, more than {MAX_VIEWER_TILES} in all"
+            ),
+        ));
+    }
+    let mut spans = [(0, 0); 3];
+    for (slot, r) in spans.iter_mut().zip(widths) {
         let grow = r * layout.size;
-        let (x0, x1) = span(
-            layout,
-            v.x - v.view_width / 2.0 - grow,
-            v.x + v.view_width / 2.0 + grow,
-        );
-        let (z0, z1) = span(
-            layout,
-            v.z - v.view_depth / 2.0 - grow,
-            v.z + v.view_depth / 2.0 + grow,
-        );
-        TileRect { x0, z0, x1, z1 }
-    })
+        let half = axis.extent / 2.0;
+        *slot = span(layout, axis.at - half - grow, axis.at + half + grow).ok_or_else(|| {
+            LifecycleError::invalid(
+                axis.at_field,
+                format!(
+                    "the rings around {} reach beyond the tile grid (tile indices within +-{MAX_TILE_INDEX})",
+                    axis.at
+                ),
+            )
+        })?;
+    }
+    Ok(spans)
 }
 
-/// The rings of a validated viewer, refused when the active ring is too large.
+/// A viewer's three rings, narrowest first, or why they cannot be held: the viewer or
+/// its rings are beyond the tile grid (`x` / `z`), or the active ring covers more than
+/// [`MAX_VIEWER_TILES`] (`viewWidth` / `viewDepth`, `TooLarge`). Call after
+/// [`Viewer::validate`].
 pub fn checked_rings(
     layout: &TileLayout,
     rings: &Rings,
     v: &Viewer,
-) -> Result<[TileRect; 3], ApiError> {
-    let rects = rings_of(layout, rings, v);
+) -> Result<[TileRect; 3], LifecycleError> {
+    let widths = rings.widths();
+    let xs = axis_spans(
+        layout,
+        widths,
+        &Axis {
+            at: v.x,
+            at_field: "x",
+            extent: v.view_width,
+            extent_field: "viewWidth",
+        },
+    )?;
+    let zs = axis_spans(
+        layout,
+        widths,
+        &Axis {
+            at: v.z,
+            at_field: "z",
+            extent: v.view_depth,
+            extent_field: "viewDepth",
+        },
+    )?;
+    let rects = [0, 1, 2].map(|k| TileRect {
+        x0: xs[k].0,
+        x1: xs[k].1,
+        z0: zs[k].0,
+        z1: zs[k].1,
+    });
     let count = rects[Ring::Active as usize].count();
-    if count > MAX_VIEWER_TILES {
+    if count.is_none_or(|c| c > MAX_VIEWER_TILES) {
         let field = if v.view_width >= v.view_depth {
             "viewWidth"
         } else {
             "viewDepth"
         };
-        return Err(ApiError::too_large(
+        let count = count.map_or_else(|| "too many".to_string(), |c| c.to_string());
+        return Err(LifecycleError::view_too_large(
             field,
             format!("the view's active ring covers {count} tiles, more than {MAX_VIEWER_TILES}"),
         ));
@@ -149,7 +221,11 @@ pub fn tile_dist2(layout: &TileLayout, tile: Tile, x: f64, z: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::lifecycle::DEFAULT_RINGS;
+    use crate::{config::lifecycle::DEFAULT_RINGS, error::ServiceError};
+
+    fn rings_of(layout: &TileLayout, rings: &Rings, v: &Viewer) -> [TileRect; 3] {
+        checked_rings(layout, rings, v).expect("rings within the limits")
+    }
 
     fn rect(x0: i64, z0: i64, x1: i64, z1: i64) -> TileRect {
         TileRect { x0, z0, x1, z1 }
@@ -190,7 +266,7 @@ mod tests {
         assert_eq!(r[0], rect(-1, -1, 1, 1));
         assert_eq!(r[1], rect(-2, -1, 2, 1));
         assert_eq!(r[2], rect(-3, -2, 3, 2));
-        assert_eq!(r[2].count(), 35);
+        assert_eq!(r[2].count(), Some(35));
 
         // Moved to (30, -70): x [-70, 130] grown by 50 -> [-120, 180]: tiles whose
         // spans [100t - 50, 100t + 50) overlap: t = -1 ([-150,-50)) .. 2 ([150,250)).
@@ -247,5 +323,48 @@ mod tests {
         let huge = viewer(0.0, 0.0, 100_000.0, 20_000.0);
         let err = checked_rings(&CENTRED, &DEFAULT_RINGS, &huge).unwrap_err();
         assert_eq!(err.field(), Some("viewWidth"));
+    }
+
+    #[test]
+    fn counts_are_checked() {
+        assert_eq!(rect(0, 0, 0, 0).count(), Some(1));
+        assert_eq!(rect(1, 0, 0, 0).count(), Some(0));
+        assert_eq!(rect(i64::MIN, 0, i64::MAX, 0).count(), None);
+        let wide = rect(-(1 << 40), -(1 << 40), 1 << 40, 1 << 40);
+        assert_eq!(wide.count(), None, "2^82 tiles do not fit a u64");
+    }
+
+    /// The viewers a probe sent with `max_coordinate = 1e300`: each is refused at once,
+    /// naming a field, without a tile index saturating or a range being iterated.
+    #[test]
+    fn far_viewers_are_refused_before_any_tile_is_counted() {
+        let max = 1e300;
+        let cases = [
+            (viewer(0.0, -1e300, 100.0, 100.0), "z"),
+            (viewer(0.0, -1e21, 100.0, 100.0), "z"),
+            (viewer(-1e21, 0.0, 100.0, 100.0), "x"),
+            (viewer(1e299, 0.0, 1e299, 1e299), "x"),
+            (viewer(0.0, 0.0, 1e299, 1e299), "viewWidth"),
+            (viewer(0.0, 0.0, 100.0, 1e299), "viewDepth"),
+            (viewer(0.0, 0.0, 1e18, 0.0), "viewWidth"),
+        ];
+        for layout in [CENTRED, CORNERED] {
+            for (v, field) in &cases {
+                check_viewer(v, max).expect("within max_coordinate");
+                let err = checked_rings(&layout, &DEFAULT_RINGS, v).unwrap_err();
+                assert_eq!(err.field(), Some(*field), "{v:?}: {err}");
+            }
+        }
+        // At the grid's edge the viewer is fine, but its rings reach beyond it.
+        let edge = MAX_TILE_INDEX as f64 * CORNERED.size;
+        let v = viewer(edge - 1.0, 0.0, 10.0, 10.0);
+        let err = checked_rings(&CORNERED, &DEFAULT_RINGS, &v).unwrap_err();
+        assert_eq!(err.field(), Some("x"), "{err}");
+        // Well inside, the same view is accepted with exact indices.
+        // Tile centres, so the 10 m view sits in one tile.
+        let v = viewer(edge / 2.0 + 32.0, -edge / 2.0 + 32.0, 10.0, 10.0);
+        let r = checked_rings(&CORNERED, &DEFAULT_RINGS, &v).expect("inside the grid");
+        assert_eq!(r[2].count(), Some(25));
+        assert_eq!(r[2].x0, (1 << 51) - 2);
     }
 }

@@ -3,6 +3,8 @@
 //!
 //! Everything here is synchronous and runs under one short lock; the async tasks in
 //! [`super::tasks`] do the slow parts (building meshes, sleeping until deadlines).
+//! The tracker also keeps the deadline the cull timer sleeps until, so a change wakes
+//! the timer only when a cull falls due sooner ([`Tracker::take_timer_wake`]).
 //!
 //! A tile's life:
 //! 1. A viewer's active ring takes it in: it is queued for generation, by distance to
@@ -23,12 +25,13 @@ use std::{
 
 use terrain_core::TileLayout;
 
+use super::error::LifecycleError;
 use super::rings::{Ring, Tile, TileRect, Viewer, check_viewer, checked_rings, tile_dist2};
-use crate::{config::LifecycleConfig, error::ApiError};
+use crate::config::LifecycleConfig;
 
-/// What a transition says about a tile.
+/// What a transition says about a tile (not the zone registry's change of a zone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub enum TileChange {
     Entered(Ring),
     Left(Ring),
     Culled,
@@ -38,7 +41,7 @@ pub enum Change {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transition {
     pub tile: Tile,
-    pub change: Change,
+    pub change: TileChange,
 }
 
 /// The transitions of one step, numbered per world.
@@ -140,6 +143,9 @@ pub struct Tracker {
     counters: Counters,
     /// Tiles in some viewer's ring, per ring.
     live_counts: [usize; 3],
+    /// The deadline the cull timer sleeps until, while it sleeps (`None` while it
+    /// runs or was already woken): a cull due sooner needs a wake-up, no other does.
+    timer_until: Option<Instant>,
 }
 
 /// Transitions gathered during one operation.
@@ -158,6 +164,7 @@ impl Tracker {
             sequence: 0,
             counters: Counters::default(),
             live_counts: [0; 3],
+            timer_until: None,
         }
     }
 
@@ -168,33 +175,26 @@ impl Tracker {
         viewer: Viewer,
         owner: Owner,
         now: Instant,
-    ) -> Result<([TileRect; 3], Option<Arc<Step>>), ApiError> {
+    ) -> Result<([TileRect; 3], Option<Arc<Step>>), LifecycleError> {
         check_viewer(&viewer, self.max_coordinate)?;
         let rects = checked_rings(&self.layout, &self.config.rings, &viewer)?;
         let old = match self.viewers.get(&viewer.id) {
             Some(e) => {
                 if e.owner != owner {
-                    return Err(ApiError::failed_precondition(
-                        "id",
-                        format!(
-                            "viewer {:?} is reported by another {}",
-                            viewer.id,
-                            match e.owner {
-                                Owner::Http => "client over HTTP",
-                                Owner::Stream(_) => "TrackViewers stream",
-                            }
-                        ),
-                    ));
+                    return Err(LifecycleError::OwnedElsewhere {
+                        id: viewer.id,
+                        by: match e.owner {
+                            Owner::Http => "client over HTTP",
+                            Owner::Stream(_) => "TrackViewers stream",
+                        },
+                    });
                 }
                 Some(e.rects)
             }
             None => {
                 let max = self.config.max_viewers_per_world;
                 if self.viewers.len() >= max {
-                    return Err(ApiError::capacity(
-                        "viewers",
-                        format!("the world already has {max} viewers (max_viewers_per_world)"),
-                    ));
+                    return Err(LifecycleError::TooManyViewers { max });
                 }
                 None
             }
@@ -408,6 +408,24 @@ impl Tracker {
         self.culls.first().map(|c| c.0)
     }
 
+    /// Records that the cull timer sleeps until `until` (`Some`), or runs (`None`).
+    pub fn set_timer_until(&mut self, until: Option<Instant>) {
+        self.timer_until = until;
+    }
+
+    /// Whether the sleeping cull timer must be woken: a cull is now due before the
+    /// deadline it sleeps until. True at most once per sleep (the timer counts as
+    /// woken from then on), so callers notify only when it changes something.
+    pub fn take_timer_wake(&mut self) -> bool {
+        match (self.next_cull(), self.timer_until) {
+            (Some(next), Some(until)) if next < until => {
+                self.timer_until = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Culls every tile whose grace period ended by `now`; returns the step and the
     /// culled tiles (whose meshes the caller releases).
     pub fn cull_due(&mut self, now: Instant) -> (Option<Arc<Step>>, Vec<Tile>) {
@@ -423,7 +441,7 @@ impl Tracker {
                 self.tiles.remove(&tile);
                 out.push(Transition {
                     tile,
-                    change: Change::Culled,
+                    change: TileChange::Culled,
                 });
                 culled.push(tile);
             }
@@ -513,7 +531,7 @@ fn announce(tile: Tile, from: u8, to: u8, out: &mut Out) {
         if to & ring.bit() != 0 && from & ring.bit() == 0 {
             out.push(Transition {
                 tile,
-                change: Change::Entered(*ring),
+                change: TileChange::Entered(*ring),
             });
         }
     }
@@ -521,7 +539,7 @@ fn announce(tile: Tile, from: u8, to: u8, out: &mut Out) {
         if from & ring.bit() != 0 && to & ring.bit() == 0 {
             out.push(Transition {
                 tile,
-                change: Change::Left(ring),
+                change: TileChange::Left(ring),
             });
         }
     }
@@ -532,7 +550,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::lifecycle::DEFAULT_RINGS;
+    use crate::{config::lifecycle::DEFAULT_RINGS, error::ServiceError};
 
     const LAYOUT: TileLayout = TileLayout {
         size: 100.0,
@@ -602,9 +620,9 @@ mod tests {
         assert_eq!(
             first,
             [
-                Change::Entered(Ring::Active),
-                Change::Entered(Ring::Spawn),
-                Change::Entered(Ring::Sim)
+                TileChange::Entered(Ring::Active),
+                TileChange::Entered(Ring::Spawn),
+                TileChange::Entered(Ring::Sim)
             ]
         );
         assert_eq!(t.announced(), t.live());
@@ -641,7 +659,7 @@ mod tests {
             .unwrap()
             .transitions
             .iter()
-            .filter(|tr| tr.change == Change::Left(Ring::Active))
+            .filter(|tr| tr.change == TileChange::Left(Ring::Active))
             .map(|tr| tr.tile)
             .collect();
         assert_eq!(left, [(-2, -2), (-2, -1), (-2, 0), (-2, 1), (-2, 2)]);
@@ -658,7 +676,7 @@ mod tests {
             .unwrap()
             .transitions
             .iter()
-            .filter(|tr| tr.change == Change::Entered(Ring::Active))
+            .filter(|tr| tr.change == TileChange::Entered(Ring::Active))
             .count();
         assert_eq!(entered, 5, "ready tiles come back at once");
         assert_eq!(t.queued(), 0, "nothing generated twice");
@@ -669,7 +687,7 @@ mod tests {
             step.unwrap()
                 .transitions
                 .iter()
-                .all(|tr| tr.change == Change::Culled)
+                .all(|tr| tr.change == TileChange::Culled)
         );
         assert_eq!(t.take_counters().culled, 5);
     }
@@ -683,7 +701,7 @@ mod tests {
         drain(&mut t, now);
         let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
         assert_eq!(
-            (err.code(), err.field()),
+            (err.error_code(), err.field()),
             (crate::error::ErrorCode::FailedPrecondition, Some("id")),
             "b is the stream's"
         );
@@ -693,7 +711,7 @@ mod tests {
         let left: BTreeSet<Tile> = step
             .transitions
             .iter()
-            .filter(|tr| tr.change == Change::Left(Ring::Active))
+            .filter(|tr| tr.change == TileChange::Left(Ring::Active))
             .map(|tr| tr.tile)
             .collect();
         assert!(left.iter().all(|tile| tile.0 < 0), "{left:?}");
@@ -718,7 +736,7 @@ mod tests {
         t.upsert(v("a", 50.0, 0.0), Owner::Http, now).unwrap();
         let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
         assert_eq!(err.field(), Some("viewers"));
-        assert_eq!(err.code(), crate::error::ErrorCode::ResourceExhausted);
+        assert_eq!(err.error_code(), crate::error::ErrorCode::ResourceExhausted);
         let before = (t.live(), t.sequence(), t.queued());
         assert!(t.upsert(v("a", f64::NAN, 0.0), Owner::Http, now).is_err());
         assert_eq!((t.live(), t.sequence(), t.queued()), before);
@@ -726,5 +744,56 @@ mod tests {
         let later = now + LifecycleConfig::default().viewer_ttl;
         t.expire(later);
         assert_eq!(t.viewers(), 0);
+    }
+
+    #[test]
+    fn far_viewers_are_refused_and_change_nothing() {
+        let now = Instant::now();
+        let config = LifecycleConfig {
+            rings: DEFAULT_RINGS,
+            ..LifecycleConfig::default()
+        };
+        let mut t = Tracker::new(LAYOUT, config, 1e300);
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        let before = (t.live(), t.sequence(), t.queued(), t.viewers());
+        let wide = |x: f64, w: f64| Viewer {
+            view_width: w,
+            view_depth: w,
+            ..v("far", x, 0.0)
+        };
+        for (viewer, field) in [
+            (v("far", 0.0, -1e300), "z"),
+            (v("far", 0.0, -1e21), "z"),
+            (v("far", -1e21, 0.0), "x"),
+            (wide(1e299, 1e299), "x"),
+            (wide(0.0, 1e299), "viewWidth"),
+            // An existing viewer moved far away keeps its old rings.
+            (v("a", 0.0, -1e300), "z"),
+        ] {
+            let err = t.upsert(viewer, Owner::Http, now).unwrap_err();
+            assert_eq!(err.field(), Some(field), "{err}");
+        }
+        assert_eq!((t.live(), t.sequence(), t.queued(), t.viewers()), before);
+    }
+
+    #[test]
+    fn the_timer_is_woken_only_for_an_earlier_cull() {
+        let now = Instant::now();
+        let grace = Duration::from_secs(10);
+        let mut t = tracker(grace);
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        drain(&mut t, now);
+        // The timer sleeps a sweep; a cull a grace away does not need it sooner.
+        t.set_timer_until(Some(now + Duration::from_secs(1)));
+        t.remove("a", Owner::Http, now).unwrap();
+        assert!(!t.take_timer_wake(), "a later cull waits for the sweep");
+        // Sleeping past the cull: woken once, then not again until it sleeps again.
+        t.set_timer_until(Some(now + grace + Duration::from_secs(1)));
+        assert!(t.take_timer_wake());
+        assert!(!t.take_timer_wake(), "one wake per sleep");
+        // While it runs nothing wakes it: it reads the schedule before sleeping.
+        t.set_timer_until(None);
+        t.upsert(v("b", 5000.0, 0.0), Owner::Http, now).unwrap();
+        assert!(!t.take_timer_wake());
     }
 }

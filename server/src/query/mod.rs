@@ -17,6 +17,8 @@ use std::sync::Arc;
 use terrain_core::{Grid, mesh::surface_height};
 
 pub use self::error::QueryError;
+/// The shared coordinate check (it lives in [`crate::validate`]).
+pub use crate::validate::check_coordinate;
 
 use crate::{
     compute::{self, Compute, OFFLOAD_THRESHOLD},
@@ -334,17 +336,6 @@ impl QueryEngine {
             .run(job)
             .await
             .map_err(|e| E::from(QueryError::Internal(e.to_string())))?
-    }
-}
-
-/// A coordinate must be finite and within `[-max, max]`.
-pub fn check_coordinate(v: f64, max: f64) -> Result<(), String> {
-    if !v.is_finite() {
-        Err("must be finite".to_string())
-    } else if v.abs() > max {
-        Err(format!("must be within [-{max}, {max}], got {v}"))
-    } else {
-        Ok(())
     }
 }
 

@@ -52,6 +52,7 @@ mod ops;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
+mod viewer_limits;
 mod worlds;
 mod zones_auth;
 mod zones_errors;
