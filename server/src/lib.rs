@@ -48,6 +48,8 @@ pub mod config;
 pub mod error;
 pub mod events;
 pub mod healthcheck;
+#[cfg(test)]
+mod layers;
 pub mod lifecycle;
 pub mod mesh;
 pub mod metrics;
@@ -61,9 +63,10 @@ mod test_support;
 pub mod validate;
 pub mod world;
 
+pub use api::ApiError;
 pub use auth::AdminToken;
 pub use config::{Cli, Config, Limits, LogFormat, WorldConfig};
-pub use error::{ApiError, ErrorCode};
+pub use error::{ErrorCode, ServiceError};
 pub use server::{Error, RunningServer, ServeError, Server, StartError};
 
 use tokio_util::sync::CancellationToken;

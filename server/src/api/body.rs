@@ -10,7 +10,7 @@ use std::{borrow::Cow, cell::Cell, fmt};
 use axum::http::{HeaderMap, header::CONTENT_TYPE};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::error::ApiError;
+use crate::api::ApiError;
 
 /// The wire format of a batch body (and of its answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

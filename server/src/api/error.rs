@@ -14,6 +14,10 @@
 //! | `Unavailable` | `UNAVAILABLE` | 503 |
 //! | `Internal` | `INTERNAL` | 500 |
 //!
+//! [`ApiError`] is what both surfaces answer with: any domain error
+//! ([`ServiceError`]) converts into it with its class, field and message, and request
+//! decoding builds it directly.
+//!
 //! HTTP answers carry `{"error": {"code", "message", "field"}}`. gRPC answers carry the
 //! same message and, when a field is to blame, a `google.rpc.BadRequest` with one field
 //! violation (`field`, `description`) in the status details, so clients read the field
@@ -30,7 +34,161 @@ use axum::{
 use serde::Serialize;
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ErrorCode, Field, ServiceError};
+
+/// Why a request was refused, as the edge answers it. The `Display` form is the
+/// message both surfaces send; it starts with the offending field where there is one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ApiError {
+    /// A value is malformed, missing or out of range.
+    #[error("{field}: {reason}")]
+    InvalidArgument { field: Field, reason: String },
+    /// No world with this id is hosted here.
+    #[error("world: no world {id:?} on this server (hosted: {hosted})")]
+    UnknownWorld {
+        id: String,
+        /// The hosted ids, comma separated, to help the caller fix a typo.
+        hosted: String,
+    },
+    /// No flat zone with this id is registered in the world.
+    #[error("id: no flat zone {id:?} in world {world:?}")]
+    UnknownZone { world: String, id: String },
+    /// No viewer with this id is reported in the world (by this caller).
+    #[error("id: no viewer {id:?} in world {world:?}")]
+    UnknownViewer { world: String, id: String },
+    /// The world has no layout layer to query.
+    #[error("world: world {world:?} has no layout layer (configure [worlds.layout])")]
+    NoLayout { world: String },
+    /// The request is larger than a configured limit.
+    #[error("{field}: {reason}")]
+    TooLarge { field: Field, reason: String },
+    /// An HTTP body over the byte limit, refused before it was read to its end.
+    #[error("body: larger than the limit of {limit} bytes")]
+    BodyTooLarge { limit: usize },
+    /// A capacity of the world is used up (zones, viewers).
+    #[error("{field}: {reason}")]
+    Capacity { field: Field, reason: String },
+    /// The request conflicts with the current state (a viewer another stream owns).
+    #[error("{field}: {reason}")]
+    FailedPrecondition { field: Field, reason: String },
+    /// Concurrent changes won every attempt; the caller may try again.
+    #[error("{0}")]
+    Aborted(&'static str),
+    /// A mutation without the right admin token. The message never echoes the token.
+    #[error("authorization: {0}")]
+    Unauthenticated(&'static str),
+    /// No HTTP route matches the path.
+    #[error("no route for {0}")]
+    NoRoute(String),
+    /// The route exists but not for this method.
+    #[error("method {method} is not allowed on {path}")]
+    MethodNotAllowed { method: String, path: String },
+    /// Not ready to serve, or shutting down.
+    #[error("{0}")]
+    Unavailable(&'static str),
+    /// Something that is not the client's fault.
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// A domain service's error, carried with its class and field.
+    #[error("{message}")]
+    Service {
+        code: ErrorCode,
+        message: String,
+        field: Option<String>,
+    },
+}
+
+impl ApiError {
+    /// A malformed or out-of-range `field`.
+    pub fn invalid(field: impl Into<Field>, reason: impl Into<String>) -> Self {
+        ApiError::InvalidArgument {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A request over a configured limit, blamed on `field`.
+    pub fn too_large(field: impl Into<Field>, reason: impl Into<String>) -> Self {
+        ApiError::TooLarge {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A used-up capacity of the world, blamed on `field`.
+    pub fn capacity(field: impl Into<Field>, reason: impl Into<String>) -> Self {
+        ApiError::Capacity {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A request that conflicts with the current state, blamed on `field`.
+    pub fn failed_precondition(field: impl Into<Field>, reason: impl Into<String>) -> Self {
+        ApiError::FailedPrecondition {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A zone the core refused: the field it names, with its reason.
+    pub fn zone(err: &terrain_core::zones::ZoneError) -> Self {
+        ApiError::from_service(err)
+    }
+
+    /// Any domain error, with its class, field and message.
+    pub fn from_service(err: &(impl ServiceError + ?Sized)) -> Self {
+        ApiError::Service {
+            code: err.error_code(),
+            message: err.to_string(),
+            field: err.field().map(str::to_string),
+        }
+    }
+
+    /// The class of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ApiError::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            ApiError::UnknownWorld { .. }
+            | ApiError::UnknownZone { .. }
+            | ApiError::UnknownViewer { .. }
+            | ApiError::NoLayout { .. }
+            | ApiError::NoRoute(_) => ErrorCode::NotFound,
+            ApiError::TooLarge { .. } | ApiError::BodyTooLarge { .. } => ErrorCode::TooLarge,
+            ApiError::Capacity { .. } => ErrorCode::ResourceExhausted,
+            ApiError::FailedPrecondition { .. } => ErrorCode::FailedPrecondition,
+            ApiError::Aborted(_) => ErrorCode::Aborted,
+            ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
+            ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::Internal(_) => ErrorCode::Internal,
+            ApiError::Service { code, .. } => *code,
+        }
+    }
+
+    /// The request field the error is about, if any.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ApiError::InvalidArgument { field, .. }
+            | ApiError::TooLarge { field, .. }
+            | ApiError::Capacity { field, .. }
+            | ApiError::FailedPrecondition { field, .. } => Some(field),
+            ApiError::BodyTooLarge { .. } => Some("body"),
+            ApiError::UnknownWorld { .. } | ApiError::NoLayout { .. } => Some("world"),
+            ApiError::UnknownZone { .. } | ApiError::UnknownViewer { .. } => Some("id"),
+            ApiError::Unauthenticated(_) => Some("authorization"),
+            ApiError::Service { field, .. } => field.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// `?` on any domain error in a handler.
+impl<E: ServiceError> From<E> for ApiError {
+    fn from(err: E) -> Self {
+        ApiError::from_service(&err)
+    }
+}
 
 /// The gRPC status code of `code`.
 pub fn grpc_code(code: ErrorCode) -> tonic::Code {
@@ -160,6 +318,35 @@ fn log(err: &ApiError) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn message_starts_with_the_field() {
+        let err = ApiError::invalid("points[3]", "z must be finite");
+        assert_eq!(err.to_string(), "points[3]: z must be finite");
+        assert_eq!(err.field(), Some("points[3]"));
+        let err = ApiError::UnknownWorld {
+            id: "x".into(),
+            hosted: "main".into(),
+        };
+        assert!(err.to_string().starts_with("world: "), "{err}");
+    }
+
+    #[test]
+    fn zone_errors_keep_their_field() {
+        let err = ApiError::zone(&terrain_core::zones::ZoneError::NotFinite { field: "centerX" });
+        assert_eq!(err.field(), Some("centerX"));
+        assert_eq!(err.to_string(), "centerX: must be a finite number");
+        let err = ApiError::zone(&terrain_core::zones::ZoneError::BadId("a b".into()));
+        assert_eq!(err.field(), Some("id"));
+        assert!(err.to_string().starts_with("id: must match"), "{err}");
+    }
+
+    #[test]
+    fn domain_errors_convert_with_code_and_field() {
+        let err: ApiError = terrain_core::zones::ZoneError::NotFinite { field: "height" }.into();
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        assert_eq!(err.field(), Some("height"));
+    }
 
     #[test]
     fn both_surfaces_agree_on_each_class() {

@@ -17,8 +17,8 @@ use terrain_proto::v1::{
 use tonic::{Request, Response, Status, server::NamedService};
 
 use crate::{
+    api::ApiError,
     api::ApiState,
-    error::ApiError,
     events::{Area, Message, Subscription},
 };
 

@@ -3,7 +3,10 @@
 use terrain_core::layout::ZoneClass;
 use terrain_proto::v1 as pb;
 
-use crate::{api::ApiState, error::ApiError, query::layout::LayoutRequest};
+use crate::{
+    api::{ApiError, ApiState},
+    query::layout::LayoutRequest,
+};
 
 pub async fn get_layout(
     state: &ApiState,

@@ -22,8 +22,8 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use tonic::{Request, Response, Status, Streaming, server::NamedService};
 
 use crate::{
+    api::ApiError,
     api::{ApiState, grpc_layout, grpc_zones::authorize},
-    error::ApiError,
     lifecycle::{
         StepFeed, WorldLifecycle,
         rings::Viewer,

@@ -13,8 +13,8 @@ use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{
+    api::ApiError,
     api::ApiState,
-    error::ApiError,
     mesh::ServedMesh,
     query::{HeightMode, mesh::TileFields},
 };

@@ -8,8 +8,8 @@ use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status, metadata::MetadataMap};
 
 use crate::{
+    api::ApiError,
     api::ApiState,
-    error::ApiError,
     query::zones::{ZoneAnswer, ZoneEntry},
     world::Outcome,
 };

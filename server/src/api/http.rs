@@ -30,6 +30,7 @@ use axum::{
 use serde::Serialize;
 
 use crate::{
+    api::ApiError,
     api::{
         ApiState,
         body::{self, BodyFormat},
@@ -38,7 +39,6 @@ use crate::{
     },
     compute::OFFLOAD_THRESHOLD,
     config::Limits,
-    error::ApiError,
     query::{BatchNaming, HeightmapRequest, QueryEngine, ZoneIds},
 };
 

@@ -14,11 +14,11 @@ use serde::Serialize;
 use terrain_core::layout::{CellClass, Layout, ZoneClass};
 
 use crate::{
+    api::ApiError,
     api::{
         ApiState,
         params::{self, Params},
     },
-    error::ApiError,
     query::layout::LayoutRequest,
 };
 

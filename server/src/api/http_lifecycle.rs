@@ -32,12 +32,12 @@ use serde::{
 use serde_path_to_error::Segment;
 
 use crate::{
+    api::ApiError,
     api::{
         ApiState, http,
         http_zones::authorize,
         params::{self, Params},
     },
-    error::ApiError,
     lifecycle::{
         rings::{Tile, Viewer},
         tracker::{Owner, TileSets},

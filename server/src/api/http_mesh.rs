@@ -28,11 +28,11 @@ use serde::{Serialize, Serializer};
 use terrain_core::mesh::{Indices, to_glb};
 
 use crate::{
+    api::ApiError,
     api::{
         ApiState,
         http::{CACHE_HEADER, REVISION_HEADER},
     },
-    error::ApiError,
     mesh::ServedMesh,
     query::{HeightMode, mesh::TileFields},
 };

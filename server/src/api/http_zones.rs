@@ -26,6 +26,7 @@ use serde::Serialize;
 use terrain_core::zones::ZoneDoc;
 
 use crate::{
+    api::ApiError,
     api::{
         ApiState,
         body::BodyFormat,
@@ -33,7 +34,6 @@ use crate::{
         params::{self, Params},
         zone_body,
     },
-    error::ApiError,
     query::zones::ZoneEntry,
     world::Outcome,
 };

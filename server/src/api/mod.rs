@@ -53,13 +53,13 @@ use tracing::Level;
 
 use crate::{
     auth::Auth,
-    error::ApiError,
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
     query::QueryEngine,
 };
 
+pub use error::ApiError;
 pub use health::Readiness;
 
 /// What every handler shares.

@@ -10,7 +10,7 @@ use axum::extract::{
     rejection::{PathRejection, QueryRejection},
 };
 
-use crate::error::ApiError;
+use crate::api::ApiError;
 
 /// The decoded query string of one request.
 #[derive(Debug)]

@@ -33,8 +33,8 @@ use axum::{
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    api::ApiError,
     api::{ApiState, params},
-    error::ApiError,
     events::{Area, Subscription},
 };
 

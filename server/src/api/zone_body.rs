@@ -9,7 +9,7 @@
 
 use terrain_core::zones::{DocError, ZoneDoc};
 
-use crate::error::ApiError;
+use crate::api::ApiError;
 
 /// Decodes a zone body.
 pub fn decode_zone(body: &[u8]) -> Result<ZoneDoc, ApiError> {

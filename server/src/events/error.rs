@@ -54,32 +54,28 @@ impl ServiceError for EventError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ApiError;
 
     #[test]
     fn refusals_name_their_field_and_failures_are_internal() {
-        let err = ApiError::from(EventError::FromAhead {
+        let err = EventError::FromAhead {
             from: 9,
             current: 3,
-        });
-        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        };
+        assert_eq!(err.error_code(), ErrorCode::InvalidArgument);
         assert_eq!(err.field(), Some("fromRevision"));
         assert_eq!(
             err.to_string(),
             "fromRevision: 9 is after the current revision 3"
         );
-        let err = ApiError::from(EventError::UnknownSubscription { id: "7-ab".into() });
+        let err = EventError::UnknownSubscription { id: "7-ab".into() };
         assert_eq!(
-            (err.code(), err.field()),
+            (err.error_code(), err.field()),
             (ErrorCode::InvalidArgument, Some("subscriptionId"))
         );
-        assert_eq!(
-            ApiError::from(EventError::NotStarted).code(),
-            ErrorCode::Unavailable
-        );
-        let err = ApiError::from(EventError::NoHub {
+        assert_eq!(EventError::NotStarted.error_code(), ErrorCode::Unavailable);
+        let err = EventError::NoHub {
             world: "main".into(),
-        });
-        assert_eq!((err.code(), err.field()), (ErrorCode::Internal, None));
+        };
+        assert_eq!((err.error_code(), err.field()), (ErrorCode::Internal, None));
     }
 }

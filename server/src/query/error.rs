@@ -21,6 +21,9 @@ pub enum QueryError {
     /// No flat zone with this id is registered in the world.
     #[error("id: no flat zone {id:?} in world {world:?}")]
     UnknownZone { world: String, id: String },
+    /// The world has no layout layer to query.
+    #[error("world: world {world:?} has no layout layer (configure [worlds.layout])")]
+    NoLayout { world: String },
     /// The compute pool lost the job (a panic or shutdown).
     #[error("internal error: {0}")]
     Internal(String),
@@ -52,7 +55,9 @@ impl ServiceError for QueryError {
         match self {
             QueryError::Invalid { .. } => ErrorCode::InvalidArgument,
             QueryError::TooLarge { .. } => ErrorCode::TooLarge,
-            QueryError::UnknownWorld(_) | QueryError::UnknownZone { .. } => ErrorCode::NotFound,
+            QueryError::UnknownWorld(_)
+            | QueryError::UnknownZone { .. }
+            | QueryError::NoLayout { .. } => ErrorCode::NotFound,
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
         }
@@ -63,6 +68,7 @@ impl ServiceError for QueryError {
             QueryError::Invalid { field, .. } | QueryError::TooLarge { field, .. } => Some(field),
             QueryError::UnknownWorld(e) => e.field(),
             QueryError::UnknownZone { .. } => Some("id"),
+            QueryError::NoLayout { .. } => Some("world"),
             QueryError::Internal(_) | QueryError::Mesh(_) => None,
         }
     }

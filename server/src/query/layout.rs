@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use terrain_core::layout::{Area, CellClass, Layout, LayoutError, LayoutSurface};
 
+use super::QueryError;
 use super::{QueryEngine, check_coordinate};
-use crate::{error::ApiError, world::World};
+use crate::world::World;
 
 /// A layout rectangle as asked, in metres.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,36 +20,39 @@ pub struct LayoutRequest {
 }
 
 /// A core layout refusal, naming the request's field.
-pub fn layout_error(err: LayoutError) -> ApiError {
+pub fn layout_error(err: LayoutError) -> QueryError {
     match err {
-        LayoutError::NotFinite { field } => ApiError::invalid(field, "must be finite"),
-        LayoutError::InvertedBounds => ApiError::invalid(
+        LayoutError::NotFinite { field } => QueryError::invalid(field, "must be finite"),
+        LayoutError::InvertedBounds => QueryError::invalid(
             "maxX",
             "the rectangle's min must not exceed its max on each axis",
         ),
-        LayoutError::OutOfWorld => ApiError::invalid(
+        LayoutError::OutOfWorld => QueryError::invalid(
             "bounds",
             "reaches beyond the layout's chunk range (+-2^26 chunks)",
         ),
-        LayoutError::TooLarge { what, count, max } => ApiError::too_large(
+        LayoutError::TooLarge { what, count, max } => QueryError::too_large(
             "bounds",
             format!("covers {count} {what}, more than the limit {max}"),
         ),
-        other => ApiError::Internal(format!("layout: {other}")),
+        other => QueryError::Internal(format!("layout: {other}")),
     }
 }
 
 impl QueryEngine {
     /// The layout surface of `world`, or `NOT_FOUND` (field `world`).
-    fn surface(world: &World) -> Result<Arc<LayoutSurface>, ApiError> {
-        world.surface().cloned().ok_or_else(|| ApiError::NoLayout {
-            world: world.id().to_string(),
-        })
+    fn surface(world: &World) -> Result<Arc<LayoutSurface>, QueryError> {
+        world
+            .surface()
+            .cloned()
+            .ok_or_else(|| QueryError::NoLayout {
+                world: world.id().to_string(),
+            })
     }
 
     /// The hubs of every chunk the rectangle touches and every spoke with an end among
     /// them.
-    pub async fn layout(&self, world: &World, req: LayoutRequest) -> Result<Layout, ApiError> {
+    pub async fn layout(&self, world: &World, req: LayoutRequest) -> Result<Layout, QueryError> {
         let surface = Self::surface(world)?;
         let max = self.limits().max_coordinate;
         for (field, v) in [
@@ -57,7 +61,7 @@ impl QueryEngine {
             ("maxX", req.max_x),
             ("maxZ", req.max_z),
         ] {
-            check_coordinate(v, max).map_err(|r| ApiError::invalid(field, r))?;
+            check_coordinate(v, max).map_err(|r| QueryError::invalid(field, r))?;
         }
         let area = Area::new(req.min_x, req.min_z, req.max_x, req.max_z).map_err(layout_error)?;
         self.offload(move || surface.layout_in(&area).map_err(layout_error))
@@ -65,11 +69,11 @@ impl QueryEngine {
     }
 
     /// The class of the classification cell holding `(x, z)`.
-    pub async fn zone_class(&self, world: &World, x: f64, z: f64) -> Result<CellClass, ApiError> {
+    pub async fn zone_class(&self, world: &World, x: f64, z: f64) -> Result<CellClass, QueryError> {
         let surface = Self::surface(world)?;
         let max = self.limits().max_coordinate;
-        check_coordinate(x, max).map_err(|r| ApiError::invalid("x", r))?;
-        check_coordinate(z, max).map_err(|r| ApiError::invalid("z", r))?;
+        check_coordinate(x, max).map_err(|r| QueryError::invalid("x", r))?;
+        check_coordinate(z, max).map_err(|r| QueryError::invalid("z", r))?;
         self.offload(move || surface.classify(x, z).map_err(layout_error))
             .await
     }

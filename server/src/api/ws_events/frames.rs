@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, de::IgnoredAny};
 use serde_json::json;
 
 use crate::{
-    error::ApiError,
+    api::ApiError,
     events::{Area, Message},
 };
 
