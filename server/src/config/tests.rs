@@ -613,7 +613,7 @@ fn max_coordinate_is_bounded_by_the_tile_grids() {
     for &kind in GeneratorKind::ALL {
         let grid = terrain_core::WorldGenerator::new(kind, 0)
             .unwrap()
-            .tile_layout();
+            .tile_grid();
         let edge = reach + lifecycle::MAX_RING * grid.size;
         for c in [edge, -edge] {
             let t = grid.tile_of(c);

@@ -89,7 +89,7 @@ async fn a_lost_race_is_planned_again_and_answers_what_really_happened() {
 }
 
 fn changed(world: &World, zones: &[FlatZone]) -> Vec<(i64, i64)> {
-    crate::world::registry::changed_tiles(&world.layout(), zones)
+    crate::world::registry::changed_tiles(&world.tile_grid(), zones)
 }
 
 #[tokio::test]
