@@ -62,6 +62,9 @@ impl TileGrid {
     /// Every tile whose heights or normals read a point of `bounds` grown by `margin`:
     /// tiles whose vertex extent, plus the one-vertex border their normals sample,
     /// intersects it. Row-major (tz outer, tx inner), so the order is deterministic.
+    /// The answer has one entry per tile: callers bound the area first (the server
+    /// bounds zone sizes and coordinates at start-up, so a zone lists at most about
+    /// 880,000 tiles).
     pub fn tiles_touching(&self, bounds: &Bounds, margin: f64) -> Vec<(i64, i64)> {
         let grow = margin + self.step();
         // Tile t reads [origin(t) - step, origin(t) + size + step].

@@ -196,6 +196,7 @@ fn bad_top_level_values_are_named() {
         ("insecure = \"yes\"", "insecure"),
         ("max_zone_size = 0", "max_zone_size"),
         ("max_zone_size = inf", "max_zone_size"),
+        ("max_zone_size = 20001", "max_zone_size"),
         ("max_zones_per_world = 0", "max_zones_per_world"),
         ("stats_interval = \"0s\"", "stats_interval"),
         ("stats_interval = \"often\"", "stats_interval"),
