@@ -162,7 +162,7 @@ fn axis_spans(
 /// A viewer's three rings, narrowest first, or why they cannot be held: the viewer or
 /// its rings are beyond the tile grid (`x` / `z`), or the active ring covers more than
 /// [`MAX_VIEWER_TILES`] (`viewWidth` / `viewDepth`, `TooLarge`). Call after
-/// [`Viewer::validate`].
+/// [`check_viewer`].
 pub fn checked_rings(
     layout: &TileGrid,
     rings: &Rings,

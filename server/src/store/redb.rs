@@ -10,7 +10,7 @@
 //! The log keeps the last `event_history` revisions of each world (pruned as each
 //! mutation is annotated, see [`super::history`]).
 //!
-//! Zone JSON is the API's form ([`terrain_core::ZoneDoc`], lowerCamelCase, height
+//! Zone JSON is the API's form ([`terrain_core::zones::ZoneDoc`], lowerCamelCase, height
 //! resolved, shortest round-trip f64 text), so a reload is bit-exact. Commits use
 //! redb's default durability (`Immediate`: fsync before `commit` returns).
 
