@@ -219,6 +219,7 @@ impl Server {
             self.stats_interval,
             tasks.token().clone(),
         ));
+        api::conn::log_descriptor_limit(self.connections.max_connections);
         let stop_accepting = CancellationToken::new();
         let serve = api::conn::serve(
             self.listener,

@@ -47,7 +47,7 @@ use tokio::{
 };
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
-use tracing::{debug, error, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::config::ConnectionConfig;
 
@@ -110,6 +110,47 @@ pub async fn serve(
     // Every connection holds a permit until it closes: all back means all closed.
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     drop(permits.acquire_many(all).await);
+}
+
+/// Descriptors kept free of connections for the store, the logs and the listener.
+const DESCRIPTOR_RESERVE: u64 = 64;
+
+/// Logs the process's open-file limit next to `max_connections`, and warns when the
+/// connections could exhaust it (Linux: `/proc/self/limits`; elsewhere it is unknown).
+pub fn log_descriptor_limit(max_connections: usize) {
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| soft_open_files(&text));
+    match limit {
+        Some(limit) if (max_connections as u64).saturating_add(DESCRIPTOR_RESERVE) > limit => {
+            warn!(
+                max_connections,
+                descriptor_limit = limit,
+                "max_connections is not below the open-file limit less {DESCRIPTOR_RESERVE}: \
+                 raise the limit (ulimit -n) or lower max_connections"
+            );
+        }
+        Some(limit) => info!(
+            max_connections,
+            descriptor_limit = limit,
+            "connection limit"
+        ),
+        None => info!(
+            max_connections,
+            "connection limit (open-file limit unknown)"
+        ),
+    }
+}
+
+/// The soft "Max open files" of a `/proc/self/limits` text (`None` if unlimited or
+/// absent).
+fn soft_open_files(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// HTTP/1.1 and HTTP/2 on one port, with the timeouts of `config`.
@@ -277,4 +318,21 @@ fn is_connection_error(e: &io::Error) -> bool {
             | io::ErrorKind::ConnectionAborted
             | io::ErrorKind::ConnectionReset
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::soft_open_files;
+
+    #[test]
+    fn the_soft_open_file_limit_is_read() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units\n\
+                    Max processes             63704                63704                processes\n\
+                    Max open files            1024                 524288               files\n";
+        assert_eq!(soft_open_files(text), Some(1024));
+        let unlimited =
+            "Max open files            unlimited            unlimited            files\n";
+        assert_eq!(soft_open_files(unlimited), None);
+        assert_eq!(soft_open_files(""), None);
+    }
 }

@@ -73,3 +73,55 @@ impl ConnectionConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, ConfigError, Settings};
+
+    fn resolve(text: &str) -> Result<Config, ConfigError> {
+        let settings: Settings =
+            toml::from_str(text).map_err(|e| ConfigError::invalid("toml", e.to_string()))?;
+        Config::resolve(settings)
+    }
+
+    #[test]
+    fn the_keys_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(config.connections, ConnectionConfig::default());
+        assert_eq!(
+            config.connections.header_read_timeout,
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            config.connections.request_body_timeout,
+            Duration::from_secs(30)
+        );
+        assert_eq!(config.connections.max_connections, 10_000);
+        let config = resolve(
+            "header_read_timeout = \"2s\"\nrequest_body_timeout = \"500ms\"\nmax_connections = 7",
+        )
+        .unwrap();
+        assert_eq!(
+            config.connections.header_read_timeout,
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            config.connections.request_body_timeout,
+            Duration::from_millis(500)
+        );
+        assert_eq!(config.connections.max_connections, 7);
+    }
+
+    #[test]
+    fn bad_values_are_refused_naming_the_key() {
+        for (text, key) in [
+            ("header_read_timeout = \"0s\"", "header_read_timeout"),
+            ("request_body_timeout = 0", "request_body_timeout"),
+            ("max_connections = 2000000", "max_connections"),
+        ] {
+            let err = resolve(text).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+}
