@@ -2,7 +2,8 @@
 //! connection, a half-sent request head and an idle keep-alive connection are closed
 //! after `header_read_timeout`; a body that stops arriving gets 408 after
 //! `request_body_timeout`; beyond `max_connections` a new client waits for a place
-//! instead of exhausting descriptors; an idle but live WebSocket stays open.
+//! instead of exhausting descriptors; an idle but live WebSocket or gRPC stream stays
+//! open, while an HTTP/2 peer that stops answering pings is dropped.
 
 use terrain_tests as common;
 
@@ -13,12 +14,18 @@ use std::{
 
 use common::{
     TestServer,
-    events::{put_zone, raised, revision, ws_connect, ws_event},
+    events::{
+        events_client, grpc_subscribe, grpc_tile_event, put_zone, raised, revision, ws_connect,
+        ws_event,
+    },
 };
+use terrain_proto::v1::{self as pb, terrain_events_client::TerrainEventsClient};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
-    net::TcpStream,
+    net::{TcpListener, TcpStream},
+    sync::{oneshot, watch},
 };
+use tonic::transport::Endpoint;
 
 /// The header timeout the tests configure.
 const HEADER: Duration = Duration::from_millis(500);
@@ -170,5 +177,85 @@ async fn a_websocket_idle_past_the_header_timeout_still_gets_its_event() {
     put_zone(&server, "pad", &raised(70.0, 92.0)).await;
     let event = ws_event(&mut ws).await;
     assert_eq!(revision(&event), 1, "{event}");
+    server.stop().await;
+}
+
+fn subscribe_all() -> pb::SubscribeRequest {
+    pb::SubscribeRequest {
+        world: "main".into(),
+        area: None,
+        from_revision: None,
+    }
+}
+
+#[tokio::test]
+async fn a_grpc_subscription_idle_past_the_header_timeout_still_gets_its_event() {
+    let server = server().await;
+    let mut client = events_client(&server).await;
+    let (mut stream, _) = grpc_subscribe(&mut client, subscribe_all()).await;
+    let mut idle = connect(server.addr).await;
+    tokio::time::sleep(HEADER * 3).await;
+    assert!(is_closed(&mut idle).await, "the header timeout is in force");
+    put_zone(&server, "pad", &raised(70.0, 92.0)).await;
+    assert_eq!(grpc_tile_event(&mut stream).await.revision, 1);
+    server.stop().await;
+}
+
+/// A loopback proxy for one connection to `target` that forwards until `freeze`
+/// fires, then goes silent both ways (a stopped peer) while keeping both sockets
+/// open; it then reports whether the server closed its side within `wait`.
+async fn freezable(
+    target: SocketAddr,
+    wait: Duration,
+) -> (SocketAddr, watch::Sender<bool>, oneshot::Receiver<bool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (freeze, mut frozen) = watch::channel(false);
+    let (report, closed) = oneshot::channel();
+    tokio::spawn(async move {
+        let Ok((mut inbound, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut outbound) = TcpStream::connect(target).await else {
+            return;
+        };
+        tokio::select! {
+            _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => return,
+            _ = frozen.changed() => {}
+        }
+        let closed = read_until_closed(&mut outbound, wait).await.is_some();
+        report.send(closed).ok();
+        drop(inbound);
+    });
+    (addr, freeze, closed)
+}
+
+#[tokio::test]
+async fn an_http2_peer_that_stops_answering_pings_is_dropped() {
+    let keepalive = Duration::from_millis(300);
+    let server = TestServer::start_with(|c| {
+        c.connections.http2_keepalive_interval = keepalive;
+        c.connections.http2_keepalive_timeout = keepalive;
+    })
+    .await;
+    let (proxy, freeze, closed) = freezable(server.addr, keepalive * 2 + SLACK).await;
+    let channel = Endpoint::from_shared(format!("http://{proxy}"))
+        .expect("endpoint")
+        .connect()
+        .await
+        .expect("gRPC connects");
+    let mut client = TerrainEventsClient::new(channel);
+    // A live stream with its pings answered stays open past several intervals.
+    let (mut stream, _) = grpc_subscribe(&mut client, subscribe_all()).await;
+    tokio::time::sleep(keepalive * 4).await;
+    put_zone(&server, "pad", &raised(70.0, 92.0)).await;
+    assert_eq!(grpc_tile_event(&mut stream).await.revision, 1);
+    // Then the peer stops: the server closes the connection once a ping goes unanswered.
+    freeze.send(true).expect("proxy runs");
+    let closed = tokio::time::timeout(keepalive * 4 + SLACK * 2, closed)
+        .await
+        .expect("the proxy reports")
+        .expect("the proxy reports");
+    assert!(closed, "a peer that answers no ping keeps its connection");
     server.stop().await;
 }
