@@ -1,13 +1,13 @@
 //! The layout layer's cost on heights: the example world's layout (rings pattern,
 //! planar spokes, chunk_size 400, cell_size 8, seed 7) over hyperscape seed 7.
 //!
-//! - `prepare_7x7_cold`: `LayoutSurface::prepare` of the 49 chunks within 3 chunks of
+//! - `prepare_7x7_cold`: `LayoutGround::prepare` of the 49 chunks within 3 chunks of
 //!   the origin on a fresh surface (region graphs, feature indexes with hub heights,
 //!   classification cells): what baking a world with grid_radius 3 costs;
 //! - `height_*`: one `Terrain::height` with and without the layout (warm caches), at a
 //!   point in a clearing, in a corridor and in the wilds (where the layout changes
 //!   nothing but is still consulted);
-//! - `apply_*`: `LayoutSurface::apply` alone at those points (cache hit included);
+//! - `apply_*`: `LayoutGround::apply` alone at those points (cache hit included);
 //!   `features_lookup`: the cache hit alone; `features_apply_hub`: the clearing's
 //!   features applied without the lookup;
 //! - `tile_*`: one 64x64 hyperscape tile's heights through `Terrain::fill_axes`, with
@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use terrain_core::layout::{Area, LayoutConfig, LayoutSurface, Pattern, ZoneClass};
+use terrain_core::layout::{Area, LayoutConfig, LayoutGround, Pattern, ZoneClass};
 use terrain_core::{Generator, GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
 const SEED: u32 = 7;
@@ -37,12 +37,12 @@ fn bake_area() -> Area {
     Area::new(-1200.0, -1200.0, 1599.0, 1599.0).expect("area")
 }
 
-fn surface() -> LayoutSurface {
-    LayoutSurface::new(config(), generator()).expect("surface")
+fn surface() -> LayoutGround {
+    LayoutGround::new(config(), generator()).expect("surface")
 }
 
 /// A point of each class near the origin, found from the layout's own cells.
-fn class_points(s: &LayoutSurface) -> [(f64, f64); 3] {
+fn class_points(s: &LayoutGround) -> [(f64, f64); 3] {
     let mut found: [Option<(f64, f64)>; 3] = [None; 3];
     for j in 0..200 {
         for i in 0..200 {

@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::generator::{Generator, Grid, WorldGenerator};
-use crate::layout::LayoutSurface;
+use crate::layout::LayoutGround;
 use crate::zones::{FlatZone, Reach, ZoneSet, set::Lookup};
 
 /// How far from a point the generator may sample (hyperscape's shoreline reads four
@@ -32,7 +32,7 @@ pub struct Sample<'a> {
 pub struct Terrain {
     generator: WorldGenerator,
     /// Shared: its caches serve every copy of the terrain.
-    layout: Option<Arc<LayoutSurface>>,
+    layout: Option<Arc<LayoutGround>>,
     zones: ZoneSet,
 }
 
@@ -47,17 +47,17 @@ impl Terrain {
 
     /// The terrain with `layout` between its generator and its zones. The layout must
     /// have been built over the same generator (its hub heights are that generator's).
-    pub fn with_layout(mut self, layout: Arc<LayoutSurface>) -> Self {
+    pub fn with_layout(mut self, layout: Arc<LayoutGround>) -> Self {
         self.layout = Some(layout);
         self
     }
 
-    pub fn layout(&self) -> Option<&LayoutSurface> {
+    pub fn layout(&self) -> Option<&LayoutGround> {
         self.layout.as_deref()
     }
 
     /// The shared handle of the layout, if any.
-    pub fn layout_arc(&self) -> Option<&Arc<LayoutSurface>> {
+    pub fn layout_arc(&self) -> Option<&Arc<LayoutGround>> {
         self.layout.as_ref()
     }
 

@@ -3,7 +3,7 @@
 
 use crate::zones::Bounds;
 
-/// The largest tile index, in magnitude, that [`TileLayout::checked_tile_of`] and
+/// The largest tile index, in magnitude, that [`TileGrid::checked_tile_of`] and
 /// [`tile_index`] accept: 2^52, so every index is exact as an `f64` and the difference
 /// of two indices (plus one) fits an `i64` with room to spare.
 pub const MAX_TILE_INDEX: i64 = 1 << 52;
@@ -22,7 +22,7 @@ pub fn tile_index(t: f64) -> Option<i64> {
 
 /// The mesh tile grid of a world.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TileLayout {
+pub struct TileGrid {
     /// Edge length of a tile, in world units.
     pub size: f64,
     /// Vertices along one edge of a tile (edges are shared with the neighbours).
@@ -32,7 +32,7 @@ pub struct TileLayout {
     pub centred: bool,
 }
 
-impl TileLayout {
+impl TileGrid {
     /// Vertex spacing.
     pub fn step(&self) -> f64 {
         self.size / f64::from(self.resolution.max(2) - 1)
@@ -53,7 +53,7 @@ impl TileLayout {
 
     /// The tile that owns coordinate `c` (a tile owns `[origin, origin + size)`).
     /// Saturates far outside the grid: callers whose input is not bounded to the grid
-    /// use [`TileLayout::checked_tile_of`].
+    /// use [`TileGrid::checked_tile_of`].
     pub fn tile_of(&self, c: f64) -> i64 {
         let shift = if self.centred { 0.5 } else { 0.0 };
         libm::floor(c / self.size + shift) as i64
@@ -62,6 +62,9 @@ impl TileLayout {
     /// Every tile whose heights or normals read a point of `bounds` grown by `margin`:
     /// tiles whose vertex extent, plus the one-vertex border their normals sample,
     /// intersects it. Row-major (tz outer, tx inner), so the order is deterministic.
+    /// The answer has one entry per tile: callers bound the area first (the server
+    /// bounds zone sizes and coordinates at start-up, so a zone lists at most about
+    /// 880,000 tiles).
     pub fn tiles_touching(&self, bounds: &Bounds, margin: f64) -> Vec<(i64, i64)> {
         let grow = margin + self.step();
         // Tile t reads [origin(t) - step, origin(t) + size + step].
@@ -84,7 +87,7 @@ impl TileLayout {
 mod tests {
     use super::*;
 
-    const HYPERSCAPE: TileLayout = TileLayout {
+    const HYPERSCAPE: TileGrid = TileGrid {
         size: 100.0,
         resolution: 64,
         centred: true,
@@ -144,7 +147,7 @@ mod tests {
             HYPERSCAPE.tiles_touching(&b(40.0, -5.0, 47.0, 5.0), 1.0),
             [(0, 0)]
         );
-        let osrs = TileLayout {
+        let osrs = TileGrid {
             size: 64.0,
             resolution: 65,
             centred: false,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::{
     generator::{GeneratorError, GeneratorKind, WorldGenerator},
-    layout::{LayoutConfig, LayoutError, LayoutSurface},
+    layout::{LayoutConfig, LayoutError, LayoutGround},
     terrain::Terrain,
     zones::{FlatZone, Overlap, ZoneSet},
 };
@@ -59,7 +59,7 @@ pub fn build_terrain(
         set.insert(zone, revision);
     }
     let layout = match spec.layout {
-        Some(config) => Some(Arc::new(LayoutSurface::new(
+        Some(config) => Some(Arc::new(LayoutGround::new(
             LayoutConfig {
                 seed: spec.seed,
                 ..config
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(terrain.zones().revision_of("a"), Some(3));
         // The layout takes the world's seed, whatever the config said.
         let surface = terrain.layout().unwrap();
-        let direct = LayoutSurface::new(
+        let direct = LayoutGround::new(
             LayoutConfig { seed: 7, ..layout },
             WorldGenerator::new(GeneratorKind::Hyperscape, 7).unwrap(),
         )

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use terrain_core::layout::{
-    Area, Hub, Layout, LayoutConfig, LayoutError, LayoutSurface, Mulberry32, Pattern, Spoke,
+    Area, Hub, Layout, LayoutConfig, LayoutError, LayoutGround, Mulberry32, Pattern, Spoke,
     ZoneClass, classify_grid, corridor_half_width, hub_band, layout_in, layout_over, spoke_band,
 };
 use terrain_core::zones::{Shape, ZoneHeight, ZoneSpec};
@@ -36,8 +36,8 @@ fn config(pattern: Pattern) -> LayoutConfig {
     LayoutConfig::new(pattern, CHUNK, 8.0, 7).expect("layout config")
 }
 
-fn surface(pattern: Pattern) -> Arc<LayoutSurface> {
-    Arc::new(LayoutSurface::new(config(pattern), generator()).expect("surface"))
+fn surface(pattern: Pattern) -> Arc<LayoutGround> {
+    Arc::new(LayoutGround::new(config(pattern), generator()).expect("surface"))
 }
 
 fn plain() -> Terrain {
@@ -384,7 +384,7 @@ fn heights_do_not_depend_on_order_threads_budget_or_eviction() {
         let want = heights_in_order(&fresh, &groups, &forward);
         // A tiny budget evicts constantly while the chunks are visited shuffled.
         let small = Arc::new(
-            LayoutSurface::with_cache_bytes(config(pattern), generator(), 64 << 10)
+            LayoutGround::with_cache_bytes(config(pattern), generator(), 64 << 10)
                 .expect("surface"),
         );
         let t = plain().with_layout(Arc::clone(&small));
@@ -524,7 +524,7 @@ fn classify_agrees_with_classify_grid_cell_by_cell() {
         // The example sizes, and cells that do not divide the chunk.
         for cell in [8.0, 7.3] {
             let cfg = LayoutConfig::new(pattern, CHUNK, cell, 7).expect("cfg");
-            let s = LayoutSurface::new(cfg, generator()).expect("surface");
+            let s = LayoutGround::new(cfg, generator()).expect("surface");
             let bounds = area(-430.0, -250.0, 415.0, 160.0);
             let grid = classify_grid(&cfg, &bounds).expect("grid");
             let mut seen = [0usize; 3];
@@ -559,7 +559,7 @@ fn classify_agrees_with_classify_grid_cell_by_cell() {
 fn cells_too_fine_to_keep_are_classified_when_asked_with_the_same_answers() {
     // 800 x 800 cells per chunk: more than a chunk keeps.
     let cfg = LayoutConfig::new(Pattern::Chaotic, CHUNK, 0.5, 7).expect("cfg");
-    let s = LayoutSurface::new(cfg, generator()).expect("surface");
+    let s = LayoutGround::new(cfg, generator()).expect("surface");
     let hub = island_layout(&cfg).hubs.into_iter().next().expect("a hub");
     // A square across the clearing's edge.
     let (x0, z0) = (hub.x + hub.r - 10.0, hub.z - 10.0);
@@ -586,7 +586,7 @@ fn cells_too_fine_to_keep_are_classified_when_asked_with_the_same_answers() {
 #[test]
 fn a_surface_is_shared_across_threads_and_terrain_has_none_by_default() {
     fn shared<T: Send + Sync>() {}
-    shared::<LayoutSurface>();
+    shared::<LayoutGround>();
     shared::<Terrain>();
     assert!(plain().layout().is_none());
     let s = surface(Pattern::Grid);
@@ -680,7 +680,7 @@ fn prepare_builds_each_chunk_once_and_retain_drops_what_is_not_kept() {
 fn bad_input_is_refused_with_the_field_named() {
     let mut cfg = config(Pattern::Grid);
     cfg.cell_size = 0.0;
-    let err = LayoutSurface::new(cfg, generator()).expect_err("bad cell size");
+    let err = LayoutGround::new(cfg, generator()).expect_err("bad cell size");
     assert!(err.to_string().starts_with("cell_size"), "{err}");
     let s = surface(Pattern::Grid);
     assert_eq!(

@@ -9,7 +9,7 @@
 use std::{hint::black_box, time::Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use terrain_core::TileLayout;
+use terrain_core::TileGrid;
 use terrain_server::{
     config::LifecycleConfig,
     lifecycle::{
@@ -21,7 +21,7 @@ use terrain_server::{
 const VIEWERS: usize = 1000;
 
 /// Hyperscape's tile grid.
-const LAYOUT: TileLayout = TileLayout {
+const LAYOUT: TileGrid = TileGrid {
     size: 100.0,
     resolution: 64,
     centred: true,

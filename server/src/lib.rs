@@ -1,29 +1,34 @@
 //! The authoritative terrain server: height queries over gRPC and HTTP on one port.
 //!
-//! A tour, from the outside in:
+//! A tour by layer, from the edge in. A module names only modules of its own layer or
+//! below (the `layers` test reads the sources and fails otherwise), and the
+//! top-level modules have no cycle.
 //!
-//! - [`config`]: the TOML file, flags and `TERRAIN_*` variables, resolved and validated
-//!   into a [`Config`].
-//! - [`server`]: the lifecycle: [`Server::bind`] (returns the bound address, so tests
-//!   can bind `127.0.0.1:0`), [`Server::run`] until a `CancellationToken` fires, then a
-//!   bounded drain; [`Server::spawn`] runs it in the background.
-//! - [`api`]: the surfaces, merged into one axum router: gRPC (`terrain.v1`, health,
-//!   reflection) and HTTP/1.1 JSON, with request metrics and tracing.
-//! - [`query`]: what both surfaces call: world lookup, validation against the limits,
-//!   dispatch, accounting; flat-zone calls in [`query::zones`]. [`error`]: the one
-//!   error taxonomy, mapped to gRPC codes and HTTP statuses in one place. [`auth`]:
-//!   the admin token that mutations need.
-//! - [`compute`]: the rayon pool that keeps large batches and heightmaps off the async
-//!   runtime. [`world`]: the hosted worlds: terrain, flat-zone registry (the write
-//!   path), start-up zones, statistics; [`world::follow`]: replicas following a
-//!   shared store. [`store`]: the durable zone store (`data_dir/terrain.redb`), and
-//!   [`store::nats`]: NATS JetStream key-value shared by replicas. [`events`]: pushed tile events (hubs, resumable
-//!   subscriptions), served by `api::ws_events` and `api::grpc_events`.
-//! - [`mesh`]: the bounded tile mesh cache, kept current by the first commit listener.
-//! - [`lifecycle`]: viewers, their tile rings, live tiles and culling (its tasks are
-//!   owned by [`shutdown::Tasks`]). [`validate`]: the input checks the domain shares.
-//! - [`metrics`], [`telemetry`], [`shutdown`]: Prometheus registry, logging, signals,
-//!   and the owner of every background task.
+//! - **Edge**: [`server`] wires everything: [`Server::bind`] (returns the bound address,
+//!   so tests can bind `127.0.0.1:0`), [`Server::run`] until a `CancellationToken`
+//!   fires, then a bounded drain; [`Server::spawn`] runs it in the background.
+//!   [`api`] only translates: gRPC (`terrain.v1`, health, reflection), HTTP/1.1 JSON and
+//!   WebSocket, merged into one axum router, with the wire forms, readiness reporting
+//!   and the one mapping of error classes to gRPC codes and HTTP statuses
+//!   ([`api::error`]). [`commands`] (the `protoset` and `healthcheck` subcommands),
+//!   [`healthcheck`], [`telemetry`] (logging set-up).
+//! - **Domain** (no axum, tonic or protobuf): [`world`]: the hosted worlds, their
+//!   flat-zone registry (every mutation is proposed to the world's zone log and applied
+//!   from what the log returns, [`world::follow`]), start-up zones and statistics.
+//!   [`events`]: pushed tile events (hubs, resumable subscriptions). [`lifecycle`]:
+//!   viewers, their tile rings, live tiles, the bake and culling. [`mesh`]: the bounded
+//!   tile mesh cache. [`query`]: the reads both surfaces share (validation against the
+//!   limits, dispatch to the compute pool, accounting). [`metrics`]: what they record.
+//!   Each service has its own `thiserror` enum implementing [`ServiceError`].
+//! - **Stores**: [`store`]: the zone log ([`store::log::ZoneLog`]: propose, follow) over
+//!   the embedded redb file (`data_dir/terrain.redb`), NATS JetStream key-value shared
+//!   by replicas ([`store::nats`]), or memory (unit tests).
+//! - **Config**: [`config`]: the TOML file, flags and `TERRAIN_*` variables, each key
+//!   declared once, resolved and validated into a [`Config`].
+//! - **Support**: [`error`] (the error classes and [`ServiceError`]), [`auth`] (the
+//!   admin token), [`shutdown`] (signals and [`shutdown::Tasks`], the owner of every
+//!   background task), [`compute`] (the rayon pool that keeps tiles and large batches
+//!   off the async runtime), [`validate`] (the input checks the domain shares).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_server::Error> {

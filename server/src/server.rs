@@ -329,10 +329,13 @@ impl Storage {
     /// Stops following (the readiness reporter is one of the server's tasks), then
     /// closes the store on a blocking thread (it waits for a commit in progress).
     async fn close(self) {
-        self.replication.stop();
+        self.replication.shutdown(FOLLOWERS_WAIT).await;
         close_store(self.store).await;
     }
 }
+
+/// How long closing the store waits for the followers to finish what they apply.
+const FOLLOWERS_WAIT: Duration = Duration::from_secs(5);
 
 /// Closes `store` on a blocking thread: through [`Storage::close`], or directly when
 /// start-up fails before the followers exist.

@@ -63,11 +63,7 @@ pub fn terrain(generator: &WorldGenerator, overlap: Overlap, zones: &[FlatZone])
 pub fn tiles_json(generator: &WorldGenerator, zones: &[&FlatZone]) -> Value {
     let mut tiles: Vec<(i64, i64)> = zones
         .iter()
-        .flat_map(|z| {
-            generator
-                .tile_layout()
-                .tiles_touching(&z.outer_bounds(), 1.0)
-        })
+        .flat_map(|z| generator.tile_grid().tiles_touching(&z.outer_bounds(), 1.0))
         .collect();
     tiles.sort_by_key(|&(x, z)| (z, x));
     tiles.dedup();

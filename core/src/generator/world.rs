@@ -54,8 +54,8 @@ impl WorldGenerator {
 
     /// The mesh tile grid: 100 m hyperscape tiles centred on multiples of 100 with 64
     /// vertices a side; 64-tile osrs map squares from multiples of 64, 65 vertices.
-    pub fn tile_layout(&self) -> crate::tile::TileLayout {
-        crate::tile::TileLayout {
+    pub fn tile_grid(&self) -> crate::tile::TileGrid {
+        crate::tile::TileGrid {
             size: self.tile_size(),
             resolution: self.tile_resolution(),
             centred: matches!(self, Self::Hyperscape(_)),

@@ -15,7 +15,7 @@
 //! - [`classify`](mod@classify): [`ZoneClass`] of a point and a [`ZoneGrid`] of cells.
 //! - [`features`]: clearings and corridors as height features, indexed per chunk.
 //! - [`cells`]: the classification cells of a chunk ([`CellClass`]).
-//! - [`surface`]: [`LayoutSurface`], the layout applied to a world's ground, with
+//! - [`ground`]: [`LayoutGround`], the layout applied to a world's ground, with
 //!   bounded concurrent caches and the same answers.
 
 pub mod cache;
@@ -24,11 +24,11 @@ pub mod classify;
 mod clock;
 pub mod config;
 pub mod features;
+pub mod ground;
 pub mod patterns;
 pub mod region;
 pub mod rng;
 pub mod spokes;
-pub mod surface;
 
 pub use cache::LayoutCache;
 pub use cells::{CellClass, MAX_CHUNK_CELLS};
@@ -38,8 +38,8 @@ pub use features::{
     ChunkFeatures, HUB_BLEND, HubFeature, SPOKE_BLEND, SpokeFeature, hub_band, hub_band_cap,
     spoke_band,
 };
+pub use ground::{DEFAULT_CACHE_BYTES, LayoutGround, MAX_FEATURE_CHUNK};
 pub use patterns::{Hub, hubs_in_chunk};
 pub use region::{PLANAR_MAX_LEN, REGION_CHUNKS, RegionGraph, planar_region, region_of};
 pub use rng::{Mulberry32, chunk_rng, chunk_seed};
 pub use spokes::{Layout, Spoke, layout_in, layout_over};
-pub use surface::{DEFAULT_CACHE_BYTES, LayoutSurface, MAX_FEATURE_CHUNK};

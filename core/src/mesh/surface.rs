@@ -11,7 +11,7 @@ use super::tile::border_coord;
 /// under the point, interpolated on its plane. Cells split along the (ix, iz+1)-(ix+1,
 /// iz) diagonal: `fx + fz <= 1` lies in triangle (a, b, d), the rest in (b, c, d).
 pub fn surface_height(terrain: &Terrain, x: f64, z: f64) -> f64 {
-    let layout = terrain.generator().tile_layout();
+    let layout = terrain.generator().tile_grid();
     let n = layout.resolution.max(2) as usize;
     let (tx, tz) = (layout.tile_of(x), layout.tile_of(z));
     let step = layout.step();

@@ -14,7 +14,7 @@ use libm::sqrt;
 
 use crate::Generator;
 use crate::terrain::Terrain;
-use crate::tile::TileLayout;
+use crate::tile::TileGrid;
 
 /// A tile's grid coordinates.
 pub type TileKey = (i64, i64);
@@ -78,7 +78,7 @@ impl TileMesh {
 }
 
 /// Offset of vertex 0 from the tile's placement point.
-fn offset(layout: &TileLayout) -> f64 {
+fn offset(layout: &TileGrid) -> f64 {
     if layout.centred {
         layout.size / 2.0
     } else {
@@ -87,14 +87,14 @@ fn offset(layout: &TileLayout) -> f64 {
 }
 
 /// World coordinate of vertex `i` of tile `t` on one axis: `f32(i*step - offset) + t*size`.
-pub fn vertex_coord(layout: &TileLayout, t: i64, i: usize) -> f64 {
+pub fn vertex_coord(layout: &TileGrid, t: i64, i: usize) -> f64 {
     let local = f64::from((i as f64 * layout.step() - offset(layout)) as f32);
     local + t as f64 * layout.size
 }
 
 /// World coordinate of sample `i` (-1 ..= n) of the height grid, unrounded:
 /// `(-offset + i*step) + t*size`.
-pub fn border_coord(layout: &TileLayout, t: i64, i: i64) -> f64 {
+pub fn border_coord(layout: &TileGrid, t: i64, i: i64) -> f64 {
     (-offset(layout) + i as f64 * layout.step()) + t as f64 * layout.size
 }
 
@@ -167,7 +167,7 @@ fn triangles(n: usize, carved: &[bool]) -> Vec<u32> {
 /// This is CPU work of about a millisecond for a 64x64 tile: keep it off async
 /// workers.
 pub fn build_tile(terrain: &Terrain, key: TileKey, version: u64) -> TileMesh {
-    let layout = terrain.generator().tile_layout();
+    let layout = terrain.generator().tile_grid();
     let n = layout.resolution.max(2) as usize;
     let m = n + 2;
     // One area evaluation of the bordered grid at unrounded coordinates: the interior

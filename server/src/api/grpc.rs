@@ -107,7 +107,7 @@ pub struct TerrainApi {
 }
 
 async fn world_message(world: &World) -> pb::World {
-    let layout = world.layout();
+    let layout = world.tile_grid();
     let state = world.read().await;
     pb::World {
         id: world.id().to_string(),
@@ -118,7 +118,7 @@ async fn world_message(world: &World) -> pb::World {
         revision: state.revision(),
         overlap: state.zones().overlap().as_str().to_string(),
         zones: state.zones().len() as u64,
-        layout: world.layer().map(|l| pb::WorldLayout {
+        layout: world.layout().map(|l| pb::WorldLayout {
             pattern: l.layout.pattern.as_str().to_string(),
             spokes: l.layout.spokes.as_str().to_string(),
             chunk_size: l.layout.chunk_size,

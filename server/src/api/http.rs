@@ -139,7 +139,7 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
             let s = w.read().await;
             (s.revision(), s.zones().overlap().as_str(), s.zones().len())
         };
-        let layout = w.layout();
+        let layout = w.tile_grid();
         worlds.push(WorldBody {
             id: w.id().to_string(),
             generator: w.kind().as_str(),
@@ -149,7 +149,7 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
             revision,
             overlap,
             zones,
-            layout: w.layer().map(|l| WorldLayoutBody {
+            layout: w.layout().map(|l| WorldLayoutBody {
                 pattern: l.layout.pattern.as_str(),
                 spokes: l.layout.spokes.as_str(),
                 chunk_size: l.layout.chunk_size,

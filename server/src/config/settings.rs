@@ -97,8 +97,8 @@ pub struct Settings {
     #[arg(long, env = "TERRAIN_INSECURE", value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
     pub insecure: Option<bool>,
 
-    /// Largest zone width, depth, radius, blend radius or carve inset, in metres
-    /// [default: 10000].
+    /// Largest zone width, depth, radius, blend radius or carve inset, in metres, at
+    /// most 20000 [default: 10000].
     #[arg(long, env = "TERRAIN_MAX_ZONE_SIZE", value_name = "METRES", value_parser = values::parse_max_zone_size)]
     #[serde(deserialize_with = "de::positive")]
     pub max_zone_size: Option<f64>,

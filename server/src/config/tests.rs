@@ -196,6 +196,7 @@ fn bad_top_level_values_are_named() {
         ("insecure = \"yes\"", "insecure"),
         ("max_zone_size = 0", "max_zone_size"),
         ("max_zone_size = inf", "max_zone_size"),
+        ("max_zone_size = 20001", "max_zone_size"),
         ("max_zones_per_world = 0", "max_zones_per_world"),
         ("stats_interval = \"0s\"", "stats_interval"),
         ("stats_interval = \"often\"", "stats_interval"),
@@ -613,7 +614,7 @@ fn max_coordinate_is_bounded_by_the_tile_grids() {
     for &kind in GeneratorKind::ALL {
         let grid = terrain_core::WorldGenerator::new(kind, 0)
             .unwrap()
-            .tile_layout();
+            .tile_grid();
         let edge = reach + lifecycle::MAX_RING * grid.size;
         for c in [edge, -edge] {
             let t = grid.tile_of(c);

@@ -220,9 +220,23 @@ pub fn parse_max_coordinate(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// A zone size limit: finite and greater than 0.
+/// The largest `max_zone_size`: 20 km. A zone's outer bounds (size plus blend ring, each
+/// at most the limit) then span at most 60 km a side, under 940 tiles of the smallest
+/// (64 m) grid: a mutation lists at most about 880,000 changed tiles, so the tile range
+/// arithmetic of the registry ([`terrain_core::TileGrid::tiles_touching`]) stays small
+/// whatever a client sends.
+pub const MAX_MAX_ZONE_SIZE: f64 = 20_000.0;
+
+/// A zone size limit: finite, greater than 0 and at most [`MAX_MAX_ZONE_SIZE`].
 pub fn check_max_zone_size(v: f64) -> Result<(), String> {
-    check_positive(v)
+    check_positive(v)?;
+    if v > MAX_MAX_ZONE_SIZE {
+        return Err(format!(
+            "must be at most {MAX_MAX_ZONE_SIZE} (metres: a zone's tiles are listed on \
+             every change), got {v}"
+        ));
+    }
+    Ok(())
 }
 
 /// `check_max_zone_size` for a flag's text.

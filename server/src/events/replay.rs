@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use terrain_core::{FlatZone, TileLayout};
+use terrain_core::{FlatZone, TileGrid};
 
 use super::{Area, Event};
 use crate::{
@@ -27,7 +27,7 @@ pub enum Replay {
 /// The events of `world` in `(from, to]` that touch `area`. Blocks on the store.
 pub fn replay(
     store: &ZoneStore,
-    layout: &TileLayout,
+    layout: &TileGrid,
     world: &str,
     from: u64,
     to: u64,
@@ -59,7 +59,7 @@ fn has_hole(history: &[LogEntry], from: u64) -> bool {
 /// Folds the log in order, tracking each zone's latest version, and keeps the
 /// events after `from` that touch `area`.
 fn rebuild(
-    layout: &TileLayout,
+    layout: &TileGrid,
     world: &str,
     history: &[LogEntry],
     from: u64,
@@ -93,7 +93,7 @@ fn rebuild(
 }
 
 fn event_of(
-    layout: &TileLayout,
+    layout: &TileGrid,
     world: &str,
     entry: &LogEntry,
     previous: Option<&FlatZone>,
@@ -130,7 +130,7 @@ mod tests {
     fn replacements_count_the_old_tiles_and_pruned_history_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();
-        let layout = TileLayout {
+        let layout = TileGrid {
             size: 100.0,
             resolution: 64,
             centred: true,
@@ -172,7 +172,7 @@ mod tests {
     fn a_hole_in_a_replicated_log_is_gone_only_for_resumes_before_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();
-        let layout = TileLayout {
+        let layout = TileGrid {
             size: 100.0,
             resolution: 64,
             centred: true,

@@ -92,7 +92,7 @@ impl Subscription {
         if from > to {
             return Err(EventError::FromAhead { from, current: to });
         }
-        let (layout, name) = (world.layout(), world.id().to_string());
+        let (layout, name) = (world.tile_grid(), world.id().to_string());
         let replayed =
             tokio::task::spawn_blocking(move || replay(&store, &layout, &name, from, to, &area))
                 .await

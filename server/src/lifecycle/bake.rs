@@ -12,7 +12,7 @@ use std::{
 use futures::{StreamExt, stream};
 use rayon::prelude::*;
 use terrain_core::{
-    layout::{Area, LayoutSurface},
+    layout::{Area, LayoutGround},
     tile::tile_index,
 };
 use tracing::info;
@@ -64,7 +64,7 @@ fn squares(
 
 /// The chunks within `radius` chunks of each spawn point, deduplicated, row-major.
 pub fn spawn_chunks(
-    surface: &LayoutSurface,
+    surface: &LayoutGround,
     spawns: &[[f64; 2]],
     radius: u32,
 ) -> Result<Vec<(i64, i64)>, LifecycleError> {
@@ -74,7 +74,7 @@ pub fn spawn_chunks(
 
 /// The tiles within `radius` tiles of each spawn point's tile, deduplicated, row-major.
 pub fn spawn_tiles(world: &World, radius: u32) -> Result<Vec<Tile>, LifecycleError> {
-    let layout = world.layout();
+    let layout = world.tile_grid();
     squares(world.spawn(), radius, |c| layout.checked_tile_of(c), "tile")
 }
 
@@ -89,7 +89,7 @@ pub async fn bake(
     let start = Instant::now();
     info!(world = world.id(), "baking world");
     let mut chunks = 0;
-    if let (Some(surface), Some(settings)) = (world.surface(), world.layer()) {
+    if let (Some(surface), Some(settings)) = (world.layout_ground(), world.layout()) {
         let list = spawn_chunks(surface, world.spawn(), settings.grid_radius)?;
         let surface = Arc::clone(surface);
         let t = Instant::now();

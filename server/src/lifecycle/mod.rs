@@ -97,7 +97,7 @@ impl WorldLifecycle {
         metrics: Arc<Metrics>,
         compute: Compute,
     ) -> Self {
-        let tracker = Tracker::new(world.layout(), config, max_coordinate);
+        let tracker = Tracker::new(world.tile_grid(), config, max_coordinate);
         WorldLifecycle {
             world,
             meshes,

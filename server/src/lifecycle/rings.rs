@@ -6,7 +6,7 @@
 //! so a centred view gets a centred ring), and at least the tile under the viewer.
 
 use terrain_core::{
-    TileLayout,
+    TileGrid,
     tile::{MAX_TILE_INDEX, tile_index},
 };
 
@@ -105,7 +105,7 @@ struct Axis {
 
 /// The tiles on one axis whose interior overlaps `[lo, hi]`, and at least the tile
 /// holding `lo`; `None` when either end is beyond the tile grid.
-fn span(layout: &TileLayout, lo: f64, hi: f64) -> Option<(i64, i64)> {
+fn span(layout: &TileGrid, lo: f64, hi: f64) -> Option<(i64, i64)> {
     let first = layout.checked_tile_of(lo)?;
     // The last tile starting strictly before `hi`.
     let shift = if layout.centred { 0.5 } else { 0.0 };
@@ -118,7 +118,7 @@ fn span(layout: &TileLayout, lo: f64, hi: f64) -> Option<(i64, i64)> {
 /// beyond the tile grid names its coordinate, a view wider than
 /// [`MAX_VIEWER_TILES`] tiles names its extent, and no index saturates.
 fn axis_spans(
-    layout: &TileLayout,
+    layout: &TileGrid,
     widths: [f64; 3],
     axis: &Axis,
 ) -> Result<[(i64, i64); 3], LifecycleError> {
@@ -164,7 +164,7 @@ fn axis_spans(
 /// [`MAX_VIEWER_TILES`] (`viewWidth` / `viewDepth`, `TooLarge`). Call after
 /// [`Viewer::validate`].
 pub fn checked_rings(
-    layout: &TileLayout,
+    layout: &TileGrid,
     rings: &Rings,
     v: &Viewer,
 ) -> Result<[TileRect; 3], LifecycleError> {
@@ -212,7 +212,7 @@ pub fn checked_rings(
 }
 
 /// Squared distance from the centre of `tile` to `(x, z)`.
-pub fn tile_dist2(layout: &TileLayout, tile: Tile, x: f64, z: f64) -> f64 {
+pub fn tile_dist2(layout: &TileGrid, tile: Tile, x: f64, z: f64) -> f64 {
     let centre = |t: i64| layout.origin(t) + layout.size / 2.0;
     let (dx, dz) = (centre(tile.0) - x, centre(tile.1) - z);
     dx * dx + dz * dz
@@ -223,7 +223,7 @@ mod tests {
     use super::*;
     use crate::{config::lifecycle::DEFAULT_RINGS, error::ServiceError};
 
-    fn rings_of(layout: &TileLayout, rings: &Rings, v: &Viewer) -> [TileRect; 3] {
+    fn rings_of(layout: &TileGrid, rings: &Rings, v: &Viewer) -> [TileRect; 3] {
         checked_rings(layout, rings, v).expect("rings within the limits")
     }
 
@@ -242,14 +242,14 @@ mod tests {
     }
 
     /// Hyperscape's grid: 100 m tiles centred on multiples of 100.
-    const CENTRED: TileLayout = TileLayout {
+    const CENTRED: TileGrid = TileGrid {
         size: 100.0,
         resolution: 64,
         centred: true,
     };
 
     /// OSRS-like grid: 64 m tiles from 0.
-    const CORNERED: TileLayout = TileLayout {
+    const CORNERED: TileGrid = TileGrid {
         size: 64.0,
         resolution: 65,
         centred: false,

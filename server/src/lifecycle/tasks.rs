@@ -119,7 +119,8 @@ impl WorldLifecycle {
     /// viewer, and drops the cached chunks farther than `gc_radius` from every viewer
     /// and outside the spawn grids (they regenerate identically when needed again).
     async fn maintain_layout(&self) {
-        let (Some(surface), Some(settings)) = (self.world.surface(), self.world.layer()) else {
+        let (Some(surface), Some(settings)) = (self.world.layout_ground(), self.world.layout())
+        else {
             return;
         };
         let positions = self.lock().viewer_positions();

@@ -23,7 +23,7 @@ use std::{
     time::Instant,
 };
 
-use terrain_core::TileLayout;
+use terrain_core::TileGrid;
 
 use super::error::LifecycleError;
 use super::rings::{Ring, Tile, TileRect, Viewer, check_viewer, checked_rings, tile_dist2};
@@ -130,7 +130,7 @@ pub struct Counters {
 /// The mutable state of one world's lifecycle.
 #[derive(Debug)]
 pub struct Tracker {
-    layout: TileLayout,
+    layout: TileGrid,
     config: LifecycleConfig,
     max_coordinate: f64,
     viewers: HashMap<String, ViewerEntry>,
@@ -152,7 +152,7 @@ pub struct Tracker {
 type Out = Vec<Transition>;
 
 impl Tracker {
-    pub fn new(layout: TileLayout, config: LifecycleConfig, max_coordinate: f64) -> Self {
+    pub fn new(layout: TileGrid, config: LifecycleConfig, max_coordinate: f64) -> Self {
         Tracker {
             layout,
             config,
@@ -552,7 +552,7 @@ mod tests {
     use super::*;
     use crate::{config::lifecycle::DEFAULT_RINGS, error::ServiceError};
 
-    const LAYOUT: TileLayout = TileLayout {
+    const LAYOUT: TileGrid = TileGrid {
         size: 100.0,
         resolution: 64,
         centred: true,

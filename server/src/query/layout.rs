@@ -1,10 +1,10 @@
 //! Layout queries: the hubs and spokes of a rectangle, and the zone class of a point,
-//! for worlds with a layout layer. Both read the world's [`LayoutSurface`], whose
+//! for worlds with a layout layer. Both read the world's [`LayoutGround`], whose
 //! caches make repeated questions about the same land cheap.
 
 use std::sync::Arc;
 
-use terrain_core::layout::{Area, CellClass, Layout, LayoutError, LayoutSurface};
+use terrain_core::layout::{Area, CellClass, Layout, LayoutError, LayoutGround};
 
 use super::QueryError;
 use super::{QueryEngine, check_coordinate};
@@ -41,9 +41,9 @@ pub fn layout_error(err: LayoutError) -> QueryError {
 
 impl QueryEngine {
     /// The layout surface of `world`, or `NOT_FOUND` (field `world`).
-    fn surface(world: &World) -> Result<Arc<LayoutSurface>, QueryError> {
+    fn surface(world: &World) -> Result<Arc<LayoutGround>, QueryError> {
         world
-            .surface()
+            .layout_ground()
             .cloned()
             .ok_or_else(|| QueryError::NoLayout {
                 world: world.id().to_string(),

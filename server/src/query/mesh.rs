@@ -61,7 +61,7 @@ impl QueryEngine {
         tile: (i64, i64),
         fields: &TileFields,
     ) -> Result<(), QueryError> {
-        let size = world.layout().size;
+        let size = world.tile_grid().size;
         let max = self.limits().max_coordinate;
         for (t, field) in [(tile.0, &fields.x), (tile.1, &fields.z)] {
             check_coordinate(t as f64 * size, max).map_err(|_| {

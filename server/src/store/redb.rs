@@ -252,27 +252,20 @@ impl ZoneStore {
         txn.commit().map_err(db_err)
     }
 
-    /// `world`'s mutation log from revision `from` on, in revision order.
+    /// `world`'s mutation log from revision `from` on, in revision order; an entry
+    /// that does not decode fails the whole read ([`StoreError::Corrupt`]).
     pub fn log(&self, world: &str, from: u64) -> Result<Vec<(u64, Mutation)>, StoreError> {
-        let open = self.open_db();
-        let txn = open.db()?.begin_read().map_err(db_err)?;
-        let log = txn.open_table(LOG).map_err(db_err)?;
-        let mut entries = Vec::new();
-        for item in log
-            .range((world, from)..=(world, u64::MAX))
-            .map_err(db_err)?
-        {
-            let (key, value) = item.map_err(db_err)?;
-            let (_, revision) = key.value();
-            let mutation =
-                LogRecord::decode(value.value()).map_err(|reason| StoreError::Corrupt {
+        self.entries(world, from)?
+            .into_iter()
+            .map(|(revision, decoded)| {
+                let mutation = decoded.map_err(|reason| StoreError::Corrupt {
                     world: world.to_string(),
                     what: format!("log entry {revision}"),
                     reason,
                 })?;
-            entries.push((revision, mutation));
-        }
-        Ok(entries)
+                Ok((revision, mutation))
+            })
+            .collect()
     }
 }
 

@@ -11,7 +11,7 @@
 //! the commit listeners told (mesh cache first, then events): a subscriber resuming
 //! from the log never finds an entry without its delta.
 
-use terrain_core::TileLayout;
+use terrain_core::TileGrid;
 use tracing::{info, warn};
 
 use super::{
@@ -40,7 +40,7 @@ impl World {
         let (planned, probe, before, skipped) = {
             let state = self.state.blocking_read();
             let skipped = revision > state.revision + 1;
-            let Some(planned) = plan_entry(&self.layout, &state, entry.write, revision) else {
+            let Some(planned) = plan_entry(&self.grid, &state, entry.write, revision) else {
                 drop(state);
                 self.advance(revision);
                 return Ok(None);
@@ -127,7 +127,7 @@ impl World {
 /// The plan of the entry `write` at `revision` against the applied `state`, or
 /// `None` when it changes nothing here (removing an unknown zone).
 fn plan_entry(
-    layout: &TileLayout,
+    layout: &TileGrid,
     state: &WorldState,
     write: Write,
     revision: u64,

@@ -41,6 +41,7 @@ use tracing::{debug, warn};
 use super::{Outcome, RegistryError, World, Worlds};
 use crate::{
     metrics::Metrics,
+    shutdown::Tasks,
     store::log::{Entry, LogError, ZoneLog},
 };
 
@@ -200,6 +201,8 @@ impl Link {
 pub struct Replication {
     worlds: Arc<Worlds>,
     stop: CancellationToken,
+    /// The followers: owned, so shutdown waits for each to finish what it applies.
+    followers: Tasks,
 }
 
 impl Replication {
@@ -210,7 +213,8 @@ impl Replication {
         logs: Vec<Arc<dyn ZoneLog>>,
         metrics: Arc<Metrics>,
     ) -> Replication {
-        let stop = CancellationToken::new();
+        let followers = Tasks::new();
+        let stop = followers.token().clone();
         for (world, log) in worlds.iter().zip(logs) {
             let applied = world.read().await.revision();
             let link = Arc::new(Link::new(log, applied, stop.clone()));
@@ -223,11 +227,12 @@ impl Replication {
                 link,
                 metrics: Arc::clone(&metrics),
             };
-            tokio::spawn(follower.run(stop.clone()));
+            followers.spawn(follower.run(stop.clone()));
         }
         Replication {
             worlds: Arc::clone(worlds),
             stop,
+            followers,
         }
     }
 
@@ -288,6 +293,16 @@ impl Replication {
     /// Stops following; proposers still waiting give up.
     pub fn stop(&self) {
         self.stop.cancel();
+    }
+
+    /// Stops following and waits, for at most `bound`, until every follower has
+    /// finished the entry it was applying (the store can then close under nobody).
+    pub async fn shutdown(&self, bound: Duration) {
+        self.stop.cancel();
+        let aborted = self.followers.shutdown(bound).await;
+        if aborted > 0 {
+            warn!(aborted, "followers still applying at shutdown were aborted");
+        }
     }
 }
 

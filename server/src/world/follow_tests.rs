@@ -89,7 +89,7 @@ async fn a_lost_race_is_planned_again_and_answers_what_really_happened() {
 }
 
 fn changed(world: &World, zones: &[FlatZone]) -> Vec<(i64, i64)> {
-    crate::world::registry::changed_tiles(&world.layout(), zones)
+    crate::world::registry::changed_tiles(&world.tile_grid(), zones)
 }
 
 #[tokio::test]
@@ -198,4 +198,25 @@ async fn proposers_stop_waiting_when_following_stops() {
     f.replication.stop();
     let err = link.collect(5).await.unwrap_err();
     assert!(err.to_string().starts_with("shutting down"), "{err}");
+}
+
+#[tokio::test]
+async fn shutdown_waits_for_the_followers_and_nothing_is_applied_after() {
+    let f = Fixture::new().await;
+    f.world().register("a", zone(0.0).spec()).await.unwrap();
+    f.applied(1).await;
+    // Every follower ends within the bound, none aborted.
+    let started = std::time::Instant::now();
+    f.replication
+        .shutdown(std::time::Duration::from_secs(5))
+        .await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // A change another replica writes to the log after shutdown is not applied here,
+    // and a proposal is refused rather than left waiting.
+    assert_eq!(f.log.append(Write::Put(zone(50.0))), 2);
+    let refused = f.world().register("b", zone(200.0).spec()).await;
+    assert!(refused.is_err(), "{refused:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(f.world().read().await.revision(), 1);
+    assert_eq!(f.store.load("main").unwrap().revision, 1);
 }

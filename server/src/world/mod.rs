@@ -25,9 +25,9 @@ pub mod versions;
 use std::{collections::HashMap, sync::Arc};
 
 use terrain_core::{
-    BuildError, GeneratorError, GeneratorKind, Terrain, TileLayout, WorldSpec, ZoneSet,
+    BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, WorldSpec, ZoneSet,
     build_terrain,
-    layout::{LayoutError, LayoutSurface},
+    layout::{LayoutError, LayoutGround},
     zones::ZoneLimits,
 };
 use tokio::sync::{Mutex, OwnedRwLockReadGuard, RwLock, RwLockReadGuard};
@@ -124,7 +124,8 @@ pub struct World {
     id: String,
     seed: u32,
     kind: GeneratorKind,
-    layout: TileLayout,
+    /// The mesh tile grid: tile size and vertices per side.
+    grid: TileGrid,
     /// Shared by readers; written only by the registry after a commit. Fair: a
     /// waiting writer is not starved by a stream of readers.
     state: Arc<RwLock<WorldState>>,
@@ -136,10 +137,10 @@ pub struct World {
     lookups: Lookups,
     /// Told about each committed mutation, in order.
     listeners: Vec<Arc<dyn CommitListener>>,
-    /// The layout layer's settings, when configured.
-    layer: Option<LayoutSettings>,
-    /// The layout layer itself (also inside the terrain), shared by every reader.
-    surface: Option<Arc<LayoutSurface>>,
+    /// The layout's settings (hubs and spokes), when configured.
+    layout: Option<LayoutSettings>,
+    /// The layout's ground (also inside the terrain), shared by every reader.
+    ground: Option<Arc<LayoutGround>>,
     /// Where players appear.
     spawn: Vec<[f64; 2]>,
     /// The world's zone log and its follower's progress, set once following starts
@@ -178,18 +179,18 @@ impl World {
                 source,
             },
         })?;
-        let layout = terrain.generator().tile_layout();
-        let surface = terrain.layout_arc().cloned();
+        let grid = terrain.generator().tile_grid();
+        let ground = terrain.layout_arc().cloned();
         let state = WorldState {
             terrain,
             revision: stored.revision,
-            tiles: TileVersions::replay(&layout, &log),
+            tiles: TileVersions::replay(&grid, &log),
         };
         Ok(World {
             id: config.id.clone(),
             seed: config.seed,
             kind: config.generator,
-            layout,
+            grid,
             state: Arc::new(RwLock::new(state)),
             writer: Arc::new(Mutex::new(())),
             store,
@@ -202,8 +203,8 @@ impl World {
             },
             lookups: Lookups::default(),
             listeners: listeners.to_vec(),
-            layer: config.layout,
-            surface,
+            layout: config.layout,
+            ground,
             spawn: config.spawn.clone(),
             link: std::sync::OnceLock::new(),
             history: limits.event_history.max(1),
@@ -226,18 +227,18 @@ impl World {
     }
 
     /// The mesh tile grid (tile size and resolution).
-    pub fn layout(&self) -> TileLayout {
-        self.layout
+    pub fn tile_grid(&self) -> TileGrid {
+        self.grid
     }
 
-    /// The layout layer's settings (hubs and spokes), when configured.
-    pub fn layer(&self) -> Option<&LayoutSettings> {
-        self.layer.as_ref()
+    /// The layout's settings (hubs and spokes), when the world has a layout.
+    pub fn layout(&self) -> Option<&LayoutSettings> {
+        self.layout.as_ref()
     }
 
-    /// The layout layer: hubs, spokes and their flattening, with its caches.
-    pub fn surface(&self) -> Option<&Arc<LayoutSurface>> {
-        self.surface.as_ref()
+    /// The layout's ground: hubs, spokes and their flattening, with its caches.
+    pub fn layout_ground(&self) -> Option<&Arc<LayoutGround>> {
+        self.ground.as_ref()
     }
 
     /// The spawn points: never empty.

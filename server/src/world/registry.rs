@@ -12,7 +12,7 @@
 //! mid-way cannot let the next mutation start before this one is applied.
 //!
 //! Every accepted mutation takes the world's next revision and reports the tiles
-//! whose heights or normals it changes: [`TileLayout::tiles_touching`] of the old and
+//! whose heights or normals it changes: [`TileGrid::tiles_touching`] of the old and
 //! the new zone's outer bounds, with a margin of [`TILE_MARGIN`]. Registering a zone
 //! identical to the registered one (after resolving `heightOffset`) is a no-op:
 //! [`Change::Unchanged`], the current revision, no tiles, nothing stored.
@@ -20,7 +20,7 @@
 use std::{fmt, sync::Arc};
 
 use terrain_core::{
-    FlatZone, TileLayout,
+    FlatZone, TileGrid,
     zones::{Bounds, ZoneDoc, ZoneSpec, validate_id},
 };
 use tracing::debug;
@@ -248,7 +248,7 @@ impl World {
             MutationKind::Registered
         };
         let revision = next(state.revision)?;
-        let tiles = changed_tiles(&self.layout, old.into_iter().chain([&zone]));
+        let tiles = changed_tiles(&self.grid, old.into_iter().chain([&zone]));
         let outcome = Outcome {
             change: Change::of(kind),
             bounds: zone_bounds(old.into_iter().chain([&zone])),
@@ -277,7 +277,7 @@ impl World {
             zone: old.clone(),
             zone_revision: revision,
             revision,
-            tiles: changed_tiles(&self.layout, [old]),
+            tiles: changed_tiles(&self.grid, [old]),
             bounds: zone_bounds([old]),
             max_height_delta: 0.0,
         };
@@ -310,10 +310,10 @@ fn next(revision: u64) -> Result<u64, RegistryError> {
 }
 
 /// The tiles any of `zones` can change, row-major (z outer, x inner), without
-/// duplicates: the union of [`TileLayout::tiles_touching`] of each zone's outer
+/// duplicates: the union of [`TileGrid::tiles_touching`] of each zone's outer
 /// bounds with [`TILE_MARGIN`].
 pub fn changed_tiles<'a>(
-    layout: &TileLayout,
+    layout: &TileGrid,
     zones: impl IntoIterator<Item = &'a FlatZone>,
 ) -> Vec<(i64, i64)> {
     let mut tiles: Vec<(i64, i64)> = zones
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn changed_tiles_unite_old_and_new() {
-        let layout = TileLayout {
+        let layout = TileGrid {
             size: 100.0,
             resolution: 64,
             centred: true,

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use terrain_core::{FlatZone, TileLayout};
+use terrain_core::{FlatZone, TileGrid};
 
 use super::registry::changed_tiles;
 use crate::store::{Mutation, MutationKind};
@@ -48,7 +48,7 @@ impl TileVersions {
 
     /// Replays a mutation log (in revision order) over `layout`: each entry touches
     /// the tiles of its zone and of the zone it replaced.
-    pub fn replay(layout: &TileLayout, log: &[(u64, Mutation)]) -> Self {
+    pub fn replay(layout: &TileGrid, log: &[(u64, Mutation)]) -> Self {
         let mut versions = TileVersions::default();
         let mut live: HashMap<&str, &FlatZone> = HashMap::new();
         for (revision, mutation) in log {
@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn replay_follows_replacements_and_removals() {
-        let layout = TileLayout {
+        let layout = TileGrid {
             size: 100.0,
             resolution: 64,
             centred: true,

@@ -21,7 +21,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 type Tile = (i64, i64);
 
-const VIEWERS: &str = "/v1/worlds/main/viewers";
+pub(crate) const VIEWERS: &str = "/v1/worlds/main/viewers";
 
 fn tiles(v: &Value) -> Vec<Tile> {
     v.as_array()
@@ -38,7 +38,7 @@ fn rect(x0: i64, z0: i64, x1: i64, z1: i64) -> Vec<Tile> {
         .collect()
 }
 
-fn viewer(x: f64, z: f64, w: f64, d: f64) -> Value {
+pub(crate) fn viewer(x: f64, z: f64, w: f64, d: f64) -> Value {
     json!({"x": x, "z": z, "viewWidth": w, "viewDepth": d})
 }
 
@@ -195,7 +195,7 @@ async fn viewer_changes_need_the_admin_token_when_one_is_set() {
     server.stop().await;
 }
 
-fn upsert(id: &str, x: f64, z: f64) -> pb::ViewerUpdate {
+pub(crate) fn upsert(id: &str, x: f64, z: f64) -> pb::ViewerUpdate {
     pb::ViewerUpdate {
         world: "main".into(),
         update: Some(Update::Upsert(pb::Viewer {

@@ -1,15 +1,15 @@
 //! What a probe broke in the lifecycle (issue 12), end to end: far viewers (the
 //! probe's, with the largest `max_coordinate` start-up accepts) are refused at once,
-//! naming the field (no hang, no panic, `/healthz` still answers); a viewer leaving its tiles does not stall the
-//! next request for the cull grace; and a `TrackViewers` stream's viewers are gone
+//! naming the field (no hang, no panic, `/healthz` still answers); a viewer leaving
+//! its tiles does not stall the next request for the cull grace; and a `TrackViewers` stream's viewers are gone
 //! once the stream ends, including updates it had already sent.
 
 use terrain_tests as common;
 
 use std::time::{Duration, Instant};
 
+use super::lifecycle::{VIEWERS, upsert, viewer};
 use common::{TestServer, assert_http_error};
-use serde_json::{Value, json};
 use terrain_proto::v1::{
     self as pb, terrain_lifecycle_client::TerrainLifecycleClient, viewer_update::Update,
 };
@@ -17,27 +17,8 @@ use terrain_server::config::values::MAX_MAX_COORDINATE;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-const VIEWERS: &str = "/v1/worlds/main/viewers";
-
 /// A refusal must come this fast (the probe's server never answered).
 const PROMPT: Duration = Duration::from_secs(5);
-
-fn viewer(x: f64, z: f64, w: f64, d: f64) -> Value {
-    json!({"x": x, "z": z, "viewWidth": w, "viewDepth": d})
-}
-
-fn upsert(id: &str, x: f64, z: f64) -> pb::ViewerUpdate {
-    pb::ViewerUpdate {
-        world: "main".into(),
-        update: Some(Update::Upsert(pb::Viewer {
-            id: id.into(),
-            x,
-            z,
-            view_width: 100.0,
-            view_depth: 100.0,
-        })),
-    }
-}
 
 /// `GET /healthz` on a new connection, with its own short timeout.
 async fn healthz(server: &TestServer) -> u16 {

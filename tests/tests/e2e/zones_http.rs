@@ -1,6 +1,6 @@
 //! The flat-zone registry over HTTP, against the real server: register, replace,
 //! remove, list, get and the zone at a point, with revisions and tiles checked against
-//! `TileLayout::tiles_touching`, and every height (single, batch, heightmap) checked
+//! `TileGrid::tiles_touching`, and every height (single, batch, heightmap) checked
 //! bit for bit against a `terrain_core::Terrain` holding the same zones.
 
 use terrain_tests as common;

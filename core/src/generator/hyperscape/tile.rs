@@ -6,13 +6,13 @@
 use super::{TILE_RESOLUTION, TILE_SIZE};
 use crate::Generator;
 use crate::mesh::tile::{border_coord, normals_from_grid, vertex_coord};
-use crate::tile::TileLayout;
+use crate::tile::TileGrid;
 
 /// Vertices per tile edge.
 const N: usize = TILE_RESOLUTION as usize;
 
 /// 100 m tiles centred on multiples of 100, 64 vertices a side.
-const LAYOUT: TileLayout = TileLayout {
+const LAYOUT: TileGrid = TileGrid {
     size: TILE_SIZE,
     resolution: TILE_RESOLUTION,
     centred: true,

@@ -1,4 +1,4 @@
-//! [`LayoutSurface`]: what a world's layout does to its ground, shared by every thread.
+//! [`LayoutGround`]: what a world's layout does to its ground, shared by every thread.
 //!
 //! The layout flattens the generated ground into clearings and corridors, beneath the
 //! world's registered flat zones (see [`crate::Terrain::with_layout`]). Given the ground
@@ -54,7 +54,7 @@ pub const MAX_FEATURE_CHUNK: i64 = MAX_CHUNK_COORD - 1;
 type Key = (i64, i64);
 
 /// The layout of one world applied to its ground: a pure function with caches.
-pub struct LayoutSurface {
+pub struct LayoutGround {
     cfg: LayoutConfig,
     /// The world's generator: hub heights are its heights at the hub centres.
     generator: WorldGenerator,
@@ -63,9 +63,9 @@ pub struct LayoutSurface {
     regions: ClockCache<Key, Arc<RegionGraph>>,
 }
 
-impl fmt::Debug for LayoutSurface {
+impl fmt::Debug for LayoutGround {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LayoutSurface")
+        f.debug_struct("LayoutGround")
             .field("cfg", &self.cfg)
             .field("generator", &self.generator.kind())
             .field("cached_features", &self.features.len())
@@ -75,14 +75,14 @@ impl fmt::Debug for LayoutSurface {
     }
 }
 
-impl LayoutSurface {
+impl LayoutGround {
     /// The layout `cfg` over the ground of `generator`, with caches of
     /// [`DEFAULT_CACHE_BYTES`].
     pub fn new(cfg: LayoutConfig, generator: WorldGenerator) -> Result<Self, LayoutError> {
         Self::with_cache_bytes(cfg, generator, DEFAULT_CACHE_BYTES)
     }
 
-    /// Like [`LayoutSurface::new`], caches holding about `bytes` in all (3/8 feature
+    /// Like [`LayoutGround::new`], caches holding about `bytes` in all (3/8 feature
     /// indexes, 3/8 classification cells, 1/4 region graphs).
     pub fn with_cache_bytes(
         cfg: LayoutConfig,
