@@ -14,6 +14,11 @@
 //! finish; then `run` waits for the background tasks. After `shutdown_timeout` (at
 //! least [`TASKS_MIN_WAIT`] for the tasks), `run` returns regardless, abandoning what
 //! is left (in the binary the runtime then ends, which aborts it).
+//!
+//! Connections are accepted and served by [`api::conn::serve`], under the limits of
+//! [`ConnectionConfig`]: at most `max_connections` open, `header_read_timeout`,
+//! `request_body_timeout` and HTTP/2 keep-alive pings, so no client holds a
+//! descriptor for ever without using it.
 
 use std::{
     net::SocketAddr,
@@ -99,12 +104,6 @@ pub enum StartError {
 /// Why serving stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error("serving on {addr}: {source}")]
-    Io {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
     #[error("baking the worlds: {0}")]
