@@ -14,9 +14,13 @@
 //! finish; then `run` waits for the background tasks. After `shutdown_timeout` (at
 //! least [`TASKS_MIN_WAIT`] for the tasks), `run` returns regardless, abandoning what
 //! is left (in the binary the runtime then ends, which aborts it).
+//!
+//! Connections are accepted and served by [`api::conn::serve`], under the limits of
+//! [`ConnectionConfig`]: at most `max_connections` open, `header_read_timeout`,
+//! `request_body_timeout` and HTTP/2 keep-alive pings, so no client holds a
+//! descriptor for ever without using it.
 
 use std::{
-    future::IntoFuture,
     net::SocketAddr,
     path::PathBuf,
     pin::pin,
@@ -24,7 +28,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use axum::{Router, serve::ListenerExt};
+use axum::Router;
 use tokio::{net::TcpListener, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
@@ -33,7 +37,7 @@ use crate::{
     api::{self, ApiState, Readiness, RouterError},
     auth::Auth,
     compute::{Compute, ComputeError},
-    config::{Config, ConfigError, StoreConfig},
+    config::{Config, ConfigError, ConnectionConfig, StoreConfig},
     events::Events,
     lifecycle::{Lifecycles, bake},
     mesh::MeshCache,
@@ -100,12 +104,6 @@ pub enum StartError {
 /// Why serving stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error("serving on {addr}: {source}")]
-    Io {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
     #[error("baking the worlds: {0}")]
@@ -129,6 +127,8 @@ pub struct Server {
     router: Router,
     state: Arc<ApiState>,
     shutdown_timeout: Duration,
+    /// Timeouts and the cap on open connections.
+    connections: ConnectionConfig,
     stats_interval: Duration,
     /// Tiles meshed around each spawn point before ready, if any.
     warm_radius: Option<u32>,
@@ -190,6 +190,7 @@ impl Server {
             router,
             state,
             shutdown_timeout: config.shutdown_timeout,
+            connections: config.connections,
             stats_interval: config.stats_interval,
             warm_radius: config.lifecycle.warm_radius,
             storage,
@@ -217,17 +218,14 @@ impl Server {
             self.stats_interval,
             tasks.token().clone(),
         ));
+        api::conn::log_descriptor_limit(self.connections.max_connections);
         let stop_accepting = CancellationToken::new();
-        // No Nagle: a response written in pieces (a large mesh, its trailers) would
-        // otherwise wait for the client's delayed ACK, 40 ms on Linux.
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                warn!(error = %e, "TCP_NODELAY");
-            }
-        });
-        let serve = axum::serve(listener, self.router)
-            .with_graceful_shutdown(stop_accepting.clone().cancelled_owned())
-            .into_future();
+        let serve = api::conn::serve(
+            self.listener,
+            self.router,
+            self.connections,
+            stop_accepting.clone(),
+        );
         let mut serve = pin!(serve);
         let engine = &self.state.engine;
         let threads = engine.compute().threads();
@@ -268,10 +266,8 @@ impl Server {
                         break Some(Err(ServeError::Bake(err)));
                     }
                 }
-                // axum only returns early if the listener fails for good.
-                result = &mut serve => {
-                    break Some(result.map_err(|source| ServeError::Io { addr, source }));
-                }
+                // The accept loop ends only once `stop_accepting` fires.
+                () = &mut serve => break Some(Ok(())),
             }
         };
         let deadline = Instant::now() + self.shutdown_timeout;
@@ -287,7 +283,7 @@ impl Server {
                 tasks.cancel();
                 stop_accepting.cancel();
                 match tokio::time::timeout(timeout, &mut serve).await {
-                    Ok(result) => result.map_err(|source| ServeError::Io { addr, source }),
+                    Ok(()) => Ok(()),
                     Err(_) => {
                         warn!(?timeout, "drain timed out; abandoning open connections");
                         Ok(())

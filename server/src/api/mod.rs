@@ -21,6 +21,7 @@
 //! 404 otherwise.
 
 pub mod body;
+pub mod conn;
 pub mod error;
 pub mod grpc;
 pub mod grpc_events;

@@ -28,6 +28,7 @@ pub mod store;
 pub mod values;
 pub mod world;
 
+mod connections;
 #[cfg(test)]
 mod tests;
 
@@ -38,6 +39,7 @@ use terrain_core::WorldGenerator;
 use crate::auth::AdminToken;
 
 pub use cli::{Cli, Command};
+pub use connections::ConnectionConfig;
 pub use lifecycle::{LayoutSettings, LifecycleConfig, Rings};
 pub use settings::Settings;
 pub use store::{NatsConfig, StoreConfig, StoreKind, StoreSettings};
@@ -150,6 +152,9 @@ pub struct Config {
     /// How long in-flight requests may run after shutdown starts before the server
     /// stops waiting for them.
     pub shutdown_timeout: Duration,
+    /// Timeouts and the cap that keep idle or stalled clients from holding
+    /// connections (descriptors) for ever.
+    pub connections: ConnectionConfig,
     /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
     /// When set, mutations must present it as `Authorization: Bearer <token>`.
@@ -175,6 +180,7 @@ impl Default for Config {
             worlds: vec![WorldConfig::default_main()],
             limits: Limits::default(),
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            connections: ConnectionConfig::default(),
             log_format: LogFormat::Text,
             admin_token: None,
             insecure: false,
@@ -233,6 +239,18 @@ impl Config {
             shutdown_timeout: settings
                 .shutdown_timeout
                 .unwrap_or(defaults.shutdown_timeout),
+            connections: ConnectionConfig {
+                header_read_timeout: settings
+                    .header_read_timeout
+                    .unwrap_or(defaults.connections.header_read_timeout),
+                request_body_timeout: settings
+                    .request_body_timeout
+                    .unwrap_or(defaults.connections.request_body_timeout),
+                max_connections: settings
+                    .max_connections
+                    .unwrap_or(defaults.connections.max_connections),
+                ..defaults.connections
+            },
             log_format: settings.log_format.unwrap_or(defaults.log_format),
             admin_token: settings.admin_token,
             insecure: settings.insecure.unwrap_or(defaults.insecure),
@@ -269,6 +287,7 @@ impl Config {
         self.validate_worlds()?;
         self.validate_limits()?;
         self.validate_lifecycle()?;
+        self.connections.validate()?;
         if self.stats_interval.is_zero() {
             return Err(ConfigError::invalid(
                 "stats_interval",

@@ -63,6 +63,24 @@ pub struct Settings {
     #[serde(deserialize_with = "de::duration")]
     pub shutdown_timeout: Option<Duration>,
 
+    /// Time a connection has to send a whole request head (its first, and on HTTP/1.1
+    /// each next one) before it is closed, e.g. `10s` [default: 10s].
+    #[arg(long, env = "TERRAIN_HEADER_READ_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub header_read_timeout: Option<Duration>,
+
+    /// Time a request body (not a gRPC stream) has to arrive in full; a late one gets
+    /// 408 and the connection is closed [default: 30s].
+    #[arg(long, env = "TERRAIN_REQUEST_BODY_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub request_body_timeout: Option<Duration>,
+
+    /// Most open connections; beyond it new ones wait to be accepted until one closes;
+    /// at most 1000000 [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_CONNECTIONS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_connections: Option<usize>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]

@@ -33,6 +33,7 @@
 //! state such as environment variables.
 
 mod bake_bench;
+mod connections;
 mod events_floor;
 mod events_grpc;
 mod events_latency;

@@ -1,0 +1,338 @@
+//! The accept loop and how each connection is served, so that no client can hold a
+//! connection (a descriptor) for ever without using it:
+//!
+//! - at most `max_connections` are open: beyond that the loop stops accepting (new
+//!   clients wait in the listen backlog) until one closes, and says so in the log;
+//! - a connection must send its first request head within `header_read_timeout`
+//!   (idle fresh connections, half-sent heads), and an HTTP/1.1 connection each next
+//!   one too (slowloris, idle keep-alive);
+//! - a request body (not a gRPC stream: those are HTTP/2, watched by pings) must
+//!   arrive in full within `request_body_timeout`, or the request is answered
+//!   `408 Request Timeout` and the connection closed;
+//! - HTTP/2 connections are pinged; one whose ping goes unanswered is closed (a dead
+//!   peer), while an idle but live stream (WebSocket, gRPC server stream,
+//!   `TrackViewers`) stays open.
+//!
+//! [`serve`] also drains: once its token fires it stops accepting, asks every open
+//! connection to close (HTTP/2 `GOAWAY`, idle HTTP/1.1 closed) and returns when the
+//! last one has.
+
+use std::{
+    convert::Infallible,
+    io,
+    pin::{Pin, pin},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use axum::{
+    Router,
+    body::{Body, Bytes, HttpBody},
+    http::{HeaderValue, Request, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper_util::{
+    rt::{TokioExecutor, TokioIo, TokioTimer},
+    server::conn::auto::Builder,
+};
+use tokio::{
+    net::{TcpListener, TcpStream},
+    sync::{Notify, OwnedSemaphorePermit, Semaphore},
+    time::Sleep,
+};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+use tracing::{debug, error, info, warn};
+
+use crate::config::ConnectionConfig;
+
+/// How long the loop waits after an accept error that is not the client's (such as
+/// `EMFILE`, too many open files) before accepting again.
+const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Accepts connections on `listener` and serves `router` on each until `stop` fires,
+/// then waits for the open connections to close (the caller bounds that wait).
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    config: ConnectionConfig,
+    stop: CancellationToken,
+) {
+    let max = config.max_connections;
+    let permits = Arc::new(Semaphore::new(max));
+    let builder = Arc::new(builder(&config));
+    loop {
+        let permit = match Arc::clone(&permits).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                warn!(
+                    max_connections = max,
+                    "max_connections open: new connections wait until one closes"
+                );
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    permit = Arc::clone(&permits).acquire_owned() => match permit {
+                        Ok(permit) => permit,
+                        Err(_) => break,
+                    },
+                }
+            }
+        };
+        let tcp = tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _peer)) => tcp,
+                Err(e) if is_connection_error(&e) => continue,
+                Err(e) => {
+                    error!(error = %e, "accept error; accepting again in {ACCEPT_BACKOFF:?}");
+                    tokio::select! {
+                        () = stop.cancelled() => break,
+                        () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                    }
+                }
+            },
+        };
+        tokio::spawn(connection(
+            tcp,
+            router.clone(),
+            Arc::clone(&builder),
+            config,
+            stop.clone(),
+            permit,
+        ));
+    }
+    drop(listener);
+    // Every connection holds a permit until it closes: all back means all closed.
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    drop(permits.acquire_many(all).await);
+}
+
+/// Descriptors kept free of connections for the store, the logs and the listener.
+const DESCRIPTOR_RESERVE: u64 = 64;
+
+/// Logs the process's open-file limit next to `max_connections`, and warns when the
+/// connections could exhaust it (Linux: `/proc/self/limits`; elsewhere it is unknown).
+pub fn log_descriptor_limit(max_connections: usize) {
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| soft_open_files(&text));
+    match limit {
+        Some(limit) if (max_connections as u64).saturating_add(DESCRIPTOR_RESERVE) > limit => {
+            warn!(
+                max_connections,
+                descriptor_limit = limit,
+                "max_connections is not below the open-file limit less {DESCRIPTOR_RESERVE}: \
+                 raise the limit (ulimit -n) or lower max_connections"
+            );
+        }
+        Some(limit) => info!(
+            max_connections,
+            descriptor_limit = limit,
+            "connection limit"
+        ),
+        None => info!(
+            max_connections,
+            "connection limit (open-file limit unknown)"
+        ),
+    }
+}
+
+/// The soft "Max open files" of a `/proc/self/limits` text (`None` if unlimited or
+/// absent).
+fn soft_open_files(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// HTTP/1.1 and HTTP/2 on one port, with the timeouts of `config`.
+fn builder(config: &ConnectionConfig) -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(config.http2_keepalive_interval)
+        .keep_alive_timeout(config.http2_keepalive_timeout)
+        // CONNECT protocol, for WebSockets over HTTP/2.
+        .enable_connect_protocol();
+    builder
+}
+
+/// Serves one connection until it ends, is closed for a missing first request, or
+/// has drained after `stop`; `_permit` is its place under `max_connections`.
+async fn connection(
+    tcp: TcpStream,
+    router: Router,
+    builder: Arc<Builder<TokioExecutor>>,
+    config: ConnectionConfig,
+    stop: CancellationToken,
+    _permit: OwnedSemaphorePermit,
+) {
+    // No Nagle: a response written in pieces (a large mesh, its trailers) would
+    // otherwise wait for the client's delayed ACK, 40 ms on Linux.
+    if let Err(e) = tcp.set_nodelay(true) {
+        warn!(error = %e, "TCP_NODELAY");
+    }
+    let started = Arc::new(Notify::new());
+    let service = {
+        let started = Arc::clone(&started);
+        let body_timeout = config.request_body_timeout;
+        hyper::service::service_fn(move |request: Request<Incoming>| {
+            started.notify_one();
+            let router = router.clone();
+            async move { Ok::<_, Infallible>(call(router, request, body_timeout).await) }
+        })
+    };
+    let mut conn = pin!(builder.serve_connection_with_upgrades(TokioIo::new(tcp), service));
+    // hyper's header timeout starts once it knows the protocol; this one covers the
+    // bytes before (an idle connection, a half-sent HTTP/2 preface) and an HTTP/2
+    // connection that never opens a stream.
+    let mut first = pin!(tokio::time::timeout(
+        config.header_read_timeout,
+        started.notified()
+    ));
+    let mut waiting = true;
+    let mut draining = false;
+    loop {
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(e) = result {
+                    debug!(error = %e, "connection ended");
+                }
+                break;
+            }
+            waited = &mut first, if waiting => {
+                waiting = false;
+                if waited.is_err() {
+                    debug!(timeout = ?config.header_read_timeout, "no request within header_read_timeout: closing");
+                    break;
+                }
+            }
+            () = stop.cancelled(), if !draining => {
+                draining = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
+
+/// Routes `request`; a body that is not a gRPC stream and has not arrived in full
+/// within `body_timeout` gets 408.
+async fn call(router: Router, request: Request<Incoming>, body_timeout: Duration) -> Response {
+    if super::is_grpc(request.headers()) || request.body().is_end_stream() {
+        let request = request.map(Body::new);
+        return router.oneshot(request).await.unwrap_or_else(|e| match e {});
+    }
+    let expired = Arc::new(AtomicBool::new(false));
+    let request = request.map(|inner| {
+        Body::new(TimedBody {
+            inner,
+            deadline: Box::pin(tokio::time::sleep(body_timeout)),
+            expired: Arc::clone(&expired),
+        })
+    });
+    let response = router.oneshot(request).await.unwrap_or_else(|e| match e {});
+    if expired.load(Ordering::Acquire) {
+        return body_timed_out(body_timeout);
+    }
+    response
+}
+
+/// `408` with the API's JSON error body; the connection closes, as the rest of the
+/// body will never be read.
+fn body_timed_out(timeout: Duration) -> Response {
+    let body = serde_json::json!({
+        "error": {
+            "code": "DEADLINE_EXCEEDED",
+            "message": format!("request body not received within request_body_timeout ({timeout:?})"),
+        }
+    });
+    let mut response = (StatusCode::REQUEST_TIMEOUT, axum::Json(body)).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The error a [`TimedBody`] ends with once its deadline passes.
+#[derive(Debug, thiserror::Error)]
+#[error("request body not received within request_body_timeout")]
+struct BodyTimedOut;
+
+/// A request body that fails with [`BodyTimedOut`] if it is still waiting for data
+/// after its deadline (data already received is still delivered).
+struct TimedBody {
+    inner: Incoming,
+    deadline: Pin<Box<Sleep>>,
+    expired: Arc<AtomicBool>,
+}
+
+impl HttpBody for TimedBody {
+    type Data = Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(frame) => Poll::Ready(frame.map(|f| f.map_err(Into::into))),
+            Poll::Pending => {
+                if this.deadline.as_mut().poll(cx).is_ready() {
+                    this.expired.store(true, Ordering::Release);
+                    Poll::Ready(Some(Err(BodyTimedOut.into())))
+                } else {
+                    Poll::Pending
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Errors of one client's connection attempt, not of the listener.
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::soft_open_files;
+
+    #[test]
+    fn the_soft_open_file_limit_is_read() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units\n\
+                    Max processes             63704                63704                processes\n\
+                    Max open files            1024                 524288               files\n";
+        assert_eq!(soft_open_files(text), Some(1024));
+        let unlimited =
+            "Max open files            unlimited            unlimited            files\n";
+        assert_eq!(soft_open_files(unlimited), None);
+        assert_eq!(soft_open_files(""), None);
+    }
+}

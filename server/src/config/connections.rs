@@ -1,0 +1,127 @@
+//! [`ConnectionConfig`]: what one TCP connection may hold on to, so idle, stalled or
+//! dead clients cannot keep descriptors for ever: the HTTP/1.1 header-read timeout,
+//! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections.
+//! Applied by `api::conn`.
+
+use std::time::Duration;
+
+use super::ConfigError;
+
+/// Default time a connection has to send a whole request head.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a request body has to arrive in full.
+pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default most open connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+/// Largest accepted `max_connections`.
+pub const MAX_MAX_CONNECTIONS: usize = 1_000_000;
+/// How often an HTTP/2 connection is pinged.
+pub const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
+/// How long an HTTP/2 ping may go unanswered before the connection is closed.
+pub const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Connection limits of one server.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConnectionConfig {
+    /// A new connection must send its first request head, and an HTTP/1.1 connection
+    /// each further request head, within this time, or it is closed (idle connections,
+    /// slowloris, idle keep-alive).
+    pub header_read_timeout: Duration,
+    /// A request body (not a gRPC stream or a WebSocket) must arrive in full within
+    /// this time of its head, or the request is answered 408 and the connection closed.
+    pub request_body_timeout: Duration,
+    /// Most open connections; beyond it the server stops accepting (new clients wait
+    /// in the listen backlog) until one closes.
+    pub max_connections: usize,
+    /// Period of the HTTP/2 keep-alive ping.
+    pub http2_keepalive_interval: Duration,
+    /// An HTTP/2 connection whose ping is not answered within this time is closed.
+    pub http2_keepalive_timeout: Duration,
+}
+
+impl Default for ConnectionConfig {
+    fn default() -> Self {
+        ConnectionConfig {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            http2_keepalive_interval: HTTP2_KEEPALIVE_INTERVAL,
+            http2_keepalive_timeout: HTTP2_KEEPALIVE_TIMEOUT,
+        }
+    }
+}
+
+impl ConnectionConfig {
+    /// Every timeout positive, `max_connections` in `1..=1000000`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (key, value) in [
+            ("header_read_timeout", self.header_read_timeout),
+            ("request_body_timeout", self.request_body_timeout),
+            ("http2_keepalive_interval", self.http2_keepalive_interval),
+            ("http2_keepalive_timeout", self.http2_keepalive_timeout),
+        ] {
+            if value.is_zero() {
+                return Err(ConfigError::invalid(key, "must be greater than 0"));
+            }
+        }
+        if self.max_connections == 0 || self.max_connections > MAX_MAX_CONNECTIONS {
+            return Err(ConfigError::invalid(
+                "max_connections",
+                format!("must be between 1 and {MAX_MAX_CONNECTIONS}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, ConfigError, Settings};
+
+    fn resolve(text: &str) -> Result<Config, ConfigError> {
+        let settings: Settings =
+            toml::from_str(text).map_err(|e| ConfigError::invalid("toml", e.to_string()))?;
+        Config::resolve(settings)
+    }
+
+    #[test]
+    fn the_keys_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(config.connections, ConnectionConfig::default());
+        assert_eq!(
+            config.connections.header_read_timeout,
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            config.connections.request_body_timeout,
+            Duration::from_secs(30)
+        );
+        assert_eq!(config.connections.max_connections, 10_000);
+        let config = resolve(
+            "header_read_timeout = \"2s\"\nrequest_body_timeout = \"500ms\"\nmax_connections = 7",
+        )
+        .unwrap();
+        assert_eq!(
+            config.connections.header_read_timeout,
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            config.connections.request_body_timeout,
+            Duration::from_millis(500)
+        );
+        assert_eq!(config.connections.max_connections, 7);
+    }
+
+    #[test]
+    fn bad_values_are_refused_naming_the_key() {
+        for (text, key) in [
+            ("header_read_timeout = \"0s\"", "header_read_timeout"),
+            ("request_body_timeout = 0", "request_body_timeout"),
+            ("max_connections = 2000000", "max_connections"),
+        ] {
+            let err = resolve(text).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+}
