@@ -35,6 +35,9 @@ pub enum ErrorCode {
     Unauthenticated,
     /// The HTTP method is not served on this route (HTTP 405; gRPC `UNIMPLEMENTED`).
     MethodNotAllowed,
+    /// The request did not arrive in time: a body slower than `request_body_timeout`
+    /// (HTTP 408).
+    DeadlineExceeded,
     /// The server is not ready, is shutting down, or its store is unreachable (HTTP 503).
     Unavailable,
     /// A bug or a lost worker: never the client's fault (HTTP 500).
@@ -52,6 +55,7 @@ impl ErrorCode {
             ErrorCode::Aborted => "ABORTED",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ErrorCode::DeadlineExceeded => "DEADLINE_EXCEEDED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }

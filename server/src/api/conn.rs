@@ -32,7 +32,7 @@ use std::{
 use axum::{
     Router,
     body::{Body, Bytes, HttpBody},
-    http::{HeaderValue, Request, StatusCode, header},
+    http::Request,
     response::{IntoResponse, Response},
 };
 use hyper::body::{Frame, Incoming, SizeHint};
@@ -49,7 +49,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::{debug, error, info, warn};
 
-use crate::config::ConnectionConfig;
+use crate::{api::ApiError, config::ConnectionConfig};
 
 /// How long the loop waits after an accept error that is not the client's (such as
 /// `EMFILE`, too many open files) before accepting again.
@@ -253,17 +253,7 @@ async fn call(router: Router, request: Request<Incoming>, body_timeout: Duration
 /// `408` with the API's JSON error body; the connection closes, as the rest of the
 /// body will never be read.
 fn body_timed_out(timeout: Duration) -> Response {
-    let body = serde_json::json!({
-        "error": {
-            "code": "DEADLINE_EXCEEDED",
-            "message": format!("request body not received within request_body_timeout ({timeout:?})"),
-        }
-    });
-    let mut response = (StatusCode::REQUEST_TIMEOUT, axum::Json(body)).into_response();
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
+    ApiError::BodyTimedOut { timeout }.into_response()
 }
 
 /// The error a [`TimedBody`] ends with once its deadline passes.

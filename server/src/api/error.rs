@@ -11,6 +11,7 @@
 //! | `Aborted` | `ABORTED` | 409 |
 //! | `Unauthenticated` | `UNAUTHENTICATED` | 401 |
 //! | `MethodNotAllowed` | `UNIMPLEMENTED` | 405 |
+//! | `DeadlineExceeded` | `DEADLINE_EXCEEDED` | 408 |
 //! | `Unavailable` | `UNAVAILABLE` | 503 |
 //! | `Internal` | `INTERNAL` | 500 |
 //!
@@ -65,6 +66,9 @@ pub enum ApiError {
     /// An HTTP body over the byte limit, refused before it was read to its end.
     #[error("body: larger than the limit of {limit} bytes")]
     BodyTooLarge { limit: usize },
+    /// An HTTP body that did not arrive in full within `request_body_timeout`.
+    #[error("body: request body not received within request_body_timeout ({timeout:?})")]
+    BodyTimedOut { timeout: std::time::Duration },
     /// A capacity of the world is used up (zones, viewers).
     #[error("{field}: {reason}")]
     Capacity { field: Field, reason: String },
@@ -155,6 +159,7 @@ impl ApiError {
             | ApiError::NoLayout { .. }
             | ApiError::NoRoute(_) => ErrorCode::NotFound,
             ApiError::TooLarge { .. } | ApiError::BodyTooLarge { .. } => ErrorCode::TooLarge,
+            ApiError::BodyTimedOut { .. } => ErrorCode::DeadlineExceeded,
             ApiError::Capacity { .. } => ErrorCode::ResourceExhausted,
             ApiError::FailedPrecondition { .. } => ErrorCode::FailedPrecondition,
             ApiError::Aborted(_) => ErrorCode::Aborted,
@@ -173,7 +178,7 @@ impl ApiError {
             | ApiError::TooLarge { field, .. }
             | ApiError::Capacity { field, .. }
             | ApiError::FailedPrecondition { field, .. } => Some(field),
-            ApiError::BodyTooLarge { .. } => Some("body"),
+            ApiError::BodyTooLarge { .. } | ApiError::BodyTimedOut { .. } => Some("body"),
             ApiError::UnknownWorld { .. } | ApiError::NoLayout { .. } => Some("world"),
             ApiError::UnknownZone { .. } | ApiError::UnknownViewer { .. } => Some("id"),
             ApiError::Unauthenticated(_) => Some("authorization"),
@@ -200,6 +205,7 @@ pub fn grpc_code(code: ErrorCode) -> tonic::Code {
         ErrorCode::Aborted => tonic::Code::Aborted,
         ErrorCode::Unauthenticated => tonic::Code::Unauthenticated,
         ErrorCode::MethodNotAllowed => tonic::Code::Unimplemented,
+        ErrorCode::DeadlineExceeded => tonic::Code::DeadlineExceeded,
         ErrorCode::Unavailable => tonic::Code::Unavailable,
         ErrorCode::Internal => tonic::Code::Internal,
     }
@@ -215,6 +221,7 @@ pub fn http_status(code: ErrorCode) -> StatusCode {
         ErrorCode::FailedPrecondition | ErrorCode::Aborted => StatusCode::CONFLICT,
         ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::DeadlineExceeded => StatusCode::REQUEST_TIMEOUT,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -287,7 +294,10 @@ impl IntoResponse for ApiError {
                 field: self.field(),
             },
         };
-        let unread_body = matches!(self, ApiError::BodyTooLarge { .. });
+        let unread_body = matches!(
+            self,
+            ApiError::BodyTooLarge { .. } | ApiError::BodyTimedOut { .. }
+        );
         let mut response = (http_status(code), Json(body)).into_response();
         if code == ErrorCode::Unauthenticated {
             // RFC 6750: tell the client which scheme to use.
