@@ -80,6 +80,8 @@ impl Default for ZoneLimits {
 pub enum ZoneError {
     /// The id does not match `[A-Za-z0-9_.:-]{1,128}`.
     BadId(String),
+    /// The id is `.` or `..`, which path-normalising clients cannot address.
+    DotId(String),
     /// NaN or infinite.
     NotFinite { field: &'static str },
     /// Zero or negative where a positive size is needed.
@@ -103,7 +105,7 @@ impl ZoneError {
     /// The request field the error is about.
     pub fn field(&self) -> &'static str {
         match self {
-            ZoneError::BadId(_) => "id",
+            ZoneError::BadId(_) | ZoneError::DotId(_) => "id",
             ZoneError::NotFinite { field }
             | ZoneError::NotPositive { field, .. }
             | ZoneError::Negative { field, .. }
@@ -117,6 +119,9 @@ impl ZoneError {
     pub fn reason(&self) -> String {
         match self {
             ZoneError::BadId(id) => format!("must match [A-Za-z0-9_.:-]{{1,128}} (got {id:?})"),
+            ZoneError::DotId(id) => format!(
+                "{id:?} is a path segment that clients and proxies rewrite; choose another id"
+            ),
             ZoneError::NotFinite { .. } => "must be a finite number".to_string(),
             ZoneError::NotPositive { value, .. } => {
                 format!("must be greater than 0 (got {value})")
@@ -143,11 +148,15 @@ pub fn validate_id(id: &str) -> Result<(), ZoneError> {
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(ZoneError::BadId(id.to_string()))
+    if !ok {
+        return Err(ZoneError::BadId(id.to_string()));
     }
+    // Path segments a normalising client or proxy rewrites: such a zone could never be
+    // addressed as `/zones/{id}`.
+    if matches!(id, "." | "..") {
+        return Err(ZoneError::DotId(id.to_string()));
+    }
+    Ok(())
 }
 
 fn finite(field: &'static str, v: f64) -> Result<f64, ZoneError> {
@@ -351,6 +360,16 @@ impl FlatZone {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_segments_are_not_zone_ids() {
+        for id in [".", ".."] {
+            assert_eq!(validate_id(id), Err(ZoneError::DotId(id.into())), "{id}");
+        }
+        for id in ["...", ".a", "a..b", "station:1.2"] {
+            assert_eq!(validate_id(id), Ok(()), "{id}");
+        }
+    }
 
     /// The message is the field and the reason, so neither has to be cut out of it.
     #[test]

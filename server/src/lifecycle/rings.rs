@@ -56,6 +56,14 @@ pub fn check_viewer_id(id: &str) -> Result<(), LifecycleError> {
             format!("{id:?} may only contain A-Z, a-z, 0-9, '_', '-', '.' and ':'"),
         ));
     }
+    if matches!(id, "." | "..") {
+        // A normalising client or proxy rewrites these path segments, so such a viewer
+        // could never be addressed as `/viewers/{id}`.
+        return Err(LifecycleError::invalid(
+            "id",
+            format!("{id:?} is a path segment clients rewrite; choose another id"),
+        ));
+    }
     Ok(())
 }
 
@@ -320,6 +328,12 @@ mod tests {
         assert_eq!(check_viewer(&v, 1e9).unwrap_err().field(), Some("id"));
         v.id = String::new();
         assert_eq!(check_viewer(&v, 1e9).unwrap_err().field(), Some("id"));
+        for dots in [".", ".."] {
+            v.id = dots.into();
+            assert_eq!(check_viewer(&v, 1e9).unwrap_err().field(), Some("id"));
+        }
+        v.id = "a.b".into();
+        assert!(check_viewer(&v, 1e9).is_ok());
         let huge = viewer(0.0, 0.0, 100_000.0, 20_000.0);
         let err = checked_rings(&CENTRED, &DEFAULT_RINGS, &huge).unwrap_err();
         assert_eq!(err.field(), Some("viewWidth"));

@@ -107,6 +107,10 @@ pub struct HeightmapAnswer {
     pub revision: u64,
 }
 
+/// The smallest heightmap step, in metres: a millimetre, far below any grid's vertex
+/// spacing (1 m osrs, 1.59 m hyperscape).
+pub const MIN_HEIGHTMAP_STEP: f64 = 1e-3;
+
 /// The query engine of one server.
 #[derive(Debug)]
 pub struct QueryEngine {
@@ -293,6 +297,16 @@ impl QueryEngine {
         }
         if req.step <= 0.0 {
             return Err(QueryError::invalid("step", "must be greater than 0"));
+        }
+        if req.step < MIN_HEIGHTMAP_STEP {
+            // A subnormal step makes every sample a slow float operation (the probe's
+            // 5e-324 took 32 s of CPU), and steps far below a vertex spacing answer the
+            // same heights many times over.
+            let reason = format!(
+                "must be at least {MIN_HEIGHTMAP_STEP} (metres), got {}",
+                req.step
+            );
+            return Err(QueryError::invalid("step", reason));
         }
         for (field, n) in [("nx", req.nx), ("nz", req.nz)] {
             if n == 0 {

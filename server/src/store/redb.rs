@@ -72,6 +72,25 @@ impl ZoneStore {
     /// ([`StoreError::Unusable`]): only a missing file means a new store.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let path = data_dir.join(FILE_NAME);
+        // redb checks a damaged file (truncated, bytes flipped, garbage appended) with
+        // assertions: a panic there is the file's fault, so it becomes a refusal that
+        // names the file, never a crash of the start-up task.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Self::open_at(&path)))
+            .unwrap_or_else(|panic| {
+                let detail = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("a consistency check failed");
+                Err(unusable(
+                    &path,
+                    format!("is damaged (the store's own check failed: {detail})"),
+                ))
+            })
+    }
+
+    fn open_at(path: &Path) -> Result<Self, StoreError> {
+        let path = path.to_path_buf();
         let open_err = |source| StoreError::Open {
             path: path.clone(),
             source: Box::new(source),
@@ -439,5 +458,49 @@ mod open_tests {
         assert!(text.contains(&path.display().to_string()), "{text}");
         assert!(text.contains("refusing to start"), "{text}");
         assert_eq!(std::fs::read(&path).unwrap(), garbage);
+    }
+
+    /// A store with zones, damaged the ways a disk or an operator damages files: each
+    /// is refused naming the file (or opened, if redb can repair it), never a panic.
+    #[test]
+    fn a_damaged_store_is_refused_naming_the_file_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        {
+            let store = ZoneStore::open(dir.path()).unwrap();
+            for revision in 1..=200 {
+                let mut zone = crate::test_support::square_zone(revision as f64 * 10.0);
+                zone.id = format!("z{revision}");
+                let mutation = Mutation {
+                    kind: MutationKind::Registered,
+                    zone,
+                };
+                store.commit("main", revision, &mutation).unwrap();
+            }
+            store.close();
+        }
+        let good = std::fs::read(&path).unwrap();
+        let mut flipped = good.clone();
+        for i in (0..flipped.len()).step_by(997) {
+            flipped[i] ^= 0x5a;
+        }
+        let mut appended = good.clone();
+        appended.extend(std::iter::repeat_n(0xa5u8, 1 << 20));
+        let damaged = [
+            ("truncated to 50%", good[..good.len() / 2].to_vec()),
+            ("truncated to 90%", good[..good.len() * 9 / 10].to_vec()),
+            ("bytes flipped", flipped),
+            ("garbage appended", appended),
+        ];
+        for (what, bytes) in damaged {
+            std::fs::write(&path, &bytes).unwrap();
+            match ZoneStore::open(dir.path()) {
+                Ok(store) => store.close(),
+                Err(err) => {
+                    let text = err.to_string();
+                    assert!(text.contains(&path.display().to_string()), "{what}: {text}");
+                }
+            }
+        }
     }
 }

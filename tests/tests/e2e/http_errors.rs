@@ -189,3 +189,29 @@ async fn http_coordinate_limit_is_configurable() {
     assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("z"));
     server.stop().await;
 }
+
+/// A subnormal (or merely absurd) step is refused at once naming `step`, instead of
+/// computing millions of subnormal samples (the probe's `step=5e-324` took 32 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subnormal_heightmap_step_is_refused_at_once() {
+    let server = TestServer::start().await;
+    for step in ["5e-324", "1e-9", "0.0009"] {
+        let path = format!("/v1/worlds/main/heightmap?x0=0&z0=0&nx=2048&nz=2048&step={step}");
+        let started = std::time::Instant::now();
+        assert_http_error(
+            &server.get(&path).await,
+            400,
+            "INVALID_ARGUMENT",
+            Some("step"),
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{step}"
+        );
+    }
+    let (status, _) = server
+        .get("/v1/worlds/main/heightmap?x0=0&z0=0&nx=4&nz=4&step=0.001")
+        .await;
+    assert_eq!(status.as_u16(), 200);
+    server.stop().await;
+}
