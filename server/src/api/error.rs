@@ -44,22 +44,6 @@ pub enum ApiError {
     /// A value is malformed, missing or out of range.
     #[error("{field}: {reason}")]
     InvalidArgument { field: Field, reason: String },
-    /// No world with this id is hosted here.
-    #[error("world: no world {id:?} on this server (hosted: {hosted})")]
-    UnknownWorld {
-        id: String,
-        /// The hosted ids, comma separated, to help the caller fix a typo.
-        hosted: String,
-    },
-    /// No flat zone with this id is registered in the world.
-    #[error("id: no flat zone {id:?} in world {world:?}")]
-    UnknownZone { world: String, id: String },
-    /// No viewer with this id is reported in the world (by this caller).
-    #[error("id: no viewer {id:?} in world {world:?}")]
-    UnknownViewer { world: String, id: String },
-    /// The world has no layout layer to query.
-    #[error("world: world {world:?} has no layout layer (configure [worlds.layout])")]
-    NoLayout { world: String },
     /// The request is larger than a configured limit.
     #[error("{field}: {reason}")]
     TooLarge { field: Field, reason: String },
@@ -69,15 +53,6 @@ pub enum ApiError {
     /// An HTTP body that did not arrive in full within `request_body_timeout`.
     #[error("body: request body not received within request_body_timeout ({timeout:?})")]
     BodyTimedOut { timeout: std::time::Duration },
-    /// A capacity of the world is used up (zones, viewers).
-    #[error("{field}: {reason}")]
-    Capacity { field: Field, reason: String },
-    /// The request conflicts with the current state (a viewer another stream owns).
-    #[error("{field}: {reason}")]
-    FailedPrecondition { field: Field, reason: String },
-    /// Concurrent changes won every attempt; the caller may try again.
-    #[error("{0}")]
-    Aborted(&'static str),
     /// A mutation without the right admin token. The message never echoes the token.
     #[error("authorization: {0}")]
     Unauthenticated(&'static str),
@@ -119,27 +94,6 @@ impl ApiError {
         }
     }
 
-    /// A used-up capacity of the world, blamed on `field`.
-    pub fn capacity(field: impl Into<Field>, reason: impl Into<String>) -> Self {
-        ApiError::Capacity {
-            field: field.into(),
-            reason: reason.into(),
-        }
-    }
-
-    /// A request that conflicts with the current state, blamed on `field`.
-    pub fn failed_precondition(field: impl Into<Field>, reason: impl Into<String>) -> Self {
-        ApiError::FailedPrecondition {
-            field: field.into(),
-            reason: reason.into(),
-        }
-    }
-
-    /// A zone the core refused: the field it names, with its reason.
-    pub fn zone(err: &terrain_core::zones::ZoneError) -> Self {
-        ApiError::from_service(err)
-    }
-
     /// Any domain error, with its class, field and message.
     pub fn from_service(err: &(impl ServiceError + ?Sized)) -> Self {
         ApiError::Service {
@@ -153,16 +107,9 @@ impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::InvalidArgument { .. } => ErrorCode::InvalidArgument,
-            ApiError::UnknownWorld { .. }
-            | ApiError::UnknownZone { .. }
-            | ApiError::UnknownViewer { .. }
-            | ApiError::NoLayout { .. }
-            | ApiError::NoRoute(_) => ErrorCode::NotFound,
+            ApiError::NoRoute(_) => ErrorCode::NotFound,
             ApiError::TooLarge { .. } | ApiError::BodyTooLarge { .. } => ErrorCode::TooLarge,
             ApiError::BodyTimedOut { .. } => ErrorCode::DeadlineExceeded,
-            ApiError::Capacity { .. } => ErrorCode::ResourceExhausted,
-            ApiError::FailedPrecondition { .. } => ErrorCode::FailedPrecondition,
-            ApiError::Aborted(_) => ErrorCode::Aborted,
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
@@ -174,13 +121,10 @@ impl ApiError {
     /// The request field the error is about, if any.
     pub fn field(&self) -> Option<&str> {
         match self {
-            ApiError::InvalidArgument { field, .. }
-            | ApiError::TooLarge { field, .. }
-            | ApiError::Capacity { field, .. }
-            | ApiError::FailedPrecondition { field, .. } => Some(field),
+            ApiError::InvalidArgument { field, .. } | ApiError::TooLarge { field, .. } => {
+                Some(field)
+            }
             ApiError::BodyTooLarge { .. } | ApiError::BodyTimedOut { .. } => Some("body"),
-            ApiError::UnknownWorld { .. } | ApiError::NoLayout { .. } => Some("world"),
-            ApiError::UnknownZone { .. } | ApiError::UnknownViewer { .. } => Some("id"),
             ApiError::Unauthenticated(_) => Some("authorization"),
             ApiError::Service { field, .. } => field.as_deref(),
             _ => None,
@@ -334,19 +278,20 @@ mod tests {
         let err = ApiError::invalid("points[3]", "z must be finite");
         assert_eq!(err.to_string(), "points[3]: z must be finite");
         assert_eq!(err.field(), Some("points[3]"));
-        let err = ApiError::UnknownWorld {
+        let err = ApiError::from(crate::world::UnknownWorld {
             id: "x".into(),
             hosted: "main".into(),
-        };
+        });
         assert!(err.to_string().starts_with("world: "), "{err}");
     }
 
     #[test]
     fn zone_errors_keep_their_field() {
-        let err = ApiError::zone(&terrain_core::zones::ZoneError::NotFinite { field: "centerX" });
+        let err =
+            ApiError::from_service(&terrain_core::zones::ZoneError::NotFinite { field: "centerX" });
         assert_eq!(err.field(), Some("centerX"));
         assert_eq!(err.to_string(), "centerX: must be a finite number");
-        let err = ApiError::zone(&terrain_core::zones::ZoneError::BadId("a b".into()));
+        let err = ApiError::from_service(&terrain_core::zones::ZoneError::BadId("a b".into()));
         assert_eq!(err.field(), Some("id"));
         assert!(err.to_string().starts_with("id: must match"), "{err}");
     }
@@ -367,10 +312,10 @@ mod tests {
                 400,
             ),
             (
-                ApiError::UnknownWorld {
+                ApiError::from(crate::world::UnknownWorld {
                     id: "nope".into(),
                     hosted: "main".into(),
-                },
+                }),
                 tonic::Code::NotFound,
                 404,
             ),
@@ -380,17 +325,23 @@ mod tests {
                 413,
             ),
             (
-                ApiError::capacity("zones", "the world is full"),
+                ApiError::from(crate::world::RegistryError::Full {
+                    world: "main".into(),
+                    max: 1,
+                }),
                 tonic::Code::ResourceExhausted,
                 429,
             ),
             (
-                ApiError::failed_precondition("id", "owned by another stream"),
+                ApiError::from(crate::lifecycle::LifecycleError::OwnedElsewhere {
+                    id: "b".into(),
+                    by: "TrackViewers stream",
+                }),
                 tonic::Code::FailedPrecondition,
                 409,
             ),
             (
-                ApiError::Aborted("the zone keeps changing"),
+                ApiError::from(crate::world::RegistryError::Contended),
                 tonic::Code::Aborted,
                 409,
             ),
@@ -400,10 +351,10 @@ mod tests {
                 401,
             ),
             (
-                ApiError::UnknownZone {
+                ApiError::from(crate::query::QueryError::UnknownZone {
                     world: "main".into(),
                     id: "a".into(),
-                },
+                }),
                 tonic::Code::NotFound,
                 404,
             ),
