@@ -54,6 +54,7 @@ use tracing::Level;
 
 use crate::{
     auth::Auth,
+    config::ConnectionConfig,
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
@@ -75,6 +76,8 @@ pub struct ApiState {
     pub events: Arc<Events>,
     /// Viewers, live tiles and their transitions, per world.
     pub lifecycles: Arc<Lifecycles>,
+    /// Connection and gRPC message limits.
+    pub connections: ConnectionConfig,
 }
 
 impl ApiState {
