@@ -177,7 +177,7 @@ impl Server {
             lifecycles,
             connections: config.connections,
         });
-        let router = api::router(Arc::clone(&state))?;
+        let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;
         let listener = TcpListener::bind(addr)
             .await
