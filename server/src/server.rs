@@ -149,7 +149,11 @@ impl Server {
             warn!(listen = %config.listen, "insecure: anyone who can reach this address may change the worlds (no admin_token)");
         }
         let metrics = Arc::new(Metrics::new()?);
-        let events = Arc::new(Events::new(&config.limits, Arc::clone(&metrics)));
+        let events = Arc::new(Events::new(
+            &config.limits,
+            &config.connections,
+            Arc::clone(&metrics),
+        ));
         let compute = Compute::new()?;
         let meshes = Arc::new(MeshCache::new(
             config.limits.mesh_cache_bytes,

@@ -49,7 +49,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::{debug, error, info, warn};
 
-use crate::{api::ApiError, config::ConnectionConfig};
+use crate::{api::ApiError, config::ConnectionConfig, events::ConnectionStreams};
 
 /// How long the loop waits after an accept error that is not the client's (such as
 /// `EMFILE`, too many open files) before accepting again.
@@ -189,8 +189,11 @@ async fn connection(
     let service = {
         let started = Arc::clone(&started);
         let body_timeout = config.request_body_timeout;
-        hyper::service::service_fn(move |request: Request<Incoming>| {
+        // This connection's open streams, counted under max_subscriptions_per_connection.
+        let streams = ConnectionStreams::default();
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
             started.notify_one();
+            request.extensions_mut().insert(streams.clone());
             let router = router.clone();
             async move { Ok::<_, Infallible>(call(router, request, body_timeout).await) }
         })

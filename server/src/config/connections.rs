@@ -21,6 +21,12 @@ pub const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
 /// How long an HTTP/2 ping may go unanswered before the connection is closed.
 pub const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Default most open streams (event subscriptions and `TrackViewers`) on one connection.
+pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 100;
+/// Default most open streams on the whole server.
+pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 10_000;
+/// Largest accepted `max_subscriptions` / `max_subscriptions_per_connection`.
+pub const MAX_MAX_SUBSCRIPTIONS: usize = 1_000_000;
 /// Smallest accepted `grpc_max_decoding_message_size` / `grpc_max_encoding_message_size`.
 pub const MIN_GRPC_MESSAGE_SIZE: usize = 1024;
 /// Largest accepted gRPC message size: a message's length prefix is 32 bits.
@@ -49,6 +55,11 @@ pub struct ConnectionConfig {
     /// Largest gRPC answer message (bytes) any service encodes. `None`: the largest
     /// answer the request limits allow (`api::grpc`).
     pub grpc_max_encoding_message_size: Option<usize>,
+    /// Most open streams (gRPC `Subscribe`, WebSocket event subscriptions,
+    /// `TrackViewers`) on one connection; one more is refused at once.
+    pub max_subscriptions_per_connection: usize,
+    /// Most open streams on the whole server; one more is refused at once.
+    pub max_subscriptions: usize,
 }
 
 impl Default for ConnectionConfig {
@@ -61,13 +72,15 @@ impl Default for ConnectionConfig {
             http2_keepalive_timeout: HTTP2_KEEPALIVE_TIMEOUT,
             grpc_max_decoding_message_size: None,
             grpc_max_encoding_message_size: None,
+            max_subscriptions_per_connection: DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+            max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
         }
     }
 }
 
 impl ConnectionConfig {
-    /// Every timeout positive, `max_connections` in `1..=1000000`, gRPC message sizes
-    /// in `1024..=4294967295`.
+    /// Every timeout positive, `max_connections` and the stream caps in `1..=1000000`,
+    /// gRPC message sizes in `1024..=4294967295`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (key, value) in [
             ("header_read_timeout", self.header_read_timeout),
@@ -84,6 +97,20 @@ impl ConnectionConfig {
                 "max_connections",
                 format!("must be between 1 and {MAX_MAX_CONNECTIONS}"),
             ));
+        }
+        for (key, value) in [
+            (
+                "max_subscriptions_per_connection",
+                self.max_subscriptions_per_connection,
+            ),
+            ("max_subscriptions", self.max_subscriptions),
+        ] {
+            if value == 0 || value > MAX_MAX_SUBSCRIPTIONS {
+                return Err(ConfigError::invalid(
+                    key,
+                    format!("must be between 1 and {MAX_MAX_SUBSCRIPTIONS}"),
+                ));
+            }
         }
         for (key, value) in [
             (
@@ -150,6 +177,17 @@ mod tests {
     }
 
     #[test]
+    fn the_stream_caps_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(config.connections.max_subscriptions_per_connection, 100);
+        assert_eq!(config.connections.max_subscriptions, 10_000);
+        let config =
+            resolve("max_subscriptions_per_connection = 3\nmax_subscriptions = 5").unwrap();
+        assert_eq!(config.connections.max_subscriptions_per_connection, 3);
+        assert_eq!(config.connections.max_subscriptions, 5);
+    }
+
+    #[test]
     fn the_grpc_message_sizes_resolve() {
         let config = resolve("").unwrap();
         assert_eq!(config.connections.grpc_max_decoding_message_size, None);
@@ -181,6 +219,11 @@ mod tests {
             (
                 "grpc_max_encoding_message_size = 5000000000",
                 "grpc_max_encoding_message_size",
+            ),
+            ("max_subscriptions = 0", "max_subscriptions"),
+            (
+                "max_subscriptions_per_connection = 2000000",
+                "max_subscriptions_per_connection",
             ),
         ] {
             let err = resolve(text).unwrap_err().to_string();

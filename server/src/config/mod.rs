@@ -256,6 +256,12 @@ impl Config {
                     .unwrap_or(defaults.connections.max_connections),
                 grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
                 grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
+                max_subscriptions_per_connection: settings
+                    .max_subscriptions_per_connection
+                    .unwrap_or(defaults.connections.max_subscriptions_per_connection),
+                max_subscriptions: settings
+                    .max_subscriptions
+                    .unwrap_or(defaults.connections.max_subscriptions),
                 ..defaults.connections
             },
             requests: RequestLimits {

@@ -110,6 +110,19 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub grpc_max_encoding_message_size: Option<usize>,
 
+    /// Most open streams (gRPC Subscribe, WebSocket event subscriptions,
+    /// TrackViewers) on one connection; one more is refused at once with
+    /// RESOURCE_EXHAUSTED (WebSocket: 503); at most 1000000 [default: 100].
+    #[arg(long, env = "TERRAIN_MAX_SUBSCRIPTIONS_PER_CONNECTION", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_subscriptions_per_connection: Option<usize>,
+
+    /// Most open streams on the whole server, as for
+    /// --max-subscriptions-per-connection; at most 1000000 [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_SUBSCRIPTIONS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_subscriptions: Option<usize>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]

@@ -55,6 +55,7 @@ mod ops;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
+mod stream_limits;
 mod viewer_limits;
 mod worlds;
 mod zones_auth;
