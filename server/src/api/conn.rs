@@ -49,6 +49,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::{debug, error, info, warn};
 
+use super::parse_errors::{ErrorBodies, MAX_HEAD_BYTES, MAX_HEADERS};
 use crate::{api::ApiError, config::ConnectionConfig};
 
 /// How long the loop waits after an accept error that is not the client's (such as
@@ -159,6 +160,8 @@ fn builder(config: &ConnectionConfig) -> Builder<TokioExecutor> {
     builder
         .http1()
         .timer(TokioTimer::new())
+        .max_headers(MAX_HEADERS)
+        .max_buf_size(MAX_HEAD_BYTES)
         .header_read_timeout(config.header_read_timeout);
     builder
         .http2()
@@ -195,7 +198,8 @@ async fn connection(
             async move { Ok::<_, Infallible>(call(router, request, body_timeout).await) }
         })
     };
-    let mut conn = pin!(builder.serve_connection_with_upgrades(TokioIo::new(tcp), service));
+    let mut conn =
+        pin!(builder.serve_connection_with_upgrades(TokioIo::new(ErrorBodies::new(tcp)), service));
     // hyper's header timeout starts once it knows the protocol; this one covers the
     // bytes before (an idle connection, a half-sent HTTP/2 preface) and an HTTP/2
     // connection that never opens a stream.

@@ -10,6 +10,8 @@
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
+//! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
+//!   itself for requests it cannot parse.
 //! - [`admission`]: the cap on requests in flight (load shedding) and the
 //!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
@@ -40,6 +42,7 @@ pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;
 pub mod params;
+pub mod parse_errors;
 pub mod ws_events;
 pub mod zone_body;
 

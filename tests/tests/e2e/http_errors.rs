@@ -215,3 +215,79 @@ async fn a_subnormal_heightmap_step_is_refused_at_once() {
     assert_eq!(status.as_u16(), 200);
     server.stop().await;
 }
+
+/// Sends `raw` on a fresh connection and reads the answer until the server closes.
+async fn raw_exchange(server: &TestServer, raw: &[u8]) -> (u16, String, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(raw).await.unwrap();
+    let mut seen = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        tcp.read_to_end(&mut seen),
+    )
+    .await
+    .expect("the server answers and closes")
+    .unwrap();
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+    let status = head[9..12].parse().unwrap();
+    let body = serde_json::from_str(body).unwrap_or(Value::Null);
+    (status, head.to_string(), body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_hyper_cannot_parse_get_the_json_error_body() {
+    let server = TestServer::start().await;
+    let many: String = (0..150).map(|i| format!("x-h{i}: a\r\n")).collect();
+    let long = format!("x-big: {}\r\n", "a".repeat(500_000));
+    let cases: Vec<(Vec<u8>, u16, &str, &str)> = vec![
+        (
+            b"GET /v1/worlds/m\x00ain/height?x=1&z=2 HTTP/1.1\r\nhost: t\r\n\r\n".to_vec(),
+            400,
+            "INVALID_ARGUMENT",
+            "request",
+        ),
+        (
+            b"GET /v1/worlds/m\xffain/height?x=1&z=2 HTTP/1.1\r\nhost: t\r\n\r\n".to_vec(),
+            400,
+            "INVALID_ARGUMENT",
+            "request",
+        ),
+        (
+            format!("GET /healthz HTTP/1.1\r\nhost: t\r\n{many}\r\n").into_bytes(),
+            431,
+            "RESOURCE_EXHAUSTED",
+            "headers",
+        ),
+        (
+            format!("GET /healthz HTTP/1.1\r\nhost: t\r\n{long}\r\n").into_bytes(),
+            431,
+            "RESOURCE_EXHAUSTED",
+            "headers",
+        ),
+    ];
+    for (raw, status, code, field) in cases {
+        let (got, head, body) = raw_exchange(&server, &raw).await;
+        let what = String::from_utf8_lossy(&raw[..40.min(raw.len())]).into_owned();
+        assert_eq!(got, status, "{what}: {head}");
+        assert!(
+            head.contains("content-type: application/json"),
+            "{what}: {head}"
+        );
+        assert_http_error(
+            &(reqwest::StatusCode::from_u16(status).unwrap(), body),
+            status,
+            code,
+            Some(field),
+        );
+    }
+    // A well-formed request on the same server is answered as usual.
+    let (status, _, body) = raw_exchange(
+        &server,
+        b"GET /v1/worlds/main/height?x=1&z=2 HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["height"].is_f64(), "{body}");
+}
