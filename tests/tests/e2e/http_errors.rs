@@ -119,7 +119,7 @@ async fn http_body_errors_name_the_field() {
     let answer = server
         .post_raw(path, "application/xml", b"<points/>".to_vec())
         .await;
-    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("content-type"));
+    assert_http_error(&answer, 415, "INVALID_ARGUMENT", Some("content-type"));
     let answer = server
         .post_raw("/v1/worlds/nope/heights", octet, binary(&[1.0, 2.0]))
         .await;
@@ -290,4 +290,96 @@ async fn requests_hyper_cannot_parse_get_the_json_error_body() {
     .await;
     assert_eq!(status, 200, "{body}");
     assert!(body["height"].is_f64(), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_json_route_has_one_content_type_rule() {
+    let server = TestServer::start().await;
+    let zone = json!({"centerX": 10.0, "centerZ": 10.0, "radius": 5.0, "height": 30.0, "blendRadius": 2.0});
+    let viewer = json!({"x": 0.0, "z": 0.0, "viewWidth": 50.0, "viewDepth": 50.0});
+    let batch = json!({"points": [[1.0, 2.0]]});
+    let routes = [
+        ("PUT", "/v1/worlds/main/flat-zones/pad", &zone),
+        ("PUT", "/v1/worlds/main/viewers/v1", &viewer),
+        ("POST", "/v1/worlds/main/heights", &batch),
+    ];
+    let send = |method: &str, path: &str, content_type: Option<&str>, body: &Value| {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = server
+            .http
+            .request(method, server.url(path))
+            .body(body.to_string());
+        if let Some(t) = content_type {
+            request = request.header("content-type", t);
+        }
+        request.send()
+    };
+    for (method, path, body) in routes {
+        // Refused, 415, before anything changes.
+        for wrong in [
+            "application/xml",
+            "image/png",
+            "multipart/form-data; boundary=x",
+        ] {
+            let answer = send(method, path, Some(wrong), body).await.unwrap();
+            let status = answer.status();
+            let body: Value = answer.json().await.unwrap();
+            assert_http_error(
+                &(status, body),
+                415,
+                "INVALID_ARGUMENT",
+                Some("content-type"),
+            );
+        }
+        if method == "PUT" {
+            let answer = send(method, path, Some("application/octet-stream"), body)
+                .await
+                .unwrap();
+            assert_eq!(
+                answer.status(),
+                415,
+                "{path}: octet-stream is for batches only"
+            );
+        }
+    }
+    let zones: Value = server
+        .http
+        .get(server.url("/v1/worlds/main/flat-zones"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(zones["zones"].as_array().map(Vec::len), Some(0), "{zones}");
+    let live: Value = server
+        .http
+        .get(server.url("/v1/worlds/main/live-tiles"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(live["viewers"], 0, "{live}");
+    // Read as JSON: no type, application/json (with parameters), +json, and what curl -d sends.
+    for (k, ok) in [
+        None,
+        Some("application/json; charset=utf-8"),
+        Some("application/merge-patch+json"),
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (method, path, body) in routes {
+            let path = path
+                .replace("/pad", &format!("/pad{k}"))
+                .replace("/viewers/v1", &format!("/viewers/viewer{k}"));
+            let answer = send(method, &path, ok, body).await.unwrap();
+            assert_eq!(answer.status(), 200, "{method} {path} with {ok:?}");
+        }
+    }
+    server.stop().await;
 }
