@@ -161,7 +161,7 @@ impl Server {
         let lifecycles = Arc::new(Lifecycles::new(
             &worlds,
             config.lifecycle,
-            config.limits.max_coordinate,
+            &config.limits,
             &meshes,
             &metrics,
             &compute,

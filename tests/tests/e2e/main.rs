@@ -48,6 +48,7 @@ mod http;
 mod http_errors;
 mod layout_world;
 mod lifecycle;
+mod live_budget;
 mod meshes_grpc;
 mod meshes_http;
 mod ops;
