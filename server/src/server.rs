@@ -175,6 +175,7 @@ impl Server {
             auth: Auth::new(config.admin_token.clone()),
             events,
             lifecycles,
+            connections: config.connections,
         });
         let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;

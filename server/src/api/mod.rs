@@ -60,7 +60,7 @@ use tracing::Level;
 
 use crate::{
     auth::Auth,
-    config::RequestLimits,
+    config::{ConnectionConfig, RequestLimits},
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
@@ -82,6 +82,8 @@ pub struct ApiState {
     pub events: Arc<Events>,
     /// Viewers, live tiles and their transitions, per world.
     pub lifecycles: Arc<Lifecycles>,
+    /// Connection and gRPC message limits.
+    pub connections: ConnectionConfig,
 }
 
 impl ApiState {

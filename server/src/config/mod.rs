@@ -254,6 +254,8 @@ impl Config {
                 max_connections: settings
                     .max_connections
                     .unwrap_or(defaults.connections.max_connections),
+                grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
+                grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
                 ..defaults.connections
             },
             requests: RequestLimits {

@@ -98,6 +98,18 @@ pub struct Settings {
     #[serde(deserialize_with = "de::duration")]
     pub retry_after: Option<Duration>,
 
+    /// Largest gRPC request message any service decodes, in bytes; a larger one is
+    /// RESOURCE_EXHAUSTED [default: 16 * max_batch_points + 65536].
+    #[arg(long, env = "TERRAIN_GRPC_MAX_DECODING_MESSAGE_SIZE", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub grpc_max_decoding_message_size: Option<usize>,
+
+    /// Largest gRPC answer message any service encodes, in bytes [default: the largest
+    /// answer the request limits allow, plus 65536].
+    #[arg(long, env = "TERRAIN_GRPC_MAX_ENCODING_MESSAGE_SIZE", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub grpc_max_encoding_message_size: Option<usize>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]

@@ -44,6 +44,7 @@ mod events_slow;
 mod events_ws;
 mod events_ws_area;
 mod grpc;
+mod grpc_limits;
 mod http;
 mod http_errors;
 mod layout_world;
