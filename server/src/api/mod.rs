@@ -12,6 +12,7 @@
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
 //! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
 //!   itself for requests it cannot parse.
+//! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
 //! - [`admission`]: the cap on requests in flight (load shedding) and the
 //!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
@@ -43,6 +44,7 @@ pub mod http_zones;
 pub mod metrics;
 pub mod params;
 pub mod parse_errors;
+pub mod tls;
 pub mod ws_events;
 pub mod zone_body;
 

@@ -56,6 +56,7 @@ mod ops;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
+mod tls;
 mod viewer_limits;
 mod worlds;
 mod zones_auth;
