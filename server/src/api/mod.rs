@@ -10,6 +10,9 @@
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
+//! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
+//!   itself for requests it cannot parse.
+//! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
 //! - [`admission`]: the cap on requests in flight (load shedding) and the
 //!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
@@ -40,6 +43,8 @@ pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;
 pub mod params;
+pub mod parse_errors;
+pub mod tls;
 pub mod ws_events;
 pub mod zone_body;
 

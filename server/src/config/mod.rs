@@ -140,6 +140,15 @@ impl Default for Limits {
     }
 }
 
+/// The PEM files of the server's TLS identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The leaf's private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
 /// The resolved configuration of one server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -159,6 +168,8 @@ pub struct Config {
     pub connections: ConnectionConfig,
     /// The cap on requests in flight and the per-request timeout.
     pub requests: RequestLimits,
+    /// TLS on both surfaces, if configured.
+    pub tls: Option<TlsFiles>,
     /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
     /// When set, mutations must present it as `Authorization: Bearer <token>`.
@@ -186,6 +197,7 @@ impl Default for Config {
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             connections: ConnectionConfig::default(),
             requests: RequestLimits::default(),
+            tls: None,
             log_format: LogFormat::Text,
             admin_token: None,
             insecure: false,
@@ -274,6 +286,16 @@ impl Config {
                 retry_after: settings
                     .retry_after
                     .unwrap_or(defaults.requests.retry_after),
+            },
+            tls: match (settings.tls_cert, settings.tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(ConfigError::invalid("tls_key", "required with tls_cert"));
+                }
+                (None, Some(_)) => {
+                    return Err(ConfigError::invalid("tls_cert", "required with tls_key"));
+                }
             },
             log_format: settings.log_format.unwrap_or(defaults.log_format),
             admin_token: settings.admin_token,

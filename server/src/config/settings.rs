@@ -123,6 +123,15 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub max_subscriptions: Option<usize>,
 
+    /// PEM certificate chain for TLS on both surfaces (with --tls-key) [default: none,
+    /// plain TCP].
+    #[arg(long, env = "TERRAIN_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of --tls-cert [default: none].
+    #[arg(long, env = "TERRAIN_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]
@@ -215,6 +224,14 @@ impl Settings {
         if let Some(worlds) = &mut self.worlds {
             for world in worlds {
                 world.rebase(base);
+            }
+        }
+        for path in [&mut self.tls_cert, &mut self.tls_key]
+            .into_iter()
+            .flatten()
+        {
+            if path.is_relative() {
+                *path = base.join(&*path);
             }
         }
         self

@@ -163,3 +163,46 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
         .unwrap();
     assert_eq!(answer.status(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_heightmap_is_not_starved_by_a_huge_one() {
+    let server = TestServer::start().await;
+    let mut grpc = server.grpc().await;
+    let huge = tokio::spawn(async move {
+        let started = Instant::now();
+        let answer = grpc
+            .get_heightmap(GetHeightmapRequest {
+                world: "main".into(),
+                x0: 0.0,
+                z0: 0.0,
+                step: 1.0,
+                nx: 2048,
+                nz: 2048,
+            })
+            .await;
+        (
+            answer.map(|a| a.into_inner().heights.len()),
+            started.elapsed(),
+        )
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    let small = server
+        .http
+        .get(server.url("/v1/worlds/main/heightmap?x0=0&z0=0&nx=256&nz=256&step=2"))
+        .send()
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert_eq!(small.status(), 200);
+    let small_done_first = !huge.is_finished();
+    let (answer, huge_took) = huge.await.unwrap();
+    assert_eq!(answer.unwrap(), 2048 * 2048);
+    // The pool takes slices of both in turn: the small one (16 slices and its JSON
+    // encoding) is answered while the huge one (1,024 slices) is still being computed,
+    // in a fraction of the huge one's time (queued behind it, it took a third).
+    assert!(
+        small_done_first && waited * 5 < huge_took,
+        "the small heightmap took {waited:?}, the huge one {huge_took:?}"
+    );
+}
