@@ -16,9 +16,11 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// Largest accepted `max_connections`.
 pub const MAX_MAX_CONNECTIONS: usize = 1_000_000;
-/// How often an HTTP/2 connection is pinged.
+/// Default period of the HTTP/2 keep-alive ping.
 pub const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
-/// How long an HTTP/2 ping may go unanswered before the connection is closed.
+/// Default time an HTTP/2 ping may go unanswered before the connection is closed. A
+/// peer that stops (a frozen process, a dead link) is thus dropped, with its streams
+/// and the viewers of its `TrackViewers` streams, within interval + timeout: 40 s.
 pub const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Default most open streams (event subscriptions and `TrackViewers`) on one connection.
@@ -45,9 +47,11 @@ pub struct ConnectionConfig {
     /// Most open connections; beyond it the server stops accepting (new clients wait
     /// in the listen backlog) until one closes.
     pub max_connections: usize,
-    /// Period of the HTTP/2 keep-alive ping.
+    /// Period of the HTTP/2 keep-alive ping (sent once the connection has been
+    /// silent this long).
     pub http2_keepalive_interval: Duration,
-    /// An HTTP/2 connection whose ping is not answered within this time is closed.
+    /// An HTTP/2 connection whose ping is not answered within this time is closed,
+    /// ending its streams: a stopped peer is dropped within interval + timeout.
     pub http2_keepalive_timeout: Duration,
     /// Largest gRPC request message (bytes) any service decodes; a larger one is
     /// `RESOURCE_EXHAUSTED`. `None`: what the request limits need (`api::grpc`).
@@ -174,6 +178,34 @@ mod tests {
             Duration::from_millis(500)
         );
         assert_eq!(config.connections.max_connections, 7);
+    }
+
+    #[test]
+    fn the_keepalive_keys_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(
+            config.connections.http2_keepalive_interval,
+            Duration::from_secs(20)
+        );
+        assert_eq!(
+            config.connections.http2_keepalive_timeout,
+            Duration::from_secs(20)
+        );
+        let config =
+            resolve("http2_keepalive_interval = \"5s\"\nhttp2_keepalive_timeout = \"250ms\"")
+                .unwrap();
+        assert_eq!(
+            config.connections.http2_keepalive_interval,
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            config.connections.http2_keepalive_timeout,
+            Duration::from_millis(250)
+        );
+        let err = resolve("http2_keepalive_timeout = \"0s\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("http2_keepalive_timeout"), "{err}");
     }
 
     #[test]

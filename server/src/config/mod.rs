@@ -268,13 +268,18 @@ impl Config {
                     .unwrap_or(defaults.connections.max_connections),
                 grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
                 grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
+                http2_keepalive_interval: settings
+                    .http2_keepalive_interval
+                    .unwrap_or(defaults.connections.http2_keepalive_interval),
+                http2_keepalive_timeout: settings
+                    .http2_keepalive_timeout
+                    .unwrap_or(defaults.connections.http2_keepalive_timeout),
                 max_subscriptions_per_connection: settings
                     .max_subscriptions_per_connection
                     .unwrap_or(defaults.connections.max_subscriptions_per_connection),
                 max_subscriptions: settings
                     .max_subscriptions
                     .unwrap_or(defaults.connections.max_subscriptions),
-                ..defaults.connections
             },
             requests: RequestLimits {
                 max_in_flight: settings

@@ -3,6 +3,10 @@
 //! `max_subscriptions` (per server). A stream beyond either is refused at once
 //! (gRPC `RESOURCE_EXHAUSTED`; WebSocket 503 with `Retry-After` and the JSON error
 //! body, before the upgrade), and a place is given back when a stream ends.
+//!
+//! A `TrackViewers` client that stops (behind a frozen proxy: no reads, no ping
+//! answers) loses its viewer and its active tiles once an HTTP/2 keep-alive ping goes
+//! unanswered: within `http2_keepalive_interval` + `http2_keepalive_timeout`.
 
 use terrain_tests as common;
 
@@ -18,9 +22,15 @@ use terrain_proto::v1::{
     self as pb, terrain_events_client::TerrainEventsClient,
     terrain_lifecycle_client::TerrainLifecycleClient, viewer_update::Update,
 };
-use tokio::sync::mpsc;
+use tokio::{
+    net::{TcpListener, TcpStream},
+    sync::{mpsc, watch},
+};
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::{Code, Status, transport::Channel};
+use tonic::{
+    Code, Status,
+    transport::{Channel, Endpoint},
+};
 
 /// How long a freed place may take to be seen.
 const WAIT: Duration = Duration::from_secs(10);
@@ -185,5 +195,90 @@ async fn the_server_cap_refuses_a_websocket_with_503_until_one_ends() {
             }
         }
     }
+    server.stop().await;
+}
+
+/// A loopback proxy for one connection to `target` that forwards until `freeze`
+/// fires, then goes silent both ways (a stopped peer), keeping both sockets open.
+async fn freezable(target: std::net::SocketAddr) -> (std::net::SocketAddr, watch::Sender<bool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (freeze, mut frozen) = watch::channel(false);
+    tokio::spawn(async move {
+        let Ok((mut inbound, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut outbound) = TcpStream::connect(target).await else {
+            return;
+        };
+        tokio::select! {
+            _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => return,
+            _ = frozen.changed() => {}
+        }
+        // Silent both ways, both sockets held open (the test ends before this does).
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        drop(outbound);
+        drop(inbound);
+    });
+    (addr, freeze)
+}
+
+/// The viewers and active tiles of world `main`.
+async fn live(channel: &Channel) -> (u32, usize) {
+    let mut client = TerrainLifecycleClient::new(channel.clone());
+    let live = client
+        .get_live_tiles(pb::GetLiveTilesRequest {
+            world: "main".into(),
+        })
+        .await
+        .expect("live tiles")
+        .into_inner();
+    let active = live.tiles.map_or(0, |t| t.active.len());
+    (live.viewers, active)
+}
+
+#[tokio::test]
+async fn a_stopped_track_viewers_client_loses_its_viewer_within_the_keepalive_bound() {
+    let interval = Duration::from_millis(300);
+    let timeout = Duration::from_millis(300);
+    let server = TestServer::start_with(|c| {
+        c.connections.http2_keepalive_interval = interval;
+        c.connections.http2_keepalive_timeout = timeout;
+    })
+    .await;
+    let direct = server.channel().await;
+    let (proxy, freeze) = freezable(server.addr).await;
+    let channel = Endpoint::from_shared(format!("http://{proxy}"))
+        .expect("endpoint")
+        .connect()
+        .await
+        .expect("gRPC connects");
+    let (_tx, mut track) = try_track(&channel, "stopped").await.expect("stream opens");
+    track.message().await.expect("snapshot").expect("snapshot");
+    track.message().await.expect("a step").expect("a step");
+    let (viewers, active) = live(&direct).await;
+    assert_eq!(viewers, 1);
+    assert!(active > 0, "the viewer has active tiles");
+    // A live peer answering pings keeps its viewer past several intervals.
+    tokio::time::sleep(interval * 4).await;
+    assert_eq!(live(&direct).await.0, 1, "a live stream keeps its viewer");
+    freeze.send(true).expect("proxy runs");
+    let frozen = Instant::now();
+    let bound = interval + timeout + Duration::from_secs(2);
+    loop {
+        let (viewers, active) = live(&direct).await;
+        if viewers == 0 && active == 0 {
+            break;
+        }
+        assert!(
+            frozen.elapsed() < bound,
+            "after {:?}: {viewers} viewers, {active} active tiles",
+            frozen.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let released = frozen.elapsed();
+    eprintln!("viewer and active tiles released {released:?} after the peer stopped");
+    assert!(released >= timeout, "released at {released:?}");
     server.stop().await;
 }
