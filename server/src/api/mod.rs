@@ -17,6 +17,7 @@
 //!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
 //!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
+//! - [`http_admin`]: `GET /v1/admin/backup`, a consistent snapshot of the store.
 //! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
 //!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
 //!   (`terrain.v1.TerrainLifecycle`).
@@ -37,6 +38,7 @@ pub mod grpc_mesh;
 pub mod grpc_zones;
 pub mod health;
 pub mod http;
+pub mod http_admin;
 pub mod http_layout;
 pub mod http_lifecycle;
 pub mod http_mesh;
@@ -67,6 +69,7 @@ use crate::{
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
     query::QueryEngine,
+    store::ZoneStore,
 };
 
 pub use error::ApiError;
@@ -86,6 +89,8 @@ pub struct ApiState {
     pub lifecycles: Arc<Lifecycles>,
     /// Connection and gRPC message limits.
     pub connections: ConnectionConfig,
+    /// The zone store, for backups.
+    pub store: Arc<ZoneStore>,
 }
 
 impl ApiState {

@@ -188,10 +188,12 @@ impl World {
         })?;
         let grid = terrain.generator().tile_grid();
         let ground = terrain.layout_arc().cloned();
+        let mut tiles = TileVersions::replay(&grid, &log);
+        tiles.cover(&grid, terrain.zones().iter());
         let state = WorldState {
             terrain,
             revision: stored.revision,
-            tiles: TileVersions::replay(&grid, &log),
+            tiles,
         };
         Ok(World {
             id: config.id.clone(),
