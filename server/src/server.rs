@@ -176,7 +176,7 @@ impl Server {
             events,
             lifecycles,
         });
-        let router = api::router(Arc::clone(&state))?;
+        let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;
         let listener = TcpListener::bind(addr)
             .await

@@ -29,6 +29,7 @@ pub mod values;
 pub mod world;
 
 mod connections;
+mod requests;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +42,7 @@ use crate::auth::AdminToken;
 pub use cli::{Cli, Command};
 pub use connections::ConnectionConfig;
 pub use lifecycle::{LayoutSettings, LifecycleConfig, Rings};
+pub use requests::RequestLimits;
 pub use settings::Settings;
 pub use store::{NatsConfig, StoreConfig, StoreKind, StoreSettings};
 pub use values::{LogFormat, WorldSpec};
@@ -155,6 +157,8 @@ pub struct Config {
     /// Timeouts and the cap that keep idle or stalled clients from holding
     /// connections (descriptors) for ever.
     pub connections: ConnectionConfig,
+    /// The cap on requests in flight and the per-request timeout.
+    pub requests: RequestLimits,
     /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
     /// When set, mutations must present it as `Authorization: Bearer <token>`.
@@ -181,6 +185,7 @@ impl Default for Config {
             limits: Limits::default(),
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             connections: ConnectionConfig::default(),
+            requests: RequestLimits::default(),
             log_format: LogFormat::Text,
             admin_token: None,
             insecure: false,
@@ -251,6 +256,17 @@ impl Config {
                     .unwrap_or(defaults.connections.max_connections),
                 ..defaults.connections
             },
+            requests: RequestLimits {
+                max_in_flight: settings
+                    .max_in_flight
+                    .unwrap_or(defaults.requests.max_in_flight),
+                request_timeout: settings
+                    .request_timeout
+                    .unwrap_or(defaults.requests.request_timeout),
+                retry_after: settings
+                    .retry_after
+                    .unwrap_or(defaults.requests.retry_after),
+            },
             log_format: settings.log_format.unwrap_or(defaults.log_format),
             admin_token: settings.admin_token,
             insecure: settings.insecure.unwrap_or(defaults.insecure),
@@ -288,6 +304,7 @@ impl Config {
         self.validate_limits()?;
         self.validate_lifecycle()?;
         self.connections.validate()?;
+        self.requests.validate()?;
         if self.stats_interval.is_zero() {
             return Err(ConfigError::invalid(
                 "stats_interval",

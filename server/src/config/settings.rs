@@ -81,6 +81,23 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub max_connections: Option<usize>,
 
+    /// Most unary requests (HTTP or gRPC) answered at once; one more is refused at once
+    /// with 503 / RESOURCE_EXHAUSTED and Retry-After; at most 1000000 [default: 1024].
+    #[arg(long, env = "TERRAIN_MAX_IN_FLIGHT", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_in_flight: Option<usize>,
+
+    /// Time one request (not a stream) may take before it is answered 504 /
+    /// DEADLINE_EXCEEDED and its remaining work dropped [default: 30s].
+    #[arg(long, env = "TERRAIN_REQUEST_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub request_timeout: Option<Duration>,
+
+    /// The Retry-After an overloaded answer carries [default: 1s].
+    #[arg(long, env = "TERRAIN_RETRY_AFTER", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub retry_after: Option<Duration>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]

@@ -32,6 +32,7 @@
 //! (the binary runs its tests in parallel threads): no fixed ports, no process-wide
 //! state such as environment variables.
 
+mod admission;
 mod bake_bench;
 mod connections;
 mod events_floor;
