@@ -109,6 +109,7 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
         seed: world.seed,
         overlap,
         layout,
+        voxel: None,
     };
     let entries = zones.zones.iter().map(|e| (e.zone.clone(), e.revision));
     terrain_core::build_terrain(&spec, entries).map_err(|e| bad(e.field(), e.to_string()))

@@ -154,6 +154,10 @@ pub(super) fn generator_error(index: usize, err: &GeneratorError) -> ConfigError
             format!("worlds[{index}].seed"),
             format!("the osrs generator has no seed; it must be 0 (got {seed})"),
         ),
+        other => ConfigError::invalid(
+            format!("worlds[{index}].{}", other.field()),
+            other.to_string(),
+        ),
     }
 }
 

@@ -178,6 +178,7 @@ impl World {
             seed: config.seed,
             overlap: config.overlap,
             layout: config.layout.map(|l| l.layout),
+            voxel: None,
         };
         let terrain = build_terrain(&spec, stored.zones).map_err(|e| match e {
             BuildError::Generator(e) => WorldError::Generator(e),
