@@ -18,18 +18,22 @@
 pub mod block;
 pub mod config;
 
+mod codec;
 mod columns;
 mod cull;
 mod field;
 mod greedy;
+mod stats;
 mod volume;
 
 pub use block::{Biome, BlockInfo, BlockKind, Decoration};
+pub use codec::ChunkDecodeError;
 pub use config::{VoxelConfig, VoxelConfigError};
 pub use cull::{Instances, KindInstances, base_colour, instance_colour, srgb_to_linear};
 pub use field::{RIVER_MAX_RISE, hash3};
 pub(crate) use greedy::mesh as greedy_mesh;
 pub use greedy::{MeshPart, VoxelMesh, face_visible};
+pub use stats::AreaStats;
 pub(crate) use volume::Volume;
 pub use volume::{Chunk, Column, DECORATION_REACH};
 

@@ -31,21 +31,46 @@ pub struct Column {
     pub river: bool,
 }
 
-/// Blocks of a rectangle, column-major (`y` fastest), with its columns.
+/// Blocks of any rectangle of columns ([`Voxel::area`]), column-major (`y` fastest),
+/// with its columns: the same blocks as the chunks it overlaps.
 #[derive(Debug, Clone)]
-pub(crate) struct Volume {
-    pub x0: i64,
-    pub z0: i64,
-    pub w: usize,
-    pub d: usize,
-    pub h: usize,
-    pub blocks: Vec<BlockKind>,
-    pub columns: Vec<Column>,
+pub struct Volume {
+    pub(crate) x0: i64,
+    pub(crate) z0: i64,
+    pub(crate) w: usize,
+    pub(crate) d: usize,
+    pub(crate) h: usize,
+    pub(crate) blocks: Vec<BlockKind>,
+    pub(crate) columns: Vec<Column>,
 }
 
 impl Volume {
+    /// The rectangle: `(x0, z0, w, d)`.
+    pub fn rect(&self) -> (i64, i64, usize, usize) {
+        (self.x0, self.z0, self.w, self.d)
+    }
+
+    /// Vertical extent.
+    pub fn height(&self) -> u32 {
+        self.h as u32
+    }
+
+    /// The column at world `(x, z)`, if inside.
+    pub fn column(&self, x: i64, z: i64) -> Option<&Column> {
+        let (lx, lz) = (x - self.x0, z - self.z0);
+        if lx < 0 || lz < 0 || lx >= self.w as i64 || lz >= self.d as i64 {
+            return None;
+        }
+        self.columns.get(lz as usize * self.w + lx as usize)
+    }
+
+    /// Non-air blocks.
+    pub fn total_blocks(&self) -> u64 {
+        self.blocks.iter().filter(|&&b| b != BlockKind::Air).count() as u64
+    }
+
     /// The block at world `(x, y, z)`: air outside the rectangle and above the range,
-    /// stone below 0.
+    /// stone below 0 (the world's floor, never seen).
     pub fn get(&self, x: i64, y: i64, z: i64) -> BlockKind {
         if y < 0 {
             return BlockKind::Stone;
@@ -153,6 +178,12 @@ impl Voxel {
             blocks,
             columns,
         }
+    }
+
+    /// The generator's blocks of the `w` x `d` columns from `(x0, z0)`, no zones (at
+    /// most 2^24 columns; larger rectangles are clipped to 4096 x 4096).
+    pub fn area(&self, x0: i64, z0: i64, w: usize, d: usize) -> Volume {
+        self.volume(x0, z0, w.min(4096), d.min(4096), None)
     }
 
     /// The generator's chunk `(cx, cz)`: 32 x 32 columns from `(32 cx, 32 cz)`, no
