@@ -280,8 +280,11 @@ pub fn coloured_to_glb(mesh: &ColouredMesh<'_>) -> Result<Vec<u8>, GlbError> {
 mod tests {
     use super::*;
 
+    /// Positions, normals and colours of one primitive.
+    type Arrays = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 3]>);
+
     /// A unit quad at height `y`, facing up, in one colour.
-    fn quad(y: f32, colour: [f32; 3]) -> (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 3]>) {
+    fn quad(y: f32, colour: [f32; 3]) -> Arrays {
         let p = vec![[0.0, y, 0.0], [1.0, y, 0.0], [1.0, y, 1.0], [0.0, y, 1.0]];
         (p, vec![[0.0, 1.0, 0.0]; 4], vec![colour; 4])
     }

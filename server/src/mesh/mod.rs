@@ -1,6 +1,10 @@
-//! Tile meshes: a bounded cache of built [`TileMesh`]es shared by every world, and
-//! the commit listener that keeps cached tiles current.
+//! Tile meshes: a bounded cache of built meshes shared by every world, and the commit
+//! listener that keeps cached tiles current.
 //!
+//! - A tile's mesh is a [`CachedMesh`]: the heightfield [`TileMesh`] of hyperscape and
+//!   osrs worlds, or the greedy [`ChunkMesh`] of a voxel world's chunk (its tile),
+//!   whichever the world's terrain builds; both are cached, versioned and rebuilt on
+//!   commit alike.
 //! - A request reads the world's state (terrain and tile versions of one revision)
 //!   and asks the cache for the tile at that version. A cached mesh at that version
 //!   or newer is a hit; otherwise the mesh is built on the compute pool from the
@@ -23,7 +27,10 @@ use std::{
 };
 
 use moka::{future::Cache, ops::compute::Op};
-use terrain_core::mesh::{TileMesh, build_tile};
+use terrain_core::{
+    mesh::{TileMesh, build_tile},
+    voxel::{MeshPart, VoxelMesh},
+};
 use tokio::sync::OwnedRwLockReadGuard;
 
 use crate::{
@@ -53,10 +60,88 @@ impl ServiceError for MeshError {
 /// A tile of a world: `(world id, tile x, tile z)`.
 type MeshKey = (String, i64, i64);
 
+/// A voxel world's chunk mesh: the greedy mesh of its blocks, with positions made
+/// relative to the chunk's placement (as a [`TileMesh`]'s are).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkMesh {
+    /// The chunk (the world's tile).
+    pub key: (i64, i64),
+    /// The revision of the last change that touched the chunk (0: none).
+    pub version: u64,
+    /// World position of the chunk's origin: `(32 cx, 0, 32 cz)`.
+    pub placement: [f64; 3],
+    /// Opaque and transparent parts, quad and face counts; positions relative to
+    /// `placement`.
+    pub mesh: VoxelMesh,
+}
+
+impl ChunkMesh {
+    /// Chunk `key`'s mesh at `version` from `mesh`, whose positions are world metres.
+    /// The shift is exact for block corners within 2^24 m of the origin.
+    pub fn new(key: (i64, i64), version: u64, mut mesh: VoxelMesh) -> Self {
+        let size = terrain_core::voxel::CHUNK as f64;
+        let placement = [key.0 as f64 * size, 0.0, key.1 as f64 * size];
+        for part in [&mut mesh.opaque, &mut mesh.transparent] {
+            for p in &mut part.positions {
+                p[0] = (f64::from(p[0]) - placement[0]) as f32;
+                p[2] = (f64::from(p[2]) - placement[2]) as f32;
+            }
+        }
+        ChunkMesh {
+            key,
+            version,
+            placement,
+            mesh,
+        }
+    }
+}
+
+/// What the cache holds for one tile.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CachedMesh {
+    /// A heightfield tile (hyperscape, osrs).
+    Tile(TileMesh),
+    /// A voxel chunk.
+    Chunk(ChunkMesh),
+}
+
+impl CachedMesh {
+    /// The revision of the last change that touched the tile.
+    pub fn version(&self) -> u64 {
+        match self {
+            CachedMesh::Tile(m) => m.version,
+            CachedMesh::Chunk(m) => m.version,
+        }
+    }
+
+    /// The tile's indices.
+    pub fn key(&self) -> (i64, i64) {
+        match self {
+            CachedMesh::Tile(m) => m.key,
+            CachedMesh::Chunk(m) => m.key,
+        }
+    }
+
+    /// The bytes the cached mesh holds (its heap arrays), saturating at `u32::MAX`.
+    pub fn bytes(&self) -> u32 {
+        match self {
+            CachedMesh::Tile(m) => mesh_bytes(m),
+            CachedMesh::Chunk(m) => {
+                let part = |p: &MeshPart| {
+                    (p.positions.len() + p.normals.len() + p.colours.len()) * 12
+                        + p.indices.len() * 4
+                };
+                let bytes = part(&m.mesh.opaque) + part(&m.mesh.transparent);
+                u32::try_from(bytes).unwrap_or(u32::MAX)
+            }
+        }
+    }
+}
+
 /// A mesh as served, with the world revision it was read at.
 #[derive(Debug, Clone)]
 pub struct ServedMesh {
-    pub mesh: Arc<TileMesh>,
+    pub mesh: Arc<CachedMesh>,
     /// The world's revision when the request read it (>= `mesh.version`).
     pub revision: u64,
     /// Whether the cache held it (`false`: built for this request).
@@ -65,7 +150,7 @@ pub struct ServedMesh {
 
 /// The mesh cache of one server.
 pub struct MeshCache {
-    cache: Cache<MeshKey, Arc<TileMesh>>,
+    cache: Cache<MeshKey, Arc<CachedMesh>>,
     compute: Compute,
     metrics: Arc<Metrics>,
 }
@@ -100,7 +185,7 @@ impl MeshCache {
         let cache = Cache::builder()
             .name("tile-meshes")
             .max_capacity(budget as u64)
-            .weigher(|_key: &MeshKey, mesh: &Arc<TileMesh>| mesh_bytes(mesh))
+            .weigher(|_key: &MeshKey, mesh: &Arc<CachedMesh>| mesh.bytes())
             .build();
         MeshCache {
             cache,
@@ -159,7 +244,7 @@ impl MeshCache {
         let (version, revision) = (state.tile_version(tile), state.revision());
         let key = (world.id().to_string(), tile.0, tile.1);
         if let Some(mesh) = self.cache.get(&key).await
-            && mesh.version >= version
+            && mesh.version() >= version
         {
             return Ok(ServedMesh {
                 mesh,
@@ -172,7 +257,7 @@ impl MeshCache {
             .entry(key)
             .and_try_compute_with(|entry| async move {
                 if let Some(entry) = entry
-                    && entry.value().version >= version
+                    && entry.value().version() >= version
                 {
                     return Ok(Op::Nop);
                 }
@@ -198,7 +283,7 @@ impl MeshCache {
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
         version: u64,
-    ) -> Result<TileMesh, MeshError> {
+    ) -> Result<CachedMesh, MeshError> {
         let (mesh, elapsed) = self
             .compute
             .run(move || timed(&state, tile, version))
@@ -221,10 +306,15 @@ impl MeshCache {
     }
 }
 
-/// Builds `tile` at `version`, with the time it took.
-fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (TileMesh, Duration) {
+/// Builds `tile` at `version`, with the time it took: a voxel world's chunk mesh, or
+/// the heightfield tile of any other world.
+fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (CachedMesh, Duration) {
     let start = Instant::now();
-    let mesh = build_tile(state.terrain(), tile, version);
+    let terrain = state.terrain();
+    let mesh = match terrain.voxel_mesh(tile.0, tile.1) {
+        Some(mesh) => CachedMesh::Chunk(ChunkMesh::new(tile, version, mesh)),
+        None => CachedMesh::Tile(build_tile(terrain, tile, version)),
+    };
     (mesh, start.elapsed())
 }
 
@@ -252,7 +342,7 @@ impl CommitListener for MeshCache {
             // newer mesh already there is kept.
             let put = self.cache.entry(key).and_compute_with(|entry| async move {
                 match entry {
-                    Some(e) if e.value().version >= version => Op::Nop,
+                    Some(e) if e.value().version() >= version => Op::Nop,
                     _ => Op::Put(mesh),
                 }
             });
