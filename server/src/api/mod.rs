@@ -6,6 +6,7 @@
 //! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
 //!   [`http_zones`]: the flat-zone routes.
 //! - [`http_mesh`], [`grpc_mesh`]: tile meshes (JSON, glb, packed protobuf).
+//! - [`http_blocks`], [`grpc_blocks`]: a voxel world's chunk blocks and instances.
 //! - [`error`]: the one mapping from error classes to gRPC codes and HTTP statuses.
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
@@ -31,6 +32,7 @@ pub mod body;
 pub mod conn;
 pub mod error;
 pub mod grpc;
+pub mod grpc_blocks;
 pub mod grpc_events;
 pub mod grpc_layout;
 pub mod grpc_lifecycle;
@@ -39,6 +41,7 @@ pub mod grpc_zones;
 pub mod health;
 pub mod http;
 pub mod http_admin;
+pub mod http_blocks;
 pub mod http_layout;
 pub mod http_lifecycle;
 pub mod http_mesh;

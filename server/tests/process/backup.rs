@@ -158,7 +158,11 @@ fn a_backup_under_load_restores_exactly_what_was_acknowledged_up_to_its_revision
     // so no client holding the tile from before takes it as unchanged.
     let load0 = want["load0"];
     let mesh = get_json(again.addr, "/v1/worlds/main/tiles/3/0/mesh");
-    assert!(mesh["version"].as_u64().unwrap() >= load0, "{} < {load0}", mesh["version"]);
+    assert!(
+        mesh["version"].as_u64().unwrap() >= load0,
+        "{} < {load0}",
+        mesh["version"]
+    );
     again.stop();
 
     // The stopped server's directory backs up directly, at its final revision.
