@@ -192,6 +192,7 @@ impl Server {
             events,
             lifecycles,
             connections: config.connections,
+            store: Arc::clone(&storage.store),
         });
         let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;

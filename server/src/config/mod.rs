@@ -32,6 +32,8 @@ mod connections;
 mod requests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_voxel;
 
 use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
 
@@ -375,6 +377,13 @@ impl Config {
             }
             if let Err(e) = WorldGenerator::new(world.generator, world.seed) {
                 return Err(world::generator_error(i, &e));
+            }
+            world::check_voxel(i, world.generator, world.voxel.as_ref())?;
+            if world.generator == terrain_core::GeneratorKind::Voxel && world.layout.is_some() {
+                return Err(ConfigError::invalid(
+                    format!("worlds[{i}].layout"),
+                    "a voxel world has no layout layer (its heights are whole blocks)",
+                ));
             }
             if world.spawn.is_empty() {
                 return Err(ConfigError::invalid(
