@@ -28,8 +28,11 @@ pub struct TileMesh {
     pub indices: Vec<u32>,
     /// The world's revision when the mesh was served.
     pub revision: u64,
-    /// Voxel chunks: linear RGB `r, g, b` per vertex (empty for heightfield tiles).
+    /// Linear RGB `r, g, b` per vertex: a voxel chunk's block colours, or a hyperscape
+    /// tile's vertex colours (empty for other heightfield tiles).
     pub colours: Vec<f32>,
+    /// Hyperscape tiles: each vertex's dominant biome id (empty otherwise).
+    pub biomes: Vec<u8>,
     /// Voxel chunks: the transparent kinds' part.
     pub transparent: Option<MeshPart>,
     /// Voxel chunks: greedy quads, and the visible block faces they cover.
@@ -121,6 +124,7 @@ impl TryFrom<v1::TileMesh> for TileMesh {
             },
             quads: m.quads,
             visible_faces: m.visible_faces,
+            biomes: m.biomes,
         })
     }
 }

@@ -135,3 +135,37 @@ fn the_colour_table_is_the_one_passed_to_the_worker() {
         }
     }
 }
+
+#[test]
+fn hyperscape_tile_meshes_carry_the_worker_colours_and_biomes() {
+    use terrain_core::{
+        GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet, mesh::build_tile,
+    };
+    let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
+    let terrain = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 100.0));
+    let rows = rows();
+    for tile in [(0, 0), (1, -1), (3, 0)] {
+        let mesh = build_tile(&terrain, tile, 0);
+        assert_eq!(mesh.colours.len(), 64 * 64 * 3);
+        assert_eq!(mesh.biomes.len(), 64 * 64);
+        for r in rows.iter().filter(|r| r.tile == tile) {
+            let v = (r.iz * 64 + r.ix) as usize;
+            assert_eq!(mesh.biomes[v], r.biome, "{tile:?} vertex {v}");
+            for k in 0..3 {
+                assert_eq!(
+                    mesh.colours[3 * v + k].to_bits(),
+                    r.rgb[k].to_bits(),
+                    "{tile:?} vertex {v}"
+                );
+            }
+        }
+    }
+    // Other generators carry none.
+    let osrs = WorldGenerator::new(GeneratorKind::Osrs, 0).unwrap();
+    let mesh = build_tile(
+        &Terrain::new(osrs, ZoneSet::new(Overlap::Layered, 64.0)),
+        (50, 50),
+        0,
+    );
+    assert!(mesh.colours.is_empty() && mesh.biomes.is_empty());
+}

@@ -233,4 +233,23 @@ fn glb_opens_in_a_gltf_loader_with_the_same_geometry() {
         indices.len() < 63 * 63 * 6,
         "carved cells are absent from the glb too"
     );
+    // The worker's vertex colours as COLOR_0, the biome ids as _BIOME.
+    let colours: Vec<[f32; 3]> = reader.read_colors(0).unwrap().into_rgb_f32().collect();
+    assert_eq!(colours.concat(), mesh.colours);
+    let biome = prim
+        .attributes()
+        .find(|(semantic, _)| *semantic == gltf::Semantic::Extras("BIOME".into()))
+        .expect("_BIOME")
+        .1;
+    assert_eq!(
+        (biome.count(), biome.dimensions()),
+        (64 * 64, gltf::accessor::Dimensions::Scalar)
+    );
+    let view = biome.view().unwrap();
+    let bytes = &blob[view.offset()..view.offset() + view.length()];
+    let ids: Vec<u8> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u8)
+        .collect();
+    assert_eq!(ids, mesh.biomes);
 }

@@ -55,11 +55,32 @@ fn bounds(values: &[f32]) -> ([f32; 3], [f32; 3]) {
 
 /// Encodes `mesh` as a `.glb` file. Positions are relative to the node, whose
 /// translation is the tile's placement, so the mesh lands at its world position.
+///
+/// Hyperscape tiles also carry the original worker's vertex colours as `COLOR_0`
+/// (float VEC3, linear RGB) and each vertex's dominant biome id as `_BIOME` (float
+/// SCALAR, as the original's `biomeId` attribute).
 pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
     let vertices = mesh.positions.len() / 3;
-    let mut bin = Vec::with_capacity(mesh.positions.len() * 8 + mesh.indices.len() * 4);
-    put_f32(&mut bin, &mesh.positions);
-    put_f32(&mut bin, &mesh.normals);
+    let coloured =
+        vertices > 0 && mesh.colours.len() == vertices * 3 && mesh.biomes.len() == vertices;
+    let mut bin = Vec::with_capacity(mesh.positions.len() * 12 + mesh.indices.len() * 4);
+    // Vertex attributes first, each a tightly packed float array (4-byte aligned).
+    let mut views = Vec::new();
+    let mut attribute = |bin: &mut Vec<u8>, values: &[f32], stride: usize| {
+        let offset = bin.len();
+        put_f32(bin, values);
+        views.push(json!({
+            "buffer": 0, "byteOffset": offset, "byteLength": bin.len() - offset,
+            "byteStride": stride, "target": ARRAY_BUFFER,
+        }));
+    };
+    attribute(&mut bin, &mesh.positions, 12);
+    attribute(&mut bin, &mesh.normals, 12);
+    if coloured {
+        attribute(&mut bin, &mesh.colours, 12);
+        let biomes: Vec<f32> = mesh.biomes.iter().map(|&b| f32::from(b)).collect();
+        attribute(&mut bin, &biomes, 4);
+    }
     let index_offset = bin.len();
     let index_type = match &mesh.indices {
         Indices::U16(v) => {
@@ -77,9 +98,32 @@ pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
     while bin.len() % 4 != 0 {
         bin.push(0);
     }
-    let attr_bytes = vertices * 12;
+    views.push(json!({
+        "buffer": 0, "byteOffset": index_offset, "byteLength": index_bytes,
+        "target": ELEMENT_ARRAY_BUFFER,
+    }));
     let (lo, hi) = bounds(&mesh.positions);
     let (tx, tz) = mesh.key;
+    let mut accessors = vec![
+        json!({ "bufferView": 0, "componentType": FLOAT, "count": vertices, "type": "VEC3", "min": lo, "max": hi }),
+        json!({ "bufferView": 1, "componentType": FLOAT, "count": vertices, "type": "VEC3" }),
+    ];
+    let mut attributes = json!({ "POSITION": 0, "NORMAL": 1 });
+    if coloured {
+        accessors.push(
+            json!({ "bufferView": 2, "componentType": FLOAT, "count": vertices, "type": "VEC3" }),
+        );
+        accessors.push(
+            json!({ "bufferView": 3, "componentType": FLOAT, "count": vertices, "type": "SCALAR" }),
+        );
+        attributes["COLOR_0"] = json!(2);
+        attributes["_BIOME"] = json!(3);
+    }
+    let index_accessor = accessors.len();
+    accessors.push(json!({
+        "bufferView": views.len() - 1, "componentType": index_type,
+        "count": mesh.indices.len(), "type": "SCALAR",
+    }));
     let doc = json!({
         "asset": { "version": "2.0", "generator": "terrain-server" },
         "scene": 0,
@@ -93,22 +137,14 @@ pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
         "meshes": [{
             "name": format!("terrain_{tx}_{tz}"),
             "primitives": [{
-                "attributes": { "POSITION": 0, "NORMAL": 1 },
-                "indices": 2,
+                "attributes": attributes,
+                "indices": index_accessor,
                 "mode": TRIANGLES,
             }],
         }],
         "buffers": [{ "byteLength": bin.len() }],
-        "bufferViews": [
-            { "buffer": 0, "byteOffset": 0, "byteLength": attr_bytes, "byteStride": 12, "target": ARRAY_BUFFER },
-            { "buffer": 0, "byteOffset": attr_bytes, "byteLength": attr_bytes, "byteStride": 12, "target": ARRAY_BUFFER },
-            { "buffer": 0, "byteOffset": index_offset, "byteLength": index_bytes, "target": ELEMENT_ARRAY_BUFFER },
-        ],
-        "accessors": [
-            { "bufferView": 0, "componentType": FLOAT, "count": vertices, "type": "VEC3", "min": lo, "max": hi },
-            { "bufferView": 1, "componentType": FLOAT, "count": vertices, "type": "VEC3" },
-            { "bufferView": 2, "componentType": index_type, "count": mesh.indices.len(), "type": "SCALAR" },
-        ],
+        "bufferViews": views,
+        "accessors": accessors,
     });
     let json = serde_json::to_vec(&doc).map_err(|e| GlbError::Encode(e.to_string()))?;
     let glb = gltf::binary::Glb {

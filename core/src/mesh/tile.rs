@@ -68,6 +68,13 @@ pub struct TileMesh {
     pub heights: Vec<f64>,
     pub min_height: f32,
     pub max_height: f32,
+    /// Hyperscape tiles: the original worker's vertex colours, linear `r, g, b` per
+    /// vertex (f32, bit for bit; see `generator::hyperscape::colours`). Empty for
+    /// other generators.
+    pub colours: Vec<f32>,
+    /// Hyperscape tiles: each vertex's dominant biome id
+    /// (`generator::hyperscape::colours::BIOME_NAMES`). Empty for other generators.
+    pub biomes: Vec<u8>,
 }
 
 impl TileMesh {
@@ -205,6 +212,7 @@ pub fn build_tile(terrain: &Terrain, key: TileKey, version: u64) -> TileMesh {
     } else {
         Indices::U32(idx)
     };
+    let (colours, biomes) = vertex_colours(terrain, &bx, &bz, &grid32, n);
     TileMesh {
         key,
         version,
@@ -216,5 +224,35 @@ pub fn build_tile(terrain: &Terrain, key: TileKey, version: u64) -> TileMesh {
         heights,
         min_height,
         max_height,
+        colours,
+        biomes,
     }
+}
+
+/// The worker's colour and biome of every vertex of a hyperscape tile, at its worker
+/// coordinates (`bx`, `bz` without their border) and its f32 height (the interior of
+/// the bordered `grid32`, zones included); empty for other generators.
+fn vertex_colours(
+    terrain: &Terrain,
+    bx: &[f64],
+    bz: &[f64],
+    grid32: &[f32],
+    n: usize,
+) -> (Vec<f32>, Vec<u8>) {
+    let crate::WorldGenerator::Hyperscape(hyperscape) = terrain.generator() else {
+        return (Vec::new(), Vec::new());
+    };
+    let colouring = hyperscape.colours();
+    let m = n + 2;
+    let mut colours = Vec::with_capacity(n * n * 3);
+    let mut biomes = Vec::with_capacity(n * n);
+    for iz in 0..n {
+        for ix in 0..n {
+            let height = grid32[(iz + 1) * m + ix + 1];
+            let c = colouring.at(hyperscape.noise(), bx[ix + 1], bz[iz + 1], height);
+            colours.extend(c.rgb);
+            biomes.push(c.biome);
+        }
+    }
+    (colours, biomes)
 }

@@ -102,10 +102,11 @@ pub fn message(served: &ServedMesh) -> pb::TileMesh {
         indices,
         index_format: index_format.into(),
         revision: served.revision,
-        colours: Vec::new(),
+        colours: f32_bytes(&mesh.colours),
         transparent: None,
         quads: 0,
         visible_faces: 0,
+        biomes: mesh.biomes.clone(),
     }
 }
 
@@ -137,6 +138,7 @@ fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
         transparent: Some(part(&chunk.mesh.transparent)),
         quads: chunk.mesh.quads,
         visible_faces: chunk.mesh.visible_faces,
+        biomes: Vec::new(),
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /v1/worlds/{world}/tiles/{tx}/{tz}/mesh` | `{"tileX", "tileZ", "version", "revision", "resolution", "minHeight", "maxHeight", "placement", "positions", "normals", "indices"}` |
+//! | `GET /v1/worlds/{world}/tiles/{tx}/{tz}/mesh` | `{"tileX", "tileZ", "version", "revision", "resolution", "minHeight", "maxHeight", "placement", "positions", "normals", "indices", "colours"?, "biomes"?}` (hyperscape: the worker's vertex colours and biome ids) |
 //! | `GET /v1/worlds/{world}/tiles/{tx}/{tz}/mesh.glb` | `model/gltf-binary`: one node at the tile's placement, one indexed triangle mesh |
 //!
 //! Both send `ETag: "<world>:<tx>:<tz>:v<version>"` (the tile's version: the revision
@@ -182,6 +182,12 @@ struct MeshBody<'a> {
     normals: &'a [f32],
     #[serde(serialize_with = "indices")]
     indices: &'a Indices,
+    /// Hyperscape: the original worker's linear RGB per vertex.
+    #[serde(skip_serializing_if = "<[f32]>::is_empty")]
+    colours: &'a [f32],
+    /// Hyperscape: each vertex's dominant biome id.
+    #[serde(skip_serializing_if = "<[u8]>::is_empty")]
+    biomes: &'a [u8],
 }
 
 fn indices<S: Serializer>(indices: &&Indices, s: S) -> Result<S::Ok, S::Error> {
@@ -208,6 +214,8 @@ fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
         positions: &mesh.positions,
         normals: &mesh.normals,
         indices: &mesh.indices,
+        colours: &mesh.colours,
+        biomes: &mesh.biomes,
     };
     serde_json::to_vec(&body).map_err(|e| ApiError::Internal(format!("encoding mesh JSON: {e}")))
 }

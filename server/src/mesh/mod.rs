@@ -182,6 +182,8 @@ pub fn mesh_bytes(mesh: &TileMesh) -> u32 {
     let bytes = mesh.positions.len() * 4
         + mesh.normals.len() * 4
         + mesh.heights.len() * 8
+        + mesh.colours.len() * 4
+        + mesh.biomes.len()
         + mesh.indices.len()
             * match mesh.indices {
                 terrain_core::mesh::Indices::U16(_) => 2,
@@ -373,14 +375,14 @@ impl MeshCache {
 }
 
 /// The bytes one tile mesh of `grid` holds in the cache (what [`mesh_bytes`] counts
-/// for a heightfield mesh of that grid: positions, normals, f64 heights and u32
-/// indices). Voxel chunk meshes are counted at the same size: their greedy quads
+/// for a heightfield mesh of that grid, at most: positions, normals, f64 heights,
+/// colours, biome ids and u32 indices). Voxel chunk meshes are counted at the same size: their greedy quads
 /// are usually far fewer.
 pub fn tile_mesh_bytes(grid: &terrain_core::tile::TileGrid) -> u64 {
     let n = u64::from(grid.resolution);
     let vertices = n * n;
     let indices = n.saturating_sub(1).pow(2) * 6;
-    vertices * (3 * 4 + 3 * 4 + 8) + indices * 4
+    vertices * (3 * 4 + 3 * 4 + 8 + 3 * 4 + 1) + indices * 4
 }
 
 /// Builds `tile` at `version`, with the time it took: a voxel world's chunk mesh, or

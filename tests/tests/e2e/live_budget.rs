@@ -12,7 +12,7 @@ use common::{TestServer, assert_http_error, metric_sample};
 use serde_json::{Value, json};
 
 /// What the budget counts for one hyperscape tile mesh (64 x 64 vertices).
-const TILE_BYTES: usize = 64 * 64 * 32 + 63 * 63 * 6 * 4;
+const TILE_BYTES: usize = 64 * 64 * 45 + 63 * 63 * 6 * 4;
 
 fn viewer(x: f64, z: f64, w: f64, d: f64) -> Value {
     json!({"x": x, "z": z, "viewWidth": w, "viewDepth": d})
