@@ -189,7 +189,7 @@ fn the_greedy_mesh_covers_exactly_the_visible_faces_of_each_kind() {
                     .collect();
                 let plane = lo[axis];
                 let block = if n[axis] > 0.0 { plane - 1 } else { plane };
-                let mut range = |i: usize| {
+                let range = |i: usize| {
                     if i == axis {
                         block..block + 1
                     } else {
