@@ -50,7 +50,9 @@ fn frame(t: &mut Tracker, f: u64, now: Instant) -> usize {
             view_width: 200.0,
             view_depth: 150.0,
         };
-        let (_, step) = t.upsert(viewer, Owner::Http, now).expect("valid viewer");
+        let (_, step) = t
+            .upsert(viewer, Owner::Http, now, |_| Ok(()))
+            .expect("valid viewer");
         transitions += step.map_or(0, |s| s.transitions.len());
     }
     while let Some(tile) = t.next_job() {

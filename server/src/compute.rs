@@ -1,28 +1,42 @@
-//! CPU work off the async runtime.
+//! CPU work off the async runtime, shared fairly between requests.
 //!
-//! Large batches and heightmaps (and the encoding of large JSON answers) run on a rayon
-//! pool owned by the server, so an async worker thread never blocks on them and both
-//! cores share the work. A job reaches the pool through `spawn` and reports back on a
-//! `oneshot` channel; if the caller goes away, the answer is simply dropped.
+//! Large batches and heightmaps (and the encoding of large JSON answers, mesh builds,
+//! the bake) run on a rayon pool owned by the server, so an async worker thread never
+//! blocks on them and both cores share the work. A job reaches the pool through
+//! [`Compute::run`] (one closure) or [`Compute::run_sliced`] (many small slices) and
+//! reports back on a `oneshot` channel; if the caller goes away, the answer is dropped.
+//!
+//! Fairness: a batch or heightmap is cut into slices of about a millisecond
+//! ([`BATCH_CHUNK_POINTS`] points, [`BAND_SAMPLES`] samples), and the pool takes slices
+//! from the open requests in turn (round robin over a fair queue), not request after
+//! request. A small heightmap behind a huge one therefore waits for a few slices, not for
+//! the whole of the huge one; a request whose caller went away (a client that hung up,
+//! `request_timeout`) has its remaining slices skipped.
 //!
 //! Splitting never changes a value: batches are split into chunks of points, each
-//! evaluated with [`Generator::height`], and heightmaps into row bands, each filled with
+//! evaluated with [`Terrain::sample`], and heightmaps into row bands, each filled with
 //! [`Generator::fill_rows`], whose contract is bit-for-bit agreement with `height`.
 
-use std::{ops::Range, sync::Arc};
+use std::{
+    collections::VecDeque,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicUsize, Ordering},
+    },
+};
 
-use rayon::prelude::*;
 use terrain_core::{Generator, Grid, Terrain};
 use tokio::sync::oneshot;
 
 /// Above this many heights (or values to encode), work goes to the pool.
 pub const OFFLOAD_THRESHOLD: usize = 2048;
 
-/// Points per parallel batch chunk: large enough to amortise scheduling.
-const BATCH_CHUNK_POINTS: usize = 1024;
+/// Points per batch slice: large enough to amortise scheduling, small enough (about a
+/// millisecond) that requests take turns often.
+pub const BATCH_CHUNK_POINTS: usize = 1024;
 
-/// Samples per parallel heightmap band (at least one row).
-const BAND_SAMPLES: usize = 4096;
+/// Samples per heightmap slice (whole rows where a row fits).
+pub const BAND_SAMPLES: usize = 4096;
 
 /// Why offloaded work produced no answer.
 #[derive(Debug, thiserror::Error)]
@@ -35,10 +49,87 @@ pub enum ComputeError {
     Lost,
 }
 
+/// One request's slices as the fair queue sees them.
+trait Slices: Send + Sync {
+    /// How many slices the request has.
+    fn count(&self) -> usize;
+    /// Runs slice `index` (each index exactly once, on any thread).
+    fn run(&self, index: usize);
+}
+
+/// The requests with slices not yet started, each with the index of its next slice.
+type FairQueue = Mutex<VecDeque<(Arc<dyn Slices>, usize)>>;
+
+/// A sliced job: `work(i)` for every slice, answered in slice order.
+struct SlicedJob<T, F> {
+    work: F,
+    results: Mutex<Vec<Option<T>>>,
+    remaining: AtomicUsize,
+    answer: Mutex<Option<oneshot::Sender<Vec<T>>>>,
+}
+
+impl<T, F> SlicedJob<T, F> {
+    /// Whether the caller stopped waiting for the answer.
+    fn abandoned(&self) -> bool {
+        let answer = self.answer.lock().unwrap_or_else(PoisonError::into_inner);
+        answer.as_ref().is_none_or(oneshot::Sender::is_closed)
+    }
+}
+
+impl<T, F> Slices for SlicedJob<T, F>
+where
+    T: Send,
+    F: Fn(usize) -> T + Send + Sync,
+{
+    fn count(&self) -> usize {
+        self.results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    fn run(&self, index: usize) {
+        if !self.abandoned() {
+            let value = (self.work)(index);
+            self.results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(value);
+        }
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let results =
+                std::mem::take(&mut *self.results.lock().unwrap_or_else(PoisonError::into_inner));
+            let answer = self
+                .answer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            // Every slice ran unless the caller left, and then nobody reads this.
+            if let (Some(answer), Some(values)) =
+                (answer, results.into_iter().collect::<Option<Vec<T>>>())
+            {
+                let _ = answer.send(values);
+            }
+        }
+    }
+}
+
 /// The server's compute pool.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Compute {
     pool: Arc<rayon::ThreadPool>,
+    queue: Arc<FairQueue>,
+}
+
+impl std::fmt::Debug for Compute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let waiting = self
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        f.debug_struct("Compute")
+            .field("threads", &self.pool.current_num_threads())
+            .field("sliced_requests_waiting", &waiting)
+            .finish()
+    }
 }
 
 impl Compute {
@@ -53,6 +144,7 @@ impl Compute {
             .build()?;
         Ok(Compute {
             pool: Arc::new(pool),
+            queue: Arc::default(),
         })
     }
 
@@ -61,41 +153,157 @@ impl Compute {
         self.pool.current_num_threads()
     }
 
-    /// Runs `job` on the pool and waits for its answer without blocking the runtime.
-    /// Rayon parallel iterators inside `job` use this pool.
+    /// Runs `job` on the pool and waits for its answer without blocking the runtime,
+    /// taking its turn with the sliced requests (it is one slice). Rayon parallel
+    /// iterators inside `job` use this pool.
     pub async fn run<T, F>(&self, job: F) -> Result<T, ComputeError>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
+        let job = Mutex::new(Some(job));
+        let mut answer = self
+            .run_sliced(1, move |_| {
+                let job = job.lock().unwrap_or_else(PoisonError::into_inner).take();
+                job.map(|job| job())
+            })
+            .await?;
+        answer.pop().flatten().ok_or(ComputeError::Lost)
+    }
+
+    /// Runs `work(0)`, ..., `work(slices - 1)` on the pool, taking turns with the
+    /// other sliced requests, and answers the values in slice order. If the returned
+    /// future is dropped, the slices not yet started are skipped.
+    pub async fn run_sliced<T, F>(&self, slices: usize, work: F) -> Result<Vec<T>, ComputeError>
+    where
+        T: Send + 'static,
+        F: Fn(usize) -> T + Send + Sync + 'static,
+    {
+        if slices == 0 {
+            return Ok(Vec::new());
+        }
         let (tx, rx) = oneshot::channel();
-        self.pool.spawn(move || {
-            // The receiver may be gone (the client hung up); the answer is then unwanted.
-            let _ = tx.send(job());
+        let job: Arc<dyn Slices> = Arc::new(SlicedJob {
+            work,
+            results: Mutex::new((0..slices).map(|_| None).collect()),
+            remaining: AtomicUsize::new(slices),
+            answer: Mutex::new(Some(tx)),
         });
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back((job, 0));
+        // One pool task per slice; each runs whichever slice is next in turn.
+        for _ in 0..slices {
+            let queue = Arc::clone(&self.queue);
+            self.pool.spawn(move || run_next_slice(&queue));
+        }
         rx.await.map_err(|_| ComputeError::Lost)
     }
 }
 
-/// Heights of interleaved `coords` (x0, z0, x1, z1, ...), in order, on this thread.
-pub fn heights_serial(generator: &impl Generator, coords: &[f64]) -> Vec<f64> {
-    coords
-        .chunks_exact(2)
-        .map(|p| generator.height(p[0], p[1]))
-        .collect()
+/// Takes the request at the front of the queue, puts it back at the end if it has
+/// slices left, and runs its next slice.
+fn run_next_slice(queue: &FairQueue) {
+    let next = {
+        let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let next = queue.pop_front();
+        if let Some((job, index)) = &next
+            && index + 1 < job.count()
+        {
+            queue.push_back((Arc::clone(job), index + 1));
+        }
+        next
+    };
+    if let Some((job, index)) = next {
+        job.run(index);
+    }
 }
 
-/// [`heights_serial`], split into chunks across the current rayon pool.
-pub fn heights_parallel(generator: &impl Generator, coords: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; coords.len() / 2];
-    out.par_chunks_mut(BATCH_CHUNK_POINTS)
-        .zip(coords.par_chunks(2 * BATCH_CHUNK_POINTS))
-        .for_each(|(out, coords)| {
-            for (h, p) in out.iter_mut().zip(coords.chunks_exact(2)) {
-                *h = generator.height(p[0], p[1]);
-            }
-        });
-    out
+/// The heights (and deciding zones, `with_zones`) of interleaved `coords` on `compute`,
+/// in slices of [`BATCH_CHUNK_POINTS`] taking turns with other requests.
+pub async fn samples_sliced<S>(
+    compute: &Compute,
+    state: S,
+    coords: Arc<Vec<f64>>,
+    with_zones: bool,
+) -> Result<Samples, ComputeError>
+where
+    S: AsTerrain + Send + Sync + 'static,
+{
+    let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
+    let parts = compute
+        .run_sliced(slices, move |i| {
+            let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
+            let part = &coords[2 * BATCH_CHUNK_POINTS * i..end];
+            samples_serial(state.terrain(), part, with_zones)
+        })
+        .await?;
+    let mut all = Samples {
+        heights: Vec::with_capacity(coords_len(&parts)),
+        zones: Vec::new(),
+        hits: 0,
+    };
+    for part in parts {
+        all.heights.extend_from_slice(&part.heights);
+        all.zones.extend(part.zones);
+        all.hits += part.hits;
+    }
+    Ok(all)
+}
+
+fn coords_len(parts: &[Samples]) -> usize {
+    parts.iter().map(|p| p.heights.len()).sum()
+}
+
+/// Every sample of `grid` on `compute`, row-major (x fastest), in slices of about
+/// [`BAND_SAMPLES`] taking turns with other requests: bands of whole rows filled with
+/// [`Generator::fill_rows`], or, for rows longer than a slice, runs of points.
+pub async fn heightmap_sliced<S>(
+    compute: &Compute,
+    state: S,
+    grid: Grid,
+) -> Result<Vec<f64>, ComputeError>
+where
+    S: AsTerrain + Send + Sync + 'static,
+{
+    let parts = if grid.nx <= BAND_SAMPLES {
+        let band_rows = (BAND_SAMPLES / grid.nx.max(1)).max(1);
+        let slices = grid.nz.div_ceil(band_rows);
+        compute
+            .run_sliced(slices, move |band| {
+                let rows = band * band_rows..((band + 1) * band_rows).min(grid.nz);
+                let mut out = vec![0.0; rows.len() * grid.nx];
+                state.terrain().fill_rows(&grid, rows, &mut out);
+                out
+            })
+            .await?
+    } else {
+        let slices = grid.len().div_ceil(BATCH_CHUNK_POINTS);
+        compute
+            .run_sliced(slices, move |chunk| {
+                let first = chunk * BATCH_CHUNK_POINTS;
+                let last = (first + BATCH_CHUNK_POINTS).min(grid.len());
+                let terrain = state.terrain();
+                (first..last)
+                    .map(|k| terrain.height(grid.x(k % grid.nx), grid.z(k / grid.nx)))
+                    .collect()
+            })
+            .await?
+    };
+    Ok(parts.concat())
+}
+
+/// What holds a world's terrain (a world state behind a read guard).
+pub trait AsTerrain {
+    /// The terrain heights are answered from.
+    fn terrain(&self) -> &Terrain;
+}
+
+impl AsTerrain for Terrain {
+    fn terrain(&self) -> &Terrain {
+        self
+    }
 }
 
 /// Heights of a batch with the zone that decided each, from [`Terrain::sample`].
@@ -158,35 +366,6 @@ pub fn samples_serial(terrain: &Terrain, coords: &[f64], with_zones: bool) -> Sa
     }
 }
 
-/// [`samples_serial`], split into chunks across the current rayon pool.
-pub fn samples_parallel(terrain: &Terrain, coords: &[f64], with_zones: bool) -> Samples {
-    let n = coords.len() / 2;
-    let mut heights = vec![0.0; n];
-    let coord_chunks = coords.par_chunks(2 * BATCH_CHUNK_POINTS);
-    let (zones, hits) = if with_zones {
-        let mut zones = vec![String::new(); n];
-        let hits = heights
-            .par_chunks_mut(BATCH_CHUNK_POINTS)
-            .zip(zones.par_chunks_mut(BATCH_CHUNK_POINTS))
-            .zip(coord_chunks)
-            .map(|((h, z), c)| sample_into(terrain, c, h, Some(z)))
-            .sum();
-        (zones, hits)
-    } else {
-        let hits = heights
-            .par_chunks_mut(BATCH_CHUNK_POINTS)
-            .zip(coord_chunks)
-            .map(|(h, c)| sample_into(terrain, c, h, None))
-            .sum();
-        (Vec::new(), hits)
-    };
-    Samples {
-        heights,
-        zones,
-        hits,
-    }
-}
-
 /// Every sample of `grid`, row-major (x fastest), on this thread.
 pub fn heightmap_serial(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
     let mut out = vec![0.0; grid.len()];
@@ -194,82 +373,24 @@ pub fn heightmap_serial(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
     out
 }
 
-/// [`heightmap_serial`] across the current rayon pool: row bands when there are enough
-/// rows to share out, otherwise point by point (a grid with few, very long rows cannot
-/// be split by columns without changing how the coordinates are computed).
-pub fn heightmap_parallel(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
-    let mut out = vec![0.0; grid.len()];
-    let threads = rayon::current_num_threads();
-    if grid.nz >= 2 * threads {
-        let band_rows = (BAND_SAMPLES / grid.nx).clamp(1, grid.nz.div_ceil(2 * threads));
-        out.par_chunks_mut(band_rows * grid.nx)
-            .enumerate()
-            .for_each(|(band, out)| {
-                let start = band * band_rows;
-                let rows: Range<usize> = start..start + out.len() / grid.nx;
-                generator.fill_rows(grid, rows, out);
-            });
-    } else {
-        out.par_chunks_mut(BATCH_CHUNK_POINTS)
-            .enumerate()
-            .for_each(|(chunk, out)| {
-                let first = chunk * BATCH_CHUNK_POINTS;
-                for (k, h) in out.iter_mut().enumerate() {
-                    let (iz, ix) = ((first + k) / grid.nx, (first + k) % grid.nx);
-                    *h = generator.height(grid.x(ix), grid.z(iz));
-                }
-            });
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
+    use terrain_core::{FlatZone, GeneratorKind, Overlap, WorldGenerator, ZoneSet, zones::Shape};
+
     use super::*;
 
-    /// A generator whose value identifies the point exactly, so any reordering or
-    /// coordinate drift in the splitting shows.
-    struct Probe;
-
-    impl Generator for Probe {
-        fn height(&self, x: f64, z: f64) -> f64 {
-            x * 1000.0 + z
-        }
-    }
-
-    #[test]
-    fn splitting_changes_nothing() {
-        let compute = Compute::new().unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
             .build()
-            .unwrap();
-        let coords: Vec<f64> = (0..10_001)
-            .flat_map(|i| [i as f64 * 0.37, -(i as f64)])
-            .collect();
-        let serial = heights_serial(&Probe, &coords);
-        let c = coords.clone();
-        let parallel = rt
-            .block_on(compute.run(move || heights_parallel(&Probe, &c)))
-            .unwrap();
-        assert_eq!(serial, parallel);
-
-        for (nx, nz) in [(300, 41), (5000, 1), (1, 9000), (7, 3)] {
-            let grid = Grid::new(-12.5, 40.25, 0.3, nx, nz).unwrap();
-            let serial = heightmap_serial(&Probe, &grid);
-            let parallel = rt
-                .block_on(compute.run(move || heightmap_parallel(&Probe, &grid)))
-                .unwrap();
-            assert_eq!(serial, parallel, "{nx}x{nz}");
-            let last = Probe.height(grid.x(nx - 1), grid.z(nz - 1));
-            assert_eq!(serial[grid.len() - 1], last);
-        }
+            .unwrap()
     }
 
-    #[test]
-    fn sampling_splits_change_nothing_and_name_zones() {
-        use terrain_core::{
-            FlatZone, GeneratorKind, Overlap, WorldGenerator, ZoneSet, zones::Shape,
-        };
+    /// Hyperscape seed 0 with one zone, so the zoned and unzoned paths both show.
+    fn terrain() -> Terrain {
         let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
         let mut zones = ZoneSet::new(Overlap::Layered, 100.0);
         let zone = FlatZone {
@@ -283,29 +404,137 @@ mod tests {
             priority: 0,
         };
         zones.insert(zone, 1);
-        let terrain = Terrain::new(generator, zones);
+        Terrain::new(generator, zones)
+    }
+
+    #[test]
+    fn splitting_changes_nothing() {
+        let compute = Compute::new().unwrap();
+        let rt = runtime();
+        let terrain = terrain();
+        for (nx, nz) in [(300, 41), (5000, 1), (1, 9000), (7, 3), (4097, 2)] {
+            let grid = Grid::new(-12.5, 10.25, 0.3, nx, nz).unwrap();
+            let serial = heightmap_serial(&terrain, &grid);
+            let sliced = rt
+                .block_on(heightmap_sliced(&compute, terrain.clone(), grid))
+                .unwrap();
+            assert_eq!(serial.len(), grid.len());
+            assert!(
+                serial
+                    .iter()
+                    .zip(&sliced)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{nx}x{nz}"
+            );
+            let last = terrain.height(grid.x(nx - 1), grid.z(nz - 1));
+            assert_eq!(sliced[grid.len() - 1].to_bits(), last.to_bits());
+        }
+    }
+
+    #[test]
+    fn sampling_splits_change_nothing_and_name_zones() {
+        let terrain = terrain();
         let coords: Vec<f64> = (0..5000)
             .flat_map(|i| [i as f64 * 0.05 - 50.0, 20.0 + (i % 7) as f64])
             .collect();
         let serial = samples_serial(&terrain, &coords, true);
         let compute = Compute::new().unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
+        let rt = runtime();
+        let sliced = rt
+            .block_on(samples_sliced(
+                &compute,
+                terrain.clone(),
+                Arc::new(coords.clone()),
+                true,
+            ))
             .unwrap();
-        let c = coords.clone();
-        let t = terrain.clone();
-        let parallel = rt
-            .block_on(compute.run(move || samples_parallel(&t, &c, true)))
-            .unwrap();
-        assert_eq!(serial, parallel);
+        assert_eq!(serial, sliced);
         assert!(serial.hits > 0 && serial.hits < 5000, "{}", serial.hits);
         for (k, p) in coords.chunks_exact(2).enumerate() {
             let s = terrain.sample(p[0], p[1]);
             assert_eq!(serial.heights[k].to_bits(), s.height.to_bits());
             assert_eq!(serial.zones[k].is_empty(), s.zone.is_none());
         }
-        let bare = samples_serial(&terrain, &coords, false);
+        let bare = rt
+            .block_on(samples_sliced(&compute, terrain, Arc::new(coords), false))
+            .unwrap();
         assert_eq!((bare.heights, bare.hits), (serial.heights, serial.hits));
         assert!(bare.zones.is_empty());
+    }
+
+    /// Spins for about `d` of CPU time, as a slice of real work would.
+    fn spin(d: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < d {
+            std::hint::spin_loop();
+        }
+    }
+
+    #[test]
+    fn a_small_request_takes_turns_with_a_huge_one() {
+        let compute = Compute::new().unwrap();
+        let rt = runtime();
+        let done = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&done);
+        // 4,000 slices of 1 ms: seconds of work on any pool.
+        let huge = {
+            let compute = compute.clone();
+            rt.spawn(async move {
+                compute
+                    .run_sliced(4000, move |_| {
+                        spin(Duration::from_millis(1));
+                        counted.fetch_add(1, Ordering::Relaxed);
+                    })
+                    .await
+            })
+        };
+        rt.block_on(async {
+            while done.load(Ordering::Relaxed) < 10 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        });
+        let started = Instant::now();
+        let small = rt
+            .block_on(compute.run_sliced(8, |i| {
+                spin(Duration::from_millis(1));
+                i * 2
+            }))
+            .unwrap();
+        let waited = started.elapsed();
+        assert_eq!(small, vec![0, 2, 4, 6, 8, 10, 12, 14]);
+        // Taking turns, the small request waited for about 8 of the huge one's slices,
+        // not for the rest of its 4,000.
+        let huge_done = done.load(Ordering::Relaxed);
+        assert!(
+            huge_done < 2000,
+            "the huge request ran {huge_done} slices first"
+        );
+        assert!(waited < Duration::from_secs(2), "waited {waited:?}");
+        assert!(!huge.is_finished());
+        huge.abort();
+    }
+
+    #[test]
+    fn an_abandoned_request_skips_its_remaining_slices() {
+        let compute = Compute::new().unwrap();
+        let rt = runtime();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&ran);
+        let job = compute.run_sliced(2000, move |_| {
+            spin(Duration::from_millis(1));
+            counted.fetch_add(1, Ordering::Relaxed);
+        });
+        // The caller gives up after 20 ms (as request_timeout does).
+        let answer =
+            rt.block_on(async { tokio::time::timeout(Duration::from_millis(20), job).await });
+        assert!(answer.is_err());
+        // The queue drains at once: the rest are skipped, not computed.
+        let after = rt.block_on(compute.run_sliced(1, |_| 7)).unwrap();
+        assert_eq!(after, vec![7]);
+        let total = ran.load(Ordering::Relaxed);
+        assert!(
+            total < 500,
+            "{total} of 2000 slices ran after the caller left"
+        );
     }
 }

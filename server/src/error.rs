@@ -40,6 +40,15 @@ pub enum ErrorCode {
     DeadlineExceeded,
     /// The server is not ready, is shutting down, or its store is unreachable (HTTP 503).
     Unavailable,
+    /// The body's `Content-Type` is not one the route reads (HTTP 415; gRPC
+    /// `INVALID_ARGUMENT`).
+    UnsupportedMediaType,
+    /// Every request slot is taken (`max_in_flight`): refused at once with
+    /// `Retry-After` instead of queued (gRPC `RESOURCE_EXHAUSTED`, HTTP 503).
+    Overloaded,
+    /// The request was not answered within `request_timeout` (gRPC
+    /// `DEADLINE_EXCEEDED`, HTTP 504); its remaining work is dropped.
+    TimedOut,
     /// A bug or a lost worker: never the client's fault (HTTP 500).
     Internal,
 }
@@ -55,8 +64,10 @@ impl ErrorCode {
             ErrorCode::Aborted => "ABORTED",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
-            ErrorCode::DeadlineExceeded => "DEADLINE_EXCEEDED",
+            ErrorCode::DeadlineExceeded | ErrorCode::TimedOut => "DEADLINE_EXCEEDED",
             ErrorCode::Unavailable => "UNAVAILABLE",
+            ErrorCode::UnsupportedMediaType => "INVALID_ARGUMENT",
+            ErrorCode::Overloaded => "RESOURCE_EXHAUSTED",
             ErrorCode::Internal => "INTERNAL",
         }
     }

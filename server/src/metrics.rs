@@ -173,6 +173,14 @@ impl Metrics {
                 "Duration of the world's start-up bake"
             );
             describe_counter!(
+                "terrain_requests_shed_total",
+                "Requests refused at once because every max_in_flight slot was busy"
+            );
+            describe_counter!(
+                "terrain_requests_timed_out_total",
+                "Requests answered DEADLINE_EXCEEDED after request_timeout"
+            );
+            describe_counter!(
                 "terrain_replication_poison_total",
                 "Zone log entries that did not decode and were skipped, by world"
             );
@@ -209,6 +217,16 @@ impl Metrics {
             histogram!("terrain_grpc_request_duration_seconds", "method" => method)
                 .record(elapsed.as_secs_f64());
         });
+    }
+
+    /// Counts one request refused for want of a slot (`max_in_flight`).
+    pub fn request_shed(&self) {
+        self.with(|| counter!("terrain_requests_shed_total").increment(1));
+    }
+
+    /// Counts one request cut off by `request_timeout`.
+    pub fn request_timed_out(&self) {
+        self.with(|| counter!("terrain_requests_timed_out_total").increment(1));
     }
 
     /// Counts `n` heights computed for `world`.

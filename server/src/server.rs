@@ -93,6 +93,9 @@ pub enum StartError {
     Compute(#[from] ComputeError),
     #[error(transparent)]
     Router(#[from] RouterError),
+    /// The TLS certificate or key could not be loaded; names the key.
+    #[error(transparent)]
+    Tls(#[from] crate::api::tls::TlsError),
     #[error("listen {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -129,6 +132,8 @@ pub struct Server {
     shutdown_timeout: Duration,
     /// Timeouts and the cap on open connections.
     connections: ConnectionConfig,
+    /// TLS for every connection, if configured.
+    tls: Option<api::tls::Tls>,
     stats_interval: Duration,
     /// Tiles meshed around each spawn point before ready, if any.
     warm_radius: Option<u32>,
@@ -148,6 +153,13 @@ impl Server {
         if config.admin_token.is_none() && !config.listen.ip().is_loopback() {
             warn!(listen = %config.listen, "insecure: anyone who can reach this address may change the worlds (no admin_token)");
         }
+        let tls = match &config.tls {
+            Some(files) => Some(api::tls::acceptor(&files.cert, &files.key)?),
+            None => None,
+        };
+        if tls.is_none() && !config.listen.ip().is_loopback() {
+            warn!(listen = %config.listen, "no TLS (tls_cert, tls_key): requests, answers and the admin token cross the network in clear text; anyone on the path can read or change them");
+        }
         let metrics = Arc::new(Metrics::new()?);
         let events = Arc::new(Events::new(&config.limits, Arc::clone(&metrics)));
         let compute = Compute::new()?;
@@ -161,7 +173,7 @@ impl Server {
         let lifecycles = Arc::new(Lifecycles::new(
             &worlds,
             config.lifecycle,
-            config.limits.max_coordinate,
+            &config.limits,
             &meshes,
             &metrics,
             &compute,
@@ -175,8 +187,9 @@ impl Server {
             auth: Auth::new(config.admin_token.clone()),
             events,
             lifecycles,
+            connections: config.connections,
         });
-        let router = api::router(Arc::clone(&state))?;
+        let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;
         let listener = TcpListener::bind(addr)
             .await
@@ -191,6 +204,7 @@ impl Server {
             state,
             shutdown_timeout: config.shutdown_timeout,
             connections: config.connections,
+            tls,
             stats_interval: config.stats_interval,
             warm_radius: config.lifecycle.warm_radius,
             storage,
@@ -224,6 +238,7 @@ impl Server {
             self.listener,
             self.router,
             self.connections,
+            self.tls.clone(),
             stop_accepting.clone(),
         );
         let mut serve = pin!(serve);

@@ -21,32 +21,59 @@ pub enum BodyFormat {
     Binary,
 }
 
+/// The one `Content-Type` rule of the JSON body routes (batches, zones, viewers):
+/// JSON is read when the type is absent, `application/json` or any `application/*+json`
+/// (parameters such as `charset` allowed), and also `text/plain` and
+/// `application/x-www-form-urlencoded`, what `curl -d` sends, so quick manual calls
+/// work. The batch route also reads `application/octet-stream`. Any other type is
+/// refused `415 Unsupported Media Type` (field `content-type`) before the body is read.
+const JSON_TYPES: &str = "application/json";
+
+/// The media type of the request's body, lower-cased without parameters; `None` when
+/// the request names none.
+fn media_type(headers: &HeaderMap) -> Option<(String, String)> {
+    let value = headers.get(CONTENT_TYPE)?;
+    let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
+    let mime = text
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    Some((mime, text))
+}
+
+/// Whether `mime` is read as JSON.
+fn is_json(mime: &str) -> bool {
+    matches!(
+        mime,
+        "application/json" | "text/plain" | "application/x-www-form-urlencoded"
+    ) || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+/// Refuses a body that is not JSON by the [`JSON_TYPES`] rule: `415`, naming the type.
+pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    match media_type(headers) {
+        Some((mime, text)) if !is_json(&mime) => Err(ApiError::UnsupportedMediaType {
+            got: text,
+            expected: JSON_TYPES,
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl BodyFormat {
-    /// The format named by the request's `Content-Type`. JSON is also assumed for no
-    /// content type, `text/plain` and `application/x-www-form-urlencoded` (what `curl -d`
-    /// sends), so quick manual calls work.
+    /// The format named by the request's `Content-Type`: JSON by the rule of
+    /// [`require_json`], or `application/octet-stream`; anything else is `415`.
     pub fn of(headers: &HeaderMap) -> Result<Self, ApiError> {
-        let Some(value) = headers.get(CONTENT_TYPE) else {
-            return Ok(BodyFormat::Json);
-        };
-        let value = value.to_str().unwrap_or_default();
-        let mime = value
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
-        match mime.as_str() {
-            "application/json" | "text/plain" | "application/x-www-form-urlencoded" => {
-                Ok(BodyFormat::Json)
-            }
-            "application/octet-stream" => Ok(BodyFormat::Binary),
-            _ => Err(ApiError::invalid(
-                "content-type",
-                format!(
-                    "unsupported {value:?}, expected application/json or application/octet-stream"
-                ),
-            )),
+        match media_type(headers) {
+            None => Ok(BodyFormat::Json),
+            Some((mime, _)) if is_json(&mime) => Ok(BodyFormat::Json),
+            Some((mime, _)) if mime == "application/octet-stream" => Ok(BodyFormat::Binary),
+            Some((_, text)) => Err(ApiError::UnsupportedMediaType {
+                got: text,
+                expected: "application/json or application/octet-stream",
+            }),
         }
     }
 }

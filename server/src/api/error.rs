@@ -13,6 +13,9 @@
 //! | `MethodNotAllowed` | `UNIMPLEMENTED` | 405 |
 //! | `DeadlineExceeded` | `DEADLINE_EXCEEDED` | 408 |
 //! | `Unavailable` | `UNAVAILABLE` | 503 |
+//! | `UnsupportedMediaType` (a body type the route does not read) | `INVALID_ARGUMENT` | 415 |
+//! | `Overloaded` (every request slot taken; `Retry-After`) | `RESOURCE_EXHAUSTED` | 503 |
+//! | `TimedOut` (not answered within `request_timeout`) | `DEADLINE_EXCEEDED` | 504 |
 //! | `Internal` | `INTERNAL` | 500 |
 //!
 //! [`ApiError`] is what both surfaces answer with: any domain error
@@ -28,7 +31,7 @@ use axum::{
     Json,
     http::{
         HeaderValue, StatusCode,
-        header::{CONNECTION, WWW_AUTHENTICATE},
+        header::{CONNECTION, RETRY_AFTER, WWW_AUTHENTICATE},
     },
     response::{IntoResponse, Response},
 };
@@ -65,6 +68,20 @@ pub enum ApiError {
     /// Not ready to serve, or shutting down.
     #[error("{0}")]
     Unavailable(&'static str),
+    /// A body whose `Content-Type` the route does not read.
+    #[error("content-type: {got:?} is not accepted here; send {expected}")]
+    UnsupportedMediaType { got: String, expected: &'static str },
+    /// Every request slot is taken; the client should retry after `retry_after`.
+    #[error(
+        "overloaded: all {limit} request slots (max_in_flight) are busy; retry after {retry_after:?}"
+    )]
+    Overloaded {
+        limit: usize,
+        retry_after: std::time::Duration,
+    },
+    /// The answer took longer than `request_timeout`.
+    #[error("request not answered within request_timeout ({timeout:?})")]
+    TimedOut { timeout: std::time::Duration },
     /// Something that is not the client's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -113,6 +130,9 @@ impl ApiError {
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
             ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::UnsupportedMediaType { .. } => ErrorCode::UnsupportedMediaType,
+            ApiError::Overloaded { .. } => ErrorCode::Overloaded,
+            ApiError::TimedOut { .. } => ErrorCode::TimedOut,
             ApiError::Internal(_) => ErrorCode::Internal,
             ApiError::Service { code, .. } => *code,
         }
@@ -126,6 +146,7 @@ impl ApiError {
             }
             ApiError::BodyTooLarge { .. } | ApiError::BodyTimedOut { .. } => Some("body"),
             ApiError::Unauthenticated(_) => Some("authorization"),
+            ApiError::UnsupportedMediaType { .. } => Some("content-type"),
             ApiError::Service { field, .. } => field.as_deref(),
             _ => None,
         }
@@ -149,8 +170,10 @@ pub fn grpc_code(code: ErrorCode) -> tonic::Code {
         ErrorCode::Aborted => tonic::Code::Aborted,
         ErrorCode::Unauthenticated => tonic::Code::Unauthenticated,
         ErrorCode::MethodNotAllowed => tonic::Code::Unimplemented,
-        ErrorCode::DeadlineExceeded => tonic::Code::DeadlineExceeded,
+        ErrorCode::DeadlineExceeded | ErrorCode::TimedOut => tonic::Code::DeadlineExceeded,
         ErrorCode::Unavailable => tonic::Code::Unavailable,
+        ErrorCode::UnsupportedMediaType => tonic::Code::InvalidArgument,
+        ErrorCode::Overloaded => tonic::Code::ResourceExhausted,
         ErrorCode::Internal => tonic::Code::Internal,
     }
 }
@@ -166,7 +189,9 @@ pub fn http_status(code: ErrorCode) -> StatusCode {
         ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::DeadlineExceeded => StatusCode::REQUEST_TIMEOUT,
-        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Unavailable | ErrorCode::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ErrorCode::TimedOut => StatusCode::GATEWAY_TIMEOUT,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -176,6 +201,11 @@ impl From<ApiError> for tonic::Status {
         log(&err);
         let code = grpc_code(err.code());
         let message = err.to_string();
+        if let ApiError::Overloaded { retry_after, .. } = err {
+            // google.rpc.RetryInfo: how long the client should wait before retrying.
+            let details = ErrorDetails::with_retry_info(Some(retry_after));
+            return tonic::Status::with_error_details(code, message, details);
+        }
         match err.field() {
             Some(field) => {
                 let details = ErrorDetails::with_bad_request_violation(field, message.clone());
@@ -248,6 +278,12 @@ impl IntoResponse for ApiError {
             response
                 .headers_mut()
                 .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let ApiError::Overloaded { retry_after, .. } = self {
+            let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(seconds));
         }
         if unread_body {
             // The rest of the body is never read, so the connection cannot carry another
@@ -363,6 +399,29 @@ mod tests {
                 tonic::Code::Unavailable,
                 503,
             ),
+            (
+                ApiError::UnsupportedMediaType {
+                    got: "text/plain".into(),
+                    expected: "application/json",
+                },
+                tonic::Code::InvalidArgument,
+                415,
+            ),
+            (
+                ApiError::Overloaded {
+                    limit: 4,
+                    retry_after: std::time::Duration::from_secs(1),
+                },
+                tonic::Code::ResourceExhausted,
+                503,
+            ),
+            (
+                ApiError::TimedOut {
+                    timeout: std::time::Duration::from_secs(30),
+                },
+                tonic::Code::DeadlineExceeded,
+                504,
+            ),
         ];
         for (err, grpc, http) in cases {
             assert_eq!(grpc_code(err.code()), grpc, "{err}");
@@ -378,6 +437,23 @@ mod tests {
         assert_eq!(response.headers()[CONNECTION], "close");
         let response = ApiError::too_large("points", "too many").into_response();
         assert!(response.headers().get(CONNECTION).is_none());
+    }
+
+    #[test]
+    fn an_overloaded_answer_says_when_to_retry() {
+        let err = ApiError::Overloaded {
+            limit: 4,
+            retry_after: std::time::Duration::from_millis(1500),
+        };
+        let response = err.clone().into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[RETRY_AFTER], "2");
+        let status = tonic::Status::from(err);
+        let retry = status.get_details_retry_info().expect("a RetryInfo detail");
+        assert_eq!(
+            retry.retry_delay,
+            Some(std::time::Duration::from_millis(1500))
+        );
     }
 
     #[test]

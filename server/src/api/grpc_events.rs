@@ -8,7 +8,7 @@
 
 use std::{pin::Pin, sync::Arc};
 
-use axum::Router;
+use axum::{Router, middleware};
 use futures::{Stream, StreamExt, stream};
 use terrain_proto::v1::{
     self as pb,
@@ -19,6 +19,7 @@ use tonic::{Request, Response, Status, server::NamedService};
 use crate::{
     api::ApiError,
     api::ApiState,
+    api::grpc::{MessageLimits, remap_oversize},
     events::{Area, Message, Subscription},
 };
 
@@ -27,17 +28,18 @@ fn area_of(area: Option<&pb::SubscriptionArea>) -> Result<Area, ApiError> {
     Ok(Area::from_proto(area)?)
 }
 
-/// Requests are a world id and an area: small.
-const MAX_REQUEST_BYTES: usize = 64 * 1024;
-
 /// The `TerrainEvents` route, as an axum router to merge with the others.
 pub fn routes(state: &Arc<ApiState>) -> Router {
+    let sizes = MessageLimits::of(state);
     let service = TerrainEventsServer::new(EventsApi {
         state: Arc::clone(state),
     })
-    .max_decoding_message_size(MAX_REQUEST_BYTES);
+    .max_decoding_message_size(sizes.decoding)
+    .max_encoding_message_size(sizes.encoding);
     let path = format!("/{}/{{*rest}}", TerrainEventsServer::<EventsApi>::NAME);
-    Router::new().route_service(&path, service)
+    Router::new()
+        .route_service(&path, service)
+        .layer(middleware::map_response(remap_oversize))
 }
 
 /// `terrain.v1.TerrainEvents`.

@@ -169,6 +169,7 @@ async fn put_viewer(
 ) -> Result<Json<SetsJson>, ApiError> {
     authorize(&state, &headers)?;
     let (world, id) = viewer_path(path)?;
+    super::body::require_json(&headers)?;
     let lifecycle = state.lifecycle(&world)?;
     let body = body.map_err(|r| http::body_rejection(r, VIEWER_BODY_LIMIT))?;
     let viewer = decode_viewer(id, &body)?;

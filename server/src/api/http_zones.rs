@@ -28,9 +28,7 @@ use terrain_core::zones::ZoneDoc;
 use crate::{
     api::ApiError,
     api::{
-        ApiState,
-        body::BodyFormat,
-        http,
+        ApiState, http,
         params::{self, Params},
         zone_body,
     },
@@ -111,9 +109,7 @@ async fn put_zone(
     let (world, id) = zone_path(path)?;
     let engine = &state.engine;
     let world = engine.world(&world)?;
-    if BodyFormat::of(&headers)? != BodyFormat::Json {
-        return Err(ApiError::invalid("content-type", "a zone is JSON"));
-    }
+    super::body::require_json(&headers)?;
     let body = body.map_err(|r| http::body_rejection(r, ZONE_BODY_LIMIT))?;
     let doc = zone_body::decode_zone(&body)?;
     let outcome = world.register_doc(&id, &doc).await?;

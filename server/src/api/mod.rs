@@ -10,6 +10,11 @@
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
+//! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
+//!   itself for requests it cannot parse.
+//! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
+//! - [`admission`]: the cap on requests in flight (load shedding) and the
+//!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
 //!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
 //! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
@@ -20,6 +25,7 @@
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
 //! 404 otherwise.
 
+pub mod admission;
 pub mod body;
 pub mod conn;
 pub mod error;
@@ -37,6 +43,8 @@ pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;
 pub mod params;
+pub mod parse_errors;
+pub mod tls;
 pub mod ws_events;
 pub mod zone_body;
 
@@ -54,6 +62,7 @@ use tracing::Level;
 
 use crate::{
     auth::Auth,
+    config::{ConnectionConfig, RequestLimits},
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
@@ -75,6 +84,8 @@ pub struct ApiState {
     pub events: Arc<Events>,
     /// Viewers, live tiles and their transitions, per world.
     pub lifecycles: Arc<Lifecycles>,
+    /// Connection and gRPC message limits.
+    pub connections: ConnectionConfig,
 }
 
 impl ApiState {
@@ -94,10 +105,12 @@ pub enum RouterError {
     Reflection(#[from] tonic_reflection::server::Error),
 }
 
-/// The merged gRPC + HTTP router, with metrics and request tracing on every route.
-pub fn router(state: Arc<ApiState>) -> Result<Router, RouterError> {
+/// The merged gRPC + HTTP router, with admission (`requests`), metrics and request
+/// tracing on every route.
+pub fn router(state: Arc<ApiState>, requests: RequestLimits) -> Result<Router, RouterError> {
     let grpc = grpc::routes(&state)?;
     let metrics = Arc::clone(&state.metrics);
+    let admission = Arc::new(admission::Admission::new(requests, Arc::clone(&metrics)));
     let router = http::routes(Arc::clone(&state))
         .merge(ws_events::routes(Arc::clone(&state)))
         .merge(grpc_events::routes(&state))
@@ -105,6 +118,7 @@ pub fn router(state: Arc<ApiState>) -> Result<Router, RouterError> {
         .merge(grpc)
         .fallback(fallback)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(admission, admission::admit))
         .layer(middleware::from_fn_with_state(metrics, metrics::track))
         .layer(
             TraceLayer::new_for_http()

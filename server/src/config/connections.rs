@@ -1,7 +1,8 @@
 //! [`ConnectionConfig`]: what one TCP connection may hold on to, so idle, stalled or
 //! dead clients cannot keep descriptors for ever: the HTTP/1.1 header-read timeout,
-//! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections.
-//! Applied by `api::conn`.
+//! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections
+//! (applied by `api::conn`); and the largest gRPC message every service decodes and
+//! encodes (applied by `api::grpc`).
 
 use std::time::Duration;
 
@@ -20,6 +21,11 @@ pub const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
 /// How long an HTTP/2 ping may go unanswered before the connection is closed.
 pub const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Smallest accepted `grpc_max_decoding_message_size` / `grpc_max_encoding_message_size`.
+pub const MIN_GRPC_MESSAGE_SIZE: usize = 1024;
+/// Largest accepted gRPC message size: a message's length prefix is 32 bits.
+pub const MAX_GRPC_MESSAGE_SIZE: usize = u32::MAX as usize;
+
 /// Connection limits of one server.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ConnectionConfig {
@@ -37,6 +43,12 @@ pub struct ConnectionConfig {
     pub http2_keepalive_interval: Duration,
     /// An HTTP/2 connection whose ping is not answered within this time is closed.
     pub http2_keepalive_timeout: Duration,
+    /// Largest gRPC request message (bytes) any service decodes; a larger one is
+    /// `RESOURCE_EXHAUSTED`. `None`: what the request limits need (`api::grpc`).
+    pub grpc_max_decoding_message_size: Option<usize>,
+    /// Largest gRPC answer message (bytes) any service encodes. `None`: the largest
+    /// answer the request limits allow (`api::grpc`).
+    pub grpc_max_encoding_message_size: Option<usize>,
 }
 
 impl Default for ConnectionConfig {
@@ -47,12 +59,15 @@ impl Default for ConnectionConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             http2_keepalive_interval: HTTP2_KEEPALIVE_INTERVAL,
             http2_keepalive_timeout: HTTP2_KEEPALIVE_TIMEOUT,
+            grpc_max_decoding_message_size: None,
+            grpc_max_encoding_message_size: None,
         }
     }
 }
 
 impl ConnectionConfig {
-    /// Every timeout positive, `max_connections` in `1..=1000000`.
+    /// Every timeout positive, `max_connections` in `1..=1000000`, gRPC message sizes
+    /// in `1024..=4294967295`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (key, value) in [
             ("header_read_timeout", self.header_read_timeout),
@@ -69,6 +84,27 @@ impl ConnectionConfig {
                 "max_connections",
                 format!("must be between 1 and {MAX_MAX_CONNECTIONS}"),
             ));
+        }
+        for (key, value) in [
+            (
+                "grpc_max_decoding_message_size",
+                self.grpc_max_decoding_message_size,
+            ),
+            (
+                "grpc_max_encoding_message_size",
+                self.grpc_max_encoding_message_size,
+            ),
+        ] {
+            if let Some(v) = value
+                && !(MIN_GRPC_MESSAGE_SIZE..=MAX_GRPC_MESSAGE_SIZE).contains(&v)
+            {
+                return Err(ConfigError::invalid(
+                    key,
+                    format!(
+                        "must be between {MIN_GRPC_MESSAGE_SIZE} and {MAX_GRPC_MESSAGE_SIZE} bytes, got {v}"
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -114,11 +150,38 @@ mod tests {
     }
 
     #[test]
+    fn the_grpc_message_sizes_resolve() {
+        let config = resolve("").unwrap();
+        assert_eq!(config.connections.grpc_max_decoding_message_size, None);
+        assert_eq!(config.connections.grpc_max_encoding_message_size, None);
+        let config = resolve(
+            "grpc_max_decoding_message_size = 65536\ngrpc_max_encoding_message_size = 1048576",
+        )
+        .unwrap();
+        assert_eq!(
+            config.connections.grpc_max_decoding_message_size,
+            Some(65_536)
+        );
+        assert_eq!(
+            config.connections.grpc_max_encoding_message_size,
+            Some(1_048_576)
+        );
+    }
+
+    #[test]
     fn bad_values_are_refused_naming_the_key() {
         for (text, key) in [
             ("header_read_timeout = \"0s\"", "header_read_timeout"),
             ("request_body_timeout = 0", "request_body_timeout"),
             ("max_connections = 2000000", "max_connections"),
+            (
+                "grpc_max_decoding_message_size = 100",
+                "grpc_max_decoding_message_size",
+            ),
+            (
+                "grpc_max_encoding_message_size = 5000000000",
+                "grpc_max_encoding_message_size",
+            ),
         ] {
             let err = resolve(text).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");

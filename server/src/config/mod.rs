@@ -29,6 +29,7 @@ pub mod values;
 pub mod world;
 
 mod connections;
+mod requests;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +42,7 @@ use crate::auth::AdminToken;
 pub use cli::{Cli, Command};
 pub use connections::ConnectionConfig;
 pub use lifecycle::{LayoutSettings, LifecycleConfig, Rings};
+pub use requests::RequestLimits;
 pub use settings::Settings;
 pub use store::{NatsConfig, StoreConfig, StoreKind, StoreSettings};
 pub use values::{LogFormat, WorldSpec};
@@ -138,6 +140,15 @@ impl Default for Limits {
     }
 }
 
+/// The PEM files of the server's TLS identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The leaf's private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
 /// The resolved configuration of one server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -155,6 +166,10 @@ pub struct Config {
     /// Timeouts and the cap that keep idle or stalled clients from holding
     /// connections (descriptors) for ever.
     pub connections: ConnectionConfig,
+    /// The cap on requests in flight and the per-request timeout.
+    pub requests: RequestLimits,
+    /// TLS on both surfaces, if configured.
+    pub tls: Option<TlsFiles>,
     /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
     /// When set, mutations must present it as `Authorization: Bearer <token>`.
@@ -181,6 +196,8 @@ impl Default for Config {
             limits: Limits::default(),
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             connections: ConnectionConfig::default(),
+            requests: RequestLimits::default(),
+            tls: None,
             log_format: LogFormat::Text,
             admin_token: None,
             insecure: false,
@@ -249,7 +266,30 @@ impl Config {
                 max_connections: settings
                     .max_connections
                     .unwrap_or(defaults.connections.max_connections),
+                grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
+                grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
                 ..defaults.connections
+            },
+            requests: RequestLimits {
+                max_in_flight: settings
+                    .max_in_flight
+                    .unwrap_or(defaults.requests.max_in_flight),
+                request_timeout: settings
+                    .request_timeout
+                    .unwrap_or(defaults.requests.request_timeout),
+                retry_after: settings
+                    .retry_after
+                    .unwrap_or(defaults.requests.retry_after),
+            },
+            tls: match (settings.tls_cert, settings.tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(ConfigError::invalid("tls_key", "required with tls_cert"));
+                }
+                (None, Some(_)) => {
+                    return Err(ConfigError::invalid("tls_cert", "required with tls_key"));
+                }
             },
             log_format: settings.log_format.unwrap_or(defaults.log_format),
             admin_token: settings.admin_token,
@@ -288,6 +328,7 @@ impl Config {
         self.validate_limits()?;
         self.validate_lifecycle()?;
         self.connections.validate()?;
+        self.requests.validate()?;
         if self.stats_interval.is_zero() {
             return Err(ConfigError::invalid(
                 "stats_interval",

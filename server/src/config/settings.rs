@@ -81,6 +81,44 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub max_connections: Option<usize>,
 
+    /// Most unary requests (HTTP or gRPC) answered at once; one more is refused at once
+    /// with 503 / RESOURCE_EXHAUSTED and Retry-After; at most 1000000 [default: 1024].
+    #[arg(long, env = "TERRAIN_MAX_IN_FLIGHT", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_in_flight: Option<usize>,
+
+    /// Time one request (not a stream) may take before it is answered 504 /
+    /// DEADLINE_EXCEEDED and its remaining work dropped [default: 30s].
+    #[arg(long, env = "TERRAIN_REQUEST_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub request_timeout: Option<Duration>,
+
+    /// The Retry-After an overloaded answer carries [default: 1s].
+    #[arg(long, env = "TERRAIN_RETRY_AFTER", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub retry_after: Option<Duration>,
+
+    /// Largest gRPC request message any service decodes, in bytes; a larger one is
+    /// RESOURCE_EXHAUSTED [default: 16 * max_batch_points + 65536].
+    #[arg(long, env = "TERRAIN_GRPC_MAX_DECODING_MESSAGE_SIZE", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub grpc_max_decoding_message_size: Option<usize>,
+
+    /// Largest gRPC answer message any service encodes, in bytes [default: the largest
+    /// answer the request limits allow, plus 65536].
+    #[arg(long, env = "TERRAIN_GRPC_MAX_ENCODING_MESSAGE_SIZE", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub grpc_max_encoding_message_size: Option<usize>,
+
+    /// PEM certificate chain for TLS on both surfaces (with --tls-key) [default: none,
+    /// plain TCP].
+    #[arg(long, env = "TERRAIN_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of --tls-cert [default: none].
+    #[arg(long, env = "TERRAIN_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]
@@ -173,6 +211,14 @@ impl Settings {
         if let Some(worlds) = &mut self.worlds {
             for world in worlds {
                 world.rebase(base);
+            }
+        }
+        for path in [&mut self.tls_cert, &mut self.tls_key]
+            .into_iter()
+            .flatten()
+        {
+            if path.is_relative() {
+                *path = base.join(&*path);
             }
         }
         self

@@ -641,3 +641,14 @@ fn the_shipped_configuration_files_still_read() {
     let config = Config::resolve(frontier).unwrap();
     assert!(config.worlds.iter().any(|w| w.layout.is_some()));
 }
+
+#[test]
+fn tls_takes_a_certificate_and_a_key_together() {
+    let config = from_text("tls_cert = \"cert.pem\"\ntls_key = \"key.pem\"").unwrap();
+    let tls = config.tls.expect("tls");
+    assert_eq!(tls.cert, std::path::PathBuf::from("cert.pem"));
+    assert_eq!(tls.key, std::path::PathBuf::from("key.pem"));
+    assert_eq!(from_text("").unwrap().tls, None);
+    assert_eq!(refusal("tls_cert = \"cert.pem\"").0, "tls_key");
+    assert_eq!(refusal("tls_key = \"key.pem\"").0, "tls_cert");
+}

@@ -6,6 +6,7 @@
 //! | [`LifecycleError::Invalid`]: a viewer field malformed or beyond the tile grid | `InvalidArgument` | 400 |
 //! | [`LifecycleError::ViewTooLarge`]: the active ring over the tile limit | `TooLarge` | 413 |
 //! | [`LifecycleError::TooManyViewers`]: `max_viewers_per_world` reached | `ResourceExhausted` | 429 |
+//! | [`LifecycleError::OverLiveBudget`]: the live tiles would not fit in `mesh_cache_bytes` | `ResourceExhausted` | 429 |
 //! | [`LifecycleError::OwnedElsewhere`]: the viewer belongs to another reporter | `FailedPrecondition` | 409 |
 //! | [`LifecycleError::UnknownViewer`] | `NotFound` | 404 |
 //! | [`LifecycleError::Layout`], [`LifecycleError::Mesh`], [`LifecycleError::Internal`] (the bake) | `Internal` | 500 |
@@ -30,6 +31,18 @@ pub enum LifecycleError {
     /// The world already has `max` viewers; a new id is refused.
     #[error("viewers: the world already has {max} viewers (max_viewers_per_world)")]
     TooManyViewers { max: usize },
+    /// The world would hold more live tiles than the mesh budget pins.
+    #[error(
+        "viewWidth: this view would keep {tiles} tiles of world {world:?} live, but only \
+         {fit} fit in mesh_cache_bytes ({limit} bytes, shared by every world's live tiles, \
+         whose meshes stay cached until culled): narrow the view, or raise mesh_cache_bytes"
+    )]
+    OverLiveBudget {
+        world: String,
+        tiles: usize,
+        fit: usize,
+        limit: u64,
+    },
     /// The viewer id is reported by another client (HTTP, or another stream).
     #[error("id: viewer {id:?} is reported by another {by}")]
     OwnedElsewhere { id: String, by: &'static str },
@@ -70,7 +83,9 @@ impl ServiceError for LifecycleError {
         match self {
             LifecycleError::Invalid { .. } => ErrorCode::InvalidArgument,
             LifecycleError::ViewTooLarge { .. } => ErrorCode::TooLarge,
-            LifecycleError::TooManyViewers { .. } => ErrorCode::ResourceExhausted,
+            LifecycleError::TooManyViewers { .. } | LifecycleError::OverLiveBudget { .. } => {
+                ErrorCode::ResourceExhausted
+            }
             LifecycleError::OwnedElsewhere { .. } => ErrorCode::FailedPrecondition,
             LifecycleError::UnknownViewer { .. } => ErrorCode::NotFound,
             // The bake's: the configuration's spawn points, never a client's request.
@@ -85,6 +100,7 @@ impl ServiceError for LifecycleError {
                 Some(field)
             }
             LifecycleError::TooManyViewers { .. } => Some("viewers"),
+            LifecycleError::OverLiveBudget { .. } => Some("viewWidth"),
             LifecycleError::OwnedElsewhere { .. } | LifecycleError::UnknownViewer { .. } => {
                 Some("id")
             }

@@ -12,6 +12,8 @@
 //!   silent HTTP viewers and garbage-collects layout chunks. The server's
 //!   [`Tasks`] owns them; they end on its token.
 //! - [`bake`]: the start-up bake: layout around spawn points, warm meshes.
+//! - [`budget`]: [`budget::LiveBudget`], the bound on live tiles across worlds that
+//!   lets their meshes stay pinned in the cache.
 //! - [`error`]: [`LifecycleError`], classed for the edge (429 for a full world, 409
 //!   for a viewer another reporter owns, 413 for a view over the tile limit).
 //! - [`WorldLifecycle`]: a tracker behind its lock, the step broadcast and the
@@ -21,6 +23,7 @@
 //! sent while the tracker's lock is held, so every listener sees steps in order.
 
 pub mod bake;
+pub mod budget;
 pub mod error;
 pub mod rings;
 pub mod tasks;
@@ -39,12 +42,18 @@ use tokio::sync::{Notify, broadcast};
 
 pub use self::error::LifecycleError;
 use self::{
+    budget::LiveBudget,
     rings::Viewer,
     tracker::{Owner, Step, TileSets, Tracker, tile_sets_of},
 };
 use crate::{
-    compute::Compute, config::LifecycleConfig, mesh::MeshCache, metrics::Metrics, shutdown::Tasks,
-    world::World, world::Worlds,
+    compute::Compute,
+    config::{LifecycleConfig, Limits},
+    mesh::MeshCache,
+    metrics::Metrics,
+    shutdown::Tasks,
+    world::World,
+    world::Worlds,
 };
 
 /// Steps a slow listener may fall behind before it gets a fresh snapshot instead.
@@ -55,6 +64,9 @@ const STEP_BUFFER: usize = 1024;
 pub struct WorldLifecycle {
     world: Arc<World>,
     meshes: Arc<MeshCache>,
+    /// The live tiles every world may hold together, and one tile mesh's bytes here.
+    budget: Arc<LiveBudget>,
+    tile_bytes: u64,
     metrics: Arc<Metrics>,
     tracker: Mutex<Tracker>,
     steps: broadcast::Sender<Arc<Step>>,
@@ -94,13 +106,17 @@ impl WorldLifecycle {
         config: LifecycleConfig,
         max_coordinate: f64,
         meshes: Arc<MeshCache>,
+        budget: Arc<LiveBudget>,
         metrics: Arc<Metrics>,
         compute: Compute,
     ) -> Self {
         let tracker = Tracker::new(world.tile_grid(), config, max_coordinate);
+        let tile_bytes = crate::mesh::tile_mesh_bytes(&world.tile_grid());
         WorldLifecycle {
             world,
             meshes,
+            budget,
+            tile_bytes,
             metrics,
             tracker: Mutex::new(tracker),
             steps: broadcast::channel(STEP_BUFFER).0,
@@ -125,7 +141,18 @@ impl WorldLifecycle {
     /// Adds or moves `viewer`; returns its ring sets.
     pub fn upsert(&self, viewer: Viewer, owner: Owner) -> Result<TileSets, LifecycleError> {
         let mut tracker = self.lock();
-        let (rects, step) = tracker.upsert(viewer, owner, Instant::now())?;
+        let world = self.world.id();
+        let admit = |tiles| {
+            self.budget
+                .admit(world, tiles, self.tile_bytes)
+                .map_err(|over| LifecycleError::OverLiveBudget {
+                    world: world.to_string(),
+                    tiles: over.tiles,
+                    fit: over.fit,
+                    limit: over.limit,
+                })
+        };
+        let (rects, step) = tracker.upsert(viewer, owner, Instant::now(), admit)?;
         self.after(&mut tracker, step);
         Ok(tile_sets_of(&rects))
     }
@@ -192,6 +219,8 @@ impl WorldLifecycle {
         if tracker.take_timer_wake() {
             self.timer.notify_one();
         }
+        self.budget
+            .set(self.world.id(), tracker.held(), self.tile_bytes);
         let counters = tracker.take_counters();
         self.metrics
             .lifecycle_counts(self.world.id(), 0, counters.dropped, counters.culled);
@@ -218,12 +247,15 @@ impl Lifecycles {
     pub fn new(
         worlds: &Worlds,
         config: LifecycleConfig,
-        max_coordinate: f64,
+        limits: &Limits,
         meshes: &Arc<MeshCache>,
         metrics: &Arc<Metrics>,
         compute: &Compute,
         tasks: &Tasks,
     ) -> Self {
+        // Live tiles' meshes are pinned: together they may take the cache's budget.
+        let budget = Arc::new(LiveBudget::new(limits.mesh_cache_bytes as u64));
+        let max_coordinate = limits.max_coordinate;
         let by_id = worlds
             .iter()
             .map(|w| {
@@ -232,6 +264,7 @@ impl Lifecycles {
                     config,
                     max_coordinate,
                     Arc::clone(meshes),
+                    Arc::clone(&budget),
                     Arc::clone(metrics),
                     compute.clone(),
                 );

@@ -52,10 +52,14 @@ impl WorldLifecycle {
     /// Builds `tile` into the mesh cache, then announces it.
     async fn generate(&self, tile: Tile) {
         let state = self.world.read_owned().await;
-        let result = self.meshes.prefetch(&self.world, state, tile).await;
+        let result = self.meshes.prefetch_live(&self.world, state, tile).await;
         let mut tracker = self.lock();
         match result {
             Ok(built) => {
+                if !tracker.holds(tile) {
+                    // Dropped from every ring while it was being built: not live.
+                    self.meshes.unpin(self.world.id(), tile);
+                }
                 let step = tracker.generated(tile, Instant::now());
                 self.metrics
                     .lifecycle_counts(self.world.id(), u64::from(built), 0, 0);
@@ -234,7 +238,8 @@ mod tests {
             Arc::clone(&metrics),
         ));
         let world = Arc::clone(worlds.iter().next().expect("main"));
-        let lc = WorldLifecycle::new(world, config, 1e9, meshes, metrics, compute);
+        let budget = Arc::new(crate::lifecycle::budget::LiveBudget::new(u64::MAX));
+        let lc = WorldLifecycle::new(world, config, 1e9, meshes, budget, metrics, compute);
         (dir, Arc::new(lc))
     }
 

@@ -170,11 +170,14 @@ impl Tracker {
 
     /// Adds or moves a viewer; returns its ring sets and the step it caused (if any).
     /// Refused input changes nothing.
+    /// `admit` sees how many tiles the world would hold with the viewer (every tile
+    /// in some active ring or waiting out its grace) and may refuse.
     pub fn upsert(
         &mut self,
         viewer: Viewer,
         owner: Owner,
         now: Instant,
+        admit: impl FnOnce(usize) -> Result<(), LifecycleError>,
     ) -> Result<([TileRect; 3], Option<Arc<Step>>), LifecycleError> {
         check_viewer(&viewer, self.max_coordinate)?;
         let rects = checked_rings(&self.layout, &self.config.rings, &viewer)?;
@@ -199,6 +202,11 @@ impl Tracker {
                 None
             }
         };
+        let added = rects[Ring::Active as usize]
+            .tiles()
+            .filter(|tile| !self.tiles.contains_key(tile))
+            .count();
+        admit(self.tiles.len() + added)?;
         let (x, z) = (viewer.x, viewer.z);
         self.viewers.insert(
             viewer.id.clone(),
@@ -391,6 +399,16 @@ impl Tracker {
         let mut out = Vec::new();
         self.reconcile(tile, None, now, &mut out);
         self.step(out)
+    }
+
+    /// Whether `tile` is held: in some active ring, or waiting out its grace.
+    pub fn holds(&self, tile: Tile) -> bool {
+        self.tiles.contains_key(&tile)
+    }
+
+    /// How many tiles are held.
+    pub fn held(&self) -> usize {
+        self.tiles.len()
     }
 
     /// The worker failed to build `tile`: it waits, unqueued, until a ring change
@@ -593,7 +611,9 @@ mod tests {
     fn tiles_are_announced_only_once_generated_nearest_first() {
         let now = Instant::now();
         let mut t = tracker(Duration::from_secs(10));
-        let (rects, step) = t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        let (rects, step) = t
+            .upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         assert!(step.is_none(), "nothing announced before generation");
         assert_eq!(
             rects[2],
@@ -637,9 +657,11 @@ mod tests {
     fn queued_work_nobody_needs_is_dropped_not_generated_late() {
         let now = Instant::now();
         let mut t = tracker(Duration::from_secs(10));
-        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         // Jump 10 km before anything is generated: the first 25 tiles are dropped.
-        t.upsert(v("a", 10_000.0, 0.0), Owner::Http, now).unwrap();
+        t.upsert(v("a", 10_000.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         assert_eq!(t.take_counters().dropped, 25);
         let (order, _) = drain(&mut t, now);
         assert_eq!(order.len(), 25);
@@ -651,10 +673,13 @@ mod tests {
         let now = Instant::now();
         let grace = Duration::from_secs(5);
         let mut t = tracker(grace);
-        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         drain(&mut t, now);
         // One tile east: column -2 leaves every ring.
-        let (_, step) = t.upsert(v("a", 100.0, 0.0), Owner::Http, now).unwrap();
+        let (_, step) = t
+            .upsert(v("a", 100.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         let left: Vec<_> = step
             .unwrap()
             .transitions
@@ -671,7 +696,9 @@ mod tests {
         let (step, culled) = t.cull_due(now + grace - Duration::from_millis(1));
         assert!(step.is_none() && culled.is_empty());
         // Back west before the grace ends: announced again, no cull.
-        let (_, step) = t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        let (_, step) = t
+            .upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         let entered = step
             .unwrap()
             .transitions
@@ -696,10 +723,14 @@ mod tests {
     fn a_second_viewer_keeps_shared_tiles_and_owners_are_separate() {
         let now = Instant::now();
         let mut t = tracker(Duration::ZERO);
-        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
-        t.upsert(v("b", 200.0, 0.0), Owner::Stream(1), now).unwrap();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
+        t.upsert(v("b", 200.0, 0.0), Owner::Stream(1), now, |_| Ok(()))
+            .unwrap();
         drain(&mut t, now);
-        let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
+        let err = t
+            .upsert(v("b", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap_err();
         assert_eq!(
             (err.error_code(), err.field()),
             (crate::error::ErrorCode::FailedPrecondition, Some("id")),
@@ -732,13 +763,20 @@ mod tests {
             ..LifecycleConfig::default()
         };
         let mut t = Tracker::new(LAYOUT, config, 1e9);
-        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
-        t.upsert(v("a", 50.0, 0.0), Owner::Http, now).unwrap();
-        let err = t.upsert(v("b", 0.0, 0.0), Owner::Http, now).unwrap_err();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
+        t.upsert(v("a", 50.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
+        let err = t
+            .upsert(v("b", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap_err();
         assert_eq!(err.field(), Some("viewers"));
         assert_eq!(err.error_code(), crate::error::ErrorCode::ResourceExhausted);
         let before = (t.live(), t.sequence(), t.queued());
-        assert!(t.upsert(v("a", f64::NAN, 0.0), Owner::Http, now).is_err());
+        assert!(
+            t.upsert(v("a", f64::NAN, 0.0), Owner::Http, now, |_| Ok(()))
+                .is_err()
+        );
         assert_eq!((t.live(), t.sequence(), t.queued()), before);
         // HTTP viewers expire after the TTL.
         let later = now + LifecycleConfig::default().viewer_ttl;
@@ -754,7 +792,8 @@ mod tests {
             ..LifecycleConfig::default()
         };
         let mut t = Tracker::new(LAYOUT, config, 1e300);
-        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         let before = (t.live(), t.sequence(), t.queued(), t.viewers());
         let wide = |x: f64, w: f64| Viewer {
             view_width: w,
@@ -770,7 +809,7 @@ mod tests {
             // An existing viewer moved far away keeps its old rings.
             (v("a", 0.0, -1e300), "z"),
         ] {
-            let err = t.upsert(viewer, Owner::Http, now).unwrap_err();
+            let err = t.upsert(viewer, Owner::Http, now, |_| Ok(())).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");
         }
         assert_eq!((t.live(), t.sequence(), t.queued(), t.viewers()), before);
@@ -781,7 +820,8 @@ mod tests {
         let now = Instant::now();
         let grace = Duration::from_secs(10);
         let mut t = tracker(grace);
-        t.upsert(v("a", 0.0, 0.0), Owner::Http, now).unwrap();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         drain(&mut t, now);
         // The timer sleeps a sweep; a cull a grace away does not need it sooner.
         t.set_timer_until(Some(now + Duration::from_secs(1)));
@@ -793,7 +833,38 @@ mod tests {
         assert!(!t.take_timer_wake(), "one wake per sleep");
         // While it runs nothing wakes it: it reads the schedule before sleeping.
         t.set_timer_until(None);
-        t.upsert(v("b", 5000.0, 0.0), Owner::Http, now).unwrap();
+        t.upsert(v("b", 5000.0, 0.0), Owner::Http, now, |_| Ok(()))
+            .unwrap();
         assert!(!t.take_timer_wake());
+    }
+
+    #[test]
+    fn admission_sees_the_tiles_the_world_would_hold() {
+        let now = Instant::now();
+        let mut t = tracker(Duration::from_secs(10));
+        let mut seen = Vec::new();
+        t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |n| {
+            seen.push(n);
+            Ok(())
+        })
+        .unwrap();
+        let one = t.held();
+        assert_eq!(seen, vec![one]);
+        // The same place again adds nothing; a refusal changes nothing.
+        t.upsert(v("b", 0.0, 0.0), Owner::Http, now, |n| {
+            seen.push(n);
+            Err(LifecycleError::invalid("viewWidth", "over budget"))
+        })
+        .unwrap_err();
+        assert_eq!(seen, vec![one, one]);
+        assert_eq!((t.viewers(), t.held()), (1, one));
+        // Far away: twice as many.
+        t.upsert(v("b", 10_000.0, 0.0), Owner::Http, now, |n| {
+            seen.push(n);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen[2], 2 * one);
+        assert_eq!(t.held(), 2 * one);
     }
 }

@@ -10,6 +10,13 @@
 //! - The cache holds at most `limits.mesh_cache_bytes` of mesh data (positions,
 //!   normals, indices and f64 heights), evicting the least useful tiles first (moka's
 //!   TinyLFU).
+//! - Live tiles are pinned: a tile the lifecycle built because it turned active
+//!   ([`MeshCache::prefetch_live`]) stays servable from memory until it is culled
+//!   ([`MeshCache::release`]), even if the cache evicted it meanwhile, so a mesh asked
+//!   for right after its tile turned active is always a hit. What is pinned is bounded
+//!   by the lifecycle: the live tiles of every world together may take at most
+//!   `mesh_cache_bytes` (a viewer whose rings would need more is refused), so meshes
+//!   take at most twice `mesh_cache_bytes` (the cache, plus pinned tiles it evicted).
 //! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
 //!   state already shows the new heights and versions), it rebuilds the affected tiles
 //!   that are cached, on the registry's blocking thread, before the change is
@@ -17,8 +24,9 @@
 //!   never served, its version is too old); it keeps hot tiles hot.
 
 use std::{
+    collections::HashMap,
     fmt,
-    sync::Arc,
+    sync::{Arc, Mutex, PoisonError},
     time::{Duration, Instant},
 };
 
@@ -66,6 +74,9 @@ pub struct ServedMesh {
 /// The mesh cache of one server.
 pub struct MeshCache {
     cache: Cache<MeshKey, Arc<TileMesh>>,
+    /// The meshes of live tiles, kept until they are culled (shared with `cache`
+    /// while it holds them too).
+    pinned: Mutex<HashMap<MeshKey, Arc<TileMesh>>>,
     compute: Compute,
     metrics: Arc<Metrics>,
 }
@@ -76,6 +87,7 @@ impl fmt::Debug for MeshCache {
         f.debug_struct("MeshCache")
             .field("tiles", &self.cache.entry_count())
             .field("bytes", &self.cache.weighted_size())
+            .field("pinned", &self.pinned().len())
             .finish_non_exhaustive()
     }
 }
@@ -104,9 +116,14 @@ impl MeshCache {
             .build();
         MeshCache {
             cache,
+            pinned: Mutex::default(),
             compute,
             metrics,
         }
+    }
+
+    fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Arc<TileMesh>>> {
+        self.pinned.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The mesh of `tile` as of `state` (a read of `world`): cached, or built on the
@@ -133,14 +150,51 @@ impl MeshCache {
         Ok(!self.fetch(world, state, tile).await?.cached)
     }
 
-    /// Whether `tile` of `world` is cached (at any version).
-    pub fn contains(&self, world: &str, tile: (i64, i64)) -> bool {
-        self.cache
-            .contains_key(&(world.to_string(), tile.0, tile.1))
+    /// Builds `tile` ahead of requests because it turned live, and pins its mesh
+    /// until [`MeshCache::release`]; returns whether it had to be built.
+    pub async fn prefetch_live(
+        &self,
+        world: &World,
+        state: OwnedRwLockReadGuard<WorldState>,
+        tile: (i64, i64),
+    ) -> Result<bool, MeshError> {
+        let served = self.fetch(world, state, tile).await?;
+        let key = (world.id().to_string(), tile.0, tile.1);
+        let mut pinned = self.pinned();
+        // A commit may have pinned a newer mesh meanwhile: keep the newest.
+        let newer = pinned
+            .get(&key)
+            .is_some_and(|m| m.version > served.mesh.version);
+        if !newer {
+            pinned.insert(key, served.mesh);
+        }
+        Ok(!served.cached)
     }
 
-    /// Releases the cached meshes of `tiles` (culled tiles).
+    /// Whether `tile` of `world` is cached or pinned (at any version).
+    pub fn contains(&self, world: &str, tile: (i64, i64)) -> bool {
+        let key = (world.to_string(), tile.0, tile.1);
+        self.cache.contains_key(&key) || self.pinned().contains_key(&key)
+    }
+
+    /// Unpins `tile` of `world` (a tile that stopped being live before it was built).
+    pub fn unpin(&self, world: &str, tile: (i64, i64)) {
+        self.pinned().remove(&(world.to_string(), tile.0, tile.1));
+    }
+
+    /// The number of pinned (live) tiles.
+    pub fn pinned_tiles(&self) -> usize {
+        self.pinned().len()
+    }
+
+    /// Releases the cached and pinned meshes of `tiles` (culled tiles).
     pub async fn release(&self, world: &str, tiles: &[(i64, i64)]) {
+        {
+            let mut pinned = self.pinned();
+            for &(x, z) in tiles {
+                pinned.remove(&(world.to_string(), x, z));
+            }
+        }
         for &(x, z) in tiles {
             self.cache.invalidate(&(world.to_string(), x, z)).await;
         }
@@ -161,6 +215,18 @@ impl MeshCache {
         if let Some(mesh) = self.cache.get(&key).await
             && mesh.version >= version
         {
+            return Ok(ServedMesh {
+                mesh,
+                revision,
+                cached: true,
+            });
+        }
+        let pinned = self.pinned().get(&key).cloned();
+        if let Some(mesh) = pinned
+            && mesh.version >= version
+        {
+            // Evicted from the cache but live: serve it, and offer it back.
+            self.cache.insert(key, Arc::clone(&mesh)).await;
             return Ok(ServedMesh {
                 mesh,
                 revision,
@@ -221,6 +287,15 @@ impl MeshCache {
     }
 }
 
+/// The bytes one tile mesh of `grid` holds in the cache (what [`mesh_bytes`] counts
+/// for a mesh of that grid: positions, normals, f64 heights and u32 indices).
+pub fn tile_mesh_bytes(grid: &terrain_core::tile::TileGrid) -> u64 {
+    let n = u64::from(grid.resolution);
+    let vertices = n * n;
+    let indices = n.saturating_sub(1).pow(2) * 6;
+    vertices * (3 * 4 + 3 * 4 + 8) + indices * 4
+}
+
 /// Builds `tile` at `version`, with the time it took.
 fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (TileMesh, Duration) {
     let start = Instant::now();
@@ -237,7 +312,7 @@ impl CommitListener for MeshCache {
             .tiles
             .iter()
             .copied()
-            .filter(|&(x, z)| self.cache.contains_key(&(id.to_string(), x, z)))
+            .filter(|&(x, z)| self.contains(id, (x, z)))
             .collect();
         if cached.is_empty() {
             return;
@@ -248,6 +323,11 @@ impl CommitListener for MeshCache {
             let (mesh, elapsed) = timed(&state, tile, version);
             let mesh = Arc::new(mesh);
             let key = (id.to_string(), tile.0, tile.1);
+            if let Some(pin) = self.pinned().get_mut(&key)
+                && pin.version < version
+            {
+                *pin = Arc::clone(&mesh);
+            }
             // The per-key lock orders this with requests building the same tile; a
             // newer mesh already there is kept.
             let put = self.cache.entry(key).and_compute_with(|entry| async move {

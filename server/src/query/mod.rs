@@ -232,13 +232,16 @@ impl QueryEngine {
             let samples = compute::samples_serial(state.terrain(), &coords, with_zones);
             (samples, state.revision())
         } else {
+            let coords = Arc::new(coords);
+            let checked = Arc::clone(&coords);
+            self.offload(move || check_batch(&checked, max, naming))
+                .await?;
             let state = world.read_owned().await;
-            self.offload(move || {
-                check_batch(&coords, max, naming)?;
-                let samples = compute::samples_parallel(state.terrain(), &coords, with_zones);
-                Ok::<_, QueryError>((samples, state.revision()))
-            })
-            .await?
+            let revision = state.revision();
+            let samples = compute::samples_sliced(&self.compute, state, coords, with_zones)
+                .await
+                .map_err(|e| QueryError::Internal(e.to_string()))?;
+            (samples, revision)
         };
         world.lookups().record(points as u64, samples.hits);
         self.metrics.heights_computed(world.id(), points);
@@ -272,11 +275,11 @@ impl QueryEngine {
             (heights, state.revision())
         } else {
             let state = world.read_owned().await;
-            self.offload(move || {
-                let heights = compute::heightmap_parallel(state.terrain(), &grid);
-                Ok::<_, QueryError>((heights, state.revision()))
-            })
-            .await?
+            let revision = state.revision();
+            let heights = compute::heightmap_sliced(&self.compute, state, grid)
+                .await
+                .map_err(|e| QueryError::Internal(e.to_string()))?;
+            (heights, revision)
         };
         self.metrics.heights_computed(world.id(), heights.len());
         Ok(HeightmapAnswer {

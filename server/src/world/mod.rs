@@ -73,6 +73,13 @@ pub struct WorldState {
     tiles: TileVersions,
 }
 
+/// A read of a world's state lends its terrain to sliced compute jobs.
+impl crate::compute::AsTerrain for tokio::sync::OwnedRwLockReadGuard<WorldState> {
+    fn terrain(&self) -> &Terrain {
+        &self.terrain
+    }
+}
+
 impl WorldState {
     /// The generator with the world's zones on top: what every height answer uses.
     pub fn terrain(&self) -> &Terrain {

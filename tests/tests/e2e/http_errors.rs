@@ -119,7 +119,7 @@ async fn http_body_errors_name_the_field() {
     let answer = server
         .post_raw(path, "application/xml", b"<points/>".to_vec())
         .await;
-    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("content-type"));
+    assert_http_error(&answer, 415, "INVALID_ARGUMENT", Some("content-type"));
     let answer = server
         .post_raw("/v1/worlds/nope/heights", octet, binary(&[1.0, 2.0]))
         .await;
@@ -213,5 +213,173 @@ async fn a_subnormal_heightmap_step_is_refused_at_once() {
         .get("/v1/worlds/main/heightmap?x0=0&z0=0&nx=4&nz=4&step=0.001")
         .await;
     assert_eq!(status.as_u16(), 200);
+    server.stop().await;
+}
+
+/// Sends `raw` on a fresh connection and reads the answer until the server closes.
+async fn raw_exchange(server: &TestServer, raw: &[u8]) -> (u16, String, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(raw).await.unwrap();
+    let mut seen = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        tcp.read_to_end(&mut seen),
+    )
+    .await
+    .expect("the server answers and closes")
+    .unwrap();
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+    let status = head[9..12].parse().unwrap();
+    let body = serde_json::from_str(body).unwrap_or(Value::Null);
+    (status, head.to_string(), body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_hyper_cannot_parse_get_the_json_error_body() {
+    let server = TestServer::start().await;
+    let many: String = (0..150).map(|i| format!("x-h{i}: a\r\n")).collect();
+    let long = format!("x-big: {}\r\n", "a".repeat(500_000));
+    let cases: Vec<(Vec<u8>, u16, &str, &str)> = vec![
+        (
+            b"GET /v1/worlds/m\x00ain/height?x=1&z=2 HTTP/1.1\r\nhost: t\r\n\r\n".to_vec(),
+            400,
+            "INVALID_ARGUMENT",
+            "request",
+        ),
+        (
+            b"GET /v1/worlds/m\xffain/height?x=1&z=2 HTTP/1.1\r\nhost: t\r\n\r\n".to_vec(),
+            400,
+            "INVALID_ARGUMENT",
+            "request",
+        ),
+        (
+            format!("GET /healthz HTTP/1.1\r\nhost: t\r\n{many}\r\n").into_bytes(),
+            431,
+            "RESOURCE_EXHAUSTED",
+            "headers",
+        ),
+        (
+            format!("GET /healthz HTTP/1.1\r\nhost: t\r\n{long}\r\n").into_bytes(),
+            431,
+            "RESOURCE_EXHAUSTED",
+            "headers",
+        ),
+    ];
+    for (raw, status, code, field) in cases {
+        let (got, head, body) = raw_exchange(&server, &raw).await;
+        let what = String::from_utf8_lossy(&raw[..40.min(raw.len())]).into_owned();
+        assert_eq!(got, status, "{what}: {head}");
+        assert!(
+            head.contains("content-type: application/json"),
+            "{what}: {head}"
+        );
+        assert_http_error(
+            &(reqwest::StatusCode::from_u16(status).unwrap(), body),
+            status,
+            code,
+            Some(field),
+        );
+    }
+    // A well-formed request on the same server is answered as usual.
+    let (status, _, body) = raw_exchange(
+        &server,
+        b"GET /v1/worlds/main/height?x=1&z=2 HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["height"].is_f64(), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_json_route_has_one_content_type_rule() {
+    let server = TestServer::start().await;
+    let zone = json!({"centerX": 10.0, "centerZ": 10.0, "radius": 5.0, "height": 30.0, "blendRadius": 2.0});
+    let viewer = json!({"x": 0.0, "z": 0.0, "viewWidth": 50.0, "viewDepth": 50.0});
+    let batch = json!({"points": [[1.0, 2.0]]});
+    let routes = [
+        ("PUT", "/v1/worlds/main/flat-zones/pad", &zone),
+        ("PUT", "/v1/worlds/main/viewers/v1", &viewer),
+        ("POST", "/v1/worlds/main/heights", &batch),
+    ];
+    let send = |method: &str, path: &str, content_type: Option<&str>, body: &Value| {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = server
+            .http
+            .request(method, server.url(path))
+            .body(body.to_string());
+        if let Some(t) = content_type {
+            request = request.header("content-type", t);
+        }
+        request.send()
+    };
+    for (method, path, body) in routes {
+        // Refused, 415, before anything changes.
+        for wrong in [
+            "application/xml",
+            "image/png",
+            "multipart/form-data; boundary=x",
+        ] {
+            let answer = send(method, path, Some(wrong), body).await.unwrap();
+            let status = answer.status();
+            let body: Value = answer.json().await.unwrap();
+            assert_http_error(
+                &(status, body),
+                415,
+                "INVALID_ARGUMENT",
+                Some("content-type"),
+            );
+        }
+        if method == "PUT" {
+            let answer = send(method, path, Some("application/octet-stream"), body)
+                .await
+                .unwrap();
+            assert_eq!(
+                answer.status(),
+                415,
+                "{path}: octet-stream is for batches only"
+            );
+        }
+    }
+    let zones: Value = server
+        .http
+        .get(server.url("/v1/worlds/main/flat-zones"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(zones["zones"].as_array().map(Vec::len), Some(0), "{zones}");
+    let live: Value = server
+        .http
+        .get(server.url("/v1/worlds/main/live-tiles"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(live["viewers"], 0, "{live}");
+    // Read as JSON: no type, application/json (with parameters), +json, and what curl -d sends.
+    for (k, ok) in [
+        None,
+        Some("application/json; charset=utf-8"),
+        Some("application/merge-patch+json"),
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (method, path, body) in routes {
+            let path = path
+                .replace("/pad", &format!("/pad{k}"))
+                .replace("/viewers/v1", &format!("/viewers/viewer{k}"));
+            let answer = send(method, &path, ok, body).await.unwrap();
+            assert_eq!(answer.status(), 200, "{method} {path} with {ok:?}");
+        }
+    }
     server.stop().await;
 }

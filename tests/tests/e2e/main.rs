@@ -32,6 +32,7 @@
 //! (the binary runs its tests in parallel threads): no fixed ports, no process-wide
 //! state such as environment variables.
 
+mod admission;
 mod bake_bench;
 mod connections;
 mod events_floor;
@@ -43,16 +44,19 @@ mod events_slow;
 mod events_ws;
 mod events_ws_area;
 mod grpc;
+mod grpc_limits;
 mod http;
 mod http_errors;
 mod layout_world;
 mod lifecycle;
+mod live_budget;
 mod meshes_grpc;
 mod meshes_http;
 mod ops;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
+mod tls;
 mod viewer_limits;
 mod worlds;
 mod zones_auth;

@@ -10,10 +10,13 @@
 //! [`Generator::height`] = `getHeightAt` with no flat zones (the shore-adjusted
 //! `computed` height).
 //!
+//! [`colours`] gives the original worker's vertex colours and biome ids.
+//!
 //! [`manifest`] derives the game's flat zones (stations, duel arenas, buildings) from
 //! its manifests.
 
 mod biome;
+pub mod colours;
 mod layers;
 pub mod manifest;
 mod noise;
@@ -21,6 +24,7 @@ mod shore;
 pub mod tile;
 
 pub use biome::{Biome, BiomeCenter, biome_centers};
+pub use colours::{Colours, VertexColour};
 pub use manifest::manifest_zones;
 pub use noise::{Noise, smooth};
 
@@ -70,6 +74,11 @@ impl Hyperscape {
     /// The seeded noise (permutation table and primitives).
     pub fn noise(&self) -> &Noise {
         &self.noise
+    }
+
+    /// The vertex colouring of this seed (its biome centres).
+    pub fn colours(&self) -> Colours {
+        Colours::new(&self.centers)
     }
 
     /// The nine biome centres of this seed, in generation order.
