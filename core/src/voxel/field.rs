@@ -122,14 +122,30 @@ impl Fields {
             (None, r) => {
                 let r = f64::from(r);
                 let (fx, fz) = (x as f64, z as f64);
+                // The warp moves a column by at most a quarter region: far enough from
+                // every edge, the region is known without sampling it.
+                let cell = |c: f64| libm::floor(c / r) as i64;
+                let q = 0.25 * r;
+                if cell(fx - q) == cell(fx + q) && cell(fz - q) == cell(fz + q) {
+                    let h = hash2(self.seed, SALT_REGION, cell(fx), cell(fz));
+                    return self.with_patch(x, z, pick(h));
+                }
                 let wx = fx + 0.25 * r * self.warp_x.get([fx / r, fz / r]);
                 let wz = fz + 0.25 * r * self.warp_z.get([fx / r, fz / r]);
                 let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
                 pick(hash2(self.seed, SALT_REGION, rx, rz))
             }
         };
+        self.with_patch(x, z, primary)
+    }
+
+    /// `primary`, or its secondary biome where the patch noise says so.
+    fn with_patch(&self, x: i64, z: i64, primary: Biome) -> Biome {
+        let c = &self.config;
         let p = c.patch_scale;
-        if self.patch.get([x as f64 / p, z as f64 / p]) > c.patch_threshold {
+        if c.patch_threshold < 1.0
+            && self.patch.get([x as f64 / p, z as f64 / p]) > c.patch_threshold
+        {
             primary.secondary()
         } else {
             primary
