@@ -161,7 +161,11 @@ impl Server {
             warn!(listen = %config.listen, "no TLS (tls_cert, tls_key): requests, answers and the admin token cross the network in clear text; anyone on the path can read or change them");
         }
         let metrics = Arc::new(Metrics::new()?);
-        let events = Arc::new(Events::new(&config.limits, Arc::clone(&metrics)));
+        let events = Arc::new(Events::new(
+            &config.limits,
+            &config.connections,
+            Arc::clone(&metrics),
+        ));
         let compute = Compute::new()?;
         let meshes = Arc::new(MeshCache::new(
             config.limits.mesh_cache_bytes,
@@ -188,6 +192,7 @@ impl Server {
             events,
             lifecycles,
             connections: config.connections,
+            store: Arc::clone(&storage.store),
         });
         let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;

@@ -54,7 +54,7 @@ use super::{
     parse_errors::{ErrorBodies, MAX_HEAD_BYTES, MAX_HEADERS},
     tls::Tls,
 };
-use crate::{api::ApiError, config::ConnectionConfig};
+use crate::{api::ApiError, config::ConnectionConfig, events::ConnectionStreams};
 
 /// How long the loop waits after an accept error that is not the client's (such as
 /// `EMFILE`, too many open files) before accepting again.
@@ -225,8 +225,11 @@ async fn connection<IO: Connection>(
     let service = {
         let started = Arc::clone(&started);
         let body_timeout = config.request_body_timeout;
-        hyper::service::service_fn(move |request: Request<Incoming>| {
+        // This connection's open streams, counted under max_subscriptions_per_connection.
+        let streams = ConnectionStreams::default();
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
             started.notify_one();
+            request.extensions_mut().insert(streams.clone());
             let router = router.clone();
             async move { Ok::<_, Infallible>(call(router, request, body_timeout).await) }
         })

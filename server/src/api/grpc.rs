@@ -24,7 +24,7 @@ use terrain_proto::v1::{
 use tonic::{Code, Request, Status, service::Routes};
 
 use crate::{
-    api::{ApiError, ApiState, RouterError, grpc_mesh, grpc_zones},
+    api::{ApiError, ApiState, RouterError, grpc_blocks, grpc_mesh, grpc_zones},
     config::{ConnectionConfig, Limits},
     query::{BatchNaming, HeightmapRequest, ZoneIds},
     world::World,
@@ -166,6 +166,7 @@ async fn world_message(world: &World) -> pb::World {
             chunk_size: l.layout.chunk_size,
             cell_size: l.layout.cell_size,
         }),
+        voxel: world.voxel().map(grpc_blocks::voxel_parameters),
     }
 }
 
@@ -298,5 +299,19 @@ impl TerrainService for TerrainApi {
         request: Request<pb::GetTileMeshesRequest>,
     ) -> Result<tonic::Response<Self::GetTileMeshesStream>, Status> {
         grpc_mesh::get_many(&self.state, request).await
+    }
+
+    async fn get_chunk_blocks(
+        &self,
+        request: Request<pb::GetChunkBlocksRequest>,
+    ) -> Result<tonic::Response<pb::ChunkBlocks>, Status> {
+        grpc_blocks::get_blocks(&self.state, request).await
+    }
+
+    async fn get_chunk_instances(
+        &self,
+        request: Request<pb::GetChunkInstancesRequest>,
+    ) -> Result<tonic::Response<pb::ChunkInstances>, Status> {
+        grpc_blocks::get_instances(&self.state, request).await
     }
 }

@@ -3,6 +3,8 @@
 //! `Subscribe` streams `Event`s: first `subscribed` (the subscription id and the
 //! world's revision), then the replayed history or a `resync`, then live `tiles`
 //! events; a final `resync` precedes the end of a stream cut off for falling behind.
+//! A stream beyond `max_subscriptions_per_connection` or `max_subscriptions` is
+//! refused at once with `RESOURCE_EXHAUSTED` ([`crate::events::streams`]).
 //! `UpdateSubscription` changes the area of an open stream by its id. The stream
 //! ends (OK) at server shutdown.
 
@@ -20,7 +22,7 @@ use crate::{
     api::ApiError,
     api::ApiState,
     api::grpc::{MessageLimits, remap_oversize},
-    events::{Area, Message, Subscription},
+    events::{Area, ConnectionStreams, Message, StreamKind, Subscription},
 };
 
 /// The area of a request (unset: everything); a refused one names its field.
@@ -58,9 +60,16 @@ impl TerrainEvents for EventsApi {
         &self,
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<EventStream>, Status> {
+        let connection = request.extensions().get::<ConnectionStreams>().cloned();
         let request = request.into_inner();
         let world = self.state.engine.world(&request.world)?;
         let area = area_of(request.area.as_ref())?;
+        let permit = self
+            .state
+            .events
+            .streams()
+            .admit(connection.as_ref(), StreamKind::GrpcEvents)
+            .map_err(ApiError::from)?;
         let sub = Subscription::open(&self.state.events, world, area, request.from_revision)
             .await
             .map_err(ApiError::from)?;
@@ -70,9 +79,10 @@ impl TerrainEvents for EventsApi {
                 revision: sub.revision(),
             })),
         };
-        let rest = stream::unfold(sub, |mut sub| async move {
+        // The permit lives as long as the stream.
+        let rest = stream::unfold((sub, permit), |(mut sub, permit)| async move {
             let message = sub.next().await?;
-            Some((Ok(to_proto(&message)), sub))
+            Some((Ok(to_proto(&message)), (sub, permit)))
         });
         let stream = stream::once(async move { Ok(first) }).chain(rest);
         Ok(Response::new(Box::pin(stream)))

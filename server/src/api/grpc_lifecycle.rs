@@ -10,6 +10,8 @@
 //! answer stream and removes them as its last act. A listener that falls more than the step buffer behind gets a
 //! fresh `snapshot` instead of the steps it missed. Streams end (OK) at shutdown.
 //! Updates need `authorization: Bearer <token>` when an admin token is configured.
+//! A stream beyond `max_subscriptions_per_connection` or `max_subscriptions` (shared
+//! with event subscriptions) is refused at once with `RESOURCE_EXHAUSTED`.
 
 use std::{pin::Pin, sync::Arc};
 
@@ -27,6 +29,7 @@ use crate::{
     api::ApiError,
     api::grpc::{MessageLimits, oversize, remap_oversize},
     api::{ApiState, grpc_layout, grpc_zones::authorize},
+    events::{ConnectionStreams, StreamKind, StreamPermit},
     lifecycle::{
         StepFeed, WorldLifecycle,
         rings::Viewer,
@@ -220,6 +223,8 @@ struct Outbound {
     first: Option<pb::LifecycleEvent>,
     /// Set once the stream ended with an error status.
     failed: bool,
+    /// The stream's place under the stream caps.
+    _permit: StreamPermit,
 }
 
 impl Outbound {
@@ -261,6 +266,13 @@ impl TerrainLifecycle for LifecycleApi {
         request: Request<Streaming<pb::ViewerUpdate>>,
     ) -> Result<Response<EventStream>, Status> {
         authorize(&self.state, request.metadata())?;
+        let connection = request.extensions().get::<ConnectionStreams>().cloned();
+        let permit = self
+            .state
+            .events
+            .streams()
+            .admit(connection.as_ref(), StreamKind::TrackViewers)
+            .map_err(ApiError::from)?;
         let mut inbound = request.into_inner();
         let first = inbound.message().await?.ok_or_else(|| {
             ApiError::invalid("world", "the stream ended before its first update")
@@ -288,6 +300,7 @@ impl TerrainLifecycle for LifecycleApi {
             _reader: ended.drop_guard(),
             first: Some(snapshot),
             failed: false,
+            _permit: permit,
         };
         let stream = stream::unfold(outbound, |mut out| async move {
             let event = out.next().await?;

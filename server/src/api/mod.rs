@@ -6,6 +6,7 @@
 //! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
 //!   [`http_zones`]: the flat-zone routes.
 //! - [`http_mesh`], [`grpc_mesh`]: tile meshes (JSON, glb, packed protobuf).
+//! - [`http_blocks`], [`grpc_blocks`]: a voxel world's chunk blocks and instances.
 //! - [`error`]: the one mapping from error classes to gRPC codes and HTTP statuses.
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
@@ -17,6 +18,7 @@
 //!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
 //!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
+//! - [`http_admin`]: `GET /v1/admin/backup`, a consistent snapshot of the store.
 //! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
 //!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
 //!   (`terrain.v1.TerrainLifecycle`).
@@ -30,6 +32,7 @@ pub mod body;
 pub mod conn;
 pub mod error;
 pub mod grpc;
+pub mod grpc_blocks;
 pub mod grpc_events;
 pub mod grpc_layout;
 pub mod grpc_lifecycle;
@@ -37,6 +40,8 @@ pub mod grpc_mesh;
 pub mod grpc_zones;
 pub mod health;
 pub mod http;
+pub mod http_admin;
+pub mod http_blocks;
 pub mod http_layout;
 pub mod http_lifecycle;
 pub mod http_mesh;
@@ -67,6 +72,7 @@ use crate::{
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
     query::QueryEngine,
+    store::ZoneStore,
 };
 
 pub use error::ApiError;
@@ -86,6 +92,8 @@ pub struct ApiState {
     pub lifecycles: Arc<Lifecycles>,
     /// Connection and gRPC message limits.
     pub connections: ConnectionConfig,
+    /// The zone store, for backups.
+    pub store: Arc<ZoneStore>,
 }
 
 impl ApiState {

@@ -32,6 +32,8 @@ mod connections;
 mod requests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_voxel;
 
 use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
 
@@ -268,7 +270,18 @@ impl Config {
                     .unwrap_or(defaults.connections.max_connections),
                 grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
                 grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
-                ..defaults.connections
+                http2_keepalive_interval: settings
+                    .http2_keepalive_interval
+                    .unwrap_or(defaults.connections.http2_keepalive_interval),
+                http2_keepalive_timeout: settings
+                    .http2_keepalive_timeout
+                    .unwrap_or(defaults.connections.http2_keepalive_timeout),
+                max_subscriptions_per_connection: settings
+                    .max_subscriptions_per_connection
+                    .unwrap_or(defaults.connections.max_subscriptions_per_connection),
+                max_subscriptions: settings
+                    .max_subscriptions
+                    .unwrap_or(defaults.connections.max_subscriptions),
             },
             requests: RequestLimits {
                 max_in_flight: settings
@@ -364,6 +377,13 @@ impl Config {
             }
             if let Err(e) = WorldGenerator::new(world.generator, world.seed) {
                 return Err(world::generator_error(i, &e));
+            }
+            world::check_voxel(i, world.generator, world.voxel.as_ref())?;
+            if world.generator == terrain_core::GeneratorKind::Voxel && world.layout.is_some() {
+                return Err(ConfigError::invalid(
+                    format!("worlds[{i}].layout"),
+                    "a voxel world has no layout layer (its heights are whole blocks)",
+                ));
             }
             if world.spawn.is_empty() {
                 return Err(ConfigError::invalid(

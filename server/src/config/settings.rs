@@ -110,6 +110,31 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub grpc_max_encoding_message_size: Option<usize>,
 
+    /// Period of the HTTP/2 keep-alive ping, sent once a connection has been silent
+    /// that long [default: 20s].
+    #[arg(long, env = "TERRAIN_HTTP2_KEEPALIVE_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub http2_keepalive_interval: Option<Duration>,
+
+    /// Time an HTTP/2 ping may go unanswered before the connection is closed with its
+    /// streams (and the viewers of its TrackViewers streams) [default: 20s].
+    #[arg(long, env = "TERRAIN_HTTP2_KEEPALIVE_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub http2_keepalive_timeout: Option<Duration>,
+
+    /// Most open streams (gRPC Subscribe, WebSocket event subscriptions,
+    /// TrackViewers) on one connection; one more is refused at once with
+    /// RESOURCE_EXHAUSTED (WebSocket: 503); at most 1000000 [default: 100].
+    #[arg(long, env = "TERRAIN_MAX_SUBSCRIPTIONS_PER_CONNECTION", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_subscriptions_per_connection: Option<usize>,
+
+    /// Most open streams on the whole server, as for
+    /// --max-subscriptions-per-connection; at most 1000000 [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_SUBSCRIPTIONS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_subscriptions: Option<usize>,
+
     /// PEM certificate chain for TLS on both surfaces (with --tls-key) [default: none,
     /// plain TCP].
     #[arg(long, env = "TERRAIN_TLS_CERT", value_name = "FILE")]

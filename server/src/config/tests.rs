@@ -348,7 +348,7 @@ fn flag_worlds_are_validated_like_file_worlds() {
         Config::load(&cli).unwrap_err().to_string(),
         r#"worlds[1].id: duplicate world id "a""#
     );
-    let cli = Cli::try_parse_from(["terrain-server", "--world", "a:voxel"]).unwrap();
+    let cli = Cli::try_parse_from(["terrain-server", "--world", "a:cubes"]).unwrap();
     assert!(
         Config::load(&cli)
             .unwrap_err()
@@ -556,8 +556,8 @@ fn decoding_errors_read_in_the_configs_words() {
             "worlds[0].generator: missing (required)",
         ),
         (
-            "[[worlds]]\nid = \"a\"\ngenerator = \"voxel\"",
-            "worlds[0].generator: unknown generator \"voxel\", expected one of: hyperscape, osrs",
+            "[[worlds]]\nid = \"a\"\ngenerator = \"cubes\"",
+            "worlds[0].generator: unknown generator \"cubes\", expected one of: hyperscape, osrs, voxel",
         ),
         (
             "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\n[worlds.layout]\npattern = \"spiral\"",
