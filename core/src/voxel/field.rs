@@ -130,8 +130,8 @@ impl Fields {
                     let h = hash2(self.seed, SALT_REGION, cell(fx), cell(fz));
                     return self.with_patch(x, z, pick(h));
                 }
-                let wx = fx + 0.25 * r * self.warp_x.get([fx / r, fz / r]);
-                let wz = fz + 0.25 * r * self.warp_z.get([fx / r, fz / r]);
+                let wx = fx + q * self.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let wz = fz + q * self.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
                 let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
                 pick(hash2(self.seed, SALT_REGION, rx, rz))
             }
@@ -155,4 +155,33 @@ impl Fields {
 
 fn pick(h: u64) -> Biome {
     Biome::ALL[(h % Biome::ALL.len() as u64) as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipping_the_region_warp_far_from_edges_changes_no_biome() {
+        let config = VoxelConfig {
+            biome_region: 64,
+            patch_threshold: 1.0,
+            ..VoxelConfig::default()
+        };
+        let f = Fields::new(5, config);
+        let r = 64.0;
+        for z in -100..100i64 {
+            for x in (-100..100i64).step_by(7) {
+                let (fx, fz) = (x as f64, z as f64);
+                let wx = fx + 16.0 * f.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let wz = fz + 16.0 * f.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
+                assert_eq!(
+                    f.biome(x, z),
+                    pick(hash2(5, SALT_REGION, rx, rz)),
+                    "({x}, {z})"
+                );
+            }
+        }
+    }
 }
