@@ -8,7 +8,7 @@
 use super::Voxel;
 use super::block::BlockKind;
 use super::field::hash3;
-use super::volume::Volume;
+use super::volume::{Padded, Volume};
 
 /// The visible blocks of one kind.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,8 +47,12 @@ pub fn base_colour(kind: BlockKind) -> [f64; 3] {
 
 /// The jittered colour of a `kind` block at `(x, y, z)` in world `seed`.
 pub fn instance_colour(seed: u32, kind: BlockKind, x: i64, y: i64, z: i64) -> [f32; 3] {
+    jittered(base_colour(kind), seed, kind, x, y, z)
+}
+
+fn jittered(base: [f64; 3], seed: u32, kind: BlockKind, x: i64, y: i64, z: i64) -> [f32; 3] {
     let k = 1.0 + (hash3(seed, x, y, z) * 2.0 - 1.0) * f64::from(kind.info().jitter);
-    base_colour(kind).map(|c| (c * k).clamp(0.0, 1.0) as f32)
+    base.map(|c| (c * k).clamp(0.0, 1.0) as f32)
 }
 
 impl Volume {
@@ -86,22 +90,35 @@ impl Voxel {
                 colours: Vec::new(),
             })
             .collect();
+        let bases: Vec<[f64; 3]> = BlockKind::ALL.iter().map(|&k| base_colour(k)).collect();
         let (mut visible, mut total) = (0, 0);
+        let pad = Padded::new(volume, x0, z0, w, d);
+        let [sx, sy, sz] = pad.stride;
+        let occludes = |i: isize| pad.blocks[i as usize].occludes();
         for z in z0..z0 + d as i64 {
             for x in x0..x0 + w as i64 {
+                let base = pad.index(x, 0, z) as isize;
                 for y in 0..volume.h as i64 {
-                    let kind = volume.get(x, y, z);
+                    let i = base + y as isize;
+                    let kind = pad.blocks[i as usize];
                     if kind == BlockKind::Air {
                         continue;
                     }
                     total += 1;
-                    if volume.hidden(x, y, z) {
+                    let hidden = occludes(i + sx)
+                        && occludes(i - sx)
+                        && occludes(i + sy)
+                        && occludes(i - sy)
+                        && occludes(i + sz)
+                        && occludes(i - sz);
+                    if hidden {
                         continue;
                     }
                     visible += 1;
                     let k = &mut kinds[usize::from(kind.id())];
                     k.positions.push([x as i32, y as i32, z as i32]);
-                    k.colours.push(instance_colour(self.seed(), kind, x, y, z));
+                    let base = bases[usize::from(kind.id())];
+                    k.colours.push(jittered(base, self.seed(), kind, x, y, z));
                 }
             }
         }

@@ -122,14 +122,30 @@ impl Fields {
             (None, r) => {
                 let r = f64::from(r);
                 let (fx, fz) = (x as f64, z as f64);
-                let wx = fx + 0.25 * r * self.warp_x.get([fx / r, fz / r]);
-                let wz = fz + 0.25 * r * self.warp_z.get([fx / r, fz / r]);
+                // The warp moves a column by at most a quarter region: far enough from
+                // every edge, the region is known without sampling it.
+                let cell = |c: f64| libm::floor(c / r) as i64;
+                let q = 0.25 * r;
+                if cell(fx - q) == cell(fx + q) && cell(fz - q) == cell(fz + q) {
+                    let h = hash2(self.seed, SALT_REGION, cell(fx), cell(fz));
+                    return self.with_patch(x, z, pick(h));
+                }
+                let wx = fx + q * self.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let wz = fz + q * self.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
                 let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
                 pick(hash2(self.seed, SALT_REGION, rx, rz))
             }
         };
+        self.with_patch(x, z, primary)
+    }
+
+    /// `primary`, or its secondary biome where the patch noise says so.
+    fn with_patch(&self, x: i64, z: i64, primary: Biome) -> Biome {
+        let c = &self.config;
         let p = c.patch_scale;
-        if self.patch.get([x as f64 / p, z as f64 / p]) > c.patch_threshold {
+        if c.patch_threshold < 1.0
+            && self.patch.get([x as f64 / p, z as f64 / p]) > c.patch_threshold
+        {
             primary.secondary()
         } else {
             primary
@@ -139,4 +155,33 @@ impl Fields {
 
 fn pick(h: u64) -> Biome {
     Biome::ALL[(h % Biome::ALL.len() as u64) as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipping_the_region_warp_far_from_edges_changes_no_biome() {
+        let config = VoxelConfig {
+            biome_region: 64,
+            patch_threshold: 1.0,
+            ..VoxelConfig::default()
+        };
+        let f = Fields::new(5, config);
+        let r = 64.0;
+        for z in -100..100i64 {
+            for x in (-100..100i64).step_by(7) {
+                let (fx, fz) = (x as f64, z as f64);
+                let wx = fx + 16.0 * f.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let wz = fz + 16.0 * f.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
+                assert_eq!(
+                    f.biome(x, z),
+                    pick(hash2(5, SALT_REGION, rx, rz)),
+                    "({x}, {z})"
+                );
+            }
+        }
+    }
 }

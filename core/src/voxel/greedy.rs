@@ -12,7 +12,7 @@
 
 use super::block::BlockKind;
 use super::cull::base_colour;
-use super::volume::Volume;
+use super::volume::{Padded, Volume};
 
 /// Triangles of one part of a voxel mesh, world metres.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -58,7 +58,11 @@ pub(crate) fn mesh(volume: &Volume, x0: i64, z0: i64, w: usize, d: usize) -> Vox
     let mut out = VoxelMesh::default();
     let lo = [x0, 0, z0];
     let size = [w, volume.h, d];
-    let block = |p: [i64; 3]| volume.get(p[0], p[1], p[2]);
+    let pad = Padded::new(volume, x0, z0, w, d);
+    let bases: Vec<[f32; 3]> = BlockKind::ALL
+        .iter()
+        .map(|&k| base_colour(k).map(|c| c as f32))
+        .collect();
     for n in 0..3 {
         // (u, v) with u x v = +n.
         let (u, v) = match n {
@@ -70,17 +74,18 @@ pub(crate) fn mesh(volume: &Volume, x0: i64, z0: i64, w: usize, d: usize) -> Vox
             let mut normal = [0.0f32; 3];
             normal[n] = sign as f32;
             let mut mask = vec![BlockKind::Air; size[u] * size[v]];
+            let step = pad.stride[n] * sign as isize;
             for s in 0..size[n] {
                 for iv in 0..size[v] {
+                    let mut p = lo;
+                    p[n] += s as i64;
+                    p[v] += iv as i64;
+                    let row = pad.index(p[0], p[1], p[2]);
                     for iu in 0..size[u] {
-                        let mut p = lo;
-                        p[n] += s as i64;
-                        p[u] += iu as i64;
-                        p[v] += iv as i64;
-                        let a = block(p);
-                        let mut q = p;
-                        q[n] += sign;
-                        mask[iv * size[u] + iu] = if face_visible(a, block(q)) {
+                        let i = row + iu * pad.stride[u] as usize;
+                        let a = pad.blocks[i];
+                        let b = pad.blocks[(i as isize + step) as usize];
+                        mask[iv * size[u] + iu] = if face_visible(a, b) {
                             out.visible_faces += 1;
                             a
                         } else {
@@ -106,7 +111,7 @@ pub(crate) fn mesh(volume: &Volume, x0: i64, z0: i64, w: usize, d: usize) -> Vox
                     if sign < 0 {
                         corners.reverse();
                     }
-                    let colour = base_colour(kind).map(|c| c as f32);
+                    let colour = bases[usize::from(kind.id())];
                     let part = if kind.occludes() {
                         &mut out.opaque
                     } else {

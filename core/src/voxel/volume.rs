@@ -83,6 +83,43 @@ impl Volume {
     }
 }
 
+/// The blocks of a rectangle and a one-block ring around it (the volume's beyond it
+/// as [`Volume::get`] says) in one flat array, for neighbour reads by index.
+pub(crate) struct Padded {
+    pub blocks: Vec<BlockKind>,
+    /// Index steps of +x, +y, +z.
+    pub stride: [isize; 3],
+    x0: i64,
+    z0: i64,
+}
+
+impl Padded {
+    pub fn new(v: &Volume, x0: i64, z0: i64, w: usize, d: usize) -> Padded {
+        let (pw, ph, pd) = (w + 2, v.h + 2, d + 2);
+        let mut blocks = Vec::with_capacity(pw * ph * pd);
+        for z in z0 - 1..z0 + d as i64 + 1 {
+            for x in x0 - 1..x0 + w as i64 + 1 {
+                for y in -1..v.h as i64 + 1 {
+                    blocks.push(v.get(x, y, z));
+                }
+            }
+        }
+        Padded {
+            blocks,
+            stride: [ph as isize, 1, (pw * ph) as isize],
+            x0,
+            z0,
+        }
+    }
+
+    /// The index of world `(x, y, z)` (within the rectangle or its ring).
+    pub fn index(&self, x: i64, y: i64, z: i64) -> usize {
+        let [sx, sy, sz] = self.stride;
+        ((x - self.x0 + 1) as isize * sx + (y + 1) as isize * sy + (z - self.z0 + 1) as isize * sz)
+            as usize
+    }
+}
+
 fn fill_column(out: &mut [BlockKind], c: &ColumnData, sea: i32) {
     let g = c.ground as usize;
     for (y, b) in out.iter_mut().enumerate().take(g) {
