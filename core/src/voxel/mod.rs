@@ -34,8 +34,7 @@ pub use field::{RIVER_MAX_RISE, hash3};
 pub(crate) use greedy::mesh as greedy_mesh;
 pub use greedy::{MeshPart, VoxelMesh, face_visible};
 pub use stats::AreaStats;
-pub(crate) use volume::Volume;
-pub use volume::{Chunk, Column, DECORATION_REACH};
+pub use volume::{Chunk, Column, DECORATION_REACH, Volume};
 
 use std::ops::Range;
 
