@@ -71,6 +71,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .merge(super::http_zones::routes())
         .merge(super::http_mesh::routes())
         .merge(super::http_lifecycle::routes())
+        .merge(super::http_map::routes(&state))
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }
