@@ -3,7 +3,10 @@
 //! | route | answer |
 //! | --- | --- |
 //! | `GET /v1/worlds/{world}/map/{z}/{x}/{y}.png` | a 256 x 256 PNG, hill-shaded and coloured as the game colours the world (projection: [`crate::map::render`]) |
-//! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "entries": [{"label", "rgb"}]}` |
+//! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "tileGrid": {"size", "resolution", "centred"}, "entries": [{"label", "rgb"}]}` |
+//! | `GET /v1/worlds/{world}/map/viewers` | `{"sequence", "viewers": [{"id", "x", "z", "viewWidth", "viewDepth", "rings": {"sim", "spawn", "active"}}]}`, each ring `[minTx, minTz, maxTx, maxTz]` (inclusive), by id |
+//! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map) |
+//! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet and three.js, embedded in the binary |
 //!
 //! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:v<version>"`, the version being
 //! the largest version of the mesh tiles the map tile reads, and `Cache-Control:
@@ -31,6 +34,7 @@ use crate::{
         ApiError, ApiState,
         http::{CACHE_HEADER, REVISION_HEADER},
     },
+    lifecycle::rings::TileRect,
     map::{MAP_CACHE_BYTES, MAX_ZOOM, MIN_ZOOM, MapCache, MapTile, TILE_PIXELS, etag, palette},
 };
 
@@ -45,6 +49,11 @@ pub fn routes(state: &ApiState) -> Router<Arc<ApiState>> {
     Router::new()
         .route("/v1/worlds/{world}/map/{z}/{x}/{file}", get(map_tile))
         .route("/v1/worlds/{world}/map/legend", get(legend))
+        .route("/v1/worlds/{world}/map/viewers", get(viewers))
+        .route("/map", get(page))
+        .route("/map/", get(page))
+        .route("/map/{world}", get(page))
+        .route("/map/assets/{*path}", get(asset))
         .layer(Extension(cache))
 }
 
@@ -122,7 +131,15 @@ struct LegendBody {
     tile_pixels: usize,
     metres_per_pixel_at_zoom0: f64,
     water_threshold: Option<f64>,
+    tile_grid: TileGridBody,
     entries: Vec<LegendEntryBody>,
+}
+
+#[derive(Debug, Serialize)]
+struct TileGridBody {
+    size: f64,
+    resolution: u32,
+    centred: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -158,13 +175,222 @@ async fn legend(
         tile_pixels: TILE_PIXELS,
         metres_per_pixel_at_zoom0: crate::map::render::metres_per_pixel(MIN_ZOOM),
         water_threshold,
+        tile_grid: {
+            let g = world.tile_grid();
+            TileGridBody {
+                size: g.size,
+                resolution: g.resolution,
+                centred: g.centred,
+            }
+        },
         entries,
     }))
+}
+
+#[derive(Debug, Serialize)]
+struct ViewersBody {
+    sequence: u64,
+    viewers: Vec<ViewerBody>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ViewerBody {
+    id: String,
+    x: f64,
+    z: f64,
+    view_width: f64,
+    view_depth: f64,
+    rings: RingsBody,
+}
+
+#[derive(Debug, Serialize)]
+struct RingsBody {
+    sim: [i64; 4],
+    spawn: [i64; 4],
+    active: [i64; 4],
+}
+
+async fn viewers(
+    State(state): State<Arc<ApiState>>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Json<ViewersBody>, ApiError> {
+    let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
+    let (sequence, list) = state.lifecycle(&world)?.viewers();
+    let rect = |r: &TileRect| [r.x0, r.z0, r.x1, r.z1];
+    let viewers = list
+        .into_iter()
+        .map(|(v, rings)| ViewerBody {
+            id: v.id,
+            x: v.x,
+            z: v.z,
+            view_width: v.view_width,
+            view_depth: v.view_depth,
+            rings: RingsBody {
+                sim: rect(&rings[0]),
+                spawn: rect(&rings[1]),
+                active: rect(&rings[2]),
+            },
+        })
+        .collect();
+    Ok(Json(ViewersBody { sequence, viewers }))
+}
+
+/// The page's files: path under `/map/assets/`, content type, bytes.
+const ASSETS: &[(&str, &str, &[u8])] = &[
+    ("map.js", JS, include_bytes!("../../assets/map/map.js")),
+    (
+        "view3d.js",
+        JS,
+        include_bytes!("../../assets/map/view3d.js"),
+    ),
+    ("map.css", CSS, include_bytes!("../../assets/map/map.css")),
+    (
+        "vendor/leaflet/leaflet.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/leaflet/leaflet.js"),
+    ),
+    (
+        "vendor/leaflet/leaflet.css",
+        CSS,
+        include_bytes!("../../assets/map/vendor/leaflet/leaflet.css"),
+    ),
+    (
+        "vendor/leaflet/LICENSE",
+        TEXT,
+        include_bytes!("../../assets/map/vendor/leaflet/LICENSE"),
+    ),
+    (
+        "vendor/leaflet/images/layers.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/layers.png"),
+    ),
+    (
+        "vendor/leaflet/images/layers-2x.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/layers-2x.png"),
+    ),
+    (
+        "vendor/leaflet/images/marker-icon.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/marker-icon.png"),
+    ),
+    (
+        "vendor/leaflet/images/marker-icon-2x.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/marker-icon-2x.png"),
+    ),
+    (
+        "vendor/leaflet/images/marker-shadow.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/marker-shadow.png"),
+    ),
+    (
+        "vendor/three/three.module.min.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/three.module.min.js"),
+    ),
+    (
+        "vendor/three/three.core.min.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/three.core.min.js"),
+    ),
+    (
+        "vendor/three/LICENSE",
+        TEXT,
+        include_bytes!("../../assets/map/vendor/three/LICENSE"),
+    ),
+    (
+        "vendor/three/addons/controls/OrbitControls.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/addons/controls/OrbitControls.js"),
+    ),
+    (
+        "vendor/three/addons/loaders/GLTFLoader.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/addons/loaders/GLTFLoader.js"),
+    ),
+    (
+        "vendor/three/addons/utils/BufferGeometryUtils.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/addons/utils/BufferGeometryUtils.js"),
+    ),
+];
+
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const TEXT: &str = "text/plain; charset=utf-8";
+const PNG: &str = "image/png";
+
+/// The page: the same document for the picker and a world's map (its script reads
+/// the path).
+const PAGE: &str = include_str!("../../assets/map/index.html");
+
+async fn page() -> Response {
+    (
+        [(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        )],
+        PAGE,
+    )
+        .into_response()
+}
+
+async fn asset(path: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
+    let Path(path) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
+    let (_, content_type, bytes) = ASSETS
+        .iter()
+        .find(|(name, _, _)| *name == path)
+        .ok_or_else(|| ApiError::NoRoute(format!("GET /map/assets/{path}")))?;
+    let head = [
+        (CONTENT_TYPE, HeaderValue::from_static(content_type)),
+        (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+    ];
+    Ok((head, *bytes).into_response())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_asset_file_is_served_and_every_served_asset_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/map");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    let rel = path
+                        .strip_prefix(&root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .to_string();
+                    files.push(rel);
+                }
+            }
+        }
+        files.retain(|f| f != "index.html");
+        files.sort();
+        let mut served: Vec<String> = ASSETS.iter().map(|(p, _, _)| p.to_string()).collect();
+        served.sort();
+        assert_eq!(files, served);
+        for (path, _, bytes) in ASSETS {
+            assert!(!bytes.is_empty(), "{path}");
+        }
+        // The page names only served assets.
+        for src in PAGE.split("/map/assets/").skip(1) {
+            let name = src.split(['"', '\'']).next().unwrap();
+            assert!(
+                name.ends_with('/') || ASSETS.iter().any(|(p, _, _)| *p == name),
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn if_none_match_lists_and_weak_tags() {

@@ -148,3 +148,59 @@ async fn bad_tiles_are_refused_naming_the_field() {
     assert_eq!(legend["waterThreshold"], 9.0);
     assert!(legend["entries"].as_array().unwrap().len() > 5);
 }
+
+#[tokio::test]
+async fn the_page_its_assets_and_the_viewers_are_served() {
+    let server = TestServer::start().await;
+    for (path, content_type) in [
+        ("/map", "text/html"),
+        ("/map/main", "text/html"),
+        ("/map/assets/map.js", "text/javascript"),
+        ("/map/assets/vendor/leaflet/leaflet.js", "text/javascript"),
+        (
+            "/map/assets/vendor/three/three.module.min.js",
+            "text/javascript",
+        ),
+    ] {
+        let response = server.http.get(server.url(path)).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        let got = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(got.starts_with(content_type), "{path}: {got}");
+    }
+    let (status, _) = server.get("/map/assets/nope.js").await;
+    assert_eq!(status.as_u16(), 404);
+
+    let body = json!({"x": 10.0, "z": -20.0, "viewWidth": 100.0, "viewDepth": 100.0});
+    let (status, rings) = server
+        .put_json("/v1/worlds/main/viewers/eye", &body, None)
+        .await;
+    assert!(status.is_success(), "{rings}");
+    let (status, answer) = server.get("/v1/worlds/main/map/viewers").await;
+    assert_eq!(status.as_u16(), 200);
+    let v = &answer["viewers"][0];
+    assert_eq!(
+        (v["id"].as_str(), num(&v["x"]), num(&v["z"])),
+        (Some("eye"), 10.0, -20.0)
+    );
+    // The ring rectangles cover the ring tile sets the PUT answered.
+    for ring in ["sim", "spawn", "active"] {
+        let r: Vec<i64> = v["rings"][ring]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_i64().unwrap())
+            .collect();
+        let tiles = rings[ring].as_array().unwrap();
+        assert!(!tiles.is_empty(), "{ring}");
+        for t in tiles {
+            let (tx, tz) = (t[0].as_i64().unwrap(), t[1].as_i64().unwrap());
+            assert!(
+                r[0] <= tx && tx <= r[2] && r[1] <= tz && tz <= r[3],
+                "{ring} {t}"
+            );
+        }
+    }
+}
