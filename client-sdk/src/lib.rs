@@ -14,6 +14,9 @@
 //! - [`Subscription`]: an event stream that reconnects and resumes from the last
 //!   revision it delivered, so every event arrives exactly once and in order, and
 //!   that surfaces or performs a `resync`.
+//! - Voxel worlds (`blocks.rs`): [`TerrainClient::chunk_blocks`] and
+//!   [`TerrainClient::chunk_instances`]; [`LocalTerrain::chunk`] builds the same blocks
+//!   locally.
 //! - [`LocalTerrain`]: the world's terrain in-process, following the event stream,
 //!   answering `height_at` with the server's exact bits at [`LocalTerrain::revision`].
 //!
@@ -27,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+mod blocks;
 mod client;
 mod error;
 mod events;
@@ -38,6 +42,7 @@ mod subscription;
 mod types;
 mod zones;
 
+pub use blocks::{ChunkBlocks, ChunkColumn, ChunkInstances, KindInstances};
 pub use client::{BearerAuth, CONNECTION_WINDOW, ClientBuilder, STREAM_WINDOW, TerrainClient};
 pub use error::ClientError;
 pub use events::{Area, CauseKind, EventStream, StreamMessage, TileEvent};
@@ -45,7 +50,7 @@ pub use lifecycle::{
     CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Tile, TileChange, TileSets,
     TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
-pub use mesh::TileMesh;
+pub use mesh::{MeshPart, TileMesh};
 pub use replica::{LocalTerrain, Snapshot, build_terrain};
 pub use retry::RetryPolicy;
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
@@ -54,6 +59,6 @@ pub use terrain_core::{
     zones::{Shape, ZoneHeight, ZoneSpec},
 };
 pub use types::{
-    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, WorldInfo, WorldLayout,
-    ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
+    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, VoxelInfo, WorldInfo,
+    WorldLayout, ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
 };

@@ -1,5 +1,6 @@
 //! Tile mesh calls of [`TerrainClient`]: the packed little-endian arrays of
-//! `terrain.v1.TileMesh` decoded into plain vectors.
+//! `terrain.v1.TileMesh` decoded into plain vectors. A voxel world's chunk mesh has
+//! `resolution` 0, per-vertex `colours` and a `transparent` part.
 
 use futures::TryStreamExt;
 use terrain_proto::v1;
@@ -27,6 +28,24 @@ pub struct TileMesh {
     pub indices: Vec<u32>,
     /// The world's revision when the mesh was served.
     pub revision: u64,
+    /// Voxel chunks: linear RGB `r, g, b` per vertex (empty for heightfield tiles).
+    pub colours: Vec<f32>,
+    /// Voxel chunks: the transparent kinds' part.
+    pub transparent: Option<MeshPart>,
+    /// Voxel chunks: greedy quads, and the visible block faces they cover.
+    pub quads: u64,
+    pub visible_faces: u64,
+}
+
+/// A voxel chunk mesh's transparent part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshPart {
+    /// `x, y, z` per vertex, relative to the mesh's `placement`.
+    pub positions: Vec<f32>,
+    pub normals: Vec<f32>,
+    /// Linear RGB `r, g, b` per vertex.
+    pub colours: Vec<f32>,
+    pub indices: Vec<u32>,
 }
 
 fn f32s(bytes: &[u8], what: &str) -> Result<Vec<f32>, ClientError> {
@@ -90,6 +109,18 @@ impl TryFrom<v1::TileMesh> for TileMesh {
             normals: f32s(&m.normals, "normals")?,
             indices: indices(&m.indices, m.index_format)?,
             revision: m.revision,
+            colours: f32s(&m.colours, "colours")?,
+            transparent: match m.transparent {
+                None => None,
+                Some(p) => Some(MeshPart {
+                    positions: f32s(&p.positions, "transparent.positions")?,
+                    normals: f32s(&p.normals, "transparent.normals")?,
+                    colours: f32s(&p.colours, "transparent.colours")?,
+                    indices: indices(&p.indices, v1::IndexFormat::U32.into())?,
+                }),
+            },
+            quads: m.quads,
+            visible_faces: m.visible_faces,
         })
     }
 }

@@ -53,6 +53,13 @@ impl Snapshot {
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
         self.terrain.height(x, z)
     }
+
+    /// A voxel world's chunk `(cx, cz)` with the flat zones of this revision: the
+    /// blocks the server's `GetChunkBlocks` answers, bit for bit. `None` for other
+    /// worlds.
+    pub fn chunk(&self, cx: i64, cz: i64) -> Option<terrain_core::voxel::Chunk> {
+        self.terrain.voxel_chunk(cx, cz)
+    }
 }
 
 /// Where the follower is: the published revision, or why it stopped for good.
@@ -104,11 +111,16 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
             })
         }
     };
+    let voxel = match &world.voxel {
+        Some(v) => Some(v.config()?),
+        None => None,
+    };
     let spec = WorldSpec {
         generator,
         seed: world.seed,
         overlap,
         layout,
+        voxel,
     };
     let entries = zones.zones.iter().map(|e| (e.zone.clone(), e.revision));
     terrain_core::build_terrain(&spec, entries).map_err(|e| bad(e.field(), e.to_string()))
@@ -169,6 +181,12 @@ impl LocalTerrain {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .height_at(x, z)
+    }
+
+    /// A voxel world's chunk `(cx, cz)` at the current revision (see
+    /// [`Snapshot::chunk`]); `None` for other worlds.
+    pub fn chunk(&self, cx: i64, cz: i64) -> Option<terrain_core::voxel::Chunk> {
+        self.snapshot().chunk(cx, cz)
     }
 
     /// The height at `(x, z)` and the zone that decided it.

@@ -13,7 +13,7 @@ use crate::ClientError;
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorldInfo {
     pub id: String,
-    /// `"hyperscape"` or `"osrs"`.
+    /// `"hyperscape"`, `"osrs"` or `"voxel"`.
     pub generator: String,
     pub seed: u32,
     /// Edge length of one mesh tile, in world units.
@@ -28,6 +28,30 @@ pub struct WorldInfo {
     pub zones: u64,
     /// The layout layer, for worlds with one.
     pub layout: Option<WorldLayout>,
+    /// A voxel world's generator parameters.
+    pub voxel: Option<VoxelInfo>,
+}
+
+/// A voxel world's generator parameters, as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoxelInfo {
+    pub max_height: u32,
+    pub sea_level: u32,
+    pub erosion_iterations: u32,
+    pub talus_threshold: u32,
+    /// Empty: chosen per very large region from the seed.
+    pub primary_biome: String,
+    /// Every parameter as JSON (`[worlds.voxel]` keys): what
+    /// [`VoxelInfo::config`] decodes for a local replica.
+    pub config_json: String,
+}
+
+impl VoxelInfo {
+    /// The full generator configuration, as the server built the world with.
+    pub fn config(&self) -> Result<terrain_core::voxel::VoxelConfig, ClientError> {
+        serde_json::from_str(&self.config_json)
+            .map_err(|e| ClientError::Protocol(format!("voxel.config_json: {e}")))
+    }
 }
 
 /// A world's layout layer, as listed: with the world's generator and seed, everything
@@ -58,6 +82,14 @@ impl From<v1::World> for WorldInfo {
                 spokes: l.spokes,
                 chunk_size: l.chunk_size,
                 cell_size: l.cell_size,
+            }),
+            voxel: w.voxel.map(|v| VoxelInfo {
+                max_height: v.max_height,
+                sea_level: v.sea_level,
+                erosion_iterations: v.erosion_iterations,
+                talus_threshold: v.talus_threshold,
+                primary_biome: v.primary_biome,
+                config_json: v.config_json,
             }),
         }
     }

@@ -4,11 +4,13 @@
 //! with it and the client SDK links it to answer the same queries locally, bit for bit.
 //!
 //! - [`generator`]: the [`Generator`] abstraction and the concrete generators
-//!   ([`generator::hyperscape`], [`generator::osrs`]), plus [`WorldGenerator`], the
+//!   ([`generator::hyperscape`], [`generator::osrs`], [`voxel`]), plus [`WorldGenerator`], the
 //!   closed set a world can be configured with.
 //! - [`layout`]: the optional hub / spoke layout layer: hubs per chunk, corridors
 //!   between them and the hub / spoke / wilds classification.
 //! - [`mesh`]: tile meshes and the height of the served surface.
+//! - [`voxel`]: the voxel block world ([`voxel::Voxel`]): chunks of blocks, their
+//!   binary form, culled instances and greedy meshes.
 //! - [`zones`]: flat zones, their spatial index and the overlap rules.
 //! - [`terrain`]: [`Terrain`], a generator with its zones on top: the height every
 //!   party must agree on.
@@ -22,6 +24,7 @@ pub mod mesh;
 pub mod names;
 pub mod terrain;
 pub mod tile;
+pub mod voxel;
 pub mod world;
 pub mod zones;
 

@@ -124,7 +124,7 @@ mod tests {
                 .parse::<GeneratorKind>()
                 .unwrap_err()
                 .to_string(),
-            "unknown generator \"minecraft\", expected one of: hyperscape, osrs"
+            "unknown generator \"minecraft\", expected one of: hyperscape, osrs, voxel"
         );
         let err = serde_json::from_str::<Pattern>("\"spiral\"").unwrap_err();
         assert!(

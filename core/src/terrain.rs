@@ -12,11 +12,20 @@ use std::sync::Arc;
 
 use crate::generator::{Generator, Grid, WorldGenerator};
 use crate::layout::LayoutGround;
+use crate::voxel::{self, Chunk, Instances, MAX_CHUNK, Voxel, VoxelMesh, block_top};
 use crate::zones::{FlatZone, Reach, ZoneSet, set::Lookup};
 
 /// How far from a point the generator may sample (hyperscape's shoreline reads four
 /// neighbours 1 m away), so how close a zone must be to matter off its own reach.
 const SAMPLE_REACH: f64 = 1.0;
+
+/// Voxel worlds read zones at column centres; a column's height reads its four
+/// neighbours' (1 m away: the coast rule), so a zone within this of the centre matters.
+const VOXEL_REACH: f64 = 1.5;
+
+/// The margin around a point (rather than its column's centre, up to 0.71 m away)
+/// within which a zone may matter to a voxel column.
+const VOXEL_POINT_REACH: f64 = VOXEL_REACH + 1.0;
 
 /// The height at a point and what decided it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,7 +105,14 @@ impl Terrain {
     /// The height at `(x, z)` and the zone (if any) that decided it: a zone's value
     /// where one reaches the point (ALGORITHM.md §6.6 step 1), else the generator's
     /// height, whose neighbour samples see the zones (§5.2).
+    ///
+    /// On a voxel world the zones are read at the centre of the point's column and a
+    /// zone's height is rounded to whole blocks ([`voxel::block_top`]): the column is
+    /// levelled to it, and a blend ring steps by whole blocks.
     pub fn sample(&self, x: f64, z: f64) -> Sample<'_> {
+        if let Some(v) = self.generator.as_voxel() {
+            return self.sample_voxel(v, x, z);
+        }
         let procedural = |x, z| self.procedural(x, z);
         let height = match self.zones.lookup(x, z, SAMPLE_REACH, procedural) {
             Lookup::Zone(s) => {
@@ -111,6 +127,77 @@ impl Terrain {
         Sample { height, zone: None }
     }
 
+    fn sample_voxel(&self, v: &Voxel, x: f64, z: f64) -> Sample<'_> {
+        let (cx, cz) = (libm::floor(x) + 0.5, libm::floor(z) + 0.5);
+        let procedural = |x, z| self.procedural(x, z);
+        let height = match self.zones.lookup(cx, cz, VOXEL_REACH, procedural) {
+            Lookup::Zone(s) => {
+                return Sample {
+                    height: f64::from(block_top(s.height, v.config().max_height)),
+                    zone: Some((s.zone, s.reach)),
+                };
+            }
+            Lookup::Near => self.height_near_zones(x, z),
+            Lookup::Clear => self.ground(x, z),
+        };
+        Sample { height, zone: None }
+    }
+
+    /// The whole-block top a zone gives voxel column `(x, z)`, if one reaches its
+    /// centre.
+    fn voxel_zone_top(&self, v: &Voxel, x: i64, z: i64) -> Option<i32> {
+        self.zones
+            .sample(x as f64 + 0.5, z as f64 + 0.5, |x, z| self.procedural(x, z))
+            .map(|s| block_top(s.height, v.config().max_height))
+    }
+
+    /// The blocks of `w` x `d` columns from `(x0, z0)` with zones applied.
+    fn voxel_volume(&self, v: &Voxel, x0: i64, z0: i64, w: usize, d: usize) -> voxel::Volume {
+        let tops = |x: i64, z: i64| self.voxel_zone_top(v, x, z);
+        let zones: Option<&dyn Fn(i64, i64) -> Option<i32>> = if self.zones.is_empty() {
+            None
+        } else {
+            Some(&tops)
+        };
+        v.volume(x0, z0, w, d, zones)
+    }
+
+    fn voxel_at(&self, cx: i64, cz: i64) -> Option<&Voxel> {
+        let v = self.generator.as_voxel()?;
+        (cx.abs() <= MAX_CHUNK && cz.abs() <= MAX_CHUNK).then_some(v)
+    }
+
+    /// The blocks of voxel chunk `(cx, cz)` with the flat zones applied: each column a
+    /// zone reaches (at its centre) levelled to the zone's height in whole blocks
+    /// (`floor(h + 0.5)`), dry and bare; its neighbours' coast and decorations follow.
+    /// `None` when the world is not voxel or `|cx|` or `|cz|` exceeds [`MAX_CHUNK`].
+    pub fn voxel_chunk(&self, cx: i64, cz: i64) -> Option<Chunk> {
+        let v = self.voxel_at(cx, cz)?;
+        let n = voxel::CHUNK as usize;
+        let vol = self.voxel_volume(v, cx * voxel::CHUNK, cz * voxel::CHUNK, n, n);
+        Some(Chunk::from_volume(cx, cz, vol))
+    }
+
+    /// The visible blocks of voxel chunk `(cx, cz)` (zones applied) by kind, culled
+    /// against the neighbouring chunks' blocks too. `None` as for
+    /// [`Terrain::voxel_chunk`].
+    pub fn voxel_instances(&self, cx: i64, cz: i64) -> Option<Instances> {
+        let v = self.voxel_at(cx, cz)?;
+        let (n, x0, z0) = (voxel::CHUNK as usize, cx * voxel::CHUNK, cz * voxel::CHUNK);
+        let vol = self.voxel_volume(v, x0 - 1, z0 - 1, n + 2, n + 2);
+        Some(v.instances(&vol, x0, z0, n, n))
+    }
+
+    /// The greedy mesh of voxel chunk `(cx, cz)` (zones applied), faces toward the
+    /// neighbouring chunks decided by their blocks. `None` as for
+    /// [`Terrain::voxel_chunk`].
+    pub fn voxel_mesh(&self, cx: i64, cz: i64) -> Option<VoxelMesh> {
+        let v = self.voxel_at(cx, cz)?;
+        let (n, x0, z0) = (voxel::CHUNK as usize, cx * voxel::CHUNK, cz * voxel::CHUNK);
+        let vol = self.voxel_volume(v, x0 - 1, z0 - 1, n + 2, n + 2);
+        Some(voxel::greedy_mesh(&vol, x0, z0, n, n))
+    }
+
     /// After the generator's area path filled `out` (rows along `zs`, `nx` columns at
     /// `x(ix)`), redoes point by point the samples a zone may affect.
     fn redo_near_zones(
@@ -123,10 +210,15 @@ impl Terrain {
         if self.zones.is_empty() {
             return;
         }
+        let reach = if self.generator.as_voxel().is_some() {
+            VOXEL_POINT_REACH
+        } else {
+            SAMPLE_REACH
+        };
         for (z, row) in zs.zip(out.chunks_exact_mut(nx.max(1))) {
             for (ix, h) in row.iter_mut().enumerate() {
                 let x = x(ix);
-                if self.zones.near(x, z, SAMPLE_REACH) {
+                if self.zones.near(x, z, reach) {
                     *h = self.height(x, z);
                 }
             }

@@ -12,6 +12,7 @@ use crate::{
     generator::{GeneratorError, GeneratorKind, WorldGenerator},
     layout::{LayoutConfig, LayoutError, LayoutGround},
     terrain::Terrain,
+    voxel::VoxelConfig,
     zones::{FlatZone, Overlap, ZoneSet},
 };
 
@@ -24,6 +25,9 @@ pub struct WorldSpec {
     pub overlap: Overlap,
     /// The hub / spoke layout layer, if the world has one (its seed is the world's).
     pub layout: Option<LayoutConfig>,
+    /// The voxel generator's parameters: `None` takes the defaults on a voxel world,
+    /// and must be `None` on the others.
+    pub voxel: Option<VoxelConfig>,
 }
 
 /// Why a world's terrain could not be built; [`BuildError::field`] says which
@@ -37,10 +41,10 @@ pub enum BuildError {
 }
 
 impl BuildError {
-    /// The setting the error is about: `generator`/`seed`, or `layout`.
+    /// The setting the error is about: `seed`, a `voxel.*` key, `voxel` or `layout`.
     pub fn field(&self) -> &'static str {
         match self {
-            BuildError::Generator(_) => "seed",
+            BuildError::Generator(e) => e.field(),
             BuildError::Layout(_) => "layout",
         }
     }
@@ -53,7 +57,16 @@ pub fn build_terrain(
     spec: &WorldSpec,
     zones: impl IntoIterator<Item = (FlatZone, u64)>,
 ) -> Result<Terrain, BuildError> {
-    let generator = WorldGenerator::new(spec.generator, spec.seed)?;
+    let generator = match (spec.generator, spec.voxel) {
+        (GeneratorKind::Voxel, _) if spec.layout.is_some() => {
+            return Err(GeneratorError::VoxelLayout.into());
+        }
+        (GeneratorKind::Voxel, config) => {
+            WorldGenerator::voxel(spec.seed, config.unwrap_or_default())?
+        }
+        (kind, Some(_)) => return Err(GeneratorError::VoxelParameters(kind).into()),
+        (kind, None) => WorldGenerator::new(kind, spec.seed)?,
+    };
     let mut set = ZoneSet::new(spec.overlap, generator.tile_size());
     for (zone, revision) in zones {
         set.insert(zone, revision);
@@ -108,6 +121,7 @@ mod tests {
             seed: 7,
             overlap: Overlap::Layered,
             layout: Some(layout),
+            voxel: None,
         };
         let terrain = build_terrain(&spec, [(zone.clone(), 3)]).unwrap();
         assert_eq!(terrain.height(10.0, -4.0), 42.5);

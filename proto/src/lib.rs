@@ -4,6 +4,8 @@
 //! live tiles, layout queries), generated at build time from `terrain/v1/*.proto` (no
 //! system `protoc` needed).
 
+pub mod codec;
+
 /// `terrain.v1`: messages, `terrain_service_{client,server}`,
 /// `terrain_events_{client,server}` and `terrain_lifecycle_{client,server}`.
 pub mod v1 {

@@ -2,7 +2,8 @@
 //! HTTP/1.1, for container health checks (the runtime image has no curl). Exits 0 when
 //! the answer is 200, 1 otherwise; never waits longer than [`TIMEOUT`] per step. The
 //! default URL is the command line's ([`crate::config::cli::DEFAULT_HEALTHCHECK_URL`]);
-//! [`crate::commands`] runs the check.
+//! [`crate::commands`] runs the check. [`fetch`] is the same `GET` reading the whole
+//! answer (the `backup --from` command).
 
 use std::{
     io::{Read, Write},
@@ -54,6 +55,57 @@ pub fn check(url: &str) -> Result<(), CheckError> {
             url: url.to_string(),
             status: status.to_string(),
         })
+    }
+}
+
+/// `GET url` with an optional `Authorization` value; the answer's body when its status
+/// is 200 (the whole body, by `Content-Length` or to the connection's end).
+pub fn fetch(url: &str, authorization: Option<&str>) -> Result<Vec<u8>, CheckError> {
+    let (host, addr, path) = parse(url)?;
+    let io = |source| CheckError::Io {
+        url: url.to_string(),
+        source,
+    };
+    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(io)?;
+    stream.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
+    stream.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
+    let auth = authorization.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .map_err(io)?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).map_err(io)?;
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| CheckError::Status {
+            url: url.to_string(),
+            status: "no complete answer".into(),
+        })?;
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let body = answer[split + 4..].to_vec();
+    let status = head.split_whitespace().nth(1).unwrap_or("nothing");
+    if status != "200" {
+        let detail = String::from_utf8_lossy(&body);
+        return Err(CheckError::Status {
+            url: url.to_string(),
+            status: format!("{status} {}", detail.trim()),
+        });
+    }
+    let length = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())
+            .flatten()
+    });
+    match length {
+        Some(n) if n != body.len() => Err(CheckError::Status {
+            url: url.to_string(),
+            status: format!("200 with {} of {n} body bytes", body.len()),
+        }),
+        _ => Ok(body),
     }
 }
 

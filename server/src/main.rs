@@ -1,7 +1,8 @@
 //! `terrain-server`: parse the command line, load the configuration, start logging,
 //! bind, and serve until SIGINT/SIGTERM. `terrain-server protoset [FILE|-]` writes the
 //! API's descriptor set instead (for `ghz --protoset`); `terrain-server healthcheck
-//! [URL]` exits 0 if the URL answers 200 (the container health check). Both are run by
+//! [URL]` exits 0 if the URL answers 200 (the container health check); `backup` and
+//! `restore` write and load snapshots of the zone store. All are run by
 //! [`terrain_server::commands`].
 
 use clap::Parser;
@@ -12,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     if let Some(command) = &cli.command {
-        return Ok(commands::run(command)?);
+        return Ok(commands::run(&cli, command)?);
     }
     let config = Config::load(&cli)?;
     telemetry::init(config.log_format)?;

@@ -21,6 +21,7 @@
 //! | `terrain_mesh_build_seconds` (histogram) | |
 //! | `terrain_tiles_regenerated_total` | `world` |
 //! | `terrain_event_subscribers` (gauge) | `world` |
+//! | `terrain_open_streams` (gauge) | `kind` (`grpc_events`, `websocket_events`, `track_viewers`; under `max_subscriptions`) |
 //! | `terrain_events_published_total` | `world` |
 //! | `terrain_events_sent_total` | `world` (events delivered to subscribers' streams) |
 //! | `terrain_event_subscribers_dropped_total` | `world` (slow subscribers cut off) |
@@ -124,6 +125,10 @@ impl Metrics {
             describe_counter!(
                 "terrain_tiles_regenerated_total",
                 "Cached tile meshes rebuilt because a change touched them, by world"
+            );
+            describe_gauge!(
+                "terrain_open_streams",
+                "Open event subscriptions and TrackViewers streams, by kind"
             );
             describe_gauge!(
                 "terrain_event_subscribers",
@@ -256,6 +261,13 @@ impl Metrics {
     pub fn subscribers(&self, world: &str, delta: f64) {
         self.with(|| {
             gauge!("terrain_event_subscribers", "world" => world.to_string()).increment(delta);
+        });
+    }
+
+    /// Adds `delta` (+1 or -1) open streams of `kind`.
+    pub fn open_streams(&self, kind: &'static str, delta: f64) {
+        self.with(|| {
+            gauge!("terrain_open_streams", "kind" => kind).increment(delta);
         });
     }
 

@@ -93,6 +93,9 @@ pub enum StartError {
     Compute(#[from] ComputeError),
     #[error(transparent)]
     Router(#[from] RouterError),
+    /// The TLS certificate or key could not be loaded; names the key.
+    #[error(transparent)]
+    Tls(#[from] crate::api::tls::TlsError),
     #[error("listen {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -129,6 +132,8 @@ pub struct Server {
     shutdown_timeout: Duration,
     /// Timeouts and the cap on open connections.
     connections: ConnectionConfig,
+    /// TLS for every connection, if configured.
+    tls: Option<api::tls::Tls>,
     stats_interval: Duration,
     /// Tiles meshed around each spawn point before ready, if any.
     warm_radius: Option<u32>,
@@ -148,8 +153,19 @@ impl Server {
         if config.admin_token.is_none() && !config.listen.ip().is_loopback() {
             warn!(listen = %config.listen, "insecure: anyone who can reach this address may change the worlds (no admin_token)");
         }
+        let tls = match &config.tls {
+            Some(files) => Some(api::tls::acceptor(&files.cert, &files.key)?),
+            None => None,
+        };
+        if tls.is_none() && !config.listen.ip().is_loopback() {
+            warn!(listen = %config.listen, "no TLS (tls_cert, tls_key): requests, answers and the admin token cross the network in clear text; anyone on the path can read or change them");
+        }
         let metrics = Arc::new(Metrics::new()?);
-        let events = Arc::new(Events::new(&config.limits, Arc::clone(&metrics)));
+        let events = Arc::new(Events::new(
+            &config.limits,
+            &config.connections,
+            Arc::clone(&metrics),
+        ));
         let compute = Compute::new()?;
         let meshes = Arc::new(MeshCache::new(
             config.limits.mesh_cache_bytes,
@@ -175,6 +191,8 @@ impl Server {
             auth: Auth::new(config.admin_token.clone()),
             events,
             lifecycles,
+            connections: config.connections,
+            store: Arc::clone(&storage.store),
         });
         let router = api::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;
@@ -191,6 +209,7 @@ impl Server {
             state,
             shutdown_timeout: config.shutdown_timeout,
             connections: config.connections,
+            tls,
             stats_interval: config.stats_interval,
             warm_radius: config.lifecycle.warm_radius,
             storage,
@@ -224,6 +243,7 @@ impl Server {
             self.listener,
             self.router,
             self.connections,
+            self.tls.clone(),
             stop_accepting.clone(),
         );
         let mut serve = pin!(serve);

@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use super::{Generator, Grid, hyperscape::Hyperscape, osrs::Osrs};
+use crate::voxel::{self, Voxel, VoxelConfig};
 
 /// The generator families a world can use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -12,11 +13,14 @@ pub enum GeneratorKind {
     Hyperscape,
     /// The old RuneScape client's procedural tile heights (seed 002).
     Osrs,
+    /// The voxel block world (seed 003).
+    Voxel,
 }
 
 crate::names::named_enum!(GeneratorKind, "generator", {
     Hyperscape => "hyperscape",
     Osrs => "osrs",
+    Voxel => "voxel",
 });
 
 /// A configured generator of one world.
@@ -26,6 +30,8 @@ pub enum WorldGenerator {
     /// pointer anyway.
     Hyperscape(Box<Hyperscape>),
     Osrs(Osrs),
+    /// Boxed: noise tables.
+    Voxel(Box<Voxel>),
 }
 
 /// Why a generator could not be built from its configuration.
@@ -33,15 +39,48 @@ pub enum WorldGenerator {
 pub enum GeneratorError {
     #[error("seed: the osrs generator has no seed; it must be 0 (got {0})")]
     OsrsSeed(u32),
+    #[error(transparent)]
+    Voxel(#[from] voxel::VoxelConfigError),
+    #[error("voxel: only a voxel world takes voxel parameters (this one is {0})")]
+    VoxelParameters(GeneratorKind),
+    #[error("layout: a voxel world has no layout layer (its heights are whole blocks)")]
+    VoxelLayout,
+}
+
+impl GeneratorError {
+    /// The setting the error is about: `seed`, `voxel`, a `voxel.*` key or `layout`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            GeneratorError::OsrsSeed(_) => "seed",
+            GeneratorError::Voxel(e) => e.field(),
+            GeneratorError::VoxelParameters(_) => "voxel",
+            GeneratorError::VoxelLayout => "layout",
+        }
+    }
 }
 
 impl WorldGenerator {
-    /// Builds the generator of `kind` with `seed`.
+    /// Builds the generator of `kind` with `seed` (a voxel world with the default
+    /// [`VoxelConfig`]; [`WorldGenerator::voxel`] takes one).
     pub fn new(kind: GeneratorKind, seed: u32) -> Result<Self, GeneratorError> {
         match kind {
             GeneratorKind::Hyperscape => Ok(Self::Hyperscape(Box::new(Hyperscape::new(seed)))),
             GeneratorKind::Osrs if seed == 0 => Ok(Self::Osrs(Osrs::new())),
             GeneratorKind::Osrs => Err(GeneratorError::OsrsSeed(seed)),
+            GeneratorKind::Voxel => Self::voxel(seed, VoxelConfig::default()),
+        }
+    }
+
+    /// The voxel generator of `seed` with `config`.
+    pub fn voxel(seed: u32, config: VoxelConfig) -> Result<Self, GeneratorError> {
+        Ok(Self::Voxel(Box::new(Voxel::new(seed, config)?)))
+    }
+
+    /// The voxel generator, when this is one.
+    pub fn as_voxel(&self) -> Option<&Voxel> {
+        match self {
+            Self::Voxel(v) => Some(v),
+            _ => None,
         }
     }
 
@@ -49,11 +88,13 @@ impl WorldGenerator {
         match self {
             Self::Hyperscape(_) => GeneratorKind::Hyperscape,
             Self::Osrs(_) => GeneratorKind::Osrs,
+            Self::Voxel(_) => GeneratorKind::Voxel,
         }
     }
 
     /// The mesh tile grid: 100 m hyperscape tiles centred on multiples of 100 with 64
-    /// vertices a side; 64-tile osrs map squares from multiples of 64, 65 vertices.
+    /// vertices a side; 64-tile osrs map squares from multiples of 64, 65 vertices;
+    /// voxel chunks of 32 blocks from multiples of 32, 33 vertices (block corners).
     pub fn tile_grid(&self) -> crate::tile::TileGrid {
         crate::tile::TileGrid {
             size: self.tile_size(),
@@ -68,6 +109,7 @@ impl WorldGenerator {
         match self {
             Self::Hyperscape(_) => super::hyperscape::TILE_SIZE,
             Self::Osrs(_) => super::osrs::TILE_SIZE,
+            Self::Voxel(_) => voxel::CHUNK as f64,
         }
     }
 
@@ -77,6 +119,7 @@ impl WorldGenerator {
         match self {
             Self::Hyperscape(_) => super::hyperscape::TILE_RESOLUTION,
             Self::Osrs(_) => super::osrs::TILE_RESOLUTION,
+            Self::Voxel(_) => voxel::CHUNK as u32 + 1,
         }
     }
 }
@@ -86,6 +129,7 @@ impl Generator for WorldGenerator {
         match self {
             Self::Hyperscape(g) => g.height(x, z),
             Self::Osrs(g) => g.height(x, z),
+            Self::Voxel(g) => g.height(x, z),
         }
     }
 
@@ -93,6 +137,7 @@ impl Generator for WorldGenerator {
         match self {
             Self::Hyperscape(g) => g.procedural(x, z),
             Self::Osrs(g) => g.procedural(x, z),
+            Self::Voxel(g) => g.procedural(x, z),
         }
     }
 
@@ -100,6 +145,7 @@ impl Generator for WorldGenerator {
         match self {
             Self::Hyperscape(g) => g.height_near_zones(x, z, zone_at),
             Self::Osrs(g) => g.height_near_zones(x, z, zone_at),
+            Self::Voxel(g) => g.height_near_zones(x, z, zone_at),
         }
     }
 
@@ -107,6 +153,7 @@ impl Generator for WorldGenerator {
         match self {
             Self::Hyperscape(g) => g.fill_axes(xs, zs, out),
             Self::Osrs(g) => g.fill_axes(xs, zs, out),
+            Self::Voxel(g) => g.fill_axes(xs, zs, out),
         }
     }
 
@@ -114,6 +161,7 @@ impl Generator for WorldGenerator {
         match self {
             Self::Hyperscape(g) => g.fill_rows(grid, rows, out),
             Self::Osrs(g) => g.fill_rows(grid, rows, out),
+            Self::Voxel(g) => g.fill_rows(grid, rows, out),
         }
     }
 }

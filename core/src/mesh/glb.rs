@@ -1,6 +1,13 @@
-//! A tile mesh as binary glTF 2.0 (`.glb`): one node placed at the tile's world
-//! position holding one indexed triangle mesh with positions and normals, so standard
-//! loaders (three.js, Blender, the `gltf` crate) open it as-is.
+//! Meshes as binary glTF 2.0 (`.glb`), so standard loaders (three.js, Blender, the
+//! `gltf` crate) open them as-is.
+//!
+//! - [`to_glb`]: a heightfield tile mesh: one node placed at the tile's world position
+//!   holding one indexed triangle mesh with positions and normals.
+//! - [`coloured_to_glb`]: a mesh of several primitives with per-vertex colours
+//!   (`COLOR_0`, linear RGB), each opaque or transparent: a voxel chunk's opaque blocks
+//!   and its transparent kinds (water, ice, leaves) in a primitive of their own, with an
+//!   alpha-blended, double-sided material. Empty primitives are left out (glTF forbids
+//!   empty accessors); a mesh with none is a node without a mesh.
 
 use std::borrow::Cow;
 
@@ -15,6 +22,9 @@ const FLOAT: u32 = 5126;
 const UNSIGNED_SHORT: u32 = 5123;
 const UNSIGNED_INT: u32 = 5125;
 const TRIANGLES: u32 = 4;
+
+/// The alpha of the material of transparent primitives (vertex colours are RGB).
+pub const TRANSPARENT_ALPHA: f32 = 0.6;
 
 /// Why a mesh could not be encoded.
 #[derive(Debug, thiserror::Error)]
@@ -111,4 +121,255 @@ pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
         bin: Some(Cow::Owned(bin)),
     };
     glb.to_vec().map_err(|e| GlbError::Encode(e.to_string()))
+}
+
+/// One primitive of a [`ColouredMesh`]: indexed triangles with per-vertex positions,
+/// unit normals and linear RGB colours in `0..=1` (all three arrays equally long).
+#[derive(Debug, Clone, Copy)]
+pub struct ColouredPrimitive<'a> {
+    pub positions: &'a [[f32; 3]],
+    pub normals: &'a [[f32; 3]],
+    pub colours: &'a [[f32; 3]],
+    /// Three per triangle, each below `positions.len()`.
+    pub indices: &'a [u32],
+    /// Drawn with the alpha-blended material ([`TRANSPARENT_ALPHA`], double-sided).
+    pub transparent: bool,
+}
+
+/// A mesh of coloured primitives under one node.
+#[derive(Debug, Clone)]
+pub struct ColouredMesh<'a> {
+    /// The node's and mesh's name.
+    pub name: String,
+    /// The node's translation: positions are relative to it.
+    pub translation: [f64; 3],
+    /// The node's `extras` (for example the chunk and its version).
+    pub extras: serde_json::Value,
+    pub primitives: Vec<ColouredPrimitive<'a>>,
+}
+
+/// Appends `values` as little-endian f32 triples.
+fn put_vec3(buf: &mut Vec<u8>, values: &[[f32; 3]]) {
+    for v in values {
+        put_f32(buf, v);
+    }
+}
+
+/// Encodes `mesh` as a `.glb` file: one node with `mesh.translation`, one mesh whose
+/// non-empty primitives carry `POSITION`, `NORMAL`, `COLOR_0` (float VEC3) and u32
+/// indices, material 0 (opaque) or 1 (transparent). Refuses primitives whose arrays
+/// disagree in length or whose indices point past their vertices.
+pub fn coloured_to_glb(mesh: &ColouredMesh<'_>) -> Result<Vec<u8>, GlbError> {
+    let mut bin: Vec<u8> = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+    let mut primitives = Vec::new();
+    let mut view = |bin: &mut Vec<u8>, start: usize, target: u32, stride: Option<usize>| {
+        let mut v = serde_json::json!({
+            "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": target,
+        });
+        if let Some(stride) = stride {
+            v["byteStride"] = stride.into();
+        }
+        views.push(v);
+        views.len() - 1
+    };
+    for (p, prim) in mesh.primitives.iter().enumerate() {
+        let n = prim.positions.len();
+        if prim.normals.len() != n || prim.colours.len() != n {
+            return Err(GlbError::Encode(format!(
+                "primitive {p}: {n} positions, {} normals, {} colours",
+                prim.normals.len(),
+                prim.colours.len()
+            )));
+        }
+        if !prim.indices.len().is_multiple_of(3) {
+            return Err(GlbError::Encode(format!(
+                "primitive {p}: {} indices is not a whole number of triangles",
+                prim.indices.len()
+            )));
+        }
+        if let Some(&i) = prim.indices.iter().find(|&&i| i as usize >= n) {
+            return Err(GlbError::Encode(format!(
+                "primitive {p}: index {i} beyond its {n} vertices"
+            )));
+        }
+        if n == 0 || prim.indices.is_empty() {
+            continue;
+        }
+        let flat: Vec<f32> = prim.positions.iter().flatten().copied().collect();
+        let (lo, hi) = bounds(&flat);
+        let mut attribute = |bin: &mut Vec<u8>, values: &[[f32; 3]], min_max: bool| {
+            let start = bin.len();
+            put_vec3(bin, values);
+            let v = view(bin, start, ARRAY_BUFFER, Some(12));
+            let mut a = serde_json::json!({
+                "bufferView": v, "componentType": FLOAT, "count": n, "type": "VEC3",
+            });
+            if min_max {
+                a["min"] = serde_json::json!(lo);
+                a["max"] = serde_json::json!(hi);
+            }
+            accessors.push(a);
+            accessors.len() - 1
+        };
+        let position = attribute(&mut bin, prim.positions, true);
+        let normal = attribute(&mut bin, prim.normals, false);
+        let colour = attribute(&mut bin, prim.colours, false);
+        let start = bin.len();
+        for i in prim.indices {
+            bin.extend_from_slice(&i.to_le_bytes());
+        }
+        let v = view(&mut bin, start, ELEMENT_ARRAY_BUFFER, None);
+        accessors.push(serde_json::json!({
+            "bufferView": v, "componentType": UNSIGNED_INT, "count": prim.indices.len(), "type": "SCALAR",
+        }));
+        primitives.push(json!({
+            "attributes": { "POSITION": position, "NORMAL": normal, "COLOR_0": colour },
+            "indices": accessors.len() - 1,
+            "material": usize::from(prim.transparent),
+            "mode": TRIANGLES,
+        }));
+    }
+    let mut node = json!({
+        "name": mesh.name,
+        "translation": mesh.translation,
+        "extras": mesh.extras,
+    });
+    let mut doc = json!({
+        "asset": { "version": "2.0", "generator": "terrain-server" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0] }],
+    });
+    if !primitives.is_empty() {
+        // Both materials are listed whenever either is used, so indices stay 0 and 1;
+        // an unused one is only a validator hint, never an error.
+        node["mesh"] = 0.into();
+        doc["meshes"] = json!([{ "name": mesh.name, "primitives": primitives }]);
+        doc["materials"] = json!([
+            {
+                "name": "opaque",
+                "pbrMetallicRoughness": { "baseColorFactor": [1.0, 1.0, 1.0, 1.0], "metallicFactor": 0.0, "roughnessFactor": 1.0 },
+            },
+            {
+                "name": "transparent",
+                "pbrMetallicRoughness": { "baseColorFactor": [1.0, 1.0, 1.0, TRANSPARENT_ALPHA], "metallicFactor": 0.0, "roughnessFactor": 1.0 },
+                "alphaMode": "BLEND",
+                "doubleSided": true,
+            },
+        ]);
+        doc["buffers"] = json!([{ "byteLength": bin.len() }]);
+        doc["bufferViews"] = views.into();
+        doc["accessors"] = accessors.into();
+    }
+    doc["nodes"] = json!([node]);
+    let json = serde_json::to_vec(&doc).map_err(|e| GlbError::Encode(e.to_string()))?;
+    let glb = gltf::binary::Glb {
+        header: gltf::binary::Header {
+            magic: *b"glTF",
+            version: 2,
+            length: 0,
+        },
+        json: Cow::Owned(json),
+        bin: (!bin.is_empty()).then_some(Cow::Owned(bin)),
+    };
+    glb.to_vec().map_err(|e| GlbError::Encode(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions, normals and colours of one primitive.
+    type Arrays = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+    /// A unit quad at height `y`, facing up, in one colour.
+    fn quad(y: f32, colour: [f32; 3]) -> Arrays {
+        let p = vec![[0.0, y, 0.0], [1.0, y, 0.0], [1.0, y, 1.0], [0.0, y, 1.0]];
+        (p, vec![[0.0, 1.0, 0.0]; 4], vec![colour; 4])
+    }
+
+    #[test]
+    fn coloured_primitives_round_trip_through_a_loader() {
+        let (p0, n0, c0) = quad(3.0, [0.2, 0.5, 0.1]);
+        let (p1, n1, c1) = quad(2.5, [0.1, 0.2, 0.9]);
+        let indices = [0, 2, 1, 0, 3, 2];
+        let mesh = ColouredMesh {
+            name: "chunk_1_-2".into(),
+            translation: [32.0, 0.0, -64.0],
+            extras: json!({ "chunkX": 1, "chunkZ": -2, "version": 4 }),
+            primitives: vec![
+                ColouredPrimitive {
+                    positions: &p0,
+                    normals: &n0,
+                    colours: &c0,
+                    indices: &indices,
+                    transparent: false,
+                },
+                ColouredPrimitive {
+                    positions: &[],
+                    normals: &[],
+                    colours: &[],
+                    indices: &[],
+                    transparent: false,
+                },
+                ColouredPrimitive {
+                    positions: &p1,
+                    normals: &n1,
+                    colours: &c1,
+                    indices: &indices,
+                    transparent: true,
+                },
+            ],
+        };
+        let bytes = coloured_to_glb(&mesh).unwrap();
+        let doc = gltf::Gltf::from_slice(&bytes).unwrap();
+        let blob = doc.blob.as_deref().unwrap();
+        let node = doc.nodes().next().unwrap();
+        assert_eq!(node.transform().decomposed().0, [32.0, 0.0, -64.0]);
+        let m = node.mesh().unwrap();
+        // The empty primitive is left out.
+        let prims: Vec<_> = m.primitives().collect();
+        assert_eq!(prims.len(), 2);
+        for (prim, (want_y, want_c, blend)) in
+            prims.iter().zip([(3.0, c0[0], false), (2.5, c1[0], true)])
+        {
+            let r = prim.reader(|_| Some(blob));
+            let ys: Vec<f32> = r.read_positions().unwrap().map(|p| p[1]).collect();
+            assert_eq!(ys, vec![want_y; 4]);
+            let cs: Vec<[f32; 3]> = r.read_colors(0).unwrap().into_rgb_f32().collect();
+            assert_eq!(cs, vec![want_c; 4]);
+            let is: Vec<u32> = r.read_indices().unwrap().into_u32().collect();
+            assert_eq!(is, indices);
+            let mode = prim.material().alpha_mode();
+            assert_eq!(mode == gltf::material::AlphaMode::Blend, blend);
+        }
+    }
+
+    #[test]
+    fn inconsistent_primitives_are_refused_and_empty_meshes_have_no_mesh() {
+        let (p, n, c) = quad(1.0, [1.0, 1.0, 1.0]);
+        let prim = |indices: &'static [u32], colours| ColouredPrimitive {
+            positions: &p,
+            normals: &n,
+            colours,
+            indices,
+            transparent: false,
+        };
+        let mesh = |prims| ColouredMesh {
+            name: "m".into(),
+            translation: [0.0; 3],
+            extras: json!({}),
+            primitives: prims,
+        };
+        let err = coloured_to_glb(&mesh(vec![prim(&[0, 1, 4], &c)])).unwrap_err();
+        assert!(err.to_string().contains("index 4"), "{err}");
+        let err = coloured_to_glb(&mesh(vec![prim(&[0, 1, 2], &c[..3])])).unwrap_err();
+        assert!(err.to_string().contains("3 colours"), "{err}");
+        let err = coloured_to_glb(&mesh(vec![prim(&[0, 1], &c)])).unwrap_err();
+        assert!(err.to_string().contains("whole number"), "{err}");
+        let bytes = coloured_to_glb(&mesh(vec![])).unwrap();
+        let doc = gltf::Gltf::from_slice(&bytes).unwrap();
+        assert!(doc.nodes().next().unwrap().mesh().is_none());
+    }
 }

@@ -41,6 +41,7 @@ use hyper_util::{
     server::conn::auto::Builder,
 };
 use tokio::{
+    io::{AsyncRead, AsyncWrite},
     net::{TcpListener, TcpStream},
     sync::{Notify, OwnedSemaphorePermit, Semaphore},
     time::Sleep,
@@ -49,8 +50,11 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tracing::{debug, error, info, warn};
 
-use super::parse_errors::{ErrorBodies, MAX_HEAD_BYTES, MAX_HEADERS};
-use crate::{api::ApiError, config::ConnectionConfig};
+use super::{
+    parse_errors::{ErrorBodies, MAX_HEAD_BYTES, MAX_HEADERS},
+    tls::Tls,
+};
+use crate::{api::ApiError, config::ConnectionConfig, events::ConnectionStreams};
 
 /// How long the loop waits after an accept error that is not the client's (such as
 /// `EMFILE`, too many open files) before accepting again.
@@ -58,10 +62,13 @@ const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
 /// Accepts connections on `listener` and serves `router` on each until `stop` fires,
 /// then waits for the open connections to close (the caller bounds that wait).
+/// With `tls`, every connection is TLS (its handshake due within
+/// `header_read_timeout`).
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     config: ConnectionConfig,
+    tls: Option<Tls>,
     stop: CancellationToken,
 ) {
     let max = config.max_connections;
@@ -98,19 +105,45 @@ pub async fn serve(
                 }
             },
         };
-        tokio::spawn(connection(
-            tcp,
-            router.clone(),
-            Arc::clone(&builder),
-            config,
-            stop.clone(),
-            permit,
-        ));
+        let (router, builder, stop) = (router.clone(), Arc::clone(&builder), stop.clone());
+        let Some(tls) = tls.clone() else {
+            tokio::spawn(connection(tcp, router, builder, config, stop, permit));
+            continue;
+        };
+        tokio::spawn(async move {
+            // No Nagle, set before the handshake (see `connection`).
+            let _ = tcp.set_nodelay(true);
+            let handshake = tokio::time::timeout(config.header_read_timeout, tls.0.accept(tcp));
+            match handshake.await {
+                Ok(Ok(stream)) => connection(stream, router, builder, config, stop, permit).await,
+                Ok(Err(e)) => debug!(error = %e, "TLS handshake failed"),
+                Err(_) => debug!("no TLS handshake within header_read_timeout: closing"),
+            }
+        });
     }
     drop(listener);
     // Every connection holds a permit until it closes: all back means all closed.
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     drop(permits.acquire_many(all).await);
+}
+
+/// What a connection is served over: plain TCP, or TLS over it.
+trait Connection: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    /// Turns Nagle's algorithm off on the socket.
+    fn no_delay(&self) -> io::Result<()>;
+}
+
+impl Connection for TcpStream {
+    fn no_delay(&self) -> io::Result<()> {
+        self.set_nodelay(true)
+    }
+}
+
+impl Connection for tokio_rustls::server::TlsStream<TcpStream> {
+    fn no_delay(&self) -> io::Result<()> {
+        // Set on the socket before the handshake.
+        Ok(())
+    }
 }
 
 /// Descriptors kept free of connections for the store, the logs and the listener.
@@ -175,8 +208,8 @@ fn builder(config: &ConnectionConfig) -> Builder<TokioExecutor> {
 
 /// Serves one connection until it ends, is closed for a missing first request, or
 /// has drained after `stop`; `_permit` is its place under `max_connections`.
-async fn connection(
-    tcp: TcpStream,
+async fn connection<IO: Connection>(
+    io: IO,
     router: Router,
     builder: Arc<Builder<TokioExecutor>>,
     config: ConnectionConfig,
@@ -185,21 +218,24 @@ async fn connection(
 ) {
     // No Nagle: a response written in pieces (a large mesh, its trailers) would
     // otherwise wait for the client's delayed ACK, 40 ms on Linux.
-    if let Err(e) = tcp.set_nodelay(true) {
+    if let Err(e) = io.no_delay() {
         warn!(error = %e, "TCP_NODELAY");
     }
     let started = Arc::new(Notify::new());
     let service = {
         let started = Arc::clone(&started);
         let body_timeout = config.request_body_timeout;
-        hyper::service::service_fn(move |request: Request<Incoming>| {
+        // This connection's open streams, counted under max_subscriptions_per_connection.
+        let streams = ConnectionStreams::default();
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
             started.notify_one();
+            request.extensions_mut().insert(streams.clone());
             let router = router.clone();
             async move { Ok::<_, Infallible>(call(router, request, body_timeout).await) }
         })
     };
     let mut conn =
-        pin!(builder.serve_connection_with_upgrades(TokioIo::new(ErrorBodies::new(tcp)), service));
+        pin!(builder.serve_connection_with_upgrades(TokioIo::new(ErrorBodies::new(io)), service));
     // hyper's header timeout starts once it knows the protocol; this one covers the
     // bytes before (an idle connection, a half-sent HTTP/2 preface) and an HTTP/2
     // connection that never opens a stream.

@@ -2,12 +2,16 @@
 //! reflection (v1 and v1alpha, covering `terrain.v1` and `grpc.health.v1`), so `ghz` and
 //! `grpcurl` work without a proto file.
 //!
-//! Message-size limits follow the configured request limits: a request may hold
-//! `max_batch_points` coordinate pairs, and an answer `max_heightmap_samples` heights,
-//! `max_batch_points` heights with their zone ids, or `max_zones_per_world` zones.
-//! tonic refuses a larger request with `OUT_OF_RANGE`; a small response map turns
-//! that into `RESOURCE_EXHAUSTED`, the code every other over-limit request gets.
-//! The flat-zone RPCs are in [`super::grpc_zones`].
+//! [`MessageLimits`]: every `terrain.v1` service (this one, `TerrainEvents`,
+//! `TerrainLifecycle`) decodes and encodes messages up to the same two sizes,
+//! `grpc_max_decoding_message_size` and `grpc_max_encoding_message_size`. Unset, they
+//! follow the configured request limits: a request may hold `max_batch_points`
+//! coordinate pairs, and an answer `max_heightmap_samples` heights, `max_batch_points`
+//! heights with their zone ids, or `max_zones_per_world` zones. tonic refuses a larger
+//! request with `OUT_OF_RANGE`; [`remap_oversize`] turns that into
+//! `RESOURCE_EXHAUSTED` (field `request`, naming the limit and its key), the code
+//! every other over-limit request gets. The flat-zone RPCs are in
+//! [`super::grpc_zones`].
 
 use std::sync::Arc;
 
@@ -20,8 +24,8 @@ use terrain_proto::v1::{
 use tonic::{Code, Request, Status, service::Routes};
 
 use crate::{
-    api::{ApiState, RouterError, grpc_mesh, grpc_zones},
-    config::Limits,
+    api::{ApiError, ApiState, RouterError, grpc_blocks, grpc_mesh, grpc_zones},
+    config::{ConnectionConfig, Limits},
     query::{BatchNaming, HeightmapRequest, ZoneIds},
     world::World,
 };
@@ -32,12 +36,12 @@ const MESSAGE_OVERHEAD: usize = 64 * 1024;
 
 /// The gRPC routes, as an axum router to merge with the HTTP one.
 pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
-    let limits = state.engine.limits();
+    let sizes = MessageLimits::of(state);
     let terrain = TerrainServiceServer::new(TerrainApi {
         state: Arc::clone(state),
     })
-    .max_decoding_message_size(max_request_bytes(limits))
-    .max_encoding_message_size(max_answer_bytes(limits));
+    .max_decoding_message_size(sizes.decoding)
+    .max_encoding_message_size(sizes.encoding);
     let reflection = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(terrain_proto::FILE_DESCRIPTOR_SET)
@@ -51,6 +55,34 @@ pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
     Ok(routes
         .into_axum_router()
         .layer(middleware::map_response(remap_oversize)))
+}
+
+/// The gRPC message sizes every `terrain.v1` service applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageLimits {
+    /// Largest request message decoded, in bytes.
+    pub decoding: usize,
+    /// Largest answer message encoded, in bytes.
+    pub encoding: usize,
+}
+
+impl MessageLimits {
+    /// The configured sizes, or where unset what `limits` need.
+    pub fn resolve(connections: &ConnectionConfig, limits: &Limits) -> Self {
+        MessageLimits {
+            decoding: connections
+                .grpc_max_decoding_message_size
+                .unwrap_or_else(|| max_request_bytes(limits)),
+            encoding: connections
+                .grpc_max_encoding_message_size
+                .unwrap_or_else(|| max_answer_bytes(limits)),
+        }
+    }
+
+    /// The sizes of the server behind `state`.
+    pub fn of(state: &ApiState) -> Self {
+        Self::resolve(&state.connections, state.engine.limits())
+    }
 }
 
 /// The largest request: `max_batch_points` pairs of f64.
@@ -82,22 +114,32 @@ fn max_answer_bytes(limits: &Limits) -> usize {
 }
 
 /// Rewrites tonic's `OUT_OF_RANGE` for an over-size request into `RESOURCE_EXHAUSTED`.
-async fn remap_oversize(response: Response) -> Response {
+pub async fn remap_oversize(response: Response) -> Response {
     let Some(status) = Status::from_header_map(response.headers()) else {
         return response;
     };
-    let oversize = status.code() == Code::OutOfRange
-        && status
-            .message()
-            .starts_with("Error, decoded message length too large");
-    if !oversize {
-        return response;
+    match oversize(&status) {
+        Some(status) => status.into_http(),
+        None => response,
     }
-    let message = format!(
-        "request: too large for this server's limits ({})",
-        status.message()
+}
+
+/// tonic's prefix of an over-size request's status message.
+const DECODED_TOO_LARGE: &str = "Error, decoded message length too large: ";
+
+/// For tonic's `OUT_OF_RANGE` refusal of an over-size request, the
+/// `RESOURCE_EXHAUSTED` (field `request`) to answer instead, naming the limit and its
+/// key; `None` for any other status.
+pub fn oversize(status: &Status) -> Option<Status> {
+    if status.code() != Code::OutOfRange {
+        return None;
+    }
+    let detail = status.message().strip_prefix(DECODED_TOO_LARGE)?;
+    let reason = format!(
+        "message too large for this server ({detail}; the limit is \
+         grpc_max_decoding_message_size)"
     );
-    Status::resource_exhausted(message).into_http()
+    Some(ApiError::too_large("request", reason).into())
 }
 
 /// `terrain.v1.TerrainService`, translating messages to [`crate::query`] calls.
@@ -124,6 +166,7 @@ async fn world_message(world: &World) -> pb::World {
             chunk_size: l.layout.chunk_size,
             cell_size: l.layout.cell_size,
         }),
+        voxel: world.voxel().map(grpc_blocks::voxel_parameters),
     }
 }
 
@@ -256,5 +299,19 @@ impl TerrainService for TerrainApi {
         request: Request<pb::GetTileMeshesRequest>,
     ) -> Result<tonic::Response<Self::GetTileMeshesStream>, Status> {
         grpc_mesh::get_many(&self.state, request).await
+    }
+
+    async fn get_chunk_blocks(
+        &self,
+        request: Request<pb::GetChunkBlocksRequest>,
+    ) -> Result<tonic::Response<pb::ChunkBlocks>, Status> {
+        grpc_blocks::get_blocks(&self.state, request).await
+    }
+
+    async fn get_chunk_instances(
+        &self,
+        request: Request<pb::GetChunkInstancesRequest>,
+    ) -> Result<tonic::Response<pb::ChunkInstances>, Status> {
+        grpc_blocks::get_instances(&self.state, request).await
     }
 }

@@ -3,12 +3,14 @@
 //! `Subscribe` streams `Event`s: first `subscribed` (the subscription id and the
 //! world's revision), then the replayed history or a `resync`, then live `tiles`
 //! events; a final `resync` precedes the end of a stream cut off for falling behind.
+//! A stream beyond `max_subscriptions_per_connection` or `max_subscriptions` is
+//! refused at once with `RESOURCE_EXHAUSTED` ([`crate::events::streams`]).
 //! `UpdateSubscription` changes the area of an open stream by its id. The stream
 //! ends (OK) at server shutdown.
 
 use std::{pin::Pin, sync::Arc};
 
-use axum::Router;
+use axum::{Router, middleware};
 use futures::{Stream, StreamExt, stream};
 use terrain_proto::v1::{
     self as pb,
@@ -19,7 +21,8 @@ use tonic::{Request, Response, Status, server::NamedService};
 use crate::{
     api::ApiError,
     api::ApiState,
-    events::{Area, Message, Subscription},
+    api::grpc::{MessageLimits, remap_oversize},
+    events::{Area, ConnectionStreams, Message, StreamKind, Subscription},
 };
 
 /// The area of a request (unset: everything); a refused one names its field.
@@ -27,17 +30,18 @@ fn area_of(area: Option<&pb::SubscriptionArea>) -> Result<Area, ApiError> {
     Ok(Area::from_proto(area)?)
 }
 
-/// Requests are a world id and an area: small.
-const MAX_REQUEST_BYTES: usize = 64 * 1024;
-
 /// The `TerrainEvents` route, as an axum router to merge with the others.
 pub fn routes(state: &Arc<ApiState>) -> Router {
+    let sizes = MessageLimits::of(state);
     let service = TerrainEventsServer::new(EventsApi {
         state: Arc::clone(state),
     })
-    .max_decoding_message_size(MAX_REQUEST_BYTES);
+    .max_decoding_message_size(sizes.decoding)
+    .max_encoding_message_size(sizes.encoding);
     let path = format!("/{}/{{*rest}}", TerrainEventsServer::<EventsApi>::NAME);
-    Router::new().route_service(&path, service)
+    Router::new()
+        .route_service(&path, service)
+        .layer(middleware::map_response(remap_oversize))
 }
 
 /// `terrain.v1.TerrainEvents`.
@@ -56,9 +60,16 @@ impl TerrainEvents for EventsApi {
         &self,
         request: Request<pb::SubscribeRequest>,
     ) -> Result<Response<EventStream>, Status> {
+        let connection = request.extensions().get::<ConnectionStreams>().cloned();
         let request = request.into_inner();
         let world = self.state.engine.world(&request.world)?;
         let area = area_of(request.area.as_ref())?;
+        let permit = self
+            .state
+            .events
+            .streams()
+            .admit(connection.as_ref(), StreamKind::GrpcEvents)
+            .map_err(ApiError::from)?;
         let sub = Subscription::open(&self.state.events, world, area, request.from_revision)
             .await
             .map_err(ApiError::from)?;
@@ -68,9 +79,10 @@ impl TerrainEvents for EventsApi {
                 revision: sub.revision(),
             })),
         };
-        let rest = stream::unfold(sub, |mut sub| async move {
+        // The permit lives as long as the stream.
+        let rest = stream::unfold((sub, permit), |(mut sub, permit)| async move {
             let message = sub.next().await?;
-            Some((Ok(to_proto(&message)), sub))
+            Some((Ok(to_proto(&message)), (sub, permit)))
         });
         let stream = stream::once(async move { Ok(first) }).chain(rest);
         Ok(Response::new(Box::pin(stream)))

@@ -3,15 +3,19 @@
 //! `TrackViewers` is bidirectional: the first update names the world; the server
 //! answers with a `snapshot` of the announced tiles, then every transition step of the
 //! world in order, and a `rejected` message for each update it refuses (which changes
-//! nothing; the stream goes on). Viewers reported on a stream belong to it and are
+//! nothing; the stream goes on). An update that cannot be read (it does not decode:
+//! `INVALID_ARGUMENT`; over `grpc_max_decoding_message_size`: `RESOURCE_EXHAUSTED`)
+//! ends the stream with that status. Viewers reported on a stream belong to it and are
 //! removed when it ends: its reader task (one of the server's tasks) ends with the
 //! answer stream and removes them as its last act. A listener that falls more than the step buffer behind gets a
 //! fresh `snapshot` instead of the steps it missed. Streams end (OK) at shutdown.
 //! Updates need `authorization: Bearer <token>` when an admin token is configured.
+//! A stream beyond `max_subscriptions_per_connection` or `max_subscriptions` (shared
+//! with event subscriptions) is refused at once with `RESOURCE_EXHAUSTED`.
 
 use std::{pin::Pin, sync::Arc};
 
-use axum::Router;
+use axum::{Router, middleware};
 use futures::{Stream, stream};
 use terrain_proto::v1::{
     self as pb,
@@ -23,7 +27,9 @@ use tonic::{Request, Response, Status, Streaming, server::NamedService};
 
 use crate::{
     api::ApiError,
+    api::grpc::{MessageLimits, oversize, remap_oversize},
     api::{ApiState, grpc_layout, grpc_zones::authorize},
+    events::{ConnectionStreams, StreamKind, StreamPermit},
     lifecycle::{
         StepFeed, WorldLifecycle,
         rings::Viewer,
@@ -31,22 +37,24 @@ use crate::{
     },
 };
 
-/// Updates are one viewer each: small.
-const MAX_REQUEST_BYTES: usize = 64 * 1024;
 /// Rejections queued for a stream before its updates are read more slowly.
 const REJECTION_QUEUE: usize = 64;
 
 /// The `TerrainLifecycle` route, as an axum router to merge with the others.
 pub fn routes(state: &Arc<ApiState>) -> Router {
+    let sizes = MessageLimits::of(state);
     let service = TerrainLifecycleServer::new(LifecycleApi {
         state: Arc::clone(state),
     })
-    .max_decoding_message_size(MAX_REQUEST_BYTES);
+    .max_decoding_message_size(sizes.decoding)
+    .max_encoding_message_size(sizes.encoding);
     let path = format!(
         "/{}/{{*rest}}",
         TerrainLifecycleServer::<LifecycleApi>::NAME
     );
-    Router::new().route_service(&path, service)
+    Router::new()
+        .route_service(&path, service)
+        .layer(middleware::map_response(remap_oversize))
 }
 
 /// `terrain.v1.TerrainLifecycle`.
@@ -152,7 +160,7 @@ async fn read_updates(
     owner: Owner,
     first: pb::ViewerUpdate,
     mut inbound: Streaming<pb::ViewerUpdate>,
-    rejections: mpsc::Sender<pb::LifecycleEvent>,
+    rejections: mpsc::Sender<Result<pb::LifecycleEvent, Status>>,
     ended: CancellationToken,
 ) {
     // A first message without a change only names the world.
@@ -165,10 +173,22 @@ async fn read_updates(
                 () = ended.cancelled() => break,
                 message = inbound.message() => match message {
                     Ok(Some(u)) => u,
-                    // Half-closed or gone: the answer stream decides the rest.
-                    Ok(None) | Err(_) => {
+                    // Half-closed: the answer stream decides the rest.
+                    Ok(None) => {
                         drop(inbound);
                         ended.cancelled().await;
+                        break;
+                    }
+                    // An update that does not decode or is too large (or the peer
+                    // reset the stream): the answer ends with its status.
+                    Err(status) => {
+                        drop(inbound);
+                        let status = oversize(&status).unwrap_or(status);
+                        tokio::select! {
+                            biased;
+                            () = ended.cancelled() => {}
+                            _ = rejections.send(Err(status)) => ended.cancelled().await,
+                        }
                         break;
                     }
                 },
@@ -181,7 +201,7 @@ async fn read_updates(
             tokio::select! {
                 biased;
                 () = ended.cancelled() => break,
-                sent = rejections.send(rejected(&id, &err)) => if sent.is_err() { break },
+                sent = rejections.send(Ok(rejected(&id, &err))) => if sent.is_err() { break },
             }
         }
     }
@@ -192,32 +212,44 @@ async fn read_updates(
 struct Outbound {
     lc: Arc<WorldLifecycle>,
     feed: StepFeed,
-    rejections: mpsc::Receiver<pb::LifecycleEvent>,
+    /// Rejections of updates, and the status that ends the stream when an update
+    /// cannot be read.
+    rejections: mpsc::Receiver<Result<pb::LifecycleEvent, Status>>,
     /// Fires at shutdown (the answer ends) or when this is dropped (the reader ends
     /// and removes the stream's viewers).
     ended: CancellationToken,
     _reader: DropGuard,
     /// The first message (the snapshot), until sent.
     first: Option<pb::LifecycleEvent>,
+    /// Set once the stream ended with an error status.
+    failed: bool,
+    /// The stream's place under the stream caps.
+    _permit: StreamPermit,
 }
 
 impl Outbound {
-    async fn next(&mut self) -> Option<pb::LifecycleEvent> {
+    async fn next(&mut self) -> Option<Result<pb::LifecycleEvent, Status>> {
+        if self.failed {
+            return None;
+        }
         if let Some(first) = self.first.take() {
-            return Some(first);
+            return Some(Ok(first));
         }
         let lc = &self.lc;
         let world = lc.world().id();
         tokio::select! {
             biased;
             () = self.ended.cancelled() => None,
-            Some(rejection) = self.rejections.recv() => Some(rejection),
+            Some(rejection) = self.rejections.recv() => {
+                self.failed = rejection.is_err();
+                Some(rejection)
+            }
             step = self.feed.steps.recv() => match step {
-                Ok(step) => Some(step_proto(world, &step)),
+                Ok(step) => Some(Ok(step_proto(world, &step))),
                 Err(RecvError::Lagged(missed)) => {
                     tracing::debug!(world, missed, "lifecycle listener fell behind; sending a snapshot");
                     self.feed = lc.subscribe();
-                    Some(snapshot_proto(world, &self.feed))
+                    Some(Ok(snapshot_proto(world, &self.feed)))
                 }
                 Err(RecvError::Closed) => None,
             },
@@ -234,6 +266,13 @@ impl TerrainLifecycle for LifecycleApi {
         request: Request<Streaming<pb::ViewerUpdate>>,
     ) -> Result<Response<EventStream>, Status> {
         authorize(&self.state, request.metadata())?;
+        let connection = request.extensions().get::<ConnectionStreams>().cloned();
+        let permit = self
+            .state
+            .events
+            .streams()
+            .admit(connection.as_ref(), StreamKind::TrackViewers)
+            .map_err(ApiError::from)?;
         let mut inbound = request.into_inner();
         let first = inbound.message().await?.ok_or_else(|| {
             ApiError::invalid("world", "the stream ended before its first update")
@@ -260,10 +299,12 @@ impl TerrainLifecycle for LifecycleApi {
             ended: ended.clone(),
             _reader: ended.drop_guard(),
             first: Some(snapshot),
+            failed: false,
+            _permit: permit,
         };
         let stream = stream::unfold(outbound, |mut out| async move {
             let event = out.next().await?;
-            Some((Ok(event), out))
+            Some((event, out))
         });
         Ok(Response::new(Box::pin(stream)))
     }

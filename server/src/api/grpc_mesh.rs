@@ -8,14 +8,18 @@
 use std::{pin::Pin, sync::Arc};
 
 use futures::{Stream, StreamExt, stream};
-use terrain_core::mesh::{Indices, TileMesh};
+use terrain_core::{
+    mesh::{Indices, TileMesh},
+    voxel::MeshPart,
+};
 use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{
     api::ApiError,
     api::ApiState,
-    mesh::ServedMesh,
+    api::http_mesh::chunk_height_range,
+    mesh::{CachedMesh, ChunkMesh, ServedMesh},
     query::{HeightMode, mesh::TileFields},
 };
 
@@ -71,7 +75,10 @@ pub fn height_mode(mode: i32) -> Result<HeightMode, ApiError> {
 
 /// The wire form of a served mesh.
 pub fn message(served: &ServedMesh) -> pb::TileMesh {
-    let mesh: &TileMesh = &served.mesh;
+    let mesh: &TileMesh = match &*served.mesh {
+        CachedMesh::Tile(mesh) => mesh,
+        CachedMesh::Chunk(chunk) => return chunk_message(chunk, served.revision),
+    };
     let (indices, index_format) = match &mesh.indices {
         Indices::U16(v) => (
             v.iter().flat_map(|i| i.to_le_bytes()).collect(),
@@ -95,7 +102,51 @@ pub fn message(served: &ServedMesh) -> pb::TileMesh {
         indices,
         index_format: index_format.into(),
         revision: served.revision,
+        colours: Vec::new(),
+        transparent: None,
+        quads: 0,
+        visible_faces: 0,
     }
+}
+
+/// A voxel chunk's mesh: the opaque part in the main fields (u32 indices), the
+/// transparent one in `transparent`, `resolution` 0.
+fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
+    let (min_height, max_height) = chunk_height_range(chunk);
+    let part = |p: &MeshPart| pb::MeshPart {
+        positions: vec3_bytes(&p.positions),
+        normals: vec3_bytes(&p.normals),
+        colours: vec3_bytes(&p.colours),
+        indices: p.indices.iter().flat_map(|i| i.to_le_bytes()).collect(),
+    };
+    let opaque = part(&chunk.mesh.opaque);
+    pb::TileMesh {
+        tile_x: chunk.key.0,
+        tile_z: chunk.key.1,
+        version: chunk.version,
+        resolution: 0,
+        min_height,
+        max_height,
+        placement: chunk.placement.to_vec(),
+        positions: opaque.positions,
+        normals: opaque.normals,
+        indices: opaque.indices,
+        index_format: pb::IndexFormat::U32.into(),
+        revision,
+        colours: opaque.colours,
+        transparent: Some(part(&chunk.mesh.transparent)),
+        quads: chunk.mesh.quads,
+        visible_faces: chunk.mesh.visible_faces,
+    }
+}
+
+/// `[x, y, z]` triples as little-endian f32 bytes.
+fn vec3_bytes(values: &[[f32; 3]]) -> Vec<u8> {
+    values
+        .iter()
+        .flatten()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
 }
 
 /// `values` as little-endian bytes.

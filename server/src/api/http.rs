@@ -10,6 +10,7 @@
 //! | `GET /healthz`, `GET /readyz`, `GET /metrics` | liveness, readiness, Prometheus text |
 //! | `/v1/worlds/{world}/flat-zones...`, `/v1/worlds/{world}/flat-zone-at` | see [`super::http_zones`] |
 //! | `/v1/worlds/{world}/tiles/{tx}/{tz}/mesh[.glb]` | see [`super::http_mesh`]; `height` takes `mode=exact\|surface` |
+//! | `/v1/worlds/{world}/tiles/{cx}/{cz}/blocks`, `.../instances` | voxel worlds: see [`super::http_blocks`] |
 //!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
 //! rejections (bad path, bad query string, body too large), which are mapped here.
@@ -28,6 +29,7 @@ use axum::{
     routing::{get, post},
 };
 use serde::Serialize;
+use terrain_core::voxel::VoxelConfig;
 
 use crate::{
     api::ApiError,
@@ -70,7 +72,9 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/heightmap", get(heightmap))
         .merge(super::http_zones::routes())
         .merge(super::http_mesh::routes())
+        .merge(super::http_blocks::routes())
         .merge(super::http_lifecycle::routes())
+        .merge(super::http_admin::routes())
         .merge(super::http_map::routes(&state))
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
@@ -116,6 +120,12 @@ struct WorldBody {
     zones: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     layout: Option<WorldLayoutBody>,
+    /// A voxel world's parameters, keyed as its `[worlds.voxel]` table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    voxel: Option<VoxelConfig>,
+    /// A voxel world's block kinds, in id order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block_kinds: Option<Vec<super::http_blocks::BlockKindBody>>,
 }
 
 /// A world's layout layer, as `ListWorlds` reports it.
@@ -156,6 +166,8 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
                 chunk_size: l.layout.chunk_size,
                 cell_size: l.layout.cell_size,
             }),
+            voxel: w.voxel().copied(),
+            block_kinds: w.voxel().map(|_| super::http_blocks::block_kinds()),
         });
     }
     Json(WorldsBody { worlds })

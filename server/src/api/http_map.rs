@@ -158,6 +158,7 @@ async fn legend(
     let palette = palette::Palette::of(s.terrain().generator());
     let water_threshold = match palette {
         palette::Palette::Hyperscape { .. } => Some(palette::WATER_THRESHOLD),
+        palette::Palette::Voxel { sea_level, .. } => Some(sea_level),
         palette::Palette::Osrs => None,
     };
     let entries = palette

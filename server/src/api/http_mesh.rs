@@ -11,6 +11,12 @@
 //! building anything, to a request whose `If-None-Match` lists it. `positions` and
 //! `normals` are float32 `x, y, z` per vertex (positions relative to `placement`);
 //! `indices` three per triangle, carved cells absent.
+//!
+//! On a voxel world a tile is a chunk and its mesh the chunk's greedy mesh: the JSON
+//! has `resolution` 0, the opaque part in `positions`, `normals`, `colours` (linear
+//! RGB per vertex) and `indices`, the transparent kinds in `transparent` (the same
+//! four arrays), and `quads` and `visibleFaces`; the glb holds one primitive per part
+//! with `COLOR_0` (see [`terrain_core::mesh::glb::coloured_to_glb`]).
 
 use std::sync::Arc;
 
@@ -25,7 +31,14 @@ use axum::{
     routing::get,
 };
 use serde::{Serialize, Serializer};
-use terrain_core::mesh::{Indices, to_glb};
+use terrain_core::{
+    mesh::{
+        Indices,
+        glb::{ColouredMesh, ColouredPrimitive, coloured_to_glb},
+        to_glb,
+    },
+    voxel::MeshPart,
+};
 
 use crate::{
     api::ApiError,
@@ -33,11 +46,11 @@ use crate::{
         ApiState,
         http::{CACHE_HEADER, REVISION_HEADER},
     },
-    mesh::ServedMesh,
+    mesh::{CachedMesh, ChunkMesh, ServedMesh},
     query::{HeightMode, mesh::TileFields},
 };
 
-type TilePath = Result<Path<(String, String, String)>, PathRejection>;
+pub(crate) type TilePath = Result<Path<(String, String, String)>, PathRejection>;
 
 /// The mesh routes, to merge into the HTTP router.
 pub fn routes() -> Router<Arc<ApiState>> {
@@ -87,7 +100,7 @@ fn etag(world: &str, tile: (i64, i64), version: u64) -> HeaderValue {
 
 /// True when `If-None-Match` lists `tag` (or is `*`). Weak tags match too: the
 /// comparison for `If-None-Match` is the weak one (RFC 9110 §13.1.2).
-fn matches(headers: &HeaderMap, tag: &HeaderValue) -> bool {
+pub(crate) fn matches(headers: &HeaderMap, tag: &HeaderValue) -> bool {
     let Ok(tag) = tag.to_str() else {
         return false;
     };
@@ -120,7 +133,7 @@ async fn serve(
         return Ok((StatusCode::NOT_MODIFIED, head).into_response());
     }
     let served = engine.tile_mesh(world, tile, &fields).await?;
-    let tag = etag(world.id(), tile, served.mesh.version);
+    let tag = etag(world.id(), tile, served.mesh.version());
     let revision = HeaderValue::from(served.revision);
     let cache = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
     let body = engine
@@ -179,7 +192,10 @@ fn indices<S: Serializer>(indices: &&Indices, s: S) -> Result<S::Ok, S::Error> {
 }
 
 fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
-    let mesh = &served.mesh;
+    let mesh = match &*served.mesh {
+        CachedMesh::Tile(mesh) => mesh,
+        CachedMesh::Chunk(chunk) => return encode_chunk_json(chunk, served.revision),
+    };
     let body = MeshBody {
         tile_x: mesh.key.0,
         tile_z: mesh.key.1,
@@ -197,7 +213,122 @@ fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
 }
 
 fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
-    to_glb(&served.mesh).map_err(|e| ApiError::Internal(e.to_string()))
+    match &*served.mesh {
+        CachedMesh::Tile(mesh) => to_glb(mesh),
+        CachedMesh::Chunk(chunk) => chunk_glb(chunk),
+    }
+    .map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// A voxel chunk's mesh as glb: a node at the chunk's placement, the opaque part and
+/// the transparent part as two coloured primitives.
+pub fn chunk_glb(chunk: &ChunkMesh) -> Result<Vec<u8>, terrain_core::mesh::GlbError> {
+    let (cx, cz) = chunk.key;
+    fn primitive(part: &MeshPart, transparent: bool) -> ColouredPrimitive<'_> {
+        ColouredPrimitive {
+            positions: &part.positions,
+            normals: &part.normals,
+            colours: &part.colours,
+            indices: &part.indices,
+            transparent,
+        }
+    }
+    coloured_to_glb(&ColouredMesh {
+        name: format!("chunk_{cx}_{cz}"),
+        translation: chunk.placement,
+        extras: serde_json::json!({
+            "chunkX": cx,
+            "chunkZ": cz,
+            "version": chunk.version,
+            "quads": chunk.mesh.quads,
+            "visibleFaces": chunk.mesh.visible_faces,
+        }),
+        primitives: vec![
+            primitive(&chunk.mesh.opaque, false),
+            primitive(&chunk.mesh.transparent, true),
+        ],
+    })
+}
+
+/// `[x, y, z]` triples written as one flat array.
+fn flat<S: Serializer>(values: &&[[f32; 3]], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(values.iter().flatten())
+}
+
+/// One part of a voxel chunk mesh in JSON.
+#[derive(Serialize)]
+struct PartBody<'a> {
+    #[serde(serialize_with = "flat")]
+    positions: &'a [[f32; 3]],
+    #[serde(serialize_with = "flat")]
+    normals: &'a [[f32; 3]],
+    #[serde(serialize_with = "flat")]
+    colours: &'a [[f32; 3]],
+    indices: &'a [u32],
+}
+
+impl<'a> PartBody<'a> {
+    fn of(part: &'a MeshPart) -> Self {
+        PartBody {
+            positions: &part.positions,
+            normals: &part.normals,
+            colours: &part.colours,
+            indices: &part.indices,
+        }
+    }
+}
+
+/// The JSON body of a voxel chunk's mesh.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChunkMeshBody<'a> {
+    tile_x: i64,
+    tile_z: i64,
+    version: u64,
+    revision: u64,
+    resolution: u32,
+    min_height: f32,
+    max_height: f32,
+    placement: [f64; 3],
+    #[serde(flatten)]
+    opaque: PartBody<'a>,
+    transparent: PartBody<'a>,
+    quads: u64,
+    visible_faces: u64,
+}
+
+/// The lowest and highest vertex of both parts (0, 0 for an empty mesh).
+pub fn chunk_height_range(chunk: &ChunkMesh) -> (f32, f32) {
+    let ys = chunk
+        .mesh
+        .opaque
+        .positions
+        .iter()
+        .chain(&chunk.mesh.transparent.positions)
+        .map(|p| p[1]);
+    let (lo, hi) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
+    if lo > hi { (0.0, 0.0) } else { (lo, hi) }
+}
+
+fn encode_chunk_json(chunk: &ChunkMesh, revision: u64) -> Result<Vec<u8>, ApiError> {
+    let (min_height, max_height) = chunk_height_range(chunk);
+    let body = ChunkMeshBody {
+        tile_x: chunk.key.0,
+        tile_z: chunk.key.1,
+        version: chunk.version,
+        revision,
+        resolution: 0,
+        min_height,
+        max_height,
+        placement: chunk.placement,
+        opaque: PartBody::of(&chunk.mesh.opaque),
+        transparent: PartBody::of(&chunk.mesh.transparent),
+        quads: chunk.mesh.quads,
+        visible_faces: chunk.mesh.visible_faces,
+    };
+    serde_json::to_vec(&body).map_err(|e| ApiError::Internal(format!("encoding mesh JSON: {e}")))
 }
 
 #[cfg(test)]

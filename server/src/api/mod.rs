@@ -6,16 +6,19 @@
 //! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
 //!   [`http_zones`]: the flat-zone routes.
 //! - [`http_mesh`], [`grpc_mesh`]: tile meshes (JSON, glb, packed protobuf).
+//! - [`http_blocks`], [`grpc_blocks`]: a voxel world's chunk blocks and instances.
 //! - [`error`]: the one mapping from error classes to gRPC codes and HTTP statuses.
 //! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
 //! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
 //! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
 //! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
 //!   itself for requests it cannot parse.
+//! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
 //! - [`admission`]: the cap on requests in flight (load shedding) and the
 //!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
 //!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
+//! - [`http_admin`]: `GET /v1/admin/backup`, a consistent snapshot of the store.
 //! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
 //!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
 //!   (`terrain.v1.TerrainLifecycle`).
@@ -30,6 +33,7 @@ pub mod body;
 pub mod conn;
 pub mod error;
 pub mod grpc;
+pub mod grpc_blocks;
 pub mod grpc_events;
 pub mod grpc_layout;
 pub mod grpc_lifecycle;
@@ -37,6 +41,8 @@ pub mod grpc_mesh;
 pub mod grpc_zones;
 pub mod health;
 pub mod http;
+pub mod http_admin;
+pub mod http_blocks;
 pub mod http_layout;
 pub mod http_lifecycle;
 pub mod http_map;
@@ -45,6 +51,7 @@ pub mod http_zones;
 pub mod metrics;
 pub mod params;
 pub mod parse_errors;
+pub mod tls;
 pub mod ws_events;
 pub mod zone_body;
 
@@ -62,11 +69,12 @@ use tracing::Level;
 
 use crate::{
     auth::Auth,
-    config::RequestLimits,
+    config::{ConnectionConfig, RequestLimits},
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
     query::QueryEngine,
+    store::ZoneStore,
 };
 
 pub use error::ApiError;
@@ -84,6 +92,10 @@ pub struct ApiState {
     pub events: Arc<Events>,
     /// Viewers, live tiles and their transitions, per world.
     pub lifecycles: Arc<Lifecycles>,
+    /// Connection and gRPC message limits.
+    pub connections: ConnectionConfig,
+    /// The zone store, for backups.
+    pub store: Arc<ZoneStore>,
 }
 
 impl ApiState {

@@ -2,7 +2,10 @@
 //!
 //! Query: the initial area, `tiles=minTx,minTz,maxTx,maxTz` (inclusive) or
 //! `x=&z=&radius=` (metres), and the resume point `fromRevision=N`. Bad input is a
-//! 400 before the upgrade (`fromRevision` after the current revision included).
+//! 400 before the upgrade (`fromRevision` after the current revision included). A
+//! subscription beyond `max_subscriptions_per_connection` or `max_subscriptions` is
+//! refused before the upgrade with 503, `Retry-After` and the JSON error body
+//! (`RESOURCE_EXHAUSTED`).
 //!
 //! Server to client, one JSON text frame per message: events
 //! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
@@ -21,12 +24,13 @@ use std::sync::Arc;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::{
-    Router,
+    Extension, Router,
     extract::{
         Path, Query, State,
         rejection::{PathRejection, QueryRejection},
         ws::{CloseFrame, Message as WsMessage, WebSocket, WebSocketUpgrade, close_code},
     },
+    http::{HeaderValue, header::RETRY_AFTER},
     response::{IntoResponse, Response},
     routing::get,
 };
@@ -35,7 +39,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     api::ApiError,
     api::{ApiState, params},
-    events::{Area, Subscription},
+    events::{Area, ConnectionStreams, EventError, StreamKind, StreamPermit, Subscription},
 };
 
 /// The WebSocket route, to merge into the HTTP router.
@@ -117,6 +121,7 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
 
 async fn events(
     State(state): State<Arc<ApiState>>,
+    connection: Option<Extension<ConnectionStreams>>,
     world: Result<Path<String>, PathRejection>,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -125,15 +130,38 @@ async fn events(
     let Query(pairs) = query.map_err(|r| ApiError::invalid("query", r.body_text()))?;
     let opening = opening(&pairs)?;
     let world = state.engine.world(&world)?;
+    let connection = connection.map(|Extension(c)| c);
+    let permit = match state
+        .events
+        .streams()
+        .admit(connection.as_ref(), StreamKind::WebSocketEvents)
+    {
+        Ok(permit) => permit,
+        Err(err) => return Ok(refused(err)),
+    };
     let sub = Subscription::open(&state.events, world, opening.area, opening.from).await?;
     let upgrade = upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?;
     Ok(upgrade
-        .on_upgrade(move |socket| serve(socket, sub))
+        .on_upgrade(move |socket| serve(socket, sub, permit))
         .into_response())
 }
 
-/// Pumps messages to the socket and area changes from it until either side ends.
-async fn serve(mut socket: WebSocket, mut sub: Subscription) {
+/// How long a client refused for the stream caps is asked to wait.
+const RETRY_AFTER_SECONDS: u32 = 1;
+
+/// A subscription over the stream caps: 503 with `Retry-After` and the JSON error
+/// body, before the upgrade.
+fn refused(err: EventError) -> Response {
+    let mut response = ApiError::from(err).into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    response
+}
+
+/// Pumps messages to the socket and area changes from it until either side ends;
+/// `_permit` is the subscription's place under the stream caps.
+async fn serve(mut socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) {
     let closed = sub.closed();
     loop {
         tokio::select! {

@@ -49,6 +49,24 @@ pub enum Command {
         #[arg(default_value = DEFAULT_HEALTHCHECK_URL)]
         url: String,
     },
+    /// Writes a consistent snapshot of every world's zones and revision: of a running
+    /// server with `--from URL` (through its authenticated `GET /v1/admin/backup`, using
+    /// the configured admin token), otherwise of the stopped server's `data_dir`.
+    Backup {
+        /// Where to write the backup file (`-`: standard output).
+        #[arg(long, short, default_value = "-")]
+        output: PathBuf,
+        /// The running server, e.g. `http://127.0.0.1:8080`.
+        #[arg(long, value_name = "URL")]
+        from: Option<String>,
+    },
+    /// Loads a backup file into the configured `data_dir`, whose store must be new or
+    /// empty.
+    Restore {
+        /// The backup file (`-`: standard input).
+        #[arg(long, short)]
+        input: PathBuf,
+    },
 }
 
 /// A parsed command line.

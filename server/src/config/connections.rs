@@ -1,7 +1,8 @@
 //! [`ConnectionConfig`]: what one TCP connection may hold on to, so idle, stalled or
 //! dead clients cannot keep descriptors for ever: the HTTP/1.1 header-read timeout,
-//! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections.
-//! Applied by `api::conn`.
+//! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections
+//! (applied by `api::conn`); and the largest gRPC message every service decodes and
+//! encodes (applied by `api::grpc`).
 
 use std::time::Duration;
 
@@ -15,10 +16,23 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
 /// Largest accepted `max_connections`.
 pub const MAX_MAX_CONNECTIONS: usize = 1_000_000;
-/// How often an HTTP/2 connection is pinged.
+/// Default period of the HTTP/2 keep-alive ping.
 pub const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
-/// How long an HTTP/2 ping may go unanswered before the connection is closed.
+/// Default time an HTTP/2 ping may go unanswered before the connection is closed. A
+/// peer that stops (a frozen process, a dead link) is thus dropped, with its streams
+/// and the viewers of its `TrackViewers` streams, within interval + timeout: 40 s.
 pub const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Default most open streams (event subscriptions and `TrackViewers`) on one connection.
+pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 100;
+/// Default most open streams on the whole server.
+pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 10_000;
+/// Largest accepted `max_subscriptions` / `max_subscriptions_per_connection`.
+pub const MAX_MAX_SUBSCRIPTIONS: usize = 1_000_000;
+/// Smallest accepted `grpc_max_decoding_message_size` / `grpc_max_encoding_message_size`.
+pub const MIN_GRPC_MESSAGE_SIZE: usize = 1024;
+/// Largest accepted gRPC message size: a message's length prefix is 32 bits.
+pub const MAX_GRPC_MESSAGE_SIZE: usize = u32::MAX as usize;
 
 /// Connection limits of one server.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,10 +47,23 @@ pub struct ConnectionConfig {
     /// Most open connections; beyond it the server stops accepting (new clients wait
     /// in the listen backlog) until one closes.
     pub max_connections: usize,
-    /// Period of the HTTP/2 keep-alive ping.
+    /// Period of the HTTP/2 keep-alive ping (sent once the connection has been
+    /// silent this long).
     pub http2_keepalive_interval: Duration,
-    /// An HTTP/2 connection whose ping is not answered within this time is closed.
+    /// An HTTP/2 connection whose ping is not answered within this time is closed,
+    /// ending its streams: a stopped peer is dropped within interval + timeout.
     pub http2_keepalive_timeout: Duration,
+    /// Largest gRPC request message (bytes) any service decodes; a larger one is
+    /// `RESOURCE_EXHAUSTED`. `None`: what the request limits need (`api::grpc`).
+    pub grpc_max_decoding_message_size: Option<usize>,
+    /// Largest gRPC answer message (bytes) any service encodes. `None`: the largest
+    /// answer the request limits allow (`api::grpc`).
+    pub grpc_max_encoding_message_size: Option<usize>,
+    /// Most open streams (gRPC `Subscribe`, WebSocket event subscriptions,
+    /// `TrackViewers`) on one connection; one more is refused at once.
+    pub max_subscriptions_per_connection: usize,
+    /// Most open streams on the whole server; one more is refused at once.
+    pub max_subscriptions: usize,
 }
 
 impl Default for ConnectionConfig {
@@ -47,12 +74,17 @@ impl Default for ConnectionConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             http2_keepalive_interval: HTTP2_KEEPALIVE_INTERVAL,
             http2_keepalive_timeout: HTTP2_KEEPALIVE_TIMEOUT,
+            grpc_max_decoding_message_size: None,
+            grpc_max_encoding_message_size: None,
+            max_subscriptions_per_connection: DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+            max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
         }
     }
 }
 
 impl ConnectionConfig {
-    /// Every timeout positive, `max_connections` in `1..=1000000`.
+    /// Every timeout positive, `max_connections` and the stream caps in `1..=1000000`,
+    /// gRPC message sizes in `1024..=4294967295`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (key, value) in [
             ("header_read_timeout", self.header_read_timeout),
@@ -69,6 +101,41 @@ impl ConnectionConfig {
                 "max_connections",
                 format!("must be between 1 and {MAX_MAX_CONNECTIONS}"),
             ));
+        }
+        for (key, value) in [
+            (
+                "max_subscriptions_per_connection",
+                self.max_subscriptions_per_connection,
+            ),
+            ("max_subscriptions", self.max_subscriptions),
+        ] {
+            if value == 0 || value > MAX_MAX_SUBSCRIPTIONS {
+                return Err(ConfigError::invalid(
+                    key,
+                    format!("must be between 1 and {MAX_MAX_SUBSCRIPTIONS}"),
+                ));
+            }
+        }
+        for (key, value) in [
+            (
+                "grpc_max_decoding_message_size",
+                self.grpc_max_decoding_message_size,
+            ),
+            (
+                "grpc_max_encoding_message_size",
+                self.grpc_max_encoding_message_size,
+            ),
+        ] {
+            if let Some(v) = value
+                && !(MIN_GRPC_MESSAGE_SIZE..=MAX_GRPC_MESSAGE_SIZE).contains(&v)
+            {
+                return Err(ConfigError::invalid(
+                    key,
+                    format!(
+                        "must be between {MIN_GRPC_MESSAGE_SIZE} and {MAX_GRPC_MESSAGE_SIZE} bytes, got {v}"
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -114,11 +181,82 @@ mod tests {
     }
 
     #[test]
+    fn the_keepalive_keys_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(
+            config.connections.http2_keepalive_interval,
+            Duration::from_secs(20)
+        );
+        assert_eq!(
+            config.connections.http2_keepalive_timeout,
+            Duration::from_secs(20)
+        );
+        let config =
+            resolve("http2_keepalive_interval = \"5s\"\nhttp2_keepalive_timeout = \"250ms\"")
+                .unwrap();
+        assert_eq!(
+            config.connections.http2_keepalive_interval,
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            config.connections.http2_keepalive_timeout,
+            Duration::from_millis(250)
+        );
+        let err = resolve("http2_keepalive_timeout = \"0s\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("http2_keepalive_timeout"), "{err}");
+    }
+
+    #[test]
+    fn the_stream_caps_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(config.connections.max_subscriptions_per_connection, 100);
+        assert_eq!(config.connections.max_subscriptions, 10_000);
+        let config =
+            resolve("max_subscriptions_per_connection = 3\nmax_subscriptions = 5").unwrap();
+        assert_eq!(config.connections.max_subscriptions_per_connection, 3);
+        assert_eq!(config.connections.max_subscriptions, 5);
+    }
+
+    #[test]
+    fn the_grpc_message_sizes_resolve() {
+        let config = resolve("").unwrap();
+        assert_eq!(config.connections.grpc_max_decoding_message_size, None);
+        assert_eq!(config.connections.grpc_max_encoding_message_size, None);
+        let config = resolve(
+            "grpc_max_decoding_message_size = 65536\ngrpc_max_encoding_message_size = 1048576",
+        )
+        .unwrap();
+        assert_eq!(
+            config.connections.grpc_max_decoding_message_size,
+            Some(65_536)
+        );
+        assert_eq!(
+            config.connections.grpc_max_encoding_message_size,
+            Some(1_048_576)
+        );
+    }
+
+    #[test]
     fn bad_values_are_refused_naming_the_key() {
         for (text, key) in [
             ("header_read_timeout = \"0s\"", "header_read_timeout"),
             ("request_body_timeout = 0", "request_body_timeout"),
             ("max_connections = 2000000", "max_connections"),
+            (
+                "grpc_max_decoding_message_size = 100",
+                "grpc_max_decoding_message_size",
+            ),
+            (
+                "grpc_max_encoding_message_size = 5000000000",
+                "grpc_max_encoding_message_size",
+            ),
+            ("max_subscriptions = 0", "max_subscriptions"),
+            (
+                "max_subscriptions_per_connection = 2000000",
+                "max_subscriptions_per_connection",
+            ),
         ] {
             let err = resolve(text).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");

@@ -32,6 +32,8 @@ mod connections;
 mod requests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_voxel;
 
 use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
 
@@ -140,6 +142,15 @@ impl Default for Limits {
     }
 }
 
+/// The PEM files of the server's TLS identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// The leaf's private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+}
+
 /// The resolved configuration of one server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -159,6 +170,8 @@ pub struct Config {
     pub connections: ConnectionConfig,
     /// The cap on requests in flight and the per-request timeout.
     pub requests: RequestLimits,
+    /// TLS on both surfaces, if configured.
+    pub tls: Option<TlsFiles>,
     /// Text or JSON log lines (the filter is `RUST_LOG`).
     pub log_format: LogFormat,
     /// When set, mutations must present it as `Authorization: Bearer <token>`.
@@ -186,6 +199,7 @@ impl Default for Config {
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             connections: ConnectionConfig::default(),
             requests: RequestLimits::default(),
+            tls: None,
             log_format: LogFormat::Text,
             admin_token: None,
             insecure: false,
@@ -254,7 +268,20 @@ impl Config {
                 max_connections: settings
                     .max_connections
                     .unwrap_or(defaults.connections.max_connections),
-                ..defaults.connections
+                grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
+                grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
+                http2_keepalive_interval: settings
+                    .http2_keepalive_interval
+                    .unwrap_or(defaults.connections.http2_keepalive_interval),
+                http2_keepalive_timeout: settings
+                    .http2_keepalive_timeout
+                    .unwrap_or(defaults.connections.http2_keepalive_timeout),
+                max_subscriptions_per_connection: settings
+                    .max_subscriptions_per_connection
+                    .unwrap_or(defaults.connections.max_subscriptions_per_connection),
+                max_subscriptions: settings
+                    .max_subscriptions
+                    .unwrap_or(defaults.connections.max_subscriptions),
             },
             requests: RequestLimits {
                 max_in_flight: settings
@@ -266,6 +293,16 @@ impl Config {
                 retry_after: settings
                     .retry_after
                     .unwrap_or(defaults.requests.retry_after),
+            },
+            tls: match (settings.tls_cert, settings.tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(ConfigError::invalid("tls_key", "required with tls_cert"));
+                }
+                (None, Some(_)) => {
+                    return Err(ConfigError::invalid("tls_cert", "required with tls_key"));
+                }
             },
             log_format: settings.log_format.unwrap_or(defaults.log_format),
             admin_token: settings.admin_token,
@@ -340,6 +377,13 @@ impl Config {
             }
             if let Err(e) = WorldGenerator::new(world.generator, world.seed) {
                 return Err(world::generator_error(i, &e));
+            }
+            world::check_voxel(i, world.generator, world.voxel.as_ref())?;
+            if world.generator == terrain_core::GeneratorKind::Voxel && world.layout.is_some() {
+                return Err(ConfigError::invalid(
+                    format!("worlds[{i}].layout"),
+                    "a voxel world has no layout layer (its heights are whole blocks)",
+                ));
             }
             if world.spawn.is_empty() {
                 return Err(ConfigError::invalid(

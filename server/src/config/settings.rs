@@ -98,6 +98,52 @@ pub struct Settings {
     #[serde(deserialize_with = "de::duration")]
     pub retry_after: Option<Duration>,
 
+    /// Largest gRPC request message any service decodes, in bytes; a larger one is
+    /// RESOURCE_EXHAUSTED [default: 16 * max_batch_points + 65536].
+    #[arg(long, env = "TERRAIN_GRPC_MAX_DECODING_MESSAGE_SIZE", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub grpc_max_decoding_message_size: Option<usize>,
+
+    /// Largest gRPC answer message any service encodes, in bytes [default: the largest
+    /// answer the request limits allow, plus 65536].
+    #[arg(long, env = "TERRAIN_GRPC_MAX_ENCODING_MESSAGE_SIZE", value_name = "BYTES", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub grpc_max_encoding_message_size: Option<usize>,
+
+    /// Period of the HTTP/2 keep-alive ping, sent once a connection has been silent
+    /// that long [default: 20s].
+    #[arg(long, env = "TERRAIN_HTTP2_KEEPALIVE_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub http2_keepalive_interval: Option<Duration>,
+
+    /// Time an HTTP/2 ping may go unanswered before the connection is closed with its
+    /// streams (and the viewers of its TrackViewers streams) [default: 20s].
+    #[arg(long, env = "TERRAIN_HTTP2_KEEPALIVE_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub http2_keepalive_timeout: Option<Duration>,
+
+    /// Most open streams (gRPC Subscribe, WebSocket event subscriptions,
+    /// TrackViewers) on one connection; one more is refused at once with
+    /// RESOURCE_EXHAUSTED (WebSocket: 503); at most 1000000 [default: 100].
+    #[arg(long, env = "TERRAIN_MAX_SUBSCRIPTIONS_PER_CONNECTION", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_subscriptions_per_connection: Option<usize>,
+
+    /// Most open streams on the whole server, as for
+    /// --max-subscriptions-per-connection; at most 1000000 [default: 10000].
+    #[arg(long, env = "TERRAIN_MAX_SUBSCRIPTIONS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub max_subscriptions: Option<usize>,
+
+    /// PEM certificate chain for TLS on both surfaces (with --tls-key) [default: none,
+    /// plain TCP].
+    #[arg(long, env = "TERRAIN_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of --tls-cert [default: none].
+    #[arg(long, env = "TERRAIN_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
     /// Log line format: `text` or `json` [default: text]. The filter is `RUST_LOG`.
     #[arg(long, env = "TERRAIN_LOG_FORMAT", value_name = "FORMAT", value_parser = str::parse::<LogFormat>)]
     #[serde(deserialize_with = "de::parsed")]
@@ -190,6 +236,14 @@ impl Settings {
         if let Some(worlds) = &mut self.worlds {
             for world in worlds {
                 world.rebase(base);
+            }
+        }
+        for path in [&mut self.tls_cert, &mut self.tls_key]
+            .into_iter()
+            .flatten()
+        {
+            if path.is_relative() {
+                *path = base.join(&*path);
             }
         }
         self

@@ -348,7 +348,7 @@ fn flag_worlds_are_validated_like_file_worlds() {
         Config::load(&cli).unwrap_err().to_string(),
         r#"worlds[1].id: duplicate world id "a""#
     );
-    let cli = Cli::try_parse_from(["terrain-server", "--world", "a:voxel"]).unwrap();
+    let cli = Cli::try_parse_from(["terrain-server", "--world", "a:cubes"]).unwrap();
     assert!(
         Config::load(&cli)
             .unwrap_err()
@@ -556,8 +556,8 @@ fn decoding_errors_read_in_the_configs_words() {
             "worlds[0].generator: missing (required)",
         ),
         (
-            "[[worlds]]\nid = \"a\"\ngenerator = \"voxel\"",
-            "worlds[0].generator: unknown generator \"voxel\", expected one of: hyperscape, osrs",
+            "[[worlds]]\nid = \"a\"\ngenerator = \"cubes\"",
+            "worlds[0].generator: unknown generator \"cubes\", expected one of: hyperscape, osrs, voxel",
         ),
         (
             "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\n[worlds.layout]\npattern = \"spiral\"",
@@ -640,4 +640,15 @@ fn the_shipped_configuration_files_still_read() {
     let frontier = file::read(&root.join("worlds/frontier.toml")).unwrap();
     let config = Config::resolve(frontier).unwrap();
     assert!(config.worlds.iter().any(|w| w.layout.is_some()));
+}
+
+#[test]
+fn tls_takes_a_certificate_and_a_key_together() {
+    let config = from_text("tls_cert = \"cert.pem\"\ntls_key = \"key.pem\"").unwrap();
+    let tls = config.tls.expect("tls");
+    assert_eq!(tls.cert, std::path::PathBuf::from("cert.pem"));
+    assert_eq!(tls.key, std::path::PathBuf::from("key.pem"));
+    assert_eq!(from_text("").unwrap().tls, None);
+    assert_eq!(refusal("tls_cert = \"cert.pem\"").0, "tls_key");
+    assert_eq!(refusal("tls_key = \"key.pem\"").0, "tls_cert");
 }

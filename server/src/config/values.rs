@@ -4,7 +4,7 @@
 use std::{fmt, net::SocketAddr, path::Path, str::FromStr, time::Duration};
 
 use serde::Deserialize;
-use terrain_core::Overlap;
+use terrain_core::{Overlap, voxel::VoxelConfig};
 
 use super::{
     lifecycle::LayoutSpec,
@@ -67,6 +67,9 @@ pub struct WorldSpec {
     pub spawn: Option<Vec<[f64; 2]>>,
     /// The `[worlds.layout]` table.
     pub layout: Option<LayoutSpec>,
+    /// The `[worlds.voxel]` table: a voxel world's generator parameters (each key
+    /// optional, defaults from `VoxelConfig::default()`).
+    pub voxel: Option<VoxelConfig>,
 }
 
 impl WorldSpec {
@@ -108,6 +111,7 @@ impl FromStr for WorldSpec {
             zone_files: Vec::new(),
             spawn: None,
             layout: None,
+            voxel: None,
         })
     }
 }

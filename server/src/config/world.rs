@@ -9,7 +9,19 @@
 //! overlap = "hyperscape"            # or "layered" (the default)
 //! manifests = "manifests"           # stations.json, world-areas.json, model-bounds.json
 //! zones = ["zones/arenas.json"]     # arrays of zones
+//!
+//! [[worlds]]
+//! id = "blocks"
+//! generator = "voxel"               # 32 x 32-column chunks of 1 m blocks
+//! seed = 3                          # any u32
+//! [worlds.voxel]                    # VoxelConfig's keys, each optional
+//! max_height = 64
+//! sea_level = 12
 //! ```
+//!
+//! `[worlds.voxel]` is refused on any other generator (key `worlds[i].voxel`); a
+//! voxel world without it takes `VoxelConfig::default()`, and a bad value is refused
+//! naming its key (`worlds[i].voxel.sea_level: ...`).
 //!
 //! Relative paths resolve against the configuration file's directory. The values
 //! [`BUILTIN_MANIFESTS`] and [`BUILTIN_DUEL_FLOORS`] name the copies of
@@ -18,7 +30,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, de};
-use terrain_core::{GeneratorError, GeneratorKind, Overlap};
+use terrain_core::{GeneratorError, GeneratorKind, Overlap, voxel::VoxelConfig};
 
 use super::{ConfigError, WorldSpec, lifecycle::LayoutSettings};
 
@@ -106,6 +118,10 @@ pub struct WorldConfig {
     pub spawn: Vec<[f64; 2]>,
     /// The layout layer (hubs and spokes), when configured.
     pub layout: Option<LayoutSettings>,
+    /// A voxel world's generator parameters: `Some` for every voxel world once
+    /// resolved (the defaults when the file has no `[worlds.voxel]`), `None` for any
+    /// other generator.
+    pub voxel: Option<VoxelConfig>,
 }
 
 impl WorldConfig {
@@ -121,6 +137,7 @@ impl WorldConfig {
             zone_files: Vec::new(),
             spawn: vec![[0.0, 0.0]],
             layout: None,
+            voxel: (generator == GeneratorKind::Voxel).then(VoxelConfig::default),
         }
     }
 
@@ -154,6 +171,36 @@ pub(super) fn generator_error(index: usize, err: &GeneratorError) -> ConfigError
             format!("worlds[{index}].seed"),
             format!("the osrs generator has no seed; it must be 0 (got {seed})"),
         ),
+        other => ConfigError::invalid(
+            format!("worlds[{index}].{}", other.field()),
+            other.to_string(),
+        ),
+    }
+}
+
+/// Checks world `index`'s voxel settings against its generator: required (after
+/// defaulting) and valid on a voxel world, absent on any other.
+pub(super) fn check_voxel(
+    index: usize,
+    generator: GeneratorKind,
+    voxel: Option<&VoxelConfig>,
+) -> Result<(), ConfigError> {
+    match (generator, voxel) {
+        (GeneratorKind::Voxel, Some(config)) => config.validate().map_err(|e| {
+            ConfigError::invalid(format!("worlds[{index}].{}", e.field()), e.to_string())
+        }),
+        (GeneratorKind::Voxel, None) => Err(ConfigError::invalid(
+            format!("worlds[{index}].voxel"),
+            "missing: a voxel world needs its voxel settings",
+        )),
+        (other, Some(_)) => Err(ConfigError::invalid(
+            format!("worlds[{index}].voxel"),
+            format!(
+                "only a voxel world takes voxel settings (generator is {:?})",
+                other.as_str()
+            ),
+        )),
+        (_, None) => Ok(()),
     }
 }
 
@@ -174,6 +221,11 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 .generator
                 .parse::<GeneratorKind>()
                 .map_err(|e| ConfigError::invalid(key("generator"), e.to_string()))?;
+            let voxel = match generator {
+                GeneratorKind::Voxel => Some(spec.voxel.unwrap_or_default()),
+                _ => spec.voxel,
+            };
+            check_voxel(i, generator, voxel.as_ref())?;
             let mut spawn = spec.spawn;
             let layout = match spec.layout {
                 None => None,
@@ -202,6 +254,7 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 zone_files: spec.zone_files,
                 spawn: spawn.unwrap_or_else(|| vec![[0.0, 0.0]]),
                 layout,
+                voxel,
             })
         })
         .collect()

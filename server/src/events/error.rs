@@ -24,6 +24,13 @@ pub enum EventError {
     /// The replay task panicked or was cancelled.
     #[error("event replay task: {0}")]
     ReplayTask(String),
+    /// Every place for a stream is taken, on the connection or on the server.
+    #[error("streams: all {limit} streams of {scope} ({key}) are open; retry once one has ended")]
+    TooManyStreams {
+        key: &'static str,
+        scope: &'static str,
+        limit: usize,
+    },
     /// Reading the mutation log for a replay failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -36,6 +43,7 @@ impl ServiceError for EventError {
                 ErrorCode::InvalidArgument
             }
             EventError::NotStarted => ErrorCode::Unavailable,
+            EventError::TooManyStreams { .. } => ErrorCode::Overloaded,
             EventError::NoHub { .. } | EventError::ReplayTask(_) | EventError::Store(_) => {
                 ErrorCode::Internal
             }

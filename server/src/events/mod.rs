@@ -15,12 +15,15 @@
 //! - [`subscription`]: one open stream: replay from the log, then live, no gap and no
 //!   duplicate; ends on cut-off or when [`Events::close`] fires (shutdown).
 //! - [`replay`]: rebuilding past events from log entries.
+//! - [`streams`]: the cap on open streams (event subscriptions and `TrackViewers`),
+//!   per connection and in total.
 
 pub mod area;
 pub mod error;
 pub mod hub;
 pub mod publisher;
 pub mod replay;
+pub mod streams;
 pub mod subscription;
 
 use std::{
@@ -34,7 +37,7 @@ use std::{
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    config::Limits,
+    config::{ConnectionConfig, Limits},
     metrics::Metrics,
     store::{StoreError, ZoneStore},
     world::Worlds,
@@ -44,6 +47,7 @@ pub use area::Area;
 pub use error::EventError;
 pub use hub::Hub;
 pub use publisher::Publisher;
+pub use streams::{ConnectionStreams, StreamKind, StreamPermit, Streams};
 pub use subscription::Subscription;
 
 /// One committed mutation, as subscribers see it: the shared model's
@@ -74,6 +78,8 @@ pub struct Events {
     /// Fires at shutdown: every stream ends.
     closed: CancellationToken,
     queue: usize,
+    /// The cap on open streams.
+    streams: Streams,
     metrics: Arc<Metrics>,
 }
 
@@ -92,16 +98,27 @@ struct Attached {
 }
 
 impl Events {
-    /// Events sized by `limits.subscriber_queue`.
-    pub fn new(limits: &Limits, metrics: Arc<Metrics>) -> Self {
+    /// Events sized by `limits.subscriber_queue`, with the stream caps of
+    /// `connections`.
+    pub fn new(limits: &Limits, connections: &ConnectionConfig, metrics: Arc<Metrics>) -> Self {
         Events {
             attached: OnceLock::new(),
             areas: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: CancellationToken::new(),
             queue: limits.subscriber_queue.max(1),
+            streams: Streams::new(
+                connections.max_subscriptions_per_connection,
+                connections.max_subscriptions,
+                Arc::clone(&metrics),
+            ),
             metrics,
         }
+    }
+
+    /// The cap on open streams, shared by event subscriptions and `TrackViewers`.
+    pub fn streams(&self) -> &Streams {
+        &self.streams
     }
 
     /// The commit listener that publishes into these hubs.

@@ -11,6 +11,8 @@
 //!   `WATER_THRESHOLD`), darker with depth.
 //! - osrs: a ramp over the procedural height range (`h / 16` m for `h` in 10..=60),
 //!   low green to high brown.
+//! - voxel: water at and below sea level, land on a ramp from sea level to
+//!   `max_height` (colouring by surface block is the arm to replace here).
 
 use terrain_core::{
     WorldGenerator,
@@ -38,6 +40,11 @@ const OSRS_RAMP: [(f64, [f64; 3]); 4] = [
     (60.0 / 16.0, [130.0, 100.0, 70.0]),
 ];
 
+/// Voxel land from sea level (sRGB) ...
+const VOXEL_LOW: [f64; 3] = [104.0, 160.0, 70.0];
+/// ... to the top of the world.
+const VOXEL_HIGH: [f64; 3] = [235.0, 235.0, 235.0];
+
 /// What one pixel shows before shading.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Swatch {
@@ -58,8 +65,16 @@ pub struct LegendEntry {
 /// The colouring of one world's map.
 #[derive(Debug)]
 pub enum Palette<'a> {
-    Hyperscape { colours: Colours, noise: &'a Noise },
+    Hyperscape {
+        colours: Colours,
+        noise: &'a Noise,
+    },
     Osrs,
+    /// Voxel worlds: heights are whole blocks.
+    Voxel {
+        sea_level: f64,
+        max_height: f64,
+    },
 }
 
 impl<'a> Palette<'a> {
@@ -68,6 +83,10 @@ impl<'a> Palette<'a> {
         match generator {
             WorldGenerator::Hyperscape(g) => Self::hyperscape(g),
             WorldGenerator::Osrs(_) => Palette::Osrs,
+            WorldGenerator::Voxel(v) => Palette::Voxel {
+                sea_level: f64::from(v.config().sea_level),
+                max_height: f64::from(v.config().max_height),
+            },
         }
     }
 
@@ -99,6 +118,23 @@ impl<'a> Palette<'a> {
                 rgb: ramp(&OSRS_RAMP, height),
                 water: false,
             },
+            &Palette::Voxel {
+                sea_level,
+                max_height,
+            } => {
+                if height <= sea_level {
+                    let depth = ((sea_level - height) / WATER_DEPTH).clamp(0.0, 1.0);
+                    return Swatch {
+                        rgb: mix(WATER_SHALLOW, WATER_DEEP, depth),
+                        water: true,
+                    };
+                }
+                let t = ((height - sea_level) / (max_height - sea_level).max(1.0)).clamp(0.0, 1.0);
+                Swatch {
+                    rgb: mix(VOXEL_LOW, VOXEL_HIGH, t),
+                    water: false,
+                }
+            }
         }
     }
 
@@ -131,6 +167,23 @@ impl<'a> Palette<'a> {
                 });
                 out
             }
+            &Palette::Voxel {
+                sea_level,
+                max_height,
+            } => vec![
+                LegendEntry {
+                    label: format!("water (at or below sea level, {sea_level} m)"),
+                    rgb: srgb(WATER_SHALLOW),
+                },
+                LegendEntry {
+                    label: "land just above sea level".to_string(),
+                    rgb: srgb(VOXEL_LOW),
+                },
+                LegendEntry {
+                    label: format!("{max_height} m"),
+                    rgb: srgb(VOXEL_HIGH),
+                },
+            ],
             Palette::Osrs => OSRS_RAMP
                 .iter()
                 .map(|(h, rgb)| LegendEntry {

@@ -1,6 +1,10 @@
-//! Tile meshes: a bounded cache of built [`TileMesh`]es shared by every world, and
-//! the commit listener that keeps cached tiles current.
+//! Tile meshes: a bounded cache of built meshes shared by every world, and the commit
+//! listener that keeps cached tiles current.
 //!
+//! - A tile's mesh is a [`CachedMesh`]: the heightfield [`TileMesh`] of hyperscape and
+//!   osrs worlds, or the greedy [`ChunkMesh`] of a voxel world's chunk (its tile),
+//!   whichever the world's terrain builds; both are cached, versioned and rebuilt on
+//!   commit alike.
 //! - A request reads the world's state (terrain and tile versions of one revision)
 //!   and asks the cache for the tile at that version. A cached mesh at that version
 //!   or newer is a hit; otherwise the mesh is built on the compute pool from the
@@ -31,7 +35,10 @@ use std::{
 };
 
 use moka::{future::Cache, ops::compute::Op};
-use terrain_core::mesh::{TileMesh, build_tile};
+use terrain_core::{
+    mesh::{TileMesh, build_tile},
+    voxel::{MeshPart, VoxelMesh},
+};
 use tokio::sync::OwnedRwLockReadGuard;
 
 use crate::{
@@ -61,10 +68,88 @@ impl ServiceError for MeshError {
 /// A tile of a world: `(world id, tile x, tile z)`.
 type MeshKey = (String, i64, i64);
 
+/// A voxel world's chunk mesh: the greedy mesh of its blocks, with positions made
+/// relative to the chunk's placement (as a [`TileMesh`]'s are).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkMesh {
+    /// The chunk (the world's tile).
+    pub key: (i64, i64),
+    /// The revision of the last change that touched the chunk (0: none).
+    pub version: u64,
+    /// World position of the chunk's origin: `(32 cx, 0, 32 cz)`.
+    pub placement: [f64; 3],
+    /// Opaque and transparent parts, quad and face counts; positions relative to
+    /// `placement`.
+    pub mesh: VoxelMesh,
+}
+
+impl ChunkMesh {
+    /// Chunk `key`'s mesh at `version` from `mesh`, whose positions are world metres.
+    /// The shift is exact for block corners within 2^24 m of the origin.
+    pub fn new(key: (i64, i64), version: u64, mut mesh: VoxelMesh) -> Self {
+        let size = terrain_core::voxel::CHUNK as f64;
+        let placement = [key.0 as f64 * size, 0.0, key.1 as f64 * size];
+        for part in [&mut mesh.opaque, &mut mesh.transparent] {
+            for p in &mut part.positions {
+                p[0] = (f64::from(p[0]) - placement[0]) as f32;
+                p[2] = (f64::from(p[2]) - placement[2]) as f32;
+            }
+        }
+        ChunkMesh {
+            key,
+            version,
+            placement,
+            mesh,
+        }
+    }
+}
+
+/// What the cache holds for one tile.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CachedMesh {
+    /// A heightfield tile (hyperscape, osrs).
+    Tile(TileMesh),
+    /// A voxel chunk.
+    Chunk(ChunkMesh),
+}
+
+impl CachedMesh {
+    /// The revision of the last change that touched the tile.
+    pub fn version(&self) -> u64 {
+        match self {
+            CachedMesh::Tile(m) => m.version,
+            CachedMesh::Chunk(m) => m.version,
+        }
+    }
+
+    /// The tile's indices.
+    pub fn key(&self) -> (i64, i64) {
+        match self {
+            CachedMesh::Tile(m) => m.key,
+            CachedMesh::Chunk(m) => m.key,
+        }
+    }
+
+    /// The bytes the cached mesh holds (its heap arrays), saturating at `u32::MAX`.
+    pub fn bytes(&self) -> u32 {
+        match self {
+            CachedMesh::Tile(m) => mesh_bytes(m),
+            CachedMesh::Chunk(m) => {
+                let part = |p: &MeshPart| {
+                    (p.positions.len() + p.normals.len() + p.colours.len()) * 12
+                        + p.indices.len() * 4
+                };
+                let bytes = part(&m.mesh.opaque) + part(&m.mesh.transparent);
+                u32::try_from(bytes).unwrap_or(u32::MAX)
+            }
+        }
+    }
+}
+
 /// A mesh as served, with the world revision it was read at.
 #[derive(Debug, Clone)]
 pub struct ServedMesh {
-    pub mesh: Arc<TileMesh>,
+    pub mesh: Arc<CachedMesh>,
     /// The world's revision when the request read it (>= `mesh.version`).
     pub revision: u64,
     /// Whether the cache held it (`false`: built for this request).
@@ -73,10 +158,10 @@ pub struct ServedMesh {
 
 /// The mesh cache of one server.
 pub struct MeshCache {
-    cache: Cache<MeshKey, Arc<TileMesh>>,
+    cache: Cache<MeshKey, Arc<CachedMesh>>,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
-    pinned: Mutex<HashMap<MeshKey, Arc<TileMesh>>>,
+    pinned: Mutex<HashMap<MeshKey, Arc<CachedMesh>>>,
     compute: Compute,
     metrics: Arc<Metrics>,
 }
@@ -112,7 +197,7 @@ impl MeshCache {
         let cache = Cache::builder()
             .name("tile-meshes")
             .max_capacity(budget as u64)
-            .weigher(|_key: &MeshKey, mesh: &Arc<TileMesh>| mesh_bytes(mesh))
+            .weigher(|_key: &MeshKey, mesh: &Arc<CachedMesh>| mesh.bytes())
             .build();
         MeshCache {
             cache,
@@ -122,7 +207,7 @@ impl MeshCache {
         }
     }
 
-    fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Arc<TileMesh>>> {
+    fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Arc<CachedMesh>>> {
         self.pinned.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -164,7 +249,7 @@ impl MeshCache {
         // A commit may have pinned a newer mesh meanwhile: keep the newest.
         let newer = pinned
             .get(&key)
-            .is_some_and(|m| m.version > served.mesh.version);
+            .is_some_and(|m| m.version() > served.mesh.version());
         if !newer {
             pinned.insert(key, served.mesh);
         }
@@ -213,7 +298,7 @@ impl MeshCache {
         let (version, revision) = (state.tile_version(tile), state.revision());
         let key = (world.id().to_string(), tile.0, tile.1);
         if let Some(mesh) = self.cache.get(&key).await
-            && mesh.version >= version
+            && mesh.version() >= version
         {
             return Ok(ServedMesh {
                 mesh,
@@ -223,7 +308,7 @@ impl MeshCache {
         }
         let pinned = self.pinned().get(&key).cloned();
         if let Some(mesh) = pinned
-            && mesh.version >= version
+            && mesh.version() >= version
         {
             // Evicted from the cache but live: serve it, and offer it back.
             self.cache.insert(key, Arc::clone(&mesh)).await;
@@ -238,7 +323,7 @@ impl MeshCache {
             .entry(key)
             .and_try_compute_with(|entry| async move {
                 if let Some(entry) = entry
-                    && entry.value().version >= version
+                    && entry.value().version() >= version
                 {
                     return Ok(Op::Nop);
                 }
@@ -264,7 +349,7 @@ impl MeshCache {
         state: OwnedRwLockReadGuard<WorldState>,
         tile: (i64, i64),
         version: u64,
-    ) -> Result<TileMesh, MeshError> {
+    ) -> Result<CachedMesh, MeshError> {
         let (mesh, elapsed) = self
             .compute
             .run(move || timed(&state, tile, version))
@@ -288,7 +373,9 @@ impl MeshCache {
 }
 
 /// The bytes one tile mesh of `grid` holds in the cache (what [`mesh_bytes`] counts
-/// for a mesh of that grid: positions, normals, f64 heights and u32 indices).
+/// for a heightfield mesh of that grid: positions, normals, f64 heights and u32
+/// indices). Voxel chunk meshes are counted at the same size: their greedy quads
+/// are usually far fewer.
 pub fn tile_mesh_bytes(grid: &terrain_core::tile::TileGrid) -> u64 {
     let n = u64::from(grid.resolution);
     let vertices = n * n;
@@ -296,10 +383,15 @@ pub fn tile_mesh_bytes(grid: &terrain_core::tile::TileGrid) -> u64 {
     vertices * (3 * 4 + 3 * 4 + 8) + indices * 4
 }
 
-/// Builds `tile` at `version`, with the time it took.
-fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (TileMesh, Duration) {
+/// Builds `tile` at `version`, with the time it took: a voxel world's chunk mesh, or
+/// the heightfield tile of any other world.
+fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (CachedMesh, Duration) {
     let start = Instant::now();
-    let mesh = build_tile(state.terrain(), tile, version);
+    let terrain = state.terrain();
+    let mesh = match terrain.voxel_mesh(tile.0, tile.1) {
+        Some(mesh) => CachedMesh::Chunk(ChunkMesh::new(tile, version, mesh)),
+        None => CachedMesh::Tile(build_tile(terrain, tile, version)),
+    };
     (mesh, start.elapsed())
 }
 
@@ -324,7 +416,7 @@ impl CommitListener for MeshCache {
             let mesh = Arc::new(mesh);
             let key = (id.to_string(), tile.0, tile.1);
             if let Some(pin) = self.pinned().get_mut(&key)
-                && pin.version < version
+                && pin.version() < version
             {
                 *pin = Arc::clone(&mesh);
             }
@@ -332,7 +424,7 @@ impl CommitListener for MeshCache {
             // newer mesh already there is kept.
             let put = self.cache.entry(key).and_compute_with(|entry| async move {
                 match entry {
-                    Some(e) if e.value().version >= version => Op::Nop,
+                    Some(e) if e.value().version() >= version => Op::Nop,
                     _ => Op::Put(mesh),
                 }
             });

@@ -24,6 +24,15 @@ pub enum QueryError {
     /// The world has no layout layer to query.
     #[error("world: world {world:?} has no layout layer (configure [worlds.layout])")]
     NoLayout { world: String },
+    /// The world is not a voxel world, so it has no blocks to serve.
+    #[error(
+        "world: world {world:?} has generator {generator:?}; blocks and instances are served \
+         for voxel worlds only (generator = \"voxel\")"
+    )]
+    NotVoxel {
+        world: String,
+        generator: &'static str,
+    },
     /// The compute pool lost the job (a panic or shutdown).
     #[error("internal error: {0}")]
     Internal(String),
@@ -58,6 +67,7 @@ impl ServiceError for QueryError {
             QueryError::UnknownWorld(_)
             | QueryError::UnknownZone { .. }
             | QueryError::NoLayout { .. } => ErrorCode::NotFound,
+            QueryError::NotVoxel { .. } => ErrorCode::FailedPrecondition,
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
         }
@@ -68,7 +78,7 @@ impl ServiceError for QueryError {
             QueryError::Invalid { field, .. } | QueryError::TooLarge { field, .. } => Some(field),
             QueryError::UnknownWorld(e) => e.field(),
             QueryError::UnknownZone { .. } => Some("id"),
-            QueryError::NoLayout { .. } => Some("world"),
+            QueryError::NoLayout { .. } | QueryError::NotVoxel { .. } => Some("world"),
             QueryError::Internal(_) | QueryError::Mesh(_) => None,
         }
     }

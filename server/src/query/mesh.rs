@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use terrain_core::{GeneratorKind, voxel::MAX_CHUNK};
+
 use super::QueryError;
 use super::{QueryEngine, check_coordinate};
 use crate::{error::Field, mesh::ServedMesh, world::World};
@@ -54,7 +56,8 @@ pub struct TileVersion {
 
 impl QueryEngine {
     /// Checks that tile `tile` of `world` lies within the coordinate limit: `|t *
-    /// tile_size| <= max_coordinate` on both axes.
+    /// tile_size| <= max_coordinate` on both axes, and on a voxel world within the
+    /// chunks the voxel generator serves (`|c| <= 2^20`, `terrain_core::voxel::MAX_CHUNK`).
     pub fn check_tile(
         &self,
         world: &World,
@@ -70,6 +73,12 @@ impl QueryEngine {
                 );
                 QueryError::invalid(field.clone(), reason)
             })?;
+            if world.kind() == GeneratorKind::Voxel && t.unsigned_abs() > MAX_CHUNK.unsigned_abs() {
+                let reason = format!(
+                    "chunk {t} is beyond the voxel chunks served: |chunk| must be at most {MAX_CHUNK}"
+                );
+                return Err(QueryError::invalid(field.clone(), reason));
+            }
         }
         Ok(())
     }

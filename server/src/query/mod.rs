@@ -5,8 +5,10 @@
 //! [`QueryError`]s) back, so the two surfaces validate identically and answer with the
 //! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
 //! flat zones), read under the world's read lock together with the revision they
-//! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls.
+//! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls,
+//! [`blocks`] the voxel chunk calls (blocks and instances).
 
+pub mod blocks;
 pub mod error;
 pub mod layout;
 pub mod mesh;

@@ -16,6 +16,7 @@
 //! embedded file then holds what this replica applied from it (see
 //! [`crate::world::follow`]). [`memory`] is an in-memory log for unit tests.
 
+pub mod backup;
 pub mod embedded;
 pub mod history;
 pub mod log;
@@ -68,7 +69,8 @@ pub enum StoreError {
     /// truncated file never silently starts as an empty store.
     #[error(
         "zone store {path}: {reason}; refusing to start, which would lose every zone: \
-         restore the file from a backup, or move it away to start with an empty store"
+         move it away and restore a backup into the empty data_dir (terrain-server restore \
+         --input FILE --data-dir DIR), or move it away to start with an empty store"
     )]
     Unusable {
         path: std::path::PathBuf,

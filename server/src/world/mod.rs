@@ -150,6 +150,8 @@ pub struct World {
     ground: Option<Arc<LayoutGround>>,
     /// Where players appear.
     spawn: Vec<[f64; 2]>,
+    /// A voxel world's generator parameters.
+    voxel: Option<terrain_core::voxel::VoxelConfig>,
     /// The world's zone log and its follower's progress, set once following starts
     /// ([`follow::Replication::start`]): mutations are proposed there, and only the
     /// follower applies them.
@@ -178,6 +180,7 @@ impl World {
             seed: config.seed,
             overlap: config.overlap,
             layout: config.layout.map(|l| l.layout),
+            voxel: config.voxel,
         };
         let terrain = build_terrain(&spec, stored.zones).map_err(|e| match e {
             BuildError::Generator(e) => WorldError::Generator(e),
@@ -188,10 +191,12 @@ impl World {
         })?;
         let grid = terrain.generator().tile_grid();
         let ground = terrain.layout_arc().cloned();
+        let mut tiles = TileVersions::replay(&grid, &log);
+        tiles.cover(&grid, terrain.zones().iter());
         let state = WorldState {
             terrain,
             revision: stored.revision,
-            tiles: TileVersions::replay(&grid, &log),
+            tiles,
         };
         Ok(World {
             id: config.id.clone(),
@@ -213,6 +218,7 @@ impl World {
             layout: config.layout,
             ground,
             spawn: config.spawn.clone(),
+            voxel: config.voxel,
             link: std::sync::OnceLock::new(),
             history: limits.event_history.max(1),
         })
@@ -246,6 +252,11 @@ impl World {
     /// The layout's ground: hubs, spokes and their flattening, with its caches.
     pub fn layout_ground(&self) -> Option<&Arc<LayoutGround>> {
         self.ground.as_ref()
+    }
+
+    /// A voxel world's generator parameters (`None` for other generators).
+    pub fn voxel(&self) -> Option<&terrain_core::voxel::VoxelConfig> {
+        self.voxel.as_ref()
     }
 
     /// The spawn points: never empty.

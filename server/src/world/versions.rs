@@ -36,6 +36,22 @@ impl TileVersions {
         }
     }
 
+    /// Raises the tiles of each of `zones` to at least the revision that registered
+    /// it: zones whose log entries were pruned (or restored from a backup, with no log)
+    /// still mark the tiles they shape, so no tile they changed reads as version 0.
+    pub fn cover<'a>(
+        &mut self,
+        layout: &TileGrid,
+        zones: impl IntoIterator<Item = (&'a FlatZone, u64)>,
+    ) {
+        for (zone, revision) in zones {
+            for tile in super::registry::changed_tiles(layout, [zone]) {
+                let version = self.touched.entry(tile).or_insert(0);
+                *version = (*version).max(revision);
+            }
+        }
+    }
+
     /// How many tiles some change has touched.
     pub fn len(&self) -> usize {
         self.touched.len()

@@ -10,6 +10,7 @@
 //!
 //! - `common`: spawning the binary with a clean environment, its log lines, raw
 //!   HTTP/1.1; `scale`: `nats-server` processes and replicas over them;
+//! - `backup`: `backup` under load and `restore`;
 //! - `binary`: configuration errors, flags and variables, SIGTERM, `protoset`;
 //! - `durability`: the zone registry across restarts and `kill -9`;
 //! - `scale_replicas`, `scale_faults`, `scale_topology`: replicas over NATS JetStream
@@ -25,6 +26,7 @@
 mod common;
 mod scale;
 
+mod backup;
 mod binary;
 mod durability;
 mod scale_bench;

@@ -1,0 +1,45 @@
+//! `GET /v1/admin/backup`: a consistent snapshot of every world's zones and revision
+//! from the running server (which holds the store's lock, so the `backup` command
+//! cannot open the file itself), as the backup file ([`crate::store::backup`]). It needs
+//! the admin token when one is configured.
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    extract::State,
+    http::{HeaderMap, HeaderValue, header::CONTENT_TYPE},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+
+use crate::api::{ApiError, ApiState, http_zones::authorize};
+
+/// The admin routes, to merge into the HTTP router.
+pub fn routes() -> Router<Arc<ApiState>> {
+    Router::new().route("/v1/admin/backup", get(backup))
+}
+
+async fn backup(
+    State(state): State<Arc<ApiState>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    authorize(&state, &headers)?;
+    let store = Arc::clone(&state.store);
+    // One read transaction on a blocking thread: writes go on meanwhile.
+    let snapshot = tokio::task::spawn_blocking(move || store.snapshot())
+        .await
+        .map_err(|e| ApiError::Internal(format!("backup: {e}")))?
+        .map_err(|e| ApiError::Internal(format!("backup: {e}")))?;
+    tracing::info!(
+        worlds = snapshot.worlds.len(),
+        zones = snapshot.zones(),
+        "backup taken"
+    );
+    let body = snapshot.to_json();
+    Ok((
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response())
+}

@@ -1,0 +1,137 @@
+//! Voxel chunk queries both surfaces share: a chunk's blocks (columns and the compact
+//! binary volume) and its visible instances, with the chunk's version for
+//! conditional requests.
+//!
+//! A voxel world's tile is its chunk (32 x 32 columns), so chunk versions are tile
+//! versions and chunk indices are checked as tile indices: `|c * 32| <=
+//! max_coordinate`, named `cx` / `cz` over HTTP and `chunk_x` / `chunk_z` over gRPC.
+//! Any other world is refused first, with [`QueryError::NotVoxel`]
+//! (`FAILED_PRECONDITION`, HTTP 409, field `world`): the request is well formed, the
+//! world's generator has no blocks. Chunks are built on the compute pool from the
+//! world's state at one revision (flat zones applied).
+
+use std::sync::Arc;
+
+use terrain_core::{
+    GeneratorKind,
+    voxel::{Chunk, Instances},
+};
+
+use super::{QueryEngine, QueryError, mesh::TileFields, mesh::TileVersion};
+use crate::world::World;
+
+impl TileFields {
+    /// `cx` and `cz`: the HTTP path segments of the chunk routes.
+    pub fn chunk_http() -> Self {
+        TileFields {
+            x: "cx".into(),
+            z: "cz".into(),
+        }
+    }
+
+    /// `chunk_x` and `chunk_z`: the gRPC request fields.
+    pub fn chunk_grpc() -> Self {
+        TileFields {
+            x: "chunk_x".into(),
+            z: "chunk_z".into(),
+        }
+    }
+}
+
+/// A chunk's blocks at the version and revision they were read at.
+#[derive(Debug, Clone)]
+pub struct BlocksAnswer {
+    pub chunk: Chunk,
+    pub version: u64,
+    pub revision: u64,
+}
+
+/// A chunk's visible blocks at the version and revision they were read at.
+#[derive(Debug, Clone)]
+pub struct InstancesAnswer {
+    pub key: (i64, i64),
+    pub instances: Instances,
+    pub version: u64,
+    pub revision: u64,
+}
+
+impl QueryEngine {
+    /// Refuses a world whose generator is not voxel.
+    pub fn check_voxel(&self, world: &World) -> Result<(), QueryError> {
+        if world.kind() == GeneratorKind::Voxel {
+            return Ok(());
+        }
+        Err(self.not_voxel(world))
+    }
+
+    /// The current version of chunk `chunk` of voxel world `world`, without building
+    /// anything.
+    pub async fn chunk_version(
+        &self,
+        world: &World,
+        chunk: (i64, i64),
+        fields: &TileFields,
+    ) -> Result<TileVersion, QueryError> {
+        self.check_voxel(world)?;
+        self.tile_version(world, chunk, fields).await
+    }
+
+    /// Chunk `chunk`'s blocks (flat zones applied) at its current version.
+    pub async fn chunk_blocks(
+        &self,
+        world: &Arc<World>,
+        chunk: (i64, i64),
+        fields: &TileFields,
+    ) -> Result<BlocksAnswer, QueryError> {
+        self.check_voxel(world)?;
+        self.check_tile(world, chunk, fields)?;
+        let state = world.read_owned().await;
+        let (version, revision) = (state.tile_version(chunk), state.revision());
+        let built = self
+            .compute()
+            .run(move || state.terrain().voxel_chunk(chunk.0, chunk.1))
+            .await
+            .map_err(|e| QueryError::Internal(format!("building chunk blocks: {e}")))?;
+        let chunk = built.ok_or_else(|| self.not_voxel(world))?;
+        Ok(BlocksAnswer {
+            chunk,
+            version,
+            revision,
+        })
+    }
+
+    /// Chunk `chunk`'s visible blocks grouped by kind, at its current version.
+    pub async fn chunk_instances(
+        &self,
+        world: &Arc<World>,
+        chunk: (i64, i64),
+        fields: &TileFields,
+    ) -> Result<InstancesAnswer, QueryError> {
+        self.check_voxel(world)?;
+        self.check_tile(world, chunk, fields)?;
+        let state = world.read_owned().await;
+        let (version, revision) = (state.tile_version(chunk), state.revision());
+        let built = self
+            .compute()
+            .run(move || state.terrain().voxel_instances(chunk.0, chunk.1))
+            .await
+            .map_err(|e| QueryError::Internal(format!("building chunk instances: {e}")))?;
+        let instances = built.ok_or_else(|| self.not_voxel(world))?;
+        Ok(InstancesAnswer {
+            key: chunk,
+            instances,
+            version,
+            revision,
+        })
+    }
+
+    /// The refusal of a world whose terrain has no blocks (also what a voxel terrain
+    /// answering `None` for a checked chunk would mean: it cannot, the check covers
+    /// `MAX_CHUNK`).
+    fn not_voxel(&self, world: &World) -> QueryError {
+        QueryError::NotVoxel {
+            world: world.id().to_string(),
+            generator: world.kind().as_str(),
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Backups: a consistent snapshot of every world's zones and revision, and its restore
+//! into an empty store.
+//!
+//! [`ZoneStore::snapshot`] reads the whole store in one read transaction, so the
+//! snapshot is one instant: every world at the revision it had then, with exactly the
+//! zones it had then (redb's read transactions see a fixed version while writes go on).
+//! [`ZoneStore::restore`] writes a snapshot into a store with no world and no zone, in
+//! one transaction: all of it or nothing. The mutation log is not part of a backup: a
+//! subscriber resuming from before the restored revision is told to `resync`.
+//!
+//! The file is JSON: `{"format": "terrain-backup", "version": 1, "worlds": [{"id",
+//! "revision", "zones": [{"revision", "zone": {...}}]}]}`, zones in the API's form with
+//! heights resolved, numbers in shortest round-trip form (a restore is bit-exact).
+
+use redb::{ReadableTable, ReadableTableMetadata};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    StoreError, decode_zone, encode_zone,
+    redb::{LOG, WORLDS, ZONES, ZoneStore, db_err},
+};
+
+/// The `format` of a backup file.
+pub const FORMAT: &str = "terrain-backup";
+/// The layout version of a backup file.
+pub const VERSION: u32 = 1;
+
+/// A snapshot of every world in a store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Backup {
+    pub format: String,
+    pub version: u32,
+    /// Worlds in id order.
+    pub worlds: Vec<BackupWorld>,
+}
+
+/// One world of a [`Backup`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackupWorld {
+    pub id: String,
+    /// The world's revision at the snapshot.
+    pub revision: u64,
+    /// Its zones in registration order.
+    pub zones: Vec<BackupZone>,
+}
+
+/// One zone of a [`BackupWorld`], with the revision that registered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackupZone {
+    pub revision: u64,
+    /// The zone as the API writes it (`ZoneDoc`, height resolved).
+    pub zone: serde_json::Value,
+}
+
+/// Why a backup could not be read or restored.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    /// The file is not a backup this server reads; names what is wrong.
+    #[error("backup: {0}")]
+    Invalid(String),
+    /// The target store already holds worlds or zones.
+    #[error(
+        "restore: the zone store {path} is not empty ({what}); restore only into a new data_dir"
+    )]
+    NotEmpty { path: String, what: String },
+    /// `backup` of a data directory that has no store.
+    #[error("backup: no zone store at {path}")]
+    NoStore { path: String },
+    /// The store is held by a running server.
+    #[error(
+        "backup: {source}; if a server is running on it, back it up with --from http://HOST:PORT"
+    )]
+    Locked {
+        #[source]
+        source: StoreError,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Backup {
+    /// Reads and checks a backup file's bytes.
+    pub fn from_json(bytes: &[u8]) -> Result<Backup, BackupError> {
+        let backup: Backup = serde_json::from_slice(bytes)
+            .map_err(|e| BackupError::Invalid(format!("not a backup file: {e}")))?;
+        if backup.format != FORMAT || backup.version != VERSION {
+            return Err(BackupError::Invalid(format!(
+                "format {:?} version {}, expected {FORMAT:?} version {VERSION}",
+                backup.format, backup.version
+            )));
+        }
+        for world in &backup.worlds {
+            for (k, z) in world.zones.iter().enumerate() {
+                if z.revision == 0 || z.revision > world.revision {
+                    return Err(BackupError::Invalid(format!(
+                        "worlds[{}].zones[{k}].revision: {} is not in 1..={}",
+                        world.id, z.revision, world.revision
+                    )));
+                }
+                decode_zone(&z.zone.to_string()).map_err(|reason| {
+                    BackupError::Invalid(format!("worlds[{}].zones[{k}].zone: {reason}", world.id))
+                })?;
+            }
+        }
+        Ok(backup)
+    }
+
+    /// The file's bytes.
+    pub fn to_json(&self) -> Vec<u8> {
+        // Plain data: serialising cannot fail.
+        serde_json::to_vec_pretty(self).unwrap_or_default()
+    }
+
+    /// Zones in all worlds.
+    pub fn zones(&self) -> usize {
+        self.worlds.iter().map(|w| w.zones.len()).sum()
+    }
+}
+
+impl ZoneStore {
+    /// Opens the existing store of a stopped server's `data_dir` (never creates one).
+    pub fn open_existing(data_dir: &std::path::Path) -> Result<ZoneStore, BackupError> {
+        let path = data_dir.join(super::redb::FILE_NAME);
+        if !path.is_file() {
+            return Err(BackupError::NoStore {
+                path: path.display().to_string(),
+            });
+        }
+        ZoneStore::open(data_dir).map_err(|source| match source {
+            StoreError::Open { .. } => BackupError::Locked { source },
+            other => BackupError::Store(other),
+        })
+    }
+
+    /// Every world's revision and zones, read in one transaction.
+    pub fn snapshot(&self) -> Result<Backup, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let mut worlds: Vec<BackupWorld> = Vec::new();
+        for item in txn
+            .open_table(WORLDS)
+            .map_err(db_err)?
+            .iter()
+            .map_err(db_err)?
+        {
+            let (id, revision) = item.map_err(db_err)?;
+            worlds.push(BackupWorld {
+                id: id.value().to_string(),
+                revision: revision.value(),
+                zones: Vec::new(),
+            });
+        }
+        for item in txn
+            .open_table(ZONES)
+            .map_err(db_err)?
+            .iter()
+            .map_err(db_err)?
+        {
+            let (key, value) = item.map_err(db_err)?;
+            let (world, id) = key.value();
+            let (revision, json) = value.value();
+            let zone = serde_json::from_str(json).map_err(|e| StoreError::Corrupt {
+                world: world.to_string(),
+                what: format!("zone {id:?}"),
+                reason: e.to_string(),
+            })?;
+            let Some(entry) = worlds.iter_mut().find(|w| w.id == world) else {
+                return Err(StoreError::Corrupt {
+                    world: world.to_string(),
+                    what: format!("zone {id:?}"),
+                    reason: "a zone of a world without a revision".into(),
+                });
+            };
+            entry.zones.push(BackupZone { revision, zone });
+        }
+        for world in &mut worlds {
+            world.zones.sort_by_key(|z| z.revision);
+        }
+        Ok(Backup {
+            format: FORMAT.into(),
+            version: VERSION,
+            worlds,
+        })
+    }
+
+    /// Writes `backup` into this store, which must hold no world and no zone, in one
+    /// transaction.
+    pub fn restore(&self, backup: &Backup) -> Result<(), BackupError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_write().map_err(db_err)?;
+        {
+            let mut worlds = txn.open_table(WORLDS).map_err(db_err)?;
+            let mut zones = txn.open_table(ZONES).map_err(db_err)?;
+            let log = txn.open_table(LOG).map_err(db_err)?;
+            let held = [
+                ("worlds", worlds.len().map_err(db_err)?),
+                ("zones", zones.len().map_err(db_err)?),
+                ("log entries", log.len().map_err(db_err)?),
+            ];
+            if let Some((what, n)) = held.iter().find(|(_, n)| *n > 0) {
+                return Err(BackupError::NotEmpty {
+                    path: self.path().display().to_string(),
+                    what: format!("{n} {what}"),
+                });
+            }
+            for world in &backup.worlds {
+                worlds
+                    .insert(world.id.as_str(), world.revision)
+                    .map_err(db_err)?;
+                for z in &world.zones {
+                    let zone = decode_zone(&z.zone.to_string()).map_err(|reason| {
+                        BackupError::Invalid(format!("worlds[{}]: {reason}", world.id))
+                    })?;
+                    let json = encode_zone(&zone)?;
+                    zones
+                        .insert(
+                            (world.id.as_str(), zone.id.as_str()),
+                            (z.revision, json.as_str()),
+                        )
+                        .map_err(db_err)?;
+                }
+            }
+        }
+        txn.commit().map_err(db_err)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use terrain_core::{FlatZone, zones::Shape};
+
+    use super::*;
+    use crate::store::{Mutation, MutationKind};
+
+    fn zone(id: &str, x: f64) -> FlatZone {
+        FlatZone {
+            id: id.into(),
+            center_x: x,
+            center_z: -x / 3.0,
+            shape: Shape::Circle { radius: 4.25 },
+            height: 10.0 + x / 7.0,
+            blend_radius: 1.5,
+            carve_inset: 0.0,
+            priority: 0,
+        }
+    }
+
+    fn commit(store: &ZoneStore, world: &str, revision: u64, kind: MutationKind, z: FlatZone) {
+        store
+            .commit(world, revision, &Mutation { kind, zone: z })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_snapshot_restores_bit_for_bit_and_only_into_an_empty_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        commit(&store, "main", 1, MutationKind::Registered, zone("a", 1.1));
+        commit(&store, "main", 2, MutationKind::Registered, zone("b", 2.2));
+        commit(&store, "main", 3, MutationKind::Replaced, zone("a", 3.3));
+        commit(&store, "main", 4, MutationKind::Removed, zone("b", 2.2));
+        commit(&store, "other", 1, MutationKind::Registered, zone("c", 0.1));
+        let backup = store.snapshot().unwrap();
+        assert_eq!(backup.worlds.len(), 2);
+        assert_eq!(backup.zones(), 2);
+        let bytes = backup.to_json();
+        let read = Backup::from_json(&bytes).unwrap();
+        assert_eq!(read, backup);
+
+        let target = tempfile::tempdir().unwrap();
+        let fresh = ZoneStore::open(target.path()).unwrap();
+        fresh.restore(&read).unwrap();
+        for world in ["main", "other"] {
+            assert_eq!(
+                fresh.load(world).unwrap(),
+                store.load(world).unwrap(),
+                "{world}"
+            );
+        }
+        assert_eq!(fresh.load("main").unwrap().revision, 4);
+        // A second restore, or one into a used store, changes nothing.
+        let err = fresh.restore(&read).unwrap_err();
+        assert!(matches!(err, BackupError::NotEmpty { .. }), "{err}");
+        let err = store.restore(&read).unwrap_err();
+        assert!(err.to_string().contains("not empty"), "{err}");
+        assert_eq!(store.load("main").unwrap().revision, 4);
+    }
+
+    #[test]
+    fn a_damaged_backup_is_refused_naming_what_is_wrong() {
+        for (text, what) in [
+            ("not json", "not a backup file"),
+            (r#"{"format":"x","version":1,"worlds":[]}"#, "format \"x\""),
+            (
+                r#"{"format":"terrain-backup","version":1,"worlds":[{"id":"m","revision":1,"zones":[{"revision":2,"zone":{}}]}]}"#,
+                "worlds[m].zones[0].revision",
+            ),
+            (
+                r#"{"format":"terrain-backup","version":1,"worlds":[{"id":"m","revision":1,"zones":[{"revision":1,"zone":{"id":"z"}}]}]}"#,
+                "worlds[m].zones[0].zone",
+            ),
+        ] {
+            let err = Backup::from_json(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(what), "{text}: {err}");
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The cap on open streams: gRPC `Subscribe`, WebSocket event subscriptions and
+//! `TrackViewers` share `max_subscriptions_per_connection` (per connection) and
+//! `max_subscriptions` (per server). A stream beyond either is refused at once
+//! (gRPC `RESOURCE_EXHAUSTED`; WebSocket 503 with `Retry-After` and the JSON error
+//! body, before the upgrade), and a place is given back when a stream ends.
+//!
+//! A `TrackViewers` client that stops (behind a frozen proxy: no reads, no ping
+//! answers) loses its viewer and its active tiles once an HTTP/2 keep-alive ping goes
+//! unanswered: within `http2_keepalive_interval` + `http2_keepalive_timeout`.
+
+use terrain_tests as common;
+
+use std::time::{Duration, Instant};
+
+use common::{
+    TestServer,
+    events::{grpc_subscribe, ws_connect},
+};
+use futures::StreamExt as _;
+use serde_json::Value;
+use terrain_proto::v1::{
+    self as pb, terrain_events_client::TerrainEventsClient,
+    terrain_lifecycle_client::TerrainLifecycleClient, viewer_update::Update,
+};
+use tokio::{
+    net::{TcpListener, TcpStream},
+    sync::{mpsc, watch},
+};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{
+    Code, Status,
+    transport::{Channel, Endpoint},
+};
+
+/// How long a freed place may take to be seen.
+const WAIT: Duration = Duration::from_secs(10);
+
+fn subscribe_all() -> pb::SubscribeRequest {
+    pb::SubscribeRequest {
+        world: "main".into(),
+        area: None,
+        from_revision: None,
+    }
+}
+
+/// Tries to subscribe over `channel`: the stream, or the refusal.
+async fn try_subscribe(channel: &Channel) -> Result<tonic::Streaming<pb::Event>, Status> {
+    let mut client = TerrainEventsClient::new(channel.clone());
+    client
+        .subscribe(subscribe_all())
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+/// Tries to open a `TrackViewers` stream over `channel` with one viewer: the update
+/// sender (the stream lives while it does) and the answer, or the refusal.
+async fn try_track(
+    channel: &Channel,
+    id: &str,
+) -> Result<
+    (
+        mpsc::Sender<pb::ViewerUpdate>,
+        tonic::Streaming<pb::LifecycleEvent>,
+    ),
+    Status,
+> {
+    let (tx, rx) = mpsc::channel(4);
+    let upsert = pb::ViewerUpdate {
+        world: "main".into(),
+        update: Some(Update::Upsert(pb::Viewer {
+            id: id.into(),
+            x: 0.0,
+            z: 0.0,
+            view_width: 10.0,
+            view_depth: 10.0,
+        })),
+    };
+    tx.send(upsert).await.expect("queued");
+    let mut client = TerrainLifecycleClient::new(channel.clone());
+    let stream = client.track_viewers(ReceiverStream::new(rx)).await?;
+    Ok((tx, stream.into_inner()))
+}
+
+fn assert_refused(status: &Status, key: &str) {
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().starts_with("streams: "), "{status:?}");
+    assert!(status.message().contains(&format!("({key})")), "{status:?}");
+}
+
+#[tokio::test]
+async fn the_per_connection_cap_refuses_a_stream_until_one_ends() {
+    let server =
+        TestServer::start_with(|c| c.connections.max_subscriptions_per_connection = 2).await;
+    let channel = server.channel().await;
+    let (first, _) = grpc_subscribe(
+        &mut TerrainEventsClient::new(channel.clone()),
+        subscribe_all(),
+    )
+    .await;
+    let (_tx, mut track) = try_track(&channel, "v").await.expect("second stream");
+    track.message().await.expect("snapshot").expect("snapshot");
+    assert_eq!(
+        server
+            .metric("terrain_open_streams{kind=\"grpc_events\"}")
+            .await,
+        1.0
+    );
+    assert_eq!(
+        server
+            .metric("terrain_open_streams{kind=\"track_viewers\"}")
+            .await,
+        1.0
+    );
+    // Both kinds count against the one budget of the connection.
+    let status = try_subscribe(&channel).await.expect_err("third stream");
+    assert_refused(&status, "max_subscriptions_per_connection");
+    let status = try_track(&channel, "w").await.expect_err("third stream");
+    assert_refused(&status, "max_subscriptions_per_connection");
+    // Another connection has its own budget.
+    let other = server.channel().await;
+    let _elsewhere = try_subscribe(&other).await.expect("another connection");
+    // Once a stream ends, the connection may open another.
+    drop(first);
+    let deadline = Instant::now() + WAIT;
+    let _again = loop {
+        match try_subscribe(&channel).await {
+            Ok(stream) => break stream,
+            Err(status) => {
+                assert_refused(&status, "max_subscriptions_per_connection");
+                assert!(
+                    Instant::now() < deadline,
+                    "the ended stream keeps its place"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    server.stop().await;
+}
+
+/// Tries a WebSocket subscription: the socket, or the refusal's status, headers
+/// and JSON body.
+async fn try_ws(server: &TestServer) -> Result<common::events::Ws, (u16, Option<String>, Value)> {
+    let url = format!("ws://{}/v1/worlds/main/events", server.addr);
+    match tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(url))
+        .await
+        .expect("answered in time")
+    {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let body = response.body().as_deref().unwrap_or_default();
+            let body = serde_json::from_slice(body).expect("a JSON body");
+            Err((response.status().as_u16(), retry_after, body))
+        }
+        Err(e) => panic!("WebSocket: {e}"),
+    }
+}
+
+#[tokio::test]
+async fn the_server_cap_refuses_a_websocket_with_503_until_one_ends() {
+    let server = TestServer::start_with(|c| c.connections.max_subscriptions = 2).await;
+    let mut ws = ws_connect(&server, "main", "").await;
+    let channel = server.channel().await;
+    let _grpc = try_subscribe(&channel).await.expect("second stream");
+    let (status, retry_after, body) = try_ws(&server).await.expect_err("third stream");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    assert_eq!(body["error"]["code"], "RESOURCE_EXHAUSTED", "{body}");
+    let message = body["error"]["message"].as_str().expect("a message");
+    assert!(message.contains("(max_subscriptions)"), "{body}");
+    // gRPC streams on a fresh connection are refused as well.
+    let fresh = server.channel().await;
+    let status = try_track(&fresh, "v").await.expect_err("third stream");
+    assert_refused(&status, "max_subscriptions");
+    // Once the WebSocket closes, a new one is accepted.
+    ws.close(None).await.expect("close");
+    while ws.next().await.is_some() {}
+    drop(ws);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match try_ws(&server).await {
+            Ok(_ws) => break,
+            Err((status, _, body)) => {
+                assert_eq!(status, 503, "{body}");
+                assert!(
+                    Instant::now() < deadline,
+                    "the closed socket keeps its place"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+    server.stop().await;
+}
+
+/// A loopback proxy for one connection to `target` that forwards until `freeze`
+/// fires, then goes silent both ways (a stopped peer), keeping both sockets open.
+async fn freezable(target: std::net::SocketAddr) -> (std::net::SocketAddr, watch::Sender<bool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (freeze, mut frozen) = watch::channel(false);
+    tokio::spawn(async move {
+        let Ok((mut inbound, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut outbound) = TcpStream::connect(target).await else {
+            return;
+        };
+        tokio::select! {
+            _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => return,
+            _ = frozen.changed() => {}
+        }
+        // Silent both ways, both sockets held open (the test ends before this does).
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        drop(outbound);
+        drop(inbound);
+    });
+    (addr, freeze)
+}
+
+/// The viewers and active tiles of world `main`.
+async fn live(channel: &Channel) -> (u32, usize) {
+    let mut client = TerrainLifecycleClient::new(channel.clone());
+    let live = client
+        .get_live_tiles(pb::GetLiveTilesRequest {
+            world: "main".into(),
+        })
+        .await
+        .expect("live tiles")
+        .into_inner();
+    let active = live.tiles.map_or(0, |t| t.active.len());
+    (live.viewers, active)
+}
+
+#[tokio::test]
+async fn a_stopped_track_viewers_client_loses_its_viewer_within_the_keepalive_bound() {
+    let interval = Duration::from_millis(300);
+    let timeout = Duration::from_millis(300);
+    let server = TestServer::start_with(|c| {
+        c.connections.http2_keepalive_interval = interval;
+        c.connections.http2_keepalive_timeout = timeout;
+    })
+    .await;
+    let direct = server.channel().await;
+    let (proxy, freeze) = freezable(server.addr).await;
+    let channel = Endpoint::from_shared(format!("http://{proxy}"))
+        .expect("endpoint")
+        .connect()
+        .await
+        .expect("gRPC connects");
+    let (_tx, mut track) = try_track(&channel, "stopped").await.expect("stream opens");
+    track.message().await.expect("snapshot").expect("snapshot");
+    track.message().await.expect("a step").expect("a step");
+    let (viewers, active) = live(&direct).await;
+    assert_eq!(viewers, 1);
+    assert!(active > 0, "the viewer has active tiles");
+    // A live peer answering pings keeps its viewer past several intervals.
+    tokio::time::sleep(interval * 4).await;
+    assert_eq!(live(&direct).await.0, 1, "a live stream keeps its viewer");
+    freeze.send(true).expect("proxy runs");
+    let frozen = Instant::now();
+    let bound = interval + timeout + Duration::from_secs(2);
+    loop {
+        let (viewers, active) = live(&direct).await;
+        if viewers == 0 && active == 0 {
+            break;
+        }
+        assert!(
+            frozen.elapsed() < bound,
+            "after {:?}: {viewers} viewers, {active} active tiles",
+            frozen.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let released = frozen.elapsed();
+    eprintln!("viewer and active tiles released {released:?} after the peer stopped");
+    assert!(released >= timeout, "released at {released:?}");
+    server.stop().await;
+}

@@ -1,0 +1,201 @@
+//! TLS on the one port: with `tls_cert` and `tls_key` (a certificate generated here
+//! with rcgen), HTTP/1.1 and gRPC both speak TLS (ALPN `h2` and `http/1.1`), a plain
+//! TCP client is not served, and a bad certificate or key stops start-up naming the key.
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use rustls_pki_types::{CertificateDer, ServerName, pem::PemObject};
+use terrain_proto::v1::{GetHeightRequest, terrain_service_client::TerrainServiceClient};
+use terrain_server::{
+    RunningServer, Server, StartError,
+    config::{Config, TlsFiles},
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_rustls::{
+    TlsConnector,
+    rustls::{ClientConfig, RootCertStore, crypto::ring},
+};
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
+
+/// A self-signed certificate for `localhost` and 127.0.0.1, written as PEM files.
+struct Identity {
+    dir: tempfile::TempDir,
+    cert_pem: String,
+}
+
+impl Identity {
+    fn new() -> Self {
+        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
+            .expect("a certificate");
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let cert_pem = cert.cert.pem();
+        std::fs::write(dir.path().join("cert.pem"), &cert_pem).unwrap();
+        std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+        Identity { dir, cert_pem }
+    }
+
+    fn files(&self) -> TlsFiles {
+        TlsFiles {
+            cert: self.dir.path().join("cert.pem"),
+            key: self.dir.path().join("key.pem"),
+        }
+    }
+}
+
+fn config(data: &tempfile::TempDir, tls: TlsFiles) -> Config {
+    let mut c = Config {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        data_dir: data.path().join("data"),
+        tls: Some(tls),
+        ..Config::default()
+    };
+    c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+    c.lifecycle.warm_radius = None;
+    c
+}
+
+fn connector(cert_pem: &str) -> TlsConnector {
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(cert_pem.as_bytes()) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let mut config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    TlsConnector::from(Arc::new(config))
+}
+
+/// One HTTP/1.1 GET over TLS: the status and the body.
+async fn get(addr: SocketAddr, cert_pem: &str, path: &str) -> (u16, String) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut tls = connector(cert_pem)
+        .connect(name, tcp)
+        .await
+        .expect("TLS handshake");
+    let request = format!("GET {path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n");
+    tls.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    // A close_notify-less close is fine here: the body is complete.
+    let _ = tokio::time::timeout(Duration::from_secs(10), tls.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+    (head[9..12].parse().unwrap(), body.to_string())
+}
+
+async fn start(identity: &Identity, data: &tempfile::TempDir) -> RunningServer {
+    let server = Server::bind(config(data, identity.files()))
+        .await
+        .expect("binds");
+    let running = server.spawn();
+    for _ in 0..200 {
+        let (status, _) = get(running.local_addr(), &identity.cert_pem, "/readyz").await;
+        if status == 200 {
+            return running;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("not ready over TLS");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_surfaces_speak_tls_on_the_one_port() {
+    let identity = Identity::new();
+    let data = tempfile::tempdir().unwrap();
+    let running = start(&identity, &data).await;
+    let addr = running.local_addr();
+    // HTTP/1.1 over TLS.
+    let (status, body) = get(addr, &identity.cert_pem, "/v1/worlds/main/height?x=1&z=2").await;
+    assert_eq!(status, 200, "{body}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let want = terrain_core::Generator::height(
+        &terrain_core::WorldGenerator::new(terrain_core::GeneratorKind::Hyperscape, 0).unwrap(),
+        1.0,
+        2.0,
+    );
+    assert_eq!(body["height"].as_f64().unwrap().to_bits(), want.to_bits());
+    // gRPC over TLS (HTTP/2 by ALPN), with the CA file.
+    let tls = ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(&identity.cert_pem))
+        .domain_name("localhost");
+    let channel = Endpoint::from_shared(format!("https://127.0.0.1:{}", addr.port()))
+        .unwrap()
+        .tls_config(tls)
+        .unwrap()
+        .connect()
+        .await
+        .expect("gRPC over TLS connects");
+    let answer = TerrainServiceClient::new(channel)
+        .get_height(GetHeightRequest {
+            world: "main".into(),
+            x: 1.0,
+            z: 2.0,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer.height.to_bits(), want.to_bits());
+    // A plain-text client gets no answer.
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut seen)).await;
+    assert!(
+        !String::from_utf8_lossy(&seen).contains("200 OK"),
+        "plain text was served"
+    );
+    running.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_bad_certificate_or_key_stops_start_up_naming_the_key() {
+    let identity = Identity::new();
+    let other = Identity::new();
+    let data = tempfile::tempdir().unwrap();
+    let garbage = identity.dir.path().join("garbage.pem");
+    std::fs::write(&garbage, "not a pem file").unwrap();
+    let missing = identity.dir.path().join("missing.pem");
+    for (files, key) in [
+        (
+            TlsFiles {
+                cert: garbage.clone(),
+                ..identity.files()
+            },
+            "tls_cert",
+        ),
+        (
+            TlsFiles {
+                cert: missing.clone(),
+                ..identity.files()
+            },
+            "tls_cert",
+        ),
+        (
+            TlsFiles {
+                key: garbage.clone(),
+                ..identity.files()
+            },
+            "tls_key",
+        ),
+        // The other certificate's key does not match.
+        (
+            TlsFiles {
+                key: other.files().key,
+                ..identity.files()
+            },
+            "tls_key",
+        ),
+    ] {
+        let err = Server::bind(config(&data, files))
+            .await
+            .expect_err("refused");
+        assert!(matches!(err, StartError::Tls(_)), "{err}");
+        assert!(err.to_string().starts_with(key), "{err}");
+    }
+}
