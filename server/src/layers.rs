@@ -30,7 +30,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("store", &["store"]),
     (
         "domain",
-        &["world", "events", "lifecycle", "mesh", "query", "metrics"],
+        &[
+            "world",
+            "events",
+            "lifecycle",
+            "mesh",
+            "map",
+            "query",
+            "metrics",
+        ],
     ),
     (
         "edge",

@@ -17,7 +17,7 @@
 //!   from what the log returns, [`world::follow`]), start-up zones and statistics.
 //!   [`events`]: pushed tile events (hubs, resumable subscriptions). [`lifecycle`]:
 //!   viewers, their tile rings, live tiles, the bake and culling. [`mesh`]: the bounded
-//!   tile mesh cache. [`query`]: the reads both surfaces share (validation against the
+//!   tile mesh cache. [`map`]: map tiles (hill-shaded PNGs) and their cache. [`query`]: the reads both surfaces share (validation against the
 //!   limits, dispatch to the compute pool, accounting). [`metrics`]: what they record.
 //!   Each service has its own `thiserror` enum implementing [`ServiceError`].
 //! - **Stores**: [`store`]: the zone log ([`store::log::ZoneLog`]: propose, follow) over
@@ -56,6 +56,7 @@ pub mod healthcheck;
 #[cfg(test)]
 mod layers;
 pub mod lifecycle;
+pub mod map;
 pub mod mesh;
 pub mod metrics;
 pub mod query;

@@ -75,6 +75,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .merge(super::http_blocks::routes())
         .merge(super::http_lifecycle::routes())
         .merge(super::http_admin::routes())
+        .merge(super::http_map::routes(&state))
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }

@@ -22,6 +22,7 @@
 //! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
 //!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
 //!   (`terrain.v1.TerrainLifecycle`).
+//! - [`http_map`]: the live map (map tiles, legend, the page and its assets).
 //!
 //! Routing: tonic's services live under `/{package.Service}/...`; everything else is
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
@@ -44,6 +45,7 @@ pub mod http_admin;
 pub mod http_blocks;
 pub mod http_layout;
 pub mod http_lifecycle;
+pub mod http_map;
 pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;

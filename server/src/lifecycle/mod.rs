@@ -192,6 +192,13 @@ impl WorldLifecycle {
         }
     }
 
+    /// Every viewer with its ring rectangles (sim, spawn, active), by id, and the
+    /// step sequence they are as of.
+    pub fn viewers(&self) -> (u64, Vec<(rings::Viewer, [rings::TileRect; 3])>) {
+        let tracker = self.lock();
+        (tracker.sequence(), tracker.viewer_list())
+    }
+
     /// The announced tiles and a receiver of every later step, taken atomically.
     pub fn subscribe(&self) -> StepFeed {
         let tracker = self.lock();

@@ -519,6 +519,17 @@ impl Tracker {
             .collect()
     }
 
+    /// Every viewer with its ring rectangles (sim, spawn, active), by id.
+    pub fn viewer_list(&self) -> Vec<(Viewer, [TileRect; 3])> {
+        let mut out: Vec<_> = self
+            .viewers
+            .values()
+            .map(|e| (e.viewer.clone(), e.rects))
+            .collect();
+        out.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        out
+    }
+
     /// The rectangles of one viewer.
     pub fn viewer_rects(&self, id: &str) -> Option<[TileRect; 3]> {
         self.viewers.get(id).map(|e| e.rects)

@@ -50,6 +50,7 @@ mod http_errors;
 mod layout_world;
 mod lifecycle;
 mod live_budget;
+mod map;
 mod meshes_colours;
 mod meshes_grpc;
 mod meshes_http;

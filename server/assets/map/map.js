@@ -1,0 +1,320 @@
+// The live map page: a world picker at /map, the map of one world at /map/{world}.
+//
+// Map tiles come from GET /v1/worlds/{w}/map/{z}/{x}/{y}.png (zoom z: 2^(4 - z)
+// metres a pixel, north up: Leaflet's lat is world z, lng is world x). Overlays:
+// flat zones, viewers with their rings, the tile grid when zoomed in, layout hubs
+// and spokes. Live: a WebSocket on /v1/worlds/{w}/events for the tiles in view (the
+// area follows pans and zooms); each event reloads the map tiles it touches and
+// highlights them; viewers are polled from /v1/worlds/{w}/map/viewers every 500 ms.
+// The view (world, centre, zoom, open tile) is kept in the URL fragment.
+
+const api = (path) => fetch(path).then((r) => {
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  return r.json();
+});
+
+const status = document.getElementById('status');
+function say(html) {
+  status.hidden = false;
+  status.innerHTML = html;
+}
+
+function fragment() {
+  const out = {};
+  for (const part of location.hash.replace(/^#/, '').split('&')) {
+    if (!part) continue;
+    const [k, v] = part.split('=');
+    out[decodeURIComponent(k)] = decodeURIComponent(v ?? '');
+  }
+  return out;
+}
+
+async function picker() {
+  document.getElementById('picker').hidden = false;
+  const { worlds } = await api('/v1/worlds');
+  const list = document.getElementById('worlds');
+  for (const w of worlds) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = `/map/${encodeURIComponent(w.id)}`;
+    a.textContent = w.id;
+    li.append(a, ` (${w.generator}, seed ${w.seed}, ${w.zones} zones${w.layout ? ', layout ' + w.layout.pattern : ''})`);
+    list.append(li);
+  }
+}
+
+const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+
+async function worldMap(worldId) {
+  const base = `/v1/worlds/${encodeURIComponent(worldId)}`;
+  const [{ worlds }, legend] = await Promise.all([api('/v1/worlds'), api(`${base}/map/legend`)]);
+  const world = worlds.find((w) => w.id === worldId);
+  if (!world) throw new Error(`unknown world ${worldId}`);
+  const grid = legend.tileGrid; // {size, resolution, centred}
+  const origin = (t) => t * grid.size - (grid.centred ? grid.size / 2 : 0);
+  const tileOf = (c) => Math.floor(c / grid.size + (grid.centred ? 0.5 : 0));
+  // Leaflet's lat is world z, growing downward (south): its getSouth() is the
+  // smallest z, the top of the screen.
+
+  document.getElementById('map').hidden = false;
+  const k = 1 / legend.metresPerPixelAtZoom0;
+  const crs = L.extend({}, L.CRS.Simple, { transformation: new L.Transformation(k, 0, k, 0) });
+  const view = fragment();
+  const map = L.map('map', {
+    crs,
+    minZoom: legend.minZoom,
+    maxZoom: legend.maxZoom + 2,
+    zoomSnap: 1,
+    attributionControl: false,
+  });
+  window.terrainMap = { map, world: worldId }; // for tests and the console
+  map.setView([Number(view.z ?? 0), Number(view.x ?? 0)], Number(view.zoom ?? 3));
+
+  // Map tiles, with a per-tile cache buster bumped when an event touches the tile.
+  const bust = new Map();
+  const MapTiles = L.TileLayer.extend({
+    getTileUrl(c) {
+      const key = `${c.z}/${c.x}/${c.y}`;
+      const b = bust.get(key);
+      return `${base}/map/${key}.png${b ? `?r=${b}` : ''}`;
+    },
+  });
+  const tiles = new MapTiles('', {
+    tileSize: legend.tilePixels,
+    minZoom: legend.minZoom,
+    maxZoom: legend.maxZoom + 2,
+    maxNativeZoom: legend.maxZoom,
+    noWrap: true,
+    keepBuffer: 1,
+  }).addTo(map);
+  window.terrainMap.tiles = tiles;
+  window.terrainMap.reloads = [];
+
+  // Legend.
+  const legendBox = document.getElementById('legend');
+  legendBox.hidden = false;
+  legendBox.innerHTML = `<b>${escapeHtml(world.id)}</b> (${escapeHtml(legend.generator)})` +
+    legend.entries.map((e) => `<div><span class="swatch" style="background:rgb(${e.rgb.join(',')})"></span>${escapeHtml(e.label)}</div>`).join('') +
+    '<div class="key"><span class="swatch" style="border-color:#ff00ff"></span>flat zone</div>' +
+    '<div><span class="swatch" style="border-color:#ffeb3b"></span>changed tile</div>' +
+    '<div><span class="swatch" style="border-color:#d32f2f"></span>viewer sim / <span style="color:#f57c00">spawn</span> / <span style="color:#1976d2">active</span></div>' +
+    (world.layout ? '<div><span class="swatch" style="border-color:#000"></span>layout hubs and spokes</div>' : '');
+
+  // Flat zones.
+  const zoneLayer = L.layerGroup().addTo(map);
+  const zoneShapes = new Map();
+  window.terrainMap.zones = zoneShapes;
+  async function loadZones() {
+    const { zones } = await api(`${base}/flat-zones`);
+    zoneLayer.clearLayers();
+    zoneShapes.clear();
+    for (const z of zones) {
+      const style = { color: '#ff00ff', weight: 2, fill: false };
+      const shape = z.radius !== undefined
+        ? L.circle([z.centerZ, z.centerX], { ...style, radius: z.radius })
+        : L.rectangle([[z.centerZ - z.depth / 2, z.centerX - z.width / 2],
+          [z.centerZ + z.depth / 2, z.centerX + z.width / 2]], style);
+      shape.bindTooltip(`zone <b>${escapeHtml(z.id)}</b><br>height ${z.height}<br>blend ${z.blendRadius}` +
+        `<br>carve ${z.carveInset ?? 0}<br>priority ${z.priority ?? 0}`, { sticky: true });
+      shape.addTo(zoneLayer);
+      zoneShapes.set(z.id, shape);
+    }
+  }
+  await loadZones();
+
+  // Viewers and their rings (tile rectangles), polled.
+  const viewerLayer = L.layerGroup().addTo(map);
+  const viewerMarkers = new Map();
+  window.terrainMap.viewers = viewerMarkers;
+  const ringColours = { sim: '#d32f2f', spawn: '#f57c00', active: '#1976d2' };
+  const rectBounds = (r) => [[origin(r[1]), origin(r[0])], [origin(r[3] + 1), origin(r[2] + 1)]];
+  let viewerStamp = '';
+  async function loadViewers() {
+    const answer = await api(`${base}/map/viewers`);
+    const stamp = JSON.stringify(answer.viewers);
+    if (stamp === viewerStamp) return;
+    viewerStamp = stamp;
+    viewerLayer.clearLayers();
+    viewerMarkers.clear();
+    for (const v of answer.viewers) {
+      for (const ring of ['active', 'spawn', 'sim']) {
+        L.rectangle(rectBounds(v.rings[ring]), { color: ringColours[ring], weight: 1, fill: false, dashArray: '4 3' })
+          .bindTooltip(`${escapeHtml(v.id)}: ${ring} ring`).addTo(viewerLayer);
+      }
+      const m = L.circleMarker([v.z, v.x], { radius: 7, color: '#fff', weight: 2, fillColor: '#d32f2f', fillOpacity: 1 })
+        .bindTooltip(`viewer <b>${escapeHtml(v.id)}</b><br>(${v.x}, ${v.z})<br>view ${v.viewWidth} x ${v.viewDepth}`)
+        .addTo(viewerLayer);
+      viewerMarkers.set(v.id, m);
+    }
+  }
+  await loadViewers();
+  setInterval(() => loadViewers().catch((e) => console.warn('viewers', e)), 500);
+
+  // The tile grid, when zoomed in far enough for it to be legible.
+  const gridLayer = L.layerGroup().addTo(map);
+  function drawGrid() {
+    gridLayer.clearLayers();
+    const pxPerTile = grid.size * k * 2 ** map.getZoom();
+    if (pxPerTile < 48) return;
+    const b = map.getBounds();
+    const [x0, x1] = [tileOf(b.getWest()), tileOf(b.getEast())];
+    const [z0, z1] = [tileOf(b.getSouth()), tileOf(b.getNorth())];
+    const lines = [];
+    for (let tx = x0; tx <= x1 + 1; tx++) lines.push([[origin(z0), origin(tx)], [origin(z1 + 1), origin(tx)]]);
+    for (let tz = z0; tz <= z1 + 1; tz++) lines.push([[origin(tz), origin(x0)], [origin(tz), origin(x1 + 1)]]);
+    L.polyline(lines, { color: '#000', weight: 1, opacity: 0.25, interactive: false }).addTo(gridLayer);
+    if (pxPerTile >= 96) {
+      for (let tz = z0; tz <= z1; tz++) {
+        for (let tx = x0; tx <= x1; tx++) {
+          L.marker([origin(tz), origin(tx)], {
+            interactive: false,
+            icon: L.divIcon({ className: 'tile-label', html: `<span style="font-size:10px;color:#0008">${tx},${tz}</span>`, iconAnchor: [-2, -2] }),
+          }).addTo(gridLayer);
+        }
+      }
+    }
+  }
+
+  // Layout hubs and spokes.
+  const layoutLayer = L.layerGroup().addTo(map);
+  async function drawLayout() {
+    if (!world.layout) return;
+    const b = map.getBounds();
+    const q = `minX=${b.getWest()}&minZ=${b.getSouth()}&maxX=${b.getEast()}&maxZ=${b.getNorth()}`;
+    let answer;
+    try {
+      answer = await api(`${base}/layout?${q}`);
+    } catch (e) {
+      console.warn('layout', e);
+      return;
+    }
+    layoutLayer.clearLayers();
+    const hubs = new Map(answer.hubs.map((h) => [h.id, h]));
+    for (const s of answer.spokes) {
+      const [a, c] = [hubs.get(s.a), hubs.get(s.b)];
+      if (a && c) L.polyline([[a.z, a.x], [c.z, c.x]], { color: '#000', weight: 2, opacity: 0.6 }).addTo(layoutLayer);
+    }
+    for (const h of answer.hubs) {
+      L.circle([h.z, h.x], { radius: h.r, color: '#000', weight: 2, fill: false })
+        .bindTooltip(`hub <b>${escapeHtml(h.id)}</b>`).addTo(layoutLayer);
+    }
+  }
+
+  // Click: the exact height, the deciding zone, the zone class; a button for 3-D.
+  map.on('click', async (e) => {
+    const x = e.latlng.lng;
+    const z = e.latlng.lat;
+    const r = await fetch(`${base}/height?x=${x}&z=${z}`);
+    const text = await r.text();
+    const answer = JSON.parse(text);
+    // The number exactly as the API wrote it.
+    const raw = (text.match(/"height":(-?[0-9.eE+-]+)/) || [])[1] ?? String(answer.height);
+    let cls = '';
+    if (world.layout) {
+      const c = await api(`${base}/zone-class?x=${x}&z=${z}`);
+      cls = `<br>class <b>${escapeHtml(c.class)}</b>${c.hub ? ` (hub ${escapeHtml(c.hub)})` : ''}`;
+    }
+    const [tx, tz] = [tileOf(x), tileOf(z)];
+    const html = `<div class="height-popup">(${x}, ${z})<br>height <code id="clicked-height">${escapeHtml(raw)}</code>` +
+      `<br>zone ${answer.zone ? `<b>${escapeHtml(answer.zone)}</b>` : 'none (terrain)'}${cls}` +
+      `<br>tile ${tx}, ${tz} <button type="button" id="open3d">3-D</button></div>`;
+    L.popup().setLatLng(e.latlng).setContent(html).openOn(map);
+    window.terrainMap.clicked = { x, z, raw };
+    document.getElementById('open3d').onclick = () => openTile(tx, tz);
+  });
+
+  // 3-D view of one tile.
+  let openTileKey = view.tile ?? '';
+  async function openTile(tx, tz) {
+    openTileKey = `${tx},${tz}`;
+    writeFragment();
+    const { showTile } = await import('/map/assets/view3d.js');
+    await showTile(base, tx, tz, () => { openTileKey = ''; writeFragment(); });
+  }
+  window.terrainMap.openTile = openTile;
+
+  // The view in the fragment.
+  function writeFragment() {
+    const c = map.getCenter();
+    const parts = [`world=${encodeURIComponent(worldId)}`, `x=${c.lng.toFixed(2)}`, `z=${c.lat.toFixed(2)}`, `zoom=${map.getZoom()}`];
+    if (openTileKey) parts.push(`tile=${openTileKey}`);
+    history.replaceState(null, '', `#${parts.join('&')}`);
+  }
+
+  // Live: events for the tiles in view.
+  const flash = L.layerGroup().addTo(map);
+  let socket = null;
+  function viewArea() {
+    const b = map.getBounds();
+    return [tileOf(b.getWest()), tileOf(b.getSouth()), tileOf(b.getEast()), tileOf(b.getNorth())];
+  }
+  function reloadMapTiles(bounds, revision) {
+    const z = Math.min(map.getZoom(), legend.maxZoom);
+    const span = legend.tilePixels * legend.metresPerPixelAtZoom0 / 2 ** z;
+    // A map tile reads a one-pixel border: grow by a pixel.
+    const px = span / legend.tilePixels;
+    const [x0, x1] = [Math.floor((bounds.minX - px) / span), Math.floor((bounds.maxX + px) / span)];
+    const [y0, y1] = [Math.floor((bounds.minZ - px) / span), Math.floor((bounds.maxZ + px) / span)];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const key = `${z}/${x}/${y}`;
+        bust.set(key, revision);
+        const held = tiles._tiles[`${x}:${y}:${z}`];
+        if (held) {
+          held.el.src = tiles.getTileUrl({ x, y, z });
+          window.terrainMap.reloads.push({ key, revision, at: performance.now() });
+        }
+        const r = L.rectangle([[y * span, x * span], [(y + 1) * span, (x + 1) * span]],
+          { className: 'changed-tile', color: '#ffeb3b', weight: 3, fill: true, fillOpacity: 0.15 }).addTo(flash);
+        setTimeout(() => flash.removeLayer(r), 1500);
+      }
+    }
+  }
+  function connect() {
+    const [a, b, c, d] = viewArea();
+    const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+    socket = new WebSocket(`${proto}://${location.host}${base}/events?tiles=${a},${b},${c},${d}`);
+    socket.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
+      if (msg.type === 'event') {
+        // Zones first: the outline should not wait behind the tile reloads.
+        loadZones().catch((e) => console.warn('zones', e));
+        reloadMapTiles(msg.bounds, msg.revision);
+        say(`revision ${msg.revision}: zone ${escapeHtml(msg.cause?.zone ?? "?")} ${escapeHtml(msg.cause?.kind ?? "changed")}`);
+      } else if (msg.type === 'resync') {
+        bust.clear();
+        tiles.redraw();
+        loadZones().catch((e) => console.warn('zones', e));
+      } else if (msg.type === 'area') {
+        window.terrainMap.area = msg.area;
+      }
+    };
+    socket.onclose = () => setTimeout(connect, 1000);
+  }
+  connect();
+  window.terrainMap.socket = () => socket;
+
+  map.on('moveend', () => {
+    writeFragment();
+    drawGrid();
+    drawLayout();
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ tiles: viewArea() }));
+    }
+  });
+  drawGrid();
+  drawLayout();
+  writeFragment();
+  if (openTileKey) {
+    const [tx, tz] = openTileKey.split(',').map(Number);
+    if (Number.isInteger(tx) && Number.isInteger(tz)) openTile(tx, tz);
+  }
+  window.terrainMap.ready = true;
+}
+
+const match = location.pathname.match(/^\/map\/([^/]+)\/?$/);
+const main = match ? worldMap(decodeURIComponent(match[1])) : picker();
+main.catch((e) => {
+  console.error(e);
+  say(`error: ${escapeHtml(e.message)}`);
+});

@@ -1,0 +1,467 @@
+//! The live map: map tiles, their legend, and the page that shows them.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /v1/worlds/{world}/map/{z}/{x}/{y}.png` | a 256 x 256 PNG, hill-shaded and coloured as the game colours the world (projection: [`crate::map::render`]) |
+//! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "tileGrid": {"size", "resolution", "centred"}, "entries": [{"label", "rgb"}]}` |
+//! | `GET /v1/worlds/{world}/map/viewers` | `{"sequence", "viewers": [{"id", "x", "z", "viewWidth", "viewDepth", "rings": {"sim", "spawn", "active"}}]}`, each ring `[minTx, minTz, maxTx, maxTz]` (inclusive), by id |
+//! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map) |
+//! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet and three.js, embedded in the binary |
+//!
+//! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:v<version>"`, the version being
+//! the largest version of the mesh tiles the map tile reads, and `Cache-Control:
+//! no-cache` (keep it, ask again); a request whose `If-None-Match` lists the current
+//! tag gets `304 Not Modified` without rendering. A query string is ignored (the page
+//! adds one to re-request a changed tile past the browser's cache). Bad input is the
+//! JSON error naming `z`, `x` or `y`; an unknown world names `world`.
+
+use std::sync::Arc;
+
+use axum::{
+    Extension, Json, Router,
+    extract::{Path, State, rejection::PathRejection},
+    http::{
+        HeaderMap, HeaderValue, StatusCode,
+        header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH},
+    },
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde::Serialize;
+
+use crate::{
+    api::{
+        ApiError, ApiState,
+        http::{CACHE_HEADER, REVISION_HEADER},
+    },
+    lifecycle::rings::TileRect,
+    map::{MAP_CACHE_BYTES, MAX_ZOOM, MIN_ZOOM, MapCache, MapTile, TILE_PIXELS, etag, palette},
+};
+
+type MapPath = Result<Path<(String, String, String, String)>, PathRejection>;
+
+/// The map routes, with their own tile cache, to merge into the HTTP router.
+pub fn routes(state: &ApiState) -> Router<Arc<ApiState>> {
+    let cache = Arc::new(MapCache::new(
+        MAP_CACHE_BYTES,
+        state.engine.compute().clone(),
+    ));
+    Router::new()
+        .route("/v1/worlds/{world}/map/{z}/{x}/{file}", get(map_tile))
+        .route("/v1/worlds/{world}/map/legend", get(legend))
+        .route("/v1/worlds/{world}/map/viewers", get(viewers))
+        .route("/map", get(page))
+        .route("/map/", get(page))
+        .route("/map/{world}", get(page))
+        .route("/map/assets/{*path}", get(asset))
+        .layer(Extension(cache))
+}
+
+/// The world and map tile of a tile path; errors name `z`, `x` or `y`.
+fn tile_path(path: MapPath, max_coordinate: f64) -> Result<(String, MapTile), ApiError> {
+    let Path((world, z, x, file)) =
+        path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
+    let int = |field: &'static str, raw: &str| {
+        raw.parse::<i64>()
+            .map_err(|_| ApiError::invalid(field, format!("expected an integer, got {raw:?}")))
+    };
+    let y = file
+        .strip_suffix(".png")
+        .ok_or_else(|| ApiError::invalid("y", format!("expected <y>.png, got {file:?}")))?;
+    let tile = MapTile::checked(int("z", &z)?, int("x", &x)?, int("y", y)?, max_coordinate)?;
+    Ok((world, tile))
+}
+
+/// True when `If-None-Match` lists `tag` (or is `*`), weak tags included.
+fn matches(headers: &HeaderMap, tag: &str) -> bool {
+    headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+}
+
+fn header(value: &str) -> HeaderValue {
+    // Tags are world ids ([A-Za-z0-9_-]), digits, signs and punctuation.
+    HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static("\"invalid\""))
+}
+
+async fn map_tile(
+    State(state): State<Arc<ApiState>>,
+    Extension(cache): Extension<Arc<MapCache>>,
+    path: MapPath,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let engine = &state.engine;
+    let (world, tile) = tile_path(path, engine.limits().max_coordinate)?;
+    let world = engine.world(&world)?;
+    let (version, revision) = cache.version(world, tile).await;
+    let tag = etag(world.id(), tile, version);
+    let no_cache = HeaderValue::from_static("no-cache");
+    if matches(&headers, &tag) {
+        let head = [
+            (ETAG, header(&tag)),
+            (REVISION_HEADER, revision.into()),
+            (CACHE_CONTROL, no_cache),
+        ];
+        return Ok((StatusCode::NOT_MODIFIED, head).into_response());
+    }
+    let served = cache.get(world, tile).await?;
+    let tag = etag(world.id(), tile, served.png.version);
+    let hit = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
+    let head = [
+        (CONTENT_TYPE, HeaderValue::from_static("image/png")),
+        (ETAG, header(&tag)),
+        (REVISION_HEADER, served.revision.into()),
+        (CACHE_HEADER, hit),
+        (CACHE_CONTROL, no_cache),
+    ];
+    Ok((head, served.png.png.clone()).into_response())
+}
+
+/// The legend of a world's map.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LegendBody {
+    generator: &'static str,
+    min_zoom: u8,
+    max_zoom: u8,
+    tile_pixels: usize,
+    metres_per_pixel_at_zoom0: f64,
+    water_threshold: Option<f64>,
+    tile_grid: TileGridBody,
+    entries: Vec<LegendEntryBody>,
+}
+
+#[derive(Debug, Serialize)]
+struct TileGridBody {
+    size: f64,
+    resolution: u32,
+    centred: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct LegendEntryBody {
+    label: String,
+    rgb: [u8; 3],
+}
+
+async fn legend(
+    State(state): State<Arc<ApiState>>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Json<LegendBody>, ApiError> {
+    let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
+    let world = state.engine.world(&world)?;
+    let s = world.read().await;
+    let palette = palette::Palette::of(s.terrain().generator());
+    let water_threshold = match palette {
+        palette::Palette::Hyperscape { .. } => Some(palette::WATER_THRESHOLD),
+        palette::Palette::Voxel { sea_level, .. } => Some(sea_level),
+        palette::Palette::Osrs => None,
+    };
+    let entries = palette
+        .legend()
+        .into_iter()
+        .map(|e| LegendEntryBody {
+            label: e.label,
+            rgb: e.rgb,
+        })
+        .collect();
+    Ok(Json(LegendBody {
+        generator: world.kind().as_str(),
+        min_zoom: MIN_ZOOM,
+        max_zoom: MAX_ZOOM,
+        tile_pixels: TILE_PIXELS,
+        metres_per_pixel_at_zoom0: crate::map::render::metres_per_pixel(MIN_ZOOM),
+        water_threshold,
+        tile_grid: {
+            let g = world.tile_grid();
+            TileGridBody {
+                size: g.size,
+                resolution: g.resolution,
+                centred: g.centred,
+            }
+        },
+        entries,
+    }))
+}
+
+#[derive(Debug, Serialize)]
+struct ViewersBody {
+    sequence: u64,
+    viewers: Vec<ViewerBody>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ViewerBody {
+    id: String,
+    x: f64,
+    z: f64,
+    view_width: f64,
+    view_depth: f64,
+    rings: RingsBody,
+}
+
+#[derive(Debug, Serialize)]
+struct RingsBody {
+    sim: [i64; 4],
+    spawn: [i64; 4],
+    active: [i64; 4],
+}
+
+async fn viewers(
+    State(state): State<Arc<ApiState>>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Json<ViewersBody>, ApiError> {
+    let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
+    let (sequence, list) = state.lifecycle(&world)?.viewers();
+    let rect = |r: &TileRect| [r.x0, r.z0, r.x1, r.z1];
+    let viewers = list
+        .into_iter()
+        .map(|(v, rings)| ViewerBody {
+            id: v.id,
+            x: v.x,
+            z: v.z,
+            view_width: v.view_width,
+            view_depth: v.view_depth,
+            rings: RingsBody {
+                sim: rect(&rings[0]),
+                spawn: rect(&rings[1]),
+                active: rect(&rings[2]),
+            },
+        })
+        .collect();
+    Ok(Json(ViewersBody { sequence, viewers }))
+}
+
+/// The page's files: path under `/map/assets/`, content type, bytes.
+const ASSETS: &[(&str, &str, &[u8])] = &[
+    ("map.js", JS, include_bytes!("../../assets/map/map.js")),
+    (
+        "view3d.js",
+        JS,
+        include_bytes!("../../assets/map/view3d.js"),
+    ),
+    ("map.css", CSS, include_bytes!("../../assets/map/map.css")),
+    (
+        "vendor/leaflet/leaflet.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/leaflet/leaflet.js"),
+    ),
+    (
+        "vendor/leaflet/leaflet.css",
+        CSS,
+        include_bytes!("../../assets/map/vendor/leaflet/leaflet.css"),
+    ),
+    (
+        "vendor/leaflet/LICENSE",
+        TEXT,
+        include_bytes!("../../assets/map/vendor/leaflet/LICENSE"),
+    ),
+    (
+        "vendor/leaflet/images/layers.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/layers.png"),
+    ),
+    (
+        "vendor/leaflet/images/layers-2x.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/layers-2x.png"),
+    ),
+    (
+        "vendor/leaflet/images/marker-icon.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/marker-icon.png"),
+    ),
+    (
+        "vendor/leaflet/images/marker-icon-2x.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/marker-icon-2x.png"),
+    ),
+    (
+        "vendor/leaflet/images/marker-shadow.png",
+        PNG,
+        include_bytes!("../../assets/map/vendor/leaflet/images/marker-shadow.png"),
+    ),
+    (
+        "vendor/three/three.module.min.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/three.module.min.js"),
+    ),
+    (
+        "vendor/three/three.core.min.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/three.core.min.js"),
+    ),
+    (
+        "vendor/three/LICENSE",
+        TEXT,
+        include_bytes!("../../assets/map/vendor/three/LICENSE"),
+    ),
+    (
+        "vendor/three/addons/controls/OrbitControls.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/addons/controls/OrbitControls.js"),
+    ),
+    (
+        "vendor/three/addons/loaders/GLTFLoader.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/addons/loaders/GLTFLoader.js"),
+    ),
+    (
+        "vendor/three/addons/utils/BufferGeometryUtils.js",
+        JS,
+        include_bytes!("../../assets/map/vendor/three/addons/utils/BufferGeometryUtils.js"),
+    ),
+];
+
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const TEXT: &str = "text/plain; charset=utf-8";
+const PNG: &str = "image/png";
+
+/// The page: the same document for the picker and a world's map (its script reads
+/// the path).
+const PAGE: &str = include_str!("../../assets/map/index.html");
+
+async fn page() -> Response {
+    (
+        [(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        )],
+        PAGE,
+    )
+        .into_response()
+}
+
+async fn asset(path: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
+    let Path(path) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
+    let (_, content_type, bytes) = ASSETS
+        .iter()
+        .find(|(name, _, _)| *name == path)
+        .ok_or_else(|| ApiError::NoRoute(format!("GET /map/assets/{path}")))?;
+    let head = [
+        (CONTENT_TYPE, HeaderValue::from_static(content_type)),
+        (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+    ];
+    Ok((head, *bytes).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_asset_file_is_served_and_every_served_asset_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/map");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    let rel = path
+                        .strip_prefix(&root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .to_string();
+                    files.push(rel);
+                }
+            }
+        }
+        files.retain(|f| f != "index.html");
+        files.sort();
+        let mut served: Vec<String> = ASSETS.iter().map(|(p, _, _)| p.to_string()).collect();
+        served.sort();
+        assert_eq!(files, served);
+        for (path, _, bytes) in ASSETS {
+            assert!(!bytes.is_empty(), "{path}");
+        }
+        // The page names only served assets.
+        for src in PAGE.split("/map/assets/").skip(1) {
+            let name = src.split(['"', '\'']).next().unwrap();
+            assert!(
+                name.ends_with('/') || ASSETS.iter().any(|(p, _, _)| *p == name),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn if_none_match_lists_and_weak_tags() {
+        let tag = "\"main:map1:3:1:-2:v7\"";
+        let mut h = HeaderMap::new();
+        assert!(!matches(&h, tag));
+        h.insert(
+            IF_NONE_MATCH,
+            HeaderValue::from_static("\"x\", W/\"main:map1:3:1:-2:v7\""),
+        );
+        assert!(matches(&h, tag));
+        h.insert(
+            IF_NONE_MATCH,
+            HeaderValue::from_static("\"main:map1:3:1:-2:v6\""),
+        );
+        assert!(!matches(&h, tag));
+    }
+
+    #[test]
+    fn bad_tiles_name_the_field() {
+        let p = |z: &str, x: &str, y: &str| {
+            Ok(Path((
+                "main".to_string(),
+                z.to_string(),
+                x.to_string(),
+                y.to_string(),
+            )))
+        };
+        let field =
+            |r: Result<(String, MapTile), ApiError>| r.unwrap_err().field().map(str::to_string);
+        assert_eq!(
+            field(tile_path(p("7", "0", "0.png"), 1e9)),
+            Some("z".into())
+        );
+        assert_eq!(
+            field(tile_path(p("-1", "0", "0.png"), 1e9)),
+            Some("z".into())
+        );
+        assert_eq!(
+            field(tile_path(p("a", "0", "0.png"), 1e9)),
+            Some("z".into())
+        );
+        assert_eq!(
+            field(tile_path(p("0", "1.5", "0.png"), 1e9)),
+            Some("x".into())
+        );
+        assert_eq!(
+            field(tile_path(p("0", "0", "0.jpg"), 1e9)),
+            Some("y".into())
+        );
+        assert_eq!(
+            field(tile_path(p("0", "0", "3.png"), 1e4)),
+            Some("y".into())
+        );
+        assert_eq!(
+            field(tile_path(p("0", "-3", "0.png"), 1e4)),
+            Some("x".into())
+        );
+        let (_, t) = tile_path(p("0", "-2", "1.png"), 1e4).unwrap();
+        assert_eq!(
+            t,
+            MapTile {
+                zoom: 0,
+                x: -2,
+                y: 1
+            }
+        );
+        assert_eq!(
+            field(tile_path(p("0", "9223372036854775807", "0.png"), 1e9)),
+            Some("x".into())
+        );
+    }
+}

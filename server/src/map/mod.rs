@@ -1,0 +1,242 @@
+//! The 2-D map: map tiles rendered from a world's heights, hill-shaded and coloured
+//! as the game colours them, encoded as PNG and kept in a byte-budget cache.
+//!
+//! - [`render`]: the projection (zoom levels, metres per pixel, which pixel shows
+//!   which point) and the rendering of one map tile.
+//! - [`shade`]: hill shading from the terrain's normals, light from the north-west.
+//! - [`palette`]: the colours, per generator kind ([`palette::Palette::of`] is the one
+//!   dispatch on the kind).
+//!
+//! A map tile's version is the largest version of the mesh tiles it reads
+//! ([`render::MapTile::covered`]): a change to any of them gives it a new revision,
+//! larger than every earlier version, so the version changes exactly when a pixel
+//! may have. The cache holds encoded PNGs, at most [`MAP_CACHE_BYTES`], keyed by world
+//! and map tile; an entry older than the current version is never served. Rendering
+//! runs on the compute pool in bands of [`render::BAND_ROWS`] rows, taking turns
+//! with other requests; requests for the same uncached map tile render it once.
+
+pub mod palette;
+pub mod render;
+pub mod shade;
+
+use std::{fmt, sync::Arc};
+
+use moka::{future::Cache, ops::compute::Op};
+use tokio::sync::OwnedRwLockReadGuard;
+
+use crate::{
+    compute::Compute,
+    error::{ErrorCode, ServiceError},
+    validate::check_coordinate,
+    world::{World, WorldState},
+};
+
+pub use render::{MAX_ZOOM, MIN_ZOOM, MapTile, TILE_PIXELS};
+
+/// The bytes of encoded PNGs the cache holds.
+pub const MAP_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A prefix of every map tile's version tag, changed when the rendering changes so
+/// clients drop what an older server drew.
+pub const RENDERING: &str = "map1";
+
+/// Why a map tile could not be served.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    /// A zoom or coordinate out of range.
+    #[error("{field}: {reason}")]
+    Invalid { field: &'static str, reason: String },
+    /// The compute pool lost the rendering, or the encoder failed: a bug.
+    #[error("internal error: rendering map tile: {0}")]
+    Render(String),
+    /// The cache gave back no entry for a tile it had just computed: a bug.
+    #[error("internal error: map cache: the entry vanished")]
+    Vanished,
+}
+
+impl ServiceError for MapError {
+    fn error_code(&self) -> ErrorCode {
+        match self {
+            MapError::Invalid { .. } => ErrorCode::InvalidArgument,
+            MapError::Render(_) | MapError::Vanished => ErrorCode::Internal,
+        }
+    }
+
+    fn field(&self) -> Option<&str> {
+        match self {
+            MapError::Invalid { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+}
+
+impl MapTile {
+    /// The map tile `(zoom, x, y)` if the zoom is served and the tile lies within
+    /// `max_coordinate` on both axes; errors name `z`, `x` or `y`.
+    pub fn checked(zoom: i64, x: i64, y: i64, max_coordinate: f64) -> Result<Self, MapError> {
+        let zoom = u8::try_from(zoom)
+            .ok()
+            .filter(|z| (MIN_ZOOM..=MAX_ZOOM).contains(z))
+            .ok_or_else(|| MapError::Invalid {
+                field: "z",
+                reason: format!("zoom {zoom} is not served: expected {MIN_ZOOM} to {MAX_ZOOM}"),
+            })?;
+        let tile = MapTile { zoom, x, y };
+        let span = tile.span();
+        for (field, t) in [("x", x), ("y", y)] {
+            // Both edges of the map tile, computed without overflow in f64.
+            let (lo, hi) = (t as f64 * span, (t as f64 + 1.0) * span);
+            if check_coordinate(lo, max_coordinate).is_err()
+                || check_coordinate(hi, max_coordinate).is_err()
+            {
+                return Err(MapError::Invalid {
+                    field,
+                    reason: format!(
+                        "map tile {t} at zoom {zoom} spans [{lo}, {hi}], outside the world's [-{max_coordinate}, {max_coordinate}]"
+                    ),
+                });
+            }
+        }
+        Ok(tile)
+    }
+}
+
+/// A map tile as encoded: its PNG and the version it was rendered at.
+#[derive(Debug)]
+pub struct MapPng {
+    pub version: u64,
+    pub png: Vec<u8>,
+}
+
+/// A map tile as served.
+#[derive(Debug, Clone)]
+pub struct ServedMap {
+    pub png: Arc<MapPng>,
+    /// The world's revision when the request read it.
+    pub revision: u64,
+    /// Whether the cache held it (`false`: rendered for this request).
+    pub cached: bool,
+}
+
+/// `(world id, zoom, x, y)`.
+type MapKey = (String, u8, i64, i64);
+
+/// The map tile cache of one server.
+pub struct MapCache {
+    cache: Cache<MapKey, Arc<MapPng>>,
+    compute: Compute,
+}
+
+impl fmt::Debug for MapCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapCache")
+            .field("tiles", &self.cache.entry_count())
+            .field("bytes", &self.cache.weighted_size())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The version of `tile` in `state`: the largest version of the mesh tiles it reads.
+pub fn version_of(world: &World, state: &WorldState, tile: MapTile) -> u64 {
+    let (xs, zs) = tile.covered(&world.tile_grid());
+    let mut version = 0;
+    for tz in zs {
+        for tx in xs.clone() {
+            version = version.max(state.tile_version((tx, tz)));
+        }
+    }
+    version
+}
+
+/// The strong validator of `tile` of `world` at `version`.
+pub fn etag(world: &str, tile: MapTile, version: u64) -> String {
+    format!(
+        "\"{world}:{RENDERING}:{}:{}:{}:v{version}\"",
+        tile.zoom, tile.x, tile.y
+    )
+}
+
+impl MapCache {
+    /// A cache of at most `budget` bytes of PNGs, rendering on `compute`.
+    pub fn new(budget: u64, compute: Compute) -> Self {
+        let cache = Cache::builder()
+            .name("map-tiles")
+            .max_capacity(budget)
+            .weigher(|_k: &MapKey, v: &Arc<MapPng>| u32::try_from(v.png.len()).unwrap_or(u32::MAX))
+            .build();
+        MapCache { cache, compute }
+    }
+
+    /// The current version of `tile` of `world` and the world's revision, without
+    /// rendering anything.
+    pub async fn version(&self, world: &World, tile: MapTile) -> (u64, u64) {
+        let state = world.read().await;
+        (version_of(world, &state, tile), state.revision())
+    }
+
+    /// `tile` of `world` at its current version: cached, or rendered on the compute
+    /// pool and cached.
+    pub async fn get(&self, world: &World, tile: MapTile) -> Result<ServedMap, MapError> {
+        let state = world.read_owned().await;
+        let (version, revision) = (version_of(world, &state, tile), state.revision());
+        let key = (world.id().to_string(), tile.zoom, tile.x, tile.y);
+        if let Some(png) = self.cache.get(&key).await
+            && png.version >= version
+        {
+            return Ok(ServedMap {
+                png,
+                revision,
+                cached: true,
+            });
+        }
+        let result = self
+            .cache
+            .entry(key)
+            .and_try_compute_with(|entry| async move {
+                if let Some(entry) = entry
+                    && entry.value().version >= version
+                {
+                    return Ok(Op::Nop);
+                }
+                let png = self.render(state, tile).await?;
+                Ok::<_, MapError>(Op::Put(Arc::new(MapPng { version, png })))
+            })
+            .await?;
+        let rendered = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
+        let entry = result.into_entry().ok_or(MapError::Vanished)?;
+        Ok(ServedMap {
+            png: entry.into_value(),
+            revision,
+            cached: !rendered,
+        })
+    }
+
+    /// Renders `tile` from `state` on the compute pool, band by band, and encodes it.
+    async fn render(
+        &self,
+        state: OwnedRwLockReadGuard<WorldState>,
+        tile: MapTile,
+    ) -> Result<Vec<u8>, MapError> {
+        let lost = |e: crate::compute::ComputeError| MapError::Render(e.to_string());
+        let bands = TILE_PIXELS / render::BAND_ROWS;
+        let rows = self
+            .compute
+            .run_sliced(bands, move |b| {
+                let rows = b * render::BAND_ROWS..(b + 1) * render::BAND_ROWS;
+                render::render_rows(state.terrain(), tile, rows)
+            })
+            .await
+            .map_err(lost)?;
+        let rgb = rows.concat();
+        self.compute
+            .run(move || render::encode_png(&rgb))
+            .await
+            .map_err(lost)?
+            .map_err(|e| MapError::Render(e.to_string()))
+    }
+
+    /// The number of cached map tiles (approximate: pending evictions may remain).
+    pub fn tiles(&self) -> u64 {
+        self.cache.entry_count()
+    }
+}

@@ -1,0 +1,234 @@
+// The live map in a real Chromium: Debian's /usr/bin/chromium driven by
+// playwright-core (no browser is downloaded). Starts the real server binary on
+// 127.0.0.1 with a free port, then checks, step by step, writing a screenshot per step
+// under target/browser/:
+//   the picker; the map (no console error, no failed request, tiles not blank, water
+//   exactly where GET .../height is below 9 m); a zone registered through the API
+//   (outline and re-requested tiles within 1 s), then removed; a viewer moved (its
+//   marker moves); a click (the height shown is the API's, digit for digit); the
+//   3-D view of tile (0, 0) (canvas not blank); an osrs world.
+//
+// Usage: node map.test.mjs [path/to/terrain-server]  (or TERRAIN_SERVER_BIN)
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../..');
+const bin = process.argv[2] ?? process.env.TERRAIN_SERVER_BIN;
+if (!bin) throw new Error('usage: node map.test.mjs path/to/terrain-server');
+const shots = join(repo, 'target', 'browser');
+mkdirSync(shots, { recursive: true });
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function check(ok, what) {
+  if (!ok) throw new Error(`FAILED: ${what}`);
+  console.log(`ok - ${what}`);
+}
+
+async function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const data = mkdtempSync(join(tmpdir(), 'terrain-map-'));
+const server = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--data-dir', data,
+  '--world', 'main:hyperscape:0', '--world', 'classic:osrs'], { stdio: ['ignore', 'inherit', 'inherit'] });
+let browser;
+const errorsSeen = [];
+
+async function api(method, path, body) {
+  const r = await fetch(origin + path, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+  return text;
+}
+
+try {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${origin}/readyz`)).ok) break;
+    } catch { /* not listening yet */ }
+    if (i > 600) throw new Error('server not ready in 60 s');
+    await sleep(100);
+  }
+
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless=new', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  const errors = errorsSeen;
+  const tileRequests = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+    else if (process.env.MAP_TEST_VERBOSE) console.log(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on('request', (r) => { if (r.url().includes('/map/') && r.url().includes('.png')) tileRequests.push({ url: r.url(), at: Date.now() }); });
+  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
+
+  // 1. The picker.
+  await page.goto(`${origin}/map`);
+  await page.waitForSelector('#worlds li a');
+  const worlds = await page.$$eval('#worlds li a', (as) => as.map((a) => a.textContent));
+  check(worlds.includes('main') && worlds.includes('classic'), `picker lists the worlds (${worlds})`);
+  await shot('01-picker');
+
+  // 2. The map: tiles load and are not blank.
+  await page.goto(`${origin}/map/main#zoom=3&x=0&z=0`);
+  await page.waitForFunction(() => window.terrainMap?.ready);
+  const allLoaded = () => page.waitForFunction(() => {
+    const imgs = [...document.querySelectorAll('img.leaflet-tile')];
+    return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth === 256);
+  }, null, { timeout: 30000 });
+  await allLoaded();
+  // Pixels of every loaded tile: [{key, pixels (RGBA)}].
+  const tilePixels = () => page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = c.height = 256;
+    const g = c.getContext('2d', { willReadFrequently: true });
+    const out = [];
+    for (const [key, t] of Object.entries(window.terrainMap.tiles._tiles)) {
+      if (!t.el.complete) continue;
+      g.drawImage(t.el, 0, 0);
+      out.push({ key, pixels: Array.from(g.getImageData(0, 0, 256, 256).data) });
+    }
+    return out;
+  });
+  const loaded = await tilePixels();
+  const colours = new Set();
+  for (const t of loaded) for (let i = 0; i < t.pixels.length; i += 4 * 97) colours.add(t.pixels.slice(i, i + 3).join(','));
+  check(loaded.length >= 4 && colours.size > 20, `${loaded.length} map tiles loaded, ${colours.size} distinct colours`);
+  await shot('02-map');
+
+  // 3. The coast where the heights say: pixel centres of zoom 3 tiles (2 m a pixel).
+  let water = 0, land = 0;
+  for (const t of loaded) {
+    const [x, y, z] = t.key.split(':').map(Number);
+    const m = 16 / 2 ** z;
+    const points = [];
+    for (let j = 5; j < 256; j += 25) for (let i = 3; i < 256; i += 23) points.push([i, j]);
+    const body = { points: points.map(([i, j]) => [(x * 256 + i + 0.5) * m, (y * 256 + j + 0.5) * m]) };
+    const { heights } = JSON.parse(await api('POST', '/v1/worlds/main/heights', body));
+    points.forEach(([i, j], n) => {
+      const k = (j * 256 + i) * 4;
+      const [r, g, b] = t.pixels.slice(k, k + 3);
+      const blue = b > r && b > g;
+      if (heights[n] < 9) water++; else land++;
+      check(blue === (heights[n] < 9) || false, `tile ${t.key} pixel (${i}, ${j}): height ${heights[n]}, rgb ${r},${g},${b}`);
+    });
+  }
+  check(water > 10 && land > 10, `coast matches heights: ${water} water and ${land} land samples`);
+
+  // 4. A zone registered through the API: outline and tiles re-requested within 1 s.
+  const t0 = Date.now();
+  const before = tileRequests.length;
+  await api('PUT', '/v1/worlds/main/flat-zones/browser-pad',
+    { centerX: 40, centerZ: 40, width: 60, depth: 40, height: 30, blendRadius: 8, priority: 2 });
+  await page.waitForFunction(() => window.terrainMap.zones.has('browser-pad'), null, { timeout: 1000 });
+  await page.waitForFunction((n) => window.terrainMap.reloads.length > n, 0, { timeout: 1000 });
+  const rerequested = tileRequests.slice(before).filter((r) => r.url.includes('?r='));
+  check(rerequested.length > 0 && rerequested[0].at - t0 < 1000,
+    `zone outline shown and ${rerequested.length} tiles re-requested, first after ${rerequested[0]?.at - t0} ms`);
+  await allLoaded();
+  await page.hover('#map', { position: { x: 600 + 40 * 2, y: 400 + 20 * 2 } }).catch(() => {});
+  await shot('03-zone-registered');
+  await api('DELETE', '/v1/worlds/main/flat-zones/browser-pad');
+  await page.waitForFunction(() => !window.terrainMap.zones.has('browser-pad'), null, { timeout: 1000 });
+  check(true, 'zone outline gone after DELETE');
+  await allLoaded();
+  await shot('04-zone-removed');
+
+  // 5. A viewer moved through the API: its marker moves.
+  await api('PUT', '/v1/worlds/main/viewers/scout', { x: -100, z: -50, viewWidth: 200, viewDepth: 200 });
+  await page.waitForFunction(() => window.terrainMap.viewers.has('scout'), null, { timeout: 3000 });
+  const at = () => page.evaluate(() => window.terrainMap.viewers.get('scout')?.getLatLng());
+  const p1 = await at();
+  check(p1.lat === -50 && p1.lng === -100, `viewer marker at (${p1.lng}, ${p1.lat})`);
+  await shot('05-viewer');
+  await api('PUT', '/v1/worlds/main/viewers/scout', { x: 120, z: 80, viewWidth: 200, viewDepth: 200 });
+  await page.waitForFunction(() => {
+    const p = window.terrainMap.viewers.get('scout')?.getLatLng();
+    return p && p.lat === 80 && p.lng === 120;
+  }, null, { timeout: 3000 });
+  check(true, 'viewer marker moved to (120, 80)');
+  await shot('06-viewer-moved');
+
+  // 6. Click a point: the height shown is the API's, digit for digit.
+  const box = await page.locator('#map').boundingBox();
+  const pt = await page.evaluate(() => window.terrainMap.map.latLngToContainerPoint([13.37, 21.5]));
+  await page.mouse.click(box.x + pt.x, box.y + pt.y);
+  await page.waitForSelector('#clicked-height');
+  const shown = await page.textContent('#clicked-height');
+  const clicked = await page.evaluate(() => window.terrainMap.clicked);
+  const text = await api('GET', `/v1/worlds/main/height?x=${clicked.x}&z=${clicked.z}`);
+  const raw = text.match(/"height":(-?[0-9.eE+-]+)/)[1];
+  check(shown === raw, `clicked (${clicked.x}, ${clicked.z}): page shows ${shown}, API says ${raw}`);
+  await shot('07-click-height');
+
+  // 7. The 3-D view of tile (0, 0).
+  const tile = await page.evaluate(() => {
+    const t = document.querySelector('.height-popup').textContent.match(/tile (-?\d+), (-?\d+)/);
+    return [Number(t[1]), Number(t[2])];
+  });
+  check(tile[0] === 0 && tile[1] === 0, `the clicked point is in tile ${tile}`);
+  await page.click('#open3d');
+  await page.waitForFunction(() => window.terrainMap.view3d?.rendered, null, { timeout: 30000 });
+  await sleep(500);
+  const canvasColours = await page.evaluate(() => {
+    const src = document.getElementById('viewer3d-canvas');
+    const c = document.createElement('canvas');
+    c.width = src.width;
+    c.height = src.height;
+    const g = c.getContext('2d');
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const set = new Set();
+    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return set.size;
+  });
+  check(canvasColours > 20, `3-D canvas of tile (0, 0) not blank: ${canvasColours} distinct colours`);
+  check(page.url().includes('tile=0,0'), `the open tile is in the URL fragment (${page.url()})`);
+  await shot('08-tile-3d');
+
+  // 8. An osrs world.
+  await page.goto(`${origin}/map/classic#zoom=2&x=0&z=0`);
+  await page.waitForFunction(() => window.terrainMap?.ready);
+  await allLoaded();
+  const osrs = await tilePixels();
+  const osrsColours = new Set();
+  for (const t of osrs) for (let i = 0; i < t.pixels.length; i += 4 * 89) osrsColours.add(t.pixels.slice(i, i + 3).join(','));
+  check(osrsColours.size > 10, `osrs map not blank: ${osrsColours.size} distinct colours`);
+  await shot('09-osrs');
+
+  check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
+  console.log(`screenshots in ${shots}`);
+} catch (e) {
+  console.error(`errors seen so far:\n  ${errorsSeen.join('\n  ')}`);
+  throw e;
+} finally {
+  if (browser) await browser.close();
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+  rmSync(data, { recursive: true, force: true });
+}
