@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use terrain_core::{
-    GeneratorKind,
+    GeneratorKind, Terrain,
     voxel::{Chunk, Instances},
 };
 
@@ -83,21 +83,37 @@ impl QueryEngine {
         chunk: (i64, i64),
         fields: &TileFields,
     ) -> Result<BlocksAnswer, QueryError> {
+        let (built, version, revision) = self
+            .build_chunk(world, chunk, fields, "blocks", Terrain::voxel_chunk)
+            .await?;
+        Ok(BlocksAnswer {
+            chunk: built,
+            version,
+            revision,
+        })
+    }
+
+    /// What `build` makes of chunk `chunk` on the compute pool, with the chunk's
+    /// version and the world's revision of the same read; `what` names it in errors.
+    async fn build_chunk<T: Send + 'static>(
+        &self,
+        world: &Arc<World>,
+        chunk: (i64, i64),
+        fields: &TileFields,
+        what: &'static str,
+        build: fn(&Terrain, i64, i64) -> Option<T>,
+    ) -> Result<(T, u64, u64), QueryError> {
         self.check_voxel(world)?;
         self.check_tile(world, chunk, fields)?;
         let state = world.read_owned().await;
         let (version, revision) = (state.tile_version(chunk), state.revision());
         let built = self
             .compute()
-            .run(move || state.terrain().voxel_chunk(chunk.0, chunk.1))
+            .run(move || build(state.terrain(), chunk.0, chunk.1))
             .await
-            .map_err(|e| QueryError::Internal(format!("building chunk blocks: {e}")))?;
-        let chunk = built.ok_or_else(|| self.not_voxel(world))?;
-        Ok(BlocksAnswer {
-            chunk,
-            version,
-            revision,
-        })
+            .map_err(|e| QueryError::Internal(format!("building chunk {what}: {e}")))?;
+        let built = built.ok_or_else(|| self.not_voxel(world))?;
+        Ok((built, version, revision))
     }
 
     /// Chunk `chunk`'s visible blocks grouped by kind, at its current version.
@@ -107,16 +123,9 @@ impl QueryEngine {
         chunk: (i64, i64),
         fields: &TileFields,
     ) -> Result<InstancesAnswer, QueryError> {
-        self.check_voxel(world)?;
-        self.check_tile(world, chunk, fields)?;
-        let state = world.read_owned().await;
-        let (version, revision) = (state.tile_version(chunk), state.revision());
-        let built = self
-            .compute()
-            .run(move || state.terrain().voxel_instances(chunk.0, chunk.1))
-            .await
-            .map_err(|e| QueryError::Internal(format!("building chunk instances: {e}")))?;
-        let instances = built.ok_or_else(|| self.not_voxel(world))?;
+        let (instances, version, revision) = self
+            .build_chunk(world, chunk, fields, "instances", Terrain::voxel_instances)
+            .await?;
         Ok(InstancesAnswer {
             key: chunk,
             instances,
