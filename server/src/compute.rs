@@ -63,6 +63,8 @@ type FairQueue = Mutex<VecDeque<(Arc<dyn Slices>, usize)>>;
 /// A sliced job: `work(i)` for every slice, answered in slice order.
 struct SlicedJob<T, F> {
     work: F,
+    /// How many slices (the length of `results`, fixed).
+    count: usize,
     results: Mutex<Vec<Option<T>>>,
     remaining: AtomicUsize,
     answer: Mutex<Option<oneshot::Sender<Vec<T>>>>,
@@ -82,10 +84,7 @@ where
     F: Fn(usize) -> T + Send + Sync,
 {
     fn count(&self) -> usize {
-        self.results
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.count
     }
 
     fn run(&self, index: usize) {
@@ -185,6 +184,7 @@ impl Compute {
         let (tx, rx) = oneshot::channel();
         let job: Arc<dyn Slices> = Arc::new(SlicedJob {
             work,
+            count: slices,
             results: Mutex::new((0..slices).map(|_| None).collect()),
             remaining: AtomicUsize::new(slices),
             answer: Mutex::new(Some(tx)),

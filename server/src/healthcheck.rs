@@ -31,21 +31,11 @@ pub enum CheckError {
 
 /// `GET url`; `Ok` when the answer's status is 200.
 pub fn check(url: &str) -> Result<(), CheckError> {
-    let (host, addr, path) = parse(url)?;
-    let io = |source| CheckError::Io {
-        url: url.to_string(),
-        source,
-    };
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(io)?;
-    stream.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
-    stream.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(io)?;
+    let mut stream = send_get(url, None)?;
     let mut head = [0u8; 64];
-    let n = stream.read(&mut head).map_err(io)?;
+    let n = stream
+        .read(&mut head)
+        .map_err(|source| io_error(url, source))?;
     let line = String::from_utf8_lossy(&head[..n]);
     let status = line.split_whitespace().nth(1).unwrap_or("nothing");
     if status == "200" {
@@ -58,14 +48,19 @@ pub fn check(url: &str) -> Result<(), CheckError> {
     }
 }
 
-/// `GET url` with an optional `Authorization` value; the answer's body when its status
-/// is 200 (the whole body, by `Content-Length` or to the connection's end).
-pub fn fetch(url: &str, authorization: Option<&str>) -> Result<Vec<u8>, CheckError> {
-    let (host, addr, path) = parse(url)?;
-    let io = |source| CheckError::Io {
+fn io_error(url: &str, source: std::io::Error) -> CheckError {
+    CheckError::Io {
         url: url.to_string(),
         source,
-    };
+    }
+}
+
+/// Connects to `url`'s host within [`TIMEOUT`] and sends `GET` (with `Authorization:
+/// authorization` if given, and `Connection: close`); the stream to read the answer
+/// from, each read bounded by [`TIMEOUT`].
+fn send_get(url: &str, authorization: Option<&str>) -> Result<TcpStream, CheckError> {
+    let (host, addr, path) = parse(url)?;
+    let io = |source| io_error(url, source);
     let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(io)?;
     stream.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
     stream.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
@@ -75,8 +70,17 @@ pub fn fetch(url: &str, authorization: Option<&str>) -> Result<Vec<u8>, CheckErr
         "GET {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Connection: close\r\n\r\n"
     )
     .map_err(io)?;
+    Ok(stream)
+}
+
+/// `GET url` with an optional `Authorization` value; the answer's body when its status
+/// is 200 (the whole body, by `Content-Length` or to the connection's end).
+pub fn fetch(url: &str, authorization: Option<&str>) -> Result<Vec<u8>, CheckError> {
+    let mut stream = send_get(url, authorization)?;
     let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).map_err(io)?;
+    stream
+        .read_to_end(&mut answer)
+        .map_err(|source| io_error(url, source))?;
     let split = answer
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

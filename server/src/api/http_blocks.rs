@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use axum::{
     Router,
-    extract::{Path, Query, State, rejection::PathRejection, rejection::QueryRejection},
+    extract::{Query, State, rejection::QueryRejection},
     http::{
         HeaderMap, HeaderValue, StatusCode,
         header::{ACCEPT, CONTENT_TYPE, ETAG, VARY},
@@ -36,7 +36,7 @@ use crate::{
     world::World,
 };
 
-type ChunkPath = Result<Path<(String, String, String)>, PathRejection>;
+type ChunkPath = super::http_mesh::TilePath;
 type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
 
 /// The chunk routes, to merge into the HTTP router.
@@ -99,17 +99,7 @@ impl BlocksFormat {
 
 /// The world and chunk of a chunk path, the indices named `cx` and `cz`.
 fn chunk_path(path: ChunkPath) -> Result<(String, (i64, i64)), ApiError> {
-    let Path((world, cx, cz)) =
-        path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
-    let index = |field: &'static str, raw: &str| {
-        raw.parse::<i64>().map_err(|_| {
-            ApiError::invalid(
-                field,
-                format!("expected an integer chunk index, got {raw:?}"),
-            )
-        })
-    };
-    Ok((world, (index("cx", &cx)?, index("cz", &cz)?)))
+    super::http_mesh::indexed_path(path, ["cx", "cz"], "chunk")
 }
 
 /// The strong validator of one form of a chunk at `version`.
@@ -355,6 +345,8 @@ pub(crate) fn block_kinds() -> Vec<BlockKindBody> {
 
 #[cfg(test)]
 mod tests {
+    use axum::extract::Path;
+
     use super::*;
 
     fn query(pairs: &[(&str, &str)]) -> QueryPairs {

@@ -78,17 +78,27 @@ pub fn height_mode(
 
 /// The world and tile of a mesh path, with the tile indices named `tx` and `tz`.
 fn tile_path(path: TilePath) -> Result<(String, (i64, i64)), ApiError> {
-    let Path((world, tx, tz)) =
+    indexed_path(path, ["tx", "tz"], "tile")
+}
+
+/// The world and the two integer indices of a `/v1/worlds/{world}/tiles/{x}/{z}/...`
+/// path (a tile, or a voxel chunk: `what`), each refused naming its field.
+pub(crate) fn indexed_path(
+    path: TilePath,
+    fields: [&'static str; 2],
+    what: &str,
+) -> Result<(String, (i64, i64)), ApiError> {
+    let Path((world, x, z)) =
         path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
     let index = |field: &'static str, raw: &str| {
         raw.parse::<i64>().map_err(|_| {
             ApiError::invalid(
                 field,
-                format!("expected an integer tile index, got {raw:?}"),
+                format!("expected an integer {what} index, got {raw:?}"),
             )
         })
     };
-    Ok((world, (index("tx", &tx)?, index("tz", &tz)?)))
+    Ok((world, (index(fields[0], &x)?, index(fields[1], &z)?)))
 }
 
 /// The strong validator of a tile at `version`.

@@ -144,13 +144,8 @@ impl ConnectionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, ConfigError, Settings};
 
-    fn resolve(text: &str) -> Result<Config, ConfigError> {
-        let settings: Settings =
-            toml::from_str(text).map_err(|e| ConfigError::invalid("toml", e.to_string()))?;
-        Config::resolve(settings)
-    }
+    use crate::config::tests::from_text as resolve;
 
     #[test]
     fn the_keys_resolve_with_their_defaults() {

@@ -66,13 +66,8 @@ impl RequestLimits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Settings};
 
-    fn resolve(text: &str) -> Result<Config, ConfigError> {
-        let settings: Settings =
-            toml::from_str(text).map_err(|e| ConfigError::invalid("toml", e.to_string()))?;
-        Config::resolve(settings)
-    }
+    use crate::config::tests::from_text as resolve;
 
     #[test]
     fn the_keys_resolve_with_their_defaults() {

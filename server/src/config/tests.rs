@@ -11,7 +11,8 @@ use terrain_core::{GeneratorKind, Overlap};
 use super::*;
 
 /// Resolves a configuration file's text with no flags.
-fn from_text(text: &str) -> Result<Config, ConfigError> {
+/// The configuration a TOML text resolves to (shared by the config modules' tests).
+pub(super) fn from_text(text: &str) -> Result<Config, ConfigError> {
     Config::resolve(file::parse(text)?)
 }
 
