@@ -11,6 +11,9 @@
 //! | `terrain_http_request_duration_seconds` (histogram) | `route`, `method` |
 //! | `terrain_grpc_requests_total` | `method` (`/package.Service/Method`), `code` |
 //! | `terrain_grpc_request_duration_seconds` (histogram) | `method` |
+//! | `terrain_requests_in_flight` (gauge) | (unary requests holding a `max_in_flight` slot) |
+//! | `terrain_requests_shed_total` | (refused at once: every slot busy) |
+//! | `terrain_requests_timed_out_total` | (cut off by `request_timeout`) |
 //! | `terrain_heights_computed_total` | `world` |
 //! | `terrain_zones` (gauge) | `world` |
 //! | `terrain_zone_index_tiles` (gauge) | `world` |
@@ -181,6 +184,10 @@ impl Metrics {
                 "terrain_requests_shed_total",
                 "Requests refused at once because every max_in_flight slot was busy"
             );
+            describe_gauge!(
+                "terrain_requests_in_flight",
+                "Requests holding a max_in_flight slot now"
+            );
             describe_counter!(
                 "terrain_requests_timed_out_total",
                 "Requests answered DEADLINE_EXCEEDED after request_timeout"
@@ -227,6 +234,11 @@ impl Metrics {
     /// Counts one request refused for want of a slot (`max_in_flight`).
     pub fn request_shed(&self) {
         self.with(|| counter!("terrain_requests_shed_total").increment(1));
+    }
+
+    /// Moves the count of requests holding a slot by `delta` (+1 admitted, -1 done).
+    pub fn requests_in_flight(&self, delta: f64) {
+        self.with(|| gauge!("terrain_requests_in_flight").increment(delta));
     }
 
     /// Counts one request cut off by `request_timeout`.

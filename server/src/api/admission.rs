@@ -24,7 +24,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use prost::Message;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::{api::ApiError, config::RequestLimits, metrics::Metrics};
 
@@ -61,9 +61,29 @@ impl Admission {
             || self.streaming.contains(path)
     }
 
-    /// Requests being answered now.
-    pub fn in_flight(&self) -> usize {
-        self.limits.max_in_flight - self.slots.available_permits()
+}
+
+/// A slot held by a request being answered, counted in `terrain_requests_in_flight`
+/// until it drops: when the answer is done, or when the request is abandoned (its
+/// future dropped with the connection).
+struct Held {
+    _slot: OwnedSemaphorePermit,
+    metrics: Arc<Metrics>,
+}
+
+impl Held {
+    fn new(slot: OwnedSemaphorePermit, metrics: Arc<Metrics>) -> Self {
+        metrics.requests_in_flight(1.0);
+        Held {
+            _slot: slot,
+            metrics,
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.metrics.requests_in_flight(-1.0);
     }
 }
 
@@ -102,6 +122,7 @@ pub async fn admit(State(admission): State<Arc<Admission>>, req: Request, next: 
         };
         return answer(err, grpc);
     };
+    let _held = Held::new(slot, Arc::clone(&admission.metrics));
     let timeout = admission.limits.request_timeout;
     let response = match tokio::time::timeout(timeout, next.run(req)).await {
         Ok(response) => response,
@@ -110,7 +131,6 @@ pub async fn admit(State(admission): State<Arc<Admission>>, req: Request, next: 
             answer(ApiError::TimedOut { timeout }, grpc)
         }
     };
-    drop(slot);
     response
 }
 

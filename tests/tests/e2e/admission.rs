@@ -33,6 +33,12 @@ async fn a_busy_server_refuses_at_once_with_retry_after() {
     .await;
     let http = server.http.clone();
     let slow = tokio::spawn(http.get(server.url(SLOW)).send());
+    // The metrics probe is outside admission: wait until the slow request holds the
+    // one slot, so no height request below can take it first.
+    while in_flight(&server).await < 1.0 {
+        assert!(!slow.is_finished(), "the slow request ended before taking its slot");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     // Until the slow request ends, some request must be refused (its slot is taken).
     let mut refused = None;
     while !slow.is_finished() {
@@ -110,6 +116,21 @@ async fn a_busy_server_refuses_at_once_with_retry_after() {
         .unwrap();
     let shed = metric_sample(&text, "terrain_requests_shed_total").expect("shed counter");
     assert!(shed >= 1.0, "{shed}");
+    assert_eq!(in_flight(&server).await, 0.0, "every slot is free again");
+}
+
+/// `terrain_requests_in_flight` as `/metrics` shows it now (0 before the first request).
+async fn in_flight(server: &TestServer) -> f64 {
+    let text = server
+        .http
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    metric_sample(&text, "terrain_requests_in_flight").unwrap_or(0.0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
