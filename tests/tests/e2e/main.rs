@@ -55,6 +55,7 @@ mod meshes_colours;
 mod meshes_grpc;
 mod meshes_http;
 mod ops;
+mod prefetch;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
