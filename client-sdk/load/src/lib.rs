@@ -23,6 +23,6 @@ pub mod run;
 pub mod template;
 
 pub use methods::{Method, MethodKind};
-pub use options::{Cli, Format, Options, OptionsError};
+pub use options::{Cli, Format, Options, OptionsError, Tls};
 pub use report::Report;
 pub use run::{LoadError, run};

@@ -58,6 +58,7 @@ mod ops;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
+mod sdk_tls;
 mod stream_limits;
 mod tls;
 mod viewer_limits;
