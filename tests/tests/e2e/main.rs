@@ -59,6 +59,7 @@ mod prefetch;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
+mod sdk_tls;
 mod stream_limits;
 mod tls;
 mod viewer_limits;
