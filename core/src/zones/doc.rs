@@ -21,6 +21,7 @@ use super::model::{FlatZone, Shape, ZoneError, ZoneHeight, ZoneSpec};
 /// The JSON form of a zone, as the API and zone files write it (lowerCamelCase,
 /// `width`+`depth` or `radius`, `height` or `heightOffset`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ZoneDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
