@@ -171,6 +171,9 @@ async fn the_document_is_openapi_3_1_and_resolves() {
         for (method, op) in item.as_object().expect("path item") {
             let id = op["operationId"].as_str().expect("an operationId");
             assert!(ids.insert(id.to_string()), "operationId {id} twice");
+            if let Some(body) = op.get("requestBody") {
+                assert_eq!(body["required"], true, "{method} {path}: optional body");
+            }
             let responses = op["responses"].as_object().expect("responses");
             assert!(responses.contains_key("500"), "{method} {path}: no 500");
             for (status, response) in responses {

@@ -119,6 +119,11 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
                 continue;
             };
             for op in item.values_mut() {
+                // Every body route needs its body (utoipa leaves `required` out for a
+                // body given as a `$ref`).
+                if let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut) {
+                    body.insert("required".to_string(), Value::Bool(true));
+                }
                 let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
                     continue;
                 };
