@@ -2,7 +2,7 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `PUT /v1/worlds/{world}/viewers/{id}` (body `{"x", "z", "viewWidth", "viewDepth"}`) | that viewer's `{"sim", "spawn", "active"}` |
+//! | `PUT /v1/worlds/{world}/viewers/{id}` (body `{"x", "z", "viewWidth", "viewDepth"}`, optional `"velocityX"`, `"velocityZ"` in m/s) | that viewer's `{"sim", "spawn", "active"}` |
 //! | `DELETE /v1/worlds/{world}/viewers/{id}` | 204 (404 if absent) |
 //! | `GET /v1/worlds/{world}/live-tiles` | `{"sim", "spawn", "active", "viewers", "sequence"}`: the union of every viewer's rings |
 //! | `GET /v1/worlds/{world}/layout?minX=&minZ=&maxX=&maxZ=` | `{"hubs": [{"id", "x", "z", "r", "chunk"}], "spokes": [{"a", "b"}]}` |
@@ -93,7 +93,7 @@ fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
 }
 
 /// The keys of a viewer body.
-const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth"];
+const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"];
 
 /// A viewer body as decoded: each number, if given. Unknown keys are refused (as
 /// `deny_unknown_fields` would); a repeated key overrides the earlier one, as the body
@@ -113,6 +113,8 @@ struct ViewerBody {
     /// The depth (along z) of the area the viewer sees, metres (> 0).
     #[schema(value_type = f64)]
     view_depth: Option<f64>,
+    velocity_x: Option<f64>,
+    velocity_z: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for ViewerBody {
@@ -122,7 +124,9 @@ impl<'de> Deserialize<'de> for ViewerBody {
             type Value = ViewerBody;
 
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object {\"x\", \"z\", \"viewWidth\", \"viewDepth\"}")
+                f.write_str(
+                    "a JSON object {\"x\", \"z\", \"viewWidth\", \"viewDepth\"} with optional \"velocityX\", \"velocityZ\"",
+                )
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ViewerBody, A::Error> {
@@ -133,6 +137,8 @@ impl<'de> Deserialize<'de> for ViewerBody {
                         "z" => &mut body.z,
                         "viewWidth" => &mut body.view_width,
                         "viewDepth" => &mut body.view_depth,
+                        "velocityX" => &mut body.velocity_x,
+                        "velocityZ" => &mut body.velocity_z,
                         other => return Err(de::Error::unknown_field(other, VIEWER_FIELDS)),
                     };
                     *slot = Some(map.next_value()?);
@@ -144,7 +150,8 @@ impl<'de> Deserialize<'de> for ViewerBody {
     }
 }
 
-/// Decodes `{"x", "z", "viewWidth", "viewDepth"}` through serde, naming the field at
+/// Decodes `{"x", "z", "viewWidth", "viewDepth"}` (and optionally `"velocityX"`,
+/// `"velocityZ"`, metres per second, 0 when absent) through serde, naming the field at
 /// fault from the decoder's path (`body` for the body as a whole).
 fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
     let mut json = serde_json::Deserializer::from_slice(body);
@@ -167,6 +174,8 @@ fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
         z: number("z", decoded.z)?,
         view_width: number("viewWidth", decoded.view_width)?,
         view_depth: number("viewDepth", decoded.view_depth)?,
+        velocity_x: decoded.velocity_x.unwrap_or(0.0),
+        velocity_z: decoded.velocity_z.unwrap_or(0.0),
     })
 }
 

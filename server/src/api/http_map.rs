@@ -195,7 +195,7 @@ async fn legend(
     let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
     let world = state.engine.world(&world)?;
     let s = world.read().await;
-    let palette = palette::Palette::of(s.terrain().generator());
+    let palette = palette::Palette::of(s.terrain());
     let water_threshold = match palette {
         palette::Palette::Hyperscape { .. } => Some(palette::WATER_THRESHOLD),
         palette::Palette::Voxel { sea_level, .. } => Some(sea_level),

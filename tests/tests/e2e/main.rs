@@ -56,6 +56,7 @@ mod meshes_grpc;
 mod meshes_http;
 mod openapi;
 mod ops;
+mod prefetch;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
