@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::{
     config::Limits,
-    lifecycle::rings::MAX_VIEWER_ID_LEN,
+    lifecycle::rings::{MAX_VIEWER_ID_LEN, MAX_VIEWER_SPEED},
     map::{MAX_ZOOM, MIN_ZOOM},
     query::MIN_HEIGHTMAP_STEP,
 };
@@ -167,6 +167,11 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
         props["z"] = within(mc);
         props["viewWidth"] = extent.clone();
         props["viewDepth"] = extent;
+        // Optional (0 when absent), not nullable: metres per second.
+        for key in ["velocityX", "velocityZ"] {
+            props[key] = within(MAX_VIEWER_SPEED);
+            props[key]["description"] = json!("Metres per second (0 when absent)");
+        }
     }
 }
 
