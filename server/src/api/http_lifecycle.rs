@@ -69,7 +69,7 @@ pub fn routes() -> Router<Arc<ApiState>> {
 }
 
 /// Tile sets as JSON.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SetsJson {
     sim: Vec<[i64; 2]>,
     spawn: Vec<[i64; 2]>,
@@ -98,11 +98,20 @@ const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX"
 /// A viewer body as decoded: each number, if given. Unknown keys are refused (as
 /// `deny_unknown_fields` would); a repeated key overrides the earlier one, as the body
 /// has always been read.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, utoipa::ToSchema)]
+#[schema(as = ViewerRequest, rename_all = "camelCase")]
 struct ViewerBody {
+    /// The viewer's position, metres.
+    #[schema(value_type = f64)]
     x: Option<f64>,
+    /// The viewer's position, metres.
+    #[schema(value_type = f64)]
     z: Option<f64>,
+    /// The width (along x) of the area the viewer sees, metres (> 0).
+    #[schema(value_type = f64)]
     view_width: Option<f64>,
+    /// The depth (along z) of the area the viewer sees, metres (> 0).
+    #[schema(value_type = f64)]
     view_depth: Option<f64>,
     velocity_x: Option<f64>,
     velocity_z: Option<f64>,
@@ -170,6 +179,32 @@ fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
     })
 }
 
+#[utoipa::path(
+    put,
+    path = "/v1/worlds/{world}/viewers/{id}",
+    tag = "lifecycle",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Viewer id"),
+    ),
+    request_body(content = ViewerBody, content_type = "application/json"),
+    security((), ("admin" = [])),
+    responses(
+        (status = 200, description = "The viewer's rings (tiles `[tx, tz]`, row-major)", body = SetsJson,
+            links(
+                ("DeleteViewer" = (operation_id = "delete_viewer", description = "Removes the viewer",
+                    parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
+            ),
+        ),
+        (status = 400, description = "A malformed body or value (the field names it: `x`, `viewWidth`, `body`, ...), a bad id", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "A view over the configured limit, or a body over 4 KiB (field `body`)", body = crate::api::error::ErrorBody),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
+        (status = 429, description = "The world has `max_viewers` viewers, or the live-tile budget is spent (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn put_viewer(
     State(state): State<Arc<ApiState>>,
     path: ViewerPath,
@@ -186,6 +221,23 @@ async fn put_viewer(
     Ok(Json(sets.into()))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v1/worlds/{world}/viewers/{id}",
+    tag = "lifecycle",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Viewer id"),
+    ),
+    security((), ("admin" = [])),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`) or viewer (field `id`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn delete_viewer(
     State(state): State<Arc<ApiState>>,
     path: ViewerPath,
@@ -197,7 +249,7 @@ async fn delete_viewer(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct LiveJson {
     #[serde(flatten)]
     sets: SetsJson,
@@ -205,6 +257,17 @@ struct LiveJson {
     sequence: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/live-tiles",
+    tag = "lifecycle",
+    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    responses(
+        (status = 200, description = "The union of every viewer's rings", body = LiveJson),
+        (status = 400, description = "A query string that cannot be decoded (field `query`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn live_tiles(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,

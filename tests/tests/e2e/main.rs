@@ -54,6 +54,7 @@ mod map;
 mod meshes_colours;
 mod meshes_grpc;
 mod meshes_http;
+mod openapi;
 mod ops;
 mod prefetch;
 mod sdk_client;
