@@ -299,12 +299,16 @@ pub async fn viewers(
                 for v in 0..count {
                     let k = (group * count + v) as f64;
                     let angle = k * 0.37 + step as f64 * 0.05;
+                    // Circling: the velocity (m/s) is the derivative of the position.
+                    let turn = 0.05 / period.as_secs_f64().max(1e-3);
                     let viewer = Viewer {
                         id: format!("soak-viewer-{group}-{v}"),
                         x: -300.0 + (k % 16.0) * 40.0 + 150.0 * libm::cos(angle),
                         z: -300.0 + (k / 16.0).floor() * 40.0 + 150.0 * libm::sin(angle),
                         view_width: 100.0,
                         view_depth: 100.0,
+                        velocity_x: -150.0 * turn * libm::sin(angle),
+                        velocity_z: 150.0 * turn * libm::cos(angle),
                     };
                     if let Err(e) = tracker.upsert(viewer).await {
                         shared.stats.error(format!("TrackViewers upsert: {e}"));
