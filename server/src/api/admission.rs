@@ -60,7 +60,6 @@ impl Admission {
             || req.headers().contains_key(UPGRADE)
             || self.streaming.contains(path)
     }
-
 }
 
 /// A slot held by a request being answered, counted in `terrain_requests_in_flight`

@@ -35,6 +35,7 @@
 mod admission;
 mod bake_bench;
 mod connections;
+mod events_fanout;
 mod events_floor;
 mod events_grpc;
 mod events_latency;
