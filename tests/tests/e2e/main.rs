@@ -53,6 +53,7 @@ mod lifecycle;
 mod live_budget;
 mod map;
 mod meshes_colours;
+mod meshes_encoded;
 mod meshes_grpc;
 mod meshes_http;
 mod ops;
