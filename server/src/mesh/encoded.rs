@@ -109,7 +109,7 @@ impl MeshCache {
         encode: fn(&ServedMesh) -> Result<Vec<u8>, String>,
     ) -> Result<Bytes, MeshError> {
         if let Some(done) = served.encoded.get(format) {
-            return Ok(done.clone().map_err(MeshError::Encode)?);
+            return done.clone().map_err(MeshError::Encode);
         }
         let (job, metrics) = (served.clone(), Arc::clone(&self.metrics));
         let done = self
