@@ -26,8 +26,8 @@
 //!   the cache's budget.
 //! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
 //!   state already shows the new heights and versions), it rebuilds the affected tiles
-//!   that are cached, on the registry's blocking thread, before the change is
-//!   acknowledged or announced. Correctness does not depend on it (a stale entry is
+//!   that are cached, in parallel on the compute pool (one slice per tile, taking
+//!   turns with requests), before the change is acknowledged or announced. Correctness does not depend on it (a stale entry is
 //!   never served, its version is too old); it keeps hot tiles hot.
 
 use std::{
@@ -419,8 +419,9 @@ fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (CachedMesh, Dur
 }
 
 impl CommitListener for MeshCache {
-    /// Rebuilds the changed tiles that are cached, at their new version. Runs on the
-    /// registry's blocking thread, after the change is installed.
+    /// Rebuilds the changed tiles that are cached, at their new version, in parallel
+    /// on the compute pool. Called on the registry's blocking thread (which waits for
+    /// the builds), after the change is installed.
     fn committed(&self, world: &World, outcome: &Outcome) {
         let id = world.id();
         let cached: Vec<(i64, i64)> = outcome
@@ -432,10 +433,23 @@ impl CommitListener for MeshCache {
         if cached.is_empty() {
             return;
         }
-        let state = world.read_blocking();
-        for &tile in &cached {
-            let version = state.tile_version(tile);
-            let (mesh, elapsed) = timed(&state, tile, version);
+        let state = Arc::new(futures::executor::block_on(world.read_owned()));
+        let versions: Vec<u64> = cached.iter().map(|&t| state.tile_version(t)).collect();
+        let jobs = (Arc::clone(&state), cached.clone(), versions.clone());
+        let built = futures::executor::block_on(
+            self.compute
+                .run_sliced(cached.len(), move |i| timed(&jobs.0, jobs.1[i], jobs.2[i])),
+        );
+        drop(state);
+        let built = match built {
+            Ok(built) => built,
+            Err(e) => {
+                // Not fatal: a stale entry is never served, the next request builds.
+                tracing::warn!(world = id, error = %e, "rebuilding cached tile meshes");
+                return;
+            }
+        };
+        for ((&tile, version), (mesh, elapsed)) in cached.iter().zip(versions).zip(built) {
             let mesh = Cached::new(mesh);
             let key = (id.to_string(), tile.0, tile.1);
             if let Some(pin) = self.pinned().get_mut(&key)

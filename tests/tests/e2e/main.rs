@@ -57,6 +57,7 @@ mod meshes_encoded;
 mod meshes_grpc;
 mod meshes_http;
 mod ops;
+mod rebuild_bench;
 mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
