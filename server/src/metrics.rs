@@ -28,6 +28,8 @@
 //! | `terrain_events_published_total` | `world` |
 //! | `terrain_events_sent_total` | `world` (events delivered to subscribers' streams) |
 //! | `terrain_event_subscribers_dropped_total` | `world` (slow subscribers cut off) |
+//! | `terrain_event_encodings_total` | `format` (`json`, `protobuf`: events encoded, once per event and format) |
+//! | `terrain_mesh_encodings_total` | `format` (`json`, `glb`, `bin`, `protobuf`: tile meshes encoded for a response) |
 //! | `terrain_viewers` (gauge) | `world` |
 //! | `terrain_live_tiles` (gauge) | `world`, `ring` (`sim`, `spawn`, `active`) |
 //! | `terrain_lifecycle_queue` (gauge) | `world` (tiles waiting for generation) |
@@ -144,6 +146,14 @@ impl Metrics {
             describe_counter!(
                 "terrain_events_sent_total",
                 "Tile events handed to subscribers' streams (live and replayed), by world"
+            );
+            describe_counter!(
+                "terrain_event_encodings_total",
+                "Tile events encoded for the wire, by format (once per event, shared by every subscriber)"
+            );
+            describe_counter!(
+                "terrain_mesh_encodings_total",
+                "Tile meshes encoded for a response, by format (a cached encoding is not counted)"
             );
             describe_counter!(
                 "terrain_event_subscribers_dropped_total",
@@ -295,6 +305,16 @@ impl Metrics {
         self.with(|| {
             counter!("terrain_events_sent_total", "world" => world.to_string()).increment(1);
         });
+    }
+
+    /// Counts one event encoded in `format`.
+    pub fn event_encoded(&self, format: &'static str) {
+        self.with(|| counter!("terrain_event_encodings_total", "format" => format).increment(1));
+    }
+
+    /// Counts one tile mesh encoded in `format`.
+    pub fn mesh_encoded(&self, format: &'static str) {
+        self.with(|| counter!("terrain_mesh_encodings_total", "format" => format).increment(1));
     }
 
     /// Counts `n` slow subscribers cut off.

@@ -10,11 +10,16 @@
 
 use std::{pin::Pin, sync::Arc};
 
-use axum::{Router, middleware};
-use futures::{Stream, StreamExt, stream};
-use terrain_proto::v1::{
-    self as pb,
-    terrain_events_server::{TerrainEvents, TerrainEventsServer},
+use axum::{Router, extract::State, middleware, response::Response as HttpResponse, routing::any};
+use bytes::{Buf, BufMut, Bytes};
+use futures::{Stream, StreamExt, future::BoxFuture, stream};
+use prost::Message as _;
+use terrain_proto::{
+    codec::TerrainCodec,
+    v1::{
+        self as pb,
+        terrain_events_server::{TerrainEvents, TerrainEventsServer},
+    },
 };
 use tonic::{Request, Response, Status, server::NamedService};
 
@@ -22,7 +27,7 @@ use crate::{
     api::ApiError,
     api::ApiState,
     api::grpc::{MessageLimits, remap_oversize},
-    events::{Area, ConnectionStreams, Message, StreamKind, Subscription},
+    events::{Area, ConnectionStreams, Event, Message, StreamKind, StreamPermit, Subscription},
 };
 
 /// The area of a request (unset: everything); a refused one names its field.
@@ -31,16 +36,24 @@ fn area_of(area: Option<&pb::SubscriptionArea>) -> Result<Area, ApiError> {
 }
 
 /// The `TerrainEvents` route, as an axum router to merge with the others.
+/// `Subscribe` is served by [`subscribe_shared`] (events sent as the bytes every
+/// subscriber shares); the rest by the generated service.
 pub fn routes(state: &Arc<ApiState>) -> Router {
     let sizes = MessageLimits::of(state);
-    let service = TerrainEventsServer::new(EventsApi {
+    let api = EventsApi {
         state: Arc::clone(state),
-    })
-    .max_decoding_message_size(sizes.decoding)
-    .max_encoding_message_size(sizes.encoding);
-    let path = format!("/{}/{{*rest}}", TerrainEventsServer::<EventsApi>::NAME);
+    };
+    let service = TerrainEventsServer::new(api.clone())
+        .max_decoding_message_size(sizes.decoding)
+        .max_encoding_message_size(sizes.encoding);
+    let name = TerrainEventsServer::<EventsApi>::NAME;
+    let shared = SharedSubscribe { api, sizes };
     Router::new()
-        .route_service(&path, service)
+        .route(
+            &format!("/{name}/Subscribe"),
+            any(subscribe_shared).with_state(shared),
+        )
+        .route_service(&format!("/{name}/{{*rest}}"), service)
         .layer(middleware::map_response(remap_oversize))
 }
 
@@ -52,14 +65,13 @@ pub struct EventsApi {
 
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send>>;
 
-#[tonic::async_trait]
-impl TerrainEvents for EventsApi {
-    type SubscribeStream = EventStream;
-
-    async fn subscribe(
+impl EventsApi {
+    /// Opens the subscription a `Subscribe` request asks for; answers it with its
+    /// place under the stream caps and the opening `subscribed` message.
+    async fn open(
         &self,
         request: Request<pb::SubscribeRequest>,
-    ) -> Result<Response<EventStream>, Status> {
+    ) -> Result<(Subscription, StreamPermit, pb::Event), Status> {
         let connection = request.extensions().get::<ConnectionStreams>().cloned();
         let request = request.into_inner();
         let world = self.state.engine.world(&request.world)?;
@@ -79,11 +91,35 @@ impl TerrainEvents for EventsApi {
                 revision: sub.revision(),
             })),
         };
-        // The permit lives as long as the stream.
-        let rest = stream::unfold((sub, permit), |(mut sub, permit)| async move {
-            let message = sub.next().await?;
-            Some((Ok(to_proto(&message)), (sub, permit)))
-        });
+        Ok((sub, permit, first))
+    }
+}
+
+/// A subscription's messages after `subscribed`, each made by `wire`; the permit
+/// lives as long as the stream.
+fn messages<T: Send + 'static>(
+    sub: Subscription,
+    permit: StreamPermit,
+    wire: fn(&Message) -> T,
+) -> impl Stream<Item = Result<T, Status>> + Send + 'static {
+    stream::unfold((sub, permit), move |(mut sub, permit)| async move {
+        let message = sub.next().await?;
+        Some((Ok(wire(&message)), (sub, permit)))
+    })
+}
+
+#[tonic::async_trait]
+impl TerrainEvents for EventsApi {
+    type SubscribeStream = EventStream;
+
+    /// The typed stream, for the generated service; the server's route is
+    /// [`subscribe_shared`], which sends the same messages pre-encoded.
+    async fn subscribe(
+        &self,
+        request: Request<pb::SubscribeRequest>,
+    ) -> Result<Response<EventStream>, Status> {
+        let (sub, permit, first) = self.open(request).await?;
+        let rest = messages(sub, permit, to_proto);
         let stream = stream::once(async move { Ok(first) }).chain(rest);
         Ok(Response::new(Box::pin(stream)))
     }
@@ -102,10 +138,108 @@ impl TerrainEvents for EventsApi {
     }
 }
 
+/// One `Event` message of a `Subscribe` stream, already encoded: an event's bytes,
+/// shared with every other subscriber it reached
+/// ([`crate::events::Published::protobuf`]), or this stream's own `subscribed` or
+/// `resync`. Writing it copies the bytes into the response; nothing is re-encoded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EncodedEvent(Bytes);
+
+impl EncodedEvent {
+    /// The encoded form of `message`.
+    pub fn of(message: &Message) -> Self {
+        match message {
+            Message::Event(e) => EncodedEvent(e.protobuf(|e| event_message(e).encode_to_vec())),
+            Message::Resync { .. } => EncodedEvent(to_proto(message).encode_to_vec().into()),
+        }
+    }
+
+    /// The encoded bytes.
+    pub fn bytes(&self) -> &Bytes {
+        &self.0
+    }
+}
+
+impl prost::Message for EncodedEvent {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        buf.put_slice(&self.0);
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: prost::encoding::WireType,
+        buf: &mut impl Buf,
+        ctx: prost::encoding::DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        // Only ever sent; a decoder skips what it reads.
+        prost::encoding::skip_field(wire_type, tag, buf, ctx)
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn clear(&mut self) {
+        self.0 = Bytes::new();
+    }
+}
+
+/// What the shared `Subscribe` route needs.
+#[derive(Debug, Clone)]
+struct SharedSubscribe {
+    api: EventsApi,
+    sizes: MessageLimits,
+}
+
+/// `Subscribe` as a server-streaming service of pre-encoded messages.
+struct SubscribeService(EventsApi);
+
+type EncodedStream = Pin<Box<dyn Stream<Item = Result<EncodedEvent, Status>> + Send>>;
+
+impl tonic::server::ServerStreamingService<pb::SubscribeRequest> for SubscribeService {
+    type Response = EncodedEvent;
+    type ResponseStream = EncodedStream;
+    type Future = BoxFuture<'static, Result<Response<EncodedStream>, Status>>;
+
+    fn call(&mut self, request: Request<pb::SubscribeRequest>) -> Self::Future {
+        let api = self.0.clone();
+        Box::pin(async move {
+            let (sub, permit, first) = api.open(request).await?;
+            let first = EncodedEvent(first.encode_to_vec().into());
+            let rest = messages(sub, permit, EncodedEvent::of);
+            let stream: EncodedStream =
+                Box::pin(stream::once(async move { Ok(first) }).chain(rest));
+            Ok(Response::new(stream))
+        })
+    }
+}
+
+/// `POST /terrain.v1.TerrainEvents/Subscribe`: the generated service's framing,
+/// message limits and errors, with events written from their shared encoding.
+async fn subscribe_shared(
+    State(shared): State<SharedSubscribe>,
+    request: axum::extract::Request,
+) -> HttpResponse {
+    let codec = TerrainCodec::<EncodedEvent, pb::SubscribeRequest>::default();
+    let mut grpc = tonic::server::Grpc::new(codec)
+        .apply_max_message_size_config(Some(shared.sizes.decoding), Some(shared.sizes.encoding));
+    grpc.server_streaming(SubscribeService(shared.api), request)
+        .await
+        .map(axum::body::Body::new)
+}
+
+/// The protobuf `Event` carrying one tile event.
+fn event_message(e: &Event) -> pb::Event {
+    pb::Event {
+        kind: Some(pb::event::Kind::Tiles(pb::TileEvent::from(e))),
+    }
+}
+
 /// The protobuf form of a stream message.
 pub fn to_proto(message: &Message) -> pb::Event {
     let kind = match message {
-        Message::Event(e) => pb::event::Kind::Tiles(pb::TileEvent::from(&**e)),
+        Message::Event(e) => pb::event::Kind::Tiles(pb::TileEvent::from(e.event())),
         Message::Resync { revision } => pb::event::Kind::Resync(pb::Resync {
             revision: *revision,
         }),

@@ -9,6 +9,9 @@
 //! Both send `ETag: "<world>:<tx>:<tz>:v<version>"` (the tile's version: the revision
 //! of the last change that touched it) and answer `304 Not Modified`, without
 //! building anything, to a request whose `If-None-Match` lists it. `positions` and
+//! A tile version's body is encoded once and kept with its cached mesh
+//! ([`crate::mesh::MeshCache::encoded`]); a warm request copies the bytes (the JSON
+//! with the request's `revision` stamped in) and encodes nothing.
 //! `normals` are float32 `x, y, z` per vertex (positions relative to `placement`);
 //! `indices` three per triangle, carved cells absent.
 //!
@@ -30,6 +33,7 @@ use axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
+use bytes::Bytes;
 use serde::{Serialize, Serializer};
 use terrain_core::{
     mesh::{
@@ -46,7 +50,7 @@ use crate::{
         ApiState,
         http::{CACHE_HEADER, REVISION_HEADER},
     },
-    mesh::{CachedMesh, ChunkMesh, ServedMesh},
+    mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh},
     query::{HeightMode, mesh::TileFields},
 };
 
@@ -124,13 +128,15 @@ pub(crate) fn matches(headers: &HeaderMap, tag: &HeaderValue) -> bool {
 }
 
 /// What a mesh route answers: 304 if the client holds the current version, else the
-/// mesh encoded by `encode` (on the compute pool) as `content_type`.
+/// mesh in `format` as `content_type`: the cached encoding of this tile version, or
+/// one made now by `encode` (on the compute pool) and cached.
 async fn serve(
     state: &ApiState,
     path: TilePath,
     headers: &HeaderMap,
     content_type: &'static str,
-    encode: fn(&ServedMesh) -> Result<Vec<u8>, ApiError>,
+    format: MeshFormat,
+    encode: fn(&ServedMesh) -> Result<Vec<u8>, String>,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let (world, tile) = tile_path(path)?;
@@ -146,11 +152,20 @@ async fn serve(
     let tag = etag(world.id(), tile, served.mesh.version());
     let revision = HeaderValue::from(served.revision);
     let cache = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
-    let body = engine
-        .compute()
-        .run(move || encode(&served))
+    // The stored JSON is encoded at revision 0; each answer stamps its own in.
+    let stored = ServedMesh {
+        revision: 0,
+        ..served.clone()
+    };
+    let encoded = engine
+        .meshes()
+        .encoded(world.id(), &stored, format, encode)
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??;
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let body = match format {
+        MeshFormat::Json => Bytes::from(stamp_revision(&encoded, served.revision)?),
+        _ => encoded,
+    };
     let head = [
         (CONTENT_TYPE, HeaderValue::from_static(content_type)),
         (ETAG, tag),
@@ -195,7 +210,16 @@ async fn mesh_json(
     path: TilePath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    serve(&state, path, &headers, "application/json", encode_json).await
+    let format = MeshFormat::Json;
+    serve(
+        &state,
+        path,
+        &headers,
+        "application/json",
+        format,
+        encode_json,
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -232,7 +256,16 @@ async fn mesh_glb(
     path: TilePath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    serve(&state, path, &headers, "model/gltf-binary", encode_glb).await
+    let format = MeshFormat::Glb;
+    serve(
+        &state,
+        path,
+        &headers,
+        "model/gltf-binary",
+        format,
+        encode_glb,
+    )
+    .await
 }
 
 /// The JSON body of a mesh.
@@ -267,7 +300,25 @@ fn indices<S: Serializer>(indices: &&Indices, s: S) -> Result<S::Ok, S::Error> {
     }
 }
 
-fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
+/// A JSON body encoded at revision 0 with the request's `revision` in its place:
+/// the same bytes as encoding at `revision` (the field follows `tileX`, `tileZ` and
+/// `version`, whose values are numbers).
+fn stamp_revision(body: &[u8], revision: u64) -> Result<Vec<u8>, ApiError> {
+    const MARK: &[u8] = b"\"revision\":0";
+    let at = body
+        .windows(MARK.len())
+        .position(|w| w == MARK)
+        .ok_or_else(|| ApiError::Internal("encoded mesh JSON has no revision".into()))?;
+    let digits = revision.to_string();
+    let zero = at + MARK.len() - 1;
+    let mut out = Vec::with_capacity(body.len() + digits.len());
+    out.extend_from_slice(&body[..zero]);
+    out.extend_from_slice(digits.as_bytes());
+    out.extend_from_slice(&body[zero + 1..]);
+    Ok(out)
+}
+
+fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, String> {
     let mesh = match &*served.mesh {
         CachedMesh::Tile(mesh) => mesh,
         CachedMesh::Chunk(chunk) => return encode_chunk_json(chunk, served.revision),
@@ -287,15 +338,15 @@ fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
         colours: &mesh.colours,
         biomes: &mesh.biomes,
     };
-    serde_json::to_vec(&body).map_err(|e| ApiError::Internal(format!("encoding mesh JSON: {e}")))
+    serde_json::to_vec(&body).map_err(|e| format!("encoding mesh JSON: {e}"))
 }
 
-fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, ApiError> {
+fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, String> {
     match &*served.mesh {
         CachedMesh::Tile(mesh) => to_glb(mesh),
         CachedMesh::Chunk(chunk) => chunk_glb(chunk),
     }
-    .map_err(|e| ApiError::Internal(e.to_string()))
+    .map_err(|e| e.to_string())
 }
 
 /// A voxel chunk's mesh as glb: a node at the chunk's placement, the opaque part and
@@ -393,7 +444,7 @@ pub fn chunk_height_range(chunk: &ChunkMesh) -> (f32, f32) {
     if lo > hi { (0.0, 0.0) } else { (lo, hi) }
 }
 
-fn encode_chunk_json(chunk: &ChunkMesh, revision: u64) -> Result<Vec<u8>, ApiError> {
+fn encode_chunk_json(chunk: &ChunkMesh, revision: u64) -> Result<Vec<u8>, String> {
     let (min_height, max_height) = chunk_height_range(chunk);
     let body = ChunkMeshBody {
         tile_x: chunk.key.0,
@@ -409,7 +460,7 @@ fn encode_chunk_json(chunk: &ChunkMesh, revision: u64) -> Result<Vec<u8>, ApiErr
         quads: chunk.mesh.quads,
         visible_faces: chunk.mesh.visible_faces,
     };
-    serde_json::to_vec(&body).map_err(|e| ApiError::Internal(format!("encoding mesh JSON: {e}")))
+    serde_json::to_vec(&body).map_err(|e| format!("encoding mesh JSON: {e}"))
 }
 
 #[cfg(test)]
@@ -431,6 +482,18 @@ mod tests {
         assert!(!matches(&h, &tag));
         h.insert(IF_NONE_MATCH, HeaderValue::from_static("*"));
         assert!(matches(&h, &tag));
+    }
+
+    #[test]
+    fn a_stamped_revision_gives_the_bytes_of_encoding_at_it() {
+        let at = |r: u64| {
+            format!(r#"{{"tileX":-1,"tileZ":0,"version":0,"revision":{r},"resolution":2}}"#)
+        };
+        for r in [0, 7, 10, u64::MAX] {
+            let stamped = stamp_revision(at(0).as_bytes(), r).unwrap();
+            assert_eq!(String::from_utf8(stamped).unwrap(), at(r));
+        }
+        assert!(stamp_revision(b"{}", 1).is_err());
     }
 
     #[test]

@@ -28,7 +28,9 @@ use axum::{
     extract::{
         Path, Query, State,
         rejection::{PathRejection, QueryRejection},
-        ws::{CloseFrame, Message as WsMessage, WebSocket, WebSocketUpgrade, close_code},
+        ws::{
+            CloseFrame, Message as WsMessage, Utf8Bytes, WebSocket, WebSocketUpgrade, close_code,
+        },
     },
     http::{HeaderValue, header::RETRY_AFTER},
     response::{IntoResponse, Response},
@@ -214,7 +216,7 @@ async fn serve(mut socket: WebSocket, mut sub: Subscription, _permit: StreamPerm
             }
             incoming = socket.recv() => match incoming {
                 Some(Ok(WsMessage::Text(text))) => {
-                    let reply = change_area(&sub, text.as_str());
+                    let reply = change_area(&sub, text.as_str()).into();
                     if !send(&mut socket, reply, &closed).await {
                         return;
                     }
@@ -239,11 +241,11 @@ async fn close(mut socket: WebSocket, code: u16, reason: &'static str) {
 
 /// Sends a text frame; false when the peer is gone or the server shuts down while
 /// the write is blocked (a client that stopped reading never holds up shutdown).
-async fn send(socket: &mut WebSocket, text: String, closed: &CancellationToken) -> bool {
+async fn send(socket: &mut WebSocket, text: Utf8Bytes, closed: &CancellationToken) -> bool {
     tokio::select! {
         biased;
         () = closed.cancelled() => false,
-        sent = socket.send(WsMessage::Text(text.into())) => sent.is_ok(),
+        sent = socket.send(WsMessage::Text(text)) => sent.is_ok(),
     }
 }
 

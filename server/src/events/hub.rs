@@ -20,7 +20,7 @@ use std::sync::{
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 use super::{
-    Event,
+    Event, Published,
     area::{Area, AreaCell},
 };
 use crate::metrics::Metrics;
@@ -30,7 +30,7 @@ use crate::metrics::Metrics;
 struct Entry {
     id: u64,
     area: Arc<AreaCell>,
-    tx: mpsc::Sender<Arc<Event>>,
+    tx: mpsc::Sender<Arc<Published>>,
     /// Set to the revision that overflowed the queue when the hub cuts it off.
     cut: Arc<AtomicU64>,
 }
@@ -46,7 +46,7 @@ struct State {
 /// A new subscriber's end of the hub.
 #[derive(Debug)]
 pub struct Joined {
-    pub rx: mpsc::Receiver<Arc<Event>>,
+    pub rx: mpsc::Receiver<Arc<Published>>,
     /// Every event after this revision arrives on `rx`; none before.
     pub live_from: u64,
     /// Non-zero once cut off: the revision to resync at.
@@ -85,8 +85,10 @@ impl Hub {
     }
 
     /// Offers `event` to every subscriber whose area it touches; cuts off those
-    /// whose queue is full. Never blocks.
-    pub fn publish(&self, event: Arc<Event>) {
+    /// whose queue is full. Never blocks. Every subscriber gets the same
+    /// [`Published`], so each wire form is encoded once.
+    pub fn publish(&self, event: Event) {
+        let event = Arc::new(Published::new(event, Arc::clone(&self.metrics)));
         let mut dropped = 0u64;
         {
             let mut state = self.lock();
@@ -182,8 +184,8 @@ mod tests {
     use crate::store::MutationKind;
     use terrain_core::zones::Bounds;
 
-    fn event(revision: u64) -> Arc<Event> {
-        Arc::new(Event {
+    fn event(revision: u64) -> Event {
+        Event {
             world: "main".into(),
             revision,
             zone: "a".into(),
@@ -196,7 +198,7 @@ mod tests {
                 max_z: 1.0,
             },
             max_height_delta: Some(1.0),
-        })
+        }
     }
 
     #[test]

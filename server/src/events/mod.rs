@@ -15,6 +15,8 @@
 //! - [`subscription`]: one open stream: replay from the log, then live, no gap and no
 //!   duplicate; ends on cut-off or when [`Events::close`] fires (shutdown).
 //! - [`replay`]: rebuilding past events from log entries.
+//! - [`shared`]: [`Published`], an event with its wire forms encoded once and
+//!   shared by every subscriber.
 //! - [`streams`]: the cap on open streams (event subscriptions and `TrackViewers`),
 //!   per connection and in total.
 
@@ -23,6 +25,7 @@ pub mod error;
 pub mod hub;
 pub mod publisher;
 pub mod replay;
+pub mod shared;
 pub mod streams;
 pub mod subscription;
 
@@ -47,6 +50,7 @@ pub use area::Area;
 pub use error::EventError;
 pub use hub::Hub;
 pub use publisher::Publisher;
+pub use shared::{Published, WireFormat};
 pub use streams::{ConnectionStreams, StreamKind, StreamPermit, Streams};
 pub use subscription::Subscription;
 
@@ -58,12 +62,11 @@ pub use terrain_model::TileEvent as Event;
 /// What a stream carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Event(Arc<Event>),
+    /// An event, shared with every other subscriber it reached.
+    Event(Arc<Published>),
     /// Events were lost (history pruned, or the subscriber fell behind): re-read the
     /// state at `revision`.
-    Resync {
-        revision: u64,
-    },
+    Resync { revision: u64 },
 }
 
 /// The server's event hubs, the open subscriptions' areas (for gRPC

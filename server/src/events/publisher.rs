@@ -54,7 +54,7 @@ impl CommitListener for Publisher {
             return;
         };
         match self.events.hub_of(world.id()) {
-            Some(hub) => hub.publish(Arc::new(event)),
+            Some(hub) => hub.publish(event),
             None => tracing::warn!(world = world.id(), "no event hub: event not published"),
         }
     }

@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Area, Event, EventError, Events, Hub, Message,
+    Area, EventError, Events, Hub, Message, Published,
     area::AreaCell,
     replay::{Replay, replay},
 };
@@ -41,7 +41,7 @@ pub struct Subscription {
     area: Arc<AreaCell>,
     /// Replayed history (or an opening `resync`), sent before the queue.
     pending: VecDeque<Message>,
-    rx: mpsc::Receiver<Arc<Event>>,
+    rx: mpsc::Receiver<Arc<Published>>,
     cut: Arc<AtomicU64>,
     /// The revision the hub had published when this joined.
     live_from: u64,
@@ -93,6 +93,7 @@ impl Subscription {
             return Err(EventError::FromAhead { from, current: to });
         }
         let (layout, name) = (world.tile_grid(), world.id().to_string());
+        let metrics = Arc::clone(&events.metrics);
         let replayed =
             tokio::task::spawn_blocking(move || replay(&store, &layout, &name, from, to, &area))
                 .await
@@ -101,7 +102,7 @@ impl Subscription {
             Replay::Gone => VecDeque::from([Message::Resync { revision: to }]),
             Replay::Events(events) => events
                 .into_iter()
-                .map(|e| Message::Event(Arc::new(e)))
+                .map(|e| Message::Event(Arc::new(Published::new(e, Arc::clone(&metrics)))))
                 .collect(),
         };
         Ok(sub)

@@ -21,10 +21,13 @@
 //!   by the lifecycle: the live tiles of every world together may take at most
 //!   `mesh_cache_bytes` (a viewer whose rings would need more is refused), so meshes
 //!   take at most twice `mesh_cache_bytes` (the cache, plus pinned tiles it evicted).
+//! - Each cached tile also keeps the response bodies encoded from it, per format
+//!   ([`encoded`]): a warm request copies bytes and encodes nothing. They count in
+//!   the cache's budget.
 //! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
 //!   state already shows the new heights and versions), it rebuilds the affected tiles
-//!   that are cached, on the registry's blocking thread, before the change is
-//!   acknowledged or announced. Correctness does not depend on it (a stale entry is
+//!   that are cached, in parallel on the compute pool (one slice per tile, taking
+//!   turns with requests), before the change is acknowledged or announced. Correctness does not depend on it (a stale entry is
 //!   never served, its version is too old); it keeps hot tiles hot.
 
 use std::{
@@ -34,6 +37,11 @@ use std::{
     time::{Duration, Instant},
 };
 
+mod encoded;
+
+pub use encoded::{Encodings, MeshFormat};
+
+use encoded::Cached;
 use moka::{future::Cache, ops::compute::Op};
 use terrain_core::{
     mesh::{TileMesh, build_tile},
@@ -57,6 +65,9 @@ pub enum MeshError {
     /// The cache gave back no entry for a tile it had just computed: a bug.
     #[error("internal error: mesh cache: the entry vanished")]
     Vanished,
+    /// The mesh could not be encoded for the response.
+    #[error("internal error: encoding tile mesh: {0}")]
+    Encode(String),
 }
 
 impl ServiceError for MeshError {
@@ -154,14 +165,17 @@ pub struct ServedMesh {
     pub revision: u64,
     /// Whether the cache held it (`false`: built for this request).
     pub cached: bool,
+    /// The encodings made of this mesh, shared with its cache entry
+    /// ([`MeshCache::encoded`]).
+    pub encoded: Arc<Encodings>,
 }
 
 /// The mesh cache of one server.
 pub struct MeshCache {
-    cache: Cache<MeshKey, Arc<CachedMesh>>,
+    cache: Cache<MeshKey, Cached>,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
-    pinned: Mutex<HashMap<MeshKey, Arc<CachedMesh>>>,
+    pinned: Mutex<HashMap<MeshKey, Cached>>,
     compute: Compute,
     metrics: Arc<Metrics>,
 }
@@ -199,7 +213,7 @@ impl MeshCache {
         let cache = Cache::builder()
             .name("tile-meshes")
             .max_capacity(budget as u64)
-            .weigher(|_key: &MeshKey, mesh: &Arc<CachedMesh>| mesh.bytes())
+            .weigher(|_key: &MeshKey, entry: &Cached| entry.weight())
             .build();
         MeshCache {
             cache,
@@ -209,7 +223,7 @@ impl MeshCache {
         }
     }
 
-    fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Arc<CachedMesh>>> {
+    fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Cached>> {
         self.pinned.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -251,9 +265,13 @@ impl MeshCache {
         // A commit may have pinned a newer mesh meanwhile: keep the newest.
         let newer = pinned
             .get(&key)
-            .is_some_and(|m| m.version() > served.mesh.version());
+            .is_some_and(|m| m.mesh.version() > served.mesh.version());
         if !newer {
-            pinned.insert(key, served.mesh);
+            let entry = Cached {
+                mesh: served.mesh,
+                encoded: served.encoded,
+            };
+            pinned.insert(key, entry);
         }
         Ok(!served.cached)
     }
@@ -299,25 +317,27 @@ impl MeshCache {
     ) -> Result<ServedMesh, MeshError> {
         let (version, revision) = (state.tile_version(tile), state.revision());
         let key = (world.id().to_string(), tile.0, tile.1);
-        if let Some(mesh) = self.cache.get(&key).await
-            && mesh.version() >= version
+        if let Some(entry) = self.cache.get(&key).await
+            && entry.mesh.version() >= version
         {
             return Ok(ServedMesh {
-                mesh,
+                mesh: entry.mesh,
                 revision,
                 cached: true,
+                encoded: entry.encoded,
             });
         }
         let pinned = self.pinned().get(&key).cloned();
-        if let Some(mesh) = pinned
-            && mesh.version() >= version
+        if let Some(entry) = pinned
+            && entry.mesh.version() >= version
         {
             // Evicted from the cache but live: serve it, and offer it back.
-            self.cache.insert(key, Arc::clone(&mesh)).await;
+            self.cache.insert(key, entry.clone()).await;
             return Ok(ServedMesh {
-                mesh,
+                mesh: entry.mesh,
                 revision,
                 cached: true,
+                encoded: entry.encoded,
             });
         }
         let result = self
@@ -325,23 +345,24 @@ impl MeshCache {
             .entry(key)
             .and_try_compute_with(|entry| async move {
                 if let Some(entry) = entry
-                    && entry.value().version() >= version
+                    && entry.value().mesh.version() >= version
                 {
                     return Ok(Op::Nop);
                 }
                 let mesh = self.build(state, tile, version).await?;
-                Ok::<_, MeshError>(Op::Put(Arc::new(mesh)))
+                Ok::<_, MeshError>(Op::Put(Cached::new(mesh)))
             })
             .await?;
         let built = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
         if built {
             self.update_size().await;
         }
-        let entry = result.into_entry().ok_or(MeshError::Vanished)?;
+        let entry = result.into_entry().ok_or(MeshError::Vanished)?.into_value();
         Ok(ServedMesh {
-            mesh: entry.into_value(),
+            mesh: entry.mesh,
             revision,
             cached: !built,
+            encoded: entry.encoded,
         })
     }
 
@@ -398,8 +419,9 @@ fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (CachedMesh, Dur
 }
 
 impl CommitListener for MeshCache {
-    /// Rebuilds the changed tiles that are cached, at their new version. Runs on the
-    /// registry's blocking thread, after the change is installed.
+    /// Rebuilds the changed tiles that are cached, at their new version, in parallel
+    /// on the compute pool. Called on the registry's blocking thread (which waits for
+    /// the builds), after the change is installed.
     fn committed(&self, world: &World, outcome: &Outcome) {
         let id = world.id();
         let cached: Vec<(i64, i64)> = outcome
@@ -411,22 +433,35 @@ impl CommitListener for MeshCache {
         if cached.is_empty() {
             return;
         }
-        let state = world.read_blocking();
-        for &tile in &cached {
-            let version = state.tile_version(tile);
-            let (mesh, elapsed) = timed(&state, tile, version);
-            let mesh = Arc::new(mesh);
+        let state = Arc::new(futures::executor::block_on(world.read_owned()));
+        let versions: Vec<u64> = cached.iter().map(|&t| state.tile_version(t)).collect();
+        let jobs = (Arc::clone(&state), cached.clone(), versions.clone());
+        let built = futures::executor::block_on(
+            self.compute
+                .run_sliced(cached.len(), move |i| timed(&jobs.0, jobs.1[i], jobs.2[i])),
+        );
+        drop(state);
+        let built = match built {
+            Ok(built) => built,
+            Err(e) => {
+                // Not fatal: a stale entry is never served, the next request builds.
+                tracing::warn!(world = id, error = %e, "rebuilding cached tile meshes");
+                return;
+            }
+        };
+        for ((&tile, version), (mesh, elapsed)) in cached.iter().zip(versions).zip(built) {
+            let mesh = Cached::new(mesh);
             let key = (id.to_string(), tile.0, tile.1);
             if let Some(pin) = self.pinned().get_mut(&key)
-                && pin.version() < version
+                && pin.mesh.version() < version
             {
-                *pin = Arc::clone(&mesh);
+                *pin = mesh.clone();
             }
             // The per-key lock orders this with requests building the same tile; a
             // newer mesh already there is kept.
             let put = self.cache.entry(key).and_compute_with(|entry| async move {
                 match entry {
-                    Some(e) if e.value().version() >= version => Op::Nop,
+                    Some(e) if e.value().mesh.version() >= version => Op::Nop,
                     _ => Op::Put(mesh),
                 }
             });

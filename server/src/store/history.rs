@@ -6,6 +6,11 @@
 //! the world. The annotation is a non-durable commit: it costs no fsync on the
 //! registry's thread and becomes durable with the next mutation's commit; a crash
 //! in between loses only the annotation (the replayed event then carries no delta).
+//!
+//! The log is keyed by `(world, revision)`, so a resume reads only what it missed
+//! ([`ZoneStore::history_between`]); the version a replacement replaced, when it is
+//! older than the resume point, is found by reading back from there
+//! ([`ZoneStore::last_write_before`]).
 
 use redb::{Durability, ReadableTable};
 
@@ -74,27 +79,88 @@ impl ZoneStore {
 
     /// Every retained log entry of `world` up to revision `to`, in revision order.
     pub fn history(&self, world: &str, to: u64) -> Result<Vec<LogEntry>, StoreError> {
+        self.history_between(world, 0, to)
+    }
+
+    /// The retained log entries of `world` after revision `from` up to `to`, in
+    /// revision order: reads those entries only.
+    pub fn history_between(
+        &self,
+        world: &str,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<LogEntry>, StoreError> {
+        let Some(first) = from.checked_add(1).filter(|&first| first <= to) else {
+            return Ok(Vec::new());
+        };
         let open = self.open_db();
         let txn = open.db()?.begin_read().map_err(db_err)?;
         let log = txn.open_table(LOG).map_err(db_err)?;
         let mut entries = Vec::new();
-        for item in log.range((world, 0)..=(world, to)).map_err(db_err)? {
+        for item in log.range((world, first)..=(world, to)).map_err(db_err)? {
             let (key, value) = item.map_err(db_err)?;
-            let (_, revision) = key.value();
-            let (mutation, max_height_delta) =
-                LogRecord::decode_with(value.value()).map_err(|reason| StoreError::Corrupt {
-                    world: world.to_string(),
-                    what: format!("log entry {revision}"),
-                    reason,
-                })?;
-            entries.push(LogEntry {
-                revision,
-                mutation,
-                max_height_delta,
-            });
+            entries.push(entry(world, key.value().1, value.value())?);
         }
         Ok(entries)
     }
+
+    /// The latest retained entry of `world` before revision `before` that wrote zone
+    /// `id` (a removal included), reading back from `before` until it is found.
+    pub fn last_write_before(
+        &self,
+        world: &str,
+        id: &str,
+        before: u64,
+    ) -> Result<Option<LogEntry>, StoreError> {
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let log = txn.open_table(LOG).map_err(db_err)?;
+        for item in log
+            .range((world, 0)..(world, before))
+            .map_err(db_err)?
+            .rev()
+        {
+            let (key, value) = item.map_err(db_err)?;
+            let found = entry(world, key.value().1, value.value())?;
+            if found.mutation.zone.id == id {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Writes `entries` into `world`'s log in one transaction, as they are (revision,
+    /// mutation, height change), leaving the world's revision and zones alone: for
+    /// tests and benchmarks that need a long retained history quickly.
+    pub fn append_history(&self, world: &str, entries: &[LogEntry]) -> Result<(), StoreError> {
+        let open = self.open_db();
+        let mut txn = open.db()?.begin_write().map_err(db_err)?;
+        txn.set_durability(Durability::None);
+        {
+            let mut log = txn.open_table(LOG).map_err(db_err)?;
+            for e in entries {
+                let record = LogRecord::encode_with(&e.mutation, e.max_height_delta)?;
+                log.insert((world, e.revision), record.as_str())
+                    .map_err(db_err)?;
+            }
+        }
+        txn.commit().map_err(db_err)
+    }
+}
+
+/// One stored log record of `world` as an entry.
+fn entry(world: &str, revision: u64, json: &str) -> Result<LogEntry, StoreError> {
+    let (mutation, max_height_delta) =
+        LogRecord::decode_with(json).map_err(|reason| StoreError::Corrupt {
+            world: world.to_string(),
+            what: format!("log entry {revision}"),
+            reason,
+        })?;
+    Ok(LogEntry {
+        revision,
+        mutation,
+        max_height_delta,
+    })
 }
 
 #[cfg(test)]
@@ -144,5 +210,43 @@ mod tests {
         assert!(other.iter().all(|e| e.max_height_delta.is_none()));
         assert_eq!(store.revision("main").unwrap(), 5);
         assert_eq!(store.revision("nobody").unwrap(), 0);
+    }
+
+    #[test]
+    fn a_range_reads_what_was_missed_and_writes_are_found_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let entries: Vec<_> = (1..=6)
+            .map(|revision| LogEntry {
+                revision,
+                mutation: mutation(if revision % 2 == 0 { "even" } else { "odd" }),
+                max_height_delta: Some(revision as f64),
+            })
+            .collect();
+        store.append_history("main", &entries).unwrap();
+        let revisions = |v: Vec<LogEntry>| v.iter().map(|e| e.revision).collect::<Vec<_>>();
+        assert_eq!(
+            revisions(store.history_between("main", 3, 5).unwrap()),
+            [4, 5]
+        );
+        assert_eq!(
+            revisions(store.history_between("main", 5, 5).unwrap()),
+            [0u64; 0]
+        );
+        assert_eq!(
+            revisions(store.history_between("main", u64::MAX, 5).unwrap()),
+            [0u64; 0]
+        );
+        assert_eq!(store.history("main", 6).unwrap(), entries);
+        let back = |id, before| {
+            store
+                .last_write_before("main", id, before)
+                .unwrap()
+                .map(|e| e.revision)
+        };
+        assert_eq!(back("even", 6), Some(4));
+        assert_eq!(back("odd", 6), Some(5));
+        assert_eq!(back("odd", 1), None);
+        assert_eq!(back("nobody", 7), None);
     }
 }

@@ -6,12 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use axum::extract::ws::Utf8Bytes;
 use serde::{Deserialize, Deserializer, Serialize, de::IgnoredAny};
 use serde_json::json;
 
 use crate::{
     api::ApiError,
-    events::{Area, Message},
+    events::{Area, Event, Message},
 };
 
 #[derive(Serialize)]
@@ -52,31 +53,39 @@ struct ResyncJson {
 /// The frame of a stream message: an event
 /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
-/// `{"type": "resync", "revision"}`.
-pub fn message(message: &Message) -> Result<String, serde_json::Error> {
+/// `{"type": "resync", "revision"}`. An event's frame is serialised once and shared
+/// by every subscriber it reaches ([`crate::events::Published::json`]).
+pub fn message(message: &Message) -> Result<Utf8Bytes, String> {
     match message {
-        Message::Event(e) => serde_json::to_string(&EventJson {
-            kind: "event",
-            world: &e.world,
-            revision: e.revision,
-            cause: CauseJson {
-                zone: &e.zone,
-                kind: e.kind.as_str(),
-            },
-            tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
-            bounds: BoundsJson {
-                min_x: e.bounds.min_x,
-                min_z: e.bounds.min_z,
-                max_x: e.bounds.max_x,
-                max_z: e.bounds.max_z,
-            },
-            max_height_delta: e.max_height_delta,
-        }),
+        Message::Event(e) => e.json(|e| event(e).map_err(|err| err.to_string())),
         Message::Resync { revision } => serde_json::to_string(&ResyncJson {
             kind: "resync",
             revision: *revision,
-        }),
+        })
+        .map(Utf8Bytes::from)
+        .map_err(|err| err.to_string()),
     }
+}
+
+/// The JSON frame of one event.
+fn event(e: &Event) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&EventJson {
+        kind: "event",
+        world: &e.world,
+        revision: e.revision,
+        cause: CauseJson {
+            zone: &e.zone,
+            kind: e.kind.as_str(),
+        },
+        tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
+        bounds: BoundsJson {
+            min_x: e.bounds.min_x,
+            min_z: e.bounds.min_z,
+            max_x: e.bounds.max_x,
+            max_z: e.bounds.max_z,
+        },
+        max_height_delta: e.max_height_delta,
+    })
 }
 
 /// The frame answering a refused client message:
