@@ -282,6 +282,33 @@ impl Generator for Hyperscape {
         shore::computed(b, x, z, |nx, nz| self.procedural(nx, nz))
     }
 
+    fn height_near_zones_from(
+        &self,
+        procedural: f64,
+        x: f64,
+        z: f64,
+        zone_at: &dyn Fn(f64, f64) -> Option<f64>,
+    ) -> f64 {
+        shore::computed(procedural, x, z, |nx, nz| {
+            zone_at(nx, nz).unwrap_or_else(|| self.procedural(nx, nz))
+        })
+    }
+
+    fn fill_axes_procedural(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        procedural: &mut [f64],
+    ) {
+        assert_eq!(
+            procedural.len(),
+            out.len(),
+            "procedural must hold as many heights as out"
+        );
+        self.fill_axes_inner(xs, zs, out, Some(procedural));
+    }
+
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         self.fill_axes_inner(xs, zs, out, None);
     }
