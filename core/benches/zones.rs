@@ -163,7 +163,8 @@ fn lookups(c: &mut Criterion, kind: GeneratorKind) {
 }
 
 /// Tile (1, -1)'s 66 x 66 bordered grid under one zone that covers it completely
-/// (a 140 m square with a blend ring reaching past the tile): `covered_tile_area` is
+/// (a 10 m core with an 80 m blend ring reaching past the tile, so nearly every
+/// point blends toward the procedural height): `covered_tile_area` is
 /// `Terrain::fill_axes` (one area pass, the procedural heights reused under the zone);
 /// `covered_tile_point_redo` is what it replaced, the area pass and then every point
 /// near a zone again through `Terrain::height`.
@@ -175,11 +176,11 @@ fn covered_tile(c: &mut Criterion) {
         center_x: 100.0,
         center_z: -100.0,
         shape: Shape::Rect {
-            width: 80.0,
-            depth: 80.0,
+            width: 10.0,
+            depth: 10.0,
         },
         height: 20.0,
-        blend_radius: 40.0,
+        blend_radius: 80.0,
         carve_inset: 0.0,
         priority: 0,
     };
