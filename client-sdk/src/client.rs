@@ -1,8 +1,9 @@
 //! [`TerrainClient`]: the typed client over the generated tonic clients, and its
 //! height queries. Zone calls live in `zones.rs`, tile meshes in `mesh.rs`, event
-//! streams in `events.rs`: all are methods of the one client type.
+//! streams in `events.rs`: all are methods of the one client type. `https://` URLs
+//! connect over TLS with the CA of [`ClientBuilder::ca_file`] (`tls.rs`).
 
-use std::time::Duration;
+use std::{path::PathBuf, time::Duration};
 
 use terrain_proto::v1::{
     self, terrain_events_client::TerrainEventsClient,
@@ -17,7 +18,9 @@ use tonic::{
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
 use crate::{
-    ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo, types::zone_id,
+    ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo,
+    tls::{CaSource, ca_pem, connect_error, tls_config},
+    types::zone_id,
 };
 
 /// The HTTP/2 stream flow-control window the client opens: a tile mesh (about
@@ -52,6 +55,8 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     lazy: bool,
     keepalive: Option<Duration>,
+    ca: Option<CaSource>,
+    tls_domain: Option<String>,
 }
 
 impl ClientBuilder {
@@ -66,7 +71,32 @@ impl ClientBuilder {
             retry: RetryPolicy::default(),
             lazy: false,
             keepalive: Some(Duration::from_secs(10)),
+            ca: None,
+            tls_domain: None,
         }
+    }
+
+    /// Trusts the CA certificates of the PEM file at `path` for an `https://` URL
+    /// (the server's `tls_cert`, or the CA that signed it). Read and checked by
+    /// [`ClientBuilder::connect`]: a missing, unreadable or certificate-less file is
+    /// [`ClientError::CaFile`]. The system's roots are not loaded; to trust them, give
+    /// their bundle (e.g. `/etc/ssl/certs/ca-certificates.crt`).
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ca = Some(CaSource::File(path.into()));
+        self
+    }
+
+    /// As [`ClientBuilder::ca_file`], with the PEM text in memory.
+    pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.ca = Some(CaSource::Pem(pem.into()));
+        self
+    }
+
+    /// Verifies the server's certificate for `name` instead of the URL's host (e.g.
+    /// `localhost` when connecting by IP address to a certificate for that name).
+    pub fn tls_domain_name(mut self, name: impl Into<String>) -> Self {
+        self.tls_domain = Some(name.into());
+        self
     }
 
     /// Sends `authorization: Bearer <token>` with every call.
@@ -106,7 +136,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client, connecting now unless [`ClientBuilder::lazy`] is set.
+    /// Builds the client, connecting now unless [`ClientBuilder::lazy`] is set. An
+    /// `https://` URL needs a CA ([`ClientBuilder::ca_file`]); a server whose
+    /// certificate the CA did not sign is [`ClientError::Tls`], at once.
     pub async fn connect(self) -> Result<TerrainClient, ClientError> {
         let invalid = |reason: String| ClientError::InvalidUrl {
             url: self.url.clone(),
@@ -129,6 +161,28 @@ impl ClientBuilder {
         if let Some(t) = self.request_timeout {
             endpoint = endpoint.timeout(t);
         }
+        let https = endpoint.uri().scheme_str() == Some("https");
+        match (&self.ca, https) {
+            (Some(ca), true) => {
+                let pem = ca_pem(ca)?;
+                endpoint = endpoint
+                    .tls_config(tls_config(&pem, self.tls_domain.as_deref()))
+                    .map_err(|e| ClientError::Tls(e.to_string()))?;
+            }
+            (None, true) => {
+                return Err(ClientError::Tls(format!(
+                    "{}: an https:// URL needs the server's CA certificate: \
+                     ClientBuilder::ca_file (the system roots are not loaded)",
+                    self.url
+                )));
+            }
+            (Some(_), false) => {
+                return Err(invalid(
+                    "ca_file is given but the URL is not https:// (TLS would not be used)".into(),
+                ));
+            }
+            (None, false) => {}
+        }
         let auth = match &self.token {
             Some(t) => BearerAuth(Some(
                 format!("Bearer {t}")
@@ -140,7 +194,7 @@ impl ClientBuilder {
         let channel = if self.lazy {
             endpoint.connect_lazy()
         } else {
-            endpoint.connect().await?
+            endpoint.connect().await.map_err(connect_error)?
         };
         Ok(TerrainClient::from_channel(channel, auth, self.retry))
     }

@@ -52,6 +52,15 @@ pub enum ClientError {
     /// The URL could not be parsed.
     #[error("invalid url {url:?}: {reason}")]
     InvalidUrl { url: String, reason: String },
+    /// The CA file of an `https://` URL ([`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file))
+    /// could not be read or holds no PEM certificate; names the path.
+    #[error("ca_file {path}: {reason}")]
+    CaFile { path: String, reason: String },
+    /// TLS could not be set up: the server's certificate was refused (not signed by
+    /// the CA given, or not for the host name), or an `https://` URL was given without
+    /// a CA. Not transient: the same settings fail the same way.
+    #[error("tls: {0}")]
+    Tls(String),
     /// Any other status.
     #[error("{code:?}: {message}")]
     Other { code: tonic::Code, message: String },

@@ -4,7 +4,7 @@
 //!
 //! - [`TerrainClient`] (`client.rs`, `zones.rs`, `mesh.rs`, `events.rs`,
 //!   `lifecycle.rs`): connect with [`ClientBuilder`] (URL, optional bearer token,
-//!   timeouts, keepalive, retry policy), then call every RPC of `TerrainService`,
+//!   timeouts, keepalive, retry policy, a CA file for `https://`), then call every RPC of `TerrainService`,
 //!   `TerrainEvents` and `TerrainLifecycle` with Rust types; zones are
 //!   `terrain-core`'s [`FlatZone`] and [`ZoneSpec`].
 //! - [`ClientError`]: typed failures (invalid argument with the offending field, not
@@ -39,6 +39,7 @@ mod mesh;
 mod replica;
 mod retry;
 mod subscription;
+mod tls;
 mod types;
 mod zones;
 

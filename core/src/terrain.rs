@@ -178,6 +178,20 @@ impl Terrain {
         Some(Chunk::from_volume(cx, cz, vol))
     }
 
+    /// The blocks of the `w` x `d` columns from block `(x0, z0)` with the flat zones
+    /// applied, as [`Terrain::voxel_chunk`] levels them (clipped to 4096 x 4096
+    /// columns, as [`Voxel::area`]). `None` when the world is not voxel or a corner
+    /// lies beyond [`MAX_CHUNK`] chunks.
+    pub fn voxel_area(&self, x0: i64, z0: i64, w: usize, d: usize) -> Option<voxel::Volume> {
+        let (w, d) = (w.min(4096), d.min(4096));
+        let chunk = |c: i64| c.div_euclid(voxel::CHUNK);
+        let far = |c: i64, n: usize| {
+            chunk(c).abs() > MAX_CHUNK || chunk(c.saturating_add(n as i64)).abs() > MAX_CHUNK
+        };
+        let v = self.generator.as_voxel()?;
+        (!far(x0, w) && !far(z0, d)).then(|| self.voxel_volume(v, x0, z0, w, d))
+    }
+
     /// The visible blocks of voxel chunk `(cx, cz)` (zones applied) by kind, culled
     /// against the neighbouring chunks' blocks too. `None` as for
     /// [`Terrain::voxel_chunk`].

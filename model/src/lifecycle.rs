@@ -9,8 +9,9 @@ use crate::{FieldError, tile_keys, tiles_of_keys};
 /// A tile, `(tx, tz)`.
 pub type Tile = (i64, i64);
 
-/// A viewer: a camera at `(x, z)` seeing `view_width` x `view_depth` metres.
-#[derive(Debug, Clone, PartialEq)]
+/// A viewer: a camera at `(x, z)` seeing `view_width` x `view_depth` metres, moving at
+/// `(velocity_x, velocity_z)` metres per second (zero when still or not reported).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Viewer {
     pub id: String,
     pub x: f64,
@@ -19,6 +20,10 @@ pub struct Viewer {
     pub view_width: f64,
     /// View extent along Z, metres.
     pub view_depth: f64,
+    /// Velocity along X, metres per second.
+    pub velocity_x: f64,
+    /// Velocity along Z, metres per second.
+    pub velocity_z: f64,
 }
 
 impl From<pb::Viewer> for Viewer {
@@ -29,6 +34,8 @@ impl From<pb::Viewer> for Viewer {
             z: v.z,
             view_width: v.view_width,
             view_depth: v.view_depth,
+            velocity_x: v.velocity_x,
+            velocity_z: v.velocity_z,
         }
     }
 }
@@ -41,6 +48,8 @@ impl From<Viewer> for pb::Viewer {
             z: v.z,
             view_width: v.view_width,
             view_depth: v.view_depth,
+            velocity_x: v.velocity_x,
+            velocity_z: v.velocity_z,
         }
     }
 }
@@ -159,6 +168,8 @@ mod tests {
             z: -2.0,
             view_width: 100.0,
             view_depth: 50.0,
+            velocity_x: 30.0,
+            velocity_z: -0.5,
         };
         assert_eq!(Viewer::from(pb::Viewer::from(viewer.clone())), viewer);
         let sets = TileSets {

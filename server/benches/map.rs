@@ -1,7 +1,9 @@
 //! Map tiles per second, cold (rendered and encoded: what a cache miss costs) and warm
 //! (served from the map tile cache), at zoom 2 (4 m a pixel) and zoom 5 (0.5 m a
-//! pixel), over the island of hyperscape seed 0. Cold renders run on the server's
-//! compute pool, band by band, as a request's would; one iteration is one map tile.
+//! pixel), over the island of hyperscape seed 0 and a voxel world (seed 1, default
+//! parameters: each pixel is coloured by its column's top block). Cold renders run on
+//! the server's compute pool, band by band, as a request's would; one iteration is one
+//! map tile.
 //!
 //! `cargo bench -p terrain-server --bench map`
 
@@ -24,35 +26,38 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
-    let config = WorldConfig::new("main", GeneratorKind::Hyperscape, 0);
-    let world = World::open(&config, store, &Limits::default(), &[]).unwrap();
     let compute = Compute::new().unwrap();
     let mut group = c.benchmark_group("map_tile");
     group.throughput(criterion::Throughput::Elements(1));
-    for zoom in [2u8, 5] {
-        // A tile over land and sea: (-1, -1) at zoom 2, (0, 0) at zoom 5.
-        let tile = match zoom {
-            2 => MapTile { zoom, x: -1, y: -1 },
-            _ => MapTile { zoom, x: 0, y: 0 },
-        };
-        group.bench_function(format!("cold/zoom{zoom}"), |b| {
-            b.iter(|| {
-                // A fresh cache each time: every call renders.
-                let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
-                let served = runtime.block_on(cache.get(&world, tile)).unwrap();
-                assert!(!served.cached);
-                black_box(served.png.png.len())
-            })
-        });
-        let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
-        runtime.block_on(cache.get(&world, tile)).unwrap();
-        group.bench_function(format!("warm/zoom{zoom}"), |b| {
-            b.iter(|| {
-                let served = runtime.block_on(cache.get(&world, tile)).unwrap();
-                assert!(served.cached);
-                black_box(served.png.png.len())
-            })
-        });
+    for (kind, seed) in [(GeneratorKind::Hyperscape, 0), (GeneratorKind::Voxel, 1)] {
+        let config = WorldConfig::new(kind.as_str(), kind, seed);
+        let world = World::open(&config, Arc::clone(&store), &Limits::default(), &[]).unwrap();
+        for zoom in [2u8, 5] {
+            // A tile over land and sea: (-1, -1) at zoom 2, (0, 0) at zoom 5.
+            let tile = match zoom {
+                2 => MapTile { zoom, x: -1, y: -1 },
+                _ => MapTile { zoom, x: 0, y: 0 },
+            };
+            let name = kind.as_str();
+            group.bench_function(format!("{name}/cold/zoom{zoom}"), |b| {
+                b.iter(|| {
+                    // A fresh cache each time: every call renders.
+                    let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
+                    let served = runtime.block_on(cache.get(&world, tile)).unwrap();
+                    assert!(!served.cached);
+                    black_box(served.png.png.len())
+                })
+            });
+            let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
+            runtime.block_on(cache.get(&world, tile)).unwrap();
+            group.bench_function(format!("{name}/warm/zoom{zoom}"), |b| {
+                b.iter(|| {
+                    let served = runtime.block_on(cache.get(&world, tile)).unwrap();
+                    assert!(served.cached);
+                    black_box(served.png.png.len())
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -6,7 +6,9 @@
 //   exactly where GET .../height is below 9 m); a zone registered through the API
 //   (outline and re-requested tiles within 1 s), then removed; a viewer moved (its
 //   marker moves); a click (the height shown is the API's, digit for digit); the
-//   3-D view of tile (0, 0) (canvas not blank); an osrs world.
+//   3-D view of tile (0, 0) (canvas not blank); an osrs world; a voxel world (map
+//   pixels in block colours, water exactly the water block's colour, chunk (0, 0) in
+//   3-D as one instanced mesh per block kind of its instances, canvas not blank).
 //
 // Usage: node map.test.mjs [path/to/terrain-server]  (or TERRAIN_SERVER_BIN)
 
@@ -46,7 +48,7 @@ const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const data = mkdtempSync(join(tmpdir(), 'terrain-map-'));
 const server = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--data-dir', data,
-  '--world', 'main:hyperscape:0', '--world', 'classic:osrs'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  '--world', 'main:hyperscape:0', '--world', 'classic:osrs', '--world', 'blocks:voxel:1'], { stdio: ['ignore', 'inherit', 'inherit'] });
 let browser;
 const errorsSeen = [];
 
@@ -220,6 +222,53 @@ try {
   for (const t of osrs) for (let i = 0; i < t.pixels.length; i += 4 * 89) osrsColours.add(t.pixels.slice(i, i + 3).join(','));
   check(osrsColours.size > 10, `osrs map not blank: ${osrsColours.size} distinct colours`);
   await shot('09-osrs');
+
+  // 9. A voxel world: coloured by the block seen from above.
+  const { worlds: listed } = JSON.parse(await api('GET', '/v1/worlds'));
+  const kinds = listed.find((w) => w.id === 'blocks').blockKinds;
+  const colourOf = new Map(kinds.map((k) => [k.colour.join(','), k.name]));
+  await page.goto(`${origin}/map/blocks#zoom=6&x=16&z=16`);
+  await page.waitForFunction(() => window.terrainMap?.ready);
+  await allLoaded();
+  const voxelTiles = await tilePixels();
+  const seen = new Map();
+  for (const t of voxelTiles) {
+    for (let i = 0; i < t.pixels.length; i += 4 * 7) {
+      const rgb = t.pixels.slice(i, i + 3).join(',');
+      seen.set(rgb, (seen.get(rgb) ?? 0) + 1);
+    }
+  }
+  // Water is drawn flat, so its pixels are the water block's colour exactly; land is
+  // shaded, so several colours per kind.
+  const flat = [...seen.keys()].filter((rgb) => colourOf.has(rgb)).map((rgb) => colourOf.get(rgb));
+  check(seen.size > 20, `voxel map not blank: ${seen.size} distinct colours`);
+  // The columns of chunk (0, 0) as the API answers them: the water in it shows.
+  const chunk = JSON.parse(await api('GET', '/v1/worlds/blocks/tiles/0/0/blocks'));
+  const wet = chunk.columns.filter((c) => c.waterDepth > 0).length;
+  if (wet > 0) check(flat.includes('water') || flat.includes('ice'), `chunk (0, 0) has ${wet} wet columns: the map shows flat ${flat}`);
+  await shot('10-voxel');
+
+  await page.evaluate(() => window.terrainMap.openTile(0, 0));
+  await page.waitForFunction(() => window.terrainMap.view3d?.rendered, null, { timeout: 30000 });
+  await sleep(500);
+  const instances = JSON.parse(await api('GET', '/v1/worlds/blocks/tiles/0/0/instances'));
+  const drawn = await page.evaluate(() => window.terrainMap.view3d.meshes);
+  check(JSON.stringify(drawn) === JSON.stringify(instances.kinds.map((k) => ({ kind: k.name, count: k.count }))),
+    `chunk (0, 0) drawn as one instanced mesh per kind: ${drawn.map((d) => `${d.kind} x${d.count}`).join(', ')}`);
+  const voxelCanvas = await page.evaluate(() => {
+    const src = document.getElementById('viewer3d-canvas');
+    const c = document.createElement('canvas');
+    c.width = src.width;
+    c.height = src.height;
+    const g = c.getContext('2d');
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const set = new Set();
+    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return set.size;
+  });
+  check(voxelCanvas > 20, `3-D canvas of chunk (0, 0) not blank: ${voxelCanvas} distinct colours`);
+  await shot('11-chunk-3d');
 
   check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
   console.log(`screenshots in ${shots}`);

@@ -13,6 +13,8 @@
 //! - [`call`]: how one request is sent (unary and streaming), over a dynamic codec.
 //! - [`run`]: workers, connections, rate limit, durations; HDR histograms.
 //! - [`report`]: ghz's report (JSON fields and the text summary).
+//! - [`soak`]: `terrain-soak`, a long mixed load (queries, meshes, zone churn,
+//!   subscribers, moving viewers) checked for errors, memory and lost zone changes.
 
 pub mod call;
 pub mod data;
@@ -20,9 +22,10 @@ pub mod methods;
 pub mod options;
 pub mod report;
 pub mod run;
+pub mod soak;
 pub mod template;
 
 pub use methods::{Method, MethodKind};
-pub use options::{Cli, Format, Options, OptionsError};
+pub use options::{Cli, Format, Options, OptionsError, Tls};
 pub use report::Report;
 pub use run::{LoadError, run};

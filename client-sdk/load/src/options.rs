@@ -5,6 +5,7 @@
 use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
 use clap::Parser;
+use rustls_pki_types::{CertificateDer, pem::PemObject};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -79,9 +80,16 @@ pub struct Cli {
     /// Request metadata as a JSON object of strings.
     #[arg(short = 'm', long)]
     pub metadata: Option<String>,
-    /// Plaintext connection (the only kind this tool makes).
+    /// Plaintext connection; without it the connection is TLS and needs --cacert.
     #[arg(long)]
     pub insecure: bool,
+    /// PEM file of the CA certificates to trust for a TLS connection (the server's
+    /// `tls_cert`, or its CA); the host may then be given as `https://host:port`.
+    #[arg(long)]
+    pub cacert: Option<PathBuf>,
+    /// Server name to verify the certificate for, instead of the host's.
+    #[arg(long)]
+    pub cname: Option<String>,
     /// JSON or TOML file with the same settings (flags override it).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -137,6 +145,8 @@ struct FileConfig {
     data_file: Option<PathBuf>,
     metadata: Option<BTreeMap<String, String>>,
     insecure: Option<bool>,
+    cacert: Option<PathBuf>,
+    cname: Option<String>,
     format: Option<String>,
     output: Option<PathBuf>,
     #[serde(rename = "skipFirst")]
@@ -170,11 +180,24 @@ pub enum Format {
     Pretty,
 }
 
+/// TLS settings of a run: the CA to trust, read and checked when resolving.
+#[derive(Debug, Clone)]
+pub struct Tls {
+    /// The `--cacert` file, for messages.
+    pub cacert: PathBuf,
+    /// Its PEM text (at least one certificate).
+    pub ca_pem: Vec<u8>,
+    /// `--cname`: the name the certificate must be for, if not the host's.
+    pub cname: Option<String>,
+}
+
 /// A resolved, validated run.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// `host:port`.
     pub host: String,
+    /// `Some`: connect with TLS (`--cacert`); `None`: plaintext (`--insecure`).
+    pub tls: Option<Tls>,
     pub method: Method,
     pub concurrency: usize,
     pub total: u64,
@@ -252,6 +275,21 @@ fn read_config(path: &PathBuf) -> Result<FileConfig, OptionsError> {
     }
 }
 
+/// The PEM text of the `--cacert` file, with at least one certificate in it.
+fn read_cacert(path: &PathBuf) -> Result<Vec<u8>, OptionsError> {
+    let bad = |reason: String| invalid("cacert", format!("{}: {reason}", path.display()));
+    let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let mut count = 0usize;
+    for cert in CertificateDer::pem_slice_iter(&pem) {
+        cert.map_err(|e| bad(format!("not a PEM certificate file: {e}")))?;
+        count += 1;
+    }
+    if count == 0 {
+        return Err(bad("no PEM CERTIFICATE block in the file".into()));
+    }
+    Ok(pem)
+}
+
 impl Options {
     /// Resolves flags over the config file over ghz's defaults, and validates.
     pub fn resolve(cli: Cli) -> Result<Options, OptionsError> {
@@ -263,18 +301,48 @@ impl Options {
             .host
             .or(file.host)
             .ok_or_else(|| invalid("host", "required (host:port of the server)"))?;
+        let insecure = cli.insecure || file.insecure.unwrap_or(false);
+        let cacert = cli.cacert.or(file.cacert);
+        let scheme = ["http://", "https://"]
+            .into_iter()
+            .find(|p| host.starts_with(p));
         let host = host
-            .strip_prefix("http://")
+            .strip_prefix(scheme.unwrap_or(""))
             .unwrap_or(&host)
             .trim_end_matches('/')
             .to_string();
-        let insecure = cli.insecure || file.insecure.unwrap_or(false);
-        if !insecure {
-            return Err(invalid(
-                "insecure",
-                "only plaintext connections are supported: pass --insecure",
-            ));
-        }
+        let tls = match (insecure, cacert, scheme) {
+            (true, Some(_), _) => {
+                return Err(invalid(
+                    "cacert",
+                    "--insecure makes a plaintext connection: give one of --insecure, --cacert",
+                ));
+            }
+            (true, None, Some("https://")) => {
+                return Err(invalid(
+                    "insecure",
+                    "the host is https:// (TLS): give --cacert FILE instead of --insecure",
+                ));
+            }
+            (true, None, _) => None,
+            (false, Some(_), Some("http://")) => {
+                return Err(invalid(
+                    "cacert",
+                    "the host is http:// (plaintext): use https:// with --cacert",
+                ));
+            }
+            (false, Some(path), _) => Some(Tls {
+                ca_pem: read_cacert(&path)?,
+                cacert: path,
+                cname: cli.cname.or(file.cname),
+            }),
+            (false, None, _) => {
+                return Err(invalid(
+                    "insecure",
+                    "give --insecure (plaintext) or --cacert FILE (TLS; the system roots are not loaded)",
+                ));
+            }
+        };
         let call = cli
             .call
             .or(file.call)
@@ -355,6 +423,7 @@ impl Options {
         }
         Ok(Options {
             host,
+            tls,
             method,
             concurrency,
             total,
@@ -452,5 +521,56 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("insecure:"), "{e}");
+    }
+
+    #[test]
+    fn cacert_selects_tls_and_a_bad_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let call = ["--call", "grpc.health.v1.Health/Check"];
+        let resolve = |extra: &[&str]| {
+            let mut v: Vec<&str> = call.to_vec();
+            v.extend_from_slice(extra);
+            Options::resolve(cli(&v)).map_err(|e| e.to_string())
+        };
+        let missing = dir.path().join("missing.pem");
+        let garbage = dir.path().join("garbage.pem");
+        std::fs::write(&garbage, "not a certificate").unwrap();
+        for path in [&missing, &garbage] {
+            let e = resolve(&["--cacert", path.to_str().unwrap(), "https://h:1"]).unwrap_err();
+            assert!(
+                e.starts_with("cacert: ") && e.contains(path.to_str().unwrap()),
+                "{e}"
+            );
+        }
+        let e = resolve(&["--insecure", "https://h:1"]).unwrap_err();
+        assert!(e.starts_with("insecure:"), "{e}");
+        let e = resolve(&["--insecure", "--cacert", "x.pem", "h:1"]).unwrap_err();
+        assert!(e.starts_with("cacert:"), "{e}");
+        let e = resolve(&["--cacert", "x.pem", "http://h:1"]).unwrap_err();
+        assert!(e.starts_with("cacert:"), "{e}");
+        // A certificate-shaped PEM block is accepted (its DER is checked by the handshake).
+        let pem = dir.path().join("ca.pem");
+        std::fs::write(
+            &pem,
+            "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+        )
+        .unwrap();
+        let o = resolve(&[
+            "--cacert",
+            pem.to_str().unwrap(),
+            "--cname",
+            "localhost",
+            "https://h:1/",
+        ])
+        .unwrap();
+        assert_eq!(o.host, "h:1");
+        let tls = o.tls.expect("TLS");
+        assert_eq!(tls.cname.as_deref(), Some("localhost"));
+        assert!(
+            resolve(&["--insecure", "http://h:1"])
+                .unwrap()
+                .tls
+                .is_none()
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Runs a load test: `connections` HTTP/2 connections shared round-robin by
+//! Runs a load test: `connections` HTTP/2 connections (plaintext, or TLS with the
+//! `--cacert` CA) shared round-robin by
 //! `concurrency` workers, each sending one request at a time until `total`
 //! requests were sent, or `duration` / `max-duration` elapsed, optionally paced to
 //! `rps` across all workers. Each worker records into its own HDR histogram; they
@@ -17,7 +18,7 @@ use std::{
 use hdrhistogram::Histogram;
 use tonic::{
     metadata::{AsciiMetadataValue, MetadataKey, MetadataMap},
-    transport::{Channel, Endpoint},
+    transport::{Certificate, Channel, ClientTlsConfig, Endpoint},
 };
 
 use crate::{
@@ -174,8 +175,23 @@ async fn connect(options: &Options) -> Result<Channel, LoadError> {
         host: options.host.clone(),
         reason,
     };
-    Endpoint::from_shared(format!("http://{}", options.host))
-        .map_err(|e| bad(e.to_string()))?
+    let scheme = if options.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let mut endpoint = Endpoint::from_shared(format!("{scheme}://{}", options.host))
+        .map_err(|e| bad(e.to_string()))?;
+    if let Some(tls) = &options.tls {
+        let mut config = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(&tls.ca_pem));
+        if let Some(name) = &tls.cname {
+            config = config.domain_name(name.clone());
+        }
+        endpoint = endpoint
+            .tls_config(config)
+            .map_err(|e| bad(format!("cacert {}: {e}", tls.cacert.display())))?;
+    }
+    endpoint
         .connect_timeout(options.connect_timeout)
         .tcp_nodelay(true)
         .initial_stream_window_size(terrain_client::STREAM_WINDOW)
@@ -250,7 +266,7 @@ fn report(options: &Options, stats: Stats, total: Duration, end_reason: &str) ->
         options: ReportOptions {
             host: options.host.clone(),
             call: options.method.to_string(),
-            insecure: true,
+            insecure: options.tls.is_none(),
             total: options.total,
             concurrency: options.concurrency as u64,
             connections: options.connections as u64,

@@ -371,3 +371,105 @@ fn the_ghz_configs_in_docker_load() {
     }
     assert_eq!(seen, 6);
 }
+
+/// A TLS server (a certificate made here with rcgen for 127.0.0.1), and its CA file.
+async fn tls_server(dir: &tempfile::TempDir) -> terrain_server::RunningServer {
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
+        .expect("a certificate");
+    std::fs::write(dir.path().join("cert.pem"), cert.cert.pem()).unwrap();
+    std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
+    let mut c = terrain_server::Config {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        data_dir: dir.path().join("data"),
+        tls: Some(terrain_server::config::TlsFiles {
+            cert: dir.path().join("cert.pem"),
+            key: dir.path().join("key.pem"),
+        }),
+        ..Default::default()
+    };
+    plain_config(&mut c);
+    let running = terrain_server::Server::bind(c)
+        .await
+        .expect("binds")
+        .spawn();
+    let url = format!("https://127.0.0.1:{}", running.local_addr().port());
+    let mut client = terrain_client::ClientBuilder::new(url)
+        .ca_file(dir.path().join("cert.pem"))
+        .connect()
+        .await
+        .expect("connects over TLS");
+    for _ in 0..400 {
+        if client.is_serving("").await.unwrap_or(false) {
+            return running;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("not serving over TLS");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_run_over_tls_with_cacert() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = tls_server(&dir).await;
+    let host = format!("https://127.0.0.1:{}", running.local_addr().port());
+    let cacert = dir.path().join("cert.pem").display().to_string();
+    let (ok, refused) = tokio::task::spawn_blocking(move || {
+        let ok = run_json(&[
+            "--cacert",
+            &cacert,
+            "--call",
+            "terrain.v1.TerrainService/GetHeight",
+            "-d",
+            r#"{"world":"main","x":"{{randomFloat -450 450}}","z":"{{randomFloat -450 450}}"}"#,
+            "-c",
+            "4",
+            "-n",
+            "200",
+            "--connections",
+            "2",
+            &host,
+        ]);
+        // The plaintext flag against the TLS port cannot be served.
+        let plain = host.replace("https://", "");
+        let refused = Command::new(env!("CARGO_BIN_EXE_terrain-load"))
+            .args(["--insecure", "--call", "grpc.health.v1.Health/Check"])
+            .args(["--connect-timeout", "5s", "-t", "5s", "-n", "1", "-c", "1"])
+            .arg(&plain)
+            .output()
+            .expect("runs");
+        (ok, refused)
+    })
+    .await
+    .unwrap();
+    assert_eq!(ok["statusCodeDistribution"], serde_json::json!({"OK": 200}));
+    assert_eq!(ok["options"]["insecure"], false);
+    assert_consistent(&ok);
+    let text = String::from_utf8_lossy(&refused.stdout).into_owned()
+        + &String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() || !text.contains("\"OK\""),
+        "plaintext was served over the TLS port: {text}"
+    );
+    running.shutdown().await.unwrap();
+}
+
+#[test]
+fn a_bad_cacert_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.pem");
+    std::fs::write(&garbage, "not a certificate").unwrap();
+    for path in [dir.path().join("missing.pem"), garbage] {
+        let out = Command::new(env!("CARGO_BIN_EXE_terrain-load"))
+            .args(["--call", "grpc.health.v1.Health/Check", "--cacert"])
+            .arg(&path)
+            .arg("https://127.0.0.1:1")
+            .output()
+            .expect("runs");
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("cacert: ") && stderr.contains(&*path.to_string_lossy()),
+            "{stderr}"
+        );
+    }
+}

@@ -8,6 +8,7 @@ use super::block::Biome;
 /// The parameters of a voxel world's generator. Every field has a default (missing
 /// keys take it) and is checked by [`VoxelConfig::validate`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct VoxelConfig {
     /// Vertical range: blocks `y` in `0..max_height`, 8 to 255 (default 64).
@@ -34,6 +35,10 @@ pub struct VoxelConfig {
     pub talus_threshold: u32,
     /// The primary biome of the whole world; `None` (the key left out): derived from
     /// the seed, per region of `biome_region` blocks.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = Option<String>, example = "temperate")
+    )]
     pub primary_biome: Option<Biome>,
     /// Edge of the square regions that each get a primary biome from the seed, in
     /// blocks: 0 (one primary biome for the whole world, derived from the seed alone) or

@@ -64,6 +64,17 @@ impl Volume {
         self.columns.get(lz as usize * self.w + lx as usize)
     }
 
+    /// The highest non-air block of column `(x, z)` (what a view from straight above
+    /// sees: leaves, water, ice, a flower, else the surface), or air outside the
+    /// rectangle.
+    pub fn top(&self, x: i64, z: i64) -> BlockKind {
+        (0..self.h as i64)
+            .rev()
+            .map(|y| self.get(x, y, z))
+            .find(|&b| b != BlockKind::Air)
+            .unwrap_or(BlockKind::Air)
+    }
+
     /// Non-air blocks.
     pub fn total_blocks(&self) -> u64 {
         self.blocks.iter().filter(|&&b| b != BlockKind::Air).count() as u64

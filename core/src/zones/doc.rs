@@ -21,6 +21,7 @@ use super::model::{FlatZone, Shape, ZoneError, ZoneHeight, ZoneSpec};
 /// The JSON form of a zone, as the API and zone files write it (lowerCamelCase,
 /// `width`+`depth` or `radius`, `height` or `heightOffset`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ZoneDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -368,9 +369,20 @@ fn nullable_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Er
 }
 
 /// An integer in the i32 range; null is refused.
+/// A 32-bit integer: an integer token, or a number with no fractional part (`5.0`,
+/// `1e2`: JSON numbers as many clients write whole floats, and as JSON Schema's
+/// `integer` admits them).
 fn integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
     let v = Value::deserialize(d)?;
-    match v.as_i64().and_then(|n| i32::try_from(n).ok()) {
+    let whole = |f: f64| {
+        (f.fract() == 0.0 && f >= f64::from(i32::MIN) && f <= f64::from(i32::MAX))
+            .then_some(f as i32)
+    };
+    let n = match v.as_i64() {
+        Some(n) => i32::try_from(n).ok(),
+        None => v.as_f64().and_then(whole),
+    };
+    match n {
         Some(n) => Ok(Some(n)),
         None => Err(D::Error::custom(format!(
             "expected a 32-bit integer, got {v}"
@@ -417,6 +429,16 @@ mod tests {
             (Some(0.25), -2, 0.0)
         );
         assert_eq!(doc.id, None);
+    }
+
+    #[test]
+    fn a_whole_number_with_a_fraction_part_is_an_integer() {
+        let with = |p: &str| format!(r#"{{"centerX": 1, {BASE}, "priority": {p}}}"#);
+        assert_eq!(request(&with("-3883449.0")).unwrap().priority, -3_883_449);
+        assert_eq!(request(&with("1e2")).unwrap().priority, 100);
+        assert_eq!(request(&with("-0.0")).unwrap().priority, 0);
+        assert_eq!(field(&with("2147483648.0")), "priority");
+        assert_eq!(field(&with("0.5")), "priority");
     }
 
     #[test]

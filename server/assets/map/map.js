@@ -217,7 +217,7 @@ async function worldMap(worldId) {
     const [tx, tz] = [tileOf(x), tileOf(z)];
     const html = `<div class="height-popup">(${x}, ${z})<br>height <code id="clicked-height">${escapeHtml(raw)}</code>` +
       `<br>zone ${answer.zone ? `<b>${escapeHtml(answer.zone)}</b>` : 'none (terrain)'}${cls}` +
-      `<br>tile ${tx}, ${tz} <button type="button" id="open3d">3-D</button></div>`;
+      `<br>${world.blockKinds ? 'chunk' : 'tile'} ${tx}, ${tz} <button type="button" id="open3d">3-D</button></div>`;
     L.popup().setLatLng(e.latlng).setContent(html).openOn(map);
     window.terrainMap.clicked = { x, z, raw };
     document.getElementById('open3d').onclick = () => openTile(tx, tz);
@@ -229,7 +229,7 @@ async function worldMap(worldId) {
     openTileKey = `${tx},${tz}`;
     writeFragment();
     const { showTile } = await import('/map/assets/view3d.js');
-    await showTile(base, tx, tz, () => { openTileKey = ''; writeFragment(); });
+    await showTile(base, tx, tz, () => { openTileKey = ''; writeFragment(); }, world.blockKinds);
   }
   window.terrainMap.openTile = openTile;
 

@@ -60,7 +60,6 @@ impl Admission {
             || req.headers().contains_key(UPGRADE)
             || self.streaming.contains(path)
     }
-
 }
 
 /// A slot held by a request being answered, counted in `terrain_requests_in_flight`
@@ -124,14 +123,14 @@ pub async fn admit(State(admission): State<Arc<Admission>>, req: Request, next: 
     };
     let _held = Held::new(slot, Arc::clone(&admission.metrics));
     let timeout = admission.limits.request_timeout;
-    let response = match tokio::time::timeout(timeout, next.run(req)).await {
+    // `_held` drops after the answer is made (or with the abandoned request).
+    match tokio::time::timeout(timeout, next.run(req)).await {
         Ok(response) => response,
         Err(_) => {
             admission.metrics.request_timed_out();
             answer(ApiError::TimedOut { timeout }, grpc)
         }
-    };
-    response
+    }
 }
 
 /// `err` as the surface the request spoke answers it.

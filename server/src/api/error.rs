@@ -244,15 +244,23 @@ answered_at_the_edge!(
 );
 
 /// The HTTP error body: `{"error": {"code", "message", "field"}}`.
-#[derive(Debug, Serialize)]
-struct ErrorBody<'a> {
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(example = json!({"error": {"code": "INVALID_ARGUMENT", "message": "x: required query parameter is missing", "field": "x"}}))]
+pub(crate) struct ErrorBody<'a> {
     error: ErrorDetail<'a>,
 }
 
-#[derive(Debug, Serialize)]
+/// One refusal.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct ErrorDetail<'a> {
+    /// The class, as the gRPC code name: `INVALID_ARGUMENT`, `NOT_FOUND`,
+    /// `RESOURCE_EXHAUSTED`, `FAILED_PRECONDITION`, `ABORTED`, `UNAUTHENTICATED`,
+    /// `METHOD_NOT_ALLOWED`, `DEADLINE_EXCEEDED`, `UNAVAILABLE` or `INTERNAL`.
     code: &'static str,
+    /// What is wrong, starting with the field when one is to blame.
     message: String,
+    /// The request field at fault (`x`, `points[3]`, `body`, `content-type`,
+    /// `authorization`, ...), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     field: Option<&'a str>,
 }

@@ -76,6 +76,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .merge(super::http_lifecycle::routes())
         .merge(super::http_admin::routes())
         .merge(super::http_map::routes(&state))
+        .merge(super::openapi::routes(state.engine.limits()))
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }
@@ -88,15 +89,31 @@ pub fn body_limit(limits: &Limits) -> usize {
         .saturating_add(OFFLOAD_BODY_BYTES)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct Status {
+    #[schema(example = "ok")]
     status: &'static str,
 }
 
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "ops",
+    responses((status = 200, description = "The process is up: `{\"status\": \"ok\"}`", body = Status)),
+)]
 async fn healthz() -> Json<Status> {
     Json(Status { status: "ok" })
 }
 
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "ops",
+    responses(
+        (status = 200, description = "Ready to serve: `{\"status\": \"ready\"}`", body = Status),
+        (status = 503, description = "Starting or shutting down (`UNAVAILABLE`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn readyz(State(state): State<Arc<ApiState>>) -> Result<Json<Status>, ApiError> {
     if state.readiness.is_ready() {
         Ok(Json(Status { status: "ready" }))
@@ -107,15 +124,17 @@ async fn readyz(State(state): State<Arc<ApiState>>) -> Result<Json<Status>, ApiE
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct WorldBody {
     id: String,
+    #[schema(example = "osrs")]
     generator: &'static str,
     seed: u32,
     tile_size: f64,
     tile_resolution: u32,
     revision: u64,
+    #[schema(example = "priority")]
     overlap: &'static str,
     zones: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,7 +148,7 @@ struct WorldBody {
 }
 
 /// A world's layout layer, as `ListWorlds` reports it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct WorldLayoutBody {
     pattern: &'static str,
@@ -138,11 +157,17 @@ struct WorldLayoutBody {
     cell_size: f64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct WorldsBody {
     worlds: Vec<WorldBody>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds",
+    tag = "worlds",
+    responses((status = 200, description = "Every hosted world, in configuration order", body = WorldsBody)),
+)]
 async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
     let mut worlds = Vec::new();
     for w in state.engine.worlds().iter() {
@@ -173,15 +198,32 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
     Json(WorldsBody { worlds })
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct HeightBody {
     x: f64,
     z: f64,
     height: f64,
+    /// The deciding flat zone's id, or null where the terrain decided.
     zone: Option<String>,
     revision: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/height",
+    tag = "worlds",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
+        ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
+        ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the rendered mesh surface)", example = "exact"),
+    ),
+    responses(
+        (status = 200, description = "The height at (x, z)", body = HeightBody),
+        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn height(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
@@ -202,11 +244,12 @@ async fn height(
     }))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct HeightsBody {
     heights: Vec<f64>,
     /// `null` where the terrain decided.
     #[serde(serialize_with = "ids_or_null")]
+    #[schema(value_type = Vec<Option<String>>)]
     zones: Vec<String>,
     revision: u64,
 }
@@ -216,6 +259,38 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
     s.collect_seq(ids.iter().map(|id| (!id.is_empty()).then_some(id.as_str())))
 }
 
+#[utoipa::path(
+    post,
+    path = "/v1/worlds/{world}/heights",
+    tag = "worlds",
+    description = "Heights of many points in one call. JSON in, JSON out (with the deciding zone of \
+        each point); or binary: the body is the points as little-endian IEEE-754 f64 pairs \
+        `x0 z0 x1 z1 ...` (16 bytes a point), the answer the heights as little-endian f64 \
+        (8 bytes a point, in order) with the revision in `x-terrain-revision`. JSON is read for \
+        no `Content-Type`, `application/json`, `application/*+json`, `text/plain` and \
+        `application/x-www-form-urlencoded`.",
+    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    request_body(
+        description = "The points",
+        content(
+            (crate::api::openapi::schemas::PointsBody = "application/json"),
+            (crate::api::openapi::schemas::Bytes = "application/octet-stream"),
+        ),
+    ),
+    responses(
+        (status = 200, description = "The heights, in the order of the points",
+            headers(("x-terrain-revision" = u64, description = "The world revision the heights are of (binary answers)")),
+            content(
+                (HeightsBody = "application/json"),
+                (crate::api::openapi::schemas::Bytes = "application/octet-stream"),
+            ),
+        ),
+        (status = 400, description = "A malformed body (field `body`) or point (`points[i]`), a binary body whose length is not a multiple of 16, a coordinate out of range", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "More than `max_batch_points` points (field `points`), or a body over the byte limit (field `body`)", body = crate::api::error::ErrorBody),
+        (status = 415, description = "A `Content-Type` other than JSON or `application/octet-stream` (field `content-type`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn heights(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
@@ -283,7 +358,7 @@ pub(crate) fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiErro
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct HeightmapBody {
     x0: f64,
     z0: f64,
@@ -294,6 +369,25 @@ struct HeightmapBody {
     revision: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/heightmap",
+    tag = "worlds",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("x0" = f64, Query, description = "West edge, metres"),
+        ("z0" = f64, Query, description = "North edge, metres"),
+        ("step" = f64, Query, description = "Sample spacing, metres (> 0)"),
+        ("nx" = u64, Query, description = "Samples along x (> 0)"),
+        ("nz" = u64, Query, description = "Samples along z (> 0)"),
+    ),
+    responses(
+        (status = 200, description = "`nx * nz` heights, row-major (z outer, x inner)", body = HeightmapBody),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "More samples than `max_heightmap_samples` (field `nx*nz`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn heightmap(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,

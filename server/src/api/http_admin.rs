@@ -20,6 +20,18 @@ pub fn routes() -> Router<Arc<ApiState>> {
     Router::new().route("/v1/admin/backup", get(backup))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/admin/backup",
+    tag = "admin",
+    description = "A consistent snapshot (one read transaction) of every world's zones and \
+        revision, in the backup file format that `terrain-server restore` loads.",
+    security((), ("admin" = [])),
+    responses(
+        (status = 200, description = "The backup file", content_type = "application/json", body = Object),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn backup(
     State(state): State<Arc<ApiState>>,
     headers: HeaderMap,

@@ -128,7 +128,7 @@ fn not_modified(
 }
 
 /// One column in JSON.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ColumnBody {
     height: i32,
@@ -152,7 +152,7 @@ impl From<&Column> for ColumnBody {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct BlocksBody {
     chunk_x: i64,
@@ -166,6 +166,42 @@ struct BlocksBody {
     columns: Vec<ColumnBody>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/tiles/{cx}/{cz}/blocks",
+    tag = "voxel",
+    description = "A voxel chunk's blocks: as JSON, its 32 x 32 columns (index `z * 32 + x`); in the \
+        binary form (`format=binary`, or `Accept: application/octet-stream`), the chunk's compact \
+        encoding (`Chunk::encode`, little-endian): magic `VXC1`, version 1, `cx` and `cz` (i64), \
+        `height` (u8), a palette of the block ids present (u8 length, ids ascending), then the \
+        1024 columns (index `z * 32 + x`), each a 5-byte record (height, biome/river/decoration, \
+        surface, water depth, run count) and runs bottom up (palette index, length), and an \
+        FNV-1a 32-bit checksum of everything before it.",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "diorama"),
+        ("cx" = i64, Path, description = "Chunk index along x (32 blocks a chunk)"),
+        ("cz" = i64, Path, description = "Chunk index along z"),
+        ("format" = Option<String>, Query, description = "`json` (default) or `binary`; wins over `Accept`"),
+        ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
+    ),
+    responses(
+        (status = 200, description = "The chunk's blocks",
+            headers(
+                ("ETag" = String, description = "`\"<world>:<cx>:<cz>:v<version>:<form>\"`"),
+                ("x-terrain-revision" = u64, description = "The world revision served"),
+            ),
+            content(
+                (BlocksBody = "application/json"),
+                (crate::api::openapi::schemas::Bytes = "application/octet-stream"),
+            ),
+        ),
+        (status = 304, description = "The client holds the current version of this form",
+            headers(("ETag" = String), ("x-terrain-revision" = u64))),
+        (status = 400, description = "A chunk index that is not an integer or beyond `max_coordinate / 32` (field `cx` / `cz`), a bad `format`", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn blocks(
     State(state): State<Arc<ApiState>>,
     path: ChunkPath,
@@ -227,7 +263,7 @@ async fn blocks(
     Ok((head, body).into_response())
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct KindBody {
     kind: u8,
@@ -241,7 +277,7 @@ struct KindBody {
     colours: Vec<f32>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct InstancesBody {
     chunk_x: i64,
@@ -264,6 +300,31 @@ fn kind_body(kind: BlockKind, positions: &[[i32; 3]], colours: &[[f32; 3]]) -> K
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/tiles/{cx}/{cz}/instances",
+    tag = "voxel",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "diorama"),
+        ("cx" = i64, Path, description = "Chunk index along x (32 blocks a chunk)"),
+        ("cz" = i64, Path, description = "Chunk index along z"),
+        ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
+    ),
+    responses(
+        (status = 200, description = "The chunk's visible blocks, per kind, for instanced drawing",
+            headers(
+                ("ETag" = String, description = "`\"<world>:<cx>:<cz>:v<version>:<form>\"`"),
+                ("x-terrain-revision" = u64, description = "The world revision served"),
+            ),
+            body = InstancesBody,
+        ),
+        (status = 304, description = "The client holds the current version of this form",
+            headers(("ETag" = String), ("x-terrain-revision" = u64))),
+        (status = 400, description = "A chunk index that is not an integer or beyond `max_coordinate / 32` (field `cx` / `cz`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn instances(
     State(state): State<Arc<ApiState>>,
     path: ChunkPath,
@@ -313,7 +374,7 @@ async fn instances(
 }
 
 /// One block kind of a voxel world, as `ListWorlds` reports it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct BlockKindBody {
     id: u8,

@@ -25,7 +25,7 @@ use crate::{
 type WorldPath = Result<Path<String>, PathRejection>;
 type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct HubJson {
     id: String,
     x: f64,
@@ -34,13 +34,13 @@ struct HubJson {
     chunk: [i64; 2],
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct SpokeJson {
     a: String,
     b: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct LayoutJson {
     hubs: Vec<HubJson>,
     spokes: Vec<SpokeJson>,
@@ -69,6 +69,24 @@ impl From<Layout> for LayoutJson {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/layout",
+    tag = "layout",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "frontier"),
+        ("minX" = f64, Query, description = "West edge of the area, metres"),
+        ("minZ" = f64, Query, description = "North edge, metres"),
+        ("maxX" = f64, Query, description = "East edge, metres (>= minX)"),
+        ("maxZ" = f64, Query, description = "South edge, metres (>= minZ)"),
+    ),
+    responses(
+        (status = 200, description = "The hubs and spokes in the area", body = LayoutJson),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world, or a world without a layout layer (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "An area covering too many layout cells", body = crate::api::error::ErrorBody),
+    ),
+)]
 pub async fn layout(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
@@ -86,8 +104,10 @@ pub async fn layout(
     Ok(Json(layout.into()))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ZoneClassJson {
+    /// `hub`, `spoke` or `wilds`.
+    #[schema(example = "hub")]
     class: &'static str,
     hub: Option<String>,
     cell: [i64; 2],
@@ -108,6 +128,21 @@ impl From<CellClass> for ZoneClassJson {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/zone-class",
+    tag = "layout",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "frontier"),
+        ("x" = f64, Query, description = "Metres"),
+        ("z" = f64, Query, description = "Metres"),
+    ),
+    responses(
+        (status = 200, description = "What the layout makes of (x, z)", body = ZoneClassJson),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world, or a world without a layout layer (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 pub async fn zone_class(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,

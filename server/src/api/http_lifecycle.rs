@@ -2,7 +2,7 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `PUT /v1/worlds/{world}/viewers/{id}` (body `{"x", "z", "viewWidth", "viewDepth"}`) | that viewer's `{"sim", "spawn", "active"}` |
+//! | `PUT /v1/worlds/{world}/viewers/{id}` (body `{"x", "z", "viewWidth", "viewDepth"}`, optional `"velocityX"`, `"velocityZ"` in m/s) | that viewer's `{"sim", "spawn", "active"}` |
 //! | `DELETE /v1/worlds/{world}/viewers/{id}` | 204 (404 if absent) |
 //! | `GET /v1/worlds/{world}/live-tiles` | `{"sim", "spawn", "active", "viewers", "sequence"}`: the union of every viewer's rings |
 //! | `GET /v1/worlds/{world}/layout?minX=&minZ=&maxX=&maxZ=` | `{"hubs": [{"id", "x", "z", "r", "chunk"}], "spokes": [{"a", "b"}]}` |
@@ -69,7 +69,7 @@ pub fn routes() -> Router<Arc<ApiState>> {
 }
 
 /// Tile sets as JSON.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SetsJson {
     sim: Vec<[i64; 2]>,
     spawn: Vec<[i64; 2]>,
@@ -93,17 +93,28 @@ fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
 }
 
 /// The keys of a viewer body.
-const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth"];
+const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"];
 
 /// A viewer body as decoded: each number, if given. Unknown keys are refused (as
 /// `deny_unknown_fields` would); a repeated key overrides the earlier one, as the body
 /// has always been read.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, utoipa::ToSchema)]
+#[schema(as = ViewerRequest, rename_all = "camelCase")]
 struct ViewerBody {
+    /// The viewer's position, metres.
+    #[schema(value_type = f64)]
     x: Option<f64>,
+    /// The viewer's position, metres.
+    #[schema(value_type = f64)]
     z: Option<f64>,
+    /// The width (along x) of the area the viewer sees, metres (> 0).
+    #[schema(value_type = f64)]
     view_width: Option<f64>,
+    /// The depth (along z) of the area the viewer sees, metres (> 0).
+    #[schema(value_type = f64)]
     view_depth: Option<f64>,
+    velocity_x: Option<f64>,
+    velocity_z: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for ViewerBody {
@@ -113,7 +124,9 @@ impl<'de> Deserialize<'de> for ViewerBody {
             type Value = ViewerBody;
 
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object {\"x\", \"z\", \"viewWidth\", \"viewDepth\"}")
+                f.write_str(
+                    "a JSON object {\"x\", \"z\", \"viewWidth\", \"viewDepth\"} with optional \"velocityX\", \"velocityZ\"",
+                )
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ViewerBody, A::Error> {
@@ -124,6 +137,8 @@ impl<'de> Deserialize<'de> for ViewerBody {
                         "z" => &mut body.z,
                         "viewWidth" => &mut body.view_width,
                         "viewDepth" => &mut body.view_depth,
+                        "velocityX" => &mut body.velocity_x,
+                        "velocityZ" => &mut body.velocity_z,
                         other => return Err(de::Error::unknown_field(other, VIEWER_FIELDS)),
                     };
                     *slot = Some(map.next_value()?);
@@ -135,7 +150,8 @@ impl<'de> Deserialize<'de> for ViewerBody {
     }
 }
 
-/// Decodes `{"x", "z", "viewWidth", "viewDepth"}` through serde, naming the field at
+/// Decodes `{"x", "z", "viewWidth", "viewDepth"}` (and optionally `"velocityX"`,
+/// `"velocityZ"`, metres per second, 0 when absent) through serde, naming the field at
 /// fault from the decoder's path (`body` for the body as a whole).
 fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
     let mut json = serde_json::Deserializer::from_slice(body);
@@ -158,9 +174,37 @@ fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
         z: number("z", decoded.z)?,
         view_width: number("viewWidth", decoded.view_width)?,
         view_depth: number("viewDepth", decoded.view_depth)?,
+        velocity_x: decoded.velocity_x.unwrap_or(0.0),
+        velocity_z: decoded.velocity_z.unwrap_or(0.0),
     })
 }
 
+#[utoipa::path(
+    put,
+    path = "/v1/worlds/{world}/viewers/{id}",
+    tag = "lifecycle",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Viewer id"),
+    ),
+    request_body(content = ViewerBody, content_type = "application/json"),
+    security((), ("admin" = [])),
+    responses(
+        (status = 200, description = "The viewer's rings (tiles `[tx, tz]`, row-major)", body = SetsJson,
+            links(
+                ("DeleteViewer" = (operation_id = "delete_viewer", description = "Removes the viewer",
+                    parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
+            ),
+        ),
+        (status = 400, description = "A malformed body or value (the field names it: `x`, `viewWidth`, `body`, ...), a bad id", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "A view over the configured limit, or a body over 4 KiB (field `body`)", body = crate::api::error::ErrorBody),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
+        (status = 429, description = "The world has `max_viewers` viewers, or the live-tile budget is spent (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn put_viewer(
     State(state): State<Arc<ApiState>>,
     path: ViewerPath,
@@ -177,6 +221,23 @@ async fn put_viewer(
     Ok(Json(sets.into()))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v1/worlds/{world}/viewers/{id}",
+    tag = "lifecycle",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Viewer id"),
+    ),
+    security((), ("admin" = [])),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`) or viewer (field `id`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn delete_viewer(
     State(state): State<Arc<ApiState>>,
     path: ViewerPath,
@@ -188,7 +249,7 @@ async fn delete_viewer(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct LiveJson {
     #[serde(flatten)]
     sets: SetsJson,
@@ -196,6 +257,17 @@ struct LiveJson {
     sequence: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/live-tiles",
+    tag = "lifecycle",
+    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    responses(
+        (status = 200, description = "The union of every viewer's rings", body = LiveJson),
+        (status = 400, description = "A query string that cannot be decoded (field `query`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn live_tiles(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,

@@ -88,6 +88,35 @@ fn header(value: &str) -> HeaderValue {
     HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static("\"invalid\""))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/map/{z}/{x}/{file}",
+    tag = "map",
+    description = "A 256 x 256 PNG map tile (slippy-map `z/x/y` addressing), hill-shaded and coloured \
+        as the game colours the world. `Cache-Control: no-cache`; a query string is ignored.",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("z" = i64, Path, description = "Zoom level, `minZoom` to `maxZoom` of the legend"),
+        ("x" = i64, Path, description = "Column, 0 to 2^z - 1"),
+        ("file" = String, Path, description = "`<y>.png`: the row, 0 to 2^z - 1", example = "0.png"),
+        ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
+    ),
+    responses(
+        (status = 200, description = "The PNG",
+            headers(
+                ("ETag" = String, description = "`\"<world>:map1:<z>:<x>:<y>:v<version>\"`"),
+                ("x-terrain-revision" = u64, description = "The world revision served"),
+                ("x-terrain-cache" = String, description = "`hit` or `miss`"),
+                ("Cache-Control" = String),
+            ),
+            content((crate::api::openapi::schemas::Bytes = "image/png")),
+        ),
+        (status = 304, description = "The client holds the current version",
+            headers(("ETag" = String), ("x-terrain-revision" = u64), ("Cache-Control" = String))),
+        (status = 400, description = "A malformed or out-of-range `z`, `x` or `y` (the field names it)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn map_tile(
     State(state): State<Arc<ApiState>>,
     Extension(cache): Extension<Arc<MapCache>>,
@@ -122,7 +151,7 @@ async fn map_tile(
 }
 
 /// The legend of a world's map.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct LegendBody {
     generator: &'static str,
@@ -135,19 +164,30 @@ struct LegendBody {
     entries: Vec<LegendEntryBody>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct TileGridBody {
     size: f64,
     resolution: u32,
     centred: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct LegendEntryBody {
     label: String,
     rgb: [u8; 3],
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/map/legend",
+    tag = "map",
+    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    responses(
+        (status = 200, description = "What the map's colours mean, and its zoom range", body = LegendBody),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn legend(
     State(state): State<Arc<ApiState>>,
     path: Result<Path<String>, PathRejection>,
@@ -155,7 +195,7 @@ async fn legend(
     let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
     let world = state.engine.world(&world)?;
     let s = world.read().await;
-    let palette = palette::Palette::of(s.terrain().generator());
+    let palette = palette::Palette::of(s.terrain());
     let water_threshold = match palette {
         palette::Palette::Hyperscape { .. } => Some(palette::WATER_THRESHOLD),
         palette::Palette::Voxel { sea_level, .. } => Some(sea_level),
@@ -188,13 +228,13 @@ async fn legend(
     }))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct ViewersBody {
     sequence: u64,
     viewers: Vec<ViewerBody>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ViewerBody {
     id: String,
@@ -205,13 +245,24 @@ struct ViewerBody {
     rings: RingsBody,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct RingsBody {
     sim: [i64; 4],
     spawn: [i64; 4],
     active: [i64; 4],
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/map/viewers",
+    tag = "map",
+    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    responses(
+        (status = 200, description = "Every viewer with its rings (`[minTx, minTz, maxTx, maxTz]`, inclusive), by id", body = ViewersBody),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn viewers(
     State(state): State<Arc<ApiState>>,
     path: Result<Path<String>, PathRejection>,
@@ -327,6 +378,13 @@ const PNG: &str = "image/png";
 /// the path).
 const PAGE: &str = include_str!("../../assets/map/index.html");
 
+#[utoipa::path(
+    get,
+    path = "/map",
+    tag = "map",
+    description = "The live map page (a world picker; `/map/{world}` opens one world).",
+    responses((status = 200, description = "The page", content_type = "text/html", body = String)),
+)]
 async fn page() -> Response {
     (
         [(
@@ -338,6 +396,25 @@ async fn page() -> Response {
         .into_response()
 }
 
+#[utoipa::path(
+    get,
+    path = "/map/assets/{path}",
+    tag = "map",
+    description = "The map page's script, style and vendored Leaflet and three.js, embedded in the binary.",
+    params(("path" = String, Path, description = "A file under `assets/map/` (`map.js`, `vendor/leaflet/leaflet.js`, ...)", example = "map.js")),
+    responses(
+        (status = 200, description = "The file", headers(("Cache-Control" = String)),
+            content(
+                (String = "text/javascript"),
+                (String = "text/css"),
+                (String = "text/plain"),
+                (crate::api::openapi::schemas::Bytes = "image/png"),
+            ),
+        ),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such file", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn asset(path: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
     let Path(path) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
     let (_, content_type, bytes) = ASSETS

@@ -160,6 +160,36 @@ async fn serve(
     Ok((head, body).into_response())
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/tiles/{tx}/{tz}/mesh",
+    tag = "meshes",
+    description = "A tile's mesh as JSON: float32 `x, y, z` per vertex in `positions` (relative to \
+        `placement`) and `normals`, three `indices` per triangle. On a voxel world the tile is a \
+        chunk: `ChunkMeshBody` (the opaque part at the top level, the transparent one in \
+        `transparent`, linear RGB `colours` per vertex).",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("tx" = i64, Path, description = "Tile index along x"),
+        ("tz" = i64, Path, description = "Tile index along z"),
+        ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
+    ),
+    responses(
+        (status = 200, description = "The mesh (`MeshBody`, or `ChunkMeshBody` on a voxel world)",
+            headers(
+                ("ETag" = String, description = "`\"<world>:<tx>:<tz>:v<version>\"`: the tile's version"),
+                ("x-terrain-revision" = u64, description = "The world revision served"),
+                ("x-terrain-cache" = String, description = "`hit` or `miss`"),
+            ),
+            body = MeshBody,
+        ),
+        (status = 304, description = "The client holds the current version",
+            headers(("ETag" = String), ("x-terrain-revision" = u64))),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "A tile beyond the configured limits (field `tiles`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn mesh_json(
     State(state): State<Arc<ApiState>>,
     path: TilePath,
@@ -168,6 +198,35 @@ async fn mesh_json(
     serve(&state, path, &headers, "application/json", encode_json).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/tiles/{tx}/{tz}/mesh.glb",
+    tag = "meshes",
+    description = "A tile's mesh as glTF 2.0 binary (`model/gltf-binary`): one node at the tile's \
+        placement with one indexed triangle mesh (POSITION, NORMAL; a voxel chunk: two primitives, \
+        opaque and transparent, with COLOR_0).",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("tx" = i64, Path, description = "Tile index along x"),
+        ("tz" = i64, Path, description = "Tile index along z"),
+        ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
+    ),
+    responses(
+        (status = 200, description = "The glb file",
+            headers(
+                ("ETag" = String, description = "`\"<world>:<tx>:<tz>:v<version>\"`: the tile's version"),
+                ("x-terrain-revision" = u64, description = "The world revision served"),
+                ("x-terrain-cache" = String, description = "`hit` or `miss`"),
+            ),
+            content((crate::api::openapi::schemas::Bytes = "model/gltf-binary")),
+        ),
+        (status = 304, description = "The client holds the current version",
+            headers(("ETag" = String), ("x-terrain-revision" = u64))),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 413, description = "A tile beyond the configured limits (field `tiles`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn mesh_glb(
     State(state): State<Arc<ApiState>>,
     path: TilePath,
@@ -177,7 +236,7 @@ async fn mesh_glb(
 }
 
 /// The JSON body of a mesh.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct MeshBody<'a> {
     tile_x: i64,
@@ -191,6 +250,7 @@ struct MeshBody<'a> {
     positions: &'a [f32],
     normals: &'a [f32],
     #[serde(serialize_with = "indices")]
+    #[schema(value_type = Vec<u32>)]
     indices: &'a Indices,
     /// Hyperscape: the original worker's linear RGB per vertex.
     #[serde(skip_serializing_if = "<[f32]>::is_empty")]
@@ -274,13 +334,16 @@ fn flat<S: Serializer>(values: &&[[f32; 3]], s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// One part of a voxel chunk mesh in JSON.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct PartBody<'a> {
     #[serde(serialize_with = "flat")]
+    #[schema(value_type = Vec<f32>)]
     positions: &'a [[f32; 3]],
     #[serde(serialize_with = "flat")]
+    #[schema(value_type = Vec<f32>)]
     normals: &'a [[f32; 3]],
     #[serde(serialize_with = "flat")]
+    #[schema(value_type = Vec<f32>)]
     colours: &'a [[f32; 3]],
     indices: &'a [u32],
 }
@@ -297,9 +360,9 @@ impl<'a> PartBody<'a> {
 }
 
 /// The JSON body of a voxel chunk's mesh.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct ChunkMeshBody<'a> {
+pub(crate) struct ChunkMeshBody<'a> {
     tile_x: i64,
     tile_z: i64,
     version: u64,

@@ -59,10 +59,11 @@ pub fn routes() -> Router<Arc<ApiState>> {
 }
 
 /// A zone in an answer: its JSON form plus the revision that registered it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ZoneJson {
     #[serde(flatten)]
     doc: ZoneDoc,
+    /// The revision that registered the zone.
     revision: u64,
 }
 
@@ -87,11 +88,14 @@ pub fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> 
         .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))?)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct PutBody {
     zone: ZoneJson,
     revision: u64,
+    /// The tiles whose heights changed, `[tx, tz]` each.
     tiles: Vec<[i64; 2]>,
+    /// `registered`, `replaced` or `unchanged` (an identical zone: no revision taken).
+    #[schema(example = "registered")]
     change: &'static str,
 }
 
@@ -99,6 +103,38 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
     outcome.tiles.iter().map(|&(x, z)| [x, z]).collect()
 }
 
+#[utoipa::path(
+    put,
+    path = "/v1/worlds/{world}/flat-zones/{id}",
+    tag = "zones",
+    description = "Registers (or replaces) a flat zone. The body is a zone: `centerX`, `centerZ`, \
+        `width` and `depth` or `radius`, `height` or `heightOffset`, `blendRadius`, and optionally \
+        `carveInset`, `priority`; `id` (equal to the path's) and `revision` are accepted, so a zone \
+        read from the API can be sent back as it is.",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
+    ),
+    request_body(content = ref("#/components/schemas/ZoneRequest"), content_type = "application/json"),
+    security((), ("admin" = [])),
+    responses(
+        (status = 200, description = "Registered, replaced or unchanged", body = PutBody,
+            links(
+                ("GetZone" = (operation_id = "get_zone", description = "The zone just registered",
+                    parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
+                ("DeleteZone" = (operation_id = "delete_zone", description = "Removes the zone",
+                    parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
+            ),
+        ),
+        (status = 400, description = "A malformed zone (the field names it: `centerX`, `radius`, `body`, ...), an id that does not match", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "A concurrent change won (`ABORTED`); retry", body = crate::api::error::ErrorBody),
+        (status = 413, description = "A body over 64 KiB (field `body`)", body = crate::api::error::ErrorBody),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
+        (status = 429, description = "The world holds `max_zones` zones already (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn put_zone(
     State(state): State<Arc<ApiState>>,
     path: ZonePath,
@@ -125,12 +161,29 @@ async fn put_zone(
     }))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct DeleteBody {
     revision: u64,
     tiles: Vec<[i64; 2]>,
 }
 
+#[utoipa::path(
+    delete,
+    path = "/v1/worlds/{world}/flat-zones/{id}",
+    tag = "zones",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
+    ),
+    security((), ("admin" = [])),
+    responses(
+        (status = 200, description = "Removed: the new revision and the tiles whose heights changed", body = DeleteBody),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`) or zone (field `id`)", body = crate::api::error::ErrorBody),
+        (status = 409, description = "A concurrent change won (`ABORTED`); retry", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn delete_zone(
     State(state): State<Arc<ApiState>>,
     path: ZonePath,
@@ -147,12 +200,26 @@ async fn delete_zone(
     }))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct ZoneBody {
     zone: Option<ZoneJson>,
     revision: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/flat-zones/{id}",
+    tag = "zones",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
+    ),
+    responses(
+        (status = 200, description = "The zone", body = ZoneBody),
+        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`) or zone (field `id`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn get_zone(
     State(state): State<Arc<ApiState>>,
     path: ZonePath,
@@ -166,12 +233,22 @@ async fn get_zone(
     }))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct ListBody {
     zones: Vec<ZoneJson>,
     revision: u64,
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/flat-zones",
+    tag = "zones",
+    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    responses(
+        (status = 200, description = "Every zone of the world, in registration order", body = ListBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn list(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
@@ -184,6 +261,21 @@ async fn list(
     }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/flat-zone-at",
+    tag = "zones",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
+        ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
+    ),
+    responses(
+        (status = 200, description = "The zone deciding the height at (x, z), or `null`", body = ZoneBody),
+        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn zone_at(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,

@@ -145,6 +145,12 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
 
 /// `GET /metrics`: the Prometheus text exposition, with the flat-zone gauges and
 /// lookup counters brought up to date first.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "ops",
+    responses((status = 200, description = "Prometheus text exposition (version 0.0.4)", content_type = "text/plain", body = String)),
+)]
 pub async fn render(State(state): State<Arc<ApiState>>) -> Response {
     for stats in stats::collect(state.engine.worlds()).await {
         state.metrics.zone_stats(&stats);

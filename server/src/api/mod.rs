@@ -23,6 +23,7 @@
 //!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
 //!   (`terrain.v1.TerrainLifecycle`).
 //! - [`http_map`]: the live map (map tiles, legend, the page and its assets).
+//! - [`openapi`]: `GET /openapi.json`, the OpenAPI 3.1 document of the HTTP routes.
 //!
 //! Routing: tonic's services live under `/{package.Service}/...`; everything else is
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
@@ -49,6 +50,7 @@ pub mod http_map;
 pub mod http_mesh;
 pub mod http_zones;
 pub mod metrics;
+pub mod openapi;
 pub mod params;
 pub mod parse_errors;
 pub mod tls;

@@ -119,6 +119,38 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
     Ok(Opening { area, from })
 }
 
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/events",
+    tag = "events",
+    description = "Tile events over a WebSocket (RFC 6455 upgrade of this GET). The area starts as \
+        `tiles=minTx,minTz,maxTx,maxTz` (inclusive), or `x`, `z`, `radius` (metres), or everything; \
+        `fromRevision` resumes after that revision. Server to client, one JSON text frame per \
+        message: `{\"type\": \"event\", \"world\", \"revision\", \"cause\": {\"zone\", \"kind\"}, \
+        \"tiles\", \"bounds\", \"maxHeightDelta\"}` and `{\"type\": \"resync\", \"revision\"}`. Client \
+        to server: a new area (`{\"tiles\": [...]}`, `{\"x\", \"z\", \"radius\"}` or `{}`), \
+        acknowledged by `{\"type\": \"area\", \"area\", \"revision\"}`, or refused by \
+        `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \
+        comes before the upgrade, as the JSON error body.",
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("tiles" = Option<String>, Query, description = "`minTx,minTz,maxTx,maxTz` (not with x, z, radius)", example = "0,0,3,3"),
+        ("x" = Option<f64>, Query, description = "Circle centre, metres (with z and radius)"),
+        ("z" = Option<f64>, Query, description = "Circle centre, metres (with x and radius)"),
+        ("radius" = Option<f64>, Query, description = "Circle radius, metres (with x and z)"),
+        ("fromRevision" = Option<u64>, Query, description = "Resume after this revision (at most the current one)"),
+        ("Upgrade" = String, Header, description = "`websocket`"),
+        ("Connection" = String, Header, description = "`Upgrade`"),
+        ("Sec-WebSocket-Key" = String, Header, description = "RFC 6455 handshake key"),
+        ("Sec-WebSocket-Version" = String, Header, description = "`13`"),
+    ),
+    responses(
+        (status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 400, description = "A bad area or `fromRevision` (the field names it), or not a WebSocket upgrade (field `upgrade`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32)), body = crate::api::error::ErrorBody),
+    ),
+)]
 async fn events(
     State(state): State<Arc<ApiState>>,
     connection: Option<Extension<ConnectionStreams>>,

@@ -9,6 +9,7 @@
 //! viewer_ttl = "60s"           # HTTP viewers not refreshed for this long are dropped
 //! max_viewers_per_world = 10000
 //! warm_radius = 2              # tiles around each spawn point meshed before ready ("off": none)
+//! lookahead = "2s"             # moving viewers: tiles they reach within this are prepared ("0s": off)
 //!
 //! [[worlds]]
 //! id = "frontier"
@@ -57,6 +58,10 @@ pub const DEFAULT_VIEWER_TTL: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_VIEWERS: usize = 10_000;
 /// The default tiles meshed around each spawn point before the server is ready.
 pub const DEFAULT_WARM_RADIUS: u32 = 2;
+/// How far ahead in time a moving viewer's path is prepared by default.
+pub const DEFAULT_LOOKAHEAD: Duration = Duration::from_secs(2);
+/// The longest look-ahead.
+pub const MAX_LOOKAHEAD: Duration = Duration::from_secs(60);
 
 /// How far each ring reaches beyond a viewer's view, in tiles.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -119,6 +124,9 @@ pub struct LifecycleConfig {
     /// Tiles meshed around each spawn point before the server reports ready: a square
     /// of `2 * warm_radius + 1` tiles on a side; `None` (`"off"`): none.
     pub warm_radius: Option<u32>,
+    /// A viewer reporting a velocity has the tiles its active ring will reach within
+    /// this time prepared ahead of it, nearest first; zero: no prediction.
+    pub lookahead: Duration,
 }
 
 impl Default for LifecycleConfig {
@@ -129,6 +137,7 @@ impl Default for LifecycleConfig {
             viewer_ttl: DEFAULT_VIEWER_TTL,
             max_viewers_per_world: DEFAULT_MAX_VIEWERS,
             warm_radius: Some(DEFAULT_WARM_RADIUS),
+            lookahead: DEFAULT_LOOKAHEAD,
         }
     }
 }

@@ -326,6 +326,7 @@ impl Config {
                 warm_radius: settings
                     .warm_radius
                     .map_or(Some(lifecycle::DEFAULT_WARM_RADIUS), |w| w.0),
+                lookahead: settings.lookahead.unwrap_or(lifecycle::DEFAULT_LOOKAHEAD),
             },
             store: settings.store.resolve()?,
         };
@@ -415,6 +416,14 @@ impl Config {
                 lifecycle::MAX_WARM_RADIUS
             );
             return Err(ConfigError::invalid("warm_radius", message));
+        }
+        if lc.lookahead > lifecycle::MAX_LOOKAHEAD {
+            let message = format!(
+                "must be at most {:?}, got {:?}",
+                lifecycle::MAX_LOOKAHEAD,
+                lc.lookahead
+            );
+            return Err(ConfigError::invalid("lookahead", message));
         }
         Ok(())
     }

@@ -218,6 +218,12 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub max_viewers_per_world: Option<usize>,
 
+    /// How far ahead in time a moving viewer's tiles are prepared (`0s`: off)
+    /// [default: 2s].
+    #[arg(long, env = "TERRAIN_LOOKAHEAD", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub lookahead: Option<Duration>,
+
     /// Tiles around each spawn point meshed before the server is ready, or `off`
     /// [default: 2].
     #[arg(long, env = "TERRAIN_WARM_RADIUS", value_name = "TILES", value_parser = lifecycle::parse_warm_flag)]

@@ -404,6 +404,7 @@ fn layout_worlds_and_lifecycle_settings() {
         viewer_ttl = 30
         max_viewers_per_world = 50
         warm_radius = "off"
+        lookahead = "1500ms"
         [[worlds]]
         id = "frontier"
         generator = "hyperscape"
@@ -431,6 +432,7 @@ fn layout_worlds_and_lifecycle_settings() {
     assert_eq!(lc.viewer_ttl, Duration::from_secs(30));
     assert_eq!(lc.max_viewers_per_world, 50);
     assert_eq!(lc.warm_radius, None);
+    assert_eq!(lc.lookahead, Duration::from_millis(1500));
     let frontier = &config.worlds[0];
     assert_eq!(frontier.spawn, [[0.0, 0.0], [120.0, -40.5]]);
     let layout = frontier.layout.expect("layout");
@@ -504,6 +506,8 @@ fn bad_layout_and_lifecycle_settings_are_named() {
         ("max_viewers_per_world = 0".to_string(), "max_viewers_per_world"),
         ("warm_radius = \"lots\"".to_string(), "warm_radius"),
         ("warm_radius = 100".to_string(), "warm_radius"),
+        ("lookahead = \"61s\"".to_string(), "lookahead"),
+        ("lookahead = \"soon\"".to_string(), "lookahead"),
         ("viewer_ttl = \"0s\"".to_string(), "viewer_ttl"),
     ];
     for (text, key) in cases {

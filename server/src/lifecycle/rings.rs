@@ -20,12 +20,16 @@ use crate::{
 pub const MAX_VIEWER_ID_LEN: usize = 128;
 /// Most tiles one viewer's active ring may cover (a 128 x 128 square).
 pub const MAX_VIEWER_TILES: u64 = 16_384;
+/// The fastest velocity component a viewer may report, metres per second.
+pub const MAX_VIEWER_SPEED: f64 = 10_000.0;
+/// Most positions sampled along a look-ahead path.
+const MAX_PATH_STEPS: usize = 64;
 
 /// A tile, a ring, a viewer as a game server reports it: the shared model's.
 pub use terrain_model::{Ring, Tile, Viewer};
 
 /// Checks every field of `viewer`; errors name it (`id`, `x`, `z`, `viewWidth`,
-/// `viewDepth`).
+/// `viewDepth`, `velocityX`, `velocityZ`).
 pub fn check_viewer(viewer: &Viewer, max_coordinate: f64) -> Result<(), LifecycleError> {
     check_viewer_id(&viewer.id)?;
     check_coordinate(viewer.x, max_coordinate).map_err(|r| LifecycleError::invalid("x", r))?;
@@ -35,6 +39,19 @@ pub fn check_viewer(viewer: &Viewer, max_coordinate: f64) -> Result<(), Lifecycl
         ("viewDepth", viewer.view_depth),
     ] {
         check_extent(v, 2.0 * max_coordinate).map_err(|r| LifecycleError::invalid(field, r))?;
+    }
+    for (field, v) in [
+        ("velocityX", viewer.velocity_x),
+        ("velocityZ", viewer.velocity_z),
+    ] {
+        if !(v.is_finite() && v.abs() <= MAX_VIEWER_SPEED) {
+            return Err(LifecycleError::invalid(
+                field,
+                format!(
+                    "must be a speed in metres per second within +-{MAX_VIEWER_SPEED}, got {v}"
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -219,6 +236,50 @@ pub fn checked_rings(
     Ok(rects)
 }
 
+/// The tiles `viewer`'s active ring will reach within `lookahead` at its velocity and
+/// that `active` (its active ring now) does not hold: the union of the active rings at
+/// positions along the path, at most half a tile apart (at most 64 of them), sorted
+/// row-major and at most as many as `active` holds, nearest positions first. Empty
+/// for a still viewer; the path stops where it would leave the tile grid.
+pub fn lookahead_tiles(
+    layout: &TileGrid,
+    rings: &Rings,
+    viewer: &Viewer,
+    lookahead: std::time::Duration,
+    active: &TileRect,
+) -> Vec<Tile> {
+    let t = lookahead.as_secs_f64();
+    let (dx, dz) = (viewer.velocity_x * t, viewer.velocity_z * t);
+    let distance = libm::hypot(dx, dz);
+    if distance == 0.0 || !distance.is_finite() {
+        return Vec::new();
+    }
+    let steps =
+        libm::ceil(distance / (layout.size / 2.0)).clamp(1.0, MAX_PATH_STEPS as f64) as usize;
+    let budget = active.count().unwrap_or(0).min(MAX_VIEWER_TILES) as usize;
+    // Keyed (z, x): iterates row-major.
+    let mut ahead = std::collections::BTreeSet::new();
+    let mut moved = viewer.clone();
+    'path: for k in 1..=steps {
+        let f = k as f64 / steps as f64;
+        moved.x = viewer.x + dx * f;
+        moved.z = viewer.z + dz * f;
+        let Ok(rects) = checked_rings(layout, rings, &moved) else {
+            break;
+        };
+        for (x, z) in rects[Ring::Active as usize].tiles() {
+            if active.contains((x, z)) || ahead.contains(&(z, x)) {
+                continue;
+            }
+            if ahead.len() >= budget {
+                break 'path;
+            }
+            ahead.insert((z, x));
+        }
+    }
+    ahead.into_iter().map(|(z, x)| (x, z)).collect()
+}
+
 /// Squared distance from the centre of `tile` to `(x, z)`.
 pub fn tile_dist2(layout: &TileGrid, tile: Tile, x: f64, z: f64) -> f64 {
     let centre = |t: i64| layout.origin(t) + layout.size / 2.0;
@@ -246,6 +307,7 @@ mod tests {
             z,
             view_width: w,
             view_depth: d,
+            ..Viewer::default()
         }
     }
 

@@ -250,6 +250,7 @@ mod tests {
             z,
             view_width: 100.0,
             view_depth: 100.0,
+            ..Viewer::default()
         }
     }
 

@@ -16,6 +16,13 @@
 //!    `left` narrowest first).
 //! 4. Outside every active ring, a ready tile waits `cull_grace`; if no ring takes it
 //!    back by then, it is `culled`: announced, and its mesh released from the cache.
+//!
+//! A viewer reporting a velocity also holds the tiles its active ring will reach
+//! within the configured `lookahead` ([`lookahead_tiles`]): they are queued (nearest
+//! first, after nothing: the queue orders by distance) and built like ring tiles, but
+//! announced only when a ring takes them in. When the viewer turns or stops, the old
+//! path's tiles are released as a ring's are: dropped if still queued, culled after
+//! the grace if built.
 
 use std::{
     collections::{BTreeSet, HashMap, hash_map::Entry},
@@ -26,7 +33,9 @@ use std::{
 use terrain_core::TileGrid;
 
 use super::error::LifecycleError;
-use super::rings::{Ring, Tile, TileRect, Viewer, check_viewer, checked_rings, tile_dist2};
+use super::rings::{
+    Ring, Tile, TileRect, Viewer, check_viewer, checked_rings, lookahead_tiles, tile_dist2,
+};
 use crate::config::LifecycleConfig;
 
 /// What a transition says about a tile (not the zone registry's change of a zone).
@@ -64,6 +73,8 @@ pub enum Owner {
 struct ViewerEntry {
     viewer: Viewer,
     rects: [TileRect; 3],
+    /// The look-ahead tiles outside its active ring, row-major.
+    ahead: Vec<Tile>,
     owner: Owner,
     seen: Instant,
 }
@@ -83,8 +94,13 @@ enum Status {
 struct TileState {
     /// Viewers whose ring holds the tile, per ring.
     counts: [u32; 3],
+    /// Viewers whose look-ahead path (and no ring of theirs) holds the tile.
+    ahead: u32,
     /// The rings last announced (ready tiles only).
     announced: u8,
+    /// Ever announced in a ring: only such a tile's cull is announced (a look-ahead
+    /// tile no ring took in goes silently).
+    shown: bool,
     status: Status,
     /// When it is culled, if it stays outside every ring.
     cull_at: Option<Instant>,
@@ -97,6 +113,21 @@ impl TileState {
             .filter(|r| self.counts[**r as usize] > 0)
             .fold(0, |m, r| m | r.bit())
     }
+
+    /// Whether some ring or some look-ahead path holds the tile.
+    fn wanted(&self) -> bool {
+        self.mask() != 0 || self.ahead > 0
+    }
+}
+
+/// One viewer's holding: its ring rectangles and its look-ahead tiles (row-major).
+type Holding<'a> = (&'a [TileRect; 3], &'a [Tile]);
+
+/// Whether row-major sorted `tiles` holds `tile`.
+fn holds_sorted(tiles: &[Tile], (x, z): Tile) -> bool {
+    tiles
+        .binary_search_by_key(&(z, x), |&(x, z)| (z, x))
+        .is_ok()
 }
 
 /// A tile set per ring, each sorted row-major (z, then x): the shared model's.
@@ -171,13 +202,14 @@ impl Tracker {
     /// Adds or moves a viewer; returns its ring sets and the step it caused (if any).
     /// Refused input changes nothing.
     /// `admit` sees how many tiles the world would hold with the viewer (every tile
-    /// in some active ring or waiting out its grace) and may refuse.
+    /// in some active ring or look-ahead path, or waiting out its grace) and may
+    /// refuse; a refusal that only the look-ahead causes drops the look-ahead instead.
     pub fn upsert(
         &mut self,
         viewer: Viewer,
         owner: Owner,
         now: Instant,
-        admit: impl FnOnce(usize) -> Result<(), LifecycleError>,
+        admit: impl Fn(usize) -> Result<(), LifecycleError>,
     ) -> Result<([TileRect; 3], Option<Arc<Step>>), LifecycleError> {
         check_viewer(&viewer, self.max_coordinate)?;
         let rects = checked_rings(&self.layout, &self.config.rings, &viewer)?;
@@ -192,7 +224,7 @@ impl Tracker {
                         },
                     });
                 }
-                Some(e.rects)
+                Some((e.rects, e.ahead.clone()))
             }
             None => {
                 let max = self.config.max_viewers_per_world;
@@ -202,23 +234,48 @@ impl Tracker {
                 None
             }
         };
-        let added = rects[Ring::Active as usize]
+        let active = &rects[Ring::Active as usize];
+        let added = active
             .tiles()
             .filter(|tile| !self.tiles.contains_key(tile))
             .count();
-        admit(self.tiles.len() + added)?;
+        let mut ahead = if self.config.lookahead.is_zero() {
+            Vec::new()
+        } else {
+            lookahead_tiles(
+                &self.layout,
+                &self.config.rings,
+                &viewer,
+                self.config.lookahead,
+                active,
+            )
+        };
+        let added_ahead = ahead
+            .iter()
+            .filter(|tile| !self.tiles.contains_key(tile))
+            .count();
+        if ahead.is_empty() || admit(self.tiles.len() + added + added_ahead).is_err() {
+            ahead.clear();
+            admit(self.tiles.len() + added)?;
+        }
         let (x, z) = (viewer.x, viewer.z);
-        self.viewers.insert(
-            viewer.id.clone(),
-            ViewerEntry {
-                viewer,
-                rects,
-                owner,
-                seen: now,
-            },
-        );
+        let entry = ViewerEntry {
+            viewer,
+            rects,
+            ahead,
+            owner,
+            seen: now,
+        };
         let mut out = Vec::new();
-        self.apply(old.as_ref(), Some(&rects), Some((x, z)), now, &mut out);
+        let old = old.as_ref().map(|(r, a)| (r, a.as_slice()));
+        self.apply(
+            old,
+            Some((&entry.rects, &entry.ahead)),
+            Some((x, z)),
+            now,
+            &mut out,
+        );
+        self.viewers.insert(entry.viewer.id.clone(), entry);
         Ok((rects, self.step(out)))
     }
 
@@ -230,7 +287,13 @@ impl Tracker {
         }
         let entry = self.viewers.remove(id)?;
         let mut out = Vec::new();
-        self.apply(Some(&entry.rects), None, None, now, &mut out);
+        self.apply(
+            Some((&entry.rects, &entry.ahead)),
+            None,
+            None,
+            now,
+            &mut out,
+        );
         Some(self.step(out))
     }
 
@@ -263,19 +326,25 @@ impl Tracker {
         let mut out = Vec::new();
         for id in ids {
             if let Some(entry) = self.viewers.remove(&id) {
-                self.apply(Some(&entry.rects), None, None, now, &mut out);
+                self.apply(
+                    Some((&entry.rects, &entry.ahead)),
+                    None,
+                    None,
+                    now,
+                    &mut out,
+                );
             }
         }
         self.step(out)
     }
 
-    /// Moves ring counts from `old` to `new` rectangles and reconciles every tile
-    /// whose counts changed, plus the queued tiles of `new` (whose priority may
+    /// Moves ring and look-ahead counts from `old` to `new` and reconciles every
+    /// tile whose counts changed, plus the queued tiles of `new` (whose priority may
     /// improve), in row-major order.
     fn apply(
         &mut self,
-        old: Option<&[TileRect; 3]>,
-        new: Option<&[TileRect; 3]>,
+        old: Option<Holding<'_>>,
+        new: Option<Holding<'_>>,
         at: Option<(f64, f64)>,
         now: Instant,
         out: &mut Out,
@@ -284,12 +353,9 @@ impl Tracker {
         let active = Ring::Active as usize;
         // Every ring is inside the active one, so the active rectangles hold every
         // tile whose counts change.
-        let mut visit = |rect: &TileRect| touched.extend(rect.tiles());
-        if let Some(o) = old {
-            visit(&o[active]);
-        }
-        if let Some(n) = new {
-            visit(&n[active]);
+        for (rects, ahead) in old.into_iter().chain(new) {
+            touched.extend(rects[active].tiles());
+            touched.extend_from_slice(ahead);
         }
         touched.sort_unstable_by_key(|&(x, z)| (z, x));
         touched.dedup();
@@ -297,11 +363,14 @@ impl Tracker {
             let mut changed = false;
             let mut counts_delta = [0i32; 3];
             for ring in Ring::ALL {
-                let was = old.is_some_and(|o| o[ring as usize].contains(tile));
-                let is = new.is_some_and(|n| n[ring as usize].contains(tile));
+                let was = old.is_some_and(|(o, _)| o[ring as usize].contains(tile));
+                let is = new.is_some_and(|(n, _)| n[ring as usize].contains(tile));
                 counts_delta[ring as usize] = i32::from(is) - i32::from(was);
                 changed |= was != is;
             }
+            let was_ahead = old.is_some_and(|(_, a)| holds_sorted(a, tile));
+            let is_ahead = new.is_some_and(|(_, a)| holds_sorted(a, tile));
+            changed |= was_ahead != is_ahead;
             let queued = matches!(
                 self.tiles.get(&tile).map(|s| s.status),
                 Some(Status::Queued(_))
@@ -312,7 +381,9 @@ impl Tracker {
             let dist = at.map(|(x, z)| tile_dist2(&self.layout, tile, x, z));
             let state = self.tiles.entry(tile).or_insert_with(|| TileState {
                 counts: [0; 3],
+                ahead: 0,
                 announced: 0,
+                shown: false,
                 status: Status::Queued(f64::INFINITY),
                 cull_at: None,
             });
@@ -320,6 +391,9 @@ impl Tracker {
             for (c, d) in state.counts.iter_mut().zip(counts_delta) {
                 *c = c.saturating_add_signed(d);
             }
+            state.ahead = state
+                .ahead
+                .saturating_add_signed(i32::from(is_ahead) - i32::from(was_ahead));
             let after = state.mask();
             for ring in Ring::ALL {
                 match (before & ring.bit() != 0, after & ring.bit() != 0) {
@@ -340,16 +414,16 @@ impl Tracker {
         };
         let state = slot.get_mut();
         let mask = state.mask();
-        if mask != 0
-            && let Some(at) = state.cull_at.take()
-        {
+        let wanted = state.wanted();
+        if wanted && let Some(at) = state.cull_at.take() {
             self.culls.remove(&(at, tile.1, tile.0));
         }
         match state.status {
             Status::Ready => {
                 announce(tile, state.announced, mask, out);
                 state.announced = mask;
-                if mask == 0 && state.cull_at.is_none() {
+                state.shown |= mask != 0;
+                if !wanted && state.cull_at.is_none() {
                     let at = now + self.config.cull_grace;
                     state.cull_at = Some(at);
                     self.culls.insert((at, tile.1, tile.0));
@@ -357,7 +431,7 @@ impl Tracker {
             }
             Status::Queued(priority) => {
                 let key = (priority.to_bits(), tile.1, tile.0);
-                if mask == 0 {
+                if !wanted {
                     self.queue.remove(&key);
                     slot.remove();
                     // Work queued earlier (a finite priority) that nobody needs now.
@@ -455,17 +529,32 @@ impl Tracker {
             }
             self.culls.pop_first();
             let tile = (tx, tz);
-            if self.tiles.get(&tile).is_some_and(|s| s.mask() == 0) {
-                self.tiles.remove(&tile);
-                out.push(Transition {
-                    tile,
-                    change: TileChange::Culled,
-                });
+            if self.tiles.get(&tile).is_some_and(|s| !s.wanted())
+                && let Some(state) = self.tiles.remove(&tile)
+            {
+                if state.shown {
+                    out.push(Transition {
+                        tile,
+                        change: TileChange::Culled,
+                    });
+                }
                 culled.push(tile);
             }
         }
         self.counters.culled += culled.len() as u64;
         (self.step(out), culled)
+    }
+
+    /// The tiles held only for some viewer's look-ahead path, row-major.
+    pub fn ahead(&self) -> Vec<Tile> {
+        let mut out: Vec<Tile> = self
+            .tiles
+            .iter()
+            .filter(|(_, s)| s.mask() == 0 && s.ahead > 0)
+            .map(|(&t, _)| t)
+            .collect();
+        out.sort_unstable_by_key(|&(x, z)| (z, x));
+        out
     }
 
     /// The number of tiles in some viewer's ring, per ring (sim, spawn, active).
@@ -602,6 +691,7 @@ mod tests {
             z,
             view_width: 0.0,
             view_depth: 0.0,
+            ..Viewer::default()
         }
     }
 
@@ -849,33 +939,155 @@ mod tests {
         assert!(!t.take_timer_wake());
     }
 
+    fn moving(id: &str, x: f64, z: f64, vx: f64, vz: f64) -> Viewer {
+        Viewer {
+            velocity_x: vx,
+            velocity_z: vz,
+            ..v(id, x, z)
+        }
+    }
+
+    /// The tiles of columns `xs` and rows `zs`, row-major.
+    fn block(xs: std::ops::RangeInclusive<i64>, zs: std::ops::RangeInclusive<i64>) -> Vec<Tile> {
+        zs.flat_map(|z| xs.clone().map(move |x| (x, z))).collect()
+    }
+
+    #[test]
+    fn a_moving_viewer_holds_the_tiles_ahead_and_finds_them_built() {
+        let now = Instant::now();
+        let mut t = tracker(Duration::from_secs(10));
+        // 100 m/s east with the default 2 s look-ahead: the active ring (x -2..=2)
+        // will reach x = 4 (its centre at 200 m).
+        let (rects, _) = t
+            .upsert(moving("a", 0.0, 0.0, 100.0, 0.0), Owner::Http, now, |_| {
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(t.ahead(), block(3..=4, -2..=2));
+        let (order, out) = drain(&mut t, now);
+        // Every tile is built, the ring's first (nearer); only the ring's announced.
+        assert_eq!(order.len(), 25 + 10);
+        assert!(order[25..].iter().all(|&(x, _)| x >= 3), "{order:?}");
+        assert!(out.iter().all(|tr| rects[2].contains(tr.tile)), "{out:?}");
+        assert_eq!(t.live().active.len(), 25);
+        // One tile on: the column entering the active ring is announced at once
+        // (already built), and only the new look-ahead column is queued.
+        let (_, step) = t
+            .upsert(
+                moving("a", 100.0, 0.0, 100.0, 0.0),
+                Owner::Http,
+                now,
+                |_| Ok(()),
+            )
+            .unwrap();
+        let entered: Vec<Tile> = step
+            .unwrap()
+            .transitions
+            .iter()
+            .filter(|tr| tr.change == TileChange::Entered(Ring::Active))
+            .map(|tr| tr.tile)
+            .collect();
+        assert_eq!(entered, block(3..=3, -2..=2));
+        assert_eq!(t.queued(), 5);
+        assert_eq!(t.ahead(), block(4..=5, -2..=2));
+    }
+
+    #[test]
+    fn a_viewer_that_turns_releases_the_old_path_within_the_grace() {
+        let now = Instant::now();
+        let grace = Duration::from_secs(10);
+        let mut t = tracker(grace);
+        t.upsert(moving("a", 0.0, 0.0, 100.0, 0.0), Owner::Http, now, |_| {
+            Ok(())
+        })
+        .unwrap();
+        drain(&mut t, now);
+        // Turned north: the eastern path is no longer wanted, the northern one is.
+        t.upsert(moving("a", 0.0, 0.0, 0.0, -100.0), Owner::Http, now, |_| {
+            Ok(())
+        })
+        .unwrap();
+        let north = block(-2..=2, -4..=-3);
+        assert_eq!(t.ahead(), north);
+        assert_eq!(t.queued(), north.len());
+        let (none, _) = t.cull_due(now + grace - Duration::from_millis(1));
+        assert!(none.is_none());
+        let (step, culled) = t.cull_due(now + grace);
+        let mut culled = culled;
+        culled.sort_unstable_by_key(|&(x, z)| (z, x));
+        assert_eq!(culled, block(3..=4, -2..=2));
+        // Never shown in a ring: released silently.
+        assert!(step.is_none(), "{step:?}");
+        assert!(block(3..=4, -2..=2).iter().all(|&tile| !t.holds(tile)));
+        // Stopping drops the queued northern path without building it.
+        t.upsert(
+            moving("a", 0.0, 0.0, 0.0, 0.0),
+            Owner::Http,
+            now,
+            |_| Ok(()),
+        )
+        .unwrap();
+        assert_eq!((t.queued(), t.ahead()), (0, Vec::new()));
+        assert_eq!(t.take_counters().dropped, north.len() as u64);
+    }
+
+    #[test]
+    fn without_a_lookahead_velocity_changes_nothing() {
+        let now = Instant::now();
+        let config = LifecycleConfig {
+            lookahead: Duration::ZERO,
+            ..LifecycleConfig::default()
+        };
+        let mut t = Tracker::new(LAYOUT, config, 1e9);
+        t.upsert(moving("a", 0.0, 0.0, 100.0, 0.0), Owner::Http, now, |_| {
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((t.held(), t.ahead()), (25, Vec::new()));
+    }
+
+    #[test]
+    fn a_lookahead_over_the_budget_is_dropped_not_the_viewer() {
+        let now = Instant::now();
+        let mut t = tracker(Duration::from_secs(10));
+        t.upsert(moving("a", 0.0, 0.0, 100.0, 0.0), Owner::Http, now, |n| {
+            if n > 25 {
+                Err(LifecycleError::invalid("viewWidth", "over budget"))
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap();
+        assert_eq!((t.held(), t.ahead()), (25, Vec::new()));
+    }
+
     #[test]
     fn admission_sees_the_tiles_the_world_would_hold() {
         let now = Instant::now();
         let mut t = tracker(Duration::from_secs(10));
-        let mut seen = Vec::new();
+        let seen = std::cell::RefCell::new(Vec::new());
         t.upsert(v("a", 0.0, 0.0), Owner::Http, now, |n| {
-            seen.push(n);
+            seen.borrow_mut().push(n);
             Ok(())
         })
         .unwrap();
         let one = t.held();
-        assert_eq!(seen, vec![one]);
+        assert_eq!(*seen.borrow(), vec![one]);
         // The same place again adds nothing; a refusal changes nothing.
         t.upsert(v("b", 0.0, 0.0), Owner::Http, now, |n| {
-            seen.push(n);
+            seen.borrow_mut().push(n);
             Err(LifecycleError::invalid("viewWidth", "over budget"))
         })
         .unwrap_err();
-        assert_eq!(seen, vec![one, one]);
+        assert_eq!(*seen.borrow(), vec![one, one]);
         assert_eq!((t.viewers(), t.held()), (1, one));
         // Far away: twice as many.
         t.upsert(v("b", 10_000.0, 0.0), Owner::Http, now, |n| {
-            seen.push(n);
+            seen.borrow_mut().push(n);
             Ok(())
         })
         .unwrap();
-        assert_eq!(seen[2], 2 * one);
+        assert_eq!(seen.borrow()[2], 2 * one);
         assert_eq!(t.held(), 2 * one);
     }
 }

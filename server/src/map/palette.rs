@@ -11,15 +11,18 @@
 //!   `WATER_THRESHOLD`), darker with depth.
 //! - osrs: a ramp over the procedural height range (`h / 16` m for `h` in 10..=60),
 //!   low green to high brown.
-//! - voxel: water at and below sea level, land on a ramp from sea level to
-//!   `max_height` (colouring by surface block is the arm to replace here).
+//! - voxel: the colour of the block seen from straight above (the highest non-air
+//!   block of the pixel's column, zones applied: leaves, water, ice, flowers, else the
+//!   surface block), as the block palette gives it ([`BlockKind::info`]); water and
+//!   ice are drawn flat.
 
 use terrain_core::{
-    WorldGenerator,
+    Grid, Terrain, WorldGenerator,
     generator::hyperscape::{
         Colours, Hyperscape, Noise,
         colours::{BIOME_NAMES, colour_of},
     },
+    voxel::BlockKind,
 };
 
 /// Heights below this are water on hyperscape worlds (metres).
@@ -40,10 +43,10 @@ const OSRS_RAMP: [(f64, [f64; 3]); 4] = [
     (60.0 / 16.0, [130.0, 100.0, 70.0]),
 ];
 
-/// Voxel land from sea level (sRGB) ...
-const VOXEL_LOW: [f64; 3] = [104.0, 160.0, 70.0];
-/// ... to the top of the world.
-const VOXEL_HIGH: [f64; 3] = [235.0, 235.0, 235.0];
+/// A voxel map band reads one rectangle of columns when its pixels are at most this
+/// many metres apart (the rectangle then has at most 4 columns a pixel); sparser
+/// pixels read their own column each.
+const VOXEL_DENSE_METRES: f64 = 2.0;
 
 /// What one pixel shows before shading.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,22 +73,22 @@ pub enum Palette<'a> {
         noise: &'a Noise,
     },
     Osrs,
-    /// Voxel worlds: heights are whole blocks.
+    /// Voxel worlds: by the block seen from above, which needs the zones.
     Voxel {
+        terrain: &'a Terrain,
         sea_level: f64,
-        max_height: f64,
     },
 }
 
 impl<'a> Palette<'a> {
-    /// The palette of `generator`: the one dispatch on a world's generator kind.
-    pub fn of(generator: &'a WorldGenerator) -> Self {
-        match generator {
+    /// The palette of `terrain`'s world: the one dispatch on a world's generator kind.
+    pub fn of(terrain: &'a Terrain) -> Self {
+        match terrain.generator() {
             WorldGenerator::Hyperscape(g) => Self::hyperscape(g),
             WorldGenerator::Osrs(_) => Palette::Osrs,
             WorldGenerator::Voxel(v) => Palette::Voxel {
+                terrain,
                 sea_level: f64::from(v.config().sea_level),
-                max_height: f64::from(v.config().max_height),
             },
         }
     }
@@ -118,24 +121,39 @@ impl<'a> Palette<'a> {
                 rgb: ramp(&OSRS_RAMP, height),
                 water: false,
             },
-            &Palette::Voxel {
-                sea_level,
-                max_height,
-            } => {
-                if height <= sea_level {
-                    let depth = ((sea_level - height) / WATER_DEPTH).clamp(0.0, 1.0);
-                    return Swatch {
-                        rgb: mix(WATER_SHALLOW, WATER_DEEP, depth),
-                        water: true,
-                    };
-                }
-                let t = ((height - sea_level) / (max_height - sea_level).max(1.0)).clamp(0.0, 1.0);
-                Swatch {
-                    rgb: mix(VOXEL_LOW, VOXEL_HIGH, t),
-                    water: false,
-                }
+            Palette::Voxel { terrain, .. } => {
+                let (cx, cz) = (column(x), column(z));
+                let top = terrain
+                    .voxel_area(cx, cz, 1, 1)
+                    .map_or(BlockKind::Air, |v| v.top(cx, cz));
+                block_swatch(top)
             }
         }
+    }
+
+    /// The swatches of the pixels of `grid` inside its one-sample border (row-major,
+    /// `grid.nx - 2` a row), `heights` the heights of all of `grid`'s samples: the
+    /// same as [`Palette::swatch`] at each, a voxel band reading its columns at once.
+    pub fn band(&self, grid: &Grid, heights: &[f64]) -> Vec<Swatch> {
+        let (w, h) = (grid.nx.saturating_sub(2), grid.nz.saturating_sub(2));
+        let inner = (1..=h).flat_map(|j| (1..=w).map(move |i| (i, j)));
+        if let Palette::Voxel { terrain, .. } = self
+            && grid.step <= VOXEL_DENSE_METRES
+            && w > 0
+            && h > 0
+        {
+            let (x0, z0) = (column(grid.x(1)), column(grid.z(1)));
+            let (x1, z1) = (column(grid.x(w)), column(grid.z(h)));
+            let span = |a: i64, b: i64| usize::try_from(b - a + 1).unwrap_or(0);
+            if let Some(volume) = terrain.voxel_area(x0, z0, span(x0, x1), span(z0, z1)) {
+                return inner
+                    .map(|(i, j)| block_swatch(volume.top(column(grid.x(i)), column(grid.z(j)))))
+                    .collect();
+            }
+        }
+        inner
+            .map(|(i, j)| self.swatch(grid.x(i), grid.z(j), heights[j * grid.nx + i]))
+            .collect()
     }
 
     /// What the colours mean.
@@ -167,23 +185,14 @@ impl<'a> Palette<'a> {
                 });
                 out
             }
-            &Palette::Voxel {
-                sea_level,
-                max_height,
-            } => vec![
-                LegendEntry {
-                    label: format!("water (at or below sea level, {sea_level} m)"),
-                    rgb: srgb(WATER_SHALLOW),
-                },
-                LegendEntry {
-                    label: "land just above sea level".to_string(),
-                    rgb: srgb(VOXEL_LOW),
-                },
-                LegendEntry {
-                    label: format!("{max_height} m"),
-                    rgb: srgb(VOXEL_HIGH),
-                },
-            ],
+            Palette::Voxel { .. } => BlockKind::ALL
+                .iter()
+                .filter(|k| !matches!(k, BlockKind::Air | BlockKind::Stone))
+                .map(|&k| LegendEntry {
+                    label: k.name().replace('_', " "),
+                    rgb: k.info().colour,
+                })
+                .collect(),
             Palette::Osrs => OSRS_RAMP
                 .iter()
                 .map(|(h, rgb)| LegendEntry {
@@ -192,6 +201,21 @@ impl<'a> Palette<'a> {
                 })
                 .collect(),
         }
+    }
+}
+
+/// The block column of a coordinate (`floor`; NaN is column 0).
+fn column(c: f64) -> i64 {
+    let f = libm::floor(c);
+    if f.is_nan() { 0 } else { f as i64 }
+}
+
+/// What a voxel column seen from above shows: its top block's colour, water and ice
+/// flat.
+fn block_swatch(top: BlockKind) -> Swatch {
+    Swatch {
+        rgb: top.info().colour.map(f64::from),
+        water: matches!(top, BlockKind::Water | BlockKind::Ice),
     }
 }
 
@@ -229,12 +253,18 @@ pub fn linear_to_srgb(v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use terrain_core::GeneratorKind;
+    use terrain_core::{FlatZone, Generator, GeneratorKind, Overlap, ZoneSet, zones::Shape};
+
+    fn terrain(kind: GeneratorKind) -> Terrain {
+        let g = WorldGenerator::new(kind, 0).unwrap();
+        let zones = ZoneSet::new(Overlap::default(), g.tile_size());
+        Terrain::new(g, zones)
+    }
 
     #[test]
     fn hyperscape_water_is_below_nine_metres() {
-        let g = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
-        let p = Palette::of(&g);
+        let t = terrain(GeneratorKind::Hyperscape);
+        let p = Palette::of(&t);
         assert!(p.swatch(0.0, 0.0, 8.999).water);
         assert!(!p.swatch(0.0, 0.0, 9.0).water);
         assert_eq!(
@@ -246,12 +276,12 @@ mod tests {
 
     #[test]
     fn hyperscape_land_is_the_vertex_colour_srgb_encoded() {
-        let g = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
-        let WorldGenerator::Hyperscape(h) = &g else {
+        let t = terrain(GeneratorKind::Hyperscape);
+        let WorldGenerator::Hyperscape(h) = t.generator() else {
             unreachable!()
         };
         let want = h.colours().at(h.noise(), 120.0, -40.0, 20.0f32);
-        let got = Palette::of(&g).swatch(120.0, -40.0, 20.0);
+        let got = Palette::of(&t).swatch(120.0, -40.0, 20.0);
         for k in 0..3 {
             let lin = f64::from(want.rgb[k]);
             assert_eq!(got.rgb[k], 255.0 * linear_to_srgb(lin));
@@ -260,12 +290,104 @@ mod tests {
 
     #[test]
     fn osrs_ramps_by_height_and_clamps() {
-        let g = WorldGenerator::new(GeneratorKind::Osrs, 0).unwrap();
-        let p = Palette::of(&g);
+        let t = terrain(GeneratorKind::Osrs);
+        let p = Palette::of(&t);
         assert_eq!(p.swatch(0.0, 0.0, -3.0).rgb, OSRS_RAMP[0].1);
         assert_eq!(p.swatch(0.0, 0.0, 99.0).rgb, OSRS_RAMP[3].1);
         assert_eq!(p.swatch(0.0, 0.0, OSRS_RAMP[1].0).rgb, OSRS_RAMP[1].1);
         assert_eq!(p.legend().len(), OSRS_RAMP.len());
+    }
+
+    /// The kinds seen from above over `n` x `n` columns from `(x0, z0)`, each
+    /// pixel checked against the generator's own blocks.
+    fn voxel_tops(t: &Terrain, x0: i64, z0: i64, n: usize) -> Vec<BlockKind> {
+        let p = Palette::of(t);
+        let volume = t.voxel_area(x0, z0, n, n).unwrap();
+        let mut kinds = Vec::new();
+        for z in z0..z0 + n as i64 {
+            for x in x0..x0 + n as i64 {
+                let top = volume.top(x, z);
+                // The highest non-air block, and nothing above it.
+                let y = (0..i64::from(volume.height()))
+                    .rev()
+                    .find(|&y| volume.get(x, y, z) != BlockKind::Air)
+                    .unwrap();
+                assert_eq!(volume.get(x, y, z), top);
+                let s = p.swatch(
+                    x as f64 + 0.25,
+                    z as f64 + 0.75,
+                    t.height(x as f64, z as f64),
+                );
+                assert_eq!(s, block_swatch(top), "({x}, {z})");
+                assert_eq!(s.rgb, top.info().colour.map(f64::from));
+                kinds.push(top);
+            }
+        }
+        kinds
+    }
+
+    #[test]
+    fn voxel_pixels_are_the_top_block_s_colour() {
+        let t = terrain(GeneratorKind::Voxel);
+        let kinds = voxel_tops(&t, -32, -32, 64);
+        let mut distinct = kinds.clone();
+        distinct.sort_by_key(|k| k.id());
+        distinct.dedup();
+        // Coloured by block, not by height: several kinds, water flat among them.
+        assert!(distinct.len() >= 3, "{distinct:?}");
+        assert!(!distinct.contains(&BlockKind::Air), "{distinct:?}");
+        let p = Palette::of(&t);
+        assert_eq!(p.legend().len(), BlockKind::ALL.len() - 2);
+        assert!(block_swatch(BlockKind::Water).water && !block_swatch(BlockKind::Grass).water);
+    }
+
+    #[test]
+    fn a_zone_changes_the_voxel_colours_it_levels() {
+        let mut t = terrain(GeneratorKind::Voxel);
+        // The most common top kind near the origin before the zone ...
+        let before = voxel_tops(&t, 0, 0, 16);
+        let zone = FlatZone {
+            id: "pad".into(),
+            center_x: 8.0,
+            center_z: 8.0,
+            shape: Shape::Rect {
+                width: 16.0,
+                depth: 16.0,
+            },
+            height: f64::from(t.generator().as_voxel().unwrap().config().max_height) - 2.0,
+            blend_radius: 0.0,
+            carve_inset: 0.0,
+            priority: 0,
+        };
+        t.zones_mut().insert(zone, 1);
+        // ... and after: a high dry pad shows its bare surface, never water or leaves.
+        let after = voxel_tops(&t, 0, 0, 16);
+        assert_ne!(before, after);
+        assert!(
+            after
+                .iter()
+                .all(|k| !matches!(k, BlockKind::Water | BlockKind::Ice | BlockKind::Leaves)),
+            "{after:?}"
+        );
+    }
+
+    #[test]
+    fn a_voxel_band_equals_its_pixels_dense_and_sparse() {
+        let t = terrain(GeneratorKind::Voxel);
+        let p = Palette::of(&t);
+        for step in [0.25, 1.0, 2.0, 8.0] {
+            let grid = Grid::new(-40.125, 17.5, step, 34, 10).unwrap();
+            let mut heights = vec![0.0; grid.nx * grid.nz];
+            t.fill(&grid, &mut heights);
+            let band = p.band(&grid, &heights);
+            assert_eq!(band.len(), 32 * 8);
+            for j in 1..=8 {
+                for i in 1..=32 {
+                    let want = p.swatch(grid.x(i), grid.z(j), heights[j * grid.nx + i]);
+                    assert_eq!(band[(j - 1) * 32 + i - 1], want, "step {step} ({i}, {j})");
+                }
+            }
+        }
     }
 
     #[test]

@@ -87,13 +87,11 @@ pub fn render_rows(terrain: &Terrain, tile: MapTile, rows: std::ops::Range<usize
     };
     terrain.fill(&grid, &mut heights);
     let factors = shade::factors(&heights, w, h, m);
-    let palette = Palette::of(terrain.generator());
+    let swatches = Palette::of(terrain).band(&grid, &heights);
     let mut out = Vec::with_capacity(w * h * 3);
     for j in 0..h {
         for i in 0..w {
-            let height = heights[(j + 1) * (w + 2) + i + 1];
-            let (x, z) = (grid.x(i + 1), grid.z(j + 1));
-            let swatch = palette.swatch(x, z, height);
+            let swatch = swatches[j * w + i];
             let f = if swatch.water {
                 1.0
             } else {
@@ -239,7 +237,7 @@ mod tests {
             y: -1,
         };
         let rgb = render(&t, tile);
-        let palette = Palette::of(t.generator());
+        let palette = Palette::of(&t);
         let (mut water, mut land) = (0, 0);
         for j in (0..TILE_PIXELS).step_by(17) {
             for i in (0..TILE_PIXELS).step_by(13) {

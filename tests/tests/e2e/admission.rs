@@ -36,7 +36,10 @@ async fn a_busy_server_refuses_at_once_with_retry_after() {
     // The metrics probe is outside admission: wait until the slow request holds the
     // one slot, so no height request below can take it first.
     while in_flight(&server).await < 1.0 {
-        assert!(!slow.is_finished(), "the slow request ended before taking its slot");
+        assert!(
+            !slow.is_finished(),
+            "the slow request ended before taking its slot"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     // Until the slow request ends, some request must be refused (its slot is taken).

@@ -254,6 +254,7 @@ fn upsert(id: &str) -> pb::ViewerUpdate {
             z: 0.0,
             view_width: 100.0,
             view_depth: 100.0,
+            ..Default::default()
         })),
     }
 }

@@ -204,6 +204,7 @@ pub(crate) fn upsert(id: &str, x: f64, z: f64) -> pb::ViewerUpdate {
             z,
             view_width: 100.0,
             view_depth: 100.0,
+            ..Default::default()
         })),
     }
 }

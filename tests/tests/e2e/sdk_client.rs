@@ -481,6 +481,7 @@ async fn lifecycle_calls_report_viewers_and_follow_transitions() {
             z: 0.0,
             view_width: 0.0,
             view_depth: 0.0,
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -520,6 +521,7 @@ async fn lifecycle_calls_report_viewers_and_follow_transitions() {
             z: 0.0,
             view_width: 0.0,
             view_depth: 0.0,
+            ..Default::default()
         })
         .await
         .unwrap();

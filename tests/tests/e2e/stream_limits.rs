@@ -73,6 +73,7 @@ async fn try_track(
             z: 0.0,
             view_width: 10.0,
             view_depth: 10.0,
+            ..Default::default()
         })),
     };
     tx.send(upsert).await.expect("queued");

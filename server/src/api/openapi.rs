@@ -1,0 +1,279 @@
+//! `GET /openapi.json`: the OpenAPI 3.1 document of the whole HTTP surface, generated
+//! from the handlers' `#[utoipa::path]` attributes and the `ToSchema` derives of the
+//! JSON types they send and read, so the contract is the code's and cannot drift.
+//!
+//! What the attributes do not say per route is added here, once, from the rules that
+//! make it true for every route ([`Shared`]):
+//!
+//! - `500` on every operation (an internal error is possible anywhere);
+//! - `503` (`Retry-After`, every request slot taken) and `504` (`request_timeout`) on
+//!   every operation under admission, that is all but `/healthz`, `/readyz`,
+//!   `/metrics` and the WebSocket upgrade ([`super::admission`]);
+//! - `408` on every operation with a request body (`request_body_timeout`);
+//! - the admin bearer token as the `admin` security scheme;
+//! - the map page's two other paths (`/map/`, `/map/{world}`), served by one handler;
+//! - a tile mesh's JSON as either a terrain tile's or a voxel chunk's body.
+//!
+//! The binary bodies (batches, voxel chunks, glb, PNG) are `format: binary` strings
+//! whose byte layout the operation's description gives.
+
+pub mod rules;
+pub mod schemas;
+
+use std::sync::Arc;
+
+use axum::{
+    Extension, Router,
+    http::{HeaderValue, header::CONTENT_TYPE},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use utoipa::{
+    Modify, OpenApi,
+    openapi::{
+        self, HttpMethod, RefOr, Required,
+        path::{Operation, PathItem},
+        response::Response as OpenApiResponse,
+        schema::{AnyOf, Schema},
+        security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+    },
+};
+
+use crate::{
+    api::{
+        ApiState, http, http_admin, http_blocks, http_layout, http_lifecycle, http_map, http_mesh,
+        http_zones, metrics, ws_events,
+    },
+    config::Limits,
+};
+
+/// The document: every HTTP route of the server.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "terrain-server HTTP API",
+        description = "The HTTP/1.1 surface of terrain-server (the gRPC surface on the same port \
+            is described by its protobuf files). JSON is lowerCamelCase. Every refusal is \
+            `{\"error\": {\"code\", \"message\", \"field\"}}` (`ErrorBody`), including the \
+            400 / 414 / 431 answers to requests that cannot be parsed, `404` for an unknown \
+            path and `405` for a method a path does not serve. Mutations (zones, viewers) and \
+            the backup need `Authorization: Bearer <admin token>` when the server has one.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    paths(
+        http::healthz,
+        http::readyz,
+        metrics::render,
+        openapi_json,
+        http::list_worlds,
+        http::height,
+        http::heights,
+        http::heightmap,
+        http_zones::list,
+        http_zones::get_zone,
+        http_zones::put_zone,
+        http_zones::delete_zone,
+        http_zones::zone_at,
+        http_mesh::mesh_json,
+        http_mesh::mesh_glb,
+        http_blocks::blocks,
+        http_blocks::instances,
+        http_lifecycle::put_viewer,
+        http_lifecycle::delete_viewer,
+        http_lifecycle::live_tiles,
+        http_layout::layout,
+        http_layout::zone_class,
+        http_map::map_tile,
+        http_map::legend,
+        http_map::viewers,
+        http_map::page,
+        http_map::asset,
+        ws_events::events,
+        http_admin::backup,
+    ),
+    components(schemas(http_mesh::ChunkMeshBody)),
+    modifiers(&Shared),
+    tags(
+        (name = "ops", description = "Liveness, readiness, metrics and this document"),
+        (name = "worlds", description = "The hosted worlds and their heights"),
+        (name = "zones", description = "Flat zones: registered areas of fixed height"),
+        (name = "meshes", description = "Tile meshes (JSON and glTF binary)"),
+        (name = "voxel", description = "A voxel world's chunk blocks and instances"),
+        (name = "lifecycle", description = "Viewers and the tiles kept live around them"),
+        (name = "layout", description = "Hubs, spokes and zone classes of a layout world"),
+        (name = "map", description = "The live map: tiles, legend, viewers, the page"),
+        (name = "events", description = "Tile events over a WebSocket"),
+        (name = "admin", description = "Backups of the running server"),
+    ),
+)]
+#[derive(Debug)]
+pub struct ApiDoc;
+
+/// The route of the document, built once for the server's `limits`.
+pub fn routes(limits: &Limits) -> Router<Arc<ApiState>> {
+    let json = Arc::new(document_json(limits));
+    Router::new()
+        .route("/openapi.json", get(openapi_json))
+        .layer(Extension(json))
+}
+
+/// The document of a server with `limits`, as JSON: the derived document with the
+/// input rules and limits of [`rules`].
+pub fn document(limits: &Limits) -> serde_json::Value {
+    // A tree of maps, strings and numbers always serialises.
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    rules::apply(&mut doc, limits);
+    doc
+}
+
+/// [`document`] as text.
+fn document_json(limits: &Limits) -> String {
+    let doc = document(limits);
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string())
+}
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    tag = "ops",
+    responses((
+        status = 200,
+        description = "The OpenAPI 3.1 document of the HTTP API",
+        content_type = "application/json",
+        body = Object,
+    )),
+)]
+async fn openapi_json(Extension(doc): Extension<Arc<String>>) -> Response {
+    let json = HeaderValue::from_static("application/json");
+    ([(CONTENT_TYPE, json)], doc.as_str().to_owned()).into_response()
+}
+
+/// Paths outside admission: they answer under any load, with no request timeout.
+const UNADMITTED: &[&str] = &[
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/v1/worlds/{world}/events",
+];
+
+/// The additions that hold for every route (see the module docs).
+#[derive(Debug)]
+struct Shared;
+
+impl Modify for Shared {
+    fn modify(&self, doc: &mut openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "admin",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The admin token (`admin_token` in the configuration). Without one \
+                         configured, every request is allowed.",
+                    ))
+                    .build(),
+            ),
+        );
+        // The zone body's rules, with the default limits ([`rules::apply`] puts in the
+        // server's own).
+        if let Ok(zone) = serde_json::from_value(rules::zone_request(&Limits::default())) {
+            components.schemas.insert("ZoneRequest".to_string(), zone);
+        }
+        for (name, response) in schemas::shared_responses() {
+            components.responses.insert(name, response);
+        }
+        map_page_paths(&mut doc.paths.paths);
+        mesh_json_either(&mut doc.paths.paths);
+        for (path, item) in doc.paths.paths.iter_mut() {
+            let admitted = !UNADMITTED.contains(&path.as_str());
+            for op in operations(item) {
+                let responses = &mut op.responses.responses;
+                let body = op.request_body.is_some();
+                let mut add = |status: &str, name: &str| {
+                    responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| RefOr::Ref(openapi::Ref::from_response_name(name)));
+                };
+                add("500", "Internal");
+                if admitted {
+                    add("503", "Overloaded");
+                    add("504", "TimedOut");
+                }
+                if body {
+                    add("408", "BodyTimedOut");
+                }
+            }
+        }
+    }
+}
+
+/// The operations of a path item.
+fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        item.get.as_mut(),
+        item.put.as_mut(),
+        item.post.as_mut(),
+        item.delete.as_mut(),
+        item.head.as_mut(),
+        item.patch.as_mut(),
+        item.options.as_mut(),
+        item.trace.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// `/map/` and `/map/{world}` answer what `/map` answers (one handler, three routes).
+fn map_page_paths(paths: &mut openapi::path::PathsMap<String, PathItem>) {
+    let Some(page) = paths.get("/map").and_then(|item| item.get.clone()) else {
+        return;
+    };
+    let mut slash = page.clone();
+    slash.operation_id = Some("map_page_slash".to_string());
+    paths.insert("/map/".to_string(), PathItem::new(HttpMethod::Get, slash));
+    let mut world = page;
+    world.operation_id = Some("map_page_world".to_string());
+    world.description =
+        Some("The map page opened on one world (its script reads the path).".into());
+    let param = openapi::path::ParameterBuilder::new()
+        .name("world")
+        .parameter_in(openapi::path::ParameterIn::Path)
+        .required(Required::True)
+        .description(Some(
+            "World id; the page shows it (any id is served the page)",
+        ))
+        .schema(Some(openapi::schema::Object::with_type(
+            openapi::Type::String,
+        )))
+        .build();
+    world.parameters = Some(vec![param]);
+    paths.insert(
+        "/map/{world}".to_string(),
+        PathItem::new(HttpMethod::Get, world),
+    );
+}
+
+/// A mesh's JSON is a terrain tile's (`MeshBody`) or, on a voxel world, a chunk's
+/// (`ChunkMeshBody`): the 200 answer says either.
+fn mesh_json_either(paths: &mut openapi::path::PathsMap<String, PathItem>) {
+    let Some(op) = paths
+        .get_mut("/v1/worlds/{world}/tiles/{tx}/{tz}/mesh")
+        .and_then(|item| item.get.as_mut())
+    else {
+        return;
+    };
+    let Some(RefOr::T(ok)) = op.responses.responses.get_mut("200") else {
+        return;
+    };
+    let ok: &mut OpenApiResponse = ok;
+    if let Some(json) = ok.content.get_mut("application/json") {
+        let mut either = AnyOf::new();
+        either.items = vec![
+            RefOr::Ref(openapi::Ref::from_schema_name("MeshBody")),
+            RefOr::Ref(openapi::Ref::from_schema_name("ChunkMeshBody")),
+        ];
+        json.schema = Some(RefOr::T(Schema::AnyOf(either)));
+    }
+}

@@ -1,0 +1,201 @@
+//! The input rules of the document: what each parameter and body accepts, as the
+//! decoders check it, with the running server's own limits (`max_coordinate`,
+//! `max_zone_size`, `max_batch_points`, ...) filled in, so a client (or schemathesis)
+//! that keeps to the document is not refused and one that does not is.
+//!
+//! Rules that JSON Schema cannot state (a heightmap's far corner, a tile's metres
+//! within `max_coordinate`, which depend on two values or on the world) stay in the
+//! operations' descriptions.
+
+use serde_json::{Value, json};
+
+use crate::{
+    config::Limits,
+    lifecycle::rings::{MAX_VIEWER_ID_LEN, MAX_VIEWER_SPEED},
+    map::{MAX_ZOOM, MIN_ZOOM},
+    query::MIN_HEIGHTMAP_STEP,
+};
+
+/// Query parameters that are a coordinate in metres, on every route that has them.
+const COORDINATES: &[&str] = &["x", "z", "x0", "z0", "minX", "minZ", "maxX", "maxZ"];
+
+/// A zone or viewer id, as its path segment: `[A-Za-z0-9_.:-]{1,128}`, not `.` or `..`.
+fn id_schema() -> Value {
+    json!({
+        "type": "string",
+        "pattern": format!("^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{{0,{}}}$|^[.][A-Za-z0-9_:-][A-Za-z0-9_.:-]{{0,{}}}$|^[.][.][A-Za-z0-9_.:-]{{1,{}}}$",
+            MAX_VIEWER_ID_LEN - 1, MAX_VIEWER_ID_LEN - 2, MAX_VIEWER_ID_LEN - 2),
+    })
+}
+
+/// A finite number in `[-max, max]`.
+fn within(max: f64) -> Value {
+    json!({"type": "number", "minimum": -max, "maximum": max})
+}
+
+/// The body of `PUT .../flat-zones/{id}`: the keys of a zone, each checked as the
+/// registry checks it (`width` and `depth` or `radius`; `height` or `heightOffset`;
+/// a null is an absent key). `id` is left out (it must equal the path's); `revision`
+/// is accepted and ignored, whatever it holds.
+pub fn zone_request(limits: &Limits) -> Value {
+    let mc = limits.max_coordinate;
+    let size = limits.max_zone_size;
+    let positive = json!({"type": "number", "exclusiveMinimum": 0.0, "maximum": size});
+    let extent = json!({"type": "number", "minimum": 0.0, "maximum": size});
+    let absent = json!({"type": "null"});
+    json!({
+        "type": "object",
+        "description": "A flat zone as a client writes it (a zone read from the API, with its \
+            `id` and `revision`, may be sent back as it is).",
+        "required": ["centerX", "centerZ", "blendRadius"],
+        "additionalProperties": false,
+        "properties": {
+            "centerX": within(mc),
+            "centerZ": within(mc),
+            "width": {"type": ["number", "null"], "description": "With `depth`, a rectangle (not with `radius`)"},
+            "depth": {"type": ["number", "null"]},
+            "radius": {"type": ["number", "null"], "description": "A circle (not with `width`, `depth`)"},
+            "height": {"type": ["number", "null"], "description": "Absolute height, metres (not with `heightOffset`)"},
+            "heightOffset": {"type": ["number", "null"], "description": "Height relative to the terrain at the centre (not with `height`)"},
+            "blendRadius": extent,
+            "carveInset": extent,
+            "priority": {"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX},
+            "revision": {"description": "Output only: accepted and ignored"},
+        },
+        "allOf": [
+            {"oneOf": [
+                {"required": ["width", "depth"], "properties": {"width": positive, "depth": positive, "radius": absent}},
+                {"required": ["radius"], "properties": {"radius": positive, "width": absent, "depth": absent}},
+            ]},
+            {"oneOf": [
+                {"required": ["height"], "properties": {"height": within(mc), "heightOffset": absent}},
+                {"required": ["heightOffset"], "properties": {"heightOffset": within(mc), "height": absent}},
+            ]},
+        ],
+        "example": {"centerX": 10.0, "centerZ": -4.0, "radius": 6.0, "height": 12.5, "blendRadius": 2.0},
+    })
+}
+
+/// The schema of one parameter of the operation at `path`, or `None` to keep the
+/// derived one.
+fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<Value> {
+    let mc = limits.max_coordinate;
+    let map_tile = path.ends_with("/map/{z}/{x}/{file}");
+    Some(match (location, name) {
+        ("path", "z") if map_tile => {
+            json!({"type": "integer", "minimum": MIN_ZOOM, "maximum": MAX_ZOOM})
+        }
+        ("path", "file") if map_tile => json!({"type": "string", "pattern": "^-?[0-9]+[.]png$"}),
+        ("path", "id") => id_schema(),
+        ("query", "mode") => json!({"type": "string", "enum": ["exact", "surface"]}),
+        ("query", "format") => json!({"type": "string", "enum": ["json", "binary"]}),
+        ("query", "step") => json!({"type": "number", "minimum": MIN_HEIGHTMAP_STEP}),
+        ("query", "nx" | "nz") => {
+            json!({"type": "integer", "minimum": 1, "maximum": limits.max_heightmap_samples})
+        }
+        ("query", "radius") => json!({"type": "number", "exclusiveMinimum": 0.0}),
+        ("query", "fromRevision") => json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}),
+        ("query", "tiles") => {
+            json!({"type": "string", "pattern": "^-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+$"})
+        }
+        ("query", name) if COORDINATES.contains(&name) => within(mc),
+        ("header", "Upgrade") => json!({"type": "string", "enum": ["websocket"]}),
+        ("header", "Connection") => json!({"type": "string", "enum": ["Upgrade"]}),
+        ("header", "Sec-WebSocket-Version") => json!({"type": "string", "enum": ["13"]}),
+        ("header", "Sec-WebSocket-Key") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9+/]{22}==$"})
+        }
+        _ => return None,
+    })
+}
+
+/// Applies the rules, with `limits`, to the document `doc` (as JSON).
+pub fn apply(doc: &mut Value, limits: &Limits) {
+    let mc = limits.max_coordinate;
+    link_keys(doc);
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for (path, item) in paths.iter_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for op in item.values_mut() {
+                // Every body route needs its body (utoipa leaves `required` out for a
+                // body given as a `$ref`).
+                if let Some(body) = op.get_mut("requestBody").and_then(Value::as_object_mut) {
+                    body.insert("required".to_string(), Value::Bool(true));
+                }
+                let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
+                    continue;
+                };
+                for param in params {
+                    let location = param["in"].as_str().unwrap_or_default().to_string();
+                    let name = param["name"].as_str().unwrap_or_default().to_string();
+                    if let Some(schema) = parameter(path, &location, &name, limits) {
+                        param["schema"] = schema;
+                    }
+                }
+            }
+        }
+    }
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    schemas.insert("ZoneRequest".to_string(), zone_request(limits));
+    // `ZoneDoc` is the zone part of an answer (`ZoneJson`), which carries `revision`
+    // beside it: the stored form's `deny_unknown_fields` does not hold there.
+    if let Some(doc) = schemas.get_mut("ZoneDoc").and_then(Value::as_object_mut) {
+        doc.remove("additionalProperties");
+    }
+    if let Some(points) = schemas.get_mut("PointsBody") {
+        points["additionalProperties"] = json!(false);
+        points["properties"]["points"]["maxItems"] = json!(limits.max_batch_points);
+        points["properties"]["points"]["items"] = json!({
+            "type": "array",
+            "prefixItems": [within(mc), within(mc)],
+            "minItems": 2,
+            "maxItems": 2,
+        });
+    }
+    if let Some(viewer) = schemas.get_mut("ViewerRequest") {
+        viewer["additionalProperties"] = json!(false);
+        let extent = json!({"type": "number", "minimum": 0.0, "maximum": 2.0 * mc});
+        let props = &mut viewer["properties"];
+        props["x"] = within(mc);
+        props["z"] = within(mc);
+        props["viewWidth"] = extent.clone();
+        props["viewDepth"] = extent;
+        // Optional (0 when absent), not nullable: metres per second.
+        for key in ["velocityX", "velocityZ"] {
+            props[key] = within(MAX_VIEWER_SPEED);
+            props[key]["description"] = json!("Metres per second (0 when absent)");
+        }
+    }
+}
+
+/// Link objects as OpenAPI spells their keys: utoipa 5 writes `operation_id`,
+/// `operation_ref` and `request_body`, which no reader knows.
+fn link_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(links)) = map.get_mut("links") {
+                for link in links.values_mut().filter_map(Value::as_object_mut) {
+                    for (from, to) in [
+                        ("operation_id", "operationId"),
+                        ("operation_ref", "operationRef"),
+                        ("request_body", "requestBody"),
+                    ] {
+                        if let Some(v) = link.remove(from) {
+                            link.insert(to.to_string(), v);
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(link_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(link_keys),
+        _ => {}
+    }
+}
