@@ -52,7 +52,7 @@ pub use lifecycle::{
     TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
 pub use mesh::{MeshPart, TileMesh};
-pub use replica::{LocalTerrain, Snapshot, build_terrain};
+pub use replica::{LocalTerrain, Snapshot, SurfaceReader, build_terrain};
 pub use retry::RetryPolicy;
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
 pub use terrain_core::{

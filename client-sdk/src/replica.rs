@@ -22,8 +22,9 @@ use std::{
 };
 
 use terrain_core::{
-    Generator, GeneratorKind, Overlap, Sample, Terrain, WorldSpec,
+    Generator, GeneratorKind, Overlap, Sample, Terrain, TileGrid, WorldSpec,
     layout::{LayoutConfig, Pattern, SpokeRule},
+    mesh::{SurfaceTile, TileKey, surface_height},
 };
 use tokio::{sync::watch, task::JoinHandle};
 
@@ -40,6 +41,18 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A snapshot of `terrain` said to be at `revision` (the replica builds its own;
+    /// this is for terrains built locally, e.g. with [`build_terrain`]).
+    pub fn from_terrain(terrain: Terrain, revision: u64) -> Self {
+        Snapshot { terrain, revision }
+    }
+
+    /// The surface-mode height at `(x, z)`: the served mesh's triangle under the
+    /// point, evaluated on the spot (see [`SurfaceReader`] for cached tiles).
+    pub fn surface_height_at(&self, x: f64, z: f64) -> f64 {
+        surface_height(&self.terrain, x, z)
+    }
+
     pub fn terrain(&self) -> &Terrain {
         &self.terrain
     }
@@ -59,6 +72,67 @@ impl Snapshot {
     /// worlds.
     pub fn chunk(&self, cx: i64, cz: i64) -> Option<terrain_core::voxel::Chunk> {
         self.terrain.voxel_chunk(cx, cz)
+    }
+}
+
+/// Surface-mode heights at one snapshot from cached tiles: the first read in a tile
+/// computes that tile's float32 vertex heights once ([`SurfaceTile`]); every read then
+/// interpolates the served triangle from them, bit for bit what the server's
+/// `mode = surface` answers at the snapshot's revision. The reader keeps every tile
+/// it has read (about 32 KiB each); drop it, or take a new one for a newer revision.
+#[derive(Debug)]
+pub struct SurfaceReader {
+    snapshot: Arc<Snapshot>,
+    layout: TileGrid,
+    tiles: Vec<SurfaceTile>,
+    index: HashMap<TileKey, usize>,
+    /// The tile of the last read: consecutive reads mostly stay in it.
+    last: usize,
+}
+
+impl SurfaceReader {
+    /// A reader over `snapshot`, with no tile cached yet.
+    pub fn new(snapshot: Arc<Snapshot>) -> Self {
+        let layout = snapshot.terrain.generator().tile_grid();
+        SurfaceReader {
+            snapshot,
+            layout,
+            tiles: Vec::new(),
+            index: HashMap::new(),
+            last: 0,
+        }
+    }
+
+    /// The snapshot the reader answers at.
+    pub fn snapshot(&self) -> &Arc<Snapshot> {
+        &self.snapshot
+    }
+
+    /// How many tiles the reader holds.
+    pub fn cached_tiles(&self) -> usize {
+        self.tiles.len()
+    }
+
+    /// The surface-mode height at `(x, z)` ([`Snapshot::surface_height_at`]'s bits).
+    #[inline]
+    pub fn height_at(&mut self, x: f64, z: f64) -> f64 {
+        if let Some(h) = self.tiles.get(self.last).and_then(|t| t.height(x, z)) {
+            return h;
+        }
+        let key = (self.layout.tile_of(x), self.layout.tile_of(z));
+        let at = match self.index.get(&key) {
+            Some(&at) => at,
+            None => {
+                self.tiles
+                    .push(SurfaceTile::new(&self.snapshot.terrain, key));
+                self.index.insert(key, self.tiles.len() - 1);
+                self.tiles.len() - 1
+            }
+        };
+        self.last = at;
+        self.tiles[at]
+            .height(x, z)
+            .unwrap_or_else(|| self.snapshot.surface_height_at(x, z))
     }
 }
 
@@ -181,6 +255,11 @@ impl LocalTerrain {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .height_at(x, z)
+    }
+
+    /// A surface-mode reader over the current snapshot (see [`SurfaceReader`]).
+    pub fn surface_reader(&self) -> SurfaceReader {
+        SurfaceReader::new(self.snapshot())
     }
 
     /// A voxel world's chunk `(cx, cz)` at the current revision (see
@@ -321,5 +400,52 @@ impl Follower {
         });
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = snapshot;
         self.progress.send_replace(Progress::At(revision));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrain_core::{WorldGenerator, ZoneSet};
+
+    /// Random walks over nine tiles (tile changes, returns to cached tiles), vertices
+    /// and cell edges: the reader's heights equal the evaluated surface bit for bit.
+    #[test]
+    fn surface_reader_equals_the_evaluated_surface() {
+        for kind in [GeneratorKind::Hyperscape, GeneratorKind::Osrs] {
+            let generator = WorldGenerator::new(kind, 0).expect("seed 0");
+            let zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
+            let snapshot = Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 3));
+            let layout = snapshot.terrain().generator().tile_grid();
+            let mut reader = SurfaceReader::new(Arc::clone(&snapshot));
+            let mut s: u64 = 0x1357_9bdf_2468_ace0;
+            let mut next = move || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            };
+            let (lo, span) = (layout.origin(-1), layout.size * 3.0);
+            let step = layout.step();
+            for k in 0..6000 {
+                let (mut x, mut z) = (lo + next() * span, lo + next() * span);
+                if k % 3 == 0 {
+                    // Snap to a vertex line of the cell.
+                    x = layout.origin(layout.tile_of(x))
+                        + (((x - layout.origin(layout.tile_of(x))) / step).floor()) * step;
+                }
+                if k % 5 == 0 {
+                    z = layout.origin(layout.tile_of(z))
+                        + (((z - layout.origin(layout.tile_of(z))) / step).floor()) * step;
+                }
+                let want = snapshot.surface_height_at(x, z).to_bits();
+                assert_eq!(
+                    reader.height_at(x, z).to_bits(),
+                    want,
+                    "{kind:?} ({x}, {z})"
+                );
+            }
+            assert_eq!(reader.cached_tiles(), 9);
+        }
     }
 }

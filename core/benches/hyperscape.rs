@@ -7,7 +7,16 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use terrain_core::generator::hyperscape::{Hyperscape, tile};
+use terrain_core::mesh::tile::normals_from_grid;
 use terrain_core::{Generator, Grid};
+
+/// The column and row coordinates of `grid`.
+fn axes(grid: &Grid) -> (Vec<f64>, Vec<f64>) {
+    (
+        (0..grid.nx).map(|i| grid.x(i)).collect(),
+        (0..grid.nz).map(|i| grid.z(i)).collect(),
+    )
+}
 
 /// A 66x66 grid over tile (1, -1): island interior with some coast.
 fn tile_grid() -> Grid {
@@ -41,6 +50,11 @@ fn per_point(c: &mut Criterion) {
     group.bench_function("area_66x66", |b| {
         b.iter(|| g.fill(black_box(&grid), &mut out))
     });
+    // The same grid on the scalar code alone (what the four-lane path replaces).
+    let (gx, gz) = axes(&grid);
+    group.bench_function("area_66x66_scalar", |b| {
+        b.iter(|| g.fill_axes_scalar(black_box(&gx), black_box(&gz), &mut out))
+    });
     // The worst case for the area path: a grid straddling the coast, where the shore
     // band needs four extra samples per point.
     let coast = Grid::new(250.0, -260.0, tile::step(), 66, 66).expect("valid grid");
@@ -49,6 +63,45 @@ fn per_point(c: &mut Criterion) {
     });
     group.bench_function("tile_normals_64x64", |b| {
         b.iter(|| tile::worker_normals(&g, black_box(1), black_box(-1)))
+    });
+    // `worker_normals` on the scalar area path: its bordered grid, then the normals.
+    let wx: Vec<f64> = (-1..=64).map(|i| tile::worker_coord(1, i)).collect();
+    let wz: Vec<f64> = (-1..=64).map(|i| tile::worker_coord(-1, i)).collect();
+    group.bench_function("tile_normals_64x64_scalar", |b| {
+        b.iter(|| {
+            let mut h = vec![0.0; wx.len() * wz.len()];
+            g.fill_axes_scalar(black_box(&wx), black_box(&wz), &mut h);
+            let grid32: Vec<f32> = h.iter().map(|&h| h as f32).collect();
+            normals_from_grid(&grid32, 64, tile::step())
+        })
+    });
+    // The vertex colours of the tile (64x64, heights from the grid above): four
+    // vertices at a time, and one by one on the scalar code.
+    g.fill_axes(&wx, &wz, &mut out);
+    let colours = g.colours();
+    let h32: Vec<f32> = out.iter().map(|&h| h as f32).collect();
+    let height = |ix: usize, iz: usize| h32[(iz + 1) * 66 + ix + 1];
+    group.throughput(Throughput::Elements(64 * 64));
+    group.bench_function("colours_64x64", |b| {
+        b.iter(|| {
+            let mut n = 0u32;
+            colours.grid(g.noise(), &wx[1..65], &wz[1..65], height, |c| {
+                n += u32::from(c.biome)
+            });
+            n
+        })
+    });
+    group.bench_function("colours_64x64_scalar", |b| {
+        b.iter(|| {
+            let mut n = 0u32;
+            for iz in 0..64 {
+                for ix in 0..64 {
+                    let c = colours.at(g.noise(), wx[ix + 1], wz[iz + 1], height(ix, iz));
+                    n += u32::from(c.biome);
+                }
+            }
+            n
+        })
     });
     // The 1045 points of the seed-0 reference table: a grid over the island and the
     // sea around it, random points and landmarks.

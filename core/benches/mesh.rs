@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
-use terrain_core::mesh::build_tile;
+use terrain_core::mesh::{SurfaceTile, build_tile, surface_height};
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
 fn island() -> Terrain {
@@ -47,5 +47,41 @@ fn tiles(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tiles);
+/// Surface-mode heights at 4096 random points of tile (1, -1): evaluated (three
+/// exact vertex heights per point) and from the tile's cached vertex heights.
+fn surface(c: &mut Criterion) {
+    let t = island();
+    let mut s: u64 = 0x5eed;
+    let points: Vec<(f64, f64)> = (0..4096)
+        .map(|_| {
+            let mut next = || {
+                s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            };
+            (50.0 + next() * 100.0, -150.0 + next() * 100.0)
+        })
+        .collect();
+    let tile = SurfaceTile::new(&t, (1, -1));
+    let mut group = c.benchmark_group("surface");
+    group.throughput(Throughput::Elements(points.len() as u64));
+    group.bench_function("evaluated", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|&(x, z)| surface_height(&t, black_box(x), black_box(z)))
+                .sum::<f64>()
+        })
+    });
+    group.bench_function("cached_tile", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|&(x, z)| tile.height(black_box(x), black_box(z)).unwrap_or(0.0))
+                .sum::<f64>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, tiles, surface);
 criterion_main!(benches);

@@ -14,6 +14,9 @@
 //! The target: with 100,000 zones, a lookup outside zones costs at most 1.2x the lookup
 //! without zones.
 //!
+//! `covered_tile_*`: a tile's bordered grid under a zone covering it, area path against
+//! the point-by-point redo it replaced.
+//!
 //! Run: `cargo bench --workspace --bench zones -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
@@ -159,7 +162,73 @@ fn lookups(c: &mut Criterion, kind: GeneratorKind) {
     group.finish();
 }
 
+/// Tile (1, -1)'s 66 x 66 bordered grid under one zone that covers it completely
+/// (a 10 m core with an 80 m blend ring reaching past the tile, so nearly every
+/// point blends toward the procedural height): `covered_tile_area` is
+/// `Terrain::fill_axes` (one area pass, the procedural heights reused under the zone);
+/// `covered_tile_point_redo` is what it replaced, the area pass and then every point
+/// near a zone again through `Terrain::height`.
+fn covered_tile(c: &mut Criterion) {
+    let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).expect("seed 0 is valid");
+    let mut set = ZoneSet::new(Overlap::Layered, generator.tile_size());
+    let zone = FlatZone {
+        id: "cover".into(),
+        center_x: 100.0,
+        center_z: -100.0,
+        shape: Shape::Rect {
+            width: 10.0,
+            depth: 10.0,
+        },
+        height: 20.0,
+        blend_radius: 80.0,
+        carve_inset: 0.0,
+        priority: 0,
+    };
+    set.insert(zone, 1);
+    let t = Terrain::new(generator, set);
+    let step = 100.0 / 63.0;
+    let xs: Vec<f64> = (-1..=64)
+        .map(|i| (-50.0 + f64::from(i) * step) + 100.0)
+        .collect();
+    let zs: Vec<f64> = (-1..=64)
+        .map(|i| (-50.0 + f64::from(i) * step) - 100.0)
+        .collect();
+    assert!(
+        zs.iter()
+            .all(|&z| xs.iter().all(|&x| t.zones().near(x, z, 1.0)))
+    );
+    let mut out = vec![0.0; xs.len() * zs.len()];
+    let mut group = c.benchmark_group("zones_hyperscape");
+    group.throughput(Throughput::Elements(out.len() as u64));
+    group.bench_function("covered_tile_area", |b| {
+        b.iter(|| t.fill_axes(black_box(&xs), black_box(&zs), &mut out))
+    });
+    group.bench_function("covered_tile_point_redo", |b| {
+        b.iter(|| {
+            t.generator()
+                .fill_axes(black_box(&xs), black_box(&zs), &mut out);
+            for (iz, &z) in zs.iter().enumerate() {
+                for (ix, &x) in xs.iter().enumerate() {
+                    if t.zones().near(x, z, 1.0) {
+                        out[iz * xs.len() + ix] = t.height(x, z);
+                    }
+                }
+            }
+        })
+    });
+    let mut redo = vec![0.0; out.len()];
+    t.fill_axes(&xs, &zs, &mut out);
+    for (iz, &z) in zs.iter().enumerate() {
+        for (ix, &x) in xs.iter().enumerate() {
+            redo[iz * xs.len() + ix] = t.height(x, z);
+        }
+    }
+    assert_eq!(out, redo);
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    covered_tile(c);
     lookups(c, GeneratorKind::Hyperscape);
     lookups(c, GeneratorKind::Osrs);
 }

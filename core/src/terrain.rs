@@ -239,6 +239,63 @@ impl Terrain {
         }
     }
 
+    /// The area path under zones on a height-field world: one generator pass gives
+    /// every point's height and its procedural height; points a zone may affect then
+    /// decide from those what [`Terrain::sample`] would (the zone's blend over the
+    /// procedural height, the shoreline near a zone, or the ground already filled),
+    /// without evaluating the generator there again. Same bits as point by point.
+    fn fill_axes_zoned(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        let mut procedural = vec![0.0; out.len()];
+        self.generator
+            .fill_axes_procedural(xs, zs, out, &mut procedural);
+        if let Some(l) = &self.layout {
+            l.apply_area(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
+        }
+        let nx = xs.len().max(1);
+        for (iz, &z) in zs.iter().enumerate() {
+            for (ix, &x) in xs.iter().enumerate() {
+                if !self.zones.near(x, z, SAMPLE_REACH) {
+                    continue;
+                }
+                let i = iz * nx + ix;
+                let p = procedural[i];
+                // What zones blend toward: the procedural height with the layout.
+                let beneath = |px: f64, pz: f64| {
+                    if px == x && pz == z {
+                        match &self.layout {
+                            Some(l) => l.apply(x, z, p),
+                            None => p,
+                        }
+                    } else {
+                        self.procedural(px, pz)
+                    }
+                };
+                match self.zones.lookup(x, z, SAMPLE_REACH, beneath) {
+                    Lookup::Zone(s) => out[i] = s.height,
+                    Lookup::Near => out[i] = self.height_near_zones_from(p, x, z),
+                    // The ground, as the area pass filled it.
+                    Lookup::Clear => {}
+                }
+            }
+        }
+    }
+
+    /// [`Terrain::height_near_zones`] given the generator's procedural height there.
+    fn height_near_zones_from(&self, procedural: f64, x: f64, z: f64) -> f64 {
+        let zone_at = |nx: f64, nz: f64| {
+            self.zones
+                .sample(nx, nz, |x, z| self.procedural(x, z))
+                .map(|s| s.height)
+        };
+        let h = self
+            .generator
+            .height_near_zones_from(procedural, x, z, &zone_at);
+        match &self.layout {
+            Some(l) => l.apply(x, z, h),
+            None => h,
+        }
+    }
+
     /// The height at a point no zone reaches but one lies within the generator's
     /// sampling reach of (with the layout applied to the generator's answer).
     fn height_near_zones(&self, x: f64, z: f64) -> f64 {
@@ -267,6 +324,9 @@ impl Generator for Terrain {
     /// The generator's area path, the layout applied, then the points zones can
     /// affect redone one by one.
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        if !self.zones.is_empty() && self.generator.as_voxel().is_none() {
+            return self.fill_axes_zoned(xs, zs, out);
+        }
         self.generator.fill_axes(xs, zs, out);
         if let Some(l) = &self.layout {
             l.apply_area(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
@@ -275,6 +335,12 @@ impl Generator for Terrain {
     }
 
     fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {
+        if !self.zones.is_empty() && self.generator.as_voxel().is_none() {
+            // The generator's row and axis paths agree bit for bit (their contracts).
+            let xs: Vec<f64> = (0..grid.nx).map(|ix| grid.x(ix)).collect();
+            let zs: Vec<f64> = rows.map(|iz| grid.z(iz)).collect();
+            return self.fill_axes_zoned(&xs, &zs, out);
+        }
         self.generator.fill_rows(grid, rows.clone(), out);
         if let Some(l) = &self.layout {
             l.apply_area(
@@ -285,5 +351,80 @@ impl Generator for Terrain {
             );
         }
         self.redo_near_zones(grid.nx, rows.map(|iz| grid.z(iz)), |ix| grid.x(ix), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generator::GeneratorKind;
+    use crate::zones::{FlatZone, Overlap, Shape};
+
+    /// A terrain whose zones (blended rings, stacked, some hard-edged) cover a coastal
+    /// tile completely, with gaps between some of them (the shoreline then reads zone
+    /// heights 1 m away).
+    fn covered(kind: GeneratorKind, overlap: Overlap) -> Terrain {
+        let generator = WorldGenerator::new(kind, 0).expect("seed 0");
+        let mut set = ZoneSet::new(overlap, generator.tile_size());
+        let mut s: u64 = 0x1234_5678_9abc_def1;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for i in 0..60i32 {
+            let zone = FlatZone {
+                id: format!("z{i}"),
+                center_x: 240.0 + next() * 120.0,
+                center_z: -320.0 + next() * 120.0,
+                shape: if i % 2 == 0 {
+                    Shape::Circle {
+                        radius: 2.0 + next() * 14.0,
+                    }
+                } else {
+                    Shape::Rect {
+                        width: 2.0 + next() * 25.0,
+                        depth: 2.0 + next() * 25.0,
+                    }
+                },
+                height: 4.0 + next() * 12.0,
+                blend_radius: if i % 7 == 0 { 0.0 } else { next() * 9.0 },
+                carve_inset: 0.0,
+                priority: i % 3,
+            };
+            set.insert(zone, i as u64 + 1);
+        }
+        Terrain::new(generator, set)
+    }
+
+    #[test]
+    fn zoned_area_path_equals_the_point_path() {
+        for kind in [GeneratorKind::Hyperscape, GeneratorKind::Osrs] {
+            for overlap in [Overlap::Layered, Overlap::Hyperscape] {
+                let t = covered(kind, overlap);
+                // Irregular widths: lane groups and scalar tails.
+                for (nx, step) in [(66usize, 100.0 / 63.0), (23, 0.37), (5, 3.1)] {
+                    let xs: Vec<f64> = (0..nx).map(|i| 245.0 + i as f64 * step).collect();
+                    let zs: Vec<f64> = (0..31).map(|i| -315.0 + i as f64 * 3.3).collect();
+                    let mut out = vec![0.0; xs.len() * zs.len()];
+                    t.fill_axes(&xs, &zs, &mut out);
+                    let grid = Grid::new(xs[0], zs[0], step, nx, 7).expect("grid");
+                    let mut rows = vec![0.0; nx * 7];
+                    t.fill_rows(&grid, 0..7, &mut rows);
+                    for (iz, &z) in zs.iter().enumerate() {
+                        for (ix, &x) in xs.iter().enumerate() {
+                            let want = t.height(x, z).to_bits();
+                            assert_eq!(out[iz * nx + ix].to_bits(), want, "{kind:?} ({x}, {z})");
+                            if iz < 7 {
+                                let (gx, gz) = (grid.x(ix), grid.z(iz));
+                                let want = t.height(gx, gz).to_bits();
+                                assert_eq!(rows[iz * nx + ix].to_bits(), want, "rows ({gx}, {gz})");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

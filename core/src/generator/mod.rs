@@ -38,6 +38,40 @@ pub trait Generator: Send + Sync {
         self.height(x, z)
     }
 
+    /// [`Generator::height_near_zones`] when `procedural == self.procedural(x, z)` is
+    /// already known (from [`Generator::fill_axes_procedural`]); the same bits. By
+    /// default the known value is not needed.
+    fn height_near_zones_from(
+        &self,
+        procedural: f64,
+        x: f64,
+        z: f64,
+        zone_at: &dyn Fn(f64, f64) -> Option<f64>,
+    ) -> f64 {
+        let _ = procedural;
+        self.height_near_zones(x, z, zone_at)
+    }
+
+    /// [`Generator::fill_axes`] into `out`, and [`Generator::procedural`] at the same
+    /// points into `procedural` (same layout and length), bit for bit. Flat zones
+    /// blend toward the procedural height, so a grid under zones needs both. The
+    /// default evaluates the procedural height point by point; generators whose area
+    /// path computes it on the way override this.
+    fn fill_axes_procedural(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        procedural: &mut [f64],
+    ) {
+        self.fill_axes(xs, zs, out);
+        for (&z, row) in zs.iter().zip(procedural.chunks_exact_mut(xs.len().max(1))) {
+            for (&x, p) in xs.iter().zip(row.iter_mut()) {
+                *p = self.procedural(x, z);
+            }
+        }
+    }
+
     /// Fills rows `rows` of `grid` into `out`, row-major (x fastest), so that
     /// `out[(iz - rows.start) * grid.nx + ix] == self.height(grid.x(ix), grid.z(iz))`
     /// bit for bit. Splitting a grid into row bands therefore never changes a value.

@@ -149,6 +149,34 @@ impl Generator for WorldGenerator {
         }
     }
 
+    fn height_near_zones_from(
+        &self,
+        procedural: f64,
+        x: f64,
+        z: f64,
+        zone_at: &dyn Fn(f64, f64) -> Option<f64>,
+    ) -> f64 {
+        match self {
+            Self::Hyperscape(g) => g.height_near_zones_from(procedural, x, z, zone_at),
+            Self::Osrs(g) => g.height_near_zones_from(procedural, x, z, zone_at),
+            Self::Voxel(g) => g.height_near_zones_from(procedural, x, z, zone_at),
+        }
+    }
+
+    fn fill_axes_procedural(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        procedural: &mut [f64],
+    ) {
+        match self {
+            Self::Hyperscape(g) => g.fill_axes_procedural(xs, zs, out, procedural),
+            Self::Osrs(g) => g.fill_axes_procedural(xs, zs, out, procedural),
+            Self::Voxel(g) => g.fill_axes_procedural(xs, zs, out, procedural),
+        }
+    }
+
     fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         match self {
             Self::Hyperscape(g) => g.fill_axes(xs, zs, out),

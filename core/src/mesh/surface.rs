@@ -1,17 +1,31 @@
 //! The height of the served surface: the plane of the mesh triangle under a point,
 //! which is what a player standing there sees (the exact height is the continuous
 //! field the mesh samples).
+//!
+//! [`surface_height`] evaluates the triangle's three vertex heights on the spot;
+//! [`SurfaceTile`] holds one tile's float32 vertex heights (computed once, or taken
+//! from a built [`TileMesh`]) and answers any point of the tile from them, with the
+//! same bits.
 
 use crate::Generator;
 use crate::terrain::Terrain;
+use crate::tile::TileGrid;
 
-use super::tile::border_coord;
+use super::tile::{TileKey, TileMesh, border_coord};
 
-/// The height at `(x, z)` on the tile mesh: the float32 vertex heights of the triangle
-/// under the point, interpolated on its plane. Cells split along the (ix, iz+1)-(ix+1,
-/// iz) diagonal: `fx + fz <= 1` lies in triangle (a, b, d), the rest in (b, c, d).
-pub fn surface_height(terrain: &Terrain, x: f64, z: f64) -> f64 {
-    let layout = terrain.generator().tile_grid();
+/// Where a point falls on the mesh: its tile, the cell's lower vertex indices and the
+/// fractions across the cell.
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    tile: TileKey,
+    ix: usize,
+    iz: usize,
+    fx: f64,
+    fz: f64,
+}
+
+#[inline]
+fn cell_of(layout: &TileGrid, x: f64, z: f64) -> Cell {
     let n = layout.resolution.max(2) as usize;
     let (tx, tz) = (layout.tile_of(x), layout.tile_of(z));
     let step = layout.step();
@@ -21,21 +35,196 @@ pub fn surface_height(terrain: &Terrain, x: f64, z: f64) -> f64 {
         (i, (g - i as f64).clamp(0.0, 1.0))
     };
     let ((ix, fx), (iz, fz)) = (cell(x, tx), cell(z, tz));
-    // The mesh samples vertex heights at these coordinates.
-    let vx = [
-        border_coord(&layout, tx, ix as i64),
-        border_coord(&layout, tx, ix as i64 + 1),
-    ];
-    let vz = [
-        border_coord(&layout, tz, iz as i64),
-        border_coord(&layout, tz, iz as i64 + 1),
-    ];
-    let h = |i: usize, j: usize| f64::from(terrain.height(vx[i], vz[j]) as f32);
+    Cell {
+        tile: (tx, tz),
+        ix,
+        iz,
+        fx,
+        fz,
+    }
+}
+
+/// The plane of the cell's triangle under `(fx, fz)`, from the corner heights
+/// `h(i, j)` (vertex `(ix + i, iz + j)`, already rounded to f32). Cells split along the
+/// (ix, iz+1)-(ix+1, iz) diagonal: `fx + fz <= 1` lies in triangle (a, b, d), the rest
+/// in (b, c, d).
+#[inline]
+fn on_triangle(fx: f64, fz: f64, h: impl Fn(usize, usize) -> f64) -> f64 {
     if fx + fz <= 1.0 {
         let (a, b, d) = (h(0, 0), h(0, 1), h(1, 0));
         a + (d - a) * fx + (b - a) * fz
     } else {
         let (b, c, d) = (h(0, 1), h(1, 1), h(1, 0));
         c + (b - c) * (1.0 - fx) + (d - c) * (1.0 - fz)
+    }
+}
+
+/// The height at `(x, z)` on the tile mesh: the float32 vertex heights of the triangle
+/// under the point, interpolated on its plane. Cells split along the (ix, iz+1)-(ix+1,
+/// iz) diagonal: `fx + fz <= 1` lies in triangle (a, b, d), the rest in (b, c, d).
+pub fn surface_height(terrain: &Terrain, x: f64, z: f64) -> f64 {
+    let layout = terrain.generator().tile_grid();
+    let c = cell_of(&layout, x, z);
+    // The mesh samples vertex heights at these coordinates.
+    let vx = [
+        border_coord(&layout, c.tile.0, c.ix as i64),
+        border_coord(&layout, c.tile.0, c.ix as i64 + 1),
+    ];
+    let vz = [
+        border_coord(&layout, c.tile.1, c.iz as i64),
+        border_coord(&layout, c.tile.1, c.iz as i64 + 1),
+    ];
+    on_triangle(c.fx, c.fz, |i, j| {
+        f64::from(terrain.height(vx[i], vz[j]) as f32)
+    })
+}
+
+/// One tile's float32 vertex heights: the served surface of that tile, cached.
+#[derive(Debug, Clone)]
+pub struct SurfaceTile {
+    layout: TileGrid,
+    key: TileKey,
+    /// Vertices per edge.
+    n: usize,
+    /// Row-major (`iz * n + ix`) f32 vertex heights, widened back to f64.
+    heights: Vec<f64>,
+}
+
+impl SurfaceTile {
+    /// Tile `key` of `terrain`: one area pass over its vertices (the heights
+    /// [`crate::mesh::build_tile`] gives the same tile).
+    pub fn new(terrain: &Terrain, key: TileKey) -> Self {
+        let layout = terrain.generator().tile_grid();
+        let n = layout.resolution.max(2) as usize;
+        let xs: Vec<f64> = (0..n as i64)
+            .map(|i| border_coord(&layout, key.0, i))
+            .collect();
+        let zs: Vec<f64> = (0..n as i64)
+            .map(|i| border_coord(&layout, key.1, i))
+            .collect();
+        let mut heights = vec![0.0; n * n];
+        terrain.fill_axes(&xs, &zs, &mut heights);
+        for h in &mut heights {
+            *h = f64::from(*h as f32);
+        }
+        SurfaceTile {
+            layout,
+            key,
+            n,
+            heights,
+        }
+    }
+
+    /// The surface of a built tile mesh (`layout` is the mesh's terrain's
+    /// [`Generator::tile_grid`]); `None` when the mesh's resolution is not the
+    /// layout's or its heights are missing.
+    pub fn from_mesh(mesh: &TileMesh, layout: TileGrid) -> Option<Self> {
+        let n = layout.resolution.max(2) as usize;
+        if mesh.resolution as usize != n || mesh.heights.len() != n * n {
+            return None;
+        }
+        Some(SurfaceTile {
+            layout,
+            key: mesh.key,
+            n,
+            heights: mesh.heights.iter().map(|&h| f64::from(h as f32)).collect(),
+        })
+    }
+
+    /// The tile this surface covers.
+    pub fn key(&self) -> TileKey {
+        self.key
+    }
+
+    /// The surface height at `(x, z)`, bit for bit [`surface_height`]'s; `None` when
+    /// the point lies in another tile.
+    #[inline]
+    pub fn height(&self, x: f64, z: f64) -> Option<f64> {
+        let c = cell_of(&self.layout, x, z);
+        if c.tile != self.key {
+            return None;
+        }
+        let at = c.iz * self.n + c.ix;
+        let n = self.n;
+        let h = &self.heights;
+        Some(on_triangle(c.fx, c.fz, |i, j| h[at + j * n + i]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::build_tile;
+    use crate::zones::{FlatZone, Overlap, Shape, ZoneSet};
+    use crate::{GeneratorKind, WorldGenerator};
+
+    fn terrain(kind: GeneratorKind) -> Terrain {
+        let generator = WorldGenerator::new(kind, 0).expect("seed 0");
+        let mut set = ZoneSet::new(Overlap::Layered, generator.tile_size());
+        let zone = FlatZone {
+            id: "pad".into(),
+            center_x: 30.0,
+            center_z: -130.0,
+            shape: Shape::Circle { radius: 12.0 },
+            height: 22.0,
+            blend_radius: 6.0,
+            carve_inset: 0.0,
+            priority: 0,
+        };
+        set.insert(zone, 1);
+        Terrain::new(generator, set)
+    }
+
+    /// Random points of nine tiles, plus every vertex, points on cell edges and on the
+    /// diagonals of a tile: the cached surface equals the evaluated one bit for bit.
+    #[test]
+    fn cached_tiles_equal_the_evaluated_surface() {
+        for kind in [GeneratorKind::Hyperscape, GeneratorKind::Osrs] {
+            let t = terrain(kind);
+            let layout = t.generator().tile_grid();
+            let (size, step) = (layout.size, layout.step());
+            let n = layout.resolution.max(2) as i64;
+            let mut s: u64 = 0x0bad_5eed_1234_5678;
+            let mut next = move || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            };
+            for key in [(0, 0), (0, -1), (1, -1), (-1, 1), (2, 2)] {
+                let tile = SurfaceTile::new(&t, key);
+                let from_mesh =
+                    SurfaceTile::from_mesh(&build_tile(&t, key, 1), layout).expect("mesh");
+                let (ox, oz) = (layout.origin(key.0), layout.origin(key.1));
+                let mut points: Vec<(f64, f64)> = (0..2000)
+                    .map(|_| (ox + next() * size, oz + next() * size))
+                    .collect();
+                for i in 0..n {
+                    for j in [0, i, n - 1 - i, n - 1] {
+                        // Vertices, the cell edges through them, the diagonals.
+                        let (vx, vz) = (
+                            border_coord(&layout, key.0, i),
+                            border_coord(&layout, key.1, j),
+                        );
+                        points.push((vx, vz));
+                        points.push((vx + next() * step, vz));
+                        points.push((vx, vz + next() * step));
+                        let f = next();
+                        points.push((vx + f * step, vz + (1.0 - f) * step));
+                    }
+                }
+                for (x, z) in points {
+                    if (layout.tile_of(x), layout.tile_of(z)) != key {
+                        assert_eq!(tile.height(x, z), None);
+                        continue;
+                    }
+                    let want = surface_height(&t, x, z).to_bits();
+                    let got = tile.height(x, z).expect("in the tile").to_bits();
+                    assert_eq!(got, want, "{kind:?} {key:?} ({x}, {z})");
+                    let got = from_mesh.height(x, z).expect("in the tile").to_bits();
+                    assert_eq!(got, want, "from mesh {kind:?} {key:?} ({x}, {z})");
+                }
+            }
+        }
     }
 }

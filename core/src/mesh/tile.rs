@@ -246,13 +246,15 @@ fn vertex_colours(
     let m = n + 2;
     let mut colours = Vec::with_capacity(n * n * 3);
     let mut biomes = Vec::with_capacity(n * n);
-    for iz in 0..n {
-        for ix in 0..n {
-            let height = grid32[(iz + 1) * m + ix + 1];
-            let c = colouring.at(hyperscape.noise(), bx[ix + 1], bz[iz + 1], height);
+    colouring.grid(
+        hyperscape.noise(),
+        &bx[1..=n],
+        &bz[1..=n],
+        |ix, iz| grid32[(iz + 1) * m + ix + 1],
+        |c| {
             colours.extend(c.rgb);
             biomes.push(c.biome);
-        }
-    }
+        },
+    );
     (colours, biomes)
 }

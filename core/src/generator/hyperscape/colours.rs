@@ -13,6 +13,7 @@
 
 use libm::{exp, sqrt};
 
+use super::lanes::{self, F4, LANES};
 use super::{Biome, BiomeCenter, Noise};
 
 /// The original's maximum height, which heights are normalised by.
@@ -42,6 +43,8 @@ const SHORE: [f64; 3] = [0.545, 0.451, 0.333];
 const FALLBACK: [f64; 3] = [0.4, 0.6, 0.3];
 /// How many biomes blend at a vertex.
 const BLENDED: usize = 3;
+/// At most this many distinct types (every [`Biome`]).
+const MAX_TYPES: usize = 8;
 
 /// The biome ids of the original's table.
 pub const BIOME_NAMES: [&str; 8] = [
@@ -148,22 +151,83 @@ impl Colours {
     /// final height, as stored in f32, is `height`.
     pub fn at(&self, noise: &Noise, x: f64, z: f64, height: f32) -> VertexColour {
         let nh = f64::from(height) / MAX_HEIGHT;
-        let weights = self.influences(noise, x, z, height);
-        let Some(&(dominant, _)) = weights.first() else {
-            return self.blend(&[(Biome::Plains, 1.0)], nh);
-        };
-        let mut colour = self.blend(&weights, nh);
-        colour.biome = biome_id(dominant);
-        colour
+        self.finish(&self.accumulate(noise, x, z, nh), nh)
     }
 
-    /// The (at most three) biomes that blend at `(x, z)` with final f32 height
-    /// `height`: types with their share of the total weight, largest first (the
-    /// original's `getBiomeInfluences`).
-    pub fn influences(&self, noise: &Noise, x: f64, z: f64, height: f32) -> Vec<(Biome, f64)> {
-        let nh = f64::from(height) / MAX_HEIGHT;
+    /// [`Colours::at`] over a grid, row by row (`xs` fastest), handing each vertex's
+    /// colour to `each`: four vertices of a row at a time in f64 lanes (the SIMD
+    /// features the CPU has, detected at run time), the rest one by one. Every
+    /// colour has the same bits as [`Colours::at`]'s. `height(ix, iz)` is the vertex's
+    /// final f32 height.
+    pub fn grid(
+        &self,
+        noise: &Noise,
+        xs: &[f64],
+        zs: &[f64],
+        height: impl Fn(usize, usize) -> f32,
+        mut each: impl FnMut(VertexColour),
+    ) {
+        lanes::dispatch(
+            #[inline(always)]
+            || {
+                let whole = xs.len() - xs.len() % LANES;
+                for (iz, &z) in zs.iter().enumerate() {
+                    for (g, x4) in xs[..whole].chunks_exact(LANES).enumerate() {
+                        let h: [f32; LANES] = std::array::from_fn(|i| height(g * LANES + i, iz));
+                        let x = F4(std::array::from_fn(|i| x4[i]));
+                        for c in self.at_lanes(noise, x, z, h) {
+                            each(c);
+                        }
+                    }
+                    for (ix, &x) in xs.iter().enumerate().skip(whole) {
+                        each(self.at(noise, x, z, height(ix, iz)));
+                    }
+                }
+            },
+        );
+    }
+
+    /// [`Colours::at`] at four points of one row, lane by lane.
+    #[inline(always)]
+    fn at_lanes(
+        &self,
+        noise: &Noise,
+        x: F4,
+        z: f64,
+        height: [f32; LANES],
+    ) -> [VertexColour; LANES] {
+        let nh = F4(height.map(|h| f64::from(h) / MAX_HEIGHT));
+        let bn = x.map(|x| noise.simplex(x * BOUNDARY_NOISE_SCALE, z * BOUNDARY_NOISE_SCALE));
+        let stretch = 1.0 + bn * BOUNDARY_NOISE_AMOUNT;
+        let mountain = nh.test(F4::splat(MOUNTAIN_HEIGHT_THRESHOLD), |a, b| a > b);
+        let low = nh.test(F4::splat(VALLEY_HEIGHT_THRESHOLD), |a, b| a < b);
+        let mut acc = [F4::splat(0.0); MAX_TYPES];
+        for (c, &k) in self.centres.iter().zip(&self.slot) {
+            let (dx, dz) = (x - c.x, z - c.z);
+            let d = (dx * dx + dz * dz).sqrt();
+            let nd = (d * stretch) / c.influence;
+            let mut w = lanes::exp(-(nd * nd * GAUSSIAN_COEFF));
+            match c.biome {
+                Biome::Mountains => {
+                    let boost = 1.0 + (nh - MOUNTAIN_HEIGHT_THRESHOLD) * MOUNTAIN_WEIGHT_BOOST;
+                    w = F4::select(mountain, w * boost, w);
+                }
+                Biome::Valley | Biome::Plains => {
+                    let boost = 1.0 + (VALLEY_HEIGHT_THRESHOLD - nh) * VALLEY_WEIGHT_BOOST;
+                    w = F4::select(low, w * boost, w);
+                }
+                _ => {}
+            }
+            acc[k] = acc[k] + w;
+        }
+        std::array::from_fn(|i| self.finish(&acc.map(|a| a.0[i]), nh.0[i]))
+    }
+
+    /// Every type's summed weight at `(x, z)` with normalised height `nh`, in
+    /// [`Colours::types`] order (the rest zero).
+    fn accumulate(&self, noise: &Noise, x: f64, z: f64, nh: f64) -> [f64; MAX_TYPES] {
         let bn = noise.simplex(x * BOUNDARY_NOISE_SCALE, z * BOUNDARY_NOISE_SCALE);
-        let mut acc = vec![0.0f64; self.types.len()];
+        let mut acc = [0.0f64; MAX_TYPES];
         for (c, &k) in self.centres.iter().zip(&self.slot) {
             let (dx, dz) = (x - c.x, z - c.z);
             let d = sqrt(dx * dx + dz * dz);
@@ -180,23 +244,49 @@ impl Colours {
             }
             acc[k] += w;
         }
-        let total: f64 = acc.iter().fold(0.0, |t, &a| t + a);
-        let mut weights: Vec<(Biome, f64)> = if total > 0.0 {
-            self.types
-                .iter()
-                .zip(&acc)
-                .map(|(&t, &a)| (t, a / total))
-                .collect()
-        } else {
-            let mut zero: Vec<(Biome, f64)> =
-                self.types.iter().zip(&acc).map(|(&t, &a)| (t, a)).collect();
-            zero.push((Biome::Plains, 1.0));
-            zero
+        acc
+    }
+
+    /// The colour from the summed weights `acc` (see [`Colours::accumulate`]).
+    #[inline(always)]
+    fn finish(&self, acc: &[f64; MAX_TYPES], nh: f64) -> VertexColour {
+        let (ranked, len) = self.rank(acc);
+        let weights = &ranked[..len];
+        let Some(&(dominant, _)) = weights.first() else {
+            return self.blend(&[(Biome::Plains, 1.0)], nh);
         };
+        let mut colour = self.blend(weights, nh);
+        colour.biome = biome_id(dominant);
+        colour
+    }
+
+    /// The (at most three) largest shares of the total weight, largest first: the
+    /// first `len` entries of the array.
+    #[inline(always)]
+    fn rank(&self, acc: &[f64; MAX_TYPES]) -> ([(Biome, f64); MAX_TYPES + 1], usize) {
+        let n = self.types.len();
+        let total: f64 = acc[..n].iter().fold(0.0, |t, &a| t + a);
+        let mut weights = [(Biome::Plains, 0.0); MAX_TYPES + 1];
+        for (w, (&t, &a)) in weights.iter_mut().zip(self.types.iter().zip(acc)) {
+            *w = (t, if total > 0.0 { a / total } else { a });
+        }
+        let mut len = n;
+        if total <= 0.0 || total.is_nan() {
+            weights[n] = (Biome::Plains, 1.0);
+            len += 1;
+        }
         // Stable: equal weights keep first-appearance order.
-        weights.sort_by(|a, b| b.1.total_cmp(&a.1));
-        weights.truncate(BLENDED);
-        weights
+        weights[..len].sort_by(|a, b| b.1.total_cmp(&a.1));
+        (weights, len.min(BLENDED))
+    }
+
+    /// The (at most three) biomes that blend at `(x, z)` with final f32 height
+    /// `height`: types with their share of the total weight, largest first (the
+    /// original's `getBiomeInfluences`).
+    pub fn influences(&self, noise: &Noise, x: f64, z: f64, height: f32) -> Vec<(Biome, f64)> {
+        let nh = f64::from(height) / MAX_HEIGHT;
+        let (ranked, len) = self.rank(&self.accumulate(noise, x, z, nh));
+        ranked[..len].to_vec()
     }
 
     /// The blend of `weights` (sorted, largest first) with the shoreline tint.
@@ -243,6 +333,55 @@ mod tests {
             ]
         );
         assert_eq!(colours.slot, vec![0, 1, 2, 3, 1, 1, 4, 1, 4]);
+    }
+
+    /// `grid` (four lanes and scalar tail) against `at`, bit for bit: random rows of
+    /// every width over the whole world, heights across every threshold, several seeds.
+    #[test]
+    fn grid_lanes_equal_at() {
+        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for seed in [0, 1, 5, 77, 3_000_000_000] {
+            let noise = Noise::new(seed);
+            let centres = super::super::biome_centers(seed);
+            let colours = Colours::new(&centres);
+            let mut checked = 0;
+            for k in 0..300 {
+                let span = [1000.0, 12_000.0, 1e6][k % 3];
+                let (x0, z0) = ((next() - 0.5) * span, (next() - 0.5) * span);
+                let step = next() * 5.0;
+                let nx = 1 + (next() * 13.0) as usize;
+                let xs: Vec<f64> = (0..nx).map(|i| x0 + i as f64 * step).collect();
+                let zs = [z0, z0 + step];
+                let hs: Vec<f32> = (0..2 * nx).map(|_| (next() * 60.0 - 5.0) as f32).collect();
+                let mut got = Vec::new();
+                colours.grid(&noise, &xs, &zs, |ix, iz| hs[iz * nx + ix], |c| got.push(c));
+                for (iz, &z) in zs.iter().enumerate() {
+                    for (ix, &x) in xs.iter().enumerate() {
+                        let want = colours.at(&noise, x, z, hs[iz * nx + ix]);
+                        let c = got[iz * nx + ix];
+                        assert_eq!(c.biome, want.biome, "({x}, {z})");
+                        assert_eq!(c.rgb.map(f32::to_bits), want.rgb.map(f32::to_bits));
+                        checked += 1;
+                    }
+                }
+            }
+            // Exactly at every centre (exp's tiny-argument lanes).
+            let xs: Vec<f64> = centres.iter().map(|c| c.x).collect();
+            for c in &centres {
+                let mut got = Vec::new();
+                colours.grid(&noise, &xs, &[c.z], |_, _| 20.0, |v| got.push(v));
+                for (v, &x) in got.iter().zip(&xs) {
+                    assert_eq!(*v, colours.at(&noise, x, c.z, 20.0));
+                }
+            }
+            assert!(checked > 1000);
+        }
     }
 
     #[test]

@@ -14,16 +14,16 @@ use super::noise::{Axis, EROSION_STEP, Noise, erode, erosion_factor, smooth};
 /// Heights are normalised to [0, 1] and scaled by this many metres.
 pub(crate) const MAX_HEIGHT: f64 = 50.0;
 /// Normalised height of the ocean floor (2.5 m).
-const OCEAN_FLOOR: f64 = 0.05;
-const ISLAND_RADIUS: f64 = 350.0;
-const ISLAND_FALLOFF: f64 = 100.0;
-const BASE_ELEVATION: f64 = 0.42;
-const TERRAIN_MIX: f64 = 0.2;
+pub(super) const OCEAN_FLOOR: f64 = 0.05;
+pub(super) const ISLAND_RADIUS: f64 = 350.0;
+pub(super) const ISLAND_FALLOFF: f64 = 100.0;
+pub(super) const BASE_ELEVATION: f64 = 0.42;
+pub(super) const TERRAIN_MIX: f64 = 0.2;
 const COAST_SAMPLE_RADIUS: f64 = 2.0;
-const POND_CENTER: (f64, f64) = (-80.0, 60.0);
-const POND_RADIUS: f64 = 50.0;
-const POND_DEPTH: f64 = 0.55;
-const EROSION_ITERATIONS: u32 = 3;
+pub(super) const POND_CENTER: (f64, f64) = (-80.0, 60.0);
+pub(super) const POND_RADIUS: f64 = 50.0;
+pub(super) const POND_DEPTH: f64 = 0.55;
+pub(super) const EROSION_ITERATIONS: u32 = 3;
 
 /// Within this distance of the origin the coastline cannot reach (R - F >= 132.9 m,
 /// since |var| <= 0.2 + 0.08 + 0.02 * 2.8), so the island mask is exactly 1.
@@ -68,13 +68,13 @@ const DETAIL: Fractal = Fractal {
 const RIDGE_SCALE: f64 = 0.003;
 
 /// Where each layer's parts sit in an [`AxisSet`].
-const CONT_AT: usize = 0;
-const RIDGE_AT: usize = 5;
-const HILL_AT: usize = 6;
-const ERO_AT: usize = 10;
+pub(super) const CONT_AT: usize = 0;
+pub(super) const RIDGE_AT: usize = 5;
+pub(super) const HILL_AT: usize = 6;
+pub(super) const ERO_AT: usize = 10;
 /// The erosion slope's forward sample, `x*0.005 + 0.01`.
-const ERO_STEP_AT: usize = 16;
-const DETAIL_AT: usize = 17;
+pub(super) const ERO_STEP_AT: usize = 16;
+pub(super) const DETAIL_AT: usize = 17;
 const PARTS: usize = 19;
 
 /// `(freq, amp)` of octave `k` and the amplitude sum, accumulated exactly as §2.4 does.
@@ -93,17 +93,17 @@ const fn octaves<const N: usize>(f: &Fractal) -> ([f64; N], [f64; N], f64) {
     (freqs, amps, norm)
 }
 
-const CONT_OCT: ([f64; 5], [f64; 5], f64) = octaves::<5>(&CONTINENT);
-const HILL_OCT: ([f64; 4], [f64; 4], f64) = octaves::<4>(&HILL);
-const ERO_OCT: ([f64; 6], [f64; 6], f64) = octaves::<6>(&EROSION);
-const DETAIL_OCT: ([f64; 2], [f64; 2], f64) = octaves::<2>(&DETAIL);
+pub(super) const CONT_OCT: ([f64; 5], [f64; 5], f64) = octaves::<5>(&CONTINENT);
+pub(super) const HILL_OCT: ([f64; 4], [f64; 4], f64) = octaves::<4>(&HILL);
+pub(super) const ERO_OCT: ([f64; 6], [f64; 6], f64) = octaves::<6>(&EROSION);
+pub(super) const DETAIL_OCT: ([f64; 2], [f64; 2], f64) = octaves::<2>(&DETAIL);
 const _: () = assert!(
     CONTINENT.octaves == 5 && HILL.octaves == 4 && EROSION.octaves == 6 && DETAIL.octaves == 2
 );
 
 /// The Perlin axis parts of one coordinate for every (layer, octave) of the base height.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct AxisSet([Axis; PARTS]);
+pub(crate) struct AxisSet(pub(super) [Axis; PARTS]);
 
 /// `(scale, freq)` of every part: the part samples `(c * scale) * freq`, except the
 /// erosion step part, which samples `c * scale + 0.01`.
@@ -275,7 +275,7 @@ const COAST_SLACK: f64 = ISLAND_RADIUS * (0.08 + 0.02 * SIMPLEX_BOUND) + 1e-6;
 /// and, once the large-scale coastline term is known, points whose side of the
 /// falloff the two small terms cannot change.
 #[inline]
-fn island_mask(noise: &Noise, x: f64, z: f64) -> f64 {
+pub(super) fn island_mask(noise: &Noise, x: f64, z: f64) -> f64 {
     let dist = sqrt(x * x + z * z);
     if dist <= ALWAYS_LAND {
         return 1.0;

@@ -15,8 +15,10 @@
 //! [`manifest`] derives the game's flat zones (stations, duel arenas, buildings) from
 //! its manifests.
 
+mod area;
 mod biome;
 pub mod colours;
+mod lanes;
 mod layers;
 pub mod manifest;
 mod noise;
@@ -30,6 +32,7 @@ pub use noise::{Noise, smooth};
 
 use std::ops::Range;
 
+use lanes::{F4, LANES};
 use layers::{Axes, AxisSet, Direct, Half, Sets, base_from_axes};
 
 use super::{Generator, Grid};
@@ -132,6 +135,13 @@ impl Hyperscape {
     #[inline]
     fn computed_axes(&self, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
         let b = self.procedural_axes(x, z, &Sets(ax, az));
+        self.shore_axes(b, x, z, ax, az)
+    }
+
+    /// The shoreline adjustment of `b = procedural(x, z)` from the axis parts of `x`
+    /// and `z` (see [`Hyperscape::computed_axes`]).
+    #[inline]
+    fn shore_axes(&self, b: f64, x: f64, z: f64, ax: &AxisSet, az: &AxisSet) -> f64 {
         shore::computed(b, x, z, |nx, nz| {
             let noise = &self.noise;
             if nx == x {
@@ -161,6 +171,103 @@ impl Hyperscape {
     }
 }
 
+impl Hyperscape {
+    /// The area path on the scalar code alone, one point after another: what
+    /// [`Generator::fill_axes`] computes four columns at a time, with the same bits
+    /// (the tests and benchmarks compare the two).
+    pub fn fill_axes_scalar(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        assert_eq!(
+            out.len(),
+            xs.len() * zs.len(),
+            "out must hold xs.len() * zs.len() heights"
+        );
+        let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(&self.noise, x)).collect();
+        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
+            let az = AxisSet::new(&self.noise, z);
+            for ((&x, ax), h) in xs.iter().zip(&columns).zip(row.iter_mut()) {
+                *h = self.computed_axes(x, z, ax, &az);
+            }
+        }
+    }
+
+    /// The area path; with `procedural`, each point's procedural height (before the
+    /// shoreline) is stored there too.
+    fn fill_axes_inner(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        procedural: Option<&mut [f64]>,
+    ) {
+        assert_eq!(
+            out.len(),
+            xs.len() * zs.len(),
+            "out must hold xs.len() * zs.len() heights"
+        );
+        lanes::dispatch(
+            #[inline(always)]
+            || self.fill_axes_lanes(xs, zs, out, procedural),
+        );
+    }
+
+    /// The area path: per row, four columns at a time in lanes ([`area::procedural`]),
+    /// the shoreline per lane where a point is in its band, the last `xs.len() % 4`
+    /// columns on the scalar path. Every height equals [`Generator::height`]'s bits.
+    #[inline(always)]
+    fn fill_axes_lanes(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        mut procedural: Option<&mut [f64]>,
+    ) {
+        let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(&self.noise, x)).collect();
+        let whole = xs.len() - xs.len() % LANES;
+        let nx = xs.len().max(1);
+        for (iz, (&z, row)) in zs.iter().zip(out.chunks_exact_mut(nx)).enumerate() {
+            let az = AxisSet::new(&self.noise, z);
+            let mut proc_row = procedural
+                .as_deref_mut()
+                .map(|p| &mut p[iz * nx..(iz + 1) * nx]);
+            for (g, ((x4, a4), h4)) in xs[..whole]
+                .chunks_exact(LANES)
+                .zip(columns[..whole].chunks_exact(LANES))
+                .zip(row[..whole].chunks_exact_mut(LANES))
+                .enumerate()
+            {
+                let x = F4(std::array::from_fn(|i| x4[i]));
+                let parts = area::Parts {
+                    xs: std::array::from_fn(|i| &a4[i]),
+                    z: &az,
+                };
+                let b = area::procedural(&self.noise, &self.mountains, x, z, &parts);
+                if let Some(p) = proc_row.as_deref_mut() {
+                    p[g * LANES..(g + 1) * LANES].copy_from_slice(&b.0);
+                }
+                for i in 0..LANES {
+                    h4[i] = if shore::in_band(b.0[i]) {
+                        self.shore_axes(b.0[i], x.0[i], z, &a4[i], &az)
+                    } else {
+                        b.0[i]
+                    };
+                }
+            }
+            for (ix, ((&x, ax), h)) in xs[whole..]
+                .iter()
+                .zip(&columns[whole..])
+                .zip(&mut row[whole..])
+                .enumerate()
+            {
+                let b = self.procedural_axes(x, z, &Sets(ax, &az));
+                if let Some(p) = proc_row.as_deref_mut() {
+                    p[whole + ix] = b;
+                }
+                *h = self.shore_axes(b, x, z, ax, &az);
+            }
+        }
+    }
+}
+
 impl Generator for Hyperscape {
     fn procedural(&self, x: f64, z: f64) -> f64 {
         Hyperscape::procedural(self, x, z)
@@ -175,19 +282,35 @@ impl Generator for Hyperscape {
         shore::computed(b, x, z, |nx, nz| self.procedural(nx, nz))
     }
 
-    fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+    fn height_near_zones_from(
+        &self,
+        procedural: f64,
+        x: f64,
+        z: f64,
+        zone_at: &dyn Fn(f64, f64) -> Option<f64>,
+    ) -> f64 {
+        shore::computed(procedural, x, z, |nx, nz| {
+            zone_at(nx, nz).unwrap_or_else(|| self.procedural(nx, nz))
+        })
+    }
+
+    fn fill_axes_procedural(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        procedural: &mut [f64],
+    ) {
         assert_eq!(
+            procedural.len(),
             out.len(),
-            xs.len() * zs.len(),
-            "out must hold xs.len() * zs.len() heights"
+            "procedural must hold as many heights as out"
         );
-        let columns: Vec<AxisSet> = xs.iter().map(|&x| AxisSet::new(&self.noise, x)).collect();
-        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
-            let az = AxisSet::new(&self.noise, z);
-            for ((&x, ax), h) in xs.iter().zip(&columns).zip(row.iter_mut()) {
-                *h = self.computed_axes(x, z, ax, &az);
-            }
-        }
+        self.fill_axes_inner(xs, zs, out, Some(procedural));
+    }
+
+    fn fill_axes(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        self.fill_axes_inner(xs, zs, out, None);
     }
 
     fn fill_rows(&self, grid: &Grid, rows: Range<usize>, out: &mut [f64]) {

@@ -8,6 +8,8 @@
 
 use libm::sqrt;
 
+use super::lanes::{F4, LANES};
+
 /// The LCG both the permutation shuffle and the biome draws use.
 pub(crate) fn lcg(r: u64) -> u64 {
     (r * 1_664_525 + 1_013_904_223) % (1 << 32)
@@ -32,6 +34,12 @@ fn fade(t: f64) -> f64 {
 /// `a + t*(b - a)`.
 #[inline(always)]
 fn lerp(t: f64, a: f64, b: f64) -> f64 {
+    a + t * (b - a)
+}
+
+/// [`lerp`] per lane.
+#[inline(always)]
+fn lerp_lanes(t: F4, a: F4, b: F4) -> F4 {
     a + t * (b - a)
 }
 
@@ -161,6 +169,37 @@ impl Noise {
         r.clamp(-1.0, 1.0)
     }
 
+    /// [`Noise::perlin_axes`] for four x parts sharing one y part, lane by lane: the
+    /// hashes per lane, then the same float operations in the same order on the lanes.
+    #[inline(always)]
+    pub(crate) fn perlin_lanes(&self, ax: [Axis; LANES], ay: Axis) -> F4 {
+        // Gradient signs of the four corners, x and y component, per lane.
+        let mut g = [[0.0f64; LANES]; 8];
+        for (i, a) in ax.iter().enumerate() {
+            let l = usize::from(a.hashed[0]) + usize::from(ay.cell);
+            let r = usize::from(a.hashed[1]) + usize::from(ay.cell);
+            let h00 = self.p(self.p(l)) & 3;
+            let h01 = self.p(self.p(l + 1)) & 3;
+            let h10 = self.p(self.p(r)) & 3;
+            let h11 = self.p(self.p(r + 1)) & 3;
+            for (k, h) in [h00, h10, h01, h11].into_iter().enumerate() {
+                g[2 * k][i] = GRAD_X[h];
+                g[2 * k + 1][i] = GRAD_Y[h];
+            }
+        }
+        let fx = F4(ax.map(|a| a.frac));
+        let fy = ay.frac;
+        let (fx1, fy1) = (fx - 1.0, fy - 1.0);
+        let n00 = F4(g[0]) * fx + F4(g[1]) * fy;
+        let n10 = F4(g[2]) * fx1 + F4(g[3]) * fy;
+        let n01 = F4(g[4]) * fx + F4(g[5]) * fy1;
+        let n11 = F4(g[6]) * fx1 + F4(g[7]) * fy1;
+        let u = F4(ax.map(|a| a.fade));
+        let v = F4::splat(ay.fade);
+        let r = lerp_lanes(v, lerp_lanes(u, n00, n10), lerp_lanes(u, n01, n11));
+        r.clamp(-1.0, 1.0)
+    }
+
     /// `ridge(x, y) = 1 - |perlin(x, y)|` of §2.3, in [0, 1].
     pub fn ridge(&self, x: f64, y: f64) -> f64 {
         1.0 - self.perlin(x, y).abs()
@@ -245,6 +284,24 @@ pub(crate) fn erosion_factor(c: f64, ex: f64, ez: f64) -> f64 {
 pub(crate) fn erode(mut h: f64, e: f64, iterations: u32) -> f64 {
     for _ in 0..iterations {
         h *= 1.0 - e * 0.1;
+    }
+    h
+}
+
+/// [`erosion_factor`] per lane.
+#[inline(always)]
+pub(crate) fn erosion_factor_lanes(c: F4, ex: F4, ez: F4) -> F4 {
+    let gx = (ex - c) / EROSION_STEP;
+    let gz = (ez - c) / EROSION_STEP;
+    let mag = (gx * gx + gz * gz).sqrt();
+    F4::splat(1.0).min(mag * 2.0)
+}
+
+/// [`erode`] per lane.
+#[inline(always)]
+pub(crate) fn erode_lanes(mut h: F4, e: F4, iterations: u32) -> F4 {
+    for _ in 0..iterations {
+        h = h * (1.0 - e * 0.1);
     }
     h
 }

@@ -87,6 +87,18 @@ impl Generator for Osrs {
         let columns: Vec<(i32, f64)> = xs.iter().map(|&x| corner(x)).collect();
         fill_product(&columns, zs.iter().map(|&z| corner(z)), out);
     }
+
+    /// The procedural height is the height here.
+    fn fill_axes_procedural(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        out: &mut [f64],
+        procedural: &mut [f64],
+    ) {
+        self.fill_axes(xs, zs, out);
+        procedural.copy_from_slice(out);
+    }
 }
 
 /// Fills the product of `columns` and `lines` (each a sample's corner and fraction)
