@@ -234,6 +234,11 @@ impl DocError {
             Some(field) if form.keys().contains(&field.as_str()) => {
                 DocError::Invalid { field, reason }
             }
+            // An empty key cannot name the field: the document is to blame.
+            Some(field) if field.is_empty() => DocError::Document(format!(
+                "unknown empty key \"\" (expected one of: {})",
+                form.keys().join(", ")
+            )),
             Some(field) => DocError::Unknown {
                 field,
                 expected: form.keys(),
@@ -544,5 +549,21 @@ mod tests {
         let text = json.to_string();
         assert_eq!(ZoneDoc::from_request_json(text.as_bytes()).unwrap(), full);
         assert_eq!(&REQUEST_KEYS[..ZONE_KEYS.len()], &ZONE_KEYS);
+    }
+
+    /// Found by the `bodies` fuzz target: an empty key named the field `""`.
+    #[test]
+    fn an_empty_key_blames_the_document() {
+        for body in [
+            format!(r#"{{"centerX": 1, {BASE}, "": 2}}"#),
+            r#"{"centerX": 1,""centerZ": 0, "radius": 2, "height": 1}"#.to_string(),
+        ] {
+            let err = request(&body).unwrap_err();
+            assert_eq!(err.field(), None, "{body}");
+            assert!(err.reason().starts_with("unknown empty key"), "{err}");
+        }
+        let entry: Value = serde_json::json!({"id": "a", "": 1});
+        let err = ZoneDoc::from_file_entry(&entry).unwrap_err();
+        assert_eq!(err.field(), None);
     }
 }

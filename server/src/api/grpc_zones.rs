@@ -21,7 +21,7 @@ pub fn zone_message(entry: &ZoneEntry) -> pb::FlatZone {
 
 /// The zone a request describes, as the HTTP body would (without `id`, which the
 /// caller takes from the message; `revision` is output-only and ignored).
-fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
+pub fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
     ZoneDoc {
         id: None,
         center_x: zone.center_x,

@@ -151,9 +151,11 @@ impl<'de> Deserialize<'de> for ViewerBody {
 }
 
 /// Decodes `{"x", "z", "viewWidth", "viewDepth"}` (and optionally `"velocityX"`,
-/// `"velocityZ"`, metres per second, 0 when absent) through serde, naming the field at
-/// fault from the decoder's path (`body` for the body as a whole).
-fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
+/// `"velocityZ"`, metres per second, 0 when absent), the body of
+/// `PUT .../viewers/{id}`, through serde, naming the field at fault from the decoder's
+/// path (`body` for the body as a whole). The numbers are checked later, by the
+/// lifecycle.
+pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
     let mut json = serde_json::Deserializer::from_slice(body);
     let decoded: ViewerBody = serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let field = match e.path().iter().next() {

@@ -61,6 +61,12 @@ pub fn routes(state: &ApiState) -> Router<Arc<ApiState>> {
 fn tile_path(path: MapPath, max_coordinate: f64) -> Result<(String, MapTile), ApiError> {
     let Path((world, z, x, file)) =
         path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
+    Ok((world, map_tile_of(&z, &x, &file, max_coordinate)?))
+}
+
+/// The map tile of the decoded path segments `{z}/{x}/{file}` (`file` is `<y>.png`),
+/// checked against `max_coordinate`; errors name `z`, `x` or `y`.
+pub fn map_tile_of(z: &str, x: &str, file: &str, max_coordinate: f64) -> Result<MapTile, ApiError> {
     let int = |field: &'static str, raw: &str| {
         raw.parse::<i64>()
             .map_err(|_| ApiError::invalid(field, format!("expected an integer, got {raw:?}")))
@@ -68,8 +74,12 @@ fn tile_path(path: MapPath, max_coordinate: f64) -> Result<(String, MapTile), Ap
     let y = file
         .strip_suffix(".png")
         .ok_or_else(|| ApiError::invalid("y", format!("expected <y>.png, got {file:?}")))?;
-    let tile = MapTile::checked(int("z", &z)?, int("x", &x)?, int("y", y)?, max_coordinate)?;
-    Ok((world, tile))
+    Ok(MapTile::checked(
+        int("z", z)?,
+        int("x", x)?,
+        int("y", y)?,
+        max_coordinate,
+    )?)
 }
 
 /// True when `If-None-Match` lists `tag` (or is `*`), weak tags included.

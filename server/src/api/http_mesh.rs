@@ -94,6 +94,16 @@ pub(crate) fn indexed_path(
 ) -> Result<(String, (i64, i64)), ApiError> {
     let Path((world, x, z)) =
         path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
+    Ok((world, path_indices([&x, &z], fields, what)?))
+}
+
+/// The two integer indices of a tile or chunk path (`what`), from their decoded path
+/// segments; a segment that is not an `i64` is refused naming its field (`fields`).
+pub fn path_indices(
+    raw: [&str; 2],
+    fields: [&'static str; 2],
+    what: &str,
+) -> Result<(i64, i64), ApiError> {
     let index = |field: &'static str, raw: &str| {
         raw.parse::<i64>().map_err(|_| {
             ApiError::invalid(
@@ -102,7 +112,7 @@ pub(crate) fn indexed_path(
             )
         })
     };
-    Ok((world, (index(fields[0], &x)?, index(fields[1], &z)?)))
+    Ok((index(fields[0], raw[0])?, index(fields[1], raw[1])?))
 }
 
 /// The strong validator of a tile at `version`.

@@ -18,7 +18,7 @@
 //! The server closes the socket (close frame) after a cut-off `resync` and at
 //! shutdown. The frames are built and read in [`frames`].
 
-mod frames;
+pub mod frames;
 
 use std::sync::Arc;
 

@@ -53,10 +53,18 @@ pub(super) fn parse_in(text: &str, base: &Path) -> Result<Settings, ConfigError>
             path: "<text>".into(),
             message: e.to_string().trim_end().to_string(),
         })?;
-    let settings: Settings = serde_path_to_error::deserialize(table).map_err(|err| {
-        ConfigError::invalid(err.path().to_string(), reword(err.inner().message()))
-    })?;
+    let settings: Settings = serde_path_to_error::deserialize(table)
+        .map_err(|err| ConfigError::invalid(key_name(err.path()), reword(err.inner().message())))?;
     Ok(settings.rebased(base))
+}
+
+/// The key a refusal names: serde's path (`worlds[0].seed`), with a top-level key
+/// spelled `""` (an empty path would name nothing) written as TOML quotes it.
+fn key_name(path: &serde_path_to_error::Path) -> String {
+    match path.to_string() {
+        key if key.is_empty() => "\"\"".to_string(),
+        key => key,
+    }
 }
 
 /// Serde's fixed wording (`invalid type: integer `3`, expected a string`, `unknown
@@ -109,7 +117,20 @@ fn value(got: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::reword;
+    use super::{parse, reword};
+    use crate::config::ConfigError;
+
+    /// Found by the `config` fuzz target: a top-level `"" = 1` was refused naming no key.
+    #[test]
+    fn an_empty_top_level_key_is_named() {
+        match parse("\"\" = 1\n") {
+            Err(ConfigError::Invalid { key, message }) => {
+                assert_eq!(key, "\"\"");
+                assert!(message.starts_with("unknown key"), "{message}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
 
     #[test]
     fn serde_wording_becomes_the_configs() {

@@ -224,6 +224,12 @@ impl Config {
         Config::resolve(settings)
     }
 
+    /// The configuration the text of a configuration file describes (no flags or
+    /// environment), relative paths resolved against `base`, as `--config` reads it.
+    pub fn from_toml(text: &str, base: &std::path::Path) -> Result<Config, ConfigError> {
+        Config::resolve(file::parse_in(text, base)?)
+    }
+
     /// Fills what `settings` leave out with defaults and validates the result.
     pub fn resolve(settings: Settings) -> Result<Config, ConfigError> {
         let defaults = Config::default();

@@ -291,55 +291,9 @@ impl QueryEngine {
         })
     }
 
-    /// Validates a heightmap request: finite, in-range origin; finite step > 0; counts
-    /// > 0 within the sample limit; far corner in range.
+    /// Validates a heightmap request against this engine's limits ([`heightmap_grid`]).
     fn check_heightmap(&self, req: &HeightmapRequest) -> Result<Grid, QueryError> {
-        let max = self.limits.max_coordinate;
-        check_coordinate(req.x0, max).map_err(|reason| QueryError::invalid("x0", reason))?;
-        check_coordinate(req.z0, max).map_err(|reason| QueryError::invalid("z0", reason))?;
-        if !req.step.is_finite() {
-            return Err(QueryError::invalid("step", "must be finite"));
-        }
-        if req.step <= 0.0 {
-            return Err(QueryError::invalid("step", "must be greater than 0"));
-        }
-        if req.step < MIN_HEIGHTMAP_STEP {
-            // A subnormal step makes every sample a slow float operation (the probe's
-            // 5e-324 took 32 s of CPU), and steps far below a vertex spacing answer the
-            // same heights many times over.
-            let reason = format!(
-                "must be at least {MIN_HEIGHTMAP_STEP} (metres), got {}",
-                req.step
-            );
-            return Err(QueryError::invalid("step", reason));
-        }
-        for (field, n) in [("nx", req.nx), ("nz", req.nz)] {
-            if n == 0 {
-                return Err(QueryError::invalid(field, "must be greater than 0"));
-            }
-        }
-        let samples = req.nx.saturating_mul(req.nz);
-        let limit = self.limits.max_heightmap_samples;
-        if samples > limit as u64 {
-            let reason = format!("{samples} samples exceed the limit of {limit} per heightmap");
-            return Err(QueryError::too_large("nx*nz", reason));
-        }
-        // Both counts are now at most `limit`, a usize.
-        let grid = Grid::new(req.x0, req.z0, req.step, req.nx as usize, req.nz as usize)
-            .map_err(|e| QueryError::invalid("grid", e.to_string()))?;
-        let corner = [
-            ("nx", "x", grid.x(grid.nx - 1)),
-            ("nz", "z", grid.z(grid.nz - 1)),
-        ];
-        for (field, axis, far) in corner {
-            if check_coordinate(far, max).is_err() {
-                let reason = format!(
-                    "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {far} is outside [-{max}, {max}]"
-                );
-                return Err(QueryError::invalid(field, reason));
-            }
-        }
-        Ok(grid)
+        heightmap_grid(req, &self.limits)
     }
 
     /// Runs `job` on the pool; a lost job is an internal error.
@@ -356,6 +310,58 @@ impl QueryEngine {
             .await
             .map_err(|e| E::from(QueryError::Internal(e.to_string())))?
     }
+}
+
+/// Validates a heightmap request (both surfaces decode into a [`HeightmapRequest`] and
+/// come here): finite, in-range origin; finite step > 0; counts > 0 within the sample
+/// limit; far corner in range. Errors name the field (`x0`, `step`, `nx*nz`, ...).
+pub fn heightmap_grid(req: &HeightmapRequest, limits: &Limits) -> Result<Grid, QueryError> {
+    let max = limits.max_coordinate;
+    check_coordinate(req.x0, max).map_err(|reason| QueryError::invalid("x0", reason))?;
+    check_coordinate(req.z0, max).map_err(|reason| QueryError::invalid("z0", reason))?;
+    if !req.step.is_finite() {
+        return Err(QueryError::invalid("step", "must be finite"));
+    }
+    if req.step <= 0.0 {
+        return Err(QueryError::invalid("step", "must be greater than 0"));
+    }
+    if req.step < MIN_HEIGHTMAP_STEP {
+        // A subnormal step makes every sample a slow float operation (the probe's
+        // 5e-324 took 32 s of CPU), and steps far below a vertex spacing answer the
+        // same heights many times over.
+        let reason = format!(
+            "must be at least {MIN_HEIGHTMAP_STEP} (metres), got {}",
+            req.step
+        );
+        return Err(QueryError::invalid("step", reason));
+    }
+    for (field, n) in [("nx", req.nx), ("nz", req.nz)] {
+        if n == 0 {
+            return Err(QueryError::invalid(field, "must be greater than 0"));
+        }
+    }
+    let samples = req.nx.saturating_mul(req.nz);
+    let limit = limits.max_heightmap_samples;
+    if samples > limit as u64 {
+        let reason = format!("{samples} samples exceed the limit of {limit} per heightmap");
+        return Err(QueryError::too_large("nx*nz", reason));
+    }
+    // Both counts are now at most `limit`, a usize.
+    let grid = Grid::new(req.x0, req.z0, req.step, req.nx as usize, req.nz as usize)
+        .map_err(|e| QueryError::invalid("grid", e.to_string()))?;
+    let corner = [
+        ("nx", "x", grid.x(grid.nx - 1)),
+        ("nz", "z", grid.z(grid.nz - 1)),
+    ];
+    for (field, axis, far) in corner {
+        if check_coordinate(far, max).is_err() {
+            let reason = format!(
+                "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {far} is outside [-{max}, {max}]"
+            );
+            return Err(QueryError::invalid(field, reason));
+        }
+    }
+    Ok(grid)
 }
 
 /// Checks every coordinate of a batch, naming the first bad one.
