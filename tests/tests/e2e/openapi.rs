@@ -18,6 +18,13 @@ fn api_sources() -> Vec<(String, String)> {
         .expect("server/src/api")
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        // The gRPC modules route gRPC paths (`/terrain.v1.TerrainEvents/Subscribe`),
+        // which are not part of the HTTP API.
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("grpc"))
+        })
         .collect();
     files.sort();
     files
