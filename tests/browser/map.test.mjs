@@ -88,6 +88,19 @@ try {
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   page.on('request', (r) => { if (r.url().includes('/map/') && r.url().includes('.png')) tileRequests.push({ url: r.url(), at: Date.now() }); });
   const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
+  // Distinct colours among a sample of the 3-D view's canvas pixels (a blank canvas has 1).
+  const viewerColours = () => page.evaluate(() => {
+    const src = document.getElementById('viewer3d-canvas');
+    const c = document.createElement('canvas');
+    c.width = src.width;
+    c.height = src.height;
+    const g = c.getContext('2d');
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const set = new Set();
+    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return set.size;
+  });
 
   // 1. The picker.
   await page.goto(`${origin}/map`);
@@ -197,18 +210,7 @@ try {
   await page.click('#open3d');
   await page.waitForFunction(() => window.terrainMap.view3d?.rendered, null, { timeout: 30000 });
   await sleep(500);
-  const canvasColours = await page.evaluate(() => {
-    const src = document.getElementById('viewer3d-canvas');
-    const c = document.createElement('canvas');
-    c.width = src.width;
-    c.height = src.height;
-    const g = c.getContext('2d');
-    g.drawImage(src, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const set = new Set();
-    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
-    return set.size;
-  });
+  const canvasColours = await viewerColours();
   check(canvasColours > 20, `3-D canvas of tile (0, 0) not blank: ${canvasColours} distinct colours`);
   check(page.url().includes('tile=0,0'), `the open tile is in the URL fragment (${page.url()})`);
   await shot('08-tile-3d');
@@ -255,18 +257,7 @@ try {
   const drawn = await page.evaluate(() => window.terrainMap.view3d.meshes);
   check(JSON.stringify(drawn) === JSON.stringify(instances.kinds.map((k) => ({ kind: k.name, count: k.count }))),
     `chunk (0, 0) drawn as one instanced mesh per kind: ${drawn.map((d) => `${d.kind} x${d.count}`).join(', ')}`);
-  const voxelCanvas = await page.evaluate(() => {
-    const src = document.getElementById('viewer3d-canvas');
-    const c = document.createElement('canvas');
-    c.width = src.width;
-    c.height = src.height;
-    const g = c.getContext('2d');
-    g.drawImage(src, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const set = new Set();
-    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
-    return set.size;
-  });
+  const voxelCanvas = await viewerColours();
   check(voxelCanvas > 20, `3-D canvas of chunk (0, 0) not blank: ${voxelCanvas} distinct colours`);
   await shot('11-chunk-3d');
 
