@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 cache="$target/image-cache"
+mkdir -p "$cache"
 base="debian:bookworm-slim"
 image="localhost/terrain-server:image-test"
 name="terrain-image-test"
