@@ -13,7 +13,7 @@
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use terrain_core::zones::{ZoneLimits, validate_id};
-use terrain_fuzz::{named_field, named_one_of, same};
+use terrain_fuzz::{VIEWER_FIELDS, named_field, named_one_of, same_area, same_viewer};
 use terrain_model::{Area, Viewer};
 use terrain_proto::v1 as pb;
 use terrain_server::{
@@ -137,18 +137,10 @@ fn area(area: Option<&pb::SubscriptionArea>) {
     };
     let proto = decoded.to_proto();
     let back = Area::from_proto(proto.as_ref()).expect("an area's own message converts");
-    let equal = match (decoded, back) {
-        (
-            Area::Circle { x, z, radius },
-            Area::Circle {
-                x: x2,
-                z: z2,
-                radius: r2,
-            },
-        ) => same(x, x2) && same(z, z2) && same(radius, r2),
-        (a, b) => a == b,
-    };
-    assert!(equal, "area round trip: {decoded:?} -> {back:?}");
+    assert!(
+        same_area(&decoded, &back),
+        "area round trip: {decoded:?} -> {back:?}"
+    );
 }
 
 fn viewer(update: pb::ViewerUpdate) {
@@ -158,20 +150,10 @@ fn viewer(update: pb::ViewerUpdate) {
     let v = Viewer::from(proto);
     let back = Viewer::from(pb::Viewer::from(v.clone()));
     assert!(
-        back.id == v.id
-            && same(back.x, v.x)
-            && same(back.z, v.z)
-            && same(back.view_width, v.view_width)
-            && same(back.view_depth, v.view_depth)
-            && same(back.velocity_x, v.velocity_x)
-            && same(back.velocity_z, v.velocity_z),
+        same_viewer(&back, &v),
         "viewer round trip: {v:?} -> {back:?}"
     );
     if let Err(err) = check_viewer(&v, Limits::default().max_coordinate) {
-        named_one_of(
-            &ApiError::from(err),
-            &["id", "x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"],
-            &v,
-        );
+        named_one_of(&ApiError::from(err), &VIEWER_FIELDS, &v);
     }
 }

@@ -15,7 +15,19 @@ pub mod messages;
 pub mod zones;
 
 use terrain_core::zones::{NamedZone, Shape, ZoneDoc, ZoneHeight, ZoneSpec};
+use terrain_model::{Area, Viewer};
 use terrain_server::ApiError;
+
+/// The fields a viewer refusal may name (its body's keys; `id` is the path's).
+pub const VIEWER_FIELDS: [&str; 7] = [
+    "id",
+    "x",
+    "z",
+    "viewWidth",
+    "viewDepth",
+    "velocityX",
+    "velocityZ",
+];
 
 /// The first byte (the decoder to run, modulo `choices`) and the rest of `data`.
 pub fn select(data: &[u8], choices: u8) -> Option<(u8, &[u8])> {
@@ -60,6 +72,32 @@ pub fn named_one_of(err: &ApiError, allowed: &[&str], input: &dyn std::fmt::Debu
 /// The same f64: equal bits, or both NaN (a NaN's payload need not survive text).
 pub fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// The same viewer: equal ids and every number the same ([`same`]).
+pub fn same_viewer(a: &Viewer, b: &Viewer) -> bool {
+    a.id == b.id
+        && same(a.x, b.x)
+        && same(a.z, b.z)
+        && same(a.view_width, b.view_width)
+        && same(a.view_depth, b.view_depth)
+        && same(a.velocity_x, b.velocity_x)
+        && same(a.velocity_z, b.velocity_z)
+}
+
+/// The same area: a circle's numbers the same ([`same`]), other areas equal.
+pub fn same_area(a: &Area, b: &Area) -> bool {
+    match (a, b) {
+        (
+            Area::Circle { x, z, radius },
+            Area::Circle {
+                x: x2,
+                z: z2,
+                radius: r2,
+            },
+        ) => same(*x, *x2) && same(*z, *z2) && same(*radius, *r2),
+        (a, b) => a == b,
+    }
 }
 
 /// The zone-file document of a named zone: what a zone file holding it says.

@@ -7,15 +7,12 @@
 //! fields; a decoded area, written back as the `area` of the server's acknowledgement
 //! frame, decodes to the same area; every refusal names a non-empty field.
 
-use crate::{named_field, named_one_of, same, select};
-use terrain_model::Area;
+use crate::{VIEWER_FIELDS, named_field, named_one_of, same_area, same_viewer, select};
 use terrain_server::{
     ApiError, Limits,
     api::{http_lifecycle::decode_viewer, ws_events::frames},
     lifecycle::rings::check_viewer,
 };
-
-const VIEWER_FIELDS: [&str; 6] = ["x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"];
 
 /// Runs one input: the first byte picks the decoder.
 pub fn run(data: &[u8]) {
@@ -49,12 +46,7 @@ fn viewer(body: &[u8]) {
     let back = decode_viewer(v.id.clone(), text.as_bytes())
         .unwrap_or_else(|e| panic!("re-encoded viewer {text} refused: {e}"));
     assert!(
-        same(back.x, v.x)
-            && same(back.z, v.z)
-            && same(back.view_width, v.view_width)
-            && same(back.view_depth, v.view_depth)
-            && same(back.velocity_x, v.velocity_x)
-            && same(back.velocity_z, v.velocity_z),
+        same_viewer(&back, &v),
         "viewer round trip: {v:?} -> {text} -> {back:?}"
     );
     if let Err(err) = check_viewer(&v, Limits::default().max_coordinate) {
@@ -75,19 +67,8 @@ fn area(text: &str) {
     let written = frame["area"].to_string();
     let back = frames::area(&written)
         .unwrap_or_else(|e| panic!("acknowledged area {written} refused: {e}"));
-    let equal = match (decoded, back) {
-        (
-            Area::Circle { x, z, radius },
-            Area::Circle {
-                x: x2,
-                z: z2,
-                radius: r2,
-            },
-        ) => same(x, x2) && same(z, z2) && same(radius, r2),
-        (a, b) => a == b,
-    };
     assert!(
-        equal,
+        same_area(&decoded, &back),
         "area round trip: {decoded:?} -> {written} -> {back:?}"
     );
 }

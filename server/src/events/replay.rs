@@ -6,11 +6,11 @@
 //!
 //! Tiles and bounds are recomputed as the registry computed them: the logged zone
 //! and, for a replacement, the version it replaced (the latest earlier entry for the
-//! same id in the retained log, read back from the resume point when it is older
-//! than that; if that entry was pruned, only the new zone counts). The height change
-//! is the one the publisher recorded in the entry.
+//! same id in the retained log; the versions older than the resume point are read
+//! back from there in one pass for all such zones; if that entry was pruned, only the
+//! new zone counts). The height change is the one the publisher recorded in the entry.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use terrain_core::{FlatZone, TileGrid};
 
@@ -47,15 +47,16 @@ pub fn replay(
     if missed.len() as u64 != to - from {
         return Ok(Replay::Gone);
     }
-    // Each zone's latest version so far (None: never seen, or removed).
-    let mut latest: HashMap<&str, Option<FlatZone>> = HashMap::new();
+    // Each zone's latest version so far (None: never seen, or removed), starting
+    // from the versions in force at the resume point of the zones replaced before
+    // the missed entries wrote them otherwise.
+    let mut latest = before_resume(store, world, &missed, from + 1)?;
     let mut events = Vec::new();
     for entry in &missed {
         let zone = &entry.mutation.zone;
         let kind = entry.mutation.kind;
-        let previous = match (kind, latest.get(zone.id.as_str())) {
-            (MutationKind::Replaced, Some(seen)) => seen.clone(),
-            (MutationKind::Replaced, None) => replaced(store, world, &zone.id, from + 1)?,
+        let previous = match kind {
+            MutationKind::Replaced => latest.get(zone.id.as_str()).cloned().flatten(),
             _ => None,
         };
         let event = event_of(layout, world, entry, previous.as_ref());
@@ -71,18 +72,34 @@ pub fn replay(
     Ok(Replay::Events(events))
 }
 
-/// The version of zone `id` in force before revision `before`, if the retained log
-/// still holds it (none when its latest write there is a removal).
-fn replaced(
+/// The versions in force before revision `before` of the zones that `missed`
+/// replaces before writing them any other way, by id, as far as the retained log
+/// still holds them (none when the latest write there is a removal).
+fn before_resume<'a>(
     store: &ZoneStore,
     world: &str,
-    id: &str,
+    missed: &'a [LogEntry],
     before: u64,
-) -> Result<Option<FlatZone>, StoreError> {
-    Ok(store
-        .last_write_before(world, id, before)?
-        .filter(|e| e.mutation.kind != MutationKind::Removed)
-        .map(|e| e.mutation.zone))
+) -> Result<HashMap<&'a str, Option<FlatZone>>, StoreError> {
+    let mut written = HashSet::new();
+    let mut ids = Vec::new();
+    for entry in missed {
+        let id = entry.mutation.zone.id.as_str();
+        if written.insert(id) && entry.mutation.kind == MutationKind::Replaced {
+            ids.push(id);
+        }
+    }
+    let mut found = store.last_writes_before(world, &ids, before)?;
+    Ok(ids
+        .into_iter()
+        .map(|id| {
+            let zone = found
+                .remove(id)
+                .filter(|e| e.mutation.kind != MutationKind::Removed)
+                .map(|e| e.mutation.zone);
+            (id, zone)
+        })
+        .collect())
 }
 
 fn event_of(

@@ -213,27 +213,24 @@ impl Tracker {
     ) -> Result<([TileRect; 3], Option<Arc<Step>>), LifecycleError> {
         check_viewer(&viewer, self.max_coordinate)?;
         let rects = checked_rings(&self.layout, &self.config.rings, &viewer)?;
-        let old = match self.viewers.get(&viewer.id) {
-            Some(e) => {
-                if e.owner != owner {
-                    return Err(LifecycleError::OwnedElsewhere {
-                        id: viewer.id,
-                        by: match e.owner {
-                            Owner::Http => "client over HTTP",
-                            Owner::Stream(_) => "TrackViewers stream",
-                        },
-                    });
-                }
-                Some((e.rects, e.ahead.clone()))
+        match self.viewers.get(&viewer.id) {
+            Some(e) if e.owner != owner => {
+                return Err(LifecycleError::OwnedElsewhere {
+                    id: viewer.id,
+                    by: match e.owner {
+                        Owner::Http => "client over HTTP",
+                        Owner::Stream(_) => "TrackViewers stream",
+                    },
+                });
             }
+            Some(_) => {}
             None => {
                 let max = self.config.max_viewers_per_world;
                 if self.viewers.len() >= max {
                     return Err(LifecycleError::TooManyViewers { max });
                 }
-                None
             }
-        };
+        }
         let active = &rects[Ring::Active as usize];
         let added = active
             .tiles()
@@ -266,10 +263,11 @@ impl Tracker {
             owner,
             seen: now,
         };
+        // Admitted: the old entry (if any) gives way to the new one.
+        let old = self.viewers.remove(&entry.viewer.id);
         let mut out = Vec::new();
-        let old = old.as_ref().map(|(r, a)| (r, a.as_slice()));
         self.apply(
-            old,
+            old.as_ref().map(|e| (&e.rects, e.ahead.as_slice())),
             Some((&entry.rects, &entry.ahead)),
             Some((x, z)),
             now,
@@ -543,18 +541,6 @@ impl Tracker {
         }
         self.counters.culled += culled.len() as u64;
         (self.step(out), culled)
-    }
-
-    /// The tiles held only for some viewer's look-ahead path, row-major.
-    pub fn ahead(&self) -> Vec<Tile> {
-        let mut out: Vec<Tile> = self
-            .tiles
-            .iter()
-            .filter(|(_, s)| s.mask() == 0 && s.ahead > 0)
-            .map(|(&t, _)| t)
-            .collect();
-        out.sort_unstable_by_key(|&(x, z)| (z, x));
-        out
     }
 
     /// The number of tiles in some viewer's ring, per ring (sim, spawn, active).
@@ -939,6 +925,18 @@ mod tests {
         assert!(!t.take_timer_wake());
     }
 
+    /// The tiles held only for some viewer's look-ahead path, row-major.
+    fn ahead(t: &Tracker) -> Vec<Tile> {
+        let mut out: Vec<Tile> = t
+            .tiles
+            .iter()
+            .filter(|(_, s)| s.mask() == 0 && s.ahead > 0)
+            .map(|(&t, _)| t)
+            .collect();
+        out.sort_unstable_by_key(|&(x, z)| (z, x));
+        out
+    }
+
     fn moving(id: &str, x: f64, z: f64, vx: f64, vz: f64) -> Viewer {
         Viewer {
             velocity_x: vx,
@@ -963,7 +961,7 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        assert_eq!(t.ahead(), block(3..=4, -2..=2));
+        assert_eq!(ahead(&t), block(3..=4, -2..=2));
         let (order, out) = drain(&mut t, now);
         // Every tile is built, the ring's first (nearer); only the ring's announced.
         assert_eq!(order.len(), 25 + 10);
@@ -989,7 +987,7 @@ mod tests {
             .collect();
         assert_eq!(entered, block(3..=3, -2..=2));
         assert_eq!(t.queued(), 5);
-        assert_eq!(t.ahead(), block(4..=5, -2..=2));
+        assert_eq!(ahead(&t), block(4..=5, -2..=2));
     }
 
     #[test]
@@ -1008,7 +1006,7 @@ mod tests {
         })
         .unwrap();
         let north = block(-2..=2, -4..=-3);
-        assert_eq!(t.ahead(), north);
+        assert_eq!(ahead(&t), north);
         assert_eq!(t.queued(), north.len());
         let (none, _) = t.cull_due(now + grace - Duration::from_millis(1));
         assert!(none.is_none());
@@ -1027,7 +1025,7 @@ mod tests {
             |_| Ok(()),
         )
         .unwrap();
-        assert_eq!((t.queued(), t.ahead()), (0, Vec::new()));
+        assert_eq!((t.queued(), ahead(&t)), (0, Vec::new()));
         assert_eq!(t.take_counters().dropped, north.len() as u64);
     }
 
@@ -1043,7 +1041,7 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        assert_eq!((t.held(), t.ahead()), (25, Vec::new()));
+        assert_eq!((t.held(), ahead(&t)), (25, Vec::new()));
     }
 
     #[test]
@@ -1058,7 +1056,7 @@ mod tests {
             }
         })
         .unwrap();
-        assert_eq!((t.held(), t.ahead()), (25, Vec::new()));
+        assert_eq!((t.held(), ahead(&t)), (25, Vec::new()));
     }
 
     #[test]

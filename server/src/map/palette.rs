@@ -17,7 +17,7 @@
 //!   ice are drawn flat.
 
 use terrain_core::{
-    Grid, Terrain, WorldGenerator,
+    Generator, Grid, Terrain, WorldGenerator,
     generator::hyperscape::{
         Colours, Hyperscape, Noise,
         colours::{BIOME_NAMES, colour_of},
@@ -131,27 +131,36 @@ impl<'a> Palette<'a> {
         }
     }
 
+    /// The heights of every sample of `grid` (row-major) and the swatches of the
+    /// samples inside its one-sample border (`grid.nx - 2` a row): what a map band
+    /// draws. A voxel world reads both from the same columns (the heights are the
+    /// columns' tops, as `Generator::height` answers them), so no column is built
+    /// twice; other worlds fill the heights by the terrain's area path.
+    pub fn heights_and_band(&self, terrain: &Terrain, grid: &Grid) -> (Vec<f64>, Vec<Swatch>) {
+        if let Palette::Voxel { .. } = self {
+            let (heights, tops) = voxel_columns(terrain, grid);
+            return (heights, tops.into_iter().map(block_swatch).collect());
+        }
+        let mut heights = vec![0.0; grid.nx * grid.nz];
+        terrain.fill(grid, &mut heights);
+        let band = self.band(grid, &heights);
+        (heights, band)
+    }
+
     /// The swatches of the pixels of `grid` inside its one-sample border (row-major,
     /// `grid.nx - 2` a row), `heights` the heights of all of `grid`'s samples: the
     /// same as [`Palette::swatch`] at each, a voxel band reading its columns at once.
     pub fn band(&self, grid: &Grid, heights: &[f64]) -> Vec<Swatch> {
-        let (w, h) = (grid.nx.saturating_sub(2), grid.nz.saturating_sub(2));
-        let inner = (1..=h).flat_map(|j| (1..=w).map(move |i| (i, j)));
-        if let Palette::Voxel { terrain, .. } = self
-            && grid.step <= VOXEL_DENSE_METRES
-            && w > 0
-            && h > 0
-        {
-            let (x0, z0) = (column(grid.x(1)), column(grid.z(1)));
-            let (x1, z1) = (column(grid.x(w)), column(grid.z(h)));
-            let span = |a: i64, b: i64| usize::try_from(b - a + 1).unwrap_or(0);
-            if let Some(volume) = terrain.voxel_area(x0, z0, span(x0, x1), span(z0, z1)) {
-                return inner
-                    .map(|(i, j)| block_swatch(volume.top(column(grid.x(i)), column(grid.z(j)))))
-                    .collect();
-            }
+        if let Palette::Voxel { terrain, .. } = self {
+            return voxel_columns(terrain, grid)
+                .1
+                .into_iter()
+                .map(block_swatch)
+                .collect();
         }
-        inner
+        let (w, h) = (grid.nx.saturating_sub(2), grid.nz.saturating_sub(2));
+        (1..=h)
+            .flat_map(|j| (1..=w).map(move |i| (i, j)))
             .map(|(i, j)| self.swatch(grid.x(i), grid.z(j), heights[j * grid.nx + i]))
             .collect()
     }
@@ -204,6 +213,49 @@ impl<'a> Palette<'a> {
     }
 }
 
+/// The heights of every sample of `grid` and the top blocks of the samples inside
+/// its one-sample border, from voxel columns with the zones applied: one rectangle of
+/// columns under the whole grid when its samples are at most
+/// [`VOXEL_DENSE_METRES`] apart, else each sample's own column. A column beyond the
+/// voxel range has the terrain's height and shows air.
+fn voxel_columns(terrain: &Terrain, grid: &Grid) -> (Vec<f64>, Vec<BlockKind>) {
+    let (nx, nz) = (grid.nx, grid.nz);
+    let dense = (grid.step <= VOXEL_DENSE_METRES && nx > 0 && nz > 0)
+        .then(|| {
+            let (x0, z0) = (column(grid.x(0)), column(grid.z(0)));
+            let (x1, z1) = (column(grid.x(nx - 1)), column(grid.z(nz - 1)));
+            let span = |a: i64, b: i64| usize::try_from(b - a + 1).unwrap_or(0);
+            terrain.voxel_area(x0, z0, span(x0, x1), span(z0, z1))
+        })
+        .flatten();
+    let mut heights = Vec::with_capacity(nx * nz);
+    let mut tops = Vec::with_capacity(nx.saturating_sub(2) * nz.saturating_sub(2));
+    for j in 0..nz {
+        for i in 0..nx {
+            let (x, z) = (grid.x(i), grid.z(j));
+            let (cx, cz) = (column(x), column(z));
+            let own;
+            let volume = match &dense {
+                Some(v) => Some(v),
+                None => {
+                    own = terrain.voxel_area(cx, cz, 1, 1);
+                    own.as_ref()
+                }
+            };
+            let found = volume.and_then(|v| v.column(cx, cz).map(|c| (c.height, v.top(cx, cz))));
+            let (height, top) = match found {
+                Some((h, top)) => (f64::from(h), top),
+                None => (terrain.height(x, z), BlockKind::Air),
+            };
+            heights.push(height);
+            if (1..nx.saturating_sub(1)).contains(&i) && (1..nz.saturating_sub(1)).contains(&j) {
+                tops.push(top);
+            }
+        }
+    }
+    (heights, tops)
+}
+
 /// The block column of a coordinate (`floor`; NaN is column 0).
 fn column(c: f64) -> i64 {
     let f = libm::floor(c);
@@ -253,7 +305,7 @@ pub fn linear_to_srgb(v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use terrain_core::{FlatZone, Generator, GeneratorKind, Overlap, ZoneSet, zones::Shape};
+    use terrain_core::{FlatZone, GeneratorKind, Overlap, ZoneSet, zones::Shape};
 
     fn terrain(kind: GeneratorKind) -> Terrain {
         let g = WorldGenerator::new(kind, 0).unwrap();
@@ -388,6 +440,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_voxel_band_reads_the_heights_the_terrain_fills_from_its_columns() {
+        let mut t = terrain(GeneratorKind::Voxel);
+        let zone = FlatZone {
+            id: "pad".into(),
+            center_x: -20.0,
+            center_z: 22.0,
+            shape: Shape::Circle { radius: 9.0 },
+            height: 30.4,
+            blend_radius: 4.0,
+            carve_inset: 0.0,
+            priority: 0,
+        };
+        t.zones_mut().insert(zone, 1);
+        for step in [0.25, 1.0, 2.0, 8.0] {
+            let grid = Grid::new(-40.125, 17.5, step, 34, 10).unwrap();
+            let mut want = vec![0.0; grid.nx * grid.nz];
+            t.fill(&grid, &mut want);
+            let p = Palette::of(&t);
+            let (heights, band) = p.heights_and_band(&t, &grid);
+            assert_eq!(heights, want, "step {step}");
+            assert_eq!(band, p.band(&grid, &want), "step {step}");
+        }
+        let h = terrain(GeneratorKind::Hyperscape);
+        let grid = Grid::new(100.0, -60.0, 0.5, 34, 10).unwrap();
+        let mut want = vec![0.0; grid.nx * grid.nz];
+        h.fill(&grid, &mut want);
+        let p = Palette::of(&h);
+        assert_eq!(
+            p.heights_and_band(&h, &grid),
+            (want.clone(), p.band(&grid, &want))
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! power of two times a small integer), so `GET .../height` at that point answers
 //! the height the pixel was coloured from.
 
-use terrain_core::{Generator, Grid, Terrain, TileGrid};
+use terrain_core::{Grid, Terrain, TileGrid};
 
 use super::{palette::Palette, shade};
 
@@ -79,15 +79,13 @@ pub fn render_rows(terrain: &Terrain, tile: MapTile, rows: std::ops::Range<usize
     let w = TILE_PIXELS;
     let h = rows.len();
     let (x0, z0) = tile.pixel_centre(-1, rows.start as i64 - 1);
-    let mut heights = vec![0.0; (w + 2) * (h + 2)];
     // Grid::new only refuses non-finite origins and empty axes, which a checked
     // tile never has; an empty band renders nothing.
     let Ok(grid) = Grid::new(x0, z0, m, w + 2, h + 2) else {
         return Vec::new();
     };
-    terrain.fill(&grid, &mut heights);
+    let (heights, swatches) = Palette::of(terrain).heights_and_band(terrain, &grid);
     let factors = shade::factors(&heights, w, h, m);
-    let swatches = Palette::of(terrain).band(&grid, &heights);
     let mut out = Vec::with_capacity(w * h * 3);
     for j in 0..h {
         for i in 0..w {
@@ -129,7 +127,7 @@ pub fn encode_png(rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use terrain_core::{GeneratorKind, Overlap, WorldGenerator, ZoneSet};
+    use terrain_core::{Generator, GeneratorKind, Overlap, WorldGenerator, ZoneSet};
 
     fn terrain(kind: GeneratorKind) -> Terrain {
         let g = WorldGenerator::new(kind, 0).unwrap();

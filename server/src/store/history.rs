@@ -9,8 +9,10 @@
 //!
 //! The log is keyed by `(world, revision)`, so a resume reads only what it missed
 //! ([`ZoneStore::history_between`]); the version a replacement replaced, when it is
-//! older than the resume point, is found by reading back from there
-//! ([`ZoneStore::last_write_before`]).
+//! older than the resume point, is found by reading back from there, once for every
+//! such zone together ([`ZoneStore::last_writes_before`]).
+
+use std::collections::{HashMap, HashSet};
 
 use redb::{Durability, ReadableTable};
 
@@ -104,14 +106,20 @@ impl ZoneStore {
         Ok(entries)
     }
 
-    /// The latest retained entry of `world` before revision `before` that wrote zone
-    /// `id` (a removal included), reading back from `before` until it is found.
-    pub fn last_write_before(
+    /// For each of the zones `ids`, the latest retained entry of `world` before
+    /// revision `before` that wrote it (a removal included), by id: one read back
+    /// from `before` that stops once every id is found (ids never written are absent).
+    pub fn last_writes_before(
         &self,
         world: &str,
-        id: &str,
+        ids: &[&str],
         before: u64,
-    ) -> Result<Option<LogEntry>, StoreError> {
+    ) -> Result<HashMap<String, LogEntry>, StoreError> {
+        let mut found = HashMap::new();
+        let wanted: HashSet<&str> = ids.iter().copied().collect();
+        if wanted.is_empty() {
+            return Ok(found);
+        }
         let open = self.open_db();
         let txn = open.db()?.begin_read().map_err(db_err)?;
         let log = txn.open_table(LOG).map_err(db_err)?;
@@ -121,12 +129,16 @@ impl ZoneStore {
             .rev()
         {
             let (key, value) = item.map_err(db_err)?;
-            let found = entry(world, key.value().1, value.value())?;
-            if found.mutation.zone.id == id {
-                return Ok(Some(found));
+            let e = entry(world, key.value().1, value.value())?;
+            let id = e.mutation.zone.id.as_str();
+            if wanted.contains(id) && !found.contains_key(id) {
+                found.insert(id.to_string(), e);
+                if found.len() == wanted.len() {
+                    break;
+                }
             }
         }
-        Ok(None)
+        Ok(found)
     }
 
     /// Writes `entries` into `world`'s log in one transaction, as they are (revision,
@@ -240,8 +252,9 @@ mod tests {
         assert_eq!(store.history("main", 6).unwrap(), entries);
         let back = |id, before| {
             store
-                .last_write_before("main", id, before)
+                .last_writes_before("main", &[id], before)
                 .unwrap()
+                .get(id)
                 .map(|e| e.revision)
         };
         assert_eq!(back("even", 6), Some(4));

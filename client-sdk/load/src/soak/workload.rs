@@ -19,6 +19,7 @@ use terrain_client::{
 use tokio::time::MissedTickBehavior;
 
 use super::stats::Stats;
+use crate::template::Rng;
 
 /// The world every task works on.
 pub const WORLD: &str = "main";
@@ -43,36 +44,13 @@ fn pace(period: Duration) -> tokio::time::Interval {
     i
 }
 
-/// splitmix64: the tasks' reproducible randomness.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
-
 /// `GetHeight` at random points of `[-450, 450]^2`, one every `period`.
 pub async fn heights(mut c: TerrainClient, shared: Arc<Shared>, period: Duration, seed: u64) {
     let mut rng = Rng::new(seed);
     let mut tick = pace(period);
     while !shared.stopped() {
         tick.tick().await;
-        let (x, z) = (rng.range(-450.0, 450.0), rng.range(-450.0, 450.0));
+        let (x, z) = (rng.float(-450.0, 450.0), rng.float(-450.0, 450.0));
         let began = Instant::now();
         match c.height(WORLD, x, z).await {
             Ok(_) => shared.stats.ok("height", began.elapsed()),
@@ -94,7 +72,7 @@ pub async fn batches(
     while !shared.stopped() {
         tick.tick().await;
         let pts: Vec<(f64, f64)> = (0..points)
-            .map(|_| (rng.range(-450.0, 450.0), rng.range(-450.0, 450.0)))
+            .map(|_| (rng.float(-450.0, 450.0), rng.float(-450.0, 450.0)))
             .collect();
         let began = Instant::now();
         match c.heights(WORLD, &pts).await {
