@@ -490,7 +490,7 @@ async fn open_worlds(
             storage.close().await;
             return Err(err.into());
         }
-        let state = world.read().await;
+        let state = world.snapshot();
         info!(
             world = world.id(),
             generator = world.kind().as_str(),

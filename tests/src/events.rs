@@ -118,6 +118,20 @@ pub async fn put_zone(server: &TestServer, id: &str, body: &Value) -> Value {
     answer
 }
 
+/// Registers `n` overlapping zones `stack-0..n`, each `width` m square and centred on
+/// `(x, z)`, with rising priorities and wide blends: every height under them weighs
+/// all of them, which makes a request over them slow to compute on purpose.
+pub async fn stack_zones(server: &TestServer, n: usize, (x, z): (f64, f64), width: f64) {
+    for i in 0..n {
+        let mut body = raised(x, z);
+        body["width"] = width.into();
+        body["depth"] = width.into();
+        body["priority"] = i.into();
+        body["blendRadius"] = (width / 5.0).into();
+        put_zone(server, &format!("stack-{i}"), &body).await;
+    }
+}
+
 /// The revision of a JSON event.
 #[track_caller]
 pub fn revision(event: &Value) -> u64 {

@@ -150,7 +150,7 @@ pub struct TerrainApi {
 
 async fn world_message(world: &World) -> pb::World {
     let layout = world.tile_grid();
-    let state = world.read().await;
+    let state = world.snapshot();
     pb::World {
         id: world.id().to_string(),
         generator: world.kind().as_str().to_string(),

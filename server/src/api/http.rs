@@ -172,7 +172,7 @@ async fn list_worlds(State(state): State<Arc<ApiState>>) -> Json<WorldsBody> {
     let mut worlds = Vec::new();
     for w in state.engine.worlds().iter() {
         let (revision, overlap, zones) = {
-            let s = w.read().await;
+            let s = w.snapshot();
             (s.revision(), s.zones().overlap().as_str(), s.zones().len())
         };
         let layout = w.tile_grid();

@@ -204,7 +204,7 @@ async fn legend(
 ) -> Result<Json<LegendBody>, ApiError> {
     let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
     let world = state.engine.world(&world)?;
-    let s = world.read().await;
+    let s = world.snapshot();
     let palette = palette::Palette::of(s.terrain());
     let water_threshold = match palette {
         palette::Palette::Hyperscape { .. } => Some(palette::WATER_THRESHOLD),

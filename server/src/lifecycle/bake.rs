@@ -122,7 +122,7 @@ pub async fn bake(
     let warmed = tiles.len();
     let results: Vec<Result<bool, crate::mesh::MeshError>> = stream::iter(tiles)
         .map(|tile| async move {
-            let state = world.read_owned().await;
+            let state = world.snapshot();
             meshes.prefetch(world, state, tile).await
         })
         .buffer_unordered(parallel.max(1))

@@ -51,7 +51,7 @@ impl WorldLifecycle {
 
     /// Builds `tile` into the mesh cache, then announces it.
     async fn generate(&self, tile: Tile) {
-        let state = self.world.read_owned().await;
+        let state = self.world.snapshot();
         let result = self.meshes.prefetch_live(&self.world, state, tile).await;
         let mut tracker = self.lock();
         match result {

@@ -22,7 +22,6 @@ pub mod shade;
 use std::{fmt, sync::Arc};
 
 use moka::{future::Cache, ops::compute::Op};
-use tokio::sync::OwnedRwLockReadGuard;
 
 use crate::{
     compute::Compute,
@@ -170,14 +169,14 @@ impl MapCache {
     /// The current version of `tile` of `world` and the world's revision, without
     /// rendering anything.
     pub async fn version(&self, world: &World, tile: MapTile) -> (u64, u64) {
-        let state = world.read().await;
+        let state = world.snapshot();
         (version_of(world, &state, tile), state.revision())
     }
 
     /// `tile` of `world` at its current version: cached, or rendered on the compute
     /// pool and cached.
     pub async fn get(&self, world: &World, tile: MapTile) -> Result<ServedMap, MapError> {
-        let state = world.read_owned().await;
+        let state = world.snapshot();
         let (version, revision) = (version_of(world, &state, tile), state.revision());
         let key = (world.id().to_string(), tile.zoom, tile.x, tile.y);
         if let Some(png) = self.cache.get(&key).await
@@ -212,11 +211,7 @@ impl MapCache {
     }
 
     /// Renders `tile` from `state` on the compute pool, band by band, and encodes it.
-    async fn render(
-        &self,
-        state: OwnedRwLockReadGuard<WorldState>,
-        tile: MapTile,
-    ) -> Result<Vec<u8>, MapError> {
+    async fn render(&self, state: Arc<WorldState>, tile: MapTile) -> Result<Vec<u8>, MapError> {
         let lost = |e: crate::compute::ComputeError| MapError::Render(e.to_string());
         let bands = TILE_PIXELS / render::BAND_ROWS;
         let rows = self

@@ -47,7 +47,6 @@ use terrain_core::{
     mesh::{TileMesh, build_tile},
     voxel::{MeshPart, VoxelMesh},
 };
-use tokio::sync::OwnedRwLockReadGuard;
 
 use crate::{
     compute::Compute,
@@ -232,7 +231,7 @@ impl MeshCache {
     pub async fn get(
         &self,
         world: &World,
-        state: OwnedRwLockReadGuard<WorldState>,
+        state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<ServedMesh, MeshError> {
         let served = self.fetch(world, state, tile).await?;
@@ -245,7 +244,7 @@ impl MeshCache {
     pub async fn prefetch(
         &self,
         world: &World,
-        state: OwnedRwLockReadGuard<WorldState>,
+        state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<bool, MeshError> {
         Ok(!self.fetch(world, state, tile).await?.cached)
@@ -256,7 +255,7 @@ impl MeshCache {
     pub async fn prefetch_live(
         &self,
         world: &World,
-        state: OwnedRwLockReadGuard<WorldState>,
+        state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<bool, MeshError> {
         let served = self.fetch(world, state, tile).await?;
@@ -312,7 +311,7 @@ impl MeshCache {
     async fn fetch(
         &self,
         world: &World,
-        state: OwnedRwLockReadGuard<WorldState>,
+        state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<ServedMesh, MeshError> {
         let (version, revision) = (state.tile_version(tile), state.revision());
@@ -369,7 +368,7 @@ impl MeshCache {
     /// Builds `tile` at `version` from `state` on the compute pool.
     async fn build(
         &self,
-        state: OwnedRwLockReadGuard<WorldState>,
+        state: Arc<WorldState>,
         tile: (i64, i64),
         version: u64,
     ) -> Result<CachedMesh, MeshError> {
@@ -433,7 +432,7 @@ impl CommitListener for MeshCache {
         if cached.is_empty() {
             return;
         }
-        let state = Arc::new(futures::executor::block_on(world.read_owned()));
+        let state = world.snapshot();
         let versions: Vec<u64> = cached.iter().map(|&t| state.tile_version(t)).collect();
         let jobs = (Arc::clone(&state), cached.clone(), versions.clone());
         let built = futures::executor::block_on(

@@ -105,7 +105,7 @@ impl QueryEngine {
     ) -> Result<(T, u64, u64), QueryError> {
         self.check_voxel(world)?;
         self.check_tile(world, chunk, fields)?;
-        let state = world.read_owned().await;
+        let state = world.snapshot();
         let (version, revision) = (state.tile_version(chunk), state.revision());
         let built = self
             .compute()

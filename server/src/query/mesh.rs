@@ -91,7 +91,7 @@ impl QueryEngine {
         fields: &TileFields,
     ) -> Result<TileVersion, QueryError> {
         self.check_tile(world, tile, fields)?;
-        let state = world.read().await;
+        let state = world.snapshot();
         Ok(TileVersion {
             version: state.tile_version(tile),
             revision: state.revision(),
@@ -106,7 +106,7 @@ impl QueryEngine {
         fields: &TileFields,
     ) -> Result<ServedMesh, QueryError> {
         self.check_tile(world, tile, fields)?;
-        let state = world.read_owned().await;
+        let state = world.snapshot();
         Ok(self.meshes().get(world, state, tile).await?)
     }
 

@@ -187,7 +187,7 @@ impl QueryEngine {
         check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
         let (height, zone, revision) = {
-            let state = world.read().await;
+            let state = world.snapshot();
             let sample = state.terrain().sample(x, z);
             let zone = sample.zone.map(|(zone, _)| zone.id.clone());
             let height = match mode {
@@ -230,7 +230,7 @@ impl QueryEngine {
         let with_zones = ids == ZoneIds::Include;
         let (samples, revision) = if points <= OFFLOAD_THRESHOLD {
             check_batch(&coords, max, naming)?;
-            let state = world.read().await;
+            let state = world.snapshot();
             let samples = compute::samples_serial(state.terrain(), &coords, with_zones);
             (samples, state.revision())
         } else {
@@ -238,7 +238,7 @@ impl QueryEngine {
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
                 .await?;
-            let state = world.read_owned().await;
+            let state = world.snapshot();
             let revision = state.revision();
             let samples = compute::samples_sliced(&self.compute, state, coords, with_zones)
                 .await
@@ -272,11 +272,11 @@ impl QueryEngine {
     ) -> Result<HeightmapAnswer, QueryError> {
         let grid = self.check_heightmap(&req)?;
         let (heights, revision) = if grid.len() <= OFFLOAD_THRESHOLD {
-            let state = world.read().await;
+            let state = world.snapshot();
             let heights = compute::heightmap_serial(state.terrain(), &grid);
             (heights, state.revision())
         } else {
-            let state = world.read_owned().await;
+            let state = world.snapshot();
             let revision = state.revision();
             let heights = compute::heightmap_sliced(&self.compute, state, grid)
                 .await

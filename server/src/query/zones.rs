@@ -26,7 +26,7 @@ pub struct ZoneAnswer {
 impl QueryEngine {
     /// Zone `id` of `world`; `NOT_FOUND` (field `id`) if absent.
     pub async fn zone(&self, world: &World, id: &str) -> Result<ZoneAnswer, QueryError> {
-        let state = world.read().await;
+        let state = world.snapshot();
         let zones = state.zones();
         let entry = zones
             .get(id)
@@ -47,7 +47,7 @@ impl QueryEngine {
 
     /// Every zone of `world`, in registration order.
     pub async fn zones(&self, world: &World) -> ZoneList {
-        let state = world.read().await;
+        let state = world.snapshot();
         let zones = state
             .zones()
             .iter()
@@ -67,7 +67,7 @@ impl QueryEngine {
         let max = self.limits().max_coordinate;
         check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
-        let state = world.read().await;
+        let state = world.snapshot();
         let zones = state.zones();
         let zone = zones.zone_at(x, z).map(|(zone, _)| ZoneEntry {
             zone: zone.clone(),

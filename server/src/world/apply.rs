@@ -5,7 +5,7 @@
 //! An entry is planned against the applied state (registered, replaced or removed,
 //! and the tiles and bounds it touches), recorded in this server's zone store when the
 //! log lives elsewhere (the store is then this replica's copy of what it applied), and
-//! installed in memory under a short write lock. Then the log entry is annotated with
+//! installed in memory as a new snapshot. Then the log entry is annotated with
 //! the measured height change and the retained history pruned to `event_history`
 //! revisions (a non-durable write, see [`crate::store::history`]), and only then are
 //! the commit listeners told (mesh cache first, then events): a subscriber resuming
@@ -38,7 +38,7 @@ impl World {
     ) -> Result<Option<Outcome>, StoreError> {
         let revision = entry.revision;
         let (planned, probe, before, skipped) = {
-            let state = self.state.blocking_read();
+            let state = self.snapshot();
             let skipped = revision > state.revision + 1;
             let Some(planned) = plan_entry(&self.grid, &state, entry.write, revision) else {
                 drop(state);
@@ -65,8 +65,7 @@ impl World {
     /// Moves the world's revision to `revision` without changing anything (an entry
     /// that changes nothing here, or one skipped as poison).
     pub(super) fn advance(&self, revision: u64) {
-        let mut state = self.state.blocking_write();
-        state.revision = state.revision.max(revision);
+        self.update(|state| state.revision = state.revision.max(revision));
     }
 
     /// Installs a recorded mutation, measures its height change, annotates the log
@@ -79,7 +78,7 @@ impl World {
         before: &[f64],
     ) -> Outcome {
         self.install(mutation, outcome.revision, &outcome.tiles);
-        let after = probe.sample(self.state.blocking_read().terrain());
+        let after = probe.sample(self.snapshot().terrain());
         outcome.max_height_delta = max_delta(before, &after);
         let annotated = self.store.annotate(
             &self.id,
@@ -106,21 +105,21 @@ impl World {
         outcome
     }
 
-    /// Applies a mutation to the in-memory zones and tile versions, under a short
-    /// write lock.
+    /// Publishes a state with the mutation applied to the zones and tile versions.
     fn install(&self, mutation: Mutation, revision: u64, tiles: &[(i64, i64)]) {
-        let mut state = self.state.blocking_write();
-        state.tiles.touch(tiles, revision);
-        let zones = state.terrain.zones_mut();
-        match mutation.kind {
-            MutationKind::Removed => {
-                zones.remove(&mutation.zone.id);
+        self.update(|state| {
+            state.tiles.touch(tiles, revision);
+            let zones = state.terrain.zones_mut();
+            match mutation.kind {
+                MutationKind::Removed => {
+                    zones.remove(&mutation.zone.id);
+                }
+                MutationKind::Registered | MutationKind::Replaced => {
+                    zones.insert(mutation.zone, revision);
+                }
             }
-            MutationKind::Registered | MutationKind::Replaced => {
-                zones.insert(mutation.zone, revision);
-            }
-        }
-        state.revision = revision;
+            state.revision = revision;
+        });
     }
 }
 

@@ -216,7 +216,7 @@ impl Replication {
         let followers = Tasks::new();
         let stop = followers.token().clone();
         for (world, log) in worlds.iter().zip(logs) {
-            let applied = world.read().await.revision();
+            let applied = world.snapshot().revision();
             let link = Arc::new(Link::new(log, applied, stop.clone()));
             if world.link.set(Arc::clone(&link)).is_err() {
                 warn!(world = world.id(), "world already follows a log");

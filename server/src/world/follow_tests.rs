@@ -61,6 +61,36 @@ impl Fixture {
 }
 
 #[tokio::test]
+async fn a_reader_s_snapshot_does_not_hold_up_a_change() {
+    let f = Fixture::new().await;
+    let world = f.world();
+    // With nobody reading, a change is made in place.
+    let unread = Arc::as_ptr(&world.snapshot());
+    world.register("a", zone(0.0).spec()).await.unwrap();
+    assert_eq!(Arc::as_ptr(&world.snapshot()), unread, "changed in place");
+    // A long computation holds the state it began on.
+    let held = world.snapshot();
+    let change = world.register("b", zone(500.0).spec());
+    let outcome = tokio::time::timeout(std::time::Duration::from_secs(10), change)
+        .await
+        .expect("the change waited for the reader")
+        .unwrap();
+    assert_eq!(outcome.revision, 2);
+    // The reader still sees revision 1; a new reader sees the change.
+    assert_eq!(held.revision(), 1);
+    assert!(held.zones().get("b").is_none());
+    let now = world.snapshot();
+    assert_eq!(now.revision(), 2);
+    let b = FlatZone {
+        id: "b".into(),
+        ..zone(500.0)
+    };
+    assert_eq!(now.zones().get("b"), Some(&b));
+    assert_eq!(now.zones().get("a"), held.zones().get("a"));
+    assert!(!Arc::ptr_eq(&now, &held), "the change went into a copy");
+}
+
+#[tokio::test]
 async fn a_lost_race_is_planned_again_and_answers_what_really_happened() {
     let f = Fixture::new().await;
     let world = f.world();
@@ -72,7 +102,7 @@ async fn a_lost_race_is_planned_again_and_answers_what_really_happened() {
     assert_eq!(outcome.zone, zone(0.0));
     // The tiles of both versions changed.
     assert_eq!(outcome.tiles, changed(world, &[zone(50.0), zone(0.0)]));
-    let state = world.read().await;
+    let state = world.snapshot();
     assert_eq!(state.revision(), 2);
     assert_eq!(state.zones().get("a"), Some(&zone(0.0)));
     drop(state);
@@ -109,7 +139,7 @@ async fn a_zone_that_keeps_changing_exhausts_the_retries() {
     assert_eq!(err.error_code(), ErrorCode::Aborted);
     // Every racing write was applied; ours never was.
     f.applied(MAX_ATTEMPTS as u64).await;
-    let state = f.world().read().await;
+    let state = f.world().snapshot();
     assert_eq!(
         state.zones().get("a"),
         Some(&zone(99.0 + MAX_ATTEMPTS as f64))
@@ -132,7 +162,7 @@ async fn a_poison_entry_is_logged_counted_and_skipped() {
     assert_eq!(f.log.append(Write::Put(b.clone())), 3);
     f.applied(3).await;
     {
-        let state = world.read().await;
+        let state = world.snapshot();
         assert_eq!(state.revision(), 3);
         assert_eq!(state.zones().get("a"), Some(&zone(0.0)));
         assert_eq!(state.zones().get("b"), Some(&b));
@@ -217,6 +247,6 @@ async fn shutdown_waits_for_the_followers_and_nothing_is_applied_after() {
     let refused = f.world().register("b", zone(200.0).spec()).await;
     assert!(refused.is_err(), "{refused:?}");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(f.world().read().await.revision(), 1);
+    assert_eq!(f.world().snapshot().revision(), 1);
     assert_eq!(f.store.load("main").unwrap().revision, 1);
 }

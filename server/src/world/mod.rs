@@ -1,9 +1,13 @@
 //! Hosted worlds: each an id, a generator with its seed, its flat zones and its
 //! revision.
 //!
-//! - [`World`]: the in-memory [`Terrain`] (generator + zones) and revision behind one
-//!   lock. Readers share it; only the world's follower writes it, briefly, after the
-//!   log has stored the change.
+//! - [`World`]: the in-memory [`Terrain`] (generator + zones) and revision, as one
+//!   shared [`WorldState`] snapshot. A reader takes the current snapshot
+//!   ([`World::snapshot`]: a lock held for a pointer copy) and computes on it for as
+//!   long as it likes; only the world's follower changes the state, after the log has
+//!   stored the change, and never waits for a reader: while a reader holds the old
+//!   snapshot the change goes into a copy (a batch of a million points does not hold up
+//!   a registration, and answers with the revision it started on).
 //! - [`registry`]: the write path (register, replace, remove), serialised per world:
 //!   plan, propose to the world's zone log, answer once applied.
 //! - [`follow`]: one follower per world applies its zone log in order (`apply`: how
@@ -24,13 +28,15 @@ pub mod versions;
 
 use std::{collections::HashMap, sync::Arc};
 
+use std::sync::{PoisonError, RwLock};
 use terrain_core::{
     BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, WorldSpec, ZoneSet,
     build_terrain,
     layout::{LayoutError, LayoutGround},
     zones::ZoneLimits,
 };
-use tokio::sync::{Mutex, OwnedRwLockReadGuard, RwLock, RwLockReadGuard};
+
+use tokio::sync::Mutex;
 
 use self::versions::TileVersions;
 
@@ -63,7 +69,8 @@ pub enum WorldError {
 }
 
 /// What readers see of a world: heights with zones, and the revision they reflect.
-#[derive(Debug)]
+/// Immutable once published: a change is a new state (cloned from the last one).
+#[derive(Debug, Clone)]
 pub struct WorldState {
     terrain: Terrain,
     /// The number of the last accepted change. Every answer carries it so a client
@@ -73,8 +80,8 @@ pub struct WorldState {
     tiles: TileVersions,
 }
 
-/// A read of a world's state lends its terrain to sliced compute jobs.
-impl crate::compute::AsTerrain for tokio::sync::OwnedRwLockReadGuard<WorldState> {
+/// A snapshot of a world's state lends its terrain to sliced compute jobs.
+impl crate::compute::AsTerrain for Arc<WorldState> {
     fn terrain(&self) -> &Terrain {
         &self.terrain
     }
@@ -133,9 +140,10 @@ pub struct World {
     kind: GeneratorKind,
     /// The mesh tile grid: tile size and vertices per side.
     grid: TileGrid,
-    /// Shared by readers; written only by the registry after a commit. Fair: a
-    /// waiting writer is not starved by a stream of readers.
-    state: Arc<RwLock<WorldState>>,
+    /// The current snapshot. The lock guards only the pointer: readers clone it and
+    /// let go; the follower changes the state in place when nobody holds it, or a copy
+    /// when a reader still computes on it ([`World::update`]).
+    state: RwLock<Arc<WorldState>>,
     /// Serialises the write path: one mutation of this world at a time, held until
     /// the in-memory state reflects the commit.
     writer: Arc<Mutex<()>>,
@@ -203,7 +211,7 @@ impl World {
             seed: config.seed,
             kind: config.generator,
             grid,
-            state: Arc::new(RwLock::new(state)),
+            state: RwLock::new(Arc::new(state)),
             writer: Arc::new(Mutex::new(())),
             store,
             rules: ZoneRules {
@@ -274,21 +282,31 @@ impl World {
         &self.lookups
     }
 
-    /// Read access to heights, zones and revision. Hold it only while computing one
-    /// answer: a waiting mutation waits for it.
-    pub async fn read(&self) -> RwLockReadGuard<'_, WorldState> {
-        self.state.read().await
+    /// The world's current state: heights, zones and revision as of the last applied
+    /// change. Never waits: a change published while the caller computes makes a new
+    /// state and leaves this one as it was.
+    pub fn snapshot(&self) -> Arc<WorldState> {
+        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&state)
     }
 
-    /// [`World::read`] from a blocking thread (a commit listener, a compute job that
-    /// holds no guard yet). Panics if called on an async worker.
-    pub fn read_blocking(&self) -> RwLockReadGuard<'_, WorldState> {
-        self.state.blocking_read()
-    }
-
-    /// [`World::read`], as a guard that can move to a compute thread.
-    pub async fn read_owned(&self) -> OwnedRwLockReadGuard<WorldState> {
-        Arc::clone(&self.state).read_owned().await
+    /// Makes `change` to the current state. Only the follower calls it, one change at
+    /// a time. Copy on write: when nobody else holds the current snapshot it changes
+    /// in place, under the lock (a pointer's worth of waiting for readers); when a
+    /// reader still computes on it, the change goes into a copy made outside the lock
+    /// (zones, tile versions and generator; the layout's ground is shared), which then
+    /// replaces it. No reader waits for the copy, and none sees a change half made.
+    fn update(&self, change: impl FnOnce(&mut WorldState)) {
+        {
+            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            if let Some(state) = Arc::get_mut(&mut state) {
+                change(state);
+                return;
+            }
+        }
+        let mut next = WorldState::clone(&self.snapshot());
+        change(&mut next);
+        *self.state.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(next);
     }
 }
 

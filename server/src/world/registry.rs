@@ -166,7 +166,7 @@ impl World {
                 return Err(RegistryError::Unreachable);
             }
             let proposal = {
-                let state = self.state.read().await;
+                let state = self.snapshot();
                 let plan = self.plan(&state, op.clone())?;
                 let Some(mutation) = plan.mutation else {
                     let o = &plan.outcome;

@@ -143,7 +143,7 @@ pub async fn register(world: &Arc<World>, zones: Vec<StartupZone>) -> Result<(),
             _ => unchanged += 1,
         }
     }
-    let state = world.read().await;
+    let state = world.snapshot();
     info!(
         world = world.id(),
         zones = state.zones().len(),

@@ -61,7 +61,7 @@ impl WorldStats {
     /// The statistics of `world` now.
     pub async fn of(world: &World) -> Self {
         let (revision, zones, index_tiles) = {
-            let state = world.read().await;
+            let state = world.snapshot();
             let zones = state.zones();
             (state.revision(), zones.len(), zones.index_tiles())
         };

@@ -2,7 +2,7 @@
 //! (0 for a tile no change has touched).
 //!
 //! The versions live in [`super::WorldState`] beside the zones, and the registry
-//! updates them under the same write lock that installs a change, so a reader always
+//! updates them in the same new snapshot that installs a change, so a reader always
 //! sees heights and versions of the same revision: a mesh can never be labelled with a
 //! version older than the heights it was built from.
 //!

@@ -7,7 +7,7 @@ use terrain_tests as common;
 
 use std::time::{Duration, Instant};
 
-use common::*;
+use common::{events::stack_zones, *};
 use terrain_proto::v1::{GetHeightRequest, GetHeightmapRequest};
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -144,6 +144,9 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
         c.requests.request_timeout = timeout;
     })
     .await;
+    // 64 zones over the gRPC heightmap below: computing it takes longer than the
+    // timeout even on an idle machine (binary, it has no JSON to encode).
+    stack_zones(&server, 64, (50.0, 50.0), 300.0).await;
     let started = Instant::now();
     let answer = server.http.get(server.url(SLOW)).send().await.unwrap();
     let took = started.elapsed();
@@ -165,7 +168,7 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
             world: "main".into(),
             x0: 0.0,
             z0: 0.0,
-            step: 1.0,
+            step: 0.05,
             nx: 2048,
             nz: 2048,
         })

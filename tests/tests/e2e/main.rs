@@ -64,6 +64,7 @@ mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
 mod sdk_tls;
+mod snapshot;
 mod stream_limits;
 mod tls;
 mod viewer_limits;
