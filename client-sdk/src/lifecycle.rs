@@ -161,7 +161,9 @@ fn message(event: v1::LifecycleEvent) -> Result<LifecycleMessage, ClientError> {
 /// [`ViewerTracker::remove`], read the world's transitions with
 /// [`ViewerTracker::next`]. Its viewers are removed when it is dropped (the stream
 /// ends). It does not reconnect: after an error, open a new one and report the
-/// viewers again (the first message is a fresh snapshot).
+/// viewers again (the first message is a fresh snapshot). The server ends a stream
+/// that sends nothing for its `viewer_ttl` (60 s by default, `DEADLINE_EXCEEDED`):
+/// a viewer standing still re-sends its position at least that often.
 #[derive(Debug)]
 pub struct ViewerTracker {
     world: String,

@@ -237,12 +237,13 @@ impl Server {
             self.stats_interval,
             tasks.token().clone(),
         ));
-        api::conn::log_descriptor_limit(self.connections.max_connections);
+        let mut connections = self.connections;
+        connections.max_connections = api::conn::connection_cap(connections.max_connections);
         let stop_accepting = CancellationToken::new();
         let serve = api::conn::serve(
             self.listener,
             self.router,
-            self.connections,
+            connections,
             self.tls.clone(),
             stop_accepting.clone(),
         );

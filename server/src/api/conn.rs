@@ -1,8 +1,12 @@
 //! The accept loop and how each connection is served, so that no client can hold a
 //! connection (a descriptor) for ever without using it:
 //!
-//! - at most `max_connections` are open: beyond that the loop stops accepting (new
-//!   clients wait in the listen backlog) until one closes, and says so in the log;
+//! - at most `max_connections` are open, and never more than the process's open-file
+//!   limit less a reserve ([`connection_cap`]): beyond that the loop stops accepting
+//!   (new clients wait in the listen backlog) until one closes, and says so in the log;
+//! - a connection with no request and no stream in progress for `idle_timeout` is
+//!   closed (HTTP/2 `GOAWAY`), so an idle HTTP/2 connection does not keep its
+//!   descriptor for ever;
 //! - a connection must send its first request head within `header_read_timeout`
 //!   (idle fresh connections, half-sent heads), and an HTTP/1.1 connection each next
 //!   one too (slowloris, idle keep-alive);
@@ -43,7 +47,7 @@ use hyper_util::{
 use tokio::{
     io::{AsyncRead, AsyncWrite},
     net::{TcpListener, TcpStream},
-    sync::{Notify, OwnedSemaphorePermit, Semaphore},
+    sync::{Notify, OwnedSemaphorePermit, Semaphore, watch},
     time::Sleep,
 };
 use tokio_util::sync::CancellationToken;
@@ -149,21 +153,23 @@ impl Connection for tokio_rustls::server::TlsStream<TcpStream> {
 /// Descriptors kept free of connections for the store, the logs and the listener.
 const DESCRIPTOR_RESERVE: u64 = 64;
 
-/// Logs the process's open-file limit next to `max_connections`, and warns when the
-/// connections could exhaust it (Linux: `/proc/self/limits`; elsewhere it is unknown).
-pub fn log_descriptor_limit(max_connections: usize) {
+/// The number of connections to allow: `max_connections`, lowered to the process's
+/// open-file limit less [`DESCRIPTOR_RESERVE`] when that is smaller (Linux:
+/// `/proc/self/limits`; elsewhere the limit is unknown and `max_connections` stands).
+/// Logs both, and warns when it lowers the cap.
+pub fn connection_cap(max_connections: usize) -> usize {
     let limit = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|text| soft_open_files(&text));
+    let cap = cap_below(max_connections, limit);
     match limit {
-        Some(limit) if (max_connections as u64).saturating_add(DESCRIPTOR_RESERVE) > limit => {
-            warn!(
-                max_connections,
-                descriptor_limit = limit,
-                "max_connections is not below the open-file limit less {DESCRIPTOR_RESERVE}: \
-                 raise the limit (ulimit -n) or lower max_connections"
-            );
-        }
+        Some(limit) if cap < max_connections => warn!(
+            max_connections,
+            descriptor_limit = limit,
+            connections = cap,
+            "max_connections is lowered to {cap}: the open-file limit less {DESCRIPTOR_RESERVE} \
+             for the store, the logs and the listener; raise the limit (ulimit -n) to allow more"
+        ),
         Some(limit) => info!(
             max_connections,
             descriptor_limit = limit,
@@ -174,6 +180,16 @@ pub fn log_descriptor_limit(max_connections: usize) {
             "connection limit (open-file limit unknown)"
         ),
     }
+    cap
+}
+
+/// `max_connections`, at most `limit` less [`DESCRIPTOR_RESERVE`] (and at least 1).
+fn cap_below(max_connections: usize, limit: Option<u64>) -> usize {
+    let Some(limit) = limit else {
+        return max_connections;
+    };
+    let room = usize::try_from(limit.saturating_sub(DESCRIPTOR_RESERVE)).unwrap_or(usize::MAX);
+    max_connections.min(room).max(1)
 }
 
 /// The soft "Max open files" of a `/proc/self/limits` text (`None` if unlimited or
@@ -222,16 +238,26 @@ async fn connection<IO: Connection>(
         warn!(error = %e, "TCP_NODELAY");
     }
     let started = Arc::new(Notify::new());
+    let in_progress = InProgress::default();
     let service = {
         let started = Arc::clone(&started);
+        let in_progress = in_progress.clone();
         let body_timeout = config.request_body_timeout;
         // This connection's open streams, counted under max_subscriptions_per_connection.
         let streams = ConnectionStreams::default();
         hyper::service::service_fn(move |mut request: Request<Incoming>| {
             started.notify_one();
+            // Busy until the answer's body has been sent (or dropped): a stream is
+            // in progress for as long as it lasts.
+            let busy = in_progress.start();
             request.extensions_mut().insert(streams.clone());
             let router = router.clone();
-            async move { Ok::<_, Infallible>(call(router, request, body_timeout).await) }
+            async move {
+                let response = call(router, request, body_timeout).await;
+                Ok::<_, Infallible>(
+                    response.map(|inner| Body::new(BusyBody { inner, _busy: busy })),
+                )
+            }
         })
     };
     let mut conn =
@@ -245,7 +271,10 @@ async fn connection<IO: Connection>(
     ));
     let mut waiting = true;
     let mut draining = false;
+    let mut busy = in_progress.0.subscribe();
+    let mut idle = pin!(tokio::time::sleep(config.idle_timeout));
     loop {
+        let idle_now = *busy.borrow() == 0;
         tokio::select! {
             result = conn.as_mut() => {
                 if let Err(e) = result {
@@ -264,7 +293,73 @@ async fn connection<IO: Connection>(
                 draining = true;
                 conn.as_mut().graceful_shutdown();
             }
+            changed = busy.changed() => {
+                // The sender lives as long as `in_progress`, which outlives the loop.
+                if changed.is_ok() && *busy.borrow_and_update() == 0 {
+                    idle.as_mut().reset(tokio::time::Instant::now() + config.idle_timeout);
+                }
+            }
+            () = &mut idle, if idle_now && !draining => {
+                debug!(timeout = ?config.idle_timeout, "nothing in progress for idle_timeout: closing");
+                draining = true;
+                conn.as_mut().graceful_shutdown();
+            }
         }
+    }
+}
+
+/// The requests and streams in progress on one connection.
+#[derive(Debug, Clone)]
+struct InProgress(Arc<watch::Sender<usize>>);
+
+impl Default for InProgress {
+    fn default() -> Self {
+        InProgress(Arc::new(watch::Sender::new(0)))
+    }
+}
+
+impl InProgress {
+    /// One more in progress, until the guard is dropped.
+    fn start(&self) -> Busy {
+        self.0.send_modify(|n| *n += 1);
+        Busy(self.clone())
+    }
+}
+
+/// One request or stream in progress.
+#[derive(Debug)]
+struct Busy(InProgress);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// An answer's body, holding its request's place in [`InProgress`] until it has been
+/// sent or dropped.
+struct BusyBody {
+    inner: Body,
+    _busy: Busy,
+}
+
+impl HttpBody for BusyBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 
@@ -352,7 +447,20 @@ fn is_connection_error(e: &io::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::soft_open_files;
+    use super::{DESCRIPTOR_RESERVE, cap_below, soft_open_files};
+
+    #[test]
+    fn connections_stay_below_the_open_file_limit() {
+        // The probe's case: 1,024 descriptors, the default 10,000 connections.
+        assert_eq!(
+            cap_below(10_000, Some(1024)),
+            1024 - DESCRIPTOR_RESERVE as usize
+        );
+        assert_eq!(cap_below(500, Some(1024)), 500);
+        assert_eq!(cap_below(10_000, None), 10_000);
+        assert_eq!(cap_below(10_000, Some(10)), 1);
+        assert_eq!(cap_below(10_000, Some(u64::MAX)), 10_000);
+    }
 
     #[test]
     fn the_soft_open_file_limit_is_read() {

@@ -165,13 +165,24 @@ async fn read_updates(
 ) {
     // A first message without a change only names the world.
     let mut next = Some(first).filter(|f| f.update.is_some());
+    let ttl = lc.viewer_ttl();
     loop {
         let update = match next.take() {
             Some(u) => u,
             None => tokio::select! {
                 biased;
                 () = ended.cancelled() => break,
-                message = inbound.message() => match message {
+                message = tokio::time::timeout(ttl, inbound.message()) => match message {
+                    Err(_silent) => {
+                        drop(inbound);
+                        tokio::select! {
+                            biased;
+                            () = ended.cancelled() => {}
+                            _ = rejections.send(Err(silent(ttl))) => ended.cancelled().await,
+                        }
+                        break;
+                    }
+                    Ok(message) => match message {
                     Ok(Some(u)) => u,
                     // Half-closed: the answer stream decides the rest.
                     Ok(None) => {
@@ -191,6 +202,7 @@ async fn read_updates(
                         }
                         break;
                     }
+                    },
                 },
             },
         };
@@ -206,6 +218,14 @@ async fn read_updates(
         }
     }
     lc.remove_owner(owner);
+}
+
+/// The status that ends a stream silent for `ttl`.
+fn silent(ttl: std::time::Duration) -> Status {
+    Status::deadline_exceeded(format!(
+        "no viewer update for {ttl:?} (viewer_ttl): the stream ends and its viewers are \
+         removed; send an update (the same position will do) at least that often"
+    ))
 }
 
 /// What the answer stream owns.

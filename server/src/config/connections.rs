@@ -10,6 +10,8 @@ use super::ConfigError;
 
 /// Default time a connection has to send a whole request head.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a connection may stay open with no request or stream in progress.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default time a request body has to arrive in full.
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default most open connections.
@@ -41,6 +43,10 @@ pub struct ConnectionConfig {
     /// each further request head, within this time, or it is closed (idle connections,
     /// slowloris, idle keep-alive).
     pub header_read_timeout: Duration,
+    /// A connection with no request or stream in progress for this long is closed
+    /// (HTTP/2 `GOAWAY`; an idle HTTP/1.1 connection is also bounded by
+    /// `header_read_timeout`, whichever comes first).
+    pub idle_timeout: Duration,
     /// A request body (not a gRPC stream or a WebSocket) must arrive in full within
     /// this time of its head, or the request is answered 408 and the connection closed.
     pub request_body_timeout: Duration,
@@ -70,6 +76,7 @@ impl Default for ConnectionConfig {
     fn default() -> Self {
         ConnectionConfig {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             http2_keepalive_interval: HTTP2_KEEPALIVE_INTERVAL,
@@ -88,6 +95,7 @@ impl ConnectionConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (key, value) in [
             ("header_read_timeout", self.header_read_timeout),
+            ("idle_timeout", self.idle_timeout),
             ("request_body_timeout", self.request_body_timeout),
             ("http2_keepalive_interval", self.http2_keepalive_interval),
             ("http2_keepalive_timeout", self.http2_keepalive_timeout),
@@ -160,10 +168,12 @@ mod tests {
             Duration::from_secs(30)
         );
         assert_eq!(config.connections.max_connections, 10_000);
+        assert_eq!(config.connections.idle_timeout, Duration::from_secs(60));
         let config = resolve(
-            "header_read_timeout = \"2s\"\nrequest_body_timeout = \"500ms\"\nmax_connections = 7",
+            "header_read_timeout = \"2s\"\nrequest_body_timeout = \"500ms\"\nmax_connections = 7\nidle_timeout = \"90s\"",
         )
         .unwrap();
+        assert_eq!(config.connections.idle_timeout, Duration::from_secs(90));
         assert_eq!(
             config.connections.header_read_timeout,
             Duration::from_secs(2)
@@ -237,6 +247,7 @@ mod tests {
     fn bad_values_are_refused_naming_the_key() {
         for (text, key) in [
             ("header_read_timeout = \"0s\"", "header_read_timeout"),
+            ("idle_timeout = \"0s\"", "idle_timeout"),
             ("request_body_timeout = 0", "request_body_timeout"),
             ("max_connections = 2000000", "max_connections"),
             (

@@ -6,7 +6,7 @@
 //! spawn_range = 1.0
 //! active_range = 2.0
 //! cull_grace = "10s"           # how long a tile outside every active ring stays cached
-//! viewer_ttl = "60s"           # HTTP viewers not refreshed for this long are dropped
+//! viewer_ttl = "60s"           # viewers (HTTP, or a stream's) not updated for this long are dropped
 //! max_viewers_per_world = 10000
 //! warm_radius = 2              # tiles around each spawn point meshed before ready ("off": none)
 //! lookahead = "2s"             # moving viewers: tiles they reach within this are prepared ("0s": off)
@@ -116,8 +116,8 @@ pub struct LifecycleConfig {
     pub rings: Rings,
     /// How long a tile outside every active ring stays before it is culled.
     pub cull_grace: Duration,
-    /// How long a viewer reported over HTTP lives without an update (stream viewers
-    /// live as long as their stream).
+    /// How long a viewer reported over HTTP lives without an update, and a
+    /// `TrackViewers` stream without a message (its viewers live as long as it does).
     pub viewer_ttl: Duration,
     /// Most viewers in one world; more are refused with `RESOURCE_EXHAUSTED`.
     pub max_viewers_per_world: usize,

@@ -268,6 +268,9 @@ impl Config {
                 header_read_timeout: settings
                     .header_read_timeout
                     .unwrap_or(defaults.connections.header_read_timeout),
+                idle_timeout: settings
+                    .idle_timeout
+                    .unwrap_or(defaults.connections.idle_timeout),
                 request_body_timeout: settings
                     .request_body_timeout
                     .unwrap_or(defaults.connections.request_body_timeout),

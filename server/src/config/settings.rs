@@ -69,6 +69,12 @@ pub struct Settings {
     #[serde(deserialize_with = "de::duration")]
     pub header_read_timeout: Option<Duration>,
 
+    /// Time a connection may stay open with no request or stream in progress before
+    /// it is closed (HTTP/2: GOAWAY) [default: 60s].
+    #[arg(long, env = "TERRAIN_IDLE_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub idle_timeout: Option<Duration>,
+
     /// Time a request body (not a gRPC stream) has to arrive in full; a late one gets
     /// 408 and the connection is closed [default: 30s].
     #[arg(long, env = "TERRAIN_REQUEST_BODY_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
@@ -208,7 +214,8 @@ pub struct Settings {
     #[serde(deserialize_with = "de::duration")]
     pub cull_grace: Option<Duration>,
 
-    /// How long a viewer reported over HTTP lives without an update [default: 60s].
+    /// How long a viewer reported over HTTP lives without an update, and a
+    /// TrackViewers stream without a message [default: 60s].
     #[arg(long, env = "TERRAIN_VIEWER_TTL", value_name = "DURATION", value_parser = values::parse_duration)]
     #[serde(deserialize_with = "de::duration")]
     pub viewer_ttl: Option<Duration>,

@@ -79,6 +79,9 @@ pub struct WorldLifecycle {
     next_stream: AtomicU64,
     /// Builds layout chunks off the runtime.
     compute: Compute,
+    /// How long a viewer may go without an update (HTTP) and a `TrackViewers` stream
+    /// without a message.
+    viewer_ttl: std::time::Duration,
 }
 
 /// A listener's feed of transition steps: the announced tiles as of `sequence`, then
@@ -110,6 +113,7 @@ impl WorldLifecycle {
         metrics: Arc<Metrics>,
         compute: Compute,
     ) -> Self {
+        let viewer_ttl = config.viewer_ttl;
         let tracker = Tracker::new(world.tile_grid(), config, max_coordinate);
         let tile_bytes = crate::mesh::tile_mesh_bytes(&world.tile_grid());
         WorldLifecycle {
@@ -125,12 +129,19 @@ impl WorldLifecycle {
             timer_wakes: AtomicU64::new(0),
             next_stream: AtomicU64::new(1),
             compute,
+            viewer_ttl,
         }
     }
 
     /// The world this lifecycle tracks.
     pub fn world(&self) -> &Arc<World> {
         &self.world
+    }
+
+    /// How long an HTTP viewer may go without an update, and a `TrackViewers` stream
+    /// without a message, before it is dropped (`viewer_ttl`).
+    pub fn viewer_ttl(&self) -> std::time::Duration {
+        self.viewer_ttl
     }
 
     fn lock(&self) -> MutexGuard<'_, Tracker> {

@@ -65,6 +65,30 @@ pub(super) fn db_err(e: impl Into<redb::Error>) -> StoreError {
     StoreError::Db(Box::new(e.into()))
 }
 
+thread_local! {
+    /// Set while this thread runs [`quietly`]: its panics are caught and reported by
+    /// the caller, so the panic hook does not print them.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic without the panic hook's message on stderr (on this
+/// thread only: other threads' panics are printed as before).
+fn quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result
+}
+
 impl ZoneStore {
     /// Opens `data_dir/terrain.redb`, or creates it when it does not exist, and makes
     /// sure every table exists. After a crash, redb repairs the file here and the last
@@ -74,19 +98,19 @@ impl ZoneStore {
         let path = data_dir.join(FILE_NAME);
         // redb checks a damaged file (truncated, bytes flipped, garbage appended) with
         // assertions: a panic there is the file's fault, so it becomes a refusal that
-        // names the file, never a crash of the start-up task.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Self::open_at(&path)))
-            .unwrap_or_else(|panic| {
-                let detail = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                    .unwrap_or("a consistency check failed");
-                Err(unusable(
-                    &path,
-                    format!("is damaged (the store's own check failed: {detail})"),
-                ))
-            })
+        // names the file, never a crash of the start-up task (nor a panic message on
+        // stderr before the refusal).
+        quietly(|| Self::open_at(&path)).unwrap_or_else(|panic| {
+            let detail = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a consistency check failed");
+            Err(unusable(
+                &path,
+                format!("is damaged (the store's own check failed: {detail})"),
+            ))
+        })
     }
 
     fn open_at(path: &Path) -> Result<Self, StoreError> {

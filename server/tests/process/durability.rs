@@ -2,7 +2,8 @@
 //! island's 28 built-in zones from any working directory (and a restart takes no new
 //! revisions); after `kill -9` in the middle of a stream of registrations a restart
 //! restores exactly the acknowledged zones and revision, and the store's log holds one
-//! entry per revision.
+//! entry per revision. A store file damaged on disk stops start-up with a message
+//! naming the file, and no panic message.
 
 use crate::common;
 
@@ -35,6 +36,43 @@ fn without_a_config_the_island_zones_are_served_from_anywhere() {
     let addr = server.addr;
     assert_eq!(get_json(addr, "/v1/worlds/main/flat-zones")["revision"], 28);
     server.stop();
+}
+
+#[test]
+fn a_damaged_store_stops_start_up_naming_the_file_without_a_panic_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    // A store of the island's 28 zones, written by the binary itself.
+    Running::start(&[], &data, dir.path()).stop();
+    let file = data.join("terrain.redb");
+    let good = std::fs::read(&file).expect("the store");
+    for (what, bytes) in [
+        ("truncated to 50%", good[..good.len() / 2].to_vec()),
+        ("truncated to 90%", good[..good.len() * 9 / 10].to_vec()),
+        ("empty", Vec::new()),
+    ] {
+        std::fs::write(&file, &bytes).expect("damage the store");
+        let mut command = terrain_server();
+        command
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(&data)
+            .current_dir(dir.path());
+        let output = run(command);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{what}: started");
+        assert!(
+            stderr.contains(&file.display().to_string()),
+            "{what}: the file is not named:\n{stderr}"
+        );
+        assert!(
+            !stderr.contains("panicked"),
+            "{what}: a panic message:\n{stderr}"
+        );
+        assert!(
+            std::fs::read(&file).expect("the store") == bytes,
+            "{what}: the file changed"
+        );
+    }
 }
 
 /// The zone the kill test registers as `z{i}`.

@@ -3,7 +3,8 @@
 //! after `header_read_timeout`; a body that stops arriving gets 408 after
 //! `request_body_timeout`; beyond `max_connections` a new client waits for a place
 //! instead of exhausting descriptors; an idle but live WebSocket or gRPC stream stays
-//! open, while an HTTP/2 peer that stops answering pings is dropped.
+//! open, while an HTTP/2 peer that stops answering pings is dropped, and an HTTP/2
+//! connection with nothing in progress is closed after `idle_timeout`.
 
 use terrain_tests as common;
 
@@ -257,5 +258,70 @@ async fn an_http2_peer_that_stops_answering_pings_is_dropped() {
         .expect("the proxy reports")
         .expect("the proxy reports");
     assert!(closed, "a peer that answers no ping keeps its connection");
+    server.stop().await;
+}
+
+/// A loopback proxy for one connection to `target`; reports when the connection
+/// ends (either side closes it).
+async fn watched(target: SocketAddr) -> (SocketAddr, oneshot::Receiver<Instant>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (report, ended) = oneshot::channel();
+    tokio::spawn(async move {
+        let Ok((mut inbound, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut outbound) = TcpStream::connect(target).await else {
+            return;
+        };
+        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+        report.send(Instant::now()).ok();
+    });
+    (addr, ended)
+}
+
+#[tokio::test]
+async fn an_idle_http2_connection_is_closed_after_the_idle_timeout() {
+    let idle = Duration::from_millis(500);
+    let server = TestServer::start_with(|c| c.connections.idle_timeout = idle).await;
+    // A connection with a stream in progress is not idle, however quiet it is.
+    let (proxy, mut ended) = watched(server.addr).await;
+    let channel = Endpoint::from_shared(format!("http://{proxy}"))
+        .expect("endpoint")
+        .connect()
+        .await
+        .expect("gRPC connects");
+    let mut client = TerrainEventsClient::new(channel.clone());
+    let (mut stream, _) = grpc_subscribe(&mut client, subscribe_all()).await;
+    tokio::time::sleep(idle * 3).await;
+    assert!(
+        ended.try_recv().is_err(),
+        "a connection with a stream was closed"
+    );
+    put_zone(&server, "pad", &raised(70.0, 92.0)).await;
+    assert_eq!(grpc_tile_event(&mut stream).await.revision, 1);
+    // Once its last stream ends, the connection is idle and closed after the timeout.
+    drop(stream);
+    let quiet = Instant::now();
+    let closed_at = tokio::time::timeout(idle + SLACK, ended)
+        .await
+        .expect("an idle HTTP/2 connection stayed open")
+        .expect("the proxy reports");
+    let after = closed_at.duration_since(quiet);
+    assert!(after >= idle / 2, "closed {after:?} after going idle");
+    // The client's next call reconnects.
+    let mut terrain = terrain_proto::v1::terrain_service_client::TerrainServiceClient::new(
+        server.channel().await,
+    );
+    let height = terrain
+        .get_height(pb::GetHeightRequest {
+            world: "main".into(),
+            x: 1.0,
+            z: 2.0,
+            ..Default::default()
+        })
+        .await
+        .expect("a new connection answers");
+    assert!(height.into_inner().height.is_finite());
     server.stop().await;
 }

@@ -6,7 +6,8 @@
 //!
 //! A `TrackViewers` client that stops (behind a frozen proxy: no reads, no ping
 //! answers) loses its viewer and its active tiles once an HTTP/2 keep-alive ping goes
-//! unanswered: within `http2_keepalive_interval` + `http2_keepalive_timeout`.
+//! unanswered: within `http2_keepalive_interval` + `http2_keepalive_timeout`. A
+//! stream that is alive but sends nothing ends after `viewer_ttl`, with its viewers.
 
 use terrain_tests as common;
 
@@ -281,5 +282,72 @@ async fn a_stopped_track_viewers_client_loses_its_viewer_within_the_keepalive_bo
     let released = frozen.elapsed();
     eprintln!("viewer and active tiles released {released:?} after the peer stopped");
     assert!(released >= timeout, "released at {released:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_silent_track_viewers_stream_ends_after_the_viewer_ttl_with_its_viewers() {
+    let ttl = Duration::from_millis(600);
+    let server = TestServer::start_with(|c| c.lifecycle.viewer_ttl = ttl).await;
+    let channel = server.channel().await;
+    // A stream that keeps updating lives on past several TTLs.
+    let (tx, mut talking) = try_track(&channel, "talking").await.expect("stream opens");
+    talking
+        .message()
+        .await
+        .expect("snapshot")
+        .expect("snapshot");
+    let (stop, mut stopped) = watch::channel(false);
+    let updates = tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(ttl / 3);
+        while !*stopped.borrow() {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                _ = stopped.changed() => break,
+            }
+            let again = pb::ViewerUpdate {
+                world: "main".into(),
+                update: Some(Update::Upsert(pb::Viewer {
+                    id: "talking".into(),
+                    view_width: 10.0,
+                    view_depth: 10.0,
+                    ..Default::default()
+                })),
+            };
+            if tx.send(again).await.is_err() {
+                break;
+            }
+        }
+        tx
+    });
+    // A silent one (its sender held open, nothing sent after the first update).
+    let (_silent_tx, mut silent) = try_track(&channel, "silent").await.expect("stream opens");
+    let opened = Instant::now();
+    let status = loop {
+        match tokio::time::timeout(WAIT, silent.message()).await {
+            Ok(Ok(Some(_))) => continue,
+            Ok(Ok(None)) => panic!("the silent stream ended without a status"),
+            Ok(Err(status)) => break status,
+            Err(_) => panic!("the silent stream was not ended within {WAIT:?}"),
+        }
+    };
+    let ended = opened.elapsed();
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    assert!(status.message().contains("viewer_ttl"), "{status:?}");
+    assert!(ended >= ttl, "ended after {ended:?}, before the TTL");
+    // Its viewer went with it; the talking stream's stayed.
+    let deadline = Instant::now() + WAIT;
+    while live(&channel).await.0 != 1 {
+        assert!(Instant::now() < deadline, "the silent viewer stayed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(ttl * 2).await;
+    assert_eq!(
+        live(&channel).await.0,
+        1,
+        "the talking stream keeps its viewer"
+    );
+    stop.send(true).expect("updater runs");
+    drop(updates.await.expect("updater"));
     server.stop().await;
 }
