@@ -1,6 +1,6 @@
 //! The compact binary form of a [`Chunk`]: a palette of the kinds present and each
-//! column as runs of one kind, bottom up, after a 4-byte column record; a checksum
-//! ends it. Integers are little-endian.
+//! column as runs of one kind, bottom up, after a 4-byte column record and its run
+//! count; a checksum ends it. Integers are little-endian.
 //!
 //! | offset | bytes | field |
 //! |---:|---:|---|

@@ -2,7 +2,8 @@
 //! parameters; a chunk's blocks as JSON columns and as the compact binary form, its
 //! visible instances and its greedy mesh (JSON and glb, every glb passing the Khronos
 //! validator) equal `terrain-core`'s for the same zones; ETag revalidation per chunk
-//! version; and the refusals (a block route on a hyperscape world, chunks out of
+//! version; the same bytes after the chunk's cached mesh was evicted and rebuilt; and
+//! the refusals (a block route on a hyperscape world, chunks out of
 //! range, bad indices), which change nothing.
 
 use terrain_tests as common;
@@ -234,6 +235,60 @@ async fn instances_are_the_core_culled_blocks() {
         }
         assert_eq!(count, want.visible);
     }
+    server.stop().await;
+}
+
+/// `GET path`: whether the mesh cache served it, and the body.
+async fn fetch_cached(server: &TestServer, path: &str) -> (String, Vec<u8>) {
+    let response = server.http.get(server.url(path)).send().await.expect("GET");
+    assert_eq!(response.status(), 200, "{path}");
+    let cache = response.headers()["x-terrain-cache"]
+        .to_str()
+        .expect("cache header")
+        .to_string();
+    (cache, response.bytes().await.expect("body").to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chunk_is_the_same_after_its_cached_mesh_is_evicted() {
+    // Room for a few chunk meshes only.
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.limits.mesh_cache_bytes = 256 * 1024;
+    })
+    .await;
+    let glb = chunk_path("mesh.glb", 2, -1);
+    let blocks = chunk_path("blocks", 2, -1);
+    let binary = [(ACCEPT, "application/octet-stream")];
+    let (first, mesh) = fetch_cached(&server, &glb).await;
+    assert_eq!(first, "miss");
+    let (status, _, _, volume) = fetch(&server, &blocks, &binary).await;
+    assert_eq!(status, 200);
+    // The chunks around it, each asked for more often, push it out of the cache.
+    for cx in -4..=4 {
+        for cz in -4..=4 {
+            if (cx, cz) != (2, -1) {
+                for _ in 0..3 {
+                    fetch_cached(&server, &chunk_path("mesh.glb", cx, cz)).await;
+                }
+            }
+        }
+    }
+    let (again, rebuilt) = fetch_cached(&server, &glb).await;
+    assert_eq!(again, "miss", "chunk (2, -1) was not evicted");
+    assert!(rebuilt == mesh, "the rebuilt glb differs");
+    let (_, _, _, regenerated) = fetch(&server, &blocks, &binary).await;
+    assert!(
+        regenerated == volume,
+        "the blocks differ after the eviction"
+    );
+    // And both equal terrain-core's, built alone.
+    let terrain = voxel_terrain(&[]);
+    let chunk = terrain.voxel_chunk(2, -1).expect("a voxel chunk");
+    assert!(
+        volume == chunk.encode(),
+        "the blocks are not terrain-core's"
+    );
     server.stop().await;
 }
 
