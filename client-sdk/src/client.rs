@@ -325,6 +325,19 @@ impl TerrainClient {
         world: &str,
         points: &[(f64, f64)],
     ) -> Result<Heights, ClientError> {
+        self.heights_with_mode(world, points, HeightMode::Exact)
+            .await
+    }
+
+    /// Heights at `points` in `mode`: exact (with the deciding zones), or the served
+    /// meshes' surface (read from the server's cached tile meshes where it holds
+    /// them; `zones` is then empty).
+    pub async fn heights_with_mode(
+        &mut self,
+        world: &str,
+        points: &[(f64, f64)],
+        mode: HeightMode,
+    ) -> Result<Heights, ClientError> {
         let coordinates: Vec<f64> = points.iter().flat_map(|&(x, z)| [x, z]).collect();
         let req_len = points.len();
         let inner = self.inner.clone();
@@ -334,6 +347,7 @@ impl TerrainClient {
                 let req = v1::GetHeightsRequest {
                     world: world.to_string(),
                     coordinates: coordinates.clone(),
+                    mode: v1::HeightMode::from(mode) as i32,
                 };
                 async move {
                     let r = c.get_heights(req).await?.into_inner();

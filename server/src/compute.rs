@@ -25,7 +25,12 @@ use std::{
     },
 };
 
-use terrain_core::{Generator, Grid, Terrain};
+use std::collections::{HashMap, HashSet};
+
+use terrain_core::{
+    Generator, Grid, Terrain, TileGrid,
+    mesh::{SurfaceTile, TileKey, surface_height},
+};
 use tokio::sync::oneshot;
 
 /// Above this many heights (or values to encode), work goes to the pool.
@@ -254,6 +259,67 @@ where
 
 fn coords_len(parts: &[Samples]) -> usize {
     parts.iter().map(|p| p.heights.len()).sum()
+}
+
+/// The served surfaces of tiles, by tile, for a surface-mode batch.
+pub type Surfaces = HashMap<TileKey, SurfaceTile>;
+
+/// The distinct tiles the points of interleaved `coords` fall in, in first-seen order.
+pub fn distinct_tiles(layout: &TileGrid, coords: &[f64]) -> Vec<TileKey> {
+    let (mut seen, mut keys, mut last) = (HashSet::new(), Vec::new(), None);
+    for p in coords.chunks_exact(2) {
+        let key = (layout.tile_of(p[0]), layout.tile_of(p[1]));
+        if last != Some(key) && seen.insert(key) {
+            keys.push(key);
+        }
+        last = Some(key);
+    }
+    keys
+}
+
+/// The surface heights of interleaved `coords` on this thread: from `surfaces` where
+/// it holds the point's tile (its cached vertex heights), otherwise evaluated
+/// ([`surface_height`]); the same bits either way.
+pub fn surface_serial(terrain: &Terrain, surfaces: &Surfaces, coords: &[f64]) -> Vec<f64> {
+    let layout = terrain.generator().tile_grid();
+    let mut last: Option<&SurfaceTile> = None;
+    coords
+        .chunks_exact(2)
+        .map(|p| {
+            let (x, z) = (p[0], p[1]);
+            if let Some(h) = last.and_then(|t| t.height(x, z)) {
+                return h;
+            }
+            last = surfaces.get(&(layout.tile_of(x), layout.tile_of(z)));
+            last.and_then(|t| t.height(x, z))
+                .unwrap_or_else(|| surface_height(terrain, x, z))
+        })
+        .collect()
+}
+
+/// [`surface_serial`] on `compute` in slices of [`BATCH_CHUNK_POINTS`] taking turns
+/// with other requests (on this thread when the batch is small).
+pub async fn surface_sliced<S>(
+    compute: &Compute,
+    state: S,
+    surfaces: Arc<Surfaces>,
+    coords: Arc<Vec<f64>>,
+) -> Result<Vec<f64>, ComputeError>
+where
+    S: AsTerrain + Send + Sync + 'static,
+{
+    if coords.len() / 2 <= OFFLOAD_THRESHOLD {
+        return Ok(surface_serial(state.terrain(), &surfaces, &coords));
+    }
+    let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
+    let parts = compute
+        .run_sliced(slices, move |i| {
+            let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
+            let part = &coords[2 * BATCH_CHUNK_POINTS * i..end];
+            surface_serial(state.terrain(), &surfaces, part)
+        })
+        .await?;
+    Ok(parts.concat())
 }
 
 /// Every sample of `grid` on `compute`, row-major (x fastest), in slices of about

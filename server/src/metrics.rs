@@ -15,6 +15,7 @@
 //! | `terrain_requests_shed_total` | (refused at once: every slot busy) |
 //! | `terrain_requests_timed_out_total` | (cut off by `request_timeout`) |
 //! | `terrain_heights_computed_total` | `world` |
+//! | `terrain_surface_tiles_read_total` | `world` (cached tile meshes a surface-mode batch read its heights from) |
 //! | `terrain_zones` (gauge) | `world` |
 //! | `terrain_zone_index_tiles` (gauge) | `world` |
 //! | `terrain_zone_lookups_total` | `world`, `hit` (`true`: a flat zone decided the height) |
@@ -98,6 +99,10 @@ impl Metrics {
             describe_counter!(
                 "terrain_heights_computed_total",
                 "Heights computed, by world"
+            );
+            describe_counter!(
+                "terrain_surface_tiles_read_total",
+                "Cached tile meshes surface-mode batches read their heights from, by world"
             );
             describe_gauge!("terrain_zones", "Registered flat zones, by world");
             describe_gauge!(
@@ -260,6 +265,14 @@ impl Metrics {
     pub fn heights_computed(&self, world: &str, n: usize) {
         self.with(|| {
             counter!("terrain_heights_computed_total", "world" => world.to_string())
+                .increment(n as u64);
+        });
+    }
+
+    /// Counts `n` cached tile meshes a surface-mode batch of `world` read from.
+    pub fn surface_tiles_read(&self, world: &str, n: usize) {
+        self.with(|| {
+            counter!("terrain_surface_tiles_read_total", "world" => world.to_string())
                 .increment(n as u64);
         });
     }

@@ -208,12 +208,14 @@ impl TerrainService for TerrainApi {
         let request = request.into_inner();
         let engine = &self.state.engine;
         let world = engine.world(&request.world)?;
+        let mode = super::grpc_mesh::height_mode(request.mode)?;
         let answer = engine
             .heights(
                 world,
                 request.coordinates,
                 BatchNaming::Coordinates,
                 ZoneIds::Include,
+                mode,
             )
             .await?;
         Ok(tonic::Response::new(pb::GetHeightsResponse {

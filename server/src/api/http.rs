@@ -269,7 +269,10 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
         (8 bytes a point, in order) with the revision in `x-terrain-revision`. JSON is read for \
         no `Content-Type`, `application/json`, `application/*+json`, `text/plain` and \
         `application/x-www-form-urlencoded`.",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
+    params(
+        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
+        ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the served meshes' surface, read from cached tile meshes where held; `zones` is then empty)", example = "exact"),
+    ),
     request_body(
         description = "The points",
         content(
@@ -285,7 +288,7 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
                 (crate::api::openapi::schemas::Bytes = "application/octet-stream"),
             ),
         ),
-        (status = 400, description = "A malformed body (field `body`) or point (`points[i]`), a binary body whose length is not a multiple of 16, a coordinate out of range", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed body (field `body`) or point (`points[i]`), a binary body whose length is not a multiple of 16, a coordinate out of range, an unknown `mode`", body = crate::api::error::ErrorBody),
         (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
         (status = 413, description = "More than `max_batch_points` points (field `points`), or a body over the byte limit (field `body`)", body = crate::api::error::ErrorBody),
         (status = 415, description = "A `Content-Type` other than JSON or `application/octet-stream` (field `content-type`)", body = crate::api::error::ErrorBody),
@@ -294,11 +297,13 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
 async fn heights(
     State(state): State<Arc<ApiState>>,
     path: WorldPath,
+    query: QueryPairs,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&params::world(path)?)?;
+    let mode = super::http_mesh::height_mode(&query)?;
     let format = BodyFormat::of(&headers)?;
     let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
     let coords = decode_batch(engine, format, body).await?;
@@ -307,7 +312,7 @@ async fn heights(
         BodyFormat::Binary => ZoneIds::Omit,
     };
     let answer = engine
-        .heights(world, coords, BatchNaming::Points, ids)
+        .heights(world, coords, BatchNaming::Points, ids, mode)
         .await?;
     match format {
         BodyFormat::Json => {

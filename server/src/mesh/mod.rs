@@ -275,6 +275,28 @@ impl MeshCache {
         Ok(!served.cached)
     }
 
+    /// The served surface of `tile` of `world` from its cached (or pinned) mesh, when
+    /// that mesh is a heightfield tile of exactly `version`; builds nothing.
+    pub async fn surface_tile(
+        &self,
+        world: &str,
+        tile: (i64, i64),
+        version: u64,
+        layout: terrain_core::TileGrid,
+    ) -> Option<terrain_core::mesh::SurfaceTile> {
+        let key = (world.to_string(), tile.0, tile.1);
+        let entry = match self.cache.get(&key).await {
+            Some(entry) => entry,
+            None => self.pinned().get(&key).cloned()?,
+        };
+        match &*entry.mesh {
+            CachedMesh::Tile(mesh) if mesh.version == version => {
+                terrain_core::mesh::SurfaceTile::from_mesh(mesh, layout)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `tile` of `world` is cached or pinned (at any version).
     pub fn contains(&self, world: &str, tile: (i64, i64)) -> bool {
         let key = (world.to_string(), tile.0, tile.1);

@@ -4,7 +4,7 @@
 //! gRPC and HTTP only translate their wire formats to these calls and the answers (or
 //! [`QueryError`]s) back, so the two surfaces validate identically and answer with the
 //! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
-//! flat zones), read under the world's read lock together with the revision they
+//! flat zones), read from one snapshot of the world together with the revision they
 //! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls,
 //! [`blocks`] the voxel chunk calls (blocks and instances).
 
@@ -207,15 +207,17 @@ impl QueryEngine {
         })
     }
 
-    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order, with the
-    /// deciding zone of each point if `ids` asks for them. Large batches are validated
-    /// and computed on the pool.
+    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order, in `mode`.
+    /// Exact heights come with the deciding zone of each point if `ids` asks for
+    /// them; surface heights never do. Large batches are validated and computed on
+    /// the pool.
     pub async fn heights(
         &self,
         world: &Arc<World>,
         coords: Vec<f64>,
         naming: BatchNaming,
         ids: ZoneIds,
+        mode: HeightMode,
     ) -> Result<BatchAnswer, QueryError> {
         if !coords.len().is_multiple_of(2) {
             let reason = format!(
@@ -227,6 +229,9 @@ impl QueryEngine {
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list())?;
         let max = self.limits.max_coordinate;
+        if mode == HeightMode::Surface {
+            return self.surface_heights(world, coords, naming).await;
+        }
         let with_zones = ids == ZoneIds::Include;
         let (samples, revision) = if points <= OFFLOAD_THRESHOLD {
             check_batch(&coords, max, naming)?;
@@ -250,6 +255,54 @@ impl QueryEngine {
         Ok(BatchAnswer {
             heights: samples.heights,
             zones: samples.zones,
+            revision,
+        })
+    }
+
+    /// Surface-mode heights at interleaved `coords` (validated in size): for each tile
+    /// the points fall in, its cached mesh's vertex heights when the cache holds the
+    /// tile at the snapshot's version (no evaluation at all), else the surface
+    /// evaluated point by point. Bit for bit the single-point surface height either way.
+    async fn surface_heights(
+        &self,
+        world: &Arc<World>,
+        coords: Vec<f64>,
+        naming: BatchNaming,
+    ) -> Result<BatchAnswer, QueryError> {
+        let max = self.limits.max_coordinate;
+        let points = coords.len() / 2;
+        let layout = world.tile_grid();
+        let coords = Arc::new(coords);
+        let checked = Arc::clone(&coords);
+        let keys = self
+            .offload(move || {
+                check_batch(&checked, max, naming)?;
+                Ok::<_, QueryError>(compute::distinct_tiles(&layout, &checked))
+            })
+            .await?;
+        let state = world.snapshot();
+        let revision = state.revision();
+        let mut surfaces = compute::Surfaces::default();
+        for key in keys {
+            let version = state.tile_version(key);
+            if let Some(tile) = self
+                .meshes
+                .surface_tile(world.id(), key, version, layout)
+                .await
+            {
+                surfaces.insert(key, tile);
+            }
+        }
+        let cached = surfaces.len();
+        let heights = compute::surface_sliced(&self.compute, state, Arc::new(surfaces), coords)
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        world.lookups().record(points as u64, 0);
+        self.metrics.heights_computed(world.id(), points);
+        self.metrics.surface_tiles_read(world.id(), cached);
+        Ok(BatchAnswer {
+            heights,
+            zones: Vec::new(),
             revision,
         })
     }

@@ -25,6 +25,7 @@ fn heights_request(world: &str, points: &[(f64, f64)]) -> GetHeightsRequest {
     GetHeightsRequest {
         world: world.into(),
         coordinates: points.iter().flat_map(|&(x, z)| [x, z]).collect(),
+        ..Default::default()
     }
 }
 

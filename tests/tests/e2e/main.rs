@@ -46,6 +46,7 @@ mod events_ws;
 mod events_ws_area;
 mod grpc;
 mod grpc_limits;
+mod heights_surface;
 mod http;
 mod http_errors;
 mod layout_world;

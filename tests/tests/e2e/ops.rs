@@ -164,6 +164,7 @@ async fn metrics_count_requests_per_route_and_method() {
     let batch = GetHeightsRequest {
         world: "main".into(),
         coordinates: vec![0.5; 20],
+        ..Default::default()
     };
     client.get_heights(batch).await.expect("GetHeights");
 

@@ -118,6 +118,7 @@ async fn each_world_answers_with_its_own_generator() {
         let batch = GetHeightsRequest {
             world: id.into(),
             coordinates,
+            ..Default::default()
         };
         let heights = client
             .get_heights(batch)

@@ -86,6 +86,7 @@ async fn assert_heights(
     let request = GetHeightsRequest {
         world: "main".into(),
         coordinates,
+        ..Default::default()
     };
     let answer = client
         .get_heights(request)
