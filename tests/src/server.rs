@@ -165,6 +165,23 @@ impl TestServer {
         (status, response.json().await.expect("JSON body"))
     }
 
+    /// `POST path` with `points` as a binary batch body (little-endian f64 `x, z`
+    /// pairs, `application/octet-stream`): the response, unread.
+    pub async fn post_points_binary(&self, path: &str, points: &[(f64, f64)]) -> reqwest::Response {
+        let body: Vec<u8> = points
+            .iter()
+            .flat_map(|&(x, z)| [x.to_le_bytes(), z.to_le_bytes()])
+            .flatten()
+            .collect();
+        self.http
+            .post(self.url(path))
+            .header("content-type", "application/octet-stream")
+            .body(body)
+            .send()
+            .await
+            .expect("POST")
+    }
+
     /// `PUT path` with a JSON body and an optional bearer token.
     pub async fn put_json(
         &self,

@@ -30,19 +30,9 @@ fn points_in(tx: i64, tz: i64, n: usize, seed: u64) -> Vec<(f64, f64)> {
 
 /// `POST .../heights?mode=surface` as binary: the heights.
 async fn surface_binary(server: &TestServer, points: &[(f64, f64)]) -> Vec<f64> {
-    let body: Vec<u8> = points
-        .iter()
-        .flat_map(|&(x, z)| [x.to_le_bytes(), z.to_le_bytes()])
-        .flatten()
-        .collect();
     let response = server
-        .http
-        .post(server.url("/v1/worlds/main/heights?mode=surface"))
-        .header("content-type", "application/octet-stream")
-        .body(body)
-        .send()
-        .await
-        .expect("POST");
+        .post_points_binary("/v1/worlds/main/heights?mode=surface", points)
+        .await;
     assert_eq!(response.status(), 200);
     let bytes = response.bytes().await.expect("body");
     bytes

@@ -68,19 +68,9 @@ async fn http_batch_binary_keeps_order() {
     let server = TestServer::start().await;
     let core = main_generator();
     for points in [POINTS.to_vec(), spiral(4099)] {
-        let body: Vec<u8> = points
-            .iter()
-            .flat_map(|&(x, z)| [x.to_le_bytes(), z.to_le_bytes()])
-            .flatten()
-            .collect();
         let response = server
-            .http
-            .post(server.url("/v1/worlds/main/heights"))
-            .header("content-type", "application/octet-stream")
-            .body(body)
-            .send()
-            .await
-            .expect("POST");
+            .post_points_binary("/v1/worlds/main/heights", &points)
+            .await;
         assert_eq!(response.status(), 200);
         let headers = response.headers().clone();
         assert_eq!(headers["content-type"], "application/octet-stream");

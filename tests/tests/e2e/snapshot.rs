@@ -16,27 +16,18 @@ use common::{
     random_points,
 };
 
-/// The points of the batch, as the binary body (x, z little-endian f64 pairs): all
-/// under 64 stacked zones, so computing them, not moving them, takes the time.
-fn million_points() -> Vec<u8> {
+/// The points of the batch: all under 64 stacked zones, so computing them, not
+/// moving them, takes the time.
+fn million_points() -> Vec<(f64, f64)> {
     random_points(1_000_000, 60.0, 7)
-        .iter()
-        .flat_map(|&(x, z)| [x.to_le_bytes(), z.to_le_bytes()])
-        .flatten()
-        .collect()
 }
 
 /// Posts the batch; answers its revision header and how long it took.
-async fn batch(server: &TestServer, body: Vec<u8>) -> (String, Duration) {
+async fn batch(server: &TestServer, points: &[(f64, f64)]) -> (String, Duration) {
     let start = Instant::now();
     let response = server
-        .http
-        .post(server.url("/v1/worlds/main/heights"))
-        .header("content-type", "application/octet-stream")
-        .body(body)
-        .send()
-        .await
-        .expect("POST heights");
+        .post_points_binary("/v1/worlds/main/heights", points)
+        .await;
     assert_eq!(response.status(), 200);
     let revision = response.headers()["x-terrain-revision"]
         .to_str()
@@ -64,12 +55,12 @@ async fn register(server: &TestServer, id: &str, offset: f64) -> (u64, Duration)
 /// answers the slowest acknowledgement and the batch's revision header and time.
 async fn during_batch(
     server: &TestServer,
-    body: Vec<u8>,
+    points: &[(f64, f64)],
     id: &str,
 ) -> (Duration, (String, Duration)) {
     let done = std::sync::atomic::AtomicBool::new(false);
     let running = async {
-        let answer = batch(server, body).await;
+        let answer = batch(server, points).await;
         done.store(true, std::sync::atomic::Ordering::SeqCst);
         answer
     };
@@ -90,15 +81,15 @@ async fn during_batch(
 async fn a_registration_during_a_million_point_batch_does_not_wait_for_it() {
     let server = TestServer::start().await;
     stack_zones(&server, 64, (0.0, 0.0), 150.0).await;
-    let body = million_points();
+    let points = million_points();
     // Registrations one after another for as long as the batch runs: one that had to
     // wait for the batch would wait for as long as it computes. Three rounds, the
     // best counted.
     let mut best = f64::INFINITY;
     let mut revision = 64;
     for _ in 0..3 {
-        let (_, alone) = batch(&server, body.clone()).await;
-        let (slowest, (batch_revision, took)) = during_batch(&server, body.clone(), "pad").await;
+        let (_, alone) = batch(&server, &points).await;
+        let (slowest, (batch_revision, took)) = during_batch(&server, &points, "pad").await;
         println!(
             "batch alone {alone:?}; during the next ({took:?}) the slowest registration took {slowest:?}"
         );
@@ -138,12 +129,12 @@ fn stats(label: &str, mut samples: Vec<Duration>) {
 #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
 async fn registration_idle_vs_during_a_million_point_batch() {
     let server = TestServer::start().await;
-    let body = million_points();
+    let points = million_points();
     let (mut idle, mut busy, mut batches) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..15 {
         let offset = 1.0 + f64::from(round % 5);
         idle.push(register(&server, "idle", offset).await.1);
-        let (slowest, (_, took)) = during_batch(&server, body.clone(), "busy").await;
+        let (slowest, (_, took)) = during_batch(&server, &points, "busy").await;
         busy.push(slowest);
         batches.push(took);
     }
