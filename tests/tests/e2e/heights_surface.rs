@@ -19,12 +19,12 @@ use tonic::Code;
 
 const CACHED: &str = r#"terrain_surface_tiles_read_total{world="main"}"#;
 
-/// `n` points spread over tile `(tx, tz)` (64 m tiles centred on multiples of 64 m),
-/// from a fixed seed.
+/// `n` points spread over tile `(tx, tz)` of world `main` (100 m tiles centred on
+/// multiples of 100 m), from a fixed seed.
 fn points_in(tx: i64, tz: i64, n: usize, seed: u64) -> Vec<(f64, f64)> {
-    random_points(n, 31.9, seed)
+    random_points(n, 49.9, seed)
         .into_iter()
-        .map(|(x, z)| (x + 64.0 * tx as f64, z + 64.0 * tz as f64))
+        .map(|(x, z)| (x + 100.0 * tx as f64, z + 100.0 * tz as f64))
         .collect()
 }
 
@@ -52,7 +52,7 @@ async fn surface_batches_are_the_single_point_surface_cached_or_not() {
     ] {
         assert_eq!(server.get(path).await.0, 200);
     }
-    let body = json!({"centerX": 32.0, "centerZ": 10.0, "width": 40.0, "depth": 30.0,
+    let body = json!({"centerX": 50.0, "centerZ": 10.0, "width": 40.0, "depth": 30.0,
                       "heightOffset": 1.5, "blendRadius": 6.0});
     put_zone(&server, "pad", &body).await;
     let core = terrain(
