@@ -43,8 +43,9 @@ async fn zone_over_25_hot_tiles_vs_one() {
         // Inside tile (0, 0) only.
         let small = json!({"centerX": 0.0, "centerZ": 0.0, "width": 12.0, "depth": 12.0,
                            "heightOffset": offset, "blendRadius": 2.0});
-        // Over tiles -2..=2 x -2..=2: all 25 cached tiles.
-        let large = json!({"centerX": 0.0, "centerZ": 0.0, "width": 280.0, "depth": 280.0,
+        // Over tiles -2..=2 x -2..=2 (100 m tiles centred on multiples of 100 m): all
+        // 25 cached tiles.
+        let large = json!({"centerX": 0.0, "centerZ": 0.0, "width": 480.0, "depth": 480.0,
                            "heightOffset": offset, "blendRadius": 2.0});
         let before = server.metric(regenerated).await;
         let start = Instant::now();
