@@ -172,38 +172,30 @@ async fn read_updates(
             None => tokio::select! {
                 biased;
                 () = ended.cancelled() => break,
-                message = tokio::time::timeout(ttl, inbound.message()) => match message {
-                    Err(_silent) => {
-                        drop(inbound);
-                        tokio::select! {
-                            biased;
-                            () = ended.cancelled() => {}
-                            _ = rejections.send(Err(silent(ttl))) => ended.cancelled().await,
+                message = tokio::time::timeout(ttl, inbound.message()) => {
+                    match message.unwrap_or_else(|_silent| Err(silent(ttl))) {
+                        Ok(Some(u)) => u,
+                        // Half-closed: the answer stream decides the rest.
+                        Ok(None) => {
+                            drop(inbound);
+                            ended.cancelled().await;
+                            break;
                         }
-                        break;
-                    }
-                    Ok(message) => match message {
-                    Ok(Some(u)) => u,
-                    // Half-closed: the answer stream decides the rest.
-                    Ok(None) => {
-                        drop(inbound);
-                        ended.cancelled().await;
-                        break;
-                    }
-                    // An update that does not decode or is too large (or the peer
-                    // reset the stream): the answer ends with its status.
-                    Err(status) => {
-                        drop(inbound);
-                        let status = oversize(&status).unwrap_or(status);
-                        tokio::select! {
-                            biased;
-                            () = ended.cancelled() => {}
-                            _ = rejections.send(Err(status)) => ended.cancelled().await,
+                        // An update that does not decode or is too large, the peer
+                        // reset the stream, or it said nothing for `viewer_ttl`: the
+                        // answer ends with that status.
+                        Err(status) => {
+                            drop(inbound);
+                            let status = oversize(&status).unwrap_or(status);
+                            tokio::select! {
+                                biased;
+                                () = ended.cancelled() => {}
+                                _ = rejections.send(Err(status)) => ended.cancelled().await,
+                            }
+                            break;
                         }
-                        break;
                     }
-                    },
-                },
+                }
             },
         };
         if ended.is_cancelled() {

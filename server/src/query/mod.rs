@@ -273,13 +273,16 @@ impl QueryEngine {
         let points = coords.len() / 2;
         let layout = world.tile_grid();
         let coords = Arc::new(coords);
-        let checked = Arc::clone(&coords);
-        let keys = self
-            .offload(move || {
-                check_batch(&checked, max, naming)?;
-                Ok::<_, QueryError>(compute::distinct_tiles(&layout, &checked))
-            })
-            .await?;
+        let tiles = move |coords: &[f64]| {
+            check_batch(coords, max, naming)?;
+            Ok::<_, QueryError>(compute::distinct_tiles(&layout, coords))
+        };
+        let keys = if points <= OFFLOAD_THRESHOLD {
+            tiles(&coords)?
+        } else {
+            let checked = Arc::clone(&coords);
+            self.offload(move || tiles(&checked)).await?
+        };
         let state = world.snapshot();
         let revision = state.revision();
         let mut surfaces = compute::Surfaces::default();
