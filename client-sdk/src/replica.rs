@@ -22,9 +22,9 @@ use std::{
 };
 
 use terrain_core::{
-    Generator, GeneratorKind, Overlap, Sample, Terrain, TileGrid, WorldSpec,
+    Generator, GeneratorKind, Overlap, Sample, Terrain, WorldSpec,
     layout::{LayoutConfig, Pattern, SpokeRule},
-    mesh::{SurfaceTile, TileKey, surface_height},
+    mesh::{SurfaceTile, SurfaceTiles, surface_height},
 };
 use tokio::{sync::watch, task::JoinHandle};
 
@@ -83,9 +83,7 @@ impl Snapshot {
 #[derive(Debug)]
 pub struct SurfaceReader {
     snapshot: Arc<Snapshot>,
-    layout: TileGrid,
-    tiles: Vec<SurfaceTile>,
-    index: HashMap<TileKey, usize>,
+    tiles: SurfaceTiles,
     /// The tile of the last read: consecutive reads mostly stay in it.
     last: usize,
 }
@@ -96,9 +94,7 @@ impl SurfaceReader {
         let layout = snapshot.terrain.generator().tile_grid();
         SurfaceReader {
             snapshot,
-            layout,
-            tiles: Vec::new(),
-            index: HashMap::new(),
+            tiles: SurfaceTiles::new(layout),
             last: 0,
         }
     }
@@ -116,22 +112,21 @@ impl SurfaceReader {
     /// The surface-mode height at `(x, z)` ([`Snapshot::surface_height_at`]'s bits).
     #[inline]
     pub fn height_at(&mut self, x: f64, z: f64) -> f64 {
-        if let Some(h) = self.tiles.get(self.last).and_then(|t| t.height(x, z)) {
+        if let Some(h) = self.tiles.height(&mut self.last, x, z) {
             return h;
         }
-        let key = (self.layout.tile_of(x), self.layout.tile_of(z));
-        let at = match self.index.get(&key) {
-            Some(&at) => at,
-            None => {
-                self.tiles
-                    .push(SurfaceTile::new(&self.snapshot.terrain, key));
-                self.index.insert(key, self.tiles.len() - 1);
-                self.tiles.len() - 1
-            }
-        };
-        self.last = at;
-        self.tiles[at]
-            .height(x, z)
+        self.read_tile(x, z)
+    }
+
+    /// The first read in a tile: computes the tile's surface, keeps it, reads it.
+    #[cold]
+    fn read_tile(&mut self, x: f64, z: f64) -> f64 {
+        let layout = self.snapshot.terrain.generator().tile_grid();
+        let key = (layout.tile_of(x), layout.tile_of(z));
+        self.tiles
+            .insert(SurfaceTile::new(&self.snapshot.terrain, key));
+        self.tiles
+            .height(&mut self.last, x, z)
             .unwrap_or_else(|| self.snapshot.surface_height_at(x, z))
     }
 }

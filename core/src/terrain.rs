@@ -251,6 +251,57 @@ impl Terrain {
         if let Some(l) = &self.layout {
             l.apply_area(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
         }
+        self.zone_pass(xs, zs, &procedural, out);
+    }
+
+    /// The ground of [`Generator::fill_axes`] before any zone: `ground` gets the
+    /// generator's area path with the layout applied, `procedural` the generator's
+    /// procedural heights (height-field worlds; a voxel world leaves it alone). With
+    /// [`Terrain::fill_axes_on_ground`] it gives the heights of several terrains of
+    /// one world (the same generator and layout, different zones) over one grid for
+    /// the cost of one generator pass: the before and after of a zone change.
+    /// `ground` and `procedural` hold `xs.len() * zs.len()` values, rows along `zs`.
+    pub fn fill_axes_ground(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        ground: &mut [f64],
+        procedural: &mut [f64],
+    ) {
+        if self.generator.as_voxel().is_some() {
+            self.generator.fill_axes(xs, zs, ground);
+        } else {
+            self.generator
+                .fill_axes_procedural(xs, zs, ground, procedural);
+        }
+        if let Some(l) = &self.layout {
+            l.apply_area(xs.len(), zs.iter().copied(), |ix| xs[ix], ground);
+        }
+    }
+
+    /// This terrain's heights over `xs` x `zs`, given the `ground` and `procedural`
+    /// [`Terrain::fill_axes_ground`] made of a terrain with the same generator and
+    /// layout: the same bits as [`Generator::fill_axes`], without the generator's
+    /// area pass.
+    pub fn fill_axes_on_ground(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        ground: &[f64],
+        procedural: &[f64],
+        out: &mut [f64],
+    ) {
+        out.copy_from_slice(ground);
+        if self.generator.as_voxel().is_some() {
+            self.redo_near_zones(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
+        } else if !self.zones.is_empty() {
+            self.zone_pass(xs, zs, procedural, out);
+        }
+    }
+
+    /// The zones over an area pass: each point a zone may affect decides from the
+    /// ground in `out` and its `procedural` height what [`Terrain::sample`] would.
+    fn zone_pass(&self, xs: &[f64], zs: &[f64], procedural: &[f64], out: &mut [f64]) {
         let nx = xs.len().max(1);
         for (iz, &z) in zs.iter().enumerate() {
             for (ix, &x) in xs.iter().enumerate() {
@@ -424,6 +475,52 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn heights_on_a_shared_ground_equal_the_area_path() {
+        for kind in [
+            GeneratorKind::Hyperscape,
+            GeneratorKind::Osrs,
+            GeneratorKind::Voxel,
+        ] {
+            for overlap in [Overlap::Layered, Overlap::Hyperscape] {
+                let zoned = covered(kind, overlap);
+                let generator = WorldGenerator::new(kind, 0).expect("seed 0");
+                let bare = Terrain::new(
+                    generator.clone(),
+                    ZoneSet::new(overlap, generator.tile_size()),
+                );
+                let xs: Vec<f64> = (0..37).map(|i| 238.0 + i as f64 * 3.41).collect();
+                let zs: Vec<f64> = (0..29).map(|i| -322.0 + i as f64 * 4.3).collect();
+                let n = xs.len() * zs.len();
+                // The ground of the zone-free terrain serves both.
+                let (mut ground, mut procedural) = (vec![0.0; n], vec![0.0; n]);
+                bare.fill_axes_ground(&xs, &zs, &mut ground, &mut procedural);
+                for t in [&bare, &zoned] {
+                    let mut want = vec![0.0; n];
+                    t.fill_axes(&xs, &zs, &mut want);
+                    let mut got = vec![f64::NAN; n];
+                    t.fill_axes_on_ground(&xs, &zs, &ground, &procedural, &mut got);
+                    let bits = |v: &[f64]| v.iter().map(|h| h.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(&got),
+                        bits(&want),
+                        "{kind:?} {overlap:?} {} zones",
+                        t.zones().len()
+                    );
+                }
+                assert_ne!(
+                    ground,
+                    {
+                        let mut z = vec![0.0; n];
+                        zoned.fill_axes(&xs, &zs, &mut z);
+                        z
+                    },
+                    "{kind:?}: the zones change the grid"
+                );
             }
         }
     }

@@ -25,11 +25,11 @@ use std::{
     },
 };
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use terrain_core::{
     Generator, Grid, Terrain, TileGrid,
-    mesh::{SurfaceTile, TileKey, surface_height},
+    mesh::{SurfaceTiles, TileKey, surface_height},
 };
 use tokio::sync::oneshot;
 
@@ -137,13 +137,24 @@ impl std::fmt::Debug for Compute {
 }
 
 impl Compute {
-    /// A pool with one thread per core. A panicking job is logged and its caller gets
-    /// [`ComputeError::Lost`]; the process is not aborted.
+    /// A pool with one thread per core, at the process's scheduling priority. A
+    /// panicking job is logged and its caller gets [`ComputeError::Lost`]; the process
+    /// is not aborted.
     pub fn new() -> Result<Self, ComputeError> {
+        Self::with_nice(0)
+    }
+
+    /// [`Compute::new`], its threads `nice` steps below the creating thread's
+    /// scheduling priority (Linux keeps a nice value per thread): bulk computation
+    /// then yields the cores to the threads that answer requests, acknowledge changes
+    /// and send events whenever those have work, and takes them back at once. Where
+    /// the priority cannot be lowered, the pool runs at the process's and says so.
+    pub fn with_nice(nice: u8) -> Result<Self, ComputeError> {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("terrain-compute-{i}"))
+            .start_handler(move |i| lower_priority(i, nice))
             .panic_handler(|_| tracing::error!("a compute job panicked"))
             .build()?;
         Ok(Compute {
@@ -207,6 +218,19 @@ impl Compute {
     }
 }
 
+/// Lowers the calling thread's scheduling priority by `nice` (nothing for 0).
+fn lower_priority(thread: usize, nice: u8) {
+    if nice == 0 {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::process::nice(i32::from(nice)) {
+        tracing::warn!(thread, nice, error = %e, "compute thread keeps the process's priority");
+    }
+    #[cfg(not(target_os = "linux"))]
+    tracing::warn!(thread, nice, "compute_nice is only applied on Linux");
+}
+
 /// Takes the request at the front of the queue, puts it back at the end if it has
 /// slices left, and runs its next slice.
 fn run_next_slice(queue: &FairQueue) {
@@ -262,7 +286,7 @@ fn coords_len(parts: &[Samples]) -> usize {
 }
 
 /// The served surfaces of tiles, by tile, for a surface-mode batch.
-pub type Surfaces = HashMap<TileKey, SurfaceTile>;
+pub type Surfaces = SurfaceTiles;
 
 /// The distinct tiles the points of interleaved `coords` fall in, in first-seen order.
 pub fn distinct_tiles(layout: &TileGrid, coords: &[f64]) -> Vec<TileKey> {
@@ -281,17 +305,13 @@ pub fn distinct_tiles(layout: &TileGrid, coords: &[f64]) -> Vec<TileKey> {
 /// it holds the point's tile (its cached vertex heights), otherwise evaluated
 /// ([`surface_height`]); the same bits either way.
 pub fn surface_serial(terrain: &Terrain, surfaces: &Surfaces, coords: &[f64]) -> Vec<f64> {
-    let layout = terrain.generator().tile_grid();
-    let mut last: Option<&SurfaceTile> = None;
+    let mut last = 0;
     coords
         .chunks_exact(2)
         .map(|p| {
             let (x, z) = (p[0], p[1]);
-            if let Some(h) = last.and_then(|t| t.height(x, z)) {
-                return h;
-            }
-            last = surfaces.get(&(layout.tile_of(x), layout.tile_of(z)));
-            last.and_then(|t| t.height(x, z))
+            surfaces
+                .height(&mut last, x, z)
                 .unwrap_or_else(|| surface_height(terrain, x, z))
         })
         .collect()
@@ -453,6 +473,31 @@ mod tests {
             .enable_time()
             .build()
             .unwrap()
+    }
+
+    /// The nice value of the calling thread (Linux: field 19 of its `stat`).
+    #[cfg(target_os = "linux")]
+    fn thread_nice() -> i64 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        // After the command name's closing parenthesis: state is field 3, nice 19.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        rest.split_whitespace().nth(16).unwrap().parse().unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn the_pool_runs_below_the_caller_s_priority_by_its_nice() {
+        let caller = thread_nice();
+        for nice in [0u8, 5] {
+            let compute = Compute::with_nice(nice).unwrap();
+            let seen = compute.run_sliced(4, |_| thread_nice()).await.unwrap();
+            let want = (caller + i64::from(nice)).min(19);
+            assert!(
+                seen.iter().all(|&n| n == want),
+                "nice {nice}: {seen:?}, caller {caller}"
+            );
+        }
+        assert_eq!(thread_nice(), caller, "the caller's priority is unchanged");
     }
 
     /// Hyperscape seed 0 with one zone, so the zoned and unzoned paths both show.

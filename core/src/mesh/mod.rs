@@ -11,5 +11,5 @@ pub mod surface;
 pub mod tile;
 
 pub use glb::{GlbError, to_glb};
-pub use surface::{SurfaceTile, surface_height};
+pub use surface::{SurfaceTile, SurfaceTiles, surface_height};
 pub use tile::{Indices, TileKey, TileMesh, build_tile};

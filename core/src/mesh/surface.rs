@@ -5,7 +5,11 @@
 //! [`surface_height`] evaluates the triangle's three vertex heights on the spot;
 //! [`SurfaceTile`] holds one tile's float32 vertex heights (computed once, or taken
 //! from a built [`TileMesh`]) and answers any point of the tile from them, with the
-//! same bits.
+//! same bits; [`SurfaceTiles`] holds several, by tile, and answers a stream of
+//! points from whichever holds each (the client's replica and the server's
+//! surface-mode batches both read through it).
+
+use rustc_hash::FxHashMap;
 
 use crate::Generator;
 use crate::terrain::Terrain;
@@ -131,6 +135,12 @@ impl SurfaceTile {
         })
     }
 
+    #[cfg(test)]
+    fn with_layout(mut self, layout: TileGrid) -> Self {
+        self.layout = layout;
+        self
+    }
+
     /// The tile this surface covers.
     pub fn key(&self) -> TileKey {
         self.key
@@ -141,13 +151,84 @@ impl SurfaceTile {
     #[inline]
     pub fn height(&self, x: f64, z: f64) -> Option<f64> {
         let c = cell_of(&self.layout, x, z);
-        if c.tile != self.key {
-            return None;
-        }
-        let at = c.iz * self.n + c.ix;
-        let n = self.n;
+        (c.tile == self.key).then(|| self.on_cell(&c))
+    }
+
+    /// The height on cell `c` of this tile.
+    #[inline]
+    fn on_cell(&self, c: &Cell) -> f64 {
+        let (n, at) = (self.n, c.iz * self.n + c.ix);
         let h = &self.heights;
-        Some(on_triangle(c.fx, c.fz, |i, j| h[at + j * n + i]))
+        on_triangle(c.fx, c.fz, |i, j| h[at + j * n + i])
+    }
+}
+
+/// Surface tiles of one layout, by tile: the point's cell is found once, then read
+/// from the tile that holds it (the one the last read used, or found in the index).
+#[derive(Debug, Clone)]
+pub struct SurfaceTiles {
+    layout: TileGrid,
+    tiles: Vec<SurfaceTile>,
+    index: FxHashMap<TileKey, usize>,
+}
+
+impl SurfaceTiles {
+    /// No tiles yet, of `layout` (the terrain's [`Generator::tile_grid`]).
+    pub fn new(layout: TileGrid) -> Self {
+        SurfaceTiles {
+            layout,
+            tiles: Vec::new(),
+            index: FxHashMap::default(),
+        }
+    }
+
+    /// Adds `tile`, replacing one of the same key. A tile of another layout is not
+    /// added (it would answer other cells); answers whether it was.
+    pub fn insert(&mut self, tile: SurfaceTile) -> bool {
+        if tile.layout != self.layout {
+            return false;
+        }
+        match self.index.get(&tile.key) {
+            Some(&at) => self.tiles[at] = tile,
+            None => {
+                self.index.insert(tile.key, self.tiles.len());
+                self.tiles.push(tile);
+            }
+        }
+        true
+    }
+
+    /// The number of tiles held.
+    pub fn len(&self) -> usize {
+        self.tiles.len()
+    }
+
+    /// Whether no tile is held.
+    pub fn is_empty(&self) -> bool {
+        self.tiles.is_empty()
+    }
+
+    /// Whether tile `key` is held.
+    pub fn contains(&self, key: TileKey) -> bool {
+        self.index.contains_key(&key)
+    }
+
+    /// The surface height at `(x, z)` from the tile holding it, bit for bit
+    /// [`surface_height`]'s; `None` when no held tile does. `last` is the caller's
+    /// cursor (start it at 0): the tile of its previous read, tried first, as
+    /// consecutive reads mostly stay in one tile.
+    #[inline]
+    pub fn height(&self, last: &mut usize, x: f64, z: f64) -> Option<f64> {
+        let c = cell_of(&self.layout, x, z);
+        let tile = match self.tiles.get(*last) {
+            Some(tile) if tile.key == c.tile => tile,
+            _ => {
+                let &at = self.index.get(&c.tile)?;
+                *last = at;
+                &self.tiles[at]
+            }
+        };
+        Some(tile.on_cell(&c))
     }
 }
 
@@ -225,6 +306,66 @@ mod tests {
                     assert_eq!(got, want, "from mesh {kind:?} {key:?} ({x}, {z})");
                 }
             }
+        }
+    }
+
+    /// Points scattered over a 3 x 3 block of held tiles and beyond it, read in
+    /// random and in walking order through one cursor: the held tiles answer the
+    /// evaluated surface's bits, the others `None`.
+    #[test]
+    fn tiles_by_key_answer_each_point_from_its_tile() {
+        for kind in [GeneratorKind::Hyperscape, GeneratorKind::Osrs] {
+            let t = terrain(kind);
+            let layout = t.generator().tile_grid();
+            let mut tiles = SurfaceTiles::new(layout);
+            for tx in -1..=1 {
+                for tz in -2..=0 {
+                    assert!(tiles.insert(SurfaceTile::new(&t, (tx, tz))));
+                }
+            }
+            // Replacing a tile keeps one entry per key.
+            assert!(tiles.insert(SurfaceTile::new(&t, (0, -1))));
+            assert_eq!(tiles.len(), 9);
+            let mut other = layout;
+            other.size *= 2.0;
+            assert!(!tiles.insert(SurfaceTile::new(&terrain(kind), (5, 5)).with_layout(other)));
+            let mut s: u64 = 0x5eed_0f_5eed;
+            let mut next = move || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64
+            };
+            let (lo, span) = (layout.origin(-2), 5.0 * layout.size);
+            let mut points: Vec<(f64, f64)> = (0..4000)
+                .map(|_| (lo + next() * span, lo + next() * span))
+                .collect();
+            let walk = {
+                let mut w = points.clone();
+                w.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));
+                w
+            };
+            points.extend(walk);
+            let (mut last, mut held) = (0, 0);
+            for (x, z) in points {
+                let key = (layout.tile_of(x), layout.tile_of(z));
+                match tiles.height(&mut last, x, z) {
+                    Some(h) => {
+                        assert!(tiles.contains(key), "{key:?}");
+                        assert_eq!(
+                            h.to_bits(),
+                            surface_height(&t, x, z).to_bits(),
+                            "({x}, {z})"
+                        );
+                        held += 1;
+                    }
+                    None => assert!(!tiles.contains(key), "{key:?} is held"),
+                }
+            }
+            assert!(
+                held > 2000 && held < 6000,
+                "{held} of 8000 points in held tiles"
+            );
         }
     }
 }

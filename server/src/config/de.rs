@@ -48,6 +48,14 @@ pub fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error>
     Ok(Some(v))
 }
 
+/// `compute_nice`: an integer checked by [`values::check_compute_nice`].
+pub fn compute_nice<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>, D::Error> {
+    let v = d.deserialize_any(Integer)?;
+    values::check_compute_nice(v)
+        .map(Some)
+        .map_err(de::Error::custom)
+}
+
 /// A finite number greater than 0 (an integer is accepted too): `max_zone_size`.
 pub fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     let v = d.deserialize_any(Number)?;

@@ -72,6 +72,8 @@ pub const DEFAULT_MAX_ZONE_SIZE: f64 = 10_000.0;
 pub const DEFAULT_MAX_ZONES_PER_WORLD: usize = 100_000;
 /// The default period of the flat-zone statistics log line.
 pub const DEFAULT_STATS_INTERVAL: Duration = Duration::from_secs(60);
+/// Default nice increment of the compute pool's threads.
+pub const DEFAULT_COMPUTE_NICE: u8 = 5;
 
 /// Why a configuration was refused. The message names the offending key.
 #[derive(Debug, thiserror::Error)]
@@ -181,6 +183,9 @@ pub struct Config {
     pub insecure: bool,
     /// How often each world's flat-zone statistics are logged.
     pub stats_interval: Duration,
+    /// The nice increment of the compute pool's threads (`0..=19`): how far their OS
+    /// scheduling priority is below the request-answering threads'.
+    pub compute_nice: u8,
     /// Viewer rings, culling and baking.
     pub lifecycle: LifecycleConfig,
     /// Where the flat-zone registries live (embedded, or NATS shared by replicas).
@@ -204,6 +209,7 @@ impl Default for Config {
             admin_token: None,
             insecure: false,
             stats_interval: DEFAULT_STATS_INTERVAL,
+            compute_nice: DEFAULT_COMPUTE_NICE,
             lifecycle: LifecycleConfig::default(),
             store: StoreConfig::Embedded,
         }
@@ -317,6 +323,7 @@ impl Config {
             admin_token: settings.admin_token,
             insecure: settings.insecure.unwrap_or(defaults.insecure),
             stats_interval: settings.stats_interval.unwrap_or(defaults.stats_interval),
+            compute_nice: settings.compute_nice.unwrap_or(defaults.compute_nice),
             lifecycle: LifecycleConfig {
                 rings: Rings {
                     sim: settings.sim_range.unwrap_or(lifecycle::DEFAULT_RINGS.sim),

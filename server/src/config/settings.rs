@@ -177,6 +177,14 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub max_zones_per_world: Option<usize>,
 
+    /// How much lower than the server's own the compute pool's OS scheduling priority
+    /// is (a nice increment, 0 to 19; 0: the same): mesh builds, large batches and
+    /// rebuilds then yield to the threads that answer requests and acknowledge
+    /// changes [default: 5].
+    #[arg(long, env = "TERRAIN_COMPUTE_NICE", value_name = "N", value_parser = values::parse_compute_nice)]
+    #[serde(deserialize_with = "de::compute_nice")]
+    pub compute_nice: Option<u8>,
+
     /// Period of the per-world flat-zone statistics log line [default: 60s].
     #[arg(long, env = "TERRAIN_STATS_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
     #[serde(deserialize_with = "de::duration")]

@@ -44,6 +44,7 @@ fn defaults_serve_main_hyperscape_seed_0() {
     assert_eq!(config.limits.max_heightmap_samples, 4_194_304);
     assert_eq!(config.limits.max_coordinate, 1e9);
     assert_eq!(config.shutdown_timeout, Duration::from_secs(10));
+    assert_eq!(config.compute_nice, 5);
 }
 
 #[test]
@@ -197,6 +198,9 @@ fn bad_top_level_values_are_named() {
         ("insecure = \"yes\"", "insecure"),
         ("max_zone_size = 0", "max_zone_size"),
         ("max_zone_size = inf", "max_zone_size"),
+        ("compute_nice = 20", "compute_nice"),
+        ("compute_nice = -1", "compute_nice"),
+        ("compute_nice = \"low\"", "compute_nice"),
         ("max_zone_size = 20001", "max_zone_size"),
         ("max_zones_per_world = 0", "max_zones_per_world"),
         ("stats_interval = \"0s\"", "stats_interval"),
@@ -377,12 +381,28 @@ fn bad_flags_name_the_flag() {
         ["--max-zone-size", "0"],
         ["--max-zones-per-world", "0"],
         ["--stats-interval", "often"],
+        ["--compute-nice", "20"],
+        ["--compute-nice", "low"],
     ] {
         let err = Cli::try_parse_from(["terrain-server", args[0], args[1]]).unwrap_err();
         assert!(err.to_string().contains(args[0]), "{args:?}: {err}");
     }
     let err = Cli::try_parse_from(["terrain-server", "--insecure=maybe"]).unwrap_err();
     assert!(err.to_string().contains("--insecure"), "{err}");
+}
+
+#[test]
+fn compute_nice_comes_from_the_file_or_the_flag() {
+    assert_eq!(from_text("compute_nice = 0").unwrap().compute_nice, 0);
+    assert_eq!(from_text("compute_nice = 19").unwrap().compute_nice, 19);
+    let cli = Cli::parse_from(["terrain-server", "--compute-nice", "12"]);
+    let file = file::parse("compute_nice = 3").unwrap();
+    assert_eq!(
+        Config::resolve(cli.layer_over(file).unwrap())
+            .unwrap()
+            .compute_nice,
+        12
+    );
 }
 
 #[test]

@@ -262,6 +262,26 @@ pub fn check_limit(v: usize) -> Result<(), String> {
     }
 }
 
+/// Largest `compute_nice` (the lowest scheduling priority).
+pub const MAX_COMPUTE_NICE: i64 = 19;
+
+/// `compute_nice`: a nice increment, `0..=19`.
+pub fn check_compute_nice(v: i64) -> Result<u8, String> {
+    u8::try_from(v)
+        .ok()
+        .filter(|&n| i64::from(n) <= MAX_COMPUTE_NICE)
+        .ok_or_else(|| format!("must be between 0 and {MAX_COMPUTE_NICE} (got {v})"))
+}
+
+/// `check_compute_nice` for a flag's text.
+pub fn parse_compute_nice(s: &str) -> Result<u8, String> {
+    let v: i64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected an integer from 0 to {MAX_COMPUTE_NICE}, got {s:?}"))?;
+    check_compute_nice(v)
+}
+
 /// `check_limit` for a flag's text.
 pub fn parse_limit(s: &str) -> Result<usize, String> {
     let v: usize = s

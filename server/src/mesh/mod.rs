@@ -25,10 +25,15 @@
 //!   ([`encoded`]): a warm request copies bytes and encodes nothing. They count in
 //!   the cache's budget.
 //! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
-//!   state already shows the new heights and versions), it rebuilds the affected tiles
-//!   that are cached, in parallel on the compute pool (one slice per tile, taking
-//!   turns with requests), before the change is acknowledged or announced. Correctness does not depend on it (a stale entry is
-//!   never served, its version is too old); it keeps hot tiles hot.
+//!   state already shows the new heights and versions), it starts rebuilding the
+//!   affected tiles that are cached, in parallel on the compute pool (one request of
+//!   one slice per tile, taking turns with the others), and returns without waiting
+//!   for them, so a change over many hot tiles is acknowledged as fast as one over a
+//!   single tile. Before it returns (before the change is acknowledged or announced)
+//!   each rebuild is registered under its tile and version: a request that needs the
+//!   new version meanwhile waits for that rebuild instead of building the tile again,
+//!   and is served the rebuilt mesh. A stale mesh is never served (its version is too
+//!   old), whether or not a rebuild is under way.
 
 use std::{
     collections::HashMap,
@@ -42,6 +47,10 @@ mod encoded;
 pub use encoded::{Encodings, MeshFormat};
 
 use encoded::Cached;
+use futures::{
+    FutureExt,
+    future::{BoxFuture, Shared},
+};
 use moka::{future::Cache, ops::compute::Op};
 use terrain_core::{
     mesh::{TileMesh, build_tile},
@@ -169,12 +178,25 @@ pub struct ServedMesh {
     pub encoded: Arc<Encodings>,
 }
 
+/// A rebuild under way after a commit: the tile's new version and the rebuilt
+/// entry (once it is in the cache), for every request that needs it meanwhile.
+#[derive(Clone)]
+struct Rebuild {
+    version: u64,
+    done: Shared<BoxFuture<'static, Result<Cached, MeshError>>>,
+}
+
+/// The rebuilds under way, by tile.
+type Rebuilds = Arc<Mutex<HashMap<MeshKey, Rebuild>>>;
+
 /// The mesh cache of one server.
 pub struct MeshCache {
     cache: Cache<MeshKey, Cached>,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
-    pinned: Mutex<HashMap<MeshKey, Cached>>,
+    pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
+    /// The rebuilds started by commits and not yet in the cache.
+    rebuilding: Rebuilds,
     compute: Compute,
     metrics: Arc<Metrics>,
 }
@@ -216,14 +238,28 @@ impl MeshCache {
             .build();
         MeshCache {
             cache,
-            pinned: Mutex::default(),
+            pinned: Arc::default(),
+            rebuilding: Arc::default(),
             compute,
             metrics,
         }
     }
 
     fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Cached>> {
-        self.pinned.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.pinned)
+    }
+
+    /// The rebuild under way of `key` at `version` or newer, if any.
+    fn rebuild(&self, key: &MeshKey, version: u64) -> Option<Rebuild> {
+        locked(&self.rebuilding)
+            .get(key)
+            .filter(|r| r.version >= version)
+            .cloned()
+    }
+
+    /// The number of rebuilds started by commits and not finished.
+    pub fn rebuilds_pending(&self) -> usize {
+        locked(&self.rebuilding).len()
     }
 
     /// The mesh of `tile` as of `state` (a read of `world`): cached, or built on the
@@ -361,6 +397,18 @@ impl MeshCache {
                 encoded: entry.encoded,
             });
         }
+        if let Some(rebuild) = self.rebuild(&key, version)
+            && let Ok(entry) = rebuild.done.await
+        {
+            // A commit's rebuild of this tile: wait for it rather than build it again.
+            // (Had it failed, the request builds the tile below.)
+            return Ok(ServedMesh {
+                mesh: entry.mesh,
+                revision,
+                cached: true,
+                encoded: entry.encoded,
+            });
+        }
         let result = self
             .cache
             .entry(key)
@@ -439,10 +487,68 @@ fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (CachedMesh, Dur
     (mesh, start.elapsed())
 }
 
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a commit's rebuild needs of the cache, owned, so that it can finish after
+/// the commit's listener has returned.
+#[derive(Clone)]
+struct Installer {
+    cache: Cache<MeshKey, Cached>,
+    pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
+    rebuilding: Rebuilds,
+    metrics: Arc<Metrics>,
+}
+
+impl Installer {
+    /// Puts `mesh`, built for `key` at `version` in `elapsed`, in the cache (and in
+    /// the pinned set if the tile is live), keeping a newer mesh already there, and
+    /// ends the tile's rebuild.
+    async fn install(
+        self,
+        key: MeshKey,
+        version: u64,
+        built: Result<(CachedMesh, Duration), MeshError>,
+    ) -> Result<Cached, MeshError> {
+        let finished = built.map(|(mesh, elapsed)| {
+            self.metrics.mesh_built(elapsed);
+            self.metrics.tiles_regenerated(&key.0, 1);
+            Cached::new(mesh)
+        });
+        if let Ok(mesh) = &finished {
+            if let Some(pin) = locked(&self.pinned).get_mut(&key)
+                && pin.mesh.version() < version
+            {
+                *pin = mesh.clone();
+            }
+            // The per-key lock orders this with requests building the same tile; a
+            // newer mesh already there is kept.
+            let mesh = mesh.clone();
+            self.cache
+                .entry(key.clone())
+                .and_compute_with(|entry| async move {
+                    match entry {
+                        Some(e) if e.value().mesh.version() >= version => Op::Nop,
+                        _ => Op::Put(mesh),
+                    }
+                })
+                .await;
+        }
+        let mut rebuilding = locked(&self.rebuilding);
+        if rebuilding.get(&key).is_some_and(|r| r.version == version) {
+            rebuilding.remove(&key);
+        }
+        finished
+    }
+}
+
 impl CommitListener for MeshCache {
-    /// Rebuilds the changed tiles that are cached, at their new version, in parallel
-    /// on the compute pool. Called on the registry's blocking thread (which waits for
-    /// the builds), after the change is installed.
+    /// Starts rebuilding the changed tiles that are cached, at their new version, in
+    /// parallel on the compute pool, and registers each rebuild under its tile before
+    /// returning. Called on the registry's blocking thread, after the change is
+    /// installed; it does not wait for the builds (outside a Tokio runtime, where it
+    /// cannot start them in the background, it does).
     fn committed(&self, world: &World, outcome: &Outcome) {
         let id = world.id();
         let cached: Vec<(i64, i64)> = outcome
@@ -455,47 +561,62 @@ impl CommitListener for MeshCache {
             return;
         }
         let state = world.snapshot();
-        let versions: Vec<u64> = cached.iter().map(|&t| state.tile_version(t)).collect();
-        let jobs = (Arc::clone(&state), cached.clone(), versions.clone());
-        let built = futures::executor::block_on(
-            self.compute
-                .run_sliced(cached.len(), move |i| timed(&jobs.0, jobs.1[i], jobs.2[i])),
-        );
+        let installer = Installer {
+            cache: self.cache.clone(),
+            pinned: Arc::clone(&self.pinned),
+            rebuilding: Arc::clone(&self.rebuilding),
+            metrics: Arc::clone(&self.metrics),
+        };
+        let mut rebuilds = Vec::with_capacity(cached.len());
+        for &tile in &cached {
+            let version = state.tile_version(tile);
+            let key = (id.to_string(), tile.0, tile.1);
+            let (compute, state) = (self.compute.clone(), Arc::clone(&state));
+            let installer = installer.clone();
+            let done = async move {
+                let built = compute
+                    .run(move || timed(&state, tile, version))
+                    .await
+                    .map_err(|e| MeshError::Build(e.to_string()));
+                installer.install(key, version, built).await
+            }
+            .boxed()
+            .shared();
+            let rebuild = Rebuild { version, done };
+            let key = (id.to_string(), tile.0, tile.1);
+            locked(&self.rebuilding).insert(key, rebuild.clone());
+            rebuilds.push(rebuild.done);
+        }
         drop(state);
-        let built = match built {
-            Ok(built) => built,
-            Err(e) => {
+        let (world_id, revision, tiles) = (id.to_string(), outcome.revision, cached.len());
+        let metrics = installer.metrics.clone();
+        let cache = installer.cache;
+        let finish = async move {
+            let failed = futures::future::join_all(rebuilds)
+                .await
+                .into_iter()
+                .filter_map(Result::err)
+                .next();
+            cache.run_pending_tasks().await;
+            metrics.mesh_cache_bytes(cache.weighted_size());
+            match failed {
                 // Not fatal: a stale entry is never served, the next request builds.
-                tracing::warn!(world = id, error = %e, "rebuilding cached tile meshes");
-                return;
+                Some(e) => {
+                    tracing::warn!(world = %world_id, revision, error = %e, "rebuilding cached tile meshes")
+                }
+                None => {
+                    tracing::debug!(world = %world_id, revision, tiles, "cached tile meshes rebuilt")
+                }
             }
         };
-        for ((&tile, version), (mesh, elapsed)) in cached.iter().zip(versions).zip(built) {
-            let mesh = Cached::new(mesh);
-            let key = (id.to_string(), tile.0, tile.1);
-            if let Some(pin) = self.pinned().get_mut(&key)
-                && pin.mesh.version() < version
-            {
-                *pin = mesh.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(finish);
             }
-            // The per-key lock orders this with requests building the same tile; a
-            // newer mesh already there is kept.
-            let put = self.cache.entry(key).and_compute_with(|entry| async move {
-                match entry {
-                    Some(e) if e.value().mesh.version() >= version => Op::Nop,
-                    _ => Op::Put(mesh),
-                }
-            });
-            futures::executor::block_on(put);
-            self.metrics.mesh_built(elapsed);
+            Err(_) => futures::executor::block_on(finish),
         }
-        futures::executor::block_on(self.update_size());
-        self.metrics.tiles_regenerated(id, cached.len());
-        tracing::debug!(
-            world = id,
-            revision = outcome.revision,
-            tiles = cached.len(),
-            "cached tile meshes rebuilt"
-        );
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -285,7 +285,7 @@ impl QueryEngine {
         };
         let state = world.snapshot();
         let revision = state.revision();
-        let mut surfaces = compute::Surfaces::default();
+        let mut surfaces = compute::Surfaces::new(layout);
         for key in keys {
             let version = state.tile_version(key);
             if let Some(tile) = self
@@ -293,7 +293,7 @@ impl QueryEngine {
                 .surface_tile(world.id(), key, version, layout)
                 .await
             {
-                surfaces.insert(key, tile);
+                surfaces.insert(tile);
             }
         }
         let cached = surfaces.len();

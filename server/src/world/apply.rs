@@ -16,7 +16,7 @@ use tracing::{info, warn};
 
 use super::{
     Outcome, World, WorldState,
-    delta::{Probe, max_delta},
+    delta::{Probe, Sampled},
     registry::{Change, TileKeys, changed_tiles, zone_bounds},
 };
 use crate::store::{Mutation, MutationKind, StoreError, log::Entry, log::Write};
@@ -75,11 +75,10 @@ impl World {
         mutation: Mutation,
         mut outcome: Outcome,
         probe: &Probe,
-        before: &[f64],
+        before: &Sampled,
     ) -> Outcome {
         self.install(mutation, outcome.revision, &outcome.tiles);
-        let after = probe.sample(self.snapshot().terrain());
-        outcome.max_height_delta = max_delta(before, &after);
+        outcome.max_height_delta = probe.delta(before, self.snapshot().terrain());
         let annotated = self.store.annotate(
             &self.id,
             outcome.revision,

@@ -2,12 +2,12 @@
 //! before and after it, so an event can say how far entities standing there must be
 //! re-snapped.
 
-use terrain_core::{Generator, Terrain, zones::Bounds};
+use terrain_core::{Terrain, zones::Bounds};
 
 /// Largest spacing between samples, in metres.
 const SPACING: f64 = 0.5;
 /// Most samples along one axis (large zones are sampled more coarsely).
-const MAX_PER_AXIS: usize = 129;
+const MAX_PER_AXIS: usize = 65;
 
 /// A grid of sample points over an area: both edges included, at most
 /// [`SPACING`] apart unless the area is wider than `SPACING * (MAX_PER_AXIS - 1)`.
@@ -25,6 +25,19 @@ fn axis(lo: f64, hi: f64) -> Vec<f64> {
         .collect()
 }
 
+/// A probe's sampling of the ground before a change: its heights, and the zone-free
+/// ground under them, which the sampling after the change reuses (a change moves
+/// zones only, so the generator's pass over the probe is made once).
+#[derive(Debug, Clone)]
+pub struct Sampled {
+    ground: Vec<f64>,
+    procedural: Vec<f64>,
+    heights: Vec<f64>,
+}
+
+/// Probes of at least this many points are sampled on several threads.
+const PARALLEL_POINTS: usize = 4096;
+
 impl Probe {
     pub fn over(bounds: &Bounds) -> Self {
         Probe {
@@ -33,12 +46,94 @@ impl Probe {
         }
     }
 
-    /// The heights of `terrain` at the probe's points.
-    pub fn sample(&self, terrain: &Terrain) -> Vec<f64> {
-        let mut out = vec![0.0; self.xs.len() * self.zs.len()];
-        terrain.fill_axes(&self.xs, &self.zs, &mut out);
-        out
+    /// The heights of `terrain` at the probe's points, with the ground under them.
+    pub fn sample(&self, terrain: &Terrain) -> Sampled {
+        let n = self.xs.len() * self.zs.len();
+        let (mut ground, mut procedural, mut heights) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let parts = self.parts();
+        let nx = self.xs.len();
+        let rows = self.zs.chunks(parts.rows);
+        let outs = ground
+            .chunks_mut(parts.rows * nx)
+            .zip(procedural.chunks_mut(parts.rows * nx))
+            .zip(heights.chunks_mut(parts.rows * nx));
+        type Part<'a> = (&'a [f64], ((&'a mut [f64], &'a mut [f64]), &'a mut [f64]));
+        let sample = |(zs, ((ground, procedural), heights)): Part<'_>| {
+            terrain.fill_axes_ground(&self.xs, zs, &mut *ground, &mut *procedural);
+            terrain.fill_axes_on_ground(&self.xs, zs, ground, procedural, heights);
+        };
+        on_threads(rows.zip(outs), parts.threads, sample);
+        Sampled {
+            ground,
+            procedural,
+            heights,
+        }
     }
+
+    /// The largest height change between `before` (this probe's sampling of the
+    /// world before a change) and `after` (the world's terrain with the change).
+    pub fn delta(&self, before: &Sampled, after: &Terrain) -> f64 {
+        let parts = self.parts();
+        let (nx, chunk) = (self.xs.len(), parts.rows * self.xs.len());
+        let mut deltas = vec![0.0_f64; self.zs.len().div_ceil(parts.rows)];
+        let inputs = self
+            .zs
+            .chunks(parts.rows)
+            .zip(before.ground.chunks(chunk))
+            .zip(before.procedural.chunks(chunk))
+            .zip(before.heights.chunks(chunk))
+            .zip(deltas.iter_mut());
+        type Part<'a> = (
+            (((&'a [f64], &'a [f64]), &'a [f64]), &'a [f64]),
+            &'a mut f64,
+        );
+        let measure = |((((zs, ground), procedural), old), delta): Part<'_>| {
+            let mut heights = vec![0.0; zs.len() * nx];
+            after.fill_axes_on_ground(&self.xs, zs, ground, procedural, &mut heights);
+            *delta = max_delta(old, &heights);
+        };
+        on_threads(inputs, parts.threads, measure);
+        deltas.into_iter().fold(0.0, f64::max)
+    }
+
+    /// How the probe's rows are shared out: `rows` per part, on up to `threads`.
+    fn parts(&self) -> Parts {
+        let points = self.xs.len() * self.zs.len();
+        let threads = if points < PARALLEL_POINTS {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+        };
+        Parts {
+            rows: self.zs.len().div_ceil(threads).max(1),
+            threads,
+        }
+    }
+}
+
+/// A probe's rows in parts, one per thread.
+struct Parts {
+    rows: usize,
+    threads: usize,
+}
+
+/// Runs `work` on each of `parts`, the first on this thread and the others on
+/// scoped threads of their own (`threads` at most, one part each).
+fn on_threads<T: Send>(parts: impl Iterator<Item = T>, threads: usize, work: impl Fn(T) + Sync) {
+    if threads <= 1 {
+        return parts.for_each(work);
+    }
+    std::thread::scope(|scope| {
+        let mut parts = parts;
+        let first = parts.next();
+        for part in parts {
+            let work = &work;
+            scope.spawn(move || work(part));
+        }
+        if let Some(part) = first {
+            work(part);
+        }
+    });
 }
 
 /// The largest absolute difference between two samplings of the same probe.
@@ -90,6 +185,53 @@ mod tests {
         });
         assert_eq!(big.xs.len(), MAX_PER_AXIS);
         assert_eq!(*big.xs.last().unwrap(), 10_000.0);
+    }
+
+    /// A probe sampled in parts on several threads, on a shared ground, measures
+    /// what sampling the two terrains whole would.
+    #[test]
+    fn a_probe_measures_the_change_of_sampling_both_terrains_whole() {
+        use terrain_core::{
+            Generator, GeneratorKind, WorldGenerator,
+            zones::{Overlap, ZoneSet},
+        };
+        let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
+        let mut zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
+        let before = Terrain::new(generator.clone(), zones.clone());
+        zones.insert(crate::test_support::square_zone(40.0), 1);
+        let after = Terrain::new(generator, zones);
+        for (width, parts) in [(6.0, 1), (15.0, 1), (300.0, 2)] {
+            let probe = Probe::over(&Bounds {
+                min_x: 40.0 - width,
+                min_z: -width,
+                max_x: 40.0 + width,
+                max_z: width,
+            });
+            let n = probe.xs.len() * probe.zs.len();
+            assert_eq!(
+                probe.parts().threads > 1,
+                parts > 1 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
+                "{n} points"
+            );
+            let whole = |t: &Terrain| {
+                let mut out = vec![0.0; n];
+                t.fill_axes(&probe.xs, &probe.zs, &mut out);
+                out
+            };
+            let sampled = probe.sample(&before);
+            assert_eq!(sampled.heights, whole(&before), "width {width}");
+            let want = max_delta(&whole(&before), &whole(&after));
+            assert!(
+                want > 0.5,
+                "width {width}: the zone moves the ground ({want})"
+            );
+            assert_eq!(
+                probe.delta(&sampled, &after).to_bits(),
+                want.to_bits(),
+                "width {width}"
+            );
+            assert_eq!(probe.delta(&sampled, &before), 0.0);
+        }
     }
 
     #[test]

@@ -199,7 +199,7 @@ async fn versions_are_the_last_revision_that_touched_each_tile() {
 }
 
 #[tokio::test]
-async fn a_cached_tile_is_rebuilt_before_the_change_returns() {
+async fn a_cached_tile_is_rebuilt_by_the_change_not_by_the_next_request() {
     let server = TestServer::start().await;
     let (status, _) = server.get(&mesh_path(0, 0)).await;
     assert_eq!(status, 200);
@@ -211,7 +211,8 @@ async fn a_cached_tile_is_rebuilt_before_the_change_returns() {
     let (status, got) = server.get(&mesh_path(0, 0)).await;
     assert_eq!(status, 200);
     assert_mesh(&got, &build_tile(&core_terrain(&[zone]), (0, 0), revision));
-    // Served from the cache: the listener rebuilt it during the PUT.
+    // Not built for the request: the commit's rebuild was in the cache, or under
+    // way and the request waited for it.
     assert_eq!(server.metric(misses).await, 1.0);
     let regenerated = r#"terrain_tiles_regenerated_total{world="main"}"#;
     assert_eq!(server.metric(regenerated).await, 1.0);

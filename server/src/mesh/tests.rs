@@ -1,0 +1,105 @@
+//! The commit listener's rebuilds: started before the change is acknowledged, not
+//! waited for, and waited for by the requests that need them.
+
+use std::{sync::mpsc, time::Duration};
+
+use terrain_core::GeneratorKind;
+
+use super::*;
+use crate::{
+    config::{Limits, WorldConfig},
+    store::{ZoneStore, log::ZoneLog, memory::MemoryLog},
+    test_support::square_zone,
+    world::{Worlds, follow::Replication},
+};
+
+/// Occupies every thread of `compute` until the answer's sender is dropped or sent
+/// to; answers once every thread is held.
+async fn hold_pool(compute: &Compute) -> mpsc::Sender<()> {
+    let (release, wait) = mpsc::channel::<()>();
+    let wait = Arc::new(Mutex::new(wait));
+    let (held_tx, held_rx) = mpsc::channel();
+    for _ in 0..compute.threads() {
+        let (wait, held_tx, compute) = (Arc::clone(&wait), held_tx.clone(), compute.clone());
+        tokio::spawn(async move {
+            compute
+                .run(move || {
+                    held_tx.send(()).unwrap();
+                    // Every holder wakes when the sender goes.
+                    let _ = locked(&wait).recv();
+                })
+                .await
+        });
+    }
+    let threads = compute.threads();
+    tokio::task::spawn_blocking(move || {
+        for _ in 0..threads {
+            held_rx
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the pool's threads were held");
+        }
+    })
+    .await
+    .unwrap();
+    release
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+    let metrics = Arc::new(Metrics::new().unwrap());
+    let compute = Compute::new().unwrap();
+    let meshes = Arc::new(MeshCache::new(
+        64 << 20,
+        compute.clone(),
+        Arc::clone(&metrics),
+    ));
+    let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(&meshes) as _];
+    let configs = [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)];
+    let worlds = Arc::new(Worlds::open(&configs, &store, &Limits::default(), &listeners).unwrap());
+    let log = Arc::new(MemoryLog::new("memory"));
+    let logs: Vec<Arc<dyn ZoneLog>> = vec![log as _];
+    let _replication = Replication::start(&worlds, logs, Arc::clone(&metrics)).await;
+    let world = worlds.get("main").unwrap();
+
+    let served = meshes.get(world, world.snapshot(), (0, 0)).await.unwrap();
+    assert!(!served.cached);
+    assert_eq!(served.mesh.version(), 0);
+
+    // With every compute thread busy, no mesh can be built: the change is still
+    // acknowledged, its rebuild registered.
+    let release = hold_pool(&compute).await;
+    let change = world.register("a", square_zone(0.0).spec());
+    let outcome = tokio::time::timeout(Duration::from_secs(10), change)
+        .await
+        .expect("the change waited for its rebuild")
+        .unwrap();
+    assert_eq!(outcome.tiles, vec![(0, 0)]);
+    assert_eq!(meshes.rebuilds_pending(), 1);
+
+    // A request for the new version waits for the rebuild, not a build of its own.
+    let state = world.snapshot();
+    assert_eq!(state.tile_version((0, 0)), outcome.revision);
+    let request = tokio::spawn({
+        let (meshes, world) = (Arc::clone(&meshes), Arc::clone(world));
+        async move { meshes.get(&world, world.snapshot(), (0, 0)).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!request.is_finished(), "served before the pool could build");
+    drop(release);
+    let served = tokio::time::timeout(Duration::from_secs(30), request)
+        .await
+        .expect("the request was answered")
+        .unwrap()
+        .unwrap();
+    assert!(served.cached, "the request built the tile itself");
+    assert_eq!(served.mesh.version(), outcome.revision);
+    let want = build_tile(state.terrain(), (0, 0), outcome.revision);
+    assert_eq!(*served.mesh, CachedMesh::Tile(want));
+    assert_eq!(meshes.rebuilds_pending(), 0);
+    // And the rebuilt mesh is what the cache now serves.
+    let again = meshes.get(world, world.snapshot(), (0, 0)).await.unwrap();
+    assert!(again.cached);
+    assert!(Arc::ptr_eq(&again.mesh, &served.mesh));
+}
