@@ -1,7 +1,10 @@
 //! Resuming an event subscription from a revision, with 100,000 entries retained:
 //! the last 10 events and the whole history, by [`replay`] (which reads only the
-//! entries after the resume point) and by the previous way (reading and folding the
-//! whole retained log, reproduced here as it was) side by side in one run.
+//! entries after the resume point, and each replaced version through its entry's
+//! link back) and by the previous way (reading and folding the whole retained log,
+//! reproduced here as it was) side by side in one run; and the last 10 over entries
+//! without the link (as logged before it existed), whose replaced versions are found
+//! by reading the log back from the resume point.
 //!
 //! `cargo bench -p terrain-server --bench resume`
 
@@ -81,12 +84,32 @@ fn bench(c: &mut Criterion) {
                     zone: zone(id, (n % 1000) as f64 * 50.0 + (n / 1000) as f64),
                 },
                 max_height_delta: Some(0.5),
+                // The previous version of this zone, 1,000 revisions back (commits
+                // log the link; the fold below ignores it).
+                replaces: (n >= 1000).then(|| revision - 1000),
             }
         })
         .collect();
     store.append_history("main", &entries).unwrap();
+    let unlinked_dir = tempfile::tempdir().unwrap();
+    let unlinked = ZoneStore::open(unlinked_dir.path()).unwrap();
+    let old: Vec<LogEntry> = entries
+        .iter()
+        .cloned()
+        .map(|e| LogEntry {
+            replaces: None,
+            ..e
+        })
+        .collect();
+    unlinked.append_history("main", &old).unwrap();
     let mut group = c.benchmark_group("resume");
     group.sample_size(10);
+    group.bench_function("last_10/unlinked", |b| {
+        b.iter(|| {
+            let from = RETAINED - 10;
+            black_box(replay(&unlinked, &layout, "main", from, RETAINED, &Area::All).unwrap())
+        })
+    });
     for (name, from) in [("last_10", RETAINED - 10), ("whole", 0)] {
         group.bench_function(format!("{name}/by_revision"), |b| {
             b.iter(|| {

@@ -6,9 +6,11 @@
 //!
 //! Tiles and bounds are recomputed as the registry computed them: the logged zone
 //! and, for a replacement, the version it replaced (the latest earlier entry for the
-//! same id in the retained log; the versions older than the resume point are read
-//! back from there in one pass for all such zones; if that entry was pruned, only the
-//! new zone counts). The height change is the one the publisher recorded in the entry.
+//! same id in the retained log; if that entry was pruned, only the new zone counts).
+//! A version older than the resume point is read through the replacement's link
+//! back to it (one read per zone); replacements logged before the link existed have
+//! theirs found by reading the log back from the resume point, in one pass for all
+//! such zones. The height change is the one the publisher recorded in the entry.
 
 use std::collections::{HashMap, HashSet};
 
@@ -82,24 +84,34 @@ fn before_resume<'a>(
     before: u64,
 ) -> Result<HashMap<&'a str, Option<FlatZone>>, StoreError> {
     let mut written = HashSet::new();
-    let mut ids = Vec::new();
+    // Linked back to the version they replace, and not.
+    let (mut linked, mut unlinked) = (Vec::new(), Vec::new());
     for entry in missed {
         let id = entry.mutation.zone.id.as_str();
         if written.insert(id) && entry.mutation.kind == MutationKind::Replaced {
-            ids.push(id);
+            match entry.replaces.filter(|&r| r < before) {
+                Some(revision) => linked.push((id, revision)),
+                None => unlinked.push(id),
+            }
         }
     }
-    let mut found = store.last_writes_before(world, &ids, before)?;
-    Ok(ids
+    let revisions: Vec<u64> = linked.iter().map(|&(_, r)| r).collect();
+    let mut at = store.entries_at(world, &revisions)?;
+    let mut found = store.last_writes_before(world, &unlinked, before)?;
+    let zone = |e: LogEntry| (e.mutation.kind != MutationKind::Removed).then_some(e.mutation.zone);
+    let mut versions: HashMap<&str, Option<FlatZone>> = linked
         .into_iter()
-        .map(|id| {
-            let zone = found
-                .remove(id)
-                .filter(|e| e.mutation.kind != MutationKind::Removed)
-                .map(|e| e.mutation.zone);
-            (id, zone)
+        .map(|(id, revision)| {
+            let entry = at.remove(&revision).filter(|e| e.mutation.zone.id == id);
+            (id, entry.and_then(zone))
         })
-        .collect())
+        .collect();
+    versions.extend(
+        unlinked
+            .into_iter()
+            .map(|id| (id, found.remove(id).and_then(zone))),
+    );
+    Ok(versions)
 }
 
 fn event_of(
@@ -211,8 +223,6 @@ mod tests {
 
     #[test]
     fn a_resume_from_anywhere_finds_what_folding_the_whole_log_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = ZoneStore::open(dir.path()).unwrap();
         let layout = TileGrid {
             size: 100.0,
             resolution: 64,
@@ -225,27 +235,47 @@ mod tests {
             MutationKind::Replaced,
             MutationKind::Removed,
         ];
-        let entries: Vec<LogEntry> = (1..=24u64)
-            .map(|revision| {
-                let mut z = zone(revision as f64 * 90.0);
-                z.id = format!("z{}", revision % 3);
-                LogEntry {
-                    revision,
-                    mutation: Mutation {
-                        kind: kinds[((revision - 1) / 3 % 4) as usize],
-                        zone: z,
-                    },
-                    max_height_delta: Some(revision as f64),
+        // With replacements linked back to the version they replace (as commits log
+        // them), and without (entries logged before the link existed).
+        for linked in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let store = ZoneStore::open(dir.path()).unwrap();
+            let mut last_write = HashMap::new();
+            let entries: Vec<LogEntry> = (1..=24u64)
+                .map(|revision| {
+                    let mut z = zone(revision as f64 * 90.0);
+                    z.id = format!("z{}", revision % 3);
+                    let kind = kinds[((revision - 1) / 3 % 4) as usize];
+                    let previous = last_write.insert(z.id.clone(), revision);
+                    LogEntry {
+                        revision,
+                        mutation: Mutation { kind, zone: z },
+                        max_height_delta: Some(revision as f64),
+                        replaces: previous.filter(|_| linked && kind == MutationKind::Replaced),
+                    }
+                })
+                .collect();
+            store.append_history("main", &entries).unwrap();
+            let near = Area::tiles([0, -1, 12, 1], "t").unwrap();
+            for area in [Area::All, near] {
+                for from in 0..24 {
+                    let got = replay(&store, &layout, "main", from, 24, &area).unwrap();
+                    let want = replay_whole(&store, &layout, from, 24, &area);
+                    assert_eq!(got, Replay::Events(want), "linked {linked}, from {from}");
                 }
-            })
-            .collect();
-        store.append_history("main", &entries).unwrap();
-        let near = Area::tiles([0, -1, 12, 1], "t").unwrap();
-        for area in [Area::All, near] {
-            for from in 0..24 {
-                let got = replay(&store, &layout, "main", from, 24, &area).unwrap();
-                let want = replay_whole(&store, &layout, from, 24, &area);
-                assert_eq!(got, Replay::Events(want), "from {from}");
+            }
+            // Pruned history: a version replaced before the first retained entry no
+            // longer counts, linked or not.
+            store.annotate("main", 24, 24.0, 14).unwrap();
+            assert_eq!(store.history("main", 24).unwrap()[0].revision, 11);
+            for from in 10..24 {
+                let got = replay(&store, &layout, "main", from, 24, &Area::All).unwrap();
+                let want = replay_whole(&store, &layout, from, 24, &Area::All);
+                assert_eq!(
+                    got,
+                    Replay::Events(want),
+                    "pruned, linked {linked}, from {from}"
+                );
             }
         }
     }

@@ -58,6 +58,7 @@ impl ZoneStore {
                 what: "revision".into(),
                 reason: "counter exhausted".into(),
             })?;
+            let replaces = current.as_ref().map(|(rev, _)| *rev);
             let mutation = match (&proposal.write, current) {
                 (Write::Put(zone), current) => {
                     let json = encode_zone(zone)?;
@@ -88,7 +89,7 @@ impl ZoneStore {
                 (Write::Delete(_), None) => return Ok(Appended::Conflict),
             };
             worlds.insert(world, revision).map_err(db_err)?;
-            let record = LogRecord::encode(&mutation)?;
+            let record = LogRecord::encode(&mutation, replaces)?;
             let mut log = txn.open_table(LOG).map_err(db_err)?;
             log.insert((world, revision), record.as_str())
                 .map_err(db_err)?;

@@ -28,6 +28,9 @@ pub struct LogEntry {
     pub mutation: Mutation,
     /// The largest height change the mutation made, when it was recorded.
     pub max_height_delta: Option<f64>,
+    /// A replacement's link back: the revision of the entry that wrote the version
+    /// it replaced (absent in entries logged before the link existed).
+    pub replaces: Option<u64>,
 }
 
 impl ZoneStore {
@@ -59,13 +62,13 @@ impl ZoneStore {
                 .map_err(db_err)?
                 .map(|v| v.value().to_string());
             if let Some(json) = json {
-                let (mutation, _) =
-                    LogRecord::decode_with(&json).map_err(|reason| StoreError::Corrupt {
-                        world: world.to_string(),
-                        what: format!("log entry {revision}"),
-                        reason,
-                    })?;
-                let record = LogRecord::encode_with(&mutation, Some(max_height_delta))?;
+                let old = LogRecord::decode_with(&json).map_err(|reason| StoreError::Corrupt {
+                    world: world.to_string(),
+                    what: format!("log entry {revision}"),
+                    reason,
+                })?;
+                let record =
+                    LogRecord::encode_with(&old.mutation, old.replaces, Some(max_height_delta))?;
                 log.insert((world, revision), record.as_str())
                     .map_err(db_err)?;
             }
@@ -141,6 +144,28 @@ impl ZoneStore {
         Ok(found)
     }
 
+    /// The retained log entries of `world` at `revisions` (those pruned are absent),
+    /// by revision: one read each.
+    pub fn entries_at(
+        &self,
+        world: &str,
+        revisions: &[u64],
+    ) -> Result<HashMap<u64, LogEntry>, StoreError> {
+        let mut found = HashMap::new();
+        if revisions.is_empty() {
+            return Ok(found);
+        }
+        let open = self.open_db();
+        let txn = open.db()?.begin_read().map_err(db_err)?;
+        let log = txn.open_table(LOG).map_err(db_err)?;
+        for &revision in revisions {
+            if let Some(value) = log.get((world, revision)).map_err(db_err)? {
+                found.insert(revision, entry(world, revision, value.value())?);
+            }
+        }
+        Ok(found)
+    }
+
     /// Writes `entries` into `world`'s log in one transaction, as they are (revision,
     /// mutation, height change), leaving the world's revision and zones alone: for
     /// tests and benchmarks that need a long retained history quickly.
@@ -151,7 +176,7 @@ impl ZoneStore {
         {
             let mut log = txn.open_table(LOG).map_err(db_err)?;
             for e in entries {
-                let record = LogRecord::encode_with(&e.mutation, e.max_height_delta)?;
+                let record = LogRecord::encode_with(&e.mutation, e.replaces, e.max_height_delta)?;
                 log.insert((world, e.revision), record.as_str())
                     .map_err(db_err)?;
             }
@@ -162,16 +187,16 @@ impl ZoneStore {
 
 /// One stored log record of `world` as an entry.
 fn entry(world: &str, revision: u64, json: &str) -> Result<LogEntry, StoreError> {
-    let (mutation, max_height_delta) =
-        LogRecord::decode_with(json).map_err(|reason| StoreError::Corrupt {
-            world: world.to_string(),
-            what: format!("log entry {revision}"),
-            reason,
-        })?;
+    let record = LogRecord::decode_with(json).map_err(|reason| StoreError::Corrupt {
+        world: world.to_string(),
+        what: format!("log entry {revision}"),
+        reason,
+    })?;
     Ok(LogEntry {
         revision,
-        mutation,
-        max_height_delta,
+        mutation: record.mutation,
+        max_height_delta: record.max_height_delta,
+        replaces: record.replaces,
     })
 }
 
@@ -233,6 +258,7 @@ mod tests {
                 revision,
                 mutation: mutation(if revision % 2 == 0 { "even" } else { "odd" }),
                 max_height_delta: Some(revision as f64),
+                replaces: None,
             })
             .collect();
         store.append_history("main", &entries).unwrap();
@@ -261,5 +287,82 @@ mod tests {
         assert_eq!(back("odd", 6), Some(5));
         assert_eq!(back("odd", 1), None);
         assert_eq!(back("nobody", 7), None);
+    }
+
+    /// A replacement is logged with the revision of the version it replaced, by both
+    /// ways of committing (the embedded log's append, a replica's commit); the link
+    /// survives the annotation.
+    #[test]
+    fn replacements_link_back_to_the_version_they_replace() {
+        use crate::store::log::{Proposal, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let put = |expected, x: f64| Proposal {
+            write: Write::Put(crate::test_support::square_zone(x)),
+            expected,
+        };
+        store.append("main", &put(0, 0.0)).unwrap();
+        store.append("main", &put(1, 10.0)).unwrap();
+        store.append("main", &put(2, 20.0)).unwrap();
+        store.annotate("main", 3, 1.5, 100).unwrap();
+        let mut removal = crate::test_support::square_zone(20.0);
+        removal.id = "a".into();
+        store
+            .commit(
+                "other",
+                1,
+                &Mutation {
+                    kind: MutationKind::Registered,
+                    zone: removal.clone(),
+                },
+            )
+            .unwrap();
+        store
+            .commit(
+                "other",
+                2,
+                &Mutation {
+                    kind: MutationKind::Replaced,
+                    zone: removal.clone(),
+                },
+            )
+            .unwrap();
+        store
+            .commit(
+                "other",
+                3,
+                &Mutation {
+                    kind: MutationKind::Removed,
+                    zone: removal.clone(),
+                },
+            )
+            .unwrap();
+        store
+            .commit(
+                "other",
+                4,
+                &Mutation {
+                    kind: MutationKind::Registered,
+                    zone: removal,
+                },
+            )
+            .unwrap();
+        let links = |world| {
+            store
+                .history(world, 10)
+                .unwrap()
+                .iter()
+                .map(|e| e.replaces)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(links("main"), [None, Some(1), Some(2)]);
+        assert_eq!(
+            store.history("main", 3).unwrap()[2].max_height_delta,
+            Some(1.5)
+        );
+        assert_eq!(links("other"), [None, Some(1), None, None]);
+        let at = store.entries_at("main", &[2, 7]).unwrap();
+        assert_eq!(at.len(), 1);
+        assert_eq!(at[&2].mutation.zone.center_x, 10.0);
     }
 }

@@ -168,16 +168,31 @@ struct LogRecord {
         skip_serializing_if = "Option::is_none"
     )]
     max_height_delta: Option<f64>,
+    /// A replacement's link back: the revision of the entry that wrote the version it
+    /// replaced, so a resume finds that version with one read. Absent in other
+    /// entries and in replacements logged before the link existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replaces: Option<u64>,
+}
+
+/// A log record's contents.
+struct Record {
+    mutation: Mutation,
+    max_height_delta: Option<f64>,
+    replaces: Option<u64>,
 }
 
 impl LogRecord {
-    fn encode(mutation: &Mutation) -> Result<String, StoreError> {
-        Self::encode_with(mutation, None)
+    /// A new entry's record: `mutation`, and for a replacement the revision of the
+    /// entry it replaces.
+    fn encode(mutation: &Mutation, replaces: Option<u64>) -> Result<String, StoreError> {
+        Self::encode_with(mutation, replaces, None)
     }
 
     /// The record's JSON; an error (never an empty record) if it does not serialise.
     fn encode_with(
         mutation: &Mutation,
+        replaces: Option<u64>,
         max_height_delta: Option<f64>,
     ) -> Result<String, StoreError> {
         let record = LogRecord {
@@ -185,6 +200,7 @@ impl LogRecord {
             id: mutation.zone.id.clone(),
             zone: ZoneDoc::from_zone(&mutation.zone),
             max_height_delta,
+            replaces: replaces.filter(|_| mutation.kind == MutationKind::Replaced),
         };
         check_finite(&mutation.zone)?;
         serde_json::to_string(&record).map_err(|e| StoreError::Encode {
@@ -194,17 +210,21 @@ impl LogRecord {
     }
 
     fn decode(json: &str) -> Result<Mutation, String> {
-        Self::decode_with(json).map(|(mutation, _)| mutation)
+        Self::decode_with(json).map(|record| record.mutation)
     }
 
-    /// The mutation and its measured height change, if recorded.
-    fn decode_with(json: &str) -> Result<(Mutation, Option<f64>), String> {
+    /// The mutation, its measured height change and its link back, if recorded.
+    fn decode_with(json: &str) -> Result<Record, String> {
         let record: LogRecord = serde_json::from_str(json).map_err(|e| e.to_string())?;
         let mutation = Mutation {
             kind: record.kind,
             zone: resolved(&record.zone, record.id)?,
         };
-        Ok((mutation, record.max_height_delta))
+        Ok(Record {
+            mutation,
+            max_height_delta: record.max_height_delta,
+            replaces: record.replaces,
+        })
     }
 }
 
@@ -230,7 +250,7 @@ mod tests {
             zone,
         };
         assert_eq!(
-            LogRecord::decode(&LogRecord::encode(&mutation).unwrap()),
+            LogRecord::decode(&LogRecord::encode(&mutation, None).unwrap()),
             Ok(mutation)
         );
     }
@@ -248,7 +268,7 @@ mod tests {
             kind: MutationKind::Registered,
             zone,
         };
-        assert!(LogRecord::encode(&mutation).is_err());
+        assert!(LogRecord::encode(&mutation, None).is_err());
         // And the commit fails, storing nothing.
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();

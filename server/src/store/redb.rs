@@ -276,6 +276,7 @@ impl ZoneStore {
             worlds.insert(world, revision).map_err(db_err)?;
             let mut zones = txn.open_table(ZONES).map_err(db_err)?;
             let key = (world, mutation.zone.id.as_str());
+            let replaces = zones.get(key).map_err(db_err)?.map(|v| v.value().0);
             match mutation.kind {
                 MutationKind::Removed => {
                     zones.remove(key).map_err(db_err)?;
@@ -287,7 +288,7 @@ impl ZoneStore {
                         .map_err(db_err)?;
                 }
             }
-            let record = LogRecord::encode(mutation)?;
+            let record = LogRecord::encode(mutation, replaces)?;
             let mut log = txn.open_table(LOG).map_err(db_err)?;
             log.insert((world, revision), record.as_str())
                 .map_err(db_err)?;
