@@ -9,6 +9,7 @@
 //! points in the 6-12 m band need, stays with the caller, per lane, on the scalar code.
 
 use super::biome::BiomeCenter;
+use super::coast::Coast;
 use super::lanes::{F4, LANES, exp, log};
 use super::layers::{
     AxisSet, BASE_ELEVATION, CONT_AT, CONT_OCT, DETAIL_AT, DETAIL_OCT, ERO_AT, ERO_OCT,
@@ -88,8 +89,8 @@ fn pond(x: F4, z: f64) -> F4 {
 
 /// `base(x, z)` of §3 (`layers::base_from_axes`), per lane.
 #[inline(always)]
-fn base(noise: &Noise, x: F4, z: f64, a: &Parts) -> F4 {
-    let m = x.map(|x| island_mask(noise, x, z));
+fn base(noise: &Noise, coast: &Coast, x: F4, z: f64, a: &Parts) -> F4 {
+    let m = x.map(|x| island_mask(noise, coast, x, z));
     let ocean = m.test(F4::splat(0.0), |a, b| a == b);
     let floor = F4::splat(OCEAN_FLOOR * MAX_HEIGHT);
     if ocean == [true; LANES] {
@@ -126,8 +127,15 @@ fn boost(base: F4, x: F4, z: f64, mountains: &[BiomeCenter]) -> F4 {
 
 /// `procedural(x, z)` at four points of one row from their axis parts.
 #[inline(always)]
-pub(crate) fn procedural(noise: &Noise, mountains: &[BiomeCenter], x: F4, z: f64, a: &Parts) -> F4 {
-    boost(base(noise, x, z, a), x, z, mountains)
+pub(crate) fn procedural(
+    noise: &Noise,
+    coast: &Coast,
+    mountains: &[BiomeCenter],
+    x: F4,
+    z: f64,
+    a: &Parts,
+) -> F4 {
+    boost(base(noise, coast, x, z, a), x, z, mountains)
 }
 
 #[cfg(test)]

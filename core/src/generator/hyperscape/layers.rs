@@ -9,6 +9,7 @@
 
 use libm::{atan2, exp, log, sincos, sqrt};
 
+use super::coast::Coast;
 use super::noise::{Axis, EROSION_STEP, Noise, erode, erosion_factor, smooth};
 
 /// Heights are normalised to [0, 1] and scaled by this many metres.
@@ -271,16 +272,25 @@ const COAST_SLACK: f64 = ISLAND_RADIUS * (0.08 + 0.02 * SIMPLEX_BOUND) + 1e-6;
 /// The island mask `m` of §3.3: 1 inland, 0 beyond the noisy coastline's falloff.
 ///
 /// Early exits return exactly what the full computation would, skipping only terms
-/// that cannot change the answer: far inland or far out (no coastline noise at all),
-/// and, once the large-scale coastline term is known, points whose side of the
-/// falloff the two small terms cannot change.
+/// that cannot change the answer: far inland or far out (no coastline noise at all);
+/// points on the same side of the falloff for every value the large-scale coastline
+/// term takes in their direction (`coast`'s bounds; the comparisons below are
+/// monotonic in it); and, once that term is known, points whose side the two small
+/// terms cannot change.
 #[inline]
-pub(super) fn island_mask(noise: &Noise, x: f64, z: f64) -> f64 {
+pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     let dist = sqrt(x * x + z * z);
     if dist <= ALWAYS_LAND {
         return 1.0;
     }
     if dist > ALWAYS_OCEAN {
+        return 0.0;
+    }
+    let (lo, hi) = coast.range(x, z);
+    if dist < ISLAND_RADIUS * (1.0 + lo * 0.2) - COAST_SLACK - ISLAND_FALLOFF {
+        return 1.0;
+    }
+    if dist > ISLAND_RADIUS * (1.0 + hi * 0.2) + COAST_SLACK + 1e-6 {
         return 0.0;
     }
     let ang = atan2(z, x);
@@ -325,8 +335,8 @@ fn pond(x: f64, z: f64) -> f64 {
 
 /// `base(x, z)` of §3 in metres, with `ax`/`az` the axis parts of `x` and `z`.
 #[inline]
-pub(crate) fn base_from_axes(noise: &Noise, x: f64, z: f64, a: &impl Axes) -> f64 {
-    let m = island_mask(noise, x, z);
+pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &impl Axes) -> f64 {
+    let m = island_mask(noise, coast, x, z);
     if m == 0.0 {
         // The ocean-floor rule replaces whatever the layers and the pond give.
         return OCEAN_FLOOR * MAX_HEIGHT;
@@ -413,12 +423,13 @@ mod tests {
     fn island_mask_early_exits_equal_the_plain_mask() {
         for seed in [0, 1, 99, 4_000_000_000] {
             let n = Noise::new(seed);
+            let coast = Coast::new(&n);
             for k in 0..720 {
                 let ang = k as f64 * 0.5f64.to_radians();
                 for r in (0..120).map(|i| 100.0 + i as f64 * 3.3) {
                     let (x, z) = (r * cos(ang), r * sin(ang));
                     assert_eq!(
-                        island_mask(&n, x, z).to_bits(),
+                        island_mask(&n, &coast, x, z).to_bits(),
                         plain_mask(&n, x, z).to_bits(),
                         "seed {seed} ({x}, {z})"
                     );

@@ -17,6 +17,7 @@
 
 mod area;
 mod biome;
+mod coast;
 pub mod colours;
 mod lanes;
 mod layers;
@@ -47,6 +48,8 @@ pub const TILE_RESOLUTION: u32 = 64;
 pub struct Hyperscape {
     seed: u32,
     noise: Noise,
+    /// Where the coastline can be, by direction (the island mask's early exits).
+    coast: coast::Coast,
     /// All nine biome centres, in generation order.
     centers: Vec<BiomeCenter>,
     /// The mountain centres among them, in list order: the only ones heights read.
@@ -62,9 +65,11 @@ impl Hyperscape {
             .copied()
             .filter(|c| c.biome == Biome::Mountains)
             .collect();
+        let noise = Noise::new(seed);
         Hyperscape {
             seed,
-            noise: Noise::new(seed),
+            coast: coast::Coast::new(&noise),
+            noise,
             centers,
             mountains,
         }
@@ -93,6 +98,7 @@ impl Hyperscape {
     pub fn base(&self, x: f64, z: f64) -> f64 {
         base_from_axes(
             &self.noise,
+            &self.coast,
             x,
             z,
             &Direct {
@@ -126,7 +132,12 @@ impl Hyperscape {
     /// The procedural height from axis parts.
     #[inline]
     fn procedural_axes(&self, x: f64, z: f64, a: &impl Axes) -> f64 {
-        biome::boost(base_from_axes(&self.noise, x, z, a), x, z, &self.mountains)
+        biome::boost(
+            base_from_axes(&self.noise, &self.coast, x, z, a),
+            x,
+            z,
+            &self.mountains,
+        )
     }
 
     /// `computed(x, z)` from the axis parts of `x` and `z`. The shoreline's four
@@ -240,7 +251,7 @@ impl Hyperscape {
                     xs: std::array::from_fn(|i| &a4[i]),
                     z: &az,
                 };
-                let b = area::procedural(&self.noise, &self.mountains, x, z, &parts);
+                let b = area::procedural(&self.noise, &self.coast, &self.mountains, x, z, &parts);
                 if let Some(p) = proc_row.as_deref_mut() {
                     p[g * LANES..(g + 1) * LANES].copy_from_slice(&b.0);
                 }
