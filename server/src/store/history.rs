@@ -305,48 +305,19 @@ mod tests {
         store.append("main", &put(1, 10.0)).unwrap();
         store.append("main", &put(2, 20.0)).unwrap();
         store.annotate("main", 3, 1.5, 100).unwrap();
-        let mut removal = crate::test_support::square_zone(20.0);
-        removal.id = "a".into();
-        store
-            .commit(
-                "other",
-                1,
-                &Mutation {
-                    kind: MutationKind::Registered,
-                    zone: removal.clone(),
-                },
-            )
-            .unwrap();
-        store
-            .commit(
-                "other",
-                2,
-                &Mutation {
-                    kind: MutationKind::Replaced,
-                    zone: removal.clone(),
-                },
-            )
-            .unwrap();
-        store
-            .commit(
-                "other",
-                3,
-                &Mutation {
-                    kind: MutationKind::Removed,
-                    zone: removal.clone(),
-                },
-            )
-            .unwrap();
-        store
-            .commit(
-                "other",
-                4,
-                &Mutation {
-                    kind: MutationKind::Registered,
-                    zone: removal,
-                },
-            )
-            .unwrap();
+        // A replica's commits: registered, replaced, removed, registered again.
+        let kinds = [
+            MutationKind::Registered,
+            MutationKind::Replaced,
+            MutationKind::Removed,
+            MutationKind::Registered,
+        ];
+        for (revision, kind) in (1..).zip(kinds) {
+            let zone = crate::test_support::square_zone(20.0);
+            store
+                .commit("other", revision, &Mutation { kind, zone })
+                .unwrap();
+        }
         let links = |world| {
             store
                 .history(world, 10)

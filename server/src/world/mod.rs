@@ -120,9 +120,9 @@ pub struct ZoneRules {
 /// Told about every committed mutation of a world, in commit order, once the
 /// world's in-memory state reflects it and before the mutation is acknowledged.
 /// Listeners run on the registry's blocking thread, in registration order: the mesh
-/// cache brings its tiles up to date before the event publisher announces the change,
-/// so whoever hears of revision r and then asks for an affected tile gets version
-/// >= r.
+/// cache registers the rebuilds of its affected tiles before the event publisher
+/// announces the change, so whoever hears of revision r and then asks for an
+/// affected tile gets version >= r (waiting for the rebuild if it is not done).
 pub trait CommitListener: Send + Sync + std::fmt::Debug {
     fn committed(&self, world: &World, outcome: &Outcome);
 
