@@ -329,7 +329,7 @@ mod tests {
             let mut other = layout;
             other.size *= 2.0;
             assert!(!tiles.insert(SurfaceTile::new(&terrain(kind), (5, 5)).with_layout(other)));
-            let mut s: u64 = 0x5eed_0f_5eed;
+            let mut s: u64 = 0x005e_ed0f_5eed;
             let mut next = move || {
                 s ^= s << 13;
                 s ^= s >> 7;
