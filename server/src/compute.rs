@@ -216,43 +216,6 @@ impl Compute {
         }
         rx.await.map_err(|_| ComputeError::Lost)
     }
-
-    /// Queues `work(0)`, ..., `work(slices - 1)` at once as one request of the fair
-    /// queue (taking turns with the others, as [`Compute::run_sliced`]), and answers
-    /// one future per slice, each done as soon as its slice is: for work whose parts
-    /// are wanted separately (the tiles a commit rebuilds). A slice whose future was
-    /// dropped before it started is skipped.
-    pub fn run_each<T, F>(
-        &self,
-        slices: usize,
-        work: F,
-    ) -> Vec<impl Future<Output = Result<T, ComputeError>> + Send + 'static>
-    where
-        T: Send + 'static,
-        F: Fn(usize) -> T + Send + Sync + 'static,
-    {
-        let (answers, waits): (Vec<_>, Vec<_>) = (0..slices)
-            .map(|_| {
-                let (tx, rx) = oneshot::channel();
-                (Mutex::new(Some(tx)), rx)
-            })
-            .unzip();
-        if slices > 0 {
-            let job: Arc<dyn Slices> = Arc::new(EachJob { work, answers });
-            self.queue
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push_back((job, 0));
-            for _ in 0..slices {
-                let queue = Arc::clone(&self.queue);
-                self.pool.spawn(move || run_next_slice(&queue));
-            }
-        }
-        waits
-            .into_iter()
-            .map(|rx| async move { rx.await.map_err(|_| ComputeError::Lost) })
-            .collect()
-    }
 }
 
 /// Lowers the calling thread's scheduling priority by `nice` (nothing for 0).
@@ -266,34 +229,6 @@ fn lower_priority(thread: usize, nice: u8) {
     }
     #[cfg(not(target_os = "linux"))]
     tracing::warn!(thread, nice, "compute_nice is only applied on Linux");
-}
-
-/// A job whose slices answer one by one: `work(i)` sent to the `i`th receiver as soon
-/// as it is done.
-struct EachJob<T, F> {
-    work: F,
-    answers: Vec<Mutex<Option<oneshot::Sender<T>>>>,
-}
-
-impl<T, F> Slices for EachJob<T, F>
-where
-    T: Send,
-    F: Fn(usize) -> T + Send + Sync,
-{
-    fn count(&self) -> usize {
-        self.answers.len()
-    }
-
-    fn run(&self, index: usize) {
-        let answer = self.answers[index]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        // A slice nobody waits for any more is skipped.
-        if let Some(answer) = answer.filter(|a| !a.is_closed()) {
-            let _ = answer.send((self.work)(index));
-        }
-    }
 }
 
 /// Takes the request at the front of the queue, puts it back at the end if it has
@@ -538,57 +473,6 @@ mod tests {
             .enable_time()
             .build()
             .unwrap()
-    }
-
-    /// Each slice answers on its own as soon as it is done: the first is in while the
-    /// second still waits; a slice whose future was dropped is not run.
-    #[tokio::test]
-    async fn run_each_answers_every_slice_when_it_is_done() {
-        let compute = Compute::new().unwrap();
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let wait = Mutex::new(wait);
-        let ran = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::clone(&ran);
-        let mut answers = compute.run_each(3, move |i| {
-            counted.fetch_add(1, Ordering::SeqCst);
-            if i == 1 {
-                let _ = wait
-                    .lock()
-                    .unwrap()
-                    .recv_timeout(std::time::Duration::from_secs(10));
-            }
-            i * 10
-        });
-        let third = answers.pop().unwrap();
-        let second = answers.pop().unwrap();
-        let first = answers.pop().unwrap();
-        let first = tokio::time::timeout(std::time::Duration::from_secs(5), first).await;
-        assert_eq!(
-            first.expect("slice 0 answered while slice 1 runs").unwrap(),
-            0
-        );
-        drop(release);
-        assert_eq!(second.await.unwrap(), 10);
-        assert_eq!(third.await.unwrap(), 20);
-        assert_eq!(ran.load(Ordering::SeqCst), 3);
-        // Nobody waits: nothing runs.
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let gate = Mutex::new(rx);
-        let blocked = compute.run_each(compute.threads(), move |_| {
-            let _ = gate
-                .lock()
-                .unwrap()
-                .recv_timeout(std::time::Duration::from_secs(10));
-        });
-        let counted = Arc::clone(&ran);
-        drop(compute.run_each(4, move |_| counted.fetch_add(1, Ordering::SeqCst)));
-        drop(tx);
-        for b in blocked {
-            b.await.unwrap();
-        }
-        let drained = compute.run_sliced(compute.threads() * 4, |_| ()).await;
-        drained.unwrap();
-        assert_eq!(ran.load(Ordering::SeqCst), 3, "dropped slices ran");
     }
 
     /// The nice value of the calling thread (Linux: field 19 of its `stat`).

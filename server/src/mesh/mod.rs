@@ -27,7 +27,7 @@
 //! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
 //!   state already shows the new heights and versions), it starts rebuilding the
 //!   affected tiles that are cached, in parallel on the compute pool (one request of
-//!   one slice per tile, taking turns with the other requests), and returns without waiting
+//!   one slice per tile, taking turns with the others), and returns without waiting
 //!   for them, so a change over many hot tiles is acknowledged as fast as one over a
 //!   single tile. Before it returns (before the change is acknowledged or announced)
 //!   each rebuild is registered under its tile and version: a request that needs the
@@ -567,18 +567,17 @@ impl CommitListener for MeshCache {
             rebuilding: Arc::clone(&self.rebuilding),
             metrics: Arc::clone(&self.metrics),
         };
-        let versions: Vec<u64> = cached.iter().map(|&t| state.tile_version(t)).collect();
-        // One request of the fair queue, a slice per tile, each answered when built.
-        let jobs = (Arc::clone(&state), cached.clone(), versions.clone());
-        let builds = self
-            .compute
-            .run_each(cached.len(), move |i| timed(&jobs.0, jobs.1[i], jobs.2[i]));
         let mut rebuilds = Vec::with_capacity(cached.len());
-        for ((&tile, version), build) in cached.iter().zip(versions).zip(builds) {
+        for &tile in &cached {
+            let version = state.tile_version(tile);
             let key = (id.to_string(), tile.0, tile.1);
+            let (compute, state) = (self.compute.clone(), Arc::clone(&state));
             let installer = installer.clone();
             let done = async move {
-                let built = build.await.map_err(|e| MeshError::Build(e.to_string()));
+                let built = compute
+                    .run(move || timed(&state, tile, version))
+                    .await
+                    .map_err(|e| MeshError::Build(e.to_string()));
                 installer.install(key, version, built).await
             }
             .boxed()
