@@ -246,11 +246,7 @@ impl Terrain {
     /// without evaluating the generator there again. Same bits as point by point.
     fn fill_axes_zoned(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         let mut procedural = vec![0.0; out.len()];
-        self.generator
-            .fill_axes_procedural(xs, zs, out, &mut procedural);
-        if let Some(l) = &self.layout {
-            l.apply_area(xs.len(), zs.iter().copied(), |ix| xs[ix], out);
-        }
+        self.fill_axes_ground(xs, zs, out, &mut procedural);
         self.zone_pass(xs, zs, &procedural, out);
     }
 

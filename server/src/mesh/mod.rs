@@ -189,7 +189,9 @@ struct Rebuild {
 /// The rebuilds under way, by tile.
 type Rebuilds = Arc<Mutex<HashMap<MeshKey, Rebuild>>>;
 
-/// The mesh cache of one server.
+/// The mesh cache of one server. A clone shares the cache, pins, rebuilds and pool
+/// (a commit's rebuild holds one to finish after its listener returned).
+#[derive(Clone)]
 pub struct MeshCache {
     cache: Cache<MeshKey, Cached>,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
@@ -458,6 +460,46 @@ impl MeshCache {
         self.metrics.mesh_cache_bytes(self.cache.weighted_size());
     }
 
+    /// Puts `mesh`, built for `key` at `version`, in the cache (and in the pinned set
+    /// if the tile is live), keeping a newer mesh already there, and ends the tile's
+    /// rebuild.
+    async fn install(
+        self,
+        key: MeshKey,
+        version: u64,
+        built: Result<(CachedMesh, Duration), MeshError>,
+    ) -> Result<Cached, MeshError> {
+        let finished = built.map(|(mesh, elapsed)| {
+            self.metrics.mesh_built(elapsed);
+            self.metrics.tiles_regenerated(&key.0, 1);
+            Cached::new(mesh)
+        });
+        if let Ok(mesh) = &finished {
+            if let Some(pin) = self.pinned().get_mut(&key)
+                && pin.mesh.version() < version
+            {
+                *pin = mesh.clone();
+            }
+            // The per-key lock orders this with requests building the same tile; a
+            // newer mesh already there is kept.
+            let mesh = mesh.clone();
+            self.cache
+                .entry(key.clone())
+                .and_compute_with(|entry| async move {
+                    match entry {
+                        Some(e) if e.value().mesh.version() >= version => Op::Nop,
+                        _ => Op::Put(mesh),
+                    }
+                })
+                .await;
+        }
+        let mut rebuilding = locked(&self.rebuilding);
+        if rebuilding.get(&key).is_some_and(|r| r.version == version) {
+            rebuilding.remove(&key);
+        }
+        finished
+    }
+
     /// The number of cached tiles (approximate: pending evictions may remain).
     pub fn tiles(&self) -> u64 {
         self.cache.entry_count()
@@ -491,58 +533,6 @@ fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What a commit's rebuild needs of the cache, owned, so that it can finish after
-/// the commit's listener has returned.
-#[derive(Clone)]
-struct Installer {
-    cache: Cache<MeshKey, Cached>,
-    pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
-    rebuilding: Rebuilds,
-    metrics: Arc<Metrics>,
-}
-
-impl Installer {
-    /// Puts `mesh`, built for `key` at `version` in `elapsed`, in the cache (and in
-    /// the pinned set if the tile is live), keeping a newer mesh already there, and
-    /// ends the tile's rebuild.
-    async fn install(
-        self,
-        key: MeshKey,
-        version: u64,
-        built: Result<(CachedMesh, Duration), MeshError>,
-    ) -> Result<Cached, MeshError> {
-        let finished = built.map(|(mesh, elapsed)| {
-            self.metrics.mesh_built(elapsed);
-            self.metrics.tiles_regenerated(&key.0, 1);
-            Cached::new(mesh)
-        });
-        if let Ok(mesh) = &finished {
-            if let Some(pin) = locked(&self.pinned).get_mut(&key)
-                && pin.mesh.version() < version
-            {
-                *pin = mesh.clone();
-            }
-            // The per-key lock orders this with requests building the same tile; a
-            // newer mesh already there is kept.
-            let mesh = mesh.clone();
-            self.cache
-                .entry(key.clone())
-                .and_compute_with(|entry| async move {
-                    match entry {
-                        Some(e) if e.value().mesh.version() >= version => Op::Nop,
-                        _ => Op::Put(mesh),
-                    }
-                })
-                .await;
-        }
-        let mut rebuilding = locked(&self.rebuilding);
-        if rebuilding.get(&key).is_some_and(|r| r.version == version) {
-            rebuilding.remove(&key);
-        }
-        finished
-    }
-}
-
 impl CommitListener for MeshCache {
     /// Starts rebuilding the changed tiles that are cached, at their new version, in
     /// parallel on the compute pool, and registers each rebuild under its tile before
@@ -561,44 +551,36 @@ impl CommitListener for MeshCache {
             return;
         }
         let state = world.snapshot();
-        let installer = Installer {
-            cache: self.cache.clone(),
-            pinned: Arc::clone(&self.pinned),
-            rebuilding: Arc::clone(&self.rebuilding),
-            metrics: Arc::clone(&self.metrics),
-        };
         let mut rebuilds = Vec::with_capacity(cached.len());
         for &tile in &cached {
             let version = state.tile_version(tile);
             let key = (id.to_string(), tile.0, tile.1);
-            let (compute, state) = (self.compute.clone(), Arc::clone(&state));
-            let installer = installer.clone();
+            let (meshes, state) = (self.clone(), Arc::clone(&state));
+            let job_key = key.clone();
             let done = async move {
-                let built = compute
+                let built = meshes
+                    .compute
                     .run(move || timed(&state, tile, version))
                     .await
                     .map_err(|e| MeshError::Build(e.to_string()));
-                installer.install(key, version, built).await
+                meshes.install(job_key, version, built).await
             }
             .boxed()
             .shared();
             let rebuild = Rebuild { version, done };
-            let key = (id.to_string(), tile.0, tile.1);
             locked(&self.rebuilding).insert(key, rebuild.clone());
             rebuilds.push(rebuild.done);
         }
         drop(state);
         let (world_id, revision, tiles) = (id.to_string(), outcome.revision, cached.len());
-        let metrics = installer.metrics.clone();
-        let cache = installer.cache;
+        let meshes = self.clone();
         let finish = async move {
             let failed = futures::future::join_all(rebuilds)
                 .await
                 .into_iter()
                 .filter_map(Result::err)
                 .next();
-            cache.run_pending_tasks().await;
-            metrics.mesh_cache_bytes(cache.weighted_size());
+            meshes.update_size().await;
             match failed {
                 // Not fatal: a stale entry is never served, the next request builds.
                 Some(e) => {

@@ -50,19 +50,18 @@ impl Probe {
     pub fn sample(&self, terrain: &Terrain) -> Sampled {
         let n = self.xs.len() * self.zs.len();
         let (mut ground, mut procedural, mut heights) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let parts = self.parts();
-        let nx = self.xs.len();
-        let rows = self.zs.chunks(parts.rows);
+        let rows = self.rows_per_part();
+        let chunk = rows * self.xs.len();
         let outs = ground
-            .chunks_mut(parts.rows * nx)
-            .zip(procedural.chunks_mut(parts.rows * nx))
-            .zip(heights.chunks_mut(parts.rows * nx));
+            .chunks_mut(chunk)
+            .zip(procedural.chunks_mut(chunk))
+            .zip(heights.chunks_mut(chunk));
         type Part<'a> = (&'a [f64], ((&'a mut [f64], &'a mut [f64]), &'a mut [f64]));
         let sample = |(zs, ((ground, procedural), heights)): Part<'_>| {
             terrain.fill_axes_ground(&self.xs, zs, &mut *ground, &mut *procedural);
             terrain.fill_axes_on_ground(&self.xs, zs, ground, procedural, heights);
         };
-        on_threads(rows.zip(outs), parts.threads, sample);
+        on_threads(self.zs.chunks(rows).zip(outs), sample);
         Sampled {
             ground,
             procedural,
@@ -73,12 +72,12 @@ impl Probe {
     /// The largest height change between `before` (this probe's sampling of the
     /// world before a change) and `after` (the world's terrain with the change).
     pub fn delta(&self, before: &Sampled, after: &Terrain) -> f64 {
-        let parts = self.parts();
-        let (nx, chunk) = (self.xs.len(), parts.rows * self.xs.len());
-        let mut deltas = vec![0.0_f64; self.zs.len().div_ceil(parts.rows)];
+        let rows = self.rows_per_part();
+        let (nx, chunk) = (self.xs.len(), rows * self.xs.len());
+        let mut deltas = vec![0.0_f64; self.zs.len().div_ceil(rows)];
         let inputs = self
             .zs
-            .chunks(parts.rows)
+            .chunks(rows)
             .zip(before.ground.chunks(chunk))
             .zip(before.procedural.chunks(chunk))
             .zip(before.heights.chunks(chunk))
@@ -92,47 +91,50 @@ impl Probe {
             after.fill_axes_on_ground(&self.xs, zs, ground, procedural, &mut heights);
             *delta = max_delta(old, &heights);
         };
-        on_threads(inputs, parts.threads, measure);
+        on_threads(inputs, measure);
         deltas.into_iter().fold(0.0, f64::max)
     }
 
-    /// How the probe's rows are shared out: `rows` per part, on up to `threads`.
-    fn parts(&self) -> Parts {
-        let points = self.xs.len() * self.zs.len();
-        let threads = if points < PARALLEL_POINTS {
+    /// How many of the probe's rows go to one part (one thread): all of them for a
+    /// small probe, else an equal share per core.
+    fn rows_per_part(&self) -> usize {
+        let threads = if self.xs.len() * self.zs.len() < PARALLEL_POINTS {
             1
         } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+            cores()
         };
-        Parts {
-            rows: self.zs.len().div_ceil(threads).max(1),
-            threads,
-        }
+        self.zs.len().div_ceil(threads).max(1)
+    }
+
+    #[cfg(test)]
+    fn parts(&self) -> usize {
+        self.zs.len().div_ceil(self.rows_per_part())
     }
 }
 
-/// A probe's rows in parts, one per thread.
-struct Parts {
-    rows: usize,
-    threads: usize,
+/// The cores to sample a large probe on (at most 8), read once: the lookup reads
+/// cgroup files on Linux, too slow to repeat for every change.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
 }
 
-/// Runs `work` on each of `parts`, the first on this thread and the others on
-/// scoped threads of their own (`threads` at most, one part each).
-fn on_threads<T: Send>(parts: impl Iterator<Item = T>, threads: usize, work: impl Fn(T) + Sync) {
-    if threads <= 1 {
-        return parts.for_each(work);
+/// Runs `work` on each of `parts`: the first on this thread, each other one on a
+/// scoped thread of its own.
+fn on_threads<T: Send>(parts: impl Iterator<Item = T>, work: impl Fn(T) + Sync) {
+    let mut parts = parts.peekable();
+    let Some(first) = parts.next() else {
+        return;
+    };
+    if parts.peek().is_none() {
+        return work(first);
     }
     std::thread::scope(|scope| {
-        let mut parts = parts;
-        let first = parts.next();
         for part in parts {
             let work = &work;
             scope.spawn(move || work(part));
         }
-        if let Some(part) = first {
-            work(part);
-        }
+        work(first);
     });
 }
 
@@ -209,7 +211,7 @@ mod tests {
             });
             let n = probe.xs.len() * probe.zs.len();
             assert_eq!(
-                probe.parts().threads > 1,
+                probe.parts() > 1,
                 parts > 1 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
                 "{n} points"
             );
