@@ -5,12 +5,27 @@
 //! `restore` write and load snapshots of the zone store. All are run by
 //! [`terrain_server::commands`].
 
+use std::process::ExitCode;
+
 use clap::Parser;
 use terrain_server::{Cli, Config, Server, commands, shutdown, telemetry};
 use tokio_util::sync::CancellationToken;
 
+/// An expected failure (a bad key, a damaged store, a port in use) prints its message
+/// and causes on one line and exits 1; a stack backtrace is for bugs (panics), so it is
+/// not printed here even when `RUST_BACKTRACE` is set.
+fn main() -> ExitCode {
+    match serve() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn serve() -> anyhow::Result<()> {
     let cli = Cli::parse();
     if let Some(command) = &cli.command {
         return Ok(commands::run(&cli, command)?);

@@ -26,6 +26,20 @@ pub mod soak;
 pub mod template;
 
 pub use methods::{Method, MethodKind};
+
+/// The exit of `terrain-load` and `terrain-soak`: an expected failure (a bad flag, an
+/// unreachable server, a failed soak check) prints its message and causes on one line
+/// and exits 1. A stack backtrace is for bugs (panics), so none is printed here even
+/// when `RUST_BACKTRACE` is set, as `main` returning the error would.
+pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
 pub use options::{Cli, Format, Options, OptionsError, Tls};
 pub use report::Report;
 pub use run::{LoadError, run};

@@ -6,11 +6,17 @@
 //!     -c 64 -n 200000 --connections 4 127.0.0.1:8080
 //! ```
 
+use std::process::ExitCode;
+
 use anyhow::Context as _;
 use clap::Parser;
 use terrain_load::{Cli, Format, Options, run};
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
+    terrain_load::exit_code(run_main())
+}
+
+fn run_main() -> anyhow::Result<()> {
     let options = Options::resolve(Cli::parse())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -303,6 +303,8 @@ fn bad_flags_are_named() {
             "0",
             "127.0.0.1:1",
         ])
+        // An expected error is a message, not a bug: no backtrace even when asked for.
+        .env("RUST_BACKTRACE", "1")
         .output()
         .expect("runs");
     assert!(!out.status.success());
@@ -311,6 +313,8 @@ fn bad_flags_are_named() {
         stderr.contains("concurrency: must be at least 1"),
         "{stderr}"
     );
+    assert!(!stderr.to_lowercase().contains("backtrace"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

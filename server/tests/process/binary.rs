@@ -39,12 +39,18 @@ fn bad_configs_exit_non_zero_naming_the_key() {
             .args(["--listen", "127.0.0.1:0", "--config"])
             .arg(&path);
         command.arg("--data-dir").arg(dir.path().join("data"));
+        // An expected error is a message, not a bug: no backtrace even when asked for.
+        command.env("RUST_BACKTRACE", "1");
         let output = run(command);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{text}: should not start");
         assert!(
             stderr.contains(key),
             "{text}: stderr should name {key:?}:\n{stderr}"
+        );
+        assert!(
+            !stderr.to_lowercase().contains("backtrace"),
+            "{text}: a backtrace:\n{stderr}"
         );
     }
     // A bad environment variable is refused the same way, naming its flag.

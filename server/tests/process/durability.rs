@@ -56,10 +56,15 @@ fn a_damaged_store_stops_start_up_naming_the_file_without_a_panic_message() {
         command
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&data)
-            .current_dir(dir.path());
+            .current_dir(dir.path())
+            .env("RUST_BACKTRACE", "1");
         let output = run(command);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{what}: started");
+        assert!(
+            !stderr.to_lowercase().contains("backtrace"),
+            "{what}: a backtrace:\n{stderr}"
+        );
         assert!(
             stderr.contains(&file.display().to_string()),
             "{what}: the file is not named:\n{stderr}"

@@ -6,11 +6,17 @@
 //! terrain-soak --server-bin target/release/terrain-server --duration 30m --interval 60s
 //! ```
 
+use std::process::ExitCode;
+
 use anyhow::Context as _;
 use clap::Parser;
 use terrain_load::soak::{SoakCli, run};
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
+    terrain_load::exit_code(run_main())
+}
+
+fn run_main() -> anyhow::Result<()> {
     let cli = SoakCli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
