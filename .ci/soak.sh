@@ -4,7 +4,7 @@
 # load (heights, batches, meshes, zone churn, 200 subscribers, 200 moving viewers), a
 # table row every 20 s; fails on any error, on resident memory growing more than 10 %
 # after the first minute, or on a zone state that differs from the acknowledged changes.
-# The rates are lower than the 30-minute release soak's defaults (see README "Soak"):
+# The rates are lower than the 30-minute release soak's defaults (see docs/src/operations.md, "Soak"):
 # a debug server is several times slower.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 //! The seed's scene: `VoxelConfig::diorama()` over 48 x 48 columns at the origin gives
 //! columns of about 12 blocks, about 30,000 blocks, a few thousand visible instances
-//! and at most 15 kinds, for each of seeds 1 to 20 (the README's table).
+//! and at most 15 kinds, for each of seeds 1 to 20 (the table in docs/src/voxel.md).
 
 use terrain_core::voxel::{Voxel, VoxelConfig};
 

@@ -218,7 +218,7 @@ async fn concurrent_requests_for_one_tile_build_it_once() {
 }
 
 /// Prints cold (built) and warm (cached) single-tile latency over gRPC and HTTP, for
-/// the README; asserts nothing about time.
+/// docs/src/benchmarks.md; asserts nothing about time.
 async fn report_latency(server: &TestServer) {
     let mut client = server.grpc().await;
     let mut cold = Vec::new();

@@ -2,7 +2,7 @@
 //! (each request a chunk never asked for) and warm (a small set asked for again and
 //! again), for the blocks (JSON and binary), instances and mesh routes, with `C`
 //! concurrent requests on one server in this process. The gRPC figures come from
-//! `terrain-load` (commands in the README).
+//! `terrain-load` (commands in docs/src/benchmarks.md).
 //!
 //! `cargo test --release -p terrain-tests --test e2e -- --ignored --nocapture voxel_bench::`
 

