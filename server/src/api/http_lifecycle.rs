@@ -96,8 +96,8 @@ fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
 const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"];
 
 /// A viewer body as decoded: each number, if given. Unknown keys are refused (as
-/// `deny_unknown_fields` would); a repeated key overrides the earlier one, as the body
-/// has always been read.
+/// `deny_unknown_fields` would); a repeated key overrides the earlier one (the last
+/// value wins, as in most JSON readers).
 #[derive(Debug, Default, utoipa::ToSchema)]
 #[schema(as = ViewerRequest, rename_all = "camelCase")]
 struct ViewerBody {
@@ -320,7 +320,7 @@ mod tests {
             let err = decode_viewer("v".into(), body).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");
         }
-        // Accepted as before: a repeated key's last value, any JSON number.
+        // Accepted: a repeated key's last value, any JSON number.
         let again = decode_viewer(
             "v".into(),
             br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"x":-7e2} "#,

@@ -9,11 +9,12 @@
 //! Both send `ETag: "<world>:<tx>:<tz>:v<version>"` (the tile's version: the revision
 //! of the last change that touched it) and answer `304 Not Modified`, without
 //! building anything, to a request whose `If-None-Match` lists it. `positions` and
+//! `normals` are float32 `x, y, z` per vertex (positions relative to `placement`);
+//! `indices` three per triangle, carved cells absent.
+//!
 //! A tile version's body is encoded once and kept with its cached mesh
 //! ([`crate::mesh::MeshCache::encoded`]); a warm request copies the bytes (the JSON
 //! with the request's `revision` stamped in) and encodes nothing.
-//! `normals` are float32 `x, y, z` per vertex (positions relative to `placement`);
-//! `indices` three per triangle, carved cells absent.
 //!
 //! On a voxel world a tile is a chunk and its mesh the chunk's greedy mesh: the JSON
 //! has `resolution` 0, the opaque part in `positions`, `normals`, `colours` (linear

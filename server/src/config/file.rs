@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Relative `manifests` and `zones` paths resolve against the file's directory
-//! (`data_dir`, as before, against the working directory). The value decoders that the
+//! (`data_dir` against the working directory, as a flag's would). The value decoders that the
 //! file's keys share with their flags are in [`super::de`].
 
 use std::path::Path;

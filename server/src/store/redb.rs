@@ -72,7 +72,7 @@ thread_local! {
 }
 
 /// Runs `f`, catching a panic without the panic hook's message on stderr (on this
-/// thread only: other threads' panics are printed as before).
+/// thread only: other threads' panics are still printed).
 fn quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {

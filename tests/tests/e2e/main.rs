@@ -21,10 +21,8 @@
 //!
 //! 1. Put the tests in `tests/tests/e2e/<topic>.rs`, starting with a `//!` saying what
 //!    they show, and add `mod <topic>;` below (alphabetical).
-//! 2. Import the harness with `use terrain_tests as common;` and then, as before,
-//!    `use common::{TestServer, ...};` (`common::events::*` for subscribers). A file
-//!    written as its own binary (`tests/tests/<topic>.rs` with `mod common;`) is folded
-//!    in by moving it here and replacing that one line.
+//! 2. Import the harness with `use terrain_tests as common;` and then
+//!    `use common::{TestServer, ...};` (`common::events::*` for subscribers).
 //! 3. Shared helpers go into `tests/src` (documented, `pub use`d from its `lib.rs`),
 //!    not into a topic module.
 //!
