@@ -171,7 +171,7 @@ impl WorldLifecycle {
     /// Removes viewer `id`, or `NOT_FOUND`.
     pub fn remove(&self, id: &str, owner: Owner) -> Result<(), LifecycleError> {
         let mut tracker = self.lock();
-        let step = tracker.remove(id, owner, Instant::now()).ok_or_else(|| {
+        let step = tracker.remove(id, owner, Instant::now()).map_err(|_| {
             LifecycleError::UnknownViewer {
                 world: self.world.id().to_string(),
                 id: id.to_string(),
