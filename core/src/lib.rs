@@ -14,6 +14,8 @@
 //! - [`zones`]: flat zones, their spatial index and the overlap rules.
 //! - [`terrain`]: [`Terrain`], a generator with its zones on top: the height every
 //!   party must agree on.
+//! - [`walk`]: movement authority: terrain info (slope, biome, water, walkable and
+//!   why not) by a world's walkability rule, path checks and bounded path finding.
 //! - [`world`]: [`build_terrain`], the one function that turns a world's description
 //!   ([`WorldSpec`]: generator, seed, overlap rule, layout) and its zones into its
 //!   [`Terrain`], used by the server and the SDK's local replica alike.
@@ -25,6 +27,7 @@ pub mod names;
 pub mod terrain;
 pub mod tile;
 pub mod voxel;
+pub mod walk;
 pub mod world;
 pub mod zones;
 

@@ -1,0 +1,89 @@
+//! Movement queries on the island (seed 0, no zones) by the original's rule:
+//!
+//! - `info_per_point`: terrain info (nine heights, biome, reason) at 1,000 land points;
+//! - `blocked_per_point`: the walkable test alone at the same points;
+//! - `check_tiles_100m`: a tiles-mode path check over a 100 m segment (about 140 tiles);
+//! - `check_sampled_100m`: the original's 21-sample check over the same segment;
+//! - `check_tiles_100m_warm_grids`: the same over the cached 64 x 64 grids it touches;
+//! - `grid_64x64`: one block of 4,096 movement tiles judged from the area path;
+//! - `find_200m_warm_grids`: a path found over 200 m on warm grids;
+//! - `find_200m`: the same, every tile judged point by point (no grids).
+//!
+//! The original's code under Node on this machine class: `getTerrainInfoAt` 85 us,
+//! `isPositionWalkable` 40 us, `findWalkablePath` over 100 m 577 us.
+//!
+//! Run: `cargo bench -p terrain-core --bench walk -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use terrain_core::walk::{BiomeLimits, WalkGrids, WalkRule, Walker, find::find_path};
+use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
+
+fn bench(c: &mut Criterion) {
+    let terrain = Terrain::new(
+        WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap(),
+        ZoneSet::new(Overlap::Hyperscape, 100.0),
+    );
+    let rule = WalkRule::Hyperscape {
+        limits: BiomeLimits::hyperscape(),
+    };
+    let walker = Walker::new(&terrain, &rule);
+    let points: Vec<(f64, f64)> = (0..1000)
+        .map(|i| {
+            let a = f64::from(i) * 0.618_033_988_749_895 * std::f64::consts::TAU;
+            let r = 20.0 + f64::from(i % 100) * 2.5;
+            (r * libm::cos(a), r * libm::sin(a))
+        })
+        .collect();
+    let mut g = c.benchmark_group("walk");
+    g.throughput(Throughput::Elements(points.len() as u64));
+    g.bench_function("info_per_point", |b| {
+        b.iter(|| {
+            for &(x, z) in &points {
+                black_box(walker.info(x, z));
+            }
+        })
+    });
+    g.bench_function("blocked_per_point", |b| {
+        b.iter(|| {
+            for &(x, z) in &points {
+                black_box(walker.blocked(x, z));
+            }
+        })
+    });
+    g.throughput(Throughput::Elements(1));
+    let segment = [(-40.0, -30.0), (45.0, 22.7)];
+    g.bench_function("check_tiles_100m", |b| {
+        b.iter(|| black_box(walker.check_tiles(black_box(&segment), 1.0)))
+    });
+    g.bench_function("check_sampled_100m", |b| {
+        b.iter(|| black_box(walker.check_sampled(black_box(&segment))))
+    });
+    let mut warm = WalkGrids::new(&walker);
+    warm.check_tiles(&segment);
+    g.bench_function("check_tiles_100m_warm_grids", |b| {
+        b.iter(|| black_box(warm.check_tiles(black_box(&segment))))
+    });
+    g.bench_function("grid_64x64", |b| {
+        b.iter(|| black_box(walker.grid(black_box(-32), -32, 64, 64)))
+    });
+    let mut grids = WalkGrids::new(&walker);
+    let (from, to) = ((-100.3, -20.2), (99.6, 10.4));
+    find_path(from, to, 1.0, 200_000, |x, z| grids.blocked(x, z)).unwrap();
+    g.bench_function("find_200m_warm_grids", |b| {
+        b.iter(|| find_path(from, to, 1.0, 200_000, |x, z| grids.blocked(x, z)))
+    });
+    g.sample_size(10);
+    g.bench_function("find_200m", |b| {
+        b.iter(|| {
+            find_path((-100.3, -20.2), (99.6, 10.4), 1.0, 200_000, |x, z| {
+                walker.blocked(x as f64 + 0.5, z as f64 + 0.5)
+            })
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,368 @@
+//! Path finding over the movement-tile grid: A* from the start tile to the goal tile,
+//! 8-connected, a diagonal step only where both tiles beside it are walkable (no corner
+//! cutting), cost by distance (1 per straight step, `SQRT2` per diagonal), the octile
+//! distance as the heuristic (consistent, so the first path found is a shortest one).
+//! The search is bounded by a node budget; ties are broken by the tile's coordinates,
+//! so the answer never depends on hash order.
+//!
+//! The tile path is then reduced to the waypoints a straight tiles-mode path check
+//! ([`super::path::tiles_crossed`]) cannot skip: from each waypoint the walk goes as far
+//! along the tile path as a straight segment stays on walkable tiles. Every returned
+//! polyline therefore passes the tiles-mode check.
+
+use std::{cmp::Ordering, collections::BinaryHeap};
+
+use libm::floor;
+use rustc_hash::FxHashMap;
+
+use super::{Reason, path::tiles_crossed};
+
+const SQRT2: f64 = std::f64::consts::SQRT_2;
+
+/// A tile of the movement grid.
+type Tile = (i64, i64);
+/// Each reached tile's best known cost and the tile it was reached from.
+type Best = FxHashMap<Tile, (f64, Tile)>;
+
+/// Why no path was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreachable {
+    /// The start tile is not walkable.
+    Start(Reason),
+    /// The goal tile is not walkable.
+    Goal(Reason),
+    /// Every tile reachable from the start was expanded and none is the goal.
+    NoPath,
+    /// The node budget ran out first.
+    Budget,
+}
+
+impl Unreachable {
+    /// The code on the wire.
+    pub fn code(self) -> &'static str {
+        match self {
+            Unreachable::Start(_) => "start_blocked",
+            Unreachable::Goal(_) => "goal_blocked",
+            Unreachable::NoPath => "no_path",
+            Unreachable::Budget => "node_budget",
+        }
+    }
+}
+
+/// A path search's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// `from`, the corners, `to`.
+    pub waypoints: Vec<(f64, f64)>,
+    /// The length of the waypoint polyline, metres.
+    pub length: f64,
+    /// The grid cost of the tile path (straight 1, diagonal `SQRT2`, times the tile).
+    pub grid_length: f64,
+    /// Nodes taken off the open set.
+    pub expanded: usize,
+}
+
+/// A path search that found nothing, and how far it looked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NotFound {
+    pub reason: Unreachable,
+    pub expanded: usize,
+}
+
+/// An open-set entry, ordered so that the binary heap pops the lowest `f`, then the
+/// lowest `h`, then the lowest tile.
+#[derive(Debug, PartialEq)]
+struct Open {
+    f: f64,
+    h: f64,
+    /// The cost it was pushed with: stale once a cheaper way to `tile` is known.
+    g: f64,
+    tile: (i64, i64),
+}
+
+impl Eq for Open {}
+
+impl Ord for Open {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .f
+            .total_cmp(&self.f)
+            .then(other.h.total_cmp(&self.h))
+            .then(other.tile.cmp(&self.tile))
+    }
+}
+
+impl PartialOrd for Open {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+fn octile(a: (i64, i64), b: (i64, i64)) -> f64 {
+    let (dx, dz) = ((a.0 - b.0).unsigned_abs(), (a.1 - b.1).unsigned_abs());
+    let (lo, hi) = (dx.min(dz) as f64, dx.max(dz) as f64);
+    (hi - lo) + lo * SQRT2
+}
+
+/// A shortest path from `from` to `to` over tiles of edge `tile`, where `blocked(ix,
+/// iz)` says why tile `(ix, iz)` may not be entered (judged at its centre), expanding
+/// at most `max_nodes` tiles. Each tile is judged at most once.
+pub fn find_path(
+    from: (f64, f64),
+    to: (f64, f64),
+    tile: f64,
+    max_nodes: usize,
+    mut blocked: impl FnMut(i64, i64) -> Option<Reason>,
+) -> Result<Found, NotFound> {
+    let cell = |p: (f64, f64)| (floor(p.0 / tile) as i64, floor(p.1 / tile) as i64);
+    let (start, goal) = (cell(from), cell(to));
+    let mut judged: FxHashMap<(i64, i64), Option<Reason>> = FxHashMap::default();
+    let mut judge = |t: (i64, i64)| *judged.entry(t).or_insert_with(|| blocked(t.0, t.1));
+    if let Some(r) = judge(start) {
+        return Err(NotFound {
+            reason: Unreachable::Start(r),
+            expanded: 0,
+        });
+    }
+    if let Some(r) = judge(goal) {
+        return Err(NotFound {
+            reason: Unreachable::Goal(r),
+            expanded: 0,
+        });
+    }
+    // Best known cost and the tile it was reached from.
+    let mut best: Best = FxHashMap::default();
+    let mut open = BinaryHeap::new();
+    best.insert(start, (0.0, start));
+    let h0 = octile(start, goal);
+    open.push(Open {
+        f: h0,
+        h: h0,
+        g: 0.0,
+        tile: start,
+    });
+    let mut expanded = 0;
+    while let Some(Open { g, tile: at, .. }) = open.pop() {
+        if g > best[&at].0 {
+            continue; // a stale entry: `at` was reached more cheaply since
+        }
+        if at == goal {
+            let tiles = walk_back(&best, start, goal);
+            let waypoints = reduce(from, to, &tiles, tile, &mut judge);
+            let length = waypoints
+                .windows(2)
+                .map(|w| libm::hypot(w[1].0 - w[0].0, w[1].1 - w[0].1))
+                .sum();
+            return Ok(Found {
+                waypoints,
+                length,
+                grid_length: g * tile,
+                expanded,
+            });
+        }
+        if expanded == max_nodes {
+            return Err(NotFound {
+                reason: Unreachable::Budget,
+                expanded,
+            });
+        }
+        expanded += 1;
+        for (dx, dz) in [
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (1, -1),
+            (-1, 1),
+            (-1, -1),
+        ] {
+            let next = (at.0 + dx, at.1 + dz);
+            if judge(next).is_some() {
+                continue;
+            }
+            let diagonal = dx != 0 && dz != 0;
+            if diagonal
+                && (judge((at.0 + dx, at.1)).is_some() || judge((at.0, at.1 + dz)).is_some())
+            {
+                continue;
+            }
+            let ng = g + if diagonal { SQRT2 } else { 1.0 };
+            if best.get(&next).is_some_and(|&(known, _)| known <= ng) {
+                continue;
+            }
+            best.insert(next, (ng, at));
+            let nh = octile(next, goal);
+            open.push(Open {
+                f: ng + nh,
+                h: nh,
+                g: ng,
+                tile: next,
+            });
+        }
+    }
+    Err(NotFound {
+        reason: Unreachable::NoPath,
+        expanded,
+    })
+}
+
+/// The tile path from `start` to `goal` by the recorded predecessors.
+fn walk_back(best: &Best, start: Tile, goal: Tile) -> Vec<Tile> {
+    let mut tiles = vec![goal];
+    let mut at = goal;
+    while at != start {
+        at = best[&at].1;
+        tiles.push(at);
+    }
+    tiles.reverse();
+    tiles
+}
+
+/// `from`, the tile centres no straight walkable segment can skip, `to`.
+fn reduce(
+    from: (f64, f64),
+    to: (f64, f64),
+    tiles: &[(i64, i64)],
+    tile: f64,
+    judge: &mut impl FnMut((i64, i64)) -> Option<Reason>,
+) -> Vec<(f64, f64)> {
+    let centre = |t: (i64, i64)| ((t.0 as f64 + 0.5) * tile, (t.1 as f64 + 0.5) * tile);
+    // The points of the tile path: `from`, the inner tiles' centres, `to`.
+    let mut points = vec![from];
+    if tiles.len() > 2 {
+        points.extend(tiles[1..tiles.len() - 1].iter().map(|&t| centre(t)));
+    }
+    if tiles.len() > 1 || from != to {
+        points.push(to);
+    }
+    let mut clear = |a: (f64, f64), b: (f64, f64)| {
+        let mut ok = true;
+        tiles_crossed(a, b, tile, |ix, iz| {
+            ok = judge((ix, iz)).is_none();
+            ok
+        });
+        ok
+    };
+    let mut waypoints = vec![points[0]];
+    let mut anchor = 0;
+    while anchor + 1 < points.len() {
+        let mut reach = anchor + 1;
+        while reach + 1 < points.len() && clear(points[anchor], points[reach + 1]) {
+            reach += 1;
+        }
+        waypoints.push(points[reach]);
+        anchor = reach;
+    }
+    waypoints
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// A maze of `n` x `n` tiles: walls on a fixed pseudo-random pattern, an open border.
+    fn maze(seed: u64, n: i64, density: u64) -> impl Fn(i64, i64) -> Option<Reason> {
+        move |x, z| {
+            if !(0..n).contains(&x) || !(0..n).contains(&z) {
+                return Some(Reason::Slope);
+            }
+            let mut s = seed ^ ((x as u64) << 32) ^ (z as u64) ^ 0x9e37_79b9_7f4a_7c15;
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s % 100 < density && (x, z) != (0, 0) && (x, z) != (n - 1, n - 1))
+                .then_some(Reason::Slope)
+        }
+    }
+
+    /// Dijkstra over the same grid and moves: the oracle for the shortest grid cost.
+    fn dijkstra(n: i64, blocked: &impl Fn(i64, i64) -> Option<Reason>) -> Option<f64> {
+        let mut cost = vec![f64::INFINITY; (n * n) as usize];
+        let idx = |x: i64, z: i64| (z * n + x) as usize;
+        cost[0] = 0.0;
+        let mut queue = VecDeque::from([(0i64, 0i64)]);
+        // Bellman-Ford style relaxation until nothing changes (a brute force).
+        while let Some((x, z)) = queue.pop_front() {
+            for (dx, dz) in [
+                (1, 0),
+                (-1, 0),
+                (0, 1),
+                (0, -1),
+                (1, 1),
+                (1, -1),
+                (-1, 1),
+                (-1, -1),
+            ] {
+                let (nx, nz) = (x + dx, z + dz);
+                if blocked(nx, nz).is_some() {
+                    continue;
+                }
+                let diagonal = dx != 0 && dz != 0;
+                if diagonal && (blocked(x + dx, z).is_some() || blocked(x, z + dz).is_some()) {
+                    continue;
+                }
+                let c = cost[idx(x, z)] + if diagonal { SQRT2 } else { 1.0 };
+                if c < cost[idx(nx, nz)] - 1e-12 {
+                    cost[idx(nx, nz)] = c;
+                    queue.push_back((nx, nz));
+                }
+            }
+        }
+        let c = cost[idx(n - 1, n - 1)];
+        c.is_finite().then_some(c)
+    }
+
+    #[test]
+    fn paths_in_mazes_are_shortest_and_pass_the_tile_check() {
+        let n = 40;
+        let (mut found, mut none) = (0, 0);
+        for seed in 0..60 {
+            let blocked = maze(seed, n, 30);
+            let from = (0.25, 0.75);
+            let to = (n as f64 - 0.4, n as f64 - 0.6);
+            let answer = find_path(from, to, 1.0, 1_000_000, &blocked);
+            match (answer, dijkstra(n, &blocked)) {
+                (Ok(f), Some(want)) => {
+                    found += 1;
+                    assert!(
+                        (f.grid_length - want).abs() < 1e-9,
+                        "seed {seed}: {} vs {want}",
+                        f.grid_length
+                    );
+                    assert!(f.length <= f.grid_length + 2.0, "seed {seed}");
+                    assert_eq!((f.waypoints[0], *f.waypoints.last().unwrap()), (from, to));
+                    for w in f.waypoints.windows(2) {
+                        tiles_crossed(w[0], w[1], 1.0, |x, z| {
+                            assert!(blocked(x, z).is_none(), "seed {seed}: ({x}, {z}) on {w:?}");
+                            true
+                        });
+                    }
+                }
+                (Err(e), None) => {
+                    none += 1;
+                    assert_eq!(e.reason, Unreachable::NoPath, "seed {seed}");
+                }
+                (a, b) => panic!("seed {seed}: {a:?} against the oracle's {b:?}"),
+            }
+        }
+        assert!(found > 10 && none > 0, "{found} found, {none} unreachable");
+    }
+
+    #[test]
+    fn the_budget_and_blocked_ends_are_reported() {
+        let open = |_: i64, _: i64| None;
+        let far = find_path((0.5, 0.5), (300.5, 0.5), 1.0, 100, open).unwrap_err();
+        assert_eq!((far.reason, far.expanded), (Unreachable::Budget, 100));
+        let straight = find_path((0.5, 0.5), (300.5, 0.5), 1.0, 1_000, open).unwrap();
+        assert_eq!(straight.waypoints, [(0.5, 0.5), (300.5, 0.5)]);
+        assert_eq!(straight.length, 300.0);
+        let wall = |x: i64, _: i64| (x == 5).then_some(Reason::Water);
+        let goal = find_path((0.5, 0.5), (5.5, 0.5), 1.0, 1_000, wall).unwrap_err();
+        assert_eq!(goal.reason, Unreachable::Goal(Reason::Water));
+        let start = find_path((5.5, 0.5), (0.5, 0.5), 1.0, 1_000, wall).unwrap_err();
+        assert_eq!(start.reason, Unreachable::Start(Reason::Water));
+    }
+}

@@ -1,0 +1,268 @@
+//! Movement authority: may an entity stand here, may it walk there, and how does it get
+//! there. The answers every party must agree on, next to the heights they come from.
+//!
+//! - [`rule`]: a world's [`WalkRule`] and the per-biome slope limits ([`BiomeLimits`]).
+//! - [`Walker`] (here): terrain info at a point ([`TerrainInfo`]: height, biome, slope,
+//!   underwater, walkable and the [`Reason`] it is not) by a world's rule.
+//! - [`path`]: path checks along a polyline, the original's 21 samples per segment
+//!   ([`Walker::check_sampled`]) or every movement tile a segment crosses
+//!   ([`Walker::check_tiles`]).
+//! - [`grid`]: every movement tile of a rectangle judged at once from the area path
+//!   ([`WalkGrid`]), and the blocks a query touched ([`WalkGrids`]).
+//! - [`find`]: path finding over the movement-tile grid, bounded ([`find::find_path`]).
+//!
+//! The slope is the original's (WALKABILITY.md §3): the largest of the eight finite
+//! differences of the final height (zones included) at 1 m, the diagonals over
+//! `1 * SQRT2`, each an f64 in the original's order of operations.
+
+pub mod find;
+pub mod grid;
+pub mod path;
+pub mod rule;
+
+use libm::{floor, sqrt};
+
+use crate::{
+    Generator, Terrain, WorldGenerator,
+    generator::hyperscape::{Biome, Colours, Hyperscape, colours::BIOME_NAMES},
+};
+
+pub use grid::{WalkGrid, WalkGrids};
+pub use path::PathCheck;
+pub use rule::{BiomeLimits, BiomesError, HYPERSCAPE_WATER, WalkRule};
+
+/// The distance of the slope's neighbour samples, `TERRAIN_CONSTANTS.SLOPE_CHECK_DISTANCE`.
+const SLOPE_DISTANCE: f64 = 1.0;
+/// The original's biome lookup tile, `CONFIG.TILE_SIZE`.
+const BIOME_TILE: f64 = 100.0;
+/// The original's five starter towns, in biome tiles (`getBiomeAt`), in its order.
+const TOWNS: [(f64, f64); 5] = [
+    (0.0, 0.0),
+    (10.0, 0.0),
+    (-10.0, 0.0),
+    (0.0, 10.0),
+    (0.0, -10.0),
+];
+/// A tile within this (Euclidean, in tiles, strict) of a town is plains.
+const TOWN_RADIUS: f64 = 3.0;
+
+/// Why a point is not walkable. Its wire code is [`Reason::code`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The ground is under water.
+    Water,
+    /// The slope is over the limit of the point's biome.
+    Slope,
+}
+
+impl Reason {
+    /// The code on the wire (`reason` of terrain info and path answers).
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::Water => "water",
+            Reason::Slope => "slope",
+        }
+    }
+
+    /// The original's `reason` string (`isPositionWalkable`).
+    pub fn original_message(self) -> &'static str {
+        match self {
+            Reason::Water => "Water bodies are impassable",
+            Reason::Slope => "Steep mountain slopes block movement",
+        }
+    }
+}
+
+/// The original's slope from a point's height `h0` and its eight neighbours at 1 m, in
+/// the order N, S, E, W, NE, NW, SE, SW: the largest absolute difference, the diagonals
+/// over `1 * SQRT2` (`Math.max` over the array, left to right).
+pub(crate) fn slope_of(h0: f64, neighbours: [f64; 8]) -> f64 {
+    let c = SLOPE_DISTANCE;
+    let d = c * std::f64::consts::SQRT_2;
+    let mut slope = f64::NEG_INFINITY;
+    for (k, hn) in neighbours.into_iter().enumerate() {
+        slope = slope.max((hn - h0).abs() / if k < 4 { c } else { d });
+    }
+    slope
+}
+
+/// What a world's rule says about one point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TerrainInfo {
+    /// The final height (zones included), metres.
+    pub height: f64,
+    /// The biome the rule used; `None` where the world has no biomes.
+    pub biome: Option<&'static str>,
+    /// The original's 8-direction slope at 1 m (rise over run).
+    pub slope: f64,
+    /// The ground is below the rule's water level.
+    pub underwater: bool,
+    /// `None` when walkable, else why not.
+    pub reason: Option<Reason>,
+}
+
+impl TerrainInfo {
+    pub fn walkable(&self) -> bool {
+        self.reason.is_none()
+    }
+}
+
+/// What a rule needs of the generator, computed once per walker.
+#[derive(Debug)]
+enum Biomes<'a> {
+    /// The original's lookup: plains in the towns, else the first centre's type.
+    Original(Biome),
+    /// The worker's dominant biome at the point.
+    Dominant {
+        hyperscape: &'a Hyperscape,
+        colours: Colours,
+    },
+    /// No biomes (osrs, voxel).
+    None,
+}
+
+/// Walkability queries over one terrain by one rule.
+#[derive(Debug)]
+pub struct Walker<'a> {
+    terrain: &'a Terrain,
+    rule: &'a WalkRule,
+    biomes: Biomes<'a>,
+}
+
+impl<'a> Walker<'a> {
+    /// A walker over `terrain` by `rule`. A biome rule on a world without biomes
+    /// (osrs, voxel) reads no biome: every point takes the manifest's missing-biome
+    /// limit (none) and only water blocks.
+    pub fn new(terrain: &'a Terrain, rule: &'a WalkRule) -> Self {
+        let hyperscape = match terrain.generator() {
+            WorldGenerator::Hyperscape(h) => Some(&**h),
+            _ => None,
+        };
+        let biomes = match (rule, hyperscape) {
+            (WalkRule::Hyperscape { .. }, Some(h)) => {
+                Biomes::Original(h.biome_centers().first().map_or(Biome::Plains, |c| c.biome))
+            }
+            (WalkRule::Slope { .. }, Some(h)) => Biomes::Dominant {
+                hyperscape: h,
+                colours: h.colours(),
+            },
+            _ => Biomes::None,
+        };
+        Walker {
+            terrain,
+            rule,
+            biomes,
+        }
+    }
+
+    pub fn terrain(&self) -> &Terrain {
+        self.terrain
+    }
+
+    /// The final height at `(x, z)`.
+    pub fn height(&self, x: f64, z: f64) -> f64 {
+        self.terrain.height(x, z)
+    }
+
+    /// The original's slope at `(x, z)` whose own height is `h0` (WALKABILITY.md §3).
+    pub fn slope_from(&self, x: f64, z: f64, h0: f64) -> f64 {
+        let c = SLOPE_DISTANCE;
+        let h = |x, z| self.terrain.height(x, z);
+        let neighbours = [
+            h(x, z + c),
+            h(x, z - c),
+            h(x + c, z),
+            h(x - c, z),
+            h(x + c, z + c),
+            h(x - c, z + c),
+            h(x + c, z - c),
+            h(x - c, z - c),
+        ];
+        slope_of(h0, neighbours)
+    }
+
+    /// The biome the rule uses at `(x, z)` with final height `height`.
+    fn biome(&self, x: f64, z: f64, height: f64) -> Option<&'static str> {
+        match &self.biomes {
+            Biomes::Original(first) => {
+                let (tx, tz) = (floor(x / BIOME_TILE), floor(z / BIOME_TILE));
+                let in_town = TOWNS.iter().any(|&(cx, cz)| {
+                    let (dx, dz) = (tx - cx, tz - cz);
+                    sqrt(dx * dx + dz * dz) < TOWN_RADIUS
+                });
+                Some(if in_town { "plains" } else { first.as_str() })
+            }
+            Biomes::Dominant {
+                hyperscape,
+                colours,
+            } => {
+                let id = colours.at(hyperscape.noise(), x, z, height as f32).biome;
+                Some(
+                    BIOME_NAMES
+                        .get(usize::from(id))
+                        .copied()
+                        .unwrap_or("plains"),
+                )
+            }
+            Biomes::None => None,
+        }
+    }
+
+    /// The rule's water level and the slope limit of `biome`.
+    fn limits(&self, biome: Option<&str>) -> (Option<f64>, f64) {
+        match self.rule {
+            WalkRule::Hyperscape { limits } => (
+                Some(HYPERSCAPE_WATER),
+                biome.map_or(f64::INFINITY, |b| limits.max_slope(b)),
+            ),
+            WalkRule::Slope {
+                limits,
+                water_level,
+            } => (
+                Some(*water_level),
+                biome.map_or(f64::INFINITY, |b| limits.max_slope(b)),
+            ),
+            WalkRule::MaxSlope {
+                max_slope,
+                water_level,
+            } => (*water_level, *max_slope),
+        }
+    }
+
+    /// Terrain info at `(x, z)`: the original's `getTerrainInfoAt` with the reason of its
+    /// `isPositionWalkable`, by this walker's rule. The slope is computed even under
+    /// water, as the original does.
+    pub fn info(&self, x: f64, z: f64) -> TerrainInfo {
+        let height = self.height(x, z);
+        let biome = self.biome(x, z, height);
+        let slope = self.slope_from(x, z, height);
+        let (water, max_slope) = self.limits(biome);
+        let underwater = water.is_some_and(|w| height < w);
+        let reason = if underwater {
+            Some(Reason::Water)
+        } else if slope > max_slope {
+            Some(Reason::Slope)
+        } else {
+            None
+        };
+        TerrainInfo {
+            height,
+            biome,
+            slope,
+            underwater,
+            reason,
+        }
+    }
+
+    /// `None` if an entity may stand at `(x, z)`, else why not. Under water the slope
+    /// is not computed (one height instead of nine).
+    pub fn blocked(&self, x: f64, z: f64) -> Option<Reason> {
+        let height = self.height(x, z);
+        let biome = self.biome(x, z, height);
+        let (water, max_slope) = self.limits(biome);
+        if water.is_some_and(|w| height < w) {
+            return Some(Reason::Water);
+        }
+        (self.slope_from(x, z, height) > max_slope).then_some(Reason::Slope)
+    }
+}
