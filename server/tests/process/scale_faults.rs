@@ -28,6 +28,13 @@ use scale::*;
 /// (0: no answer).
 type Written = (Vec<(String, u64)>, Vec<u16>);
 
+/// The writer's result, waited for off the runtime's threads.
+async fn joined(writer: thread::JoinHandle<Written>) -> Written {
+    tokio::task::spawn_blocking(move || writer.join().expect("writer"))
+        .await
+        .expect("join")
+}
+
 /// Registers `prefix0, prefix1, ...` on `addr` until `stop`.
 fn write_until(
     addr: std::net::SocketAddr,
@@ -80,13 +87,13 @@ async fn a_killed_replica_converges_and_its_resumed_subscribers_miss_nothing() {
     }
     drop(ws);
     b.kill_9();
-    thread::sleep(Duration::from_millis(300));
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let b = replica(&url, "kill", 1, &b_data);
     // Resume from the last revision heard: everything after it, once, in order.
     let mut ws = subscribe(b.addr, &format!("fromRevision={last_seen}")).await;
-    thread::sleep(Duration::from_millis(500));
+    tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::Release);
-    let (acked, refused) = writer.join().expect("writer");
+    let (acked, refused) = joined(writer).await;
     assert!(refused.is_empty(), "A refused writes: {refused:?}");
     let last = acked.last().expect("acknowledged writes").1;
     assert_eq!(last, 28 + acked.len() as u64, "one revision per write");
@@ -143,11 +150,11 @@ async fn one_nats_node_down_loses_nothing_acknowledged() {
 
     let stop = Arc::new(AtomicBool::new(false));
     let writer = write_until(a.addr, "h", Arc::clone(&stop));
-    thread::sleep(Duration::from_millis(500));
+    tokio::time::sleep(Duration::from_millis(500)).await;
     nodes[leader - 1].kill();
-    thread::sleep(Duration::from_secs(2));
+    tokio::time::sleep(Duration::from_secs(2)).await;
     stop.store(true, Ordering::Release);
-    let (acked, refused) = writer.join().expect("writer");
+    let (acked, refused) = joined(writer).await;
     if !refused.is_empty() {
         for line in a
             .lines
@@ -164,9 +171,9 @@ async fn one_nats_node_down_loses_nothing_acknowledged() {
     let (more, refused) = {
         let stop = Arc::new(AtomicBool::new(false));
         let writer = write_until(b.addr, "after", Arc::clone(&stop));
-        thread::sleep(Duration::from_millis(500));
+        tokio::time::sleep(Duration::from_millis(500)).await;
         stop.store(true, Ordering::Release);
-        writer.join().expect("writer")
+        joined(writer).await
     };
     assert!(refused.is_empty(), "refused on B: {refused:?}");
     assert!(!acked.is_empty() && !more.is_empty());
