@@ -3,11 +3,12 @@
 //! coordinates, rivers carved), the biome, and the deterministic hashes behind
 //! decorations and colour jitter.
 //!
-//! Noise comes from the `noise` crate's [`Simplex`] (f64 arithmetic and `sqrt`
-//! only, so the same bits everywhere), one permutation table per field, each seeded
-//! with a hash of the world's seed and the field's number.
+//! Noise is the `noise` crate's 2-D simplex (f64 arithmetic and `sqrt` only, so the
+//! same bits everywhere), evaluated by [`super::simplex`] with the same bits, one
+//! permutation table per field, each seeded with a hash of the world's seed and the
+//! field's number.
 
-use noise::{NoiseFn, Simplex};
+use super::simplex::Simplex2 as Simplex;
 
 use super::block::Biome;
 use super::config::VoxelConfig;
@@ -84,12 +85,12 @@ impl Fields {
         let c = &self.config;
         let (fx, fz) = (x as f64, z as f64);
         let wf = 0.5 / c.scale;
-        let wx = fx + c.warp * self.warp_x.get([fx * wf, fz * wf]);
-        let wz = fz + c.warp * self.warp_z.get([fx * wf, fz * wf]);
+        let wx = fx + c.warp * self.warp_x.get(fx * wf, fz * wf);
+        let wz = fz + c.warp * self.warp_z.get(fx * wf, fz * wf);
         let f = 1.0 / c.scale;
-        let n = self.octaves[0].get([wx * f, wz * f])
-            + 0.5 * self.octaves[1].get([wx * (2.0 * f), wz * (2.0 * f)])
-            + 0.25 * self.octaves[2].get([wx * (4.0 * f), wz * (4.0 * f)]);
+        let n = self.octaves[0].get(wx * f, wz * f)
+            + 0.5 * self.octaves[1].get(wx * (2.0 * f), wz * (2.0 * f))
+            + 0.25 * self.octaves[2].get(wx * (4.0 * f), wz * (4.0 * f));
         let n = (n / 1.75).clamp(-1.0, 1.0);
         let top_max = c.max_height as i32 - 1;
         let top = (c.base_height as i32 + libm::floor(n * f64::from(c.amplitude)) as i32)
@@ -97,11 +98,7 @@ impl Fields {
         let sea = c.sea_level as i32;
         let river = c.river_width > 0.0
             && top <= sea + RIVER_MAX_RISE
-            && self
-                .river
-                .get([wx / c.river_scale, wz / c.river_scale])
-                .abs()
-                < c.river_width;
+            && self.river.get(wx / c.river_scale, wz / c.river_scale).abs() < c.river_width;
         let top = if river { top.min(sea - 1).max(1) } else { top };
         Raw { top, river }
     }
@@ -130,8 +127,8 @@ impl Fields {
                     let h = hash2(self.seed, SALT_REGION, cell(fx), cell(fz));
                     return self.with_patch(x, z, pick(h));
                 }
-                let wx = fx + q * self.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
-                let wz = fz + q * self.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let wx = fx + q * self.warp_x.get(fx / r, fz / r).clamp(-1.0, 1.0);
+                let wz = fz + q * self.warp_z.get(fx / r, fz / r).clamp(-1.0, 1.0);
                 let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
                 pick(hash2(self.seed, SALT_REGION, rx, rz))
             }
@@ -143,8 +140,7 @@ impl Fields {
     fn with_patch(&self, x: i64, z: i64, primary: Biome) -> Biome {
         let c = &self.config;
         let p = c.patch_scale;
-        if c.patch_threshold < 1.0
-            && self.patch.get([x as f64 / p, z as f64 / p]) > c.patch_threshold
+        if c.patch_threshold < 1.0 && self.patch.get(x as f64 / p, z as f64 / p) > c.patch_threshold
         {
             primary.secondary()
         } else {
@@ -173,8 +169,8 @@ mod tests {
         for z in -100..100i64 {
             for x in (-100..100i64).step_by(7) {
                 let (fx, fz) = (x as f64, z as f64);
-                let wx = fx + 16.0 * f.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
-                let wz = fz + 16.0 * f.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
+                let wx = fx + 16.0 * f.warp_x.get(fx / r, fz / r).clamp(-1.0, 1.0);
+                let wz = fz + 16.0 * f.warp_z.get(fx / r, fz / r).clamp(-1.0, 1.0);
                 let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
                 assert_eq!(
                     f.biome(x, z),

@@ -23,6 +23,8 @@ mod columns;
 mod cull;
 mod field;
 mod greedy;
+mod heights;
+mod simplex;
 mod stats;
 mod volume;
 
@@ -33,6 +35,7 @@ pub use cull::{Instances, KindInstances, base_colour, instance_colour, srgb_to_l
 pub use field::{RIVER_MAX_RISE, hash3};
 pub(crate) use greedy::mesh as greedy_mesh;
 pub use greedy::{MeshPart, VoxelMesh, face_visible};
+pub use heights::{CACHE_CHUNKS, MISSES_BEFORE_CHUNK};
 pub use stats::AreaStats;
 pub use volume::{Chunk, Column, DECORATION_REACH, Volume};
 
@@ -58,6 +61,8 @@ pub struct Voxel {
     seed: u32,
     config: VoxelConfig,
     fields: Fields,
+    /// Chunks of column heights, shared by every clone (points, maps, heightmaps).
+    heights: std::sync::Arc<heights::HeightCache>,
 }
 
 /// Whole-block rounding of a height (a flat zone's): `floor(h + 0.5)` (halves round
@@ -86,6 +91,7 @@ impl Voxel {
             seed,
             config,
             fields: Fields::new(seed, config),
+            heights: std::sync::Arc::default(),
         })
     }
 
@@ -145,7 +151,7 @@ impl Voxel {
 
 impl Generator for Voxel {
     fn height(&self, x: f64, z: f64) -> f64 {
-        f64::from(self.column(column_of(x), column_of(z), None).height)
+        f64::from(self.column_height(column_of(x), column_of(z)))
     }
 
     /// The eroded ground without water, ice or decorations: what flat zones blend
