@@ -142,7 +142,8 @@ impl Fields {
     }
 
     /// The region column `(x, z)` lies in (regions of `r` blocks, edges warped).
-    pub fn region(&self, x: i64, z: i64, r: f64) -> (i64, i64) {
+    #[cfg(test)]
+    fn region(&self, x: i64, z: i64, r: f64) -> (i64, i64) {
         let (wx, wz) = self.warped(x, z, r);
         (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64)
     }
