@@ -10,7 +10,7 @@ use terrain_server::map::{MapTile, render};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: voxel_map SEED OUT_PREFIX ZOOM X Y [ZOOM X Y ...]";
-    if args.len() < 5 || (args.len() - 2) % 3 != 0 {
+    if args.len() < 5 || !(args.len() - 2).is_multiple_of(3) {
         return Err(usage.into());
     }
     let seed: u32 = args[0].parse()?;

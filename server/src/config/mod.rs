@@ -408,7 +408,8 @@ impl Config {
                     "at least one spawn point is required",
                 ));
             }
-            lifecycle::check_spawns(&world.spawn, self.limits.max_coordinate)
+            let max = crate::world::max_coordinate(world.generator, &self.limits);
+            lifecycle::check_spawns(&world.spawn, max)
                 .map_err(|(j, m)| ConfigError::invalid(format!("worlds[{i}].spawn[{j}]"), m))?;
         }
         Ok(())
