@@ -47,9 +47,16 @@ use field::Fields;
 /// Columns per chunk edge.
 pub const CHUNK: i64 = 32;
 
+/// The coordinate range of a voxel world, in blocks (metres): every point a route takes
+/// (heights, heightmaps, zones, viewers, map tiles) has `|x|, |z| <= 2^24`
+/// (16,777,216), where a block's coordinates are exact in `f32` and its noise inputs
+/// keep their precision. A server's `max_coordinate` may lower it, never raise it.
+pub const MAX_COORDINATE: f64 = 16_777_216.0;
+
 /// The largest chunk coordinate, in magnitude, that the chunk, instance and mesh paths
-/// serve: 2^20 (block coordinates stay within `i32` and exact in `f32` up to 2^24 only
-/// near the origin; far chunks lose vertex precision, not blocks).
+/// serve: 2^20, twice [`MAX_COORDINATE`] in chunks, so every chunk a viewer inside the
+/// range can be shown (its rings and look-ahead reach well under 2^24 blocks) is
+/// served. Block coordinates stay within `i32`.
 pub const MAX_CHUNK: i64 = 1 << 20;
 
 /// Column coordinates the height field clamps to (far beyond any chunk served).
