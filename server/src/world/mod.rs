@@ -221,7 +221,7 @@ impl World {
             rules: ZoneRules {
                 limits: ZoneLimits {
                     max_size: limits.max_zone_size,
-                    max_coordinate: max_coordinate(config.generator, limits),
+                    max_coordinate: limits.max_coordinate_of(config.generator),
                 },
                 max_zones: limits.max_zones_per_world,
             },
@@ -231,7 +231,7 @@ impl World {
             ground,
             spawn: config.spawn.clone(),
             voxel: config.voxel,
-            max_coordinate: max_coordinate(config.generator, limits),
+            max_coordinate: limits.max_coordinate_of(config.generator),
             link: std::sync::OnceLock::new(),
             history: limits.event_history.max(1),
         })
@@ -370,17 +370,6 @@ impl Worlds {
                     .collect::<Vec<_>>()
                     .join(", "),
             })
-    }
-}
-
-/// The coordinate range of a world of `kind` under `limits`: `max_coordinate`, and on a
-/// voxel world at most [`terrain_core::voxel::MAX_COORDINATE`].
-pub fn max_coordinate(kind: GeneratorKind, limits: &Limits) -> f64 {
-    match kind {
-        GeneratorKind::Voxel => limits
-            .max_coordinate
-            .min(terrain_core::voxel::MAX_COORDINATE),
-        _ => limits.max_coordinate,
     }
 }
 
