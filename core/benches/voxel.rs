@@ -1,24 +1,82 @@
 //! Voxel chunks on one core: one chunk's blocks with its apron (erosion and decoration
 //! reach), its culled instances, its greedy mesh, its binary encoding, and one
-//! column's height on the per-point path.
+//! column's height on the per-point path; then heights beside hyperscape's in one run
+//! (`heights/...`): random points on a fresh world (nothing cached), sparse (2,000
+//! over 4 km x 4 km) and dense (100,000 over 1 km x 1 km), and the 258 x 258 heights a
+//! cold zoom-0 map tile reads (16 m apart).
 //!
 //! Run: `cargo bench -p terrain-core --bench voxel`
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use terrain_core::generator::Generator;
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldSpec, build_terrain};
 
 fn world() -> Terrain {
+    terrain(GeneratorKind::Voxel)
+}
+
+fn terrain(generator: GeneratorKind) -> Terrain {
     let spec = WorldSpec {
-        generator: GeneratorKind::Voxel,
+        generator,
         seed: 1,
         overlap: Overlap::Layered,
         layout: None,
         voxel: None,
     };
-    build_terrain(&spec, []).expect("default voxel world")
+    build_terrain(&spec, []).expect("default world")
+}
+
+/// `n` points, uniform over the square `[x0, x0 + side)^2`, from a fixed sequence.
+fn random_points(n: usize, x0: f64, side: f64) -> Vec<(f64, f64)> {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| (x0 + side * next(), x0 + side * next()))
+        .collect()
+}
+
+fn heights(c: &mut Criterion) {
+    let mut group = c.benchmark_group("heights");
+    group.sample_size(10);
+    let sparse = random_points(2_000, -2048.0, 4096.0);
+    let dense = random_points(100_000, 0.0, 1024.0);
+    // Pixel centres of map tile (0, 0) at zoom 0 with its one-pixel border.
+    let axis: Vec<f64> = (-1..=256).map(|i| (f64::from(i) + 0.5) * 16.0).collect();
+    for kind in [GeneratorKind::Voxel, GeneratorKind::Hyperscape] {
+        let name = kind.as_str();
+        for (label, points) in [("random_2000_4km", &sparse), ("random_100k_1km", &dense)] {
+            group.throughput(Throughput::Elements(points.len() as u64));
+            group.bench_function(format!("{name}/{label}"), |b| {
+                b.iter_batched(
+                    || terrain(kind),
+                    |t| {
+                        let sum: f64 = points.iter().map(|&(x, z)| t.height(x, z)).sum();
+                        black_box(sum)
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+        group.throughput(Throughput::Elements((axis.len() * axis.len()) as u64));
+        group.bench_function(format!("{name}/map_zoom0_heights"), |b| {
+            b.iter_batched(
+                || (terrain(kind), vec![0.0; axis.len() * axis.len()]),
+                |(t, mut out)| {
+                    t.generator().fill_axes(&axis, &axis, &mut out);
+                    black_box(out)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
 }
 
 fn chunks(c: &mut Criterion) {
@@ -45,5 +103,5 @@ fn chunks(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, chunks);
+criterion_group!(benches, chunks, heights);
 criterion_main!(benches);

@@ -70,7 +70,7 @@ impl<T: Copy> Rect<T> {
 /// Talus rule of one column against its neighbours' previous values (N, E, S, W):
 /// higher than the lowest by `excess` more than the threshold, it is lowered by
 /// `ceil(excess / 2)`.
-fn talus(h: i32, n: [i32; 4], threshold: i32) -> i32 {
+pub(crate) fn talus(h: i32, n: [i32; 4], threshold: i32) -> i32 {
     let lowest = n.into_iter().fold(i32::MAX, i32::min);
     let excess = h - lowest - threshold;
     if excess > 0 { h - (excess + 1) / 2 } else { h }
@@ -189,8 +189,12 @@ impl Voxel {
 
     /// The decoration of column `(x, z)` from its hash, biome and surface, if it fits
     /// under `max_height`.
-    fn decoration(&self, x: i64, z: i64, c: &ColumnData) -> (Option<Decoration>, i32) {
-        let h = hash2(self.seed, SALT_DECORATION, x, z);
+    pub(crate) fn decoration(&self, x: i64, z: i64, c: &ColumnData) -> (Option<Decoration>, i32) {
+        self.decoration_by_hash(hash2(self.seed, SALT_DECORATION, x, z), c)
+    }
+
+    /// The decoration a column's hash `h` gives it.
+    pub(crate) fn decoration_by_hash(&self, h: u64, c: &ColumnData) -> (Option<Decoration>, i32) {
         let roll = h % 1000;
         let extra = ((h >> 32) % 4) as i32;
         let (deco, size) = if c.water_depth > 0 {

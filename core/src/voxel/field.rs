@@ -3,11 +3,12 @@
 //! coordinates, rivers carved), the biome, and the deterministic hashes behind
 //! decorations and colour jitter.
 //!
-//! Noise comes from the `noise` crate's [`Simplex`] (f64 arithmetic and `sqrt`
-//! only, so the same bits everywhere), one permutation table per field, each seeded
-//! with a hash of the world's seed and the field's number.
+//! Noise is the `noise` crate's 2-D simplex (f64 arithmetic and `sqrt` only, so the
+//! same bits everywhere), evaluated by [`super::simplex`] with the same bits, one
+//! permutation table per field, each seeded with a hash of the world's seed and the
+//! field's number.
 
-use noise::{NoiseFn, Simplex};
+use super::simplex::Simplex2 as Simplex;
 
 use super::block::Biome;
 use super::config::VoxelConfig;
@@ -84,12 +85,12 @@ impl Fields {
         let c = &self.config;
         let (fx, fz) = (x as f64, z as f64);
         let wf = 0.5 / c.scale;
-        let wx = fx + c.warp * self.warp_x.get([fx * wf, fz * wf]);
-        let wz = fz + c.warp * self.warp_z.get([fx * wf, fz * wf]);
+        let wx = fx + c.warp * self.warp_x.get(fx * wf, fz * wf);
+        let wz = fz + c.warp * self.warp_z.get(fx * wf, fz * wf);
         let f = 1.0 / c.scale;
-        let n = self.octaves[0].get([wx * f, wz * f])
-            + 0.5 * self.octaves[1].get([wx * (2.0 * f), wz * (2.0 * f)])
-            + 0.25 * self.octaves[2].get([wx * (4.0 * f), wz * (4.0 * f)]);
+        let n = self.octaves[0].get(wx * f, wz * f)
+            + 0.5 * self.octaves[1].get(wx * (2.0 * f), wz * (2.0 * f))
+            + 0.25 * self.octaves[2].get(wx * (4.0 * f), wz * (4.0 * f));
         let n = (n / 1.75).clamp(-1.0, 1.0);
         let top_max = c.max_height as i32 - 1;
         let top = (c.base_height as i32 + libm::floor(n * f64::from(c.amplitude)) as i32)
@@ -97,11 +98,7 @@ impl Fields {
         let sea = c.sea_level as i32;
         let river = c.river_width > 0.0
             && top <= sea + RIVER_MAX_RISE
-            && self
-                .river
-                .get([wx / c.river_scale, wz / c.river_scale])
-                .abs()
-                < c.river_width;
+            && self.river.get(wx / c.river_scale, wz / c.river_scale).abs() < c.river_width;
         let top = if river { top.min(sea - 1).max(1) } else { top };
         Raw { top, river }
     }
@@ -111,40 +108,82 @@ impl Fields {
     ///
     /// The primary biome is `primary_biome` when configured; else with `biome_region`
     /// 0 it is one for the whole world, `Biome::ALL[hash(seed) % 5]` (the seed's rule);
-    /// else each square region of `biome_region` blocks (edges displaced by up to a
-    /// quarter region by the warp noise, so they are not straight) draws its own from
-    /// a hash of the seed and the region.
+    /// else each square region of `biome_region` blocks draws its own from a hash of the
+    /// seed and the region ([`Fields::region`]: edges warped at four scales), and the
+    /// regions meet in a transition band ([`Fields::banded`]).
     pub fn biome(&self, x: i64, z: i64) -> Biome {
         let c = &self.config;
         let primary = match (c.primary_biome, c.biome_region) {
             (Some(b), _) => b,
             (None, 0) => pick(hash2(self.seed, SALT_REGION, 0, 0)),
-            (None, r) => {
-                let r = f64::from(r);
-                let (fx, fz) = (x as f64, z as f64);
-                // The warp moves a column by at most a quarter region: far enough from
-                // every edge, the region is known without sampling it.
-                let cell = |c: f64| libm::floor(c / r) as i64;
-                let q = 0.25 * r;
-                if cell(fx - q) == cell(fx + q) && cell(fz - q) == cell(fz + q) {
-                    let h = hash2(self.seed, SALT_REGION, cell(fx), cell(fz));
-                    return self.with_patch(x, z, pick(h));
-                }
-                let wx = fx + q * self.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
-                let wz = fz + q * self.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
-                let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
-                pick(hash2(self.seed, SALT_REGION, rx, rz))
-            }
+            (None, r) => self.banded(x, z, f64::from(r)),
         };
         self.with_patch(x, z, primary)
+    }
+
+    /// Where the region warp moves column `(x, z)` (regions of `r` blocks): four
+    /// octaves of the warp fields at wavelengths `r`, `r / 4`, `r / 16`, `r / 64`,
+    /// displacing by up to `0.25 r`, `0.1 r`, `0.04 r`, `0.016 r` ([`REGION_WARP`] in
+    /// all: each octave bends the edge more for its size than the one before), so
+    /// region edges wander at every scale from the region down to a few dozen blocks.
+    fn warped(&self, x: i64, z: i64, r: f64) -> (f64, f64) {
+        let (fx, fz) = (x as f64, z as f64);
+        let (mut wx, mut wz) = (fx, fz);
+        let (mut amp, mut f) = (0.25 * r, 1.0 / r);
+        for octave in 0..4 {
+            // Each octave reads the fields at its own offset, so octaves are unrelated.
+            let o = 1013.5 * f64::from(octave);
+            wx += amp * self.warp_x.get(fx * f + o, fz * f - o).clamp(-1.0, 1.0);
+            wz += amp * self.warp_z.get(fx * f - o, fz * f + o).clamp(-1.0, 1.0);
+            amp *= 0.4;
+            f *= 4.0;
+        }
+        (wx, wz)
+    }
+
+    /// The region column `(x, z)` lies in (regions of `r` blocks, edges warped).
+    #[cfg(test)]
+    fn region(&self, x: i64, z: i64, r: f64) -> (i64, i64) {
+        let (wx, wz) = self.warped(x, z, r);
+        (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64)
+    }
+
+    /// The primary biome of column `(x, z)` with regions of `r` blocks: its region's,
+    /// except within [`BAND`] `r` of an edge between unlike biomes, where the biomes'
+    /// heats ([`heat`]: desert, humid, temperate, tundra, icy) are blended across the
+    /// edge (bilinearly, so corners blend too) and dithered by a small noise: snow
+    /// meets grass through tundra, desert meets temperate through humid, and like
+    /// biomes on both sides keep theirs. The blend moves less than one heat step
+    /// between neighbouring columns, so two columns side by side are never more than
+    /// one step apart (`tests::neighbouring_columns_are_at_most_one_heat_step_apart`).
+    fn banded(&self, x: i64, z: i64, r: f64) -> Biome {
+        let cell = |c: f64| libm::floor(c / r) as i64;
+        let (fx, fz) = (x as f64, z as f64);
+        // Far enough from every edge (warp and band), the region is known without
+        // sampling it.
+        let reach = (REGION_WARP + BAND) * r;
+        if cell(fx - reach) == cell(fx + reach) && cell(fz - reach) == cell(fz + reach) {
+            return pick(hash2(self.seed, SALT_REGION, cell(fx), cell(fz)));
+        }
+        let (wx, wz) = self.warped(x, z, r);
+        // Cell-centred coordinates: cells i0 and i0 + 1 meet at fraction 0.5.
+        let (tx, tz) = (wx / r - 0.5, wz / r - 0.5);
+        let (i0, j0) = (libm::floor(tx), libm::floor(tz));
+        let ramp = |f: f64| ((f - 0.5) / (2.0 * BAND) + 0.5).clamp(0.0, 1.0);
+        let (ax, az) = (ramp(tx - i0), ramp(tz - j0));
+        let (i0, j0) = (i0 as i64, j0 as i64);
+        let h = |i: i64, j: i64| heat(pick(hash2(self.seed, SALT_REGION, i, j)));
+        let mixed = (1.0 - az) * ((1.0 - ax) * h(i0, j0) + ax * h(i0 + 1, j0))
+            + az * ((1.0 - ax) * h(i0, j0 + 1) + ax * h(i0 + 1, j0 + 1));
+        let dither = 0.45 * self.patch.get(fx / 16.0 + 7717.5, fz / 16.0 - 3301.5);
+        of_heat(libm::floor(mixed + 0.5 + dither.clamp(-1.0, 1.0)))
     }
 
     /// `primary`, or its secondary biome where the patch noise says so.
     fn with_patch(&self, x: i64, z: i64, primary: Biome) -> Biome {
         let c = &self.config;
         let p = c.patch_scale;
-        if c.patch_threshold < 1.0
-            && self.patch.get([x as f64 / p, z as f64 / p]) > c.patch_threshold
+        if c.patch_threshold < 1.0 && self.patch.get(x as f64 / p, z as f64 / p) > c.patch_threshold
         {
             primary.secondary()
         } else {
@@ -157,31 +196,150 @@ fn pick(h: u64) -> Biome {
     Biome::ALL[(h % Biome::ALL.len() as u64) as usize]
 }
 
+/// The most the region warp displaces a column, as a fraction of the region:
+/// `0.25 + 0.1 + 0.04 + 0.016` (a little more, for the rounding of the products).
+const REGION_WARP: f64 = 0.407;
+
+/// Half the width of the transition band between unlike regions, as a fraction of
+/// the region (128 blocks each side of the edge for the default 2048).
+const BAND: f64 = 1.0 / 16.0;
+
+/// A biome's place on the heat scale the transition band blends along.
+fn heat(b: Biome) -> f64 {
+    match b {
+        Biome::Icy => 0.0,
+        Biome::Tundra => 1.0,
+        Biome::Temperate => 2.0,
+        Biome::Humid => 3.0,
+        Biome::Desert => 4.0,
+    }
+}
+
+/// The biome at heat `level` (clamped to the scale).
+fn of_heat(level: f64) -> Biome {
+    match level {
+        l if l < 0.5 => Biome::Icy,
+        l if l < 1.5 => Biome::Tundra,
+        l if l < 2.5 => Biome::Temperate,
+        l if l < 3.5 => Biome::Humid,
+        _ => Biome::Desert,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn skipping_the_region_warp_far_from_edges_changes_no_biome() {
+    fn fields(seed: u32) -> Fields {
         let config = VoxelConfig {
-            biome_region: 64,
             patch_threshold: 1.0,
             ..VoxelConfig::default()
         };
-        let f = Fields::new(5, config);
-        let r = 64.0;
-        for z in -100..100i64 {
-            for x in (-100..100i64).step_by(7) {
-                let (fx, fz) = (x as f64, z as f64);
-                let wx = fx + 16.0 * f.warp_x.get([fx / r, fz / r]).clamp(-1.0, 1.0);
-                let wz = fz + 16.0 * f.warp_z.get([fx / r, fz / r]).clamp(-1.0, 1.0);
-                let (rx, rz) = (libm::floor(wx / r) as i64, libm::floor(wz / r) as i64);
-                assert_eq!(
-                    f.biome(x, z),
-                    pick(hash2(5, SALT_REGION, rx, rz)),
-                    "({x}, {z})"
-                );
+        Fields::new(seed, config)
+    }
+
+    #[test]
+    fn skipping_the_warp_far_from_edges_changes_no_biome() {
+        let f = fields(5);
+        let r = 2048.0;
+        for z in (-6000..6000i64).step_by(37) {
+            for x in (-6000..6000i64).step_by(41) {
+                let (rx, rz) = f.region(x, z, r);
+                let (wx, wz) = f.warped(x, z, r);
+                let clear = |w: f64, c: i64| {
+                    w - c as f64 * r >= BAND * r && (c + 1) as f64 * r - w >= BAND * r
+                };
+                if clear(wx, rx) && clear(wz, rz) {
+                    let want = pick(hash2(5, SALT_REGION, rx, rz));
+                    assert_eq!(f.biome(x, z), want, "({x}, {z})");
+                }
             }
         }
+    }
+
+    /// The longest run of region-boundary samples along any straight line: samples
+    /// `step` blocks apart over an `n x n` square at the origin, a sample on the
+    /// boundary when its region differs from its east or south neighbour's, runs
+    /// traced in 64 directions from every boundary sample for as long as the nearest
+    /// sample to each step is on the boundary too.
+    fn longest_straight_boundary(f: &Fields, r: f64, step: i64, n: usize) -> f64 {
+        let regions: Vec<(i64, i64)> = (0..n * n)
+            .map(|k| {
+                f.region(
+                    (k % n) as i64 * step - 8192,
+                    (k / n) as i64 * step - 8192,
+                    r,
+                )
+            })
+            .collect();
+        let mut edge = vec![false; n * n];
+        for j in 0..n - 1 {
+            for i in 0..n - 1 {
+                let k = j * n + i;
+                edge[k] = regions[k] != regions[k + 1] || regions[k] != regions[k + n];
+            }
+        }
+        let near = |i: i64, j: i64| {
+            (0..n as i64).contains(&i)
+                && (0..n as i64).contains(&j)
+                && edge[j as usize * n + i as usize]
+        };
+        let mut best = 0usize;
+        for k in (0..n * n).filter(|&k| edge[k]) {
+            let (i0, j0) = ((k % n) as f64, (k / n) as f64);
+            for d in 0..64 {
+                let a = std::f64::consts::PI * f64::from(d) / 64.0;
+                let (dx, dz) = (libm::cos(a), libm::sin(a));
+                let mut len = 0;
+                loop {
+                    let s = (len + 1) as f64;
+                    let (i, j) = (
+                        libm::round(i0 + s * dx) as i64,
+                        libm::round(j0 + s * dz) as i64,
+                    );
+                    if !near(i, j) {
+                        break;
+                    }
+                    len += 1;
+                }
+                best = best.max(len);
+            }
+        }
+        best as f64 * step as f64
+    }
+
+    #[test]
+    fn region_boundaries_have_no_long_straight_runs() {
+        // 16 km square, samples 16 m apart: about 64 regions of 2,048 m. With the one
+        // warp octave the regions had, seed 7's longest run was 1,040 m (99% of the
+        // boundary samples' longest under 496 m); with four, 336 m (192 m).
+        for seed in [7u32, 3] {
+            let longest = longest_straight_boundary(&fields(seed), 2048.0, 16, 1024);
+            assert!(
+                longest <= 400.0,
+                "seed {seed}: a straight boundary of {longest} m"
+            );
+        }
+    }
+
+    #[test]
+    fn neighbouring_columns_are_at_most_one_heat_step_apart() {
+        let f = fields(7);
+        let (mut steps, mut far) = (0, 0);
+        for z in (-4200..4200i64).step_by(3) {
+            for x in (-4200..4200i64).step_by(3) {
+                let h = heat(f.biome(x, z));
+                for (dx, dz) in [(1, 0), (0, 1)] {
+                    let d = (heat(f.biome(x + dx, z + dz)) - h).abs();
+                    steps += usize::from(d == 1.0);
+                    far += usize::from(d > 1.0);
+                }
+            }
+        }
+        assert!(steps > 0, "no boundary sampled");
+        assert_eq!(
+            far, 0,
+            "{far} neighbouring columns more than one heat step apart"
+        );
     }
 }

@@ -23,6 +23,8 @@ mod columns;
 mod cull;
 mod field;
 mod greedy;
+mod heights;
+mod simplex;
 mod stats;
 mod volume;
 
@@ -33,6 +35,7 @@ pub use cull::{Instances, KindInstances, base_colour, instance_colour, srgb_to_l
 pub use field::{RIVER_MAX_RISE, hash3};
 pub(crate) use greedy::mesh as greedy_mesh;
 pub use greedy::{MeshPart, VoxelMesh, face_visible};
+pub use heights::{CACHE_CHUNKS, MISSES_BEFORE_CHUNK};
 pub use stats::AreaStats;
 pub use volume::{Chunk, Column, DECORATION_REACH, Volume};
 
@@ -44,9 +47,16 @@ use field::Fields;
 /// Columns per chunk edge.
 pub const CHUNK: i64 = 32;
 
+/// The coordinate range of a voxel world, in blocks (metres): every point a route takes
+/// (heights, heightmaps, zones, viewers, map tiles) has `|x|, |z| <= 2^24`
+/// (16,777,216), where a block's coordinates are exact in `f32` and its noise inputs
+/// keep their precision. A server's `max_coordinate` may lower it, never raise it.
+pub const MAX_COORDINATE: f64 = 16_777_216.0;
+
 /// The largest chunk coordinate, in magnitude, that the chunk, instance and mesh paths
-/// serve: 2^20 (block coordinates stay within `i32` and exact in `f32` up to 2^24 only
-/// near the origin; far chunks lose vertex precision, not blocks).
+/// serve: 2^20, twice [`MAX_COORDINATE`] in chunks, so every chunk a viewer inside the
+/// range can be shown (its rings and look-ahead reach well under 2^24 blocks) is
+/// served. Block coordinates stay within `i32`.
 pub const MAX_CHUNK: i64 = 1 << 20;
 
 /// Column coordinates the height field clamps to (far beyond any chunk served).
@@ -58,6 +68,8 @@ pub struct Voxel {
     seed: u32,
     config: VoxelConfig,
     fields: Fields,
+    /// Chunks of column heights, shared by every clone (points, maps, heightmaps).
+    heights: std::sync::Arc<heights::HeightCache>,
 }
 
 /// Whole-block rounding of a height (a flat zone's): `floor(h + 0.5)` (halves round
@@ -86,6 +98,7 @@ impl Voxel {
             seed,
             config,
             fields: Fields::new(seed, config),
+            heights: std::sync::Arc::default(),
         })
     }
 
@@ -145,7 +158,7 @@ impl Voxel {
 
 impl Generator for Voxel {
     fn height(&self, x: f64, z: f64) -> f64 {
-        f64::from(self.column(column_of(x), column_of(z), None).height)
+        f64::from(self.column_height(column_of(x), column_of(z)))
     }
 
     /// The eroded ground without water, ice or decorations: what flat zones blend

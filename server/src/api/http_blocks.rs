@@ -1,6 +1,6 @@
 //! The voxel chunk routes of the HTTP surface: a chunk's blocks and its visible
 //! instances. Voxel worlds only; any other world is `409 FAILED_PRECONDITION`
-//! (field `world`), chunk indices beyond `max_coordinate / 32` are `400` (fields `cx`,
+//! (field `world`), chunk indices beyond 2^20 (`terrain_core::voxel::MAX_CHUNK`) are `400` (fields `cx`,
 //! `cz`).
 //!
 //! | route | answer |
@@ -197,7 +197,7 @@ struct BlocksBody {
         ),
         (status = 304, description = "The client holds the current version of this form",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A chunk index that is not an integer or beyond `max_coordinate / 32` (field `cx` / `cz`), a bad `format`", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`), a bad `format`", body = crate::api::error::ErrorBody),
         (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
         (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
     ),
@@ -320,7 +320,7 @@ fn kind_body(kind: BlockKind, positions: &[[i32; 3]], colours: &[[f32; 3]]) -> K
         ),
         (status = 304, description = "The client holds the current version of this form",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A chunk index that is not an integer or beyond `max_coordinate / 32` (field `cx` / `cz`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`)", body = crate::api::error::ErrorBody),
         (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
         (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
     ),

@@ -8,10 +8,11 @@
 //! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map) |
 //! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet and three.js, embedded in the binary |
 //!
-//! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:v<version>"`, the version being
-//! the largest version of the mesh tiles the map tile reads, and `Cache-Control:
+//! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:<digest>"`, the digest being that of
+//! the PNG (so the tag changes exactly when the bytes do), and `Cache-Control:
 //! no-cache` (keep it, ask again); a request whose `If-None-Match` lists the current
-//! tag gets `304 Not Modified` without rendering. A query string is ignored (the page
+//! tag gets `304 Not Modified` (rendering only when a mesh tile the map tile reads
+//! changed since the cached PNG). A query string is ignored (the page
 //! adds one to re-request a changed tile past the browser's cache). Bad input is the
 //! JSON error naming `z`, `x` or `y`; an unknown world names `world`.
 
@@ -114,14 +115,14 @@ fn header(value: &str) -> HeaderValue {
     responses(
         (status = 200, description = "The PNG",
             headers(
-                ("ETag" = String, description = "`\"<world>:map1:<z>:<x>:<y>:v<version>\"`"),
+                ("ETag" = String, description = "`\"<world>:map1:<z>:<x>:<y>:<digest>\"`: the digest of the PNG"),
                 ("x-terrain-revision" = u64, description = "The world revision served"),
                 ("x-terrain-cache" = String, description = "`hit` or `miss`"),
                 ("Cache-Control" = String),
             ),
             content((crate::api::openapi::schemas::Bytes = "image/png")),
         ),
-        (status = 304, description = "The client holds the current version",
+        (status = 304, description = "The client holds the current PNG",
             headers(("ETag" = String), ("x-terrain-revision" = u64), ("Cache-Control" = String))),
         (status = 400, description = "A malformed or out-of-range `z`, `x` or `y` (the field names it)", body = crate::api::error::ErrorBody),
         (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
@@ -136,19 +137,21 @@ async fn map_tile(
     let engine = &state.engine;
     let (world, tile) = tile_path(path, engine.limits().max_coordinate)?;
     let world = engine.world(&world)?;
-    let (version, revision) = cache.version(world, tile).await;
-    let tag = etag(world.id(), tile, version);
+    // The world's own range (a voxel world's is narrower than the server's).
+    let tile = MapTile::checked(i64::from(tile.zoom), tile.x, tile.y, world.max_coordinate())?;
+    // The tag is the current PNG's digest: cached at the current version, or rendered
+    // now (a change to a mesh tile this one reads may leave its pixels as they were).
+    let served = cache.get(world, tile).await?;
+    let tag = etag(world.id(), tile, served.png.digest);
     let no_cache = HeaderValue::from_static("no-cache");
     if matches(&headers, &tag) {
         let head = [
             (ETAG, header(&tag)),
-            (REVISION_HEADER, revision.into()),
+            (REVISION_HEADER, served.revision.into()),
             (CACHE_CONTROL, no_cache),
         ];
         return Ok((StatusCode::NOT_MODIFIED, head).into_response());
     }
-    let served = cache.get(world, tile).await?;
-    let tag = etag(world.id(), tile, served.png.version);
     let hit = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
     let head = [
         (CONTENT_TYPE, HeaderValue::from_static("image/png")),

@@ -129,6 +129,19 @@ pub struct Limits {
     pub event_history: usize,
 }
 
+impl Limits {
+    /// The coordinate range of a world of `kind`: `max_coordinate`, and on a voxel world
+    /// at most [`terrain_core::voxel::MAX_COORDINATE`].
+    pub fn max_coordinate_of(&self, kind: terrain_core::GeneratorKind) -> f64 {
+        match kind {
+            terrain_core::GeneratorKind::Voxel => {
+                self.max_coordinate.min(terrain_core::voxel::MAX_COORDINATE)
+            }
+            _ => self.max_coordinate,
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -408,7 +421,8 @@ impl Config {
                     "at least one spawn point is required",
                 ));
             }
-            lifecycle::check_spawns(&world.spawn, self.limits.max_coordinate)
+            let max = self.limits.max_coordinate_of(world.generator);
+            lifecycle::check_spawns(&world.spawn, max)
                 .map_err(|(j, m)| ConfigError::invalid(format!("worlds[{i}].spawn[{j}]"), m))?;
         }
         Ok(())

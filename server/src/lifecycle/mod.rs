@@ -273,14 +273,13 @@ impl Lifecycles {
     ) -> Self {
         // Live tiles' meshes are pinned: together they may take the cache's budget.
         let budget = Arc::new(LiveBudget::new(limits.mesh_cache_bytes as u64));
-        let max_coordinate = limits.max_coordinate;
         let by_id = worlds
             .iter()
             .map(|w| {
                 let lc = WorldLifecycle::new(
                     Arc::clone(w),
                     config,
-                    max_coordinate,
+                    w.max_coordinate(),
                     Arc::clone(meshes),
                     Arc::clone(&budget),
                     Arc::clone(metrics),

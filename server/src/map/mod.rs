@@ -9,8 +9,11 @@
 //!
 //! A map tile's version is the largest version of the mesh tiles it reads
 //! ([`render::MapTile::covered`]): a change to any of them gives it a new revision,
-//! larger than every earlier version, so the version changes exactly when a pixel
-//! may have. The cache holds encoded PNGs, at most [`MAP_CACHE_BYTES`], keyed by world
+//! larger than every earlier version, so the version changes whenever a pixel may
+//! have, and the tile is then rendered again. Its tag ([`etag`]) is a digest of the
+//! PNG it renders to, so the tag follows the pixels: a zone that changes a mesh tile
+//! the map tile reads only at its border leaves the tag (and a client's copy) as it
+//! was. The cache holds encoded PNGs, at most [`MAP_CACHE_BYTES`], keyed by world
 //! and map tile; an entry older than the current version is never served. Rendering
 //! runs on the compute pool in bands of [`render::BAND_ROWS`] rows, taking turns
 //! with other requests; requests for the same uncached map tile render it once.
@@ -100,11 +103,32 @@ impl MapTile {
     }
 }
 
-/// A map tile as encoded: its PNG and the version it was rendered at.
+/// A map tile as encoded: its PNG, the version it was rendered at and the PNG's
+/// digest (what its tag carries).
 #[derive(Debug)]
 pub struct MapPng {
     pub version: u64,
     pub png: Vec<u8>,
+    pub digest: u64,
+}
+
+impl MapPng {
+    /// `png` rendered at `version`, with its digest.
+    pub fn new(version: u64, png: Vec<u8>) -> Self {
+        let digest = digest(&png);
+        MapPng {
+            version,
+            png,
+            digest,
+        }
+    }
+}
+
+/// FNV-1a (64 bits) of `bytes`: the same on every replica and every build.
+pub fn digest(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// A map tile as served.
@@ -147,10 +171,11 @@ pub fn version_of(world: &World, state: &WorldState, tile: MapTile) -> u64 {
     version
 }
 
-/// The strong validator of `tile` of `world` at `version`.
-pub fn etag(world: &str, tile: MapTile, version: u64) -> String {
+/// The strong validator of `tile` of `world` rendered to a PNG whose [`digest`] is
+/// `digest`.
+pub fn etag(world: &str, tile: MapTile, digest: u64) -> String {
     format!(
-        "\"{world}:{RENDERING}:{}:{}:{}:v{version}\"",
+        "\"{world}:{RENDERING}:{}:{}:{}:{digest:016x}\"",
         tile.zoom, tile.x, tile.y
     )
 }
@@ -198,7 +223,7 @@ impl MapCache {
                     return Ok(Op::Nop);
                 }
                 let png = self.render(state, tile).await?;
-                Ok::<_, MapError>(Op::Put(Arc::new(MapPng { version, png })))
+                Ok::<_, MapError>(Op::Put(Arc::new(MapPng::new(version, png))))
             })
             .await?;
         let rendered = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));

@@ -3,8 +3,9 @@
 //! conditional requests.
 //!
 //! A voxel world's tile is its chunk (32 x 32 columns), so chunk versions are tile
-//! versions and chunk indices are checked as tile indices: `|c * 32| <=
-//! max_coordinate`, named `cx` / `cz` over HTTP and `chunk_x` / `chunk_z` over gRPC.
+//! versions and chunk indices are checked as tile indices: `|c| <= 2^20`
+//! (`terrain_core::voxel::MAX_CHUNK`), named `cx` / `cz` over HTTP and `chunk_x` /
+//! `chunk_z` over gRPC.
 //! Any other world is refused first, with [`QueryError::NotVoxel`]
 //! (`FAILED_PRECONDITION`, HTTP 409, field `world`): the request is well formed, the
 //! world's generator has no blocks. Chunks are built on the compute pool from the

@@ -56,8 +56,10 @@ pub struct TileVersion {
 
 impl QueryEngine {
     /// Checks that tile `tile` of `world` lies within the coordinate limit: `|t *
-    /// tile_size| <= max_coordinate` on both axes, and on a voxel world within the
-    /// chunks the voxel generator serves (`|c| <= 2^20`, `terrain_core::voxel::MAX_CHUNK`).
+    /// tile_size| <= max_coordinate` on both axes; on a voxel world, within the chunks
+    /// the voxel generator serves instead (`|c| <= 2^20`,
+    /// `terrain_core::voxel::MAX_CHUNK`): every chunk a viewer inside the world's
+    /// coordinate range can be announced, whatever `max_coordinate` is.
     pub fn check_tile(
         &self,
         world: &World,
@@ -67,18 +69,21 @@ impl QueryEngine {
         let size = world.tile_grid().size;
         let max = self.limits().max_coordinate;
         for (t, field) in [(tile.0, &fields.x), (tile.1, &fields.z)] {
+            if world.kind() == GeneratorKind::Voxel {
+                if t.unsigned_abs() > MAX_CHUNK.unsigned_abs() {
+                    let reason = format!(
+                        "chunk {t} is beyond the voxel chunks served: |chunk| must be at most {MAX_CHUNK}"
+                    );
+                    return Err(QueryError::invalid(field.clone(), reason));
+                }
+                continue;
+            }
             check_coordinate(t as f64 * size, max).map_err(|_| {
                 let reason = format!(
                     "tile {t} is outside the world: tile * {size} must be within [-{max}, {max}]"
                 );
                 QueryError::invalid(field.clone(), reason)
             })?;
-            if world.kind() == GeneratorKind::Voxel && t.unsigned_abs() > MAX_CHUNK.unsigned_abs() {
-                let reason = format!(
-                    "chunk {t} is beyond the voxel chunks served: |chunk| must be at most {MAX_CHUNK}"
-                );
-                return Err(QueryError::invalid(field.clone(), reason));
-            }
         }
         Ok(())
     }

@@ -183,7 +183,7 @@ impl QueryEngine {
         z: f64,
         mode: HeightMode,
     ) -> Result<HeightAnswer, QueryError> {
-        let max = self.limits.max_coordinate;
+        let max = world.max_coordinate();
         check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
         let (height, zone, revision) = {
@@ -228,7 +228,7 @@ impl QueryEngine {
         }
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list())?;
-        let max = self.limits.max_coordinate;
+        let max = world.max_coordinate();
         if mode == HeightMode::Surface {
             return self.surface_heights(world, coords, naming).await;
         }
@@ -269,7 +269,7 @@ impl QueryEngine {
         coords: Vec<f64>,
         naming: BatchNaming,
     ) -> Result<BatchAnswer, QueryError> {
-        let max = self.limits.max_coordinate;
+        let max = world.max_coordinate();
         let points = coords.len() / 2;
         let layout = world.tile_grid();
         let coords = Arc::new(coords);
@@ -326,7 +326,7 @@ impl QueryEngine {
         world: &Arc<World>,
         req: HeightmapRequest,
     ) -> Result<HeightmapAnswer, QueryError> {
-        let grid = self.check_heightmap(&req)?;
+        let grid = self.check_heightmap(world, &req)?;
         let (heights, revision) = if grid.len() <= OFFLOAD_THRESHOLD {
             let state = world.snapshot();
             let heights = compute::heightmap_serial(state.terrain(), &grid);
@@ -347,9 +347,14 @@ impl QueryEngine {
         })
     }
 
-    /// Validates a heightmap request against this engine's limits ([`heightmap_grid`]).
-    fn check_heightmap(&self, req: &HeightmapRequest) -> Result<Grid, QueryError> {
-        heightmap_grid(req, &self.limits)
+    /// Validates a heightmap request against this engine's limits and `world`'s
+    /// coordinate range ([`heightmap_grid`]).
+    fn check_heightmap(&self, world: &World, req: &HeightmapRequest) -> Result<Grid, QueryError> {
+        let limits = Limits {
+            max_coordinate: world.max_coordinate(),
+            ..self.limits
+        };
+        heightmap_grid(req, &limits)
     }
 
     /// Runs `job` on the pool; a lost job is an internal error.

@@ -64,7 +64,7 @@ impl QueryEngine {
 
     /// The zone that decides the height at `(x, z)`, if any.
     pub async fn zone_at(&self, world: &World, x: f64, z: f64) -> Result<ZoneAnswer, QueryError> {
-        let max = self.limits().max_coordinate;
+        let max = world.max_coordinate();
         check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
         let state = world.snapshot();

@@ -160,6 +160,10 @@ pub struct World {
     spawn: Vec<[f64; 2]>,
     /// A voxel world's generator parameters.
     voxel: Option<terrain_core::voxel::VoxelConfig>,
+    /// The coordinate range every route of this world checks points against: the
+    /// server's `max_coordinate`, and on a voxel world at most
+    /// [`terrain_core::voxel::MAX_COORDINATE`].
+    max_coordinate: f64,
     /// The world's zone log and its follower's progress, set once following starts
     /// ([`follow::Replication::start`]): mutations are proposed there, and only the
     /// follower applies them.
@@ -217,7 +221,7 @@ impl World {
             rules: ZoneRules {
                 limits: ZoneLimits {
                     max_size: limits.max_zone_size,
-                    max_coordinate: limits.max_coordinate,
+                    max_coordinate: limits.max_coordinate_of(config.generator),
                 },
                 max_zones: limits.max_zones_per_world,
             },
@@ -227,6 +231,7 @@ impl World {
             ground,
             spawn: config.spawn.clone(),
             voxel: config.voxel,
+            max_coordinate: limits.max_coordinate_of(config.generator),
             link: std::sync::OnceLock::new(),
             history: limits.event_history.max(1),
         })
@@ -240,6 +245,12 @@ impl World {
     /// The generator family.
     pub fn kind(&self) -> GeneratorKind {
         self.kind
+    }
+
+    /// The coordinate range of this world's routes (heights, heightmaps, zones,
+    /// viewers, map tiles): `|x|, |z| <=` this.
+    pub fn max_coordinate(&self) -> f64 {
+        self.max_coordinate
     }
 
     /// The configured seed (always 0 for osrs).

@@ -71,6 +71,7 @@ mod voxel_bench;
 mod voxel_fixtures;
 mod voxel_grpc;
 mod voxel_http;
+mod voxel_range;
 mod worlds;
 mod zones_auth;
 mod zones_errors;

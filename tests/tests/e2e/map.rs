@@ -98,6 +98,35 @@ async fn etags_revalidate_and_a_zone_change_retags_the_covering_tiles() {
     assert_eq!(third, first, "removing the zone restores the pixels");
 }
 
+/// Issue 22: `map/4/8/7.png` (x 2048..2304, z 1792..2048, reading mesh tiles 20..23 x
+/// 18..20 for its border pixels) got a new tag with identical bytes after a zone at
+/// (2000, 1900), which changes mesh tile (20, 19) but no pixel of this map tile.
+#[tokio::test]
+async fn a_zone_that_changes_no_pixel_keeps_the_map_tiles_tag() {
+    let server = TestServer::start().await;
+    let path = "/v1/worlds/main/map/4/8/7.png";
+    let (status, tag, first) = get_tile(&server, path, None).await;
+    assert_eq!(status, 200);
+    let zone = json!({"centerX": 2000.0, "centerZ": 1900.0, "width": 30.0, "depth": 30.0,
+                      "height": 30.0, "blendRadius": 5.0});
+    let (status, answer) = server
+        .put_json("/v1/worlds/main/flat-zones/border", &zone, None)
+        .await;
+    assert!(status.is_success(), "{answer}");
+    assert!(
+        answer["tiles"]
+            .as_array()
+            .unwrap()
+            .contains(&json!([20, 19])),
+        "the zone changes a mesh tile the map tile reads: {answer}"
+    );
+    let (status, same, body) = get_tile(&server, path, Some(&tag)).await;
+    assert_eq!((status, same.as_str(), body.len()), (304, tag.as_str(), 0));
+    let (status, again, second) = get_tile(&server, path, None).await;
+    assert_eq!((status, again.as_str()), (200, tag.as_str()));
+    assert_eq!(first, second);
+}
+
 #[tokio::test]
 async fn bad_tiles_are_refused_naming_the_field() {
     let server = TestServer::start().await;

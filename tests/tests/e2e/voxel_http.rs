@@ -407,16 +407,22 @@ async fn bad_chunk_requests_are_refused_naming_the_field() {
     assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("tx"));
     assert_eq!(server.revision(VOXEL).await, before, "nothing changed");
     server.stop().await;
-    // Below 2^20 chunks, max_coordinate decides: 1e4 / 32 = 312.5.
+    // max_coordinate bounds the points (1e4 here), not the chunks: a viewer at x = 1e4
+    // is announced chunks past 1e4 / 32 = 312.5, and those are served (issue 22; they
+    // were refused before).
     let server = TestServer::start_with(|c| {
         voxel_worlds(c);
         c.limits.max_coordinate = 1e4;
     })
     .await;
-    let answer = server.get(&chunk_path("blocks", 313, 0)).await;
-    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("cx"));
+    let (status, _) = server.get(&chunk_path("blocks", 313, 0)).await;
+    assert_eq!(status, 200);
     let (status, _) = server.get(&chunk_path("blocks", 312, -312)).await;
     assert_eq!(status, 200);
+    let answer = server
+        .get(&format!("/v1/worlds/{VOXEL}/height?x=10001&z=0"))
+        .await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("x"));
     server.stop().await;
 }
 

@@ -1,0 +1,326 @@
+//! The height-only path of the voxel generator: a column's height without building its
+//! neighbours' columns, and a bounded cache of whole chunks of heights that points
+//! share.
+//!
+//! A column's height is its eroded ground (or sea level under ice) plus a solid
+//! decoration. Erosion iteration `i` reads the column and its four neighbours at
+//! iteration `i - 1`, so `k` iterations of one column read the raw columns within
+//! Manhattan distance `k` (a diamond of `2k² + 2k + 1` columns, 41 for `k = 4`), not the
+//! `(2k + 3)²` square the rectangle path computes. The coast rule (which decides the
+//! surface, and through it the decoration) reads the four neighbours' water: only
+//! columns whose decoration roll could place a decoration on land
+//! ([`SURFACE_ROLLS`]) need it, and they erode a diamond one wider. The arithmetic is the
+//! rectangle path's, step for step, so the heights are the same bits
+//! (`tests::the_diamond_path_is_the_rectangle_path`, `core/tests/voxel_seams.rs`).
+//!
+//! The cache holds [`CACHE_CHUNKS`] chunks of 1,024 one-byte heights (1 KiB each) per
+//! world. A chunk enters it after [`MISSES_BEFORE_CHUNK`] points of it were asked for one
+//! by one (building its 1,024 columns then costs about as much as that many single
+//! points), so sparse points take the diamond path and dense ones read the chunk. The
+//! cache never changes an answer: an entry is the rectangle path's heights.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use super::{
+    CHUNK, Voxel, block::Biome, columns::ColumnData, field::SALT_DECORATION, field::hash2,
+};
+
+/// Decoration rolls (`hash % 1000`) below this may place a land decoration, which
+/// depends on the column's surface and hence on the coast rule; at or above it the
+/// decoration does not depend on the surface
+/// (`tests::rolls_from_surface_rolls_on_ignore_the_surface`).
+pub(crate) const SURFACE_ROLLS: u64 = 115;
+
+/// Chunks of heights a world's cache holds (1 KiB each: 8 MiB).
+pub const CACHE_CHUNKS: usize = 8192;
+
+/// Points of one chunk answered one by one before the whole chunk is built and cached.
+pub const MISSES_BEFORE_CHUNK: u32 = 24;
+
+/// The cached heights of one chunk, row-major (x fastest).
+type ChunkHeights = Arc<[u8; (CHUNK * CHUNK) as usize]>;
+
+/// A bounded map of chunk heights, shared by every clone of a generator.
+#[derive(Default)]
+pub(crate) struct HeightCache {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Chunk heights and the tick they were last read at.
+    chunks: HashMap<(i64, i64), (ChunkHeights, u64)>,
+    /// Points answered one by one per chunk not (yet) cached.
+    misses: HashMap<(i64, i64), u32>,
+    tick: u64,
+}
+
+impl std::fmt::Debug for HeightCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let chunks = self.inner.lock().map(|i| i.chunks.len()).unwrap_or(0);
+        f.debug_struct("HeightCache")
+            .field("chunks", &chunks)
+            .finish()
+    }
+}
+
+/// What a lookup found.
+enum Lookup {
+    Hit(i32),
+    /// Not cached; `true` when the chunk has now been asked for often enough to build.
+    Miss(bool),
+}
+
+impl HeightCache {
+    fn lookup(&self, chunk: (i64, i64), index: usize) -> Lookup {
+        // A poisoned lock only means another thread panicked mid-update; the map is
+        // still a valid map (every entry is inserted whole).
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.tick += 1;
+        let tick = inner.tick;
+        if let Some((heights, seen)) = inner.chunks.get_mut(&chunk) {
+            *seen = tick;
+            return Lookup::Hit(i32::from(heights[index]));
+        }
+        if inner.misses.len() >= 4 * CACHE_CHUNKS {
+            inner.misses.clear();
+        }
+        let n = inner.misses.entry(chunk).or_insert(0);
+        *n += 1;
+        Lookup::Miss(*n >= MISSES_BEFORE_CHUNK)
+    }
+
+    fn insert(&self, chunk: (i64, i64), heights: ChunkHeights) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.tick += 1;
+        let tick = inner.tick;
+        inner.misses.remove(&chunk);
+        inner.chunks.insert(chunk, (heights, tick));
+        if inner.chunks.len() > CACHE_CHUNKS {
+            // Drop the least recently read half: amortised O(1) per insert.
+            let mut ticks: Vec<u64> = inner.chunks.values().map(|(_, t)| *t).collect();
+            let mid = ticks.len() / 2;
+            let (_, cut, _) = ticks.select_nth_unstable(mid);
+            let cut = *cut;
+            inner.chunks.retain(|_, (_, t)| *t > cut);
+        }
+    }
+
+    /// Chunks held.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.inner.lock().map(|i| i.chunks.len()).unwrap_or(0)
+    }
+}
+
+impl Voxel {
+    /// The height of column `(x, z)` without flat zones: from the cache, or by the
+    /// diamond path (building and caching the chunk once it is asked for often).
+    pub(crate) fn column_height(&self, x: i64, z: i64) -> i32 {
+        let chunk = (x.div_euclid(CHUNK), z.div_euclid(CHUNK));
+        let (ix, iz) = (x.rem_euclid(CHUNK), z.rem_euclid(CHUNK));
+        let index = (iz * CHUNK + ix) as usize;
+        match self.heights.lookup(chunk, index) {
+            Lookup::Hit(h) => h,
+            Lookup::Miss(false) => self.diamond_height(x, z),
+            Lookup::Miss(true) => match self.chunk_heights(chunk) {
+                Some(heights) => {
+                    let h = i32::from(heights[index]);
+                    self.heights.insert(chunk, heights);
+                    h
+                }
+                None => self.diamond_height(x, z),
+            },
+        }
+    }
+
+    /// The heights of a whole chunk by the rectangle path; `None` if one does not fit
+    /// a byte (never with `max_height <= 255`).
+    fn chunk_heights(&self, (cx, cz): (i64, i64)) -> Option<ChunkHeights> {
+        let sea = self.config.sea_level as i32;
+        let cols = self.columns(cx * CHUNK, cz * CHUNK, CHUNK as usize, CHUNK as usize, None);
+        let mut out = [0u8; (CHUNK * CHUNK) as usize];
+        for (o, c) in out.iter_mut().zip(&cols.v) {
+            *o = u8::try_from(c.height(sea, c.biome.frozen())).ok()?;
+        }
+        Some(Arc::new(out))
+    }
+
+    /// The height of column `(x, z)` from the diamonds of raw columns it depends on.
+    pub(crate) fn diamond_height(&self, x: i64, z: i64) -> i32 {
+        let sea = self.config.sea_level as i32;
+        let roll = hash2(self.seed, SALT_DECORATION, x, z) % 1000;
+        let coast = roll < SURFACE_ROLLS;
+        let k = self.config.erosion_iterations as i64;
+        let eroded = self.eroded_diamond(x, z, k + i64::from(coast));
+        let (ground, river) = eroded[0];
+        let wet = ground < sea;
+        // Dry, with a roll no land decoration takes: neither the biome nor the surface
+        // can change the height.
+        if !wet && !coast {
+            return ground;
+        }
+        let biome: Biome = self.fields.biome(x, z);
+        let surface = if wet || (coast && !river && eroded[1..].iter().any(|&(g, _)| g < sea)) {
+            super::BlockKind::Sand
+        } else {
+            biome.land_surface()
+        };
+        let mut c = ColumnData {
+            ground,
+            zoned: false,
+            river,
+            biome,
+            water_depth: if wet { (sea - ground) as u32 } else { 0 },
+            surface,
+            decoration: None,
+            size: 0,
+        };
+        (c.decoration, c.size) = self.decoration(x, z, &c);
+        c.height(sea, biome.frozen())
+    }
+
+    /// Talus erosion of the diamond of radius `r` around `(x, z)`: the eroded
+    /// (ground, river) of the centre, then (if `r` exceeds the iterations) of its
+    /// north, east, south and west neighbours.
+    fn eroded_diamond(&self, x: i64, z: i64, r: i64) -> Vec<(i32, bool)> {
+        let k = self.config.erosion_iterations as i64;
+        let side = (2 * r + 1) as usize;
+        let at = |dx: i64, dz: i64| ((dz + r) as usize) * side + (dx + r) as usize;
+        let mut cur = vec![(0i32, false); side * side];
+        for dz in -r..=r {
+            let w = r - dz.abs();
+            for dx in -w..=w {
+                let raw = self.fields.raw(x + dx, z + dz);
+                cur[at(dx, dz)] = (raw.top, raw.river);
+            }
+        }
+        let t = self.config.talus_threshold as i32;
+        let mut next = cur.clone();
+        for i in 1..=k {
+            let reach = r - i;
+            for dz in -reach..=reach {
+                let w = reach - dz.abs();
+                for dx in -w..=w {
+                    let (h, river) = cur[at(dx, dz)];
+                    let n = [
+                        cur[at(dx, dz - 1)].0,
+                        cur[at(dx + 1, dz)].0,
+                        cur[at(dx, dz + 1)].0,
+                        cur[at(dx - 1, dz)].0,
+                    ];
+                    next[at(dx, dz)] = (super::columns::talus(h, n, t), river);
+                }
+            }
+            std::mem::swap(&mut cur, &mut next);
+        }
+        let mut out = vec![cur[at(0, 0)]];
+        if r > k {
+            out.extend([at(0, -1), at(1, 0), at(0, 1), at(-1, 0)].map(|i| cur[i]));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::voxel::{BlockKind, VoxelConfig};
+
+    #[test]
+    fn rolls_from_surface_rolls_on_ignore_the_surface() {
+        let v = Voxel::new(1, VoxelConfig::default()).unwrap();
+        let surfaces = [
+            BlockKind::Sand,
+            BlockKind::Grass,
+            BlockKind::Moss,
+            BlockKind::Snow,
+        ];
+        for i in 0..20_000u64 {
+            let h = crate::voxel::field::mix(i);
+            for &biome in Biome::ALL.iter() {
+                let land = |surface| ColumnData {
+                    ground: 20,
+                    zoned: false,
+                    river: false,
+                    biome,
+                    water_depth: 0,
+                    surface,
+                    decoration: None,
+                    size: 0,
+                };
+                let decos: Vec<_> = surfaces.map(|s| v.decoration_by_hash(h, &land(s))).into();
+                if h % 1000 >= SURFACE_ROLLS {
+                    assert!(
+                        decos.iter().all(|d| d.0.is_none()),
+                        "roll {} {biome:?}",
+                        h % 1000
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_diamond_path_is_the_rectangle_path() {
+        let configs = [
+            VoxelConfig::default(),
+            VoxelConfig::diorama(),
+            VoxelConfig {
+                erosion_iterations: 0,
+                ..VoxelConfig::diorama()
+            },
+            VoxelConfig {
+                erosion_iterations: 9,
+                talus_threshold: 1,
+                amplitude: 40,
+                ..VoxelConfig::default()
+            },
+        ];
+        for (n, config) in configs.into_iter().enumerate() {
+            for seed in [1u32, 3, 7] {
+                let v = Voxel::new(seed, config).unwrap();
+                let sea = config.sea_level as i32;
+                let (x0, z0) = (-37 + 1000 * n as i64, 21 - 700 * seed as i64);
+                let rect = v.columns(x0, z0, 40, 40, None);
+                for z in z0..z0 + 40 {
+                    for x in x0..x0 + 40 {
+                        let c = rect.at(x, z);
+                        let want = c.height(sea, c.biome.frozen());
+                        assert_eq!(
+                            v.diamond_height(x, z),
+                            want,
+                            "config {n} seed {seed} ({x}, {z})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cached_chunks_answer_what_single_points_do_and_stay_bounded() {
+        let v = Voxel::new(7, VoxelConfig::default()).unwrap();
+        // Every column of chunk (2, -3), asked twice: the first asks build the chunk.
+        for pass in 0..2 {
+            for z in -96..-64 {
+                for x in 64..96 {
+                    assert_eq!(
+                        v.column_height(x, z),
+                        v.diamond_height(x, z),
+                        "pass {pass} ({x}, {z})"
+                    );
+                }
+            }
+        }
+        assert_eq!(v.heights.len(), 1);
+        let cache = HeightCache::default();
+        for i in 0..(CACHE_CHUNKS as i64 + 10) {
+            cache.insert((i, 0), Arc::new([0; 1024]));
+        }
+        assert!(cache.len() <= CACHE_CHUNKS, "{}", cache.len());
+    }
+}
