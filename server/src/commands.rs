@@ -16,6 +16,7 @@ use crate::{
         StoreError, ZoneStore,
         backup::{Backup, BackupError},
     },
+    world::ZoneRules,
 };
 
 /// Why a subcommand failed.
@@ -106,12 +107,16 @@ pub fn restore(config: &Config, input: &Path) -> Result<(), CommandError> {
         std::fs::read(input).map_err(file)?
     };
     let backup = Backup::from_json(&bytes)?;
+    // Every world checked before the data_dir or its store is created: a refused
+    // backup leaves no trace.
+    let rules = ZoneRules::from_limits(&config.limits);
+    backup.check(&rules)?;
     std::fs::create_dir_all(&config.data_dir).map_err(|source| CommandError::File {
         path: config.data_dir.clone(),
         source,
     })?;
     let store = ZoneStore::open(&config.data_dir)?;
-    store.restore(&backup)?;
+    store.restore(&backup, &rules)?;
     store.close();
     eprintln!(
         "restore: {} worlds, {} zones into {}",
