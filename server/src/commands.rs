@@ -51,7 +51,11 @@ pub enum CommandError {
 /// `cli` (its `data_dir`, its admin token).
 pub fn run(cli: &Cli, command: &Command) -> Result<(), CommandError> {
     match command {
-        Command::Backup { output, from } => backup(cli, output, from.as_deref()),
+        Command::Backup {
+            output,
+            from,
+            ca_file,
+        } => backup(cli, output, from.as_deref(), ca_file.as_deref()),
         Command::Restore { input } => restore(&Config::load(cli)?, input),
         Command::Protoset { output } => {
             write_protoset(output).map_err(|source| CommandError::Protoset {
@@ -63,9 +67,15 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CommandError> {
     }
 }
 
-/// `backup`: the snapshot of the running server at `from`, or of the configured
-/// `data_dir` (which a running server holds locked: then use `from`).
-fn backup(cli: &Cli, output: &Path, from: Option<&str>) -> Result<(), CommandError> {
+/// `backup`: the snapshot of the running server at `from` (`http://` or `https://`,
+/// trusting `ca_file`), or of the configured `data_dir` (which a running server holds
+/// locked: then use `from`).
+fn backup(
+    cli: &Cli,
+    output: &Path,
+    from: Option<&str>,
+    ca_file: Option<&Path>,
+) -> Result<(), CommandError> {
     let config = Config::load(cli)?;
     let snapshot = match from {
         Some(url) => {
@@ -74,7 +84,7 @@ fn backup(cli: &Cli, output: &Path, from: Option<&str>) -> Result<(), CommandErr
                 .admin_token
                 .as_ref()
                 .map(|t| format!("Bearer {}", t.expose()));
-            Backup::from_json(&healthcheck::fetch(&url, auth.as_deref())?)?
+            Backup::from_json(&healthcheck::fetch(&url, auth.as_deref(), ca_file)?)?
         }
         None => {
             let store = ZoneStore::open_existing(&config.data_dir)?;
