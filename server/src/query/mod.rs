@@ -413,7 +413,10 @@ pub fn heightmap_grid(req: &HeightmapRequest, limits: &Limits) -> Result<Grid, Q
     for (field, axis, far) in corner {
         if check_coordinate(far, max).is_err() {
             let reason = format!(
-                "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {far} is outside [-{max}, {max}]"
+                "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {} is outside [-{}, {}]",
+                Num(far),
+                Num(max),
+                Num(max)
             );
             return Err(QueryError::invalid(field, reason));
         }
