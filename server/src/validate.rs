@@ -17,7 +17,38 @@ use terrain_core::{
     quote::{Num, Quoted},
 };
 
-use crate::{config::values::check_world_id, world::ZoneRules};
+use terrain_core::zones::ZoneLimits;
+
+/// What a registration may hold: the zone limits and the zone count of a world (built
+/// from the configuration by `ZoneRules::from_limits` in [`crate::world`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZoneRules {
+    pub limits: ZoneLimits,
+    pub max_zones: usize,
+}
+
+/// The longest world id.
+pub const MAX_WORLD_ID_LEN: usize = 64;
+
+/// `[A-Za-z0-9_-]{1,64}`: safe in URLs, file names and metric labels.
+pub fn check_world_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.len() > MAX_WORLD_ID_LEN {
+        return Err(format!(
+            "{} must be 1 to {MAX_WORLD_ID_LEN} characters long",
+            Quoted(id)
+        ));
+    }
+    if !id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(format!(
+            "{} may only contain A-Z, a-z, 0-9, '_' and '-'",
+            Quoted(id)
+        ));
+    }
+    Ok(())
+}
 
 /// How many revisions a stored or restored world must leave before `u64::MAX`: 2^32,
 /// more mutations than a world takes in years at thousands a second, so a restored

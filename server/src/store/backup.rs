@@ -27,10 +27,7 @@ use super::{
     StoreError, decode_zone, encode_zone,
     redb::{LOG, WORLDS, ZONES, ZoneStore, db_err},
 };
-use crate::{
-    validate::{StoredWorldError, check_stored_world},
-    world::ZoneRules,
-};
+use crate::validate::{StoredWorldError, ZoneRules, check_stored_world};
 
 /// The `format` of a backup file.
 pub const FORMAT: &str = "terrain-backup";
@@ -304,7 +301,15 @@ mod tests {
     }
 
     fn rules() -> ZoneRules {
-        ZoneRules::from_limits(&crate::config::Limits::default())
+        // The default limits, as `ZoneRules::from_limits` makes them.
+        let limits = crate::config::Limits::default();
+        ZoneRules {
+            limits: terrain_core::zones::ZoneLimits {
+                max_size: limits.max_zone_size,
+                max_coordinate: limits.max_coordinate,
+            },
+            max_zones: limits.max_zones_per_world,
+        }
     }
 
     fn commit(store: &ZoneStore, world: &str, revision: u64, kind: MutationKind, z: FlatZone) {

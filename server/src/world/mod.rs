@@ -46,6 +46,7 @@ use crate::{
     validate::{StoredWorldError, check_stored_world},
 };
 
+pub use crate::validate::ZoneRules;
 pub use error::{RegistryError, UnknownWorld};
 pub use registry::{Change, Outcome};
 pub use stats::Lookups;
@@ -115,13 +116,6 @@ impl WorldState {
     pub fn tile_version(&self, tile: (i64, i64)) -> u64 {
         self.tiles.get(tile)
     }
-}
-
-/// What a registration may hold.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ZoneRules {
-    pub limits: ZoneLimits,
-    pub max_zones: usize,
 }
 
 impl ZoneRules {
