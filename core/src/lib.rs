@@ -24,6 +24,7 @@ pub mod generator;
 pub mod layout;
 pub mod mesh;
 pub mod names;
+pub mod quote;
 pub mod terrain;
 pub mod tile;
 pub mod voxel;

@@ -86,7 +86,7 @@ impl Auth {
         };
         let Some(value) = authorization else {
             return Err(Unauthenticated(
-                "missing; mutations need \"Authorization: Bearer <admin token>\"",
+                "missing; mutations and admin routes need \"Authorization: Bearer <admin token>\"",
             ));
         };
         let presented =

@@ -16,6 +16,7 @@ use crate::{
         StoreError, ZoneStore,
         backup::{Backup, BackupError},
     },
+    world::ZoneRules,
 };
 
 /// Why a subcommand failed.
@@ -50,7 +51,11 @@ pub enum CommandError {
 /// `cli` (its `data_dir`, its admin token).
 pub fn run(cli: &Cli, command: &Command) -> Result<(), CommandError> {
     match command {
-        Command::Backup { output, from } => backup(cli, output, from.as_deref()),
+        Command::Backup {
+            output,
+            from,
+            ca_file,
+        } => backup(cli, output, from.as_deref(), ca_file.as_deref()),
         Command::Restore { input } => restore(&Config::load(cli)?, input),
         Command::Protoset { output } => {
             write_protoset(output).map_err(|source| CommandError::Protoset {
@@ -62,9 +67,15 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CommandError> {
     }
 }
 
-/// `backup`: the snapshot of the running server at `from`, or of the configured
-/// `data_dir` (which a running server holds locked: then use `from`).
-fn backup(cli: &Cli, output: &Path, from: Option<&str>) -> Result<(), CommandError> {
+/// `backup`: the snapshot of the running server at `from` (`http://` or `https://`,
+/// trusting `ca_file`), or of the configured `data_dir` (which a running server holds
+/// locked: then use `from`).
+fn backup(
+    cli: &Cli,
+    output: &Path,
+    from: Option<&str>,
+    ca_file: Option<&Path>,
+) -> Result<(), CommandError> {
     let config = Config::load(cli)?;
     let snapshot = match from {
         Some(url) => {
@@ -73,7 +84,7 @@ fn backup(cli: &Cli, output: &Path, from: Option<&str>) -> Result<(), CommandErr
                 .admin_token
                 .as_ref()
                 .map(|t| format!("Bearer {}", t.expose()));
-            Backup::from_json(&healthcheck::fetch(&url, auth.as_deref())?)?
+            Backup::from_json(&healthcheck::fetch(&url, auth.as_deref(), ca_file)?)?
         }
         None => {
             let store = ZoneStore::open_existing(&config.data_dir)?;
@@ -106,12 +117,17 @@ pub fn restore(config: &Config, input: &Path) -> Result<(), CommandError> {
         std::fs::read(input).map_err(file)?
     };
     let backup = Backup::from_json(&bytes)?;
+    // Every world checked before the data_dir or its store is created: a refused
+    // backup leaves no trace.
+    // The server's range; a voxel world's narrower one is checked again when it opens.
+    let rules = ZoneRules::from_limits(&config.limits, config.limits.max_coordinate);
+    backup.check(&rules)?;
     std::fs::create_dir_all(&config.data_dir).map_err(|source| CommandError::File {
         path: config.data_dir.clone(),
         source,
     })?;
     let store = ZoneStore::open(&config.data_dir)?;
-    store.restore(&backup)?;
+    store.restore(&backup, &rules)?;
     store.close();
     eprintln!(
         "restore: {} worlds, {} zones into {}",

@@ -3,12 +3,20 @@
 //! the answer is 200, 1 otherwise; never waits longer than [`TIMEOUT`] per step. The
 //! default URL is the command line's ([`crate::config::cli::DEFAULT_HEALTHCHECK_URL`]);
 //! [`crate::commands`] runs the check. [`fetch`] is the same `GET` reading the whole
-//! answer (the `backup --from` command).
+//! answer (the `backup --from` command), over plain HTTP or, for an `https://` URL,
+//! over TLS (rustls, ring provider) trusting the PEM certificates of a CA file.
 
 use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpStream, ToSocketAddrs},
+    path::Path,
+    sync::Arc,
     time::Duration,
+};
+
+use rustls_pki_types::{CertificateDer, ServerName, pem::PemObject};
+use tokio_rustls::rustls::{
+    ClientConfig, ClientConnection, RootCertStore, StreamOwned, crypto::ring,
 };
 
 /// The bound on connecting, writing and reading.
@@ -17,8 +25,11 @@ pub const TIMEOUT: Duration = Duration::from_secs(3);
 /// Why the check failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
-    #[error("{0:?}: expected http://HOST:PORT/PATH")]
+    #[error("{0:?}: expected http://HOST:PORT/PATH or https://HOST:PORT/PATH")]
     Url(String),
+    /// An `https://` URL without a CA file, or a CA file that cannot be used.
+    #[error("ca_file: {0}")]
+    Ca(String),
     #[error("{url}: {source}")]
     Io {
         url: String,
@@ -31,7 +42,7 @@ pub enum CheckError {
 
 /// `GET url`; `Ok` when the answer's status is 200.
 pub fn check(url: &str) -> Result<(), CheckError> {
-    let mut stream = send_get(url, None)?;
+    let mut stream = send_get(url, None, None)?;
     let mut head = [0u8; 64];
     let n = stream
         .read(&mut head)
@@ -55,15 +66,101 @@ fn io_error(url: &str, source: std::io::Error) -> CheckError {
     }
 }
 
-/// Connects to `url`'s host within [`TIMEOUT`] and sends `GET` (with `Authorization:
-/// authorization` if given, and `Connection: close`); the stream to read the answer
-/// from, each read bounded by [`TIMEOUT`].
-fn send_get(url: &str, authorization: Option<&str>) -> Result<TcpStream, CheckError> {
-    let (host, addr, path) = parse(url)?;
+/// A connection, plain or TLS.
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(buf),
+            // A server closing without close_notify ends the answer; the
+            // Content-Length check catches a cut body.
+            Stream::Tls(s) => match s.read(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(0),
+                other => other,
+            },
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.write(buf),
+            Stream::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Stream::Plain(s) => s.flush(),
+            Stream::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// The TLS client trusting the certificates of the PEM file `ca_file`.
+fn tls_client(ca_file: &Path) -> Result<Arc<ClientConfig>, CheckError> {
+    let fail = |reason: String| CheckError::Ca(format!("{}: {reason}", ca_file.display()));
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(ca_file).map_err(|e| fail(e.to_string()))? {
+        roots
+            .add(cert.map_err(|e| fail(e.to_string()))?)
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(fail("no PEM CERTIFICATE block in the file".into()));
+    }
+    let mut config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| fail(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// Connects to `url`'s host within [`TIMEOUT`] (TLS for `https://`, trusting
+/// `ca_file`) and sends `GET` (with `Authorization: authorization` if given, and
+/// `Connection: close`); the stream to read the answer from, each read bounded by
+/// [`TIMEOUT`].
+fn send_get(
+    url: &str,
+    authorization: Option<&str>,
+    ca_file: Option<&Path>,
+) -> Result<Stream, CheckError> {
+    let Target {
+        tls,
+        host,
+        addr,
+        path,
+    } = parse(url)?;
     let io = |source| io_error(url, source);
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(io)?;
-    stream.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
-    stream.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
+    let tcp = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(io)?;
+    tcp.set_read_timeout(Some(TIMEOUT)).map_err(io)?;
+    tcp.set_write_timeout(Some(TIMEOUT)).map_err(io)?;
+    let mut stream = if tls {
+        let ca_file = ca_file.ok_or_else(|| {
+            CheckError::Ca(format!(
+                "{url}: an https:// URL needs --ca-file (the PEM certificate of the CA \
+                 that signed the server's certificate)"
+            ))
+        })?;
+        let name = host
+            .rsplit_once(':')
+            .map_or(host.as_str(), |(name, _)| name);
+        let name = name.trim_start_matches('[').trim_end_matches(']');
+        let name =
+            ServerName::try_from(name.to_string()).map_err(|_| CheckError::Url(url.into()))?;
+        let conn = ClientConnection::new(tls_client(ca_file)?, name)
+            .map_err(|e| CheckError::Ca(e.to_string()))?;
+        Stream::Tls(Box::new(StreamOwned::new(conn, tcp)))
+    } else {
+        Stream::Plain(tcp)
+    };
     let auth = authorization.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
     write!(
         stream,
@@ -73,10 +170,15 @@ fn send_get(url: &str, authorization: Option<&str>) -> Result<TcpStream, CheckEr
     Ok(stream)
 }
 
-/// `GET url` with an optional `Authorization` value; the answer's body when its status
-/// is 200 (the whole body, by `Content-Length` or to the connection's end).
-pub fn fetch(url: &str, authorization: Option<&str>) -> Result<Vec<u8>, CheckError> {
-    let mut stream = send_get(url, authorization)?;
+/// `GET url` with an optional `Authorization` value (over TLS for `https://`,
+/// trusting the certificates of `ca_file`); the answer's body when its status is 200
+/// (the whole body, by `Content-Length` or to the connection's end).
+pub fn fetch(
+    url: &str,
+    authorization: Option<&str>,
+    ca_file: Option<&Path>,
+) -> Result<Vec<u8>, CheckError> {
+    let mut stream = send_get(url, authorization, ca_file)?;
     let mut answer = Vec::new();
     stream
         .read_to_end(&mut answer)
@@ -113,10 +215,24 @@ pub fn fetch(url: &str, authorization: Option<&str>) -> Result<Vec<u8>, CheckErr
     }
 }
 
-/// The host header, the address to connect to and the path of `url`.
-fn parse(url: &str) -> Result<(String, SocketAddr, String), CheckError> {
+/// Where a URL points.
+struct Target {
+    /// `https://`.
+    tls: bool,
+    /// The `Host` header (`host:port`).
+    host: String,
+    addr: SocketAddr,
+    path: String,
+}
+
+/// Whether `url` is TLS, its host header, the address to connect to and its path.
+fn parse(url: &str) -> Result<Target, CheckError> {
     let bad = || CheckError::Url(url.to_string());
-    let rest = url.strip_prefix("http://").ok_or_else(bad)?;
+    let (tls, rest) = match (url.strip_prefix("http://"), url.strip_prefix("https://")) {
+        (Some(rest), _) => (false, rest),
+        (None, Some(rest)) => (true, rest),
+        (None, None) => return Err(bad()),
+    };
     let (host, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -126,7 +242,12 @@ fn parse(url: &str) -> Result<(String, SocketAddr, String), CheckError> {
         .map_err(|_| bad())?
         .next()
         .ok_or_else(bad)?;
-    Ok((host.to_string(), addr, path.to_string()))
+    Ok(Target {
+        tls,
+        host: host.to_string(),
+        addr,
+        path: path.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -135,13 +256,14 @@ mod tests {
 
     #[test]
     fn urls() {
-        let (host, addr, path) = parse("http://127.0.0.1:9/readyz").unwrap();
+        let t = parse("http://127.0.0.1:9/readyz").unwrap();
         assert_eq!(
-            (host.as_str(), addr.port(), path.as_str()),
-            ("127.0.0.1:9", 9, "/readyz")
+            (t.tls, t.host.as_str(), t.addr.port(), t.path.as_str()),
+            (false, "127.0.0.1:9", 9, "/readyz")
         );
-        assert_eq!(parse("http://127.0.0.1:9").unwrap().2, "/");
-        assert!(parse("https://127.0.0.1:9/").is_err());
+        assert_eq!(parse("http://127.0.0.1:9").unwrap().path, "/");
+        assert!(parse("https://127.0.0.1:9/").unwrap().tls);
+        assert!(parse("ftp://127.0.0.1:9/").is_err());
         assert!(
             parse("http://127.0.0.1/readyz").is_err(),
             "a port is required"

@@ -18,5 +18,6 @@ pub use doc::{DocError, ZoneDoc};
 pub use manifest::{ManifestError, NamedZone, parse_zone_file};
 pub use model::{
     Bounds, FlatZone, Reach, Shape, ZoneError, ZoneHeight, ZoneLimits, ZoneSpec, validate_id,
+    validate_zone,
 };
 pub use set::{Overlap, ZoneSample, ZoneSet};

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::quote::{Num, Quoted};
+
 /// Largest accepted length of a zone id.
 pub const MAX_ID_LEN: usize = 128;
 
@@ -118,17 +120,22 @@ impl ZoneError {
     /// `must be a finite number`.
     pub fn reason(&self) -> String {
         match self {
-            ZoneError::BadId(id) => format!("must match [A-Za-z0-9_.:-]{{1,128}} (got {id:?})"),
+            ZoneError::BadId(id) => {
+                format!("must match [A-Za-z0-9_.:-]{{1,128}} (got {})", Quoted(id))
+            }
             ZoneError::DotId(id) => format!(
-                "{id:?} is a path segment that clients and proxies rewrite; choose another id"
+                "{} is a path segment that clients and proxies rewrite; choose another id",
+                Quoted(id)
             ),
             ZoneError::NotFinite { .. } => "must be a finite number".to_string(),
             ZoneError::NotPositive { value, .. } => {
-                format!("must be greater than 0 (got {value})")
+                format!("must be greater than 0 (got {})", Num(*value))
             }
-            ZoneError::Negative { value, .. } => format!("must not be negative (got {value})"),
+            ZoneError::Negative { value, .. } => {
+                format!("must not be negative (got {})", Num(*value))
+            }
             ZoneError::TooLarge { value, max, .. } => {
-                format!("must be at most {max} (got {value})")
+                format!("must be at most {} (got {})", Num(*max), Num(*value))
             }
             ZoneError::Shape { reason, .. } => (*reason).to_string(),
         }
@@ -157,6 +164,14 @@ pub fn validate_id(id: &str) -> Result<(), ZoneError> {
         return Err(ZoneError::DotId(id.to_string()));
     }
     Ok(())
+}
+
+/// The one check of a zone, wherever it comes from: a request (registry), a backup
+/// (`restore`) or the store read at start-up. `id` against [`validate_id`], `spec`
+/// against its invariants and `limits`.
+pub fn validate_zone(id: &str, spec: &ZoneSpec, limits: &ZoneLimits) -> Result<(), ZoneError> {
+    validate_id(id)?;
+    spec.validate(limits)
 }
 
 fn finite(field: &'static str, v: f64) -> Result<f64, ZoneError> {
@@ -258,6 +273,11 @@ pub struct Bounds {
 }
 
 impl FlatZone {
+    /// [`validate_zone`] of this zone (its height is absolute).
+    pub fn validate(&self, limits: &ZoneLimits) -> Result<(), ZoneError> {
+        validate_zone(&self.id, &self.spec(), limits)
+    }
+
     /// The spec this zone would be registered from, with its height absolute.
     pub fn spec(&self) -> ZoneSpec {
         ZoneSpec {

@@ -69,7 +69,10 @@ pub enum ApiError {
     #[error("{0}")]
     Unavailable(&'static str),
     /// A body whose `Content-Type` the route does not read.
-    #[error("content-type: {got:?} is not accepted here; send {expected}")]
+    #[error(
+        "content-type: {} is not accepted here; send {expected}",
+        terrain_core::quote::Quoted(.got)
+    )]
     UnsupportedMediaType { got: String, expected: &'static str },
     /// Every request slot is taken; the client should retry after `retry_after`.
     #[error(

@@ -18,6 +18,8 @@
 
 use std::sync::Arc;
 
+use terrain_core::quote::Quoted;
+
 use axum::{
     Extension, Json, Router,
     extract::{Path, State, rejection::PathRejection},
@@ -69,8 +71,9 @@ fn tile_path(path: MapPath, max_coordinate: f64) -> Result<(String, MapTile), Ap
 /// checked against `max_coordinate`; errors name `z`, `x` or `y`.
 pub fn map_tile_of(z: &str, x: &str, file: &str, max_coordinate: f64) -> Result<MapTile, ApiError> {
     let int = |field: &'static str, raw: &str| {
-        raw.parse::<i64>()
-            .map_err(|_| ApiError::invalid(field, format!("expected an integer, got {raw:?}")))
+        raw.parse::<i64>().map_err(|_| {
+            ApiError::invalid(field, format!("expected an integer, got {}", Quoted(raw)))
+        })
     };
     let y = file
         .strip_suffix(".png")

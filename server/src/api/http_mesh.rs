@@ -24,6 +24,8 @@
 
 use std::sync::Arc;
 
+use terrain_core::quote::Quoted;
+
 use axum::{
     Router,
     extract::{Path, Query, State, rejection::PathRejection, rejection::QueryRejection},
@@ -109,7 +111,7 @@ pub fn path_indices(
         raw.parse::<i64>().map_err(|_| {
             ApiError::invalid(
                 field,
-                format!("expected an integer {what} index, got {raw:?}"),
+                format!("expected an integer {what} index, got {}", Quoted(raw)),
             )
         })
     };

@@ -1,7 +1,9 @@
 //! HTTP query-string and path parameters, decoded by hand so every problem names its
 //! parameter: a missing `z`, a non-numeric `x`, a repeated `step`.
 //!
-//! Non-finite numbers (`NaN`, `inf`) parse here and are refused by the query engine's
+//! One number grammar for every query parameter, as for path indexes: the value as
+//! Rust parses it, with no surrounding spaces (`x=%201` is refused, as a tile index
+//! `" 1"` is). Non-finite numbers (`NaN`, `inf`) parse here and are refused by the query engine's
 //! range checks, with the same message as over gRPC. Unknown parameters are ignored
 //! (cache busters and tracing tags should not break a request).
 
@@ -9,6 +11,8 @@ use axum::extract::{
     Path, Query,
     rejection::{PathRejection, QueryRejection},
 };
+
+use terrain_core::quote::Quoted;
 
 use crate::api::ApiError;
 
@@ -49,19 +53,17 @@ impl Params {
     /// A number (possibly non-finite; the engine checks the range).
     pub fn number(&self, name: &'static str) -> Result<f64, ApiError> {
         let raw = self.raw(name)?;
-        raw.trim()
-            .parse()
-            .map_err(|_| ApiError::invalid(name, format!("expected a number, got {raw:?}")))
+        raw.parse()
+            .map_err(|_| ApiError::invalid(name, format!("expected a number, got {}", Quoted(raw))))
     }
 
     /// A sample count: an integer; zero and negatives come back as 0, which the engine
     /// refuses with "must be greater than 0".
     pub fn count(&self, name: &'static str) -> Result<u64, ApiError> {
         let raw = self.raw(name)?;
-        let v: i128 = raw
-            .trim()
-            .parse()
-            .map_err(|_| ApiError::invalid(name, format!("expected an integer, got {raw:?}")))?;
+        let v: i128 = raw.parse().map_err(|_| {
+            ApiError::invalid(name, format!("expected an integer, got {}", Quoted(raw)))
+        })?;
         Ok(u64::try_from(v.max(0)).unwrap_or(u64::MAX))
     }
 }
@@ -101,5 +103,15 @@ mod tests {
         assert_eq!(p.count("x").unwrap_err().field(), Some("x"));
         assert_eq!(p.number("s").unwrap_err().field(), Some("s"));
         assert!(params(&[("x", "NaN")]).number("x").unwrap().is_nan());
+        // One grammar: surrounding spaces are refused, as in a tile index.
+        for raw in ["  1", "1 ", " 1", "\t2"] {
+            let p = params(&[("x", raw), ("n", raw)]);
+            assert_eq!(p.number("x").unwrap_err().field(), Some("x"), "{raw:?}");
+            assert_eq!(p.count("n").unwrap_err().field(), Some("n"), "{raw:?}");
+        }
+        // A long value is quoted briefly.
+        let long = "9".repeat(100_000) + "x";
+        let err = params(&[("x", &long)]).number("x").unwrap_err().to_string();
+        assert!(err.len() < 200 && err.ends_with("(100001 bytes)"), "{err}");
     }
 }

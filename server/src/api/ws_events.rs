@@ -22,6 +22,8 @@ pub mod frames;
 
 use std::sync::Arc;
 
+use terrain_core::quote::Quoted;
+
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::{
     Extension, Router,
@@ -77,7 +79,7 @@ fn number(pairs: &[(String, String)], name: &'static str) -> Result<f64, ApiErro
     let raw = single(pairs, name)?
         .ok_or_else(|| ApiError::invalid(name, "required with x, z and radius"))?;
     raw.parse()
-        .map_err(|_| ApiError::invalid(name, format!("expected a number, got {raw:?}")))
+        .map_err(|_| ApiError::invalid(name, format!("expected a number, got {}", Quoted(raw))))
 }
 
 fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
@@ -86,7 +88,7 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
         Some(raw) => Some(raw.parse().map_err(|_| {
             ApiError::invalid(
                 "fromRevision",
-                format!("expected a revision (integer >= 0), got {raw:?}"),
+                format!("expected a revision (integer >= 0), got {}", Quoted(raw)),
             )
         })?),
     };

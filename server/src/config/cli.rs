@@ -56,9 +56,14 @@ pub enum Command {
         /// Where to write the backup file (`-`: standard output).
         #[arg(long, short, default_value = "-")]
         output: PathBuf,
-        /// The running server, e.g. `http://127.0.0.1:8080`.
+        /// The running server, e.g. `http://127.0.0.1:8080` or `https://HOST:PORT`
+        /// (with `--ca-file`).
         #[arg(long, value_name = "URL")]
         from: Option<String>,
+        /// For an `https://` `--from`: the PEM certificate(s) of the CA that signed the
+        /// server's certificate (its own certificate, if self-signed).
+        #[arg(long, value_name = "FILE", requires = "from")]
+        ca_file: Option<PathBuf>,
     },
     /// Loads a backup file into the configured `data_dir`, whose store must be new or
     /// empty.

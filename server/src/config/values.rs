@@ -12,7 +12,7 @@ use super::{
 };
 
 /// The longest world id.
-pub const MAX_WORLD_ID_LEN: usize = 64;
+pub use crate::validate::MAX_WORLD_ID_LEN;
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,23 +123,8 @@ pub fn parse_seed(s: &str) -> Result<u32, String> {
         .map_err(|_| format!("expected an integer in 0..={}, got {s:?}", u32::MAX))
 }
 
-/// `[A-Za-z0-9_-]{1,64}`: safe in URLs, file names and metric labels.
-pub fn check_world_id(id: &str) -> Result<(), String> {
-    if id.is_empty() || id.len() > MAX_WORLD_ID_LEN {
-        return Err(format!(
-            "{id:?} must be 1 to {MAX_WORLD_ID_LEN} characters long"
-        ));
-    }
-    if !id
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return Err(format!(
-            "{id:?} may only contain A-Z, a-z, 0-9, '_' and '-'"
-        ));
-    }
-    Ok(())
-}
+/// `[A-Za-z0-9_-]{1,64}`: the shared validator (a backup's worlds are checked by it too).
+pub use crate::validate::check_world_id;
 
 /// A socket address such as `127.0.0.1:8080` or `[::1]:0`.
 pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {

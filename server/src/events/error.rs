@@ -1,6 +1,8 @@
 //! Why an event call failed: [`EventError`], one variant per cause, classified for
 //! the edge by [`crate::error::ServiceError`].
 
+use terrain_core::quote::Quoted;
+
 use crate::{
     error::{ErrorCode, ServiceError},
     store::StoreError,
@@ -10,7 +12,7 @@ use crate::{
 #[derive(Debug, thiserror::Error)]
 pub enum EventError {
     /// `UpdateSubscription` named no open subscription (it ended, or never was).
-    #[error("subscriptionId: no open subscription {id:?}")]
+    #[error("subscriptionId: no open subscription {}", Quoted(.id))]
     UnknownSubscription { id: String },
     /// A resume point after the world's current revision.
     #[error("fromRevision: {from} is after the current revision {current}")]
@@ -19,7 +21,7 @@ pub enum EventError {
     #[error("events: not started")]
     NotStarted,
     /// A hosted world without a hub: a bug.
-    #[error("events: no hub for world {world:?}")]
+    #[error("events: no hub for world {}", Quoted(.world))]
     NoHub { world: String },
     /// The replay task panicked or was cancelled.
     #[error("event replay task: {0}")]

@@ -134,7 +134,7 @@ pub async fn bake(
     info!(
         world = world.id(),
         tiles = warmed,
-        warm_radius = warm_radius.map_or(-1, i64::from),
+        warm_radius = %warm_radius.map_or_else(|| "off".to_string(), |r| r.to_string()),
         elapsed_ms = t.elapsed().as_millis() as u64,
         "tile meshes warmed around spawn points"
     );

@@ -48,7 +48,8 @@ pub fn check_viewer(viewer: &Viewer, max_coordinate: f64) -> Result<(), Lifecycl
             return Err(LifecycleError::invalid(
                 field,
                 format!(
-                    "must be a speed in metres per second within +-{MAX_VIEWER_SPEED}, got {v}"
+                    "must be a speed in metres per second within +-{MAX_VIEWER_SPEED}, got {}",
+                    terrain_core::quote::Num(v)
                 ),
             ));
         }

@@ -24,6 +24,8 @@ pub mod shade;
 
 use std::{fmt, sync::Arc};
 
+use terrain_core::quote::Num;
+
 use moka::{future::Cache, ops::compute::Op};
 
 use crate::{
@@ -94,7 +96,11 @@ impl MapTile {
                 return Err(MapError::Invalid {
                     field,
                     reason: format!(
-                        "map tile {t} at zoom {zoom} spans [{lo}, {hi}], outside the world's [-{max_coordinate}, {max_coordinate}]"
+                        "map tile {t} at zoom {zoom} spans [{}, {}], outside the world's [-{}, {}]",
+                        Num(lo),
+                        Num(hi),
+                        Num(max_coordinate),
+                        Num(max_coordinate)
                     ),
                 });
             }

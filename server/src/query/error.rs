@@ -19,7 +19,7 @@ pub enum QueryError {
     #[error(transparent)]
     UnknownWorld(#[from] UnknownWorld),
     /// No flat zone with this id is registered in the world.
-    #[error("id: no flat zone {id:?} in world {world:?}")]
+    #[error("id: no flat zone {} in world {world:?}", terrain_core::quote::Quoted(.id))]
     UnknownZone { world: String, id: String },
     /// The world has no layout layer to query.
     #[error("world: world {world:?} has no layout layer (configure [worlds.layout])")]

@@ -16,7 +16,7 @@ pub mod zones;
 
 use std::sync::Arc;
 
-use terrain_core::{Grid, mesh::surface_height};
+use terrain_core::{Grid, mesh::surface_height, quote::Num};
 
 pub use self::error::QueryError;
 /// The shared coordinate check (it lives in [`crate::validate`]).
@@ -392,7 +392,7 @@ pub fn heightmap_grid(req: &HeightmapRequest, limits: &Limits) -> Result<Grid, Q
         // same heights many times over.
         let reason = format!(
             "must be at least {MIN_HEIGHTMAP_STEP} (metres), got {}",
-            req.step
+            Num(req.step)
         );
         return Err(QueryError::invalid("step", reason));
     }
@@ -401,9 +401,10 @@ pub fn heightmap_grid(req: &HeightmapRequest, limits: &Limits) -> Result<Grid, Q
             return Err(QueryError::invalid(field, "must be greater than 0"));
         }
     }
-    let samples = req.nx.saturating_mul(req.nz);
+    // The true product (u128 holds any product of two u64), not a saturated one.
+    let samples = u128::from(req.nx) * u128::from(req.nz);
     let limit = limits.max_heightmap_samples;
-    if samples > limit as u64 {
+    if samples > limit as u128 {
         let reason = format!("{samples} samples exceed the limit of {limit} per heightmap");
         return Err(QueryError::too_large("nx*nz", reason));
     }
@@ -417,7 +418,10 @@ pub fn heightmap_grid(req: &HeightmapRequest, limits: &Limits) -> Result<Grid, Q
     for (field, axis, far) in corner {
         if check_coordinate(far, max).is_err() {
             let reason = format!(
-                "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {far} is outside [-{max}, {max}]"
+                "the grid's far {axis} = {axis}0 + ({field} - 1) * step = {} is outside [-{}, {}]",
+                Num(far),
+                Num(max),
+                Num(max)
             );
             return Err(QueryError::invalid(field, reason));
         }

@@ -8,6 +8,12 @@
 //! one transaction: all of it or nothing. The mutation log is not part of a backup: a
 //! subscriber resuming from before the restored revision is told to `resync`.
 //!
+//! Nothing in a backup is trusted: [`Backup::check`] decodes every zone and passes
+//! each world through [`check_stored_world`], the API's own zone check plus unique
+//! ids and revisions consistent with the world's revision (with headroom left in the
+//! counter), before anything is written; a refusal names the world, the zone and the
+//! field.
+//!
 //! The file is JSON: `{"format": "terrain-backup", "version": 1, "worlds": [{"id",
 //! "revision", "zones": [{"revision", "zone": {...}}]}]}`, zones in the API's form with
 //! heights resolved, numbers in shortest round-trip form (a restore is bit-exact).
@@ -15,10 +21,13 @@
 use redb::{ReadableTable, ReadableTableMetadata};
 use serde::{Deserialize, Serialize};
 
+use terrain_core::{FlatZone, quote::Cut};
+
 use super::{
     StoreError, decode_zone, encode_zone,
     redb::{LOG, WORLDS, ZONES, ZoneStore, db_err},
 };
+use crate::validate::{StoredWorldError, ZoneRules, check_stored_world};
 
 /// The `format` of a backup file.
 pub const FORMAT: &str = "terrain-backup";
@@ -77,6 +86,9 @@ pub enum BackupError {
         #[source]
         source: StoreError,
     },
+    /// A world or zone the API would refuse; nothing was written.
+    #[error("restore refused, nothing written: {0}")]
+    Refused(#[from] StoredWorldError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -97,15 +109,55 @@ impl Backup {
                 if z.revision == 0 || z.revision > world.revision {
                     return Err(BackupError::Invalid(format!(
                         "worlds[{}].zones[{k}].revision: {} is not in 1..={}",
-                        world.id, z.revision, world.revision
+                        Cut(&world.id),
+                        z.revision,
+                        world.revision
                     )));
                 }
                 decode_zone(&z.zone.to_string()).map_err(|reason| {
-                    BackupError::Invalid(format!("worlds[{}].zones[{k}].zone: {reason}", world.id))
+                    BackupError::Invalid(format!(
+                        "worlds[{}].zones[{k}].zone: {reason}",
+                        Cut(&world.id)
+                    ))
                 })?;
             }
         }
         Ok(backup)
+    }
+
+    /// Decodes every zone and checks every world as the start-up load does
+    /// ([`check_stored_world`] with `rules`): the worlds' zones as they would be
+    /// stored, in file order.
+    pub fn check(&self, rules: &ZoneRules) -> Result<Vec<Vec<(FlatZone, u64)>>, BackupError> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut worlds = Vec::with_capacity(self.worlds.len());
+        for world in &self.worlds {
+            if !seen.insert(world.id.as_str()) {
+                return Err(BackupError::Refused(StoredWorldError {
+                    world: world.id.clone(),
+                    zone: None,
+                    field: "id".into(),
+                    reason: "the backup holds this world more than once".into(),
+                }));
+            }
+            let zones = world
+                .zones
+                .iter()
+                .enumerate()
+                .map(|(k, z)| {
+                    let zone = decode_zone(&z.zone.to_string()).map_err(|reason| {
+                        BackupError::Invalid(format!(
+                            "worlds[{}].zones[{k}].zone: {reason}",
+                            Cut(&world.id)
+                        ))
+                    })?;
+                    Ok((zone, z.revision))
+                })
+                .collect::<Result<Vec<_>, BackupError>>()?;
+            check_stored_world(&world.id, world.revision, &zones, rules)?;
+            worlds.push(zones);
+        }
+        Ok(worlds)
     }
 
     /// The file's bytes.
@@ -187,8 +239,10 @@ impl ZoneStore {
     }
 
     /// Writes `backup` into this store, which must hold no world and no zone, in one
-    /// transaction.
-    pub fn restore(&self, backup: &Backup) -> Result<(), BackupError> {
+    /// transaction, once every world passed [`Backup::check`] with `rules` (a refused
+    /// backup writes nothing).
+    pub fn restore(&self, backup: &Backup, rules: &ZoneRules) -> Result<(), BackupError> {
+        let checked = backup.check(rules)?;
         let open = self.open_db();
         let txn = open.db()?.begin_write().map_err(db_err)?;
         {
@@ -206,19 +260,16 @@ impl ZoneStore {
                     what: format!("{n} {what}"),
                 });
             }
-            for world in &backup.worlds {
+            for (world, checked) in backup.worlds.iter().zip(&checked) {
                 worlds
                     .insert(world.id.as_str(), world.revision)
                     .map_err(db_err)?;
-                for z in &world.zones {
-                    let zone = decode_zone(&z.zone.to_string()).map_err(|reason| {
-                        BackupError::Invalid(format!("worlds[{}]: {reason}", world.id))
-                    })?;
-                    let json = encode_zone(&zone)?;
+                for (zone, revision) in checked {
+                    let json = encode_zone(zone)?;
                     zones
                         .insert(
                             (world.id.as_str(), zone.id.as_str()),
-                            (z.revision, json.as_str()),
+                            (*revision, json.as_str()),
                         )
                         .map_err(db_err)?;
                 }
@@ -249,6 +300,18 @@ mod tests {
         }
     }
 
+    fn rules() -> ZoneRules {
+        // The default limits, as `ZoneRules::from_limits` makes them.
+        let limits = crate::config::Limits::default();
+        ZoneRules {
+            limits: terrain_core::zones::ZoneLimits {
+                max_size: limits.max_zone_size,
+                max_coordinate: limits.max_coordinate,
+            },
+            max_zones: limits.max_zones_per_world,
+        }
+    }
+
     fn commit(store: &ZoneStore, world: &str, revision: u64, kind: MutationKind, z: FlatZone) {
         store
             .commit(world, revision, &Mutation { kind, zone: z })
@@ -273,7 +336,7 @@ mod tests {
 
         let target = tempfile::tempdir().unwrap();
         let fresh = ZoneStore::open(target.path()).unwrap();
-        fresh.restore(&read).unwrap();
+        fresh.restore(&read, &rules()).unwrap();
         for world in ["main", "other"] {
             assert_eq!(
                 fresh.load(world).unwrap(),
@@ -283,9 +346,9 @@ mod tests {
         }
         assert_eq!(fresh.load("main").unwrap().revision, 4);
         // A second restore, or one into a used store, changes nothing.
-        let err = fresh.restore(&read).unwrap_err();
+        let err = fresh.restore(&read, &rules()).unwrap_err();
         assert!(matches!(err, BackupError::NotEmpty { .. }), "{err}");
-        let err = store.restore(&read).unwrap_err();
+        let err = store.restore(&read, &rules()).unwrap_err();
         assert!(err.to_string().contains("not empty"), "{err}");
         assert_eq!(store.load("main").unwrap().revision, 4);
     }
@@ -306,6 +369,129 @@ mod tests {
         ] {
             let err = Backup::from_json(text.as_bytes()).unwrap_err().to_string();
             assert!(err.contains(what), "{text}: {err}");
+        }
+    }
+
+    /// A real backup (world "main" at revision 3 with zones a, b, c), as JSON to edit.
+    fn real_backup() -> serde_json::Value {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        for (i, id) in ["a", "b", "c"].into_iter().enumerate() {
+            let x = 10.0 * i as f64;
+            commit(
+                &store,
+                "main",
+                i as u64 + 1,
+                MutationKind::Registered,
+                zone(id, x),
+            );
+        }
+        serde_json::from_slice(&store.snapshot().unwrap().to_json()).unwrap()
+    }
+
+    /// Each edit of a real backup the issue lists is refused, naming the world, the
+    /// zone and the field, and the store stays empty.
+    #[test]
+    fn every_zone_of_a_backup_passes_the_api_check_or_nothing_is_written() {
+        type Edit = fn(&mut serde_json::Value);
+        let cases: [(Edit, &str); 12] = [
+            (
+                |b| b["worlds"][0]["zones"][1]["zone"]["radius"] = 1e6.into(),
+                r#"world "main": zone "b": radius: must be at most 10000 (got 1000000)"#,
+            ),
+            (
+                |b| {
+                    let z = &mut b["worlds"][0]["zones"][1]["zone"];
+                    z.as_object_mut().unwrap().remove("radius");
+                    z["width"] = (-5.0).into();
+                    z["depth"] = 4.0.into();
+                },
+                r#"world "main": zone "b": width: must be greater than 0 (got -5)"#,
+            ),
+            (
+                |b| {
+                    let z = &mut b["worlds"][0]["zones"][1]["zone"];
+                    z.as_object_mut().unwrap().remove("radius");
+                    z["width"] = 1e5.into();
+                    z["depth"] = 4.0.into();
+                },
+                r#"world "main": zone "b": width: must be at most 10000 (got 100000)"#,
+            ),
+            (
+                |b| b["worlds"][0]["zones"][1]["zone"]["id"] = "../../etc".into(),
+                r#"world "main": zone "../../etc": id: must match"#,
+            ),
+            (
+                |b| b["worlds"][0]["zones"][1]["zone"]["centerX"] = 1e12.into(),
+                r#"world "main": zone "b": centerX: must be at most 1000000000 (got 1000000000000)"#,
+            ),
+            (
+                |b| b["worlds"][0]["zones"][1]["zone"]["height"] = 1e300.into(),
+                r#"world "main": zone "b": height: must be at most 1000000000 (got 1e300)"#,
+            ),
+            (
+                |b| b["worlds"][0]["revision"] = u64::MAX.into(),
+                r#"world "main": revision: 18446744073709551615 leaves fewer than 4294967296 revisions"#,
+            ),
+            (
+                |b| b["worlds"][0]["zones"][2]["zone"]["id"] = "a".into(),
+                r#"world "main": zone "a": id: appears more than once"#,
+            ),
+            (
+                |b| b["worlds"][0]["zones"][2]["revision"] = 2.into(),
+                r#"world "main": zone "c": revision: 2 is also the revision of zone "b""#,
+            ),
+            (
+                |b| {
+                    let copy = b["worlds"][0].clone();
+                    b["worlds"].as_array_mut().unwrap().push(copy);
+                },
+                r#"world "main": id: the backup holds this world more than once"#,
+            ),
+            (
+                |b| b["worlds"][0]["id"] = "../w".into(),
+                r#"world "../w": id: "../w" may only contain"#,
+            ),
+            (
+                |b| b["worlds"][0]["zones"][1]["zone"]["id"] = "x".repeat(100_000).into(),
+                "\"…(100000 bytes): id: must match",
+            ),
+        ];
+        for (edit, want) in cases {
+            let mut json = real_backup();
+            edit(&mut json);
+            let backup = Backup::from_json(json.to_string().as_bytes()).unwrap();
+            let err = backup.check(&rules()).unwrap_err();
+            assert!(matches!(err, BackupError::Refused(_)), "{err}");
+            let text = err.to_string();
+            assert!(text.contains(want), "{want}\n{text}");
+            assert!(text.len() < 400, "a short message: {text}");
+            // And the store it would have gone into stays empty.
+            let target = tempfile::tempdir().unwrap();
+            let fresh = ZoneStore::open(target.path()).unwrap();
+            let err = fresh.restore(&backup, &rules()).unwrap_err();
+            assert!(matches!(err, BackupError::Refused(_)), "{err}");
+            assert_eq!(fresh.snapshot().unwrap().worlds, []);
+        }
+        // The unedited backup restores.
+        let backup = Backup::from_json(real_backup().to_string().as_bytes()).unwrap();
+        let target = tempfile::tempdir().unwrap();
+        ZoneStore::open(target.path())
+            .unwrap()
+            .restore(&backup, &rules())
+            .unwrap();
+    }
+
+    /// The headroom bound: a revision of exactly `MAX_STORED_REVISION` is accepted,
+    /// one more is refused.
+    #[test]
+    fn a_world_revision_leaves_headroom_in_the_counter() {
+        let max = crate::validate::MAX_STORED_REVISION;
+        for (revision, ok) in [(max, true), (max + 1, false)] {
+            let mut json = real_backup();
+            json["worlds"][0]["revision"] = revision.into();
+            let backup = Backup::from_json(json.to_string().as_bytes()).unwrap();
+            assert_eq!(backup.check(&rules()).is_ok(), ok, "{revision}");
         }
     }
 }

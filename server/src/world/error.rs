@@ -2,7 +2,7 @@
 //! and field for the edge ([`ServiceError`]). The field of a refused zone travels
 //! structurally (from [`ZoneError::field`]), never recovered from the message.
 
-use terrain_core::zones::ZoneError;
+use terrain_core::{quote::Quoted, zones::ZoneError};
 
 use crate::{
     error::{ErrorCode, ServiceError},
@@ -11,7 +11,7 @@ use crate::{
 
 /// No world with this id is hosted here (`NOT_FOUND`, field `world`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("world: no world {id:?} on this server (hosted: {hosted})")]
+#[error("world: no world {} on this server (hosted: {hosted})", Quoted(.id))]
 pub struct UnknownWorld {
     pub id: String,
     /// The hosted ids, comma separated, to help the caller fix a typo.
@@ -35,10 +35,14 @@ pub enum RegistryError {
     #[error(transparent)]
     Zone(#[from] ZoneError),
     /// An id inside the zone differs from the id it is registered as.
-    #[error("id: {inner:?} in the zone differs from {id:?} it is registered as")]
+    #[error(
+        "id: {} in the zone differs from {} it is registered as",
+        Quoted(.inner),
+        Quoted(.id)
+    )]
     IdMismatch { inner: String, id: String },
     /// No zone with this id is registered.
-    #[error("id: no flat zone {id:?} in world {world:?}")]
+    #[error("id: no flat zone {} in world {world:?}", Quoted(.id))]
     UnknownZone { world: String, id: String },
     /// The world holds as many zones as it may (`RESOURCE_EXHAUSTED`, HTTP 429).
     #[error("zones: world {world:?} already holds {max} zones, the limit per world")]

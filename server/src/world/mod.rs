@@ -43,8 +43,10 @@ use self::versions::TileVersions;
 use crate::{
     config::{LayoutSettings, Limits, WorldConfig},
     store::{StoreError, ZoneStore},
+    validate::{StoredWorldError, check_stored_world},
 };
 
+pub use crate::validate::ZoneRules;
 pub use error::{RegistryError, UnknownWorld};
 pub use registry::{Change, Outcome};
 pub use stats::Lookups;
@@ -66,6 +68,12 @@ pub enum WorldError {
         #[source]
         source: StoreError,
     },
+    /// The store holds a zone (or a revision) the API would refuse.
+    #[error(
+        "zone store: {0}; refusing to start: back up the data_dir, fix or remove that \
+         zone in the file, and restore it into a new data_dir"
+    )]
+    Stored(#[from] StoredWorldError),
 }
 
 /// What readers see of a world: heights with zones, and the revision they reflect.
@@ -110,11 +118,19 @@ impl WorldState {
     }
 }
 
-/// What a registration may hold.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ZoneRules {
-    pub limits: ZoneLimits,
-    pub max_zones: usize,
+impl ZoneRules {
+    /// The rules of a world of a server with `limits` whose coordinates reach
+    /// `max_coordinate` (a voxel world's range may be narrower than the server's):
+    /// what the API, a restore and the start-up load check zones against.
+    pub fn from_limits(limits: &Limits, max_coordinate: f64) -> Self {
+        ZoneRules {
+            limits: ZoneLimits {
+                max_size: limits.max_zone_size,
+                max_coordinate,
+            },
+            max_zones: limits.max_zones_per_world,
+        }
+    }
 }
 
 /// Told about every committed mutation of a world, in commit order, once the
@@ -186,6 +202,10 @@ impl World {
             source,
         };
         let stored = store.load(&config.id).map_err(store_err)?;
+        // A store written by another version or edited by hand: its zones pass the
+        // API's check, or the server does not start.
+        let rules = ZoneRules::from_limits(limits, limits.max_coordinate_of(config.generator));
+        check_stored_world(&config.id, stored.revision, &stored.zones, &rules)?;
         let log = store.log(&config.id, 0).map_err(store_err)?;
         let spec = WorldSpec {
             generator: config.generator,
@@ -218,13 +238,7 @@ impl World {
             state: RwLock::new(Arc::new(state)),
             writer: Arc::new(Mutex::new(())),
             store,
-            rules: ZoneRules {
-                limits: ZoneLimits {
-                    max_size: limits.max_zone_size,
-                    max_coordinate: limits.max_coordinate_of(config.generator),
-                },
-                max_zones: limits.max_zones_per_world,
-            },
+            rules,
             lookups: Lookups::default(),
             listeners: listeners.to_vec(),
             layout: config.layout,
@@ -398,5 +412,59 @@ mod tests {
         let err = worlds.get("nope").unwrap_err();
         assert_eq!(err.field(), Some("world"));
         assert!(err.to_string().contains("main, old"), "{err}");
+    }
+
+    /// A store edited to hold a zone the API refuses (written through the store's own
+    /// commit, which does not validate) is refused at start, naming the world, the
+    /// zone and the field; a sound store opens.
+    #[test]
+    fn a_stored_zone_the_api_would_refuse_stops_the_start() {
+        use crate::store::{Mutation, MutationKind};
+        let open = |store: &Arc<ZoneStore>| {
+            World::open(
+                &WorldConfig::new("main", GeneratorKind::Hyperscape, 0),
+                Arc::clone(store),
+                &Limits::default(),
+                &[],
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+        let mut zone = crate::test_support::square_zone(0.0);
+        store
+            .commit(
+                "main",
+                1,
+                &Mutation {
+                    kind: MutationKind::Registered,
+                    zone: zone.clone(),
+                },
+            )
+            .unwrap();
+        assert_eq!(open(&store).unwrap().snapshot().revision(), 1);
+        zone.id = "wide".into();
+        zone.shape = terrain_core::zones::Shape::Rect {
+            width: 1e6,
+            depth: 2.0,
+        };
+        store
+            .commit(
+                "main",
+                2,
+                &Mutation {
+                    kind: MutationKind::Registered,
+                    zone,
+                },
+            )
+            .unwrap();
+        let err = open(&store).unwrap_err();
+        assert!(matches!(err, WorldError::Stored(_)), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                r#"zone store: world "main": zone "wide": width: must be at most 10000 (got 1000000)"#
+            ),
+            "{text}"
+        );
     }
 }

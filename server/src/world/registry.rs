@@ -21,7 +21,7 @@ use std::{fmt, sync::Arc};
 
 use terrain_core::{
     FlatZone, TileGrid,
-    zones::{Bounds, ZoneDoc, ZoneSpec, validate_id},
+    zones::{Bounds, ZoneDoc, ZoneError, ZoneHeight, ZoneSpec, validate_id, validate_zone},
 };
 use tracing::debug;
 
@@ -135,8 +135,7 @@ impl World {
     /// Checks zone `id` against the zone invariants and this world's limits (not the
     /// zone count, which depends on the state).
     pub fn check(&self, id: &str, spec: &ZoneSpec) -> Result<(), RegistryError> {
-        validate_id(id)?;
-        Ok(spec.validate(&self.rules.limits)?)
+        Ok(validate_zone(id, spec, &self.rules.limits)?)
     }
 
     /// Removes zone `id`; `NOT_FOUND` (field `id`) if it is not registered.
@@ -218,6 +217,18 @@ impl World {
         let zones = state.zones();
         let base = state.terrain().procedural(spec.center_x, spec.center_z);
         let zone = spec.resolve(id, base);
+        if let ZoneHeight::Offset(_) = spec.height {
+            // The resolved height is what is stored, restored and reloaded: it must
+            // pass the same check as an absolute one.
+            zone.validate(&self.rules.limits).map_err(|e| match e {
+                ZoneError::TooLarge { value, max, .. } => ZoneError::TooLarge {
+                    field: "heightOffset",
+                    value,
+                    max,
+                },
+                other => other,
+            })?;
+        }
         let old = zones.get(&zone.id);
         if old == Some(&zone) {
             let zone_revision = zones.revision_of(&zone.id).unwrap_or_default();

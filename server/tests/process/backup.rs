@@ -199,3 +199,134 @@ fn a_backup_under_load_restores_exactly_what_was_acknowledged_up_to_its_revision
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A backup file of world `main` at `revision` holding `zones` (JSON of the API's form).
+fn backup_file(revision: u64, zones: &[(u64, &str)]) -> String {
+    let zones: Vec<String> = zones
+        .iter()
+        .map(|(r, z)| format!(r#"{{"revision": {r}, "zone": {z}}}"#))
+        .collect();
+    format!(
+        r#"{{"format": "terrain-backup", "version": 1, "worlds": [{{"id": "main", "revision": {revision}, "zones": [{}]}}]}}"#,
+        zones.join(",")
+    )
+}
+
+/// A restore of an edited backup the API would refuse exits non-zero naming the
+/// world, the zone and the field, and leaves no data directory; the sound one
+/// restores and serves.
+#[test]
+fn a_restore_of_a_backup_the_api_would_refuse_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ok =
+        r#"{"id": "ok", "centerX": 10, "centerZ": 5, "radius": 3, "height": 4, "blendRadius": 1}"#;
+    let wide = r#"{"id": "wide", "centerX": 10, "centerZ": 5, "width": 1e6, "depth": 2, "height": 4, "blendRadius": 1}"#;
+    let etc = r#"{"id": "../../etc", "centerX": 10, "centerZ": 5, "radius": 3, "height": 4, "blendRadius": 1}"#;
+    let far = r#"{"id": "far", "centerX": 1e12, "centerZ": 5, "radius": 3, "height": 4, "blendRadius": 1}"#;
+    for (k, (file, want)) in [
+        (
+            backup_file(2, &[(1, ok), (2, wide)]),
+            r#"world "main": zone "wide": width: must be at most 10000 (got 1000000)"#,
+        ),
+        (
+            backup_file(2, &[(1, ok), (2, etc)]),
+            r#"world "main": zone "../../etc": id: must match"#,
+        ),
+        (
+            backup_file(2, &[(1, ok), (2, far)]),
+            r#"world "main": zone "far": centerX: must be at most 1000000000 (got 1000000000000)"#,
+        ),
+        (
+            backup_file(u64::MAX, &[(1, ok)]),
+            r#"world "main": revision: 18446744073709551615 leaves fewer than 4294967296"#,
+        ),
+        (
+            backup_file(2, &[(1, ok), (1, &ok.replace("\"ok\"", "\"twin\""))]),
+            r#"world "main": zone "twin": revision: 1 is also the revision of zone "ok""#,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let input = dir.path().join(format!("edited{k}.json"));
+        std::fs::write(&input, file).unwrap();
+        let data = dir.path().join(format!("data{k}"));
+        let out = terrain(&[
+            OsStr::new("--data-dir"),
+            data.as_os_str(),
+            OsStr::new("restore"),
+            OsStr::new("-i"),
+            input.as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{k}: {stderr}");
+        assert!(stderr.contains(want), "{k}: {want}\n{stderr}");
+        assert!(!data.exists(), "{k}: the data_dir was created");
+    }
+    // The sound backup restores, and a server there serves it.
+    let input = dir.path().join("sound.json");
+    std::fs::write(&input, backup_file(2, &[(2, ok)])).unwrap();
+    let data = dir.path().join("sound");
+    let out = terrain(&[
+        OsStr::new("--data-dir"),
+        data.as_os_str(),
+        OsStr::new("restore"),
+        OsStr::new("-i"),
+        input.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let server = Running::start(&[], &data, dir.path());
+    let served = get_json(server.addr, "/v1/worlds/main/flat-zones/ok");
+    assert_eq!(served["zone"]["radius"], 3.0, "{served}");
+    server.stop();
+}
+
+/// A store edited to hold a zone the API refuses (written through the store's own
+/// commit, which does not validate) stops the start with the same message shape.
+#[test]
+fn a_store_holding_a_zone_the_api_would_refuse_stops_the_start() {
+    use terrain_server::store::{Mutation, MutationKind, ZoneStore};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    {
+        let store = ZoneStore::open(&data).expect("store");
+        let zone = terrain_core::FlatZone {
+            id: "wide".into(),
+            center_x: 0.0,
+            center_z: 0.0,
+            shape: terrain_core::zones::Shape::Rect {
+                width: 1e6,
+                depth: 2.0,
+            },
+            height: 1.0,
+            blend_radius: 0.0,
+            carve_inset: 0.0,
+            priority: 0,
+        };
+        let mutation = Mutation {
+            kind: MutationKind::Registered,
+            zone,
+        };
+        store.commit("main", 1, &mutation).expect("commit");
+        store.close();
+    }
+    let mut command = terrain_server();
+    command
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&data)
+        .current_dir(dir.path());
+    let out = run(command);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            r#"zone store: world "main": zone "wide": width: must be at most 10000 (got 1000000)"#
+        ),
+        "{stderr}"
+    );
+}

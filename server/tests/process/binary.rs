@@ -150,3 +150,25 @@ fn protoset_writes_the_descriptor_set() {
         terrain_proto::FILE_DESCRIPTOR_SET
     );
 }
+
+/// `warm_radius = "off"` is logged as `off`, not as a number.
+#[test]
+fn warm_radius_off_is_logged_as_off() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Running::start(
+        &["--warm-radius", "off"],
+        &dir.path().join("data"),
+        dir.path(),
+    );
+    let line = loop {
+        let line = server
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the warm log line");
+        if line.contains("tile meshes warmed") {
+            break line;
+        }
+    };
+    assert!(line.contains("warm_radius=off"), "{line}");
+    server.stop();
+}

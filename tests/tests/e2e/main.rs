@@ -33,6 +33,7 @@
 mod admission;
 mod bake_bench;
 mod connections;
+mod error_echoes;
 mod events_fanout;
 mod events_floor;
 mod events_grpc;

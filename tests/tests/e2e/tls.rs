@@ -1,6 +1,8 @@
 //! TLS on the one port: with `tls_cert` and `tls_key` (a certificate generated here
 //! with rcgen), HTTP/1.1 and gRPC both speak TLS (ALPN `h2` and `http/1.1`), a plain
 //! TCP client is not served, and a bad certificate or key stops start-up naming the key.
+//! `terrain-server backup --from https://...` reads the snapshot over TLS with the CA
+//! file and the admin token.
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -87,9 +89,11 @@ async fn get(addr: SocketAddr, cert_pem: &str, path: &str) -> (u16, String) {
 }
 
 async fn start(identity: &Identity, data: &tempfile::TempDir) -> RunningServer {
-    let server = Server::bind(config(data, identity.files()))
-        .await
-        .expect("binds");
+    start_with(config(data, identity.files()), identity).await
+}
+
+async fn start_with(config: Config, identity: &Identity) -> RunningServer {
+    let server = Server::bind(config).await.expect("binds");
     let running = server.spawn();
     for _ in 0..200 {
         let (status, _) = get(running.local_addr(), &identity.cert_pem, "/readyz").await;
@@ -198,4 +202,100 @@ async fn a_bad_certificate_or_key_stops_start_up_naming_the_key() {
         assert!(matches!(err, StartError::Tls(_)), "{err}");
         assert!(err.to_string().starts_with(key), "{err}");
     }
+}
+
+/// One HTTP/1.1 PUT of a JSON `body` over TLS with the admin token: the status and
+/// the whole answer.
+async fn put(
+    addr: SocketAddr,
+    cert_pem: &str,
+    path: &str,
+    token: &str,
+    body: &str,
+) -> (u16, String) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut tls = connector(cert_pem).connect(name, tcp).await.unwrap();
+    let request = format!(
+        "PUT {path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer {token}\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tls.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), tls.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    (text[9..12].parse().unwrap(), text.into_owned())
+}
+
+/// `terrain-server [args]`, in-process on a blocking thread: its result as text.
+async fn command(args: Vec<String>) -> Result<(), String> {
+    use clap::Parser;
+    tokio::task::spawn_blocking(move || {
+        let cli = terrain_server::Cli::try_parse_from(args).map_err(|e| e.to_string())?;
+        let command = cli.command.as_ref().expect("a subcommand");
+        terrain_server::commands::run(&cli, command).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backup_from_an_https_server_with_the_ca_file_and_the_token() {
+    const TOKEN: &str = "tls-backup-token";
+    let identity = Identity::new();
+    let other = Identity::new();
+    let data = tempfile::tempdir().unwrap();
+    let mut c = config(&data, identity.files());
+    c.admin_token = Some(terrain_server::auth::AdminToken::new(TOKEN).unwrap());
+    let running = start_with(c, &identity).await;
+    let addr = running.local_addr();
+    let zone =
+        r#"{"centerX": 12.5, "centerZ": -3.25, "radius": 4.0, "height": 7.75, "blendRadius": 1.0}"#;
+    let path = "/v1/worlds/main/flat-zones/tls-zone";
+    let (status, answer) = put(addr, &identity.cert_pem, path, TOKEN, zone).await;
+    assert_eq!(status, 200, "{answer}");
+
+    let dir = identity.dir.path();
+    let out = dir.join("backup.json");
+    let args = |token: &str, ca: Option<&std::path::Path>| {
+        let mut args: Vec<String> = ["terrain-server", "--admin-token", token, "--data-dir"]
+            .map(String::from)
+            .to_vec();
+        args.push(data.path().join("unused").display().to_string());
+        args.extend(["backup", "--from"].map(String::from));
+        args.push(format!("https://127.0.0.1:{}", addr.port()));
+        if let Some(ca) = ca {
+            args.push("--ca-file".into());
+            args.push(ca.display().to_string());
+        }
+        args.push("--output".into());
+        args.push(out.display().to_string());
+        args
+    };
+    let ca = dir.join("cert.pem");
+    command(args(TOKEN, Some(&ca)))
+        .await
+        .expect("backup over TLS");
+    let backup: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let world = &backup["worlds"][0];
+    assert_eq!(world["id"], "main");
+    assert_eq!(world["revision"], 1);
+    assert_eq!(world["zones"][0]["zone"]["id"], "tls-zone");
+    assert_eq!(world["zones"][0]["zone"]["centerX"], 12.5);
+    std::fs::remove_file(&out).unwrap();
+
+    // Without the CA file, with another CA, with a wrong token: refused, nothing written.
+    let err = command(args(TOKEN, None)).await.unwrap_err();
+    assert!(err.contains("--ca-file"), "{err}");
+    let err = command(args(TOKEN, Some(&other.dir.path().join("cert.pem"))))
+        .await
+        .unwrap_err();
+    assert!(err.contains("127.0.0.1"), "{err}");
+    let err = command(args("wrong-token-value", Some(&ca)))
+        .await
+        .unwrap_err();
+    assert!(err.contains("401"), "{err}");
+    assert!(!out.exists());
+    running.shutdown().await.unwrap();
 }

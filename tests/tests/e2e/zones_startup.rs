@@ -159,8 +159,18 @@ async fn start_up_zones_respect_the_limits() {
     let err = start_error(data.path(), |c| c.limits.max_zones_per_world = 10).await;
     assert!(err.starts_with("worlds[0].manifests: "), "{err}");
     assert!(err.contains("zones: "), "{err}");
-    let err = start_error(data.path(), |c| c.limits.max_zone_size = 20.0).await;
+    // The refused start above stored the zones it registered before the limit: a new
+    // data_dir shows the manifests' own refusal.
+    let fresh = tempfile::tempdir().expect("tempdir");
+    let err = start_error(fresh.path(), |c| c.limits.max_zone_size = 20.0).await;
     assert!(err.starts_with("worlds[0].manifests: "), "{err}");
+    // Stored zones pass the same check at start-up: a limit lowered below a stored zone
+    // stops the start naming the world, the zone and the field.
+    let err = start_error(data.path(), |c| c.limits.max_zone_size = 20.0).await;
+    assert!(
+        err.contains(r#"zone store: world "main": zone "duel_arena_1": width: must be at most 20"#),
+        "{err}"
+    );
 }
 
 /// The start-up error of `Config::default()` as changed by `edit`, as text.
