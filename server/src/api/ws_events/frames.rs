@@ -23,7 +23,10 @@ struct EventJson<'a> {
     world: &'a str,
     revision: u64,
     cause: CauseJson<'a>,
+    /// Listed only up to `TILE_LIST_MAX` tiles; `tileRects` always says which.
     tiles: Vec<[i64; 2]>,
+    tile_rects: Vec<[i64; 4]>,
+    tile_count: u64,
     bounds: BoundsJson,
     max_height_delta: Option<f64>,
 }
@@ -52,6 +55,7 @@ struct ResyncJson {
 
 /// The frame of a stream message: an event
 /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
+/// "tileRects": [[minTx, minTz, maxTx, maxTz]], "tileCount",
 /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
 /// `{"type": "resync", "revision"}`. An event's frame is serialised once and shared
 /// by every subscriber it reaches ([`crate::events::Published::json`]).
@@ -78,6 +82,12 @@ fn event(e: &Event) -> Result<String, serde_json::Error> {
             kind: e.kind.as_str(),
         },
         tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
+        tile_rects: e
+            .tile_rects
+            .iter()
+            .map(|r| [r.min_tx, r.min_tz, r.max_tx, r.max_tz])
+            .collect(),
+        tile_count: e.tile_count,
         bounds: BoundsJson {
             min_x: e.bounds.min_x,
             min_z: e.bounds.min_z,
