@@ -65,6 +65,22 @@ impl Area {
         Ok(Area::Circle { x, z, radius })
     }
 
+    /// This area, refused when a circle's centre lies beyond `max_coordinate` on
+    /// either axis (field `x` or `z`), as every other coordinate a server takes.
+    pub fn within(self, max_coordinate: f64) -> Result<Area, FieldError> {
+        if let Area::Circle { x, z, .. } = self {
+            for (field, v) in [("x", x), ("z", z)] {
+                if v.abs() > max_coordinate {
+                    return Err(FieldError::new(
+                        field,
+                        format!("must be within ±{max_coordinate} (max_coordinate), got {v}"),
+                    ));
+                }
+            }
+        }
+        Ok(self)
+    }
+
     /// Whether `event` touches this area.
     pub fn matches(&self, event: &TileEvent) -> bool {
         match *self {
@@ -349,6 +365,10 @@ mod tests {
         assert!(!Area::circle(70.0, 20.0, 10.0).unwrap().matches(&e));
         assert_eq!(Area::circle(0.0, 0.0, -1.0).unwrap_err().field, "radius");
         assert_eq!(Area::circle(f64::NAN, 0.0, 1.0).unwrap_err().field, "x");
+        let far = |x, z| Area::circle(x, z, 1.0).unwrap().within(1e9);
+        assert_eq!(far(1e10, 0.0).unwrap_err().field, "x");
+        assert_eq!(far(0.0, -1e10).unwrap_err().field, "z");
+        assert!(far(1e9, -1e9).is_ok() && Area::All.within(1e9).is_ok());
     }
 
     #[test]
