@@ -234,3 +234,34 @@ async fn largest_zone_cost_per_world_and_restart() {
     assert_eq!(zones.len(), 10);
     server.stop().await;
 }
+
+/// Python's default clients (`websockets`, 1 MiB frames; `grpcio`, 4 MiB messages)
+/// receive the largest zone's event when resuming from before it
+/// (`tests/python/default_clients.py`; needs `pip install websockets grpcio`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with websockets and grpcio: run with -- --ignored --nocapture"]
+async fn python_default_clients_receive_the_largest_event() {
+    let server = TestServer::start_with(three_worlds).await;
+    put_raw(&server, VOXEL, "huge", &largest(0.0, 0.0)).await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("python/default_clients.py");
+    let addr = server.addr.to_string();
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .arg(script)
+            .arg(addr)
+            .arg(VOXEL)
+            .output()
+            .expect("python3 runs")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "a default client failed: {stdout}");
+    for line in stdout.lines() {
+        let report: Value = serde_json::from_str(line).unwrap();
+        let bytes = report["bytes"].as_u64().unwrap() as usize;
+        assert!(bytes <= BOUND, "{report}");
+    }
+    server.stop().await;
+}
