@@ -77,8 +77,8 @@ async fn main() -> Result<(), ClientError> {
         let (bounds, delta, revision) = match events.next().await? {
             SubscriptionEvent::Tiles(e) => {
                 println!(
-                    "revision {}: zone {} {:?}, tiles {:?}, max height delta {:?}",
-                    e.revision, e.zone, e.kind, e.tiles, e.max_height_delta
+                    "revision {}: zone {} {:?}, {} tiles in {:?}, max height delta {:?}",
+                    e.revision, e.zone, e.kind, e.tile_count, e.tile_rects, e.max_height_delta
                 );
                 (Some(e.bounds), e.max_height_delta, e.revision)
             }

@@ -59,6 +59,7 @@ pub use terrain_core::{
     FlatZone,
     zones::{Shape, ZoneHeight, ZoneSpec},
 };
+pub use terrain_model::{ChangedTiles, TILE_LIST_MAX, TileRect};
 pub use types::{
     Height, HeightMode, Heightmap, Heights, Registered, Unregistered, VoxelInfo, WorldInfo,
     WorldLayout, ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,

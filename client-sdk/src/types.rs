@@ -5,6 +5,7 @@
 //! model's ([`terrain_model`]).
 
 use terrain_core::zones::{Shape, ZoneHeight, ZoneSpec};
+use terrain_model::ChangedTiles;
 use terrain_proto::v1;
 
 use crate::ClientError;
@@ -165,16 +166,22 @@ pub struct Registered {
     pub zone: ZoneEntry,
     /// The revision the change took (the current one when unchanged).
     pub revision: u64,
-    /// The tiles whose heights or normals changed, row-major.
+    /// The tiles whose heights or normals changed, row-major: listed only when
+    /// there are at most [`terrain_model::TILE_LIST_MAX`] (empty otherwise).
     pub tiles: Vec<(i64, i64)>,
     pub change: ZoneChange,
+    /// The changed tiles as a few rectangles and their count, whatever their
+    /// number ([`ChangedTiles::contains`] says whether a tile is one of them).
+    pub changed: ChangedTiles,
 }
 
 /// The answer to a removal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unregistered {
     pub revision: u64,
+    /// As in [`Registered::tiles`]: listed only up to `TILE_LIST_MAX` tiles.
     pub tiles: Vec<(i64, i64)>,
+    pub changed: ChangedTiles,
 }
 
 /// Every zone of a world, in registration order, as of `revision`.
@@ -193,6 +200,18 @@ pub struct ZoneAnswer {
 
 pub(crate) fn tiles_from_proto(tiles: Vec<v1::TileKey>) -> Vec<(i64, i64)> {
     terrain_model::tiles_of_keys(tiles)
+}
+
+/// The changed tiles of an answer's `tile_rects` and `tile_count` (as the server
+/// counted them).
+pub(crate) fn changed_from_proto(rects: &[v1::TileRect], count: u64) -> ChangedTiles {
+    ChangedTiles {
+        rects: rects
+            .iter()
+            .map(terrain_model::tiles::rect_of_proto)
+            .collect(),
+        count,
+    }
 }
 
 /// The protobuf form of a zone to register: `id` and the author's description.

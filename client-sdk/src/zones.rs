@@ -9,8 +9,8 @@ use terrain_proto::v1;
 use crate::{
     ClientError, TerrainClient,
     types::{
-        Registered, Unregistered, ZoneAnswer, ZoneList, tiles_from_proto, zone_change,
-        zone_from_proto, zone_to_proto,
+        Registered, Unregistered, ZoneAnswer, ZoneList, changed_from_proto, tiles_from_proto,
+        zone_change, zone_from_proto, zone_to_proto,
     },
 };
 
@@ -36,6 +36,7 @@ impl TerrainClient {
             revision: r.revision,
             tiles: tiles_from_proto(r.tiles),
             change: zone_change(&r.change)?,
+            changed: changed_from_proto(&r.tile_rects, r.tile_count),
         })
     }
 
@@ -53,6 +54,7 @@ impl TerrainClient {
         Ok(Unregistered {
             revision: r.revision,
             tiles: tiles_from_proto(r.tiles),
+            changed: changed_from_proto(&r.tile_rects, r.tile_count),
         })
     }
 

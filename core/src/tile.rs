@@ -62,24 +62,75 @@ impl TileGrid {
     /// Every tile whose heights or normals read a point of `bounds` grown by `margin`:
     /// tiles whose vertex extent, plus the one-vertex border their normals sample,
     /// intersects it. Row-major (tz outer, tx inner), so the order is deterministic.
-    /// The answer has one entry per tile: callers bound the area first (the server
-    /// bounds zone sizes and coordinates at start-up, so a zone lists at most about
-    /// 880,000 tiles).
+    /// The answer has one entry per tile: callers bound the area first, or use
+    /// [`TileGrid::rect_touching`] (a 10 km zone with a 10 km blend ring on 32 m tiles
+    /// touches about 880,000 tiles).
     pub fn tiles_touching(&self, bounds: &Bounds, margin: f64) -> Vec<(i64, i64)> {
+        self.rect_touching(bounds, margin).tiles().collect()
+    }
+
+    /// The tiles of [`TileGrid::tiles_touching`] as one inclusive rectangle.
+    pub fn rect_touching(&self, bounds: &Bounds, margin: f64) -> TileRect {
         let grow = margin + self.step();
         // Tile t reads [origin(t) - step, origin(t) + size + step].
         let first =
             |lo: f64| libm::ceil((lo - grow - self.origin(0) - self.size) / self.size) as i64;
         let last = |hi: f64| libm::floor((hi + grow - self.origin(0)) / self.size) as i64;
-        let (x0, x1) = (first(bounds.min_x), last(bounds.max_x));
-        let (z0, z1) = (first(bounds.min_z), last(bounds.max_z));
-        let mut tiles = Vec::new();
-        for tz in z0..=z1 {
-            for tx in x0..=x1 {
-                tiles.push((tx, tz));
-            }
+        TileRect {
+            min_tx: first(bounds.min_x),
+            min_tz: first(bounds.min_z),
+            max_tx: last(bounds.max_x),
+            max_tz: last(bounds.max_z),
         }
-        tiles
+    }
+}
+
+/// An inclusive rectangle of tiles: `min_tx..=max_tx` by `min_tz..=max_tz`. Empty
+/// when a max is below its min.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TileRect {
+    pub min_tx: i64,
+    pub min_tz: i64,
+    pub max_tx: i64,
+    pub max_tz: i64,
+}
+
+impl TileRect {
+    /// True when `tile` lies inside.
+    #[inline]
+    pub fn contains(&self, (tx, tz): (i64, i64)) -> bool {
+        (self.min_tx..=self.max_tx).contains(&tx) && (self.min_tz..=self.max_tz).contains(&tz)
+    }
+
+    /// True when the two rectangles share a tile.
+    pub fn intersects(&self, o: &TileRect) -> bool {
+        !self.is_empty()
+            && !o.is_empty()
+            && self.min_tx <= o.max_tx
+            && o.min_tx <= self.max_tx
+            && self.min_tz <= o.max_tz
+            && o.min_tz <= self.max_tz
+    }
+
+    /// True when the rectangle holds no tile.
+    pub fn is_empty(&self) -> bool {
+        self.max_tx < self.min_tx || self.max_tz < self.min_tz
+    }
+
+    /// How many tiles it holds (saturating).
+    pub fn len(&self) -> u64 {
+        if self.is_empty() {
+            return 0;
+        }
+        let side = |lo: i64, hi: i64| (i128::from(hi) - i128::from(lo) + 1) as u128;
+        let n = side(self.min_tx, self.max_tx) * side(self.min_tz, self.max_tz);
+        u64::try_from(n).unwrap_or(u64::MAX)
+    }
+
+    /// Its tiles, row-major (tz outer, tx inner).
+    pub fn tiles(&self) -> impl Iterator<Item = (i64, i64)> + use<> {
+        let (x0, x1) = (self.min_tx, self.max_tx);
+        (self.min_tz..=self.max_tz).flat_map(move |tz| (x0..=x1).map(move |tx| (tx, tz)))
     }
 }
 

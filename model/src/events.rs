@@ -8,7 +8,11 @@ use serde::{Deserialize, Serialize};
 use terrain_core::zones::Bounds;
 use terrain_proto::v1 as pb;
 
-use crate::{FieldError, Tile, tile_keys, tiles_of_keys};
+use crate::{
+    ChangedTiles, FieldError, Tile, TileRect, tile_keys,
+    tiles::{rect_of_proto, rect_to_proto},
+    tiles_of_keys,
+};
 
 /// An area of interest.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -61,6 +65,22 @@ impl Area {
         Ok(Area::Circle { x, z, radius })
     }
 
+    /// This area, refused when a circle's centre lies beyond `max_coordinate` on
+    /// either axis (field `x` or `z`), as every other coordinate a server takes.
+    pub fn within(self, max_coordinate: f64) -> Result<Area, FieldError> {
+        if let Area::Circle { x, z, .. } = self {
+            for (field, v) in [("x", x), ("z", z)] {
+                if v.abs() > max_coordinate {
+                    return Err(FieldError::new(
+                        field,
+                        format!("must be within ±{max_coordinate} (max_coordinate), got {v}"),
+                    ));
+                }
+            }
+        }
+        Ok(self)
+    }
+
     /// Whether `event` touches this area.
     pub fn matches(&self, event: &TileEvent) -> bool {
         match *self {
@@ -70,10 +90,20 @@ impl Area {
                 min_tz,
                 max_tx,
                 max_tz,
-            } => event
-                .tiles
-                .iter()
-                .any(|&(x, z)| (min_tx..=max_tx).contains(&x) && (min_tz..=max_tz).contains(&z)),
+            } => {
+                let area = TileRect {
+                    min_tx,
+                    min_tz,
+                    max_tx,
+                    max_tz,
+                };
+                if event.tile_rects.is_empty() {
+                    // An event of a server that sends no rectangles.
+                    event.tiles.iter().any(|&t| area.contains(t))
+                } else {
+                    event.tile_rects.iter().any(|r| r.intersects(&area))
+                }
+            }
             Area::Circle { x, z, radius } => {
                 let b = &event.bounds;
                 let dx = x - x.clamp(b.min_x, b.max_x);
@@ -167,13 +197,37 @@ pub struct TileEvent {
     /// The zone the mutation changed.
     pub zone: String,
     pub kind: MutationKind,
-    /// Tiles whose heights or normals changed, row-major (z outer, x inner).
+    /// Tiles whose heights or normals changed, row-major (z outer, x inner): listed
+    /// only when there are at most [`crate::TILE_LIST_MAX`] (empty otherwise).
     pub tiles: Vec<Tile>,
+    /// The changed tiles as a few inclusive rectangles (they may overlap): always
+    /// set, whatever the size of the change.
+    pub tile_rects: Vec<TileRect>,
+    /// How many tiles the union of `tile_rects` holds.
+    pub tile_count: u64,
     /// The rectangle whose heights may have changed.
     pub bounds: Bounds,
     /// The largest absolute height change inside `bounds`, metres; `None` only for a
     /// replayed event whose log entry never recorded it.
     pub max_height_delta: Option<f64>,
+}
+
+impl TileEvent {
+    /// The event's tile fields for `changed`: its rectangles, count and (small
+    /// changes only) list.
+    pub fn tile_fields(changed: &ChangedTiles) -> (Vec<Tile>, Vec<TileRect>, u64) {
+        (changed.listed(), changed.rects.clone(), changed.count)
+    }
+
+    /// True when the change touched `tile` (from the rectangles; from the list for
+    /// an event without any).
+    pub fn touches(&self, tile: Tile) -> bool {
+        if self.tile_rects.is_empty() {
+            self.tiles.contains(&tile)
+        } else {
+            self.tile_rects.iter().any(|r| r.contains(tile))
+        }
+    }
 }
 
 impl From<&TileEvent> for pb::TileEvent {
@@ -186,6 +240,8 @@ impl From<&TileEvent> for pb::TileEvent {
                 kind: e.kind.as_str().to_string(),
             }),
             tiles: tile_keys(&e.tiles),
+            tile_rects: e.tile_rects.iter().map(rect_to_proto).collect(),
+            tile_count: e.tile_count,
             bounds: Some(pb::EventBounds {
                 min_x: e.bounds.min_x,
                 min_z: e.bounds.min_z,
@@ -216,6 +272,8 @@ impl TryFrom<pb::TileEvent> for TileEvent {
             zone: cause.zone,
             kind,
             tiles: tiles_of_keys(t.tiles),
+            tile_rects: t.tile_rects.iter().map(rect_of_proto).collect(),
+            tile_count: t.tile_count,
             bounds: Bounds {
                 min_x: b.min_x,
                 min_z: b.min_z,
@@ -238,6 +296,13 @@ mod tests {
             zone: "a".into(),
             kind: MutationKind::Registered,
             tiles: vec![(0, 0), (1, 0)],
+            tile_rects: vec![TileRect {
+                min_tx: 0,
+                min_tz: 0,
+                max_tx: 1,
+                max_tz: 0,
+            }],
+            tile_count: 2,
             bounds: Bounds {
                 min_x: 40.0,
                 min_z: -10.0,
@@ -256,6 +321,42 @@ mod tests {
         assert_eq!(Area::tiles([3, 0, 1, 0], "t").unwrap_err().field, "t");
     }
 
+    /// A change too large to list its tiles matches a tile area by its rectangles;
+    /// an event without rectangles (an older server's) by its list.
+    #[test]
+    fn tile_areas_match_rectangles_of_unlisted_tiles() {
+        let changed = ChangedTiles::new([TileRect {
+            min_tx: -469,
+            min_tz: -469,
+            max_tx: 468,
+            max_tz: 468,
+        }]);
+        let (tiles, tile_rects, tile_count) = TileEvent::tile_fields(&changed);
+        assert!(tiles.is_empty());
+        assert_eq!(tile_count, 938 * 938);
+        let big = TileEvent {
+            tiles,
+            tile_rects,
+            tile_count,
+            ..event()
+        };
+        assert!(
+            Area::tiles([400, 400, 500, 500], "t")
+                .unwrap()
+                .matches(&big)
+        );
+        assert!(!Area::tiles([469, 0, 500, 0], "t").unwrap().matches(&big));
+        assert!(big.touches((-469, 468)) && !big.touches((-470, 0)));
+        let old = TileEvent {
+            tile_rects: Vec::new(),
+            tile_count: 0,
+            ..event()
+        };
+        assert!(Area::tiles([1, 0, 3, 3], "t").unwrap().matches(&old));
+        assert!(!Area::tiles([2, -5, 3, 3], "t").unwrap().matches(&old));
+        assert!(old.touches((1, 0)) && !old.touches((2, 0)));
+    }
+
     #[test]
     fn circles_match_intersecting_bounds() {
         let e = event();
@@ -264,6 +365,10 @@ mod tests {
         assert!(!Area::circle(70.0, 20.0, 10.0).unwrap().matches(&e));
         assert_eq!(Area::circle(0.0, 0.0, -1.0).unwrap_err().field, "radius");
         assert_eq!(Area::circle(f64::NAN, 0.0, 1.0).unwrap_err().field, "x");
+        let far = |x, z| Area::circle(x, z, 1.0).unwrap().within(1e9);
+        assert_eq!(far(1e10, 0.0).unwrap_err().field, "x");
+        assert_eq!(far(0.0, -1e10).unwrap_err().field, "z");
+        assert!(far(1e9, -1e9).is_ok() && Area::All.within(1e9).is_ok());
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`lifecycle`]: [`Viewer`], [`Ring`] and [`TileSets`] (the tile rings a world keeps
 //!   live around its viewers).
 //! - [`query`]: [`ZoneEntry`] (a registered zone and its revision) and [`HeightMode`].
+//! - [`tiles`]: [`ChangedTiles`], the tiles a change touched as a few rectangles,
+//!   listed one by one only up to [`TILE_LIST_MAX`].
 //!
 //! The crate knows protobuf (through `terrain-proto`) but no transport: the server's
 //! domain uses these types, its edge (`api/`) and the client SDK convert them with the
@@ -21,6 +23,7 @@
 pub mod events;
 pub mod lifecycle;
 pub mod query;
+pub mod tiles;
 
 use std::borrow::Cow;
 
@@ -29,6 +32,8 @@ use terrain_proto::v1 as pb;
 pub use events::{Area, MutationKind, TileEvent};
 pub use lifecycle::{Ring, Tile, TileSets, Viewer};
 pub use query::{HeightMode, ZoneEntry};
+pub use terrain_core::TileRect;
+pub use tiles::{ChangedTiles, TILE_LIST_MAX};
 
 /// A value refused by the model: the field it names and why. `Display` is
 /// `"{field}: {reason}"`.

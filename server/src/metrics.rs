@@ -17,7 +17,7 @@
 //! | `terrain_heights_computed_total` | `world` |
 //! | `terrain_surface_tiles_read_total` | `world` (cached tile meshes a surface-mode batch read its heights from) |
 //! | `terrain_zones` (gauge) | `world` |
-//! | `terrain_zone_index_tiles` (gauge) | `world` |
+//! | `terrain_zone_index_tiles` (gauge) | `world` (index cells over all levels, at most 256 per zone) |
 //! | `terrain_zone_lookups_total` | `world`, `hit` (`true`: a flat zone decided the height) |
 //! | `terrain_world_revision` (gauge) | `world` |
 //! | `terrain_mesh_cache_hits_total`, `terrain_mesh_cache_misses_total` | `world` |
@@ -107,7 +107,7 @@ impl Metrics {
             describe_gauge!("terrain_zones", "Registered flat zones, by world");
             describe_gauge!(
                 "terrain_zone_index_tiles",
-                "Index tiles listing at least one flat zone, by world"
+                "Zone index cells (all levels) listing at least one flat zone, by world: at most 256 per zone"
             );
             describe_counter!(
                 "terrain_zone_lookups_total",

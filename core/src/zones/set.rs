@@ -34,8 +34,11 @@ struct Entry {
     /// The world revision that registered (or last replaced) the zone: the layered
     /// order among equal priorities.
     revision: u64,
-    /// The index tiles the zone is listed in (inclusive ranges).
+    /// The index tiles the zone reaches (inclusive ranges): its candidacy for a
+    /// point, and its rank in the original's 3x3 scan.
     tiles: TileRange,
+    /// The index level it is listed in (see [`ZoneSet`]).
+    level: u8,
     /// The zone's outer bounds, kept for the `near` test.
     outer: Bounds,
 }
@@ -77,6 +80,106 @@ impl TileRange {
     fn contains(&self, tx: i64, tz: i64) -> bool {
         (self.x0..=self.x1).contains(&tx) && (self.z0..=self.z1).contains(&tz)
     }
+
+    /// True when the two ranges share a tile.
+    fn meets(&self, o: &TileRange) -> bool {
+        self.x0 <= o.x1 && o.x0 <= self.x1 && self.z0 <= o.z1 && o.z0 <= self.z1
+    }
+
+    /// This range in cells of `level` (each [`FANOUT`]^level index tiles wide).
+    fn at(&self, level: usize) -> TileRange {
+        TileRange {
+            x0: cell(self.x0, level),
+            x1: cell(self.x1, level),
+            z0: cell(self.z0, level),
+            z1: cell(self.z1, level),
+        }
+    }
+
+    /// The lowest level whose cells the range spans at most [`SPAN`] of per axis
+    /// (the top level for anything larger).
+    fn level(&self) -> usize {
+        (0..LEVELS)
+            .find(|&l| {
+                let c = self.at(l);
+                c.x1 - c.x0 < SPAN && c.z1 - c.z0 < SPAN
+            })
+            .unwrap_or(LEVELS - 1)
+    }
+
+    fn cells(&self) -> impl Iterator<Item = (i64, i64)> + use<> {
+        let (z0, z1) = (self.z0, self.z1);
+        (self.x0..=self.x1).flat_map(move |x| (z0..=z1).map(move |z| (x, z)))
+    }
+}
+
+/// Cells per axis of one index level over the level below it.
+const FANOUT: i64 = 16;
+/// A zone is listed in the lowest level where it spans at most this many cells per
+/// axis: at most `SPAN^2` (256) index entries per zone, whatever its size.
+const SPAN: i64 = 16;
+/// Index levels: level `l`'s cells are `16^l` index tiles wide, so the top level's
+/// are 2^20 tiles wide (far wider than any legal zone on any tile grid).
+const LEVELS: usize = 6;
+
+/// The cell of `level` holding index tile `t`.
+#[inline]
+fn cell(t: i64, level: usize) -> i64 {
+    t.div_euclid(FANOUT.pow(level as u32))
+}
+
+/// One level of the index: cell key -> slots, in registration order.
+#[derive(Debug, Clone, Default)]
+struct Level {
+    /// Fx hashing: the keys come from registered zones, and a lookup's hash is a
+    /// third of its cost with SipHash.
+    cells: FxHashMap<(i64, i64), Vec<u32>>,
+    /// Zones listed in this level: a lookup skips empty levels.
+    zones: usize,
+}
+
+impl Level {
+    fn slots(&self, key: (i64, i64)) -> &[u32] {
+        if self.zones == 0 {
+            return &[];
+        }
+        self.cells.get(&key).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The zones whose tile range holds one index tile, level by level.
+#[derive(Clone)]
+struct Candidates<'a> {
+    set: &'a ZoneSet,
+    tx: i64,
+    tz: i64,
+    level: usize,
+    slots: std::slice::Iter<'a, u32>,
+}
+
+impl<'a> Iterator for Candidates<'a> {
+    type Item = &'a Entry;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a Entry> {
+        loop {
+            if let Some(&s) = self.slots.next() {
+                match self.set.entry(s) {
+                    // Level 0 lists a zone in exactly the tiles of its range.
+                    Some(e) if self.level == 0 || e.tiles.contains(self.tx, self.tz) => {
+                        return Some(e);
+                    }
+                    _ => continue,
+                }
+            }
+            self.level += 1;
+            if self.level >= LEVELS || self.set.upper == 0 {
+                return None;
+            }
+            let key = (cell(self.tx, self.level), cell(self.tz, self.level));
+            self.slots = self.set.levels[self.level].slots(key).iter();
+        }
+    }
 }
 
 /// What decided the height at a point that a zone reaches.
@@ -90,12 +193,19 @@ pub struct ZoneSample<'a> {
 }
 
 /// The zones of one world with a tile-keyed index, so a lookup touches only the zones
-/// listed in the point's index tile: O(1) in the number of zones elsewhere.
+/// whose range holds the point's index tile: O(1) in the number of zones elsewhere.
 ///
 /// Index tiles follow the original game's convention: tile `t` holds coordinates in
-/// `[(t - 0.5) * size, (t + 0.5) * size)`, and a zone is listed in every tile from
+/// `[(t - 0.5) * size, (t + 0.5) * size)`, and a zone's range is every tile from
 /// `floor((c - R)/size + 0.5)` to `floor((c + R)/size + 0.5)` on each axis, `R` being
 /// its larger half extent plus its blend radius.
+///
+/// The index has [`LEVELS`] levels of cells, level `l`'s cells being `16^l` tiles
+/// wide; a zone is listed in the cells of the lowest level where its range spans at
+/// most 16 cells per axis. So a zone costs at most 256 entries whatever its size (a
+/// 30 km zone on 32 m tiles spans 938 x 938 tiles, 880,000 entries in a one-level
+/// index), and a lookup reads one cell per level that holds any zone (only level 0
+/// for worlds of small zones), keeping the zones whose range holds its tile.
 #[derive(Debug, Clone)]
 pub struct ZoneSet {
     overlap: Overlap,
@@ -106,9 +216,10 @@ pub struct ZoneSet {
     by_id: HashMap<String, u32>,
     /// Registration order (ascending revision) for listings.
     by_revision: BTreeMap<u64, u32>,
-    /// Tile key -> slots, in registration order. Fx hashing: the keys come from
-    /// registered zones, and a lookup's hash is a third of its cost with SipHash.
-    index: FxHashMap<(i64, i64), Vec<u32>>,
+    /// The index, level 0 (tiles) first.
+    levels: [Level; LEVELS],
+    /// Zones listed above level 0: when none, a lookup reads level 0 only.
+    upper: usize,
 }
 
 impl ZoneSet {
@@ -121,7 +232,8 @@ impl ZoneSet {
             free: Vec::new(),
             by_id: HashMap::new(),
             by_revision: BTreeMap::new(),
-            index: FxHashMap::default(),
+            levels: Default::default(),
+            upper: 0,
         }
     }
 
@@ -137,14 +249,25 @@ impl ZoneSet {
         self.by_id.is_empty()
     }
 
-    /// The number of (tile, zone) entries in the index.
+    /// The number of (cell, zone) entries in the index, over all levels: at most
+    /// 256 per zone.
     pub fn index_entries(&self) -> usize {
-        self.index.values().map(Vec::len).sum()
+        self.levels
+            .iter()
+            .flat_map(|l| l.cells.values())
+            .map(Vec::len)
+            .sum()
     }
 
-    /// The number of index tiles that list at least one zone.
+    /// The number of index cells, over all levels, that list at least one zone.
     pub fn index_tiles(&self) -> usize {
-        self.index.len()
+        self.levels.iter().map(|l| l.cells.len()).sum()
+    }
+
+    /// The cells the index has room for without growing, over all levels: what its
+    /// tables hold in memory (they shrink as zones go).
+    pub fn index_capacity(&self) -> usize {
+        self.levels.iter().map(|l| l.cells.capacity()).sum()
     }
 
     pub fn get(&self, id: &str) -> Option<&FlatZone> {
@@ -205,10 +328,14 @@ impl ZoneSet {
                 (self.entries.len() - 1) as u32
             }
         };
-        for tx in tiles.x0..=tiles.x1 {
-            for tz in tiles.z0..=tiles.z1 {
-                self.index.entry((tx, tz)).or_default().push(slot);
-            }
+        let level = tiles.level();
+        let index = &mut self.levels[level];
+        for key in tiles.at(level).cells() {
+            index.cells.entry(key).or_default().push(slot);
+        }
+        index.zones += 1;
+        if level > 0 {
+            self.upper += 1;
         }
         self.by_id.insert(zone.id.clone(), slot);
         self.by_revision.insert(revision, slot);
@@ -217,58 +344,80 @@ impl ZoneSet {
             zone,
             revision,
             tiles,
+            level: level as u8,
             outer,
         });
         old
     }
 
-    /// Removes zone `id` from the set and from every index tile it was listed in.
+    /// Removes zone `id` from the set and from every index cell it was listed in.
+    /// The index gives memory back as it empties: a level whose table is less than
+    /// a quarter full shrinks to fit.
     pub fn remove(&mut self, id: &str) -> Option<FlatZone> {
         let slot = self.by_id.remove(id)?;
         let entry = self.entries.get_mut(slot as usize)?.take()?;
-        let t = entry.tiles;
-        for tx in t.x0..=t.x1 {
-            for tz in t.z0..=t.z1 {
-                if let Some(list) = self.index.get_mut(&(tx, tz)) {
-                    list.retain(|&s| s != slot);
-                    if list.is_empty() {
-                        self.index.remove(&(tx, tz));
-                    }
+        let level = usize::from(entry.level);
+        let index = &mut self.levels[level];
+        for key in entry.tiles.at(level).cells() {
+            if let Some(list) = index.cells.get_mut(&key) {
+                list.retain(|&s| s != slot);
+                if list.is_empty() {
+                    index.cells.remove(&key);
                 }
             }
+        }
+        index.zones -= 1;
+        if index.cells.len() * 4 < index.cells.capacity() {
+            index.cells.shrink_to_fit();
+        }
+        if level > 0 {
+            self.upper -= 1;
         }
         self.by_revision.remove(&entry.revision);
         self.free.push(slot);
         Some(entry.zone)
     }
 
-    /// The zones listed in the index tile of `(x, z)`, in registration order.
+    /// The zones whose range holds the index tile of `(x, z)`.
     #[inline]
-    fn candidates(&self, x: f64, z: f64) -> &[u32] {
-        if self.index.is_empty() {
-            return &[];
+    fn candidates(&self, x: f64, z: f64) -> Candidates<'_> {
+        let (tx, tz) = if self.by_id.is_empty() {
+            (0, 0)
+        } else {
+            (self.tile_of(x), self.tile_of(z))
+        };
+        Candidates {
+            set: self,
+            tx,
+            tz,
+            level: 0,
+            slots: self.levels[0].slots((tx, tz)).iter(),
         }
-        self.index
-            .get(&(self.tile_of(x), self.tile_of(z)))
-            .map_or(&[], Vec::as_slice)
     }
 
     /// True when some zone's outer bounds, grown by `margin`, contain `(x, z)`: the
     /// point or a sample within `margin` of it may read a zone.
     pub fn near(&self, x: f64, z: f64, margin: f64) -> bool {
-        if self.index.is_empty() {
+        if self.by_id.is_empty() {
             return false;
         }
-        for tx in self.tile_of(x - margin)..=self.tile_of(x + margin) {
-            for tz in self.tile_of(z - margin)..=self.tile_of(z + margin) {
-                let Some(list) = self.index.get(&(tx, tz)) else {
-                    continue;
-                };
-                if list
+        let window = TileRange {
+            x0: self.tile_of(x - margin),
+            x1: self.tile_of(x + margin),
+            z0: self.tile_of(z - margin),
+            z1: self.tile_of(z + margin),
+        };
+        for (level, index) in self.levels.iter().enumerate() {
+            if index.zones == 0 {
+                continue;
+            }
+            for key in window.at(level).cells() {
+                let hit = index
+                    .slots(key)
                     .iter()
                     .filter_map(|&s| self.entry(s))
-                    .any(|e| e.near(x, z, margin))
-                {
+                    .any(|e| e.tiles.meets(&window) && e.near(x, z, margin));
+                if hit {
                     return true;
                 }
             }
@@ -286,16 +435,12 @@ impl ZoneSet {
         margin: f64,
         terrain: impl FnOnce(f64, f64) -> f64,
     ) -> Lookup<'_> {
-        let candidates = self.candidates(x, z);
-        if !candidates.is_empty() {
-            if let Some(s) = self.sample_in(candidates, x, z, terrain) {
+        let mut candidates = self.candidates(x, z).peekable();
+        if candidates.peek().is_some() {
+            if let Some(s) = self.sample_in(candidates.clone(), x, z, terrain) {
                 return Lookup::Zone(s);
             }
-            if candidates
-                .iter()
-                .filter_map(|&s| self.entry(s))
-                .any(|e| e.near(x, z, margin))
-            {
+            if candidates.any(|e| e.near(x, z, margin)) {
                 return Lookup::Near;
             }
         }
@@ -322,21 +467,19 @@ impl ZoneSet {
         z: f64,
         terrain: impl FnOnce(f64, f64) -> f64,
     ) -> Option<ZoneSample<'_>> {
-        let candidates = self.candidates(x, z);
-        if candidates.is_empty() {
-            return None;
-        }
+        let mut candidates = self.candidates(x, z).peekable();
+        candidates.peek()?;
         self.sample_in(candidates, x, z, terrain)
     }
 
     #[inline]
-    fn sample_in(
-        &self,
-        candidates: &[u32],
+    fn sample_in<'a>(
+        &'a self,
+        candidates: impl Iterator<Item = &'a Entry>,
         x: f64,
         z: f64,
         terrain: impl FnOnce(f64, f64) -> f64,
-    ) -> Option<ZoneSample<'_>> {
+    ) -> Option<ZoneSample<'a>> {
         match self.overlap {
             Overlap::Hyperscape => self.sample_hyperscape(candidates, x, z, terrain),
             Overlap::Layered => self.sample_layered(candidates, x, z, terrain),
@@ -363,19 +506,18 @@ impl ZoneSet {
         k
     }
 
-    fn sample_hyperscape(
-        &self,
-        candidates: &[u32],
+    fn sample_hyperscape<'a>(
+        &'a self,
+        candidates: impl Iterator<Item = &'a Entry>,
         x: f64,
         z: f64,
         terrain: impl FnOnce(f64, f64) -> f64,
-    ) -> Option<ZoneSample<'_>> {
+    ) -> Option<ZoneSample<'a>> {
         let (tx, tz) = (self.tile_of(x), self.tile_of(z));
         // (value, scan rank, entry): smallest value wins, then the earliest met.
         let mut core: Option<(f64, (u8, u64), &Entry)> = None;
         let mut blend: Option<(f64, (u8, u64), &Entry)> = None;
-        for &s in candidates {
-            let Some(e) = self.entry(s) else { continue };
+        for e in candidates {
             let Some(reach) = e.zone.reach(x, z) else {
                 continue;
             };
@@ -406,18 +548,16 @@ impl ZoneSet {
         })
     }
 
-    fn sample_layered(
-        &self,
-        candidates: &[u32],
+    fn sample_layered<'a>(
+        &'a self,
+        candidates: impl Iterator<Item = &'a Entry>,
         x: f64,
         z: f64,
         terrain: impl FnOnce(f64, f64) -> f64,
-    ) -> Option<ZoneSample<'_>> {
+    ) -> Option<ZoneSample<'a>> {
         let mut hits: Vec<(&Entry, Reach)> = Vec::new();
-        for &s in candidates {
-            if let Some(e) = self.entry(s)
-                && let Some(r) = e.zone.reach(x, z)
-            {
+        for e in candidates {
+            if let Some(r) = e.zone.reach(x, z) {
                 hits.push((e, r));
             }
         }
@@ -445,5 +585,137 @@ impl ZoneSet {
             zone: &top.zone,
             reach,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zones::model::Shape;
+
+    fn zone(id: &str, x: f64, z: f64, size: f64, blend: f64, priority: i32) -> FlatZone {
+        FlatZone {
+            id: id.into(),
+            center_x: x,
+            center_z: z,
+            shape: Shape::Rect {
+                width: size,
+                depth: size * 0.7,
+            },
+            height: f64::from(priority),
+            blend_radius: blend,
+            carve_inset: 0.0,
+            priority,
+        }
+    }
+
+    /// The candidates of a tile by brute force: every zone whose range holds it.
+    fn oracle(set: &ZoneSet, x: f64, z: f64) -> Vec<&Entry> {
+        let (tx, tz) = (set.tile_of(x), set.tile_of(z));
+        set.entries
+            .iter()
+            .flatten()
+            .filter(|e| e.tiles.contains(tx, tz))
+            .collect()
+    }
+
+    fn zones() -> Vec<FlatZone> {
+        // Sizes from one tile to the largest legal zone (10 km, blend 10 km), at every
+        // level of the index, overlapping and straddling cell edges.
+        let mut out = Vec::new();
+        let mut seed = 7_u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for i in 0..60 {
+            let size = 10.0 * libm::pow(1000.0, next());
+            let blend = if i % 7 == 0 { 10_000.0 } else { size * next() };
+            let (x, z) = (next() * 40_000.0 - 20_000.0, next() * 40_000.0 - 20_000.0);
+            out.push(zone(&format!("z{i}"), x, z, size, blend, i % 5));
+        }
+        out
+    }
+
+    /// Whatever level a zone is listed in, a point sees exactly the zones whose
+    /// range holds its tile (so heights, winners and `near` are the one-level
+    /// index's), on both overlap rules.
+    #[test]
+    fn every_level_answers_what_a_one_level_index_would() {
+        for overlap in [Overlap::Layered, Overlap::Hyperscape] {
+            let mut set = ZoneSet::new(overlap, 32.0);
+            for (i, z) in zones().into_iter().enumerate() {
+                set.insert(z, i as u64 + 1);
+            }
+            assert!(set.upper > 0 && set.levels[0].zones > 0);
+            let mut seed = 11_u64;
+            for _ in 0..20_000 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let x = ((seed >> 20) % 60_000) as f64 - 30_000.0 + 0.25;
+                let z = ((seed >> 40) % 60_000) as f64 - 30_000.0 + 0.75;
+                let mut got: Vec<u64> = set.candidates(x, z).map(|e| e.revision).collect();
+                let mut want: Vec<u64> = oracle(&set, x, z).iter().map(|e| e.revision).collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "({x}, {z})");
+                let terrain = |x: f64, z: f64| x * 0.001 + z * 0.002;
+                let brute = set.sample_in(oracle(&set, x, z).into_iter(), x, z, terrain);
+                assert_eq!(set.sample(x, z, terrain), brute, "({x}, {z})");
+                let margin = 40.0;
+                let near = set.entries.iter().flatten().any(|e| {
+                    e.near(x, z, margin) && {
+                        let w = |c: f64| (set.tile_of(c - margin), set.tile_of(c + margin));
+                        let ((x0, x1), (z0, z1)) = (w(x), w(z));
+                        e.tiles.meets(&TileRange { x0, x1, z0, z1 })
+                    }
+                });
+                assert_eq!(set.near(x, z, margin), near, "({x}, {z})");
+            }
+        }
+    }
+
+    /// The largest legal zone on 32 m tiles costs at most 256 index entries (not the
+    /// 879,844 tiles it spans), and removing every zone empties the index and shrinks
+    /// its tables back.
+    #[test]
+    fn a_zone_costs_a_bounded_index_and_gives_it_back() {
+        let mut set = ZoneSet::new(Overlap::Layered, 32.0);
+        let empty = set.index_capacity();
+        let big = zone("big", 0.0, 0.0, 10_000.0, 10_000.0, 0);
+        let range = set.tile_range(&big);
+        let tiles = (range.x1 - range.x0 + 1) * (range.z1 - range.z0 + 1);
+        assert!(tiles > 800_000, "{tiles}");
+        set.insert(big, 1);
+        assert!(set.index_entries() <= 256, "{}", set.index_entries());
+        assert_eq!(
+            set.zone_at(0.0, 0.0).map(|(z, _)| z.id.as_str()),
+            Some("big")
+        );
+        assert_eq!(
+            set.zone_at(14_000.0, 1.0).map(|(z, _)| z.id.as_str()),
+            Some("big")
+        );
+        // Many small zones fill level 0, then all go.
+        for i in 0..2_000 {
+            let x = f64::from(i) * 50.0;
+            set.insert(
+                zone(&format!("s{i}"), x, 3.0, 20.0, 5.0, 1),
+                2 + u64::from(i as u32),
+            );
+        }
+        let full = set.index_capacity();
+        assert!(full > empty + 1_000, "{full}");
+        assert!(set.remove("big").is_some());
+        for i in 0..2_000 {
+            assert!(set.remove(&format!("s{i}")).is_some());
+        }
+        assert_eq!(
+            (set.index_entries(), set.index_tiles(), set.upper),
+            (0, 0, 0)
+        );
+        assert!(set.index_capacity() <= 64, "{}", set.index_capacity());
+        assert_eq!(set.zone_at(0.0, 0.0), None);
     }
 }

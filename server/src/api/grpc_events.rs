@@ -30,9 +30,10 @@ use crate::{
     events::{Area, ConnectionStreams, Event, Message, StreamKind, StreamPermit, Subscription},
 };
 
-/// The area of a request (unset: everything); a refused one names its field.
-fn area_of(area: Option<&pb::SubscriptionArea>) -> Result<Area, ApiError> {
-    Ok(Area::from_proto(area)?)
+/// The area of a request (unset: everything), its centre within `max_coordinate`;
+/// a refused one names its field.
+fn area_of(area: Option<&pb::SubscriptionArea>, max_coordinate: f64) -> Result<Area, ApiError> {
+    Ok(Area::from_proto(area)?.within(max_coordinate)?)
 }
 
 /// The `TerrainEvents` route, as an axum router to merge with the others.
@@ -75,7 +76,10 @@ impl EventsApi {
         let connection = request.extensions().get::<ConnectionStreams>().cloned();
         let request = request.into_inner();
         let world = self.state.engine.world(&request.world)?;
-        let area = area_of(request.area.as_ref())?;
+        let area = area_of(
+            request.area.as_ref(),
+            self.state.engine.limits().max_coordinate,
+        )?;
         let permit = self
             .state
             .events
@@ -129,7 +133,10 @@ impl TerrainEvents for EventsApi {
         request: Request<pb::UpdateSubscriptionRequest>,
     ) -> Result<Response<pb::UpdateSubscriptionResponse>, Status> {
         let request = request.into_inner();
-        let area = area_of(request.area.as_ref())?;
+        let area = area_of(
+            request.area.as_ref(),
+            self.state.engine.limits().max_coordinate,
+        )?;
         self.state
             .events
             .update_area(&request.subscription_id, area)

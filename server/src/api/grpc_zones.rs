@@ -45,6 +45,10 @@ fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
         .collect()
 }
 
+fn tile_rects(outcome: &Outcome) -> Vec<pb::TileRect> {
+    outcome.changed.to_proto()
+}
+
 pub fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
     Ok(state
         .auth
@@ -72,6 +76,8 @@ pub async fn register(
         revision: outcome.revision,
         tiles: tile_keys(&outcome),
         change: outcome.change.as_str().to_string(),
+        tile_rects: tile_rects(&outcome),
+        tile_count: outcome.changed.count,
     }))
 }
 
@@ -87,6 +93,8 @@ pub async fn unregister(
     Ok(Response::new(pb::UnregisterFlatZoneResponse {
         revision: outcome.revision,
         tiles: tile_keys(&outcome),
+        tile_rects: tile_rects(&outcome),
+        tile_count: outcome.changed.count,
     }))
 }
 

@@ -89,11 +89,18 @@ pub fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> 
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 struct PutBody {
     zone: ZoneJson,
     revision: u64,
-    /// The tiles whose heights changed, `[tx, tz]` each.
+    /// The tiles whose heights changed, `[tx, tz]` each: listed only when there are
+    /// at most 256 of them (empty otherwise); `tileRects` always says which.
     tiles: Vec<[i64; 2]>,
+    /// The changed tiles as inclusive rectangles `[minTx, minTz, maxTx, maxTz]` (the
+    /// old and the new zone's; they may overlap).
+    tile_rects: Vec<[i64; 4]>,
+    /// How many tiles the union of `tileRects` holds.
+    tile_count: u64,
     /// `registered`, `replaced` or `unchanged` (an identical zone: no revision taken).
     #[schema(example = "registered")]
     change: &'static str,
@@ -157,14 +164,20 @@ async fn put_zone(
         zone: ZoneJson::new(&entry),
         revision: outcome.revision,
         tiles: tiles(&outcome),
+        tile_rects: outcome.changed.to_json(),
+        tile_count: outcome.changed.count,
         change: outcome.change.as_str(),
     }))
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 struct DeleteBody {
     revision: u64,
+    /// As in the registration's answer: listed only up to 256 tiles.
     tiles: Vec<[i64; 2]>,
+    tile_rects: Vec<[i64; 4]>,
+    tile_count: u64,
 }
 
 #[utoipa::path(
@@ -197,6 +210,8 @@ async fn delete_zone(
     Ok(Json(DeleteBody {
         revision: outcome.revision,
         tiles: tiles(&outcome),
+        tile_rects: outcome.changed.to_json(),
+        tile_count: outcome.changed.count,
     }))
 }
 

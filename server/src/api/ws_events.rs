@@ -1,7 +1,9 @@
 //! `GET /v1/worlds/{world}/events`: tile events over a WebSocket.
 //!
 //! Query: the initial area, `tiles=minTx,minTz,maxTx,maxTz` (inclusive) or
-//! `x=&z=&radius=` (metres), and the resume point `fromRevision=N`. Bad input is a
+//! `x=&z=&radius=` (metres, the centre within `max_coordinate`), and the resume
+//! point `fromRevision=N`; any other key is refused (a misspelt `fromrevision` would
+//! otherwise stream live events without resuming). Bad input is a
 //! 400 before the upgrade (`fromRevision` after the current revision included). A
 //! subscription beyond `max_subscriptions_per_connection` or `max_subscriptions` is
 //! refused before the upgrade with 503, `Retry-After` and the JSON error body
@@ -9,7 +11,8 @@
 //!
 //! Server to client, one JSON text frame per message: events
 //! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
-//! "bounds", "maxHeightDelta"}` and `{"type": "resync", "revision"}`. Client to
+//! "tileRects", "tileCount", "bounds", "maxHeightDelta"}` (`tiles` listed only up
+//! to 256 tiles, `tileRects` always) and `{"type": "resync", "revision"}`. Client to
 //! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
 //! (everything), acknowledged once it applies with
 //! `{"type": "area", "area", "revision"}` (every event after `revision` is matched
@@ -82,7 +85,16 @@ fn number(pairs: &[(String, String)], name: &'static str) -> Result<f64, ApiErro
         .map_err(|_| ApiError::invalid(name, format!("expected a number, got {}", Quoted(raw))))
 }
 
-fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
+/// The query keys the route takes.
+const KEYS: [&str; 5] = ["tiles", "x", "z", "radius", "fromRevision"];
+
+fn opening(pairs: &[(String, String)], max_coordinate: f64) -> Result<Opening, ApiError> {
+    if let Some((key, _)) = pairs.iter().find(|(k, _)| !KEYS.contains(&k.as_str())) {
+        return Err(ApiError::invalid(
+            key.clone(),
+            "unknown query parameter: expected tiles, x, z, radius or fromRevision",
+        ));
+    }
     let from = match single(pairs, "fromRevision")? {
         None => None,
         Some(raw) => Some(raw.parse().map_err(|_| {
@@ -120,6 +132,7 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
         )?,
         None => Area::All,
     };
+    let area = area.within(max_coordinate)?;
     Ok(Opening { area, from })
 }
 
@@ -131,7 +144,8 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
         `tiles=minTx,minTz,maxTx,maxTz` (inclusive), or `x`, `z`, `radius` (metres), or everything; \
         `fromRevision` resumes after that revision. Server to client, one JSON text frame per \
         message: `{\"type\": \"event\", \"world\", \"revision\", \"cause\": {\"zone\", \"kind\"}, \
-        \"tiles\", \"bounds\", \"maxHeightDelta\"}` and `{\"type\": \"resync\", \"revision\"}`. Client \
+        \"tiles\", \"tileRects\", \"tileCount\", \"bounds\", \"maxHeightDelta\"}` (`tiles` listed \
+        only up to 256 tiles, `tileRects` always) and `{\"type\": \"resync\", \"revision\"}`. Client \
         to server: a new area (`{\"tiles\": [...]}`, `{\"x\", \"z\", \"radius\"}` or `{}`), \
         acknowledged by `{\"type\": \"area\", \"area\", \"revision\"}`, or refused by \
         `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \
@@ -142,7 +156,7 @@ fn opening(pairs: &[(String, String)]) -> Result<Opening, ApiError> {
         ("x" = Option<f64>, Query, description = "Circle centre, metres (with z and radius)"),
         ("z" = Option<f64>, Query, description = "Circle centre, metres (with x and radius)"),
         ("radius" = Option<f64>, Query, description = "Circle radius, metres (with x and z)"),
-        ("fromRevision" = Option<u64>, Query, description = "Resume after this revision (at most the current one)"),
+        ("fromRevision" = Option<u64>, Query, description = "Resume after this revision (at most the current one). Any other query key is refused (400, the field names it)"),
         ("Upgrade" = String, Header, description = "`websocket`"),
         ("Connection" = String, Header, description = "`Upgrade`"),
         ("Sec-WebSocket-Key" = String, Header, description = "RFC 6455 handshake key"),
@@ -164,7 +178,7 @@ async fn events(
 ) -> Result<Response, ApiError> {
     let world = params::world(world)?;
     let Query(pairs) = query.map_err(|r| ApiError::invalid("query", r.body_text()))?;
-    let opening = opening(&pairs)?;
+    let opening = opening(&pairs, state.engine.limits().max_coordinate)?;
     let world = state.engine.world(&world)?;
     let connection = connection.map(|Extension(c)| c);
     let permit = match state
@@ -254,7 +268,7 @@ async fn send(socket: &mut WebSocket, text: Utf8Bytes, closed: &CancellationToke
 /// Applies an area message; answers its acknowledgement, or the error frame for a
 /// bad one.
 fn change_area(sub: &Subscription, text: &str) -> String {
-    match frames::area(text) {
+    match frames::area(text).and_then(|a| Ok(a.within(sub.max_coordinate())?)) {
         Ok(area) => {
             let revision = sub.set_area(area);
             frames::area_applied(&area, revision)
@@ -275,6 +289,7 @@ mod tests {
 
     #[test]
     fn openings_parse_and_name_their_field() {
+        let opening = |pairs: &[(String, String)]| opening(pairs, 1e9);
         let got = opening(&pairs(&[("tiles", "0,-1,2,3"), ("fromRevision", "7")])).unwrap();
         assert_eq!(got.from, Some(7));
         assert_eq!(got.area, Area::tiles([0, -1, 2, 3], "t").unwrap());
@@ -299,5 +314,24 @@ mod tests {
             field(&[("tiles", "0,0,1,1"), ("x", "1")]).as_deref(),
             Some("tiles")
         );
+    }
+
+    /// A misspelt key is refused, not ignored (`fromrevision` would stream live
+    /// events without resuming), and so is a centre beyond `max_coordinate`.
+    #[test]
+    fn openings_refuse_unknown_keys_and_far_centres() {
+        let err = |list: &[(&str, &str)]| opening(&pairs(list), 1e9).unwrap_err();
+        let e = err(&[("fromrevision", "5")]);
+        assert_eq!(e.field(), Some("fromrevision"));
+        assert!(e.to_string().contains("unknown query parameter"), "{e}");
+        assert_eq!(err(&[("tiles", "0,0,1,1"), ("y", "1")]).field(), Some("y"));
+        let e = err(&[("x", "1e10"), ("z", "0"), ("radius", "1")]);
+        assert_eq!(e.field(), Some("x"));
+        assert!(e.to_string().contains("max_coordinate"), "{e}");
+        assert_eq!(
+            err(&[("x", "0"), ("z", "-1e10"), ("radius", "1")]).field(),
+            Some("z")
+        );
+        assert!(opening(&pairs(&[("x", "1e9"), ("z", "0"), ("radius", "1")]), 1e9).is_ok());
     }
 }

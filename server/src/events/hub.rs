@@ -191,6 +191,13 @@ mod tests {
             zone: "a".into(),
             kind: MutationKind::Registered,
             tiles: vec![(0, 0)],
+            tile_rects: vec![terrain_core::TileRect {
+                min_tx: 0,
+                min_tz: 0,
+                max_tx: 0,
+                max_tz: 0,
+            }],
+            tile_count: 1,
             bounds: Bounds {
                 min_x: 0.0,
                 min_z: 0.0,

@@ -43,6 +43,8 @@ pub fn event_of(world: &str, outcome: &Outcome) -> Option<Event> {
         zone: outcome.zone.id.clone(),
         kind,
         tiles: outcome.tiles.clone(),
+        tile_rects: outcome.changed.rects.clone(),
+        tile_count: outcome.changed.count,
         bounds: outcome.bounds,
         max_height_delta: Some(outcome.max_height_delta),
     })

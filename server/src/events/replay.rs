@@ -122,12 +122,15 @@ fn event_of(
 ) -> Event {
     let zone = &entry.mutation.zone;
     let zones = || previous.into_iter().chain([zone]);
+    let changed = changed_tiles(layout, zones());
     Event {
         world: world.to_string(),
         revision: entry.revision,
         zone: zone.id.clone(),
         kind: entry.mutation.kind,
-        tiles: changed_tiles(layout, zones()),
+        tiles: changed.listed(),
+        tile_rects: changed.rects,
+        tile_count: changed.count,
         bounds: zone_bounds(zones()),
         max_height_delta: entry.max_height_delta,
     }

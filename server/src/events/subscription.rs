@@ -49,6 +49,8 @@ pub struct Subscription {
     last_sent: u64,
     closed: CancellationToken,
     done: bool,
+    /// The world's `max_coordinate`: a new area's centre must lie within it.
+    max_coordinate: f64,
 }
 
 impl Subscription {
@@ -84,6 +86,7 @@ impl Subscription {
             last_sent: joined.live_from,
             closed: events.closed.clone(),
             done: false,
+            max_coordinate: world.rules().limits.max_coordinate,
         };
         let Some(from) = from else {
             return Ok(sub);
@@ -119,6 +122,12 @@ impl Subscription {
     }
 
     /// Fires at server shutdown: a transport blocked writing to its client stops.
+    /// The largest |x| and |z| an area's centre may have (the world's
+    /// `max_coordinate`).
+    pub fn max_coordinate(&self) -> f64 {
+        self.max_coordinate
+    }
+
     pub fn closed(&self) -> CancellationToken {
         self.closed.clone()
     }

@@ -341,6 +341,29 @@ impl MeshCache {
         self.cache.contains_key(&key) || self.pinned().contains_key(&key)
     }
 
+    /// The cached or pinned tiles of `world` that `outcome` changed, row-major. A
+    /// change that lists its tiles is looked up tile by tile; a larger one (up to
+    /// 880,000 tiles) is matched the other way round: the cached tiles against its
+    /// rectangles, so the cost follows the cache, not the change.
+    fn cached_in(&self, world: &str, outcome: &Outcome) -> Vec<(i64, i64)> {
+        let changed = &outcome.changed;
+        if changed.count <= terrain_model::TILE_LIST_MAX {
+            return outcome
+                .tiles
+                .iter()
+                .copied()
+                .filter(|&tile| self.contains(world, tile))
+                .collect();
+        }
+        let hit =
+            |(w, x, z): &MeshKey| (w == world && changed.contains((*x, *z))).then_some((*x, *z));
+        let mut tiles: Vec<(i64, i64)> = self.cache.iter().filter_map(|(k, _)| hit(&k)).collect();
+        tiles.extend(self.pinned().keys().filter_map(hit));
+        tiles.sort_unstable_by_key(|&(x, z)| (z, x));
+        tiles.dedup();
+        tiles
+    }
+
     /// Unpins `tile` of `world` (a tile that stopped being live before it was built).
     pub fn unpin(&self, world: &str, tile: (i64, i64)) {
         self.pinned().remove(&(world.to_string(), tile.0, tile.1));
@@ -541,12 +564,7 @@ impl CommitListener for MeshCache {
     /// cannot start them in the background, it does).
     fn committed(&self, world: &World, outcome: &Outcome) {
         let id = world.id();
-        let cached: Vec<(i64, i64)> = outcome
-            .tiles
-            .iter()
-            .copied()
-            .filter(|&(x, z)| self.contains(id, (x, z)))
-            .collect();
+        let cached = self.cached_in(id, outcome);
         if cached.is_empty() {
             return;
         }

@@ -12,6 +12,7 @@
 //! from the log never finds an entry without its delta.
 
 use terrain_core::TileGrid;
+use terrain_model::ChangedTiles;
 use tracing::{info, warn};
 
 use super::{
@@ -77,7 +78,7 @@ impl World {
         probe: &Probe,
         before: &Sampled,
     ) -> Outcome {
-        self.install(mutation, outcome.revision, &outcome.tiles);
+        self.install(mutation, outcome.revision, &outcome.changed);
         outcome.max_height_delta = probe.delta(before, self.snapshot().terrain());
         let annotated = self.store.annotate(
             &self.id,
@@ -97,7 +98,7 @@ impl World {
             zone = %outcome.zone.id,
             revision = outcome.revision,
             change = outcome.change.as_str(),
-            tiles = %TileKeys(&outcome.tiles),
+            tiles = %TileKeys(&outcome.changed),
             "flat zone {}",
             outcome.change.as_str()
         );
@@ -105,9 +106,9 @@ impl World {
     }
 
     /// Publishes a state with the mutation applied to the zones and tile versions.
-    fn install(&self, mutation: Mutation, revision: u64, tiles: &[(i64, i64)]) {
+    fn install(&self, mutation: Mutation, revision: u64, changed: &ChangedTiles) {
         self.update(|state| {
-            state.tiles.touch(tiles, revision);
+            state.tiles.touch(changed, revision);
             let zones = state.terrain.zones_mut();
             match mutation.kind {
                 MutationKind::Removed => {
@@ -147,12 +148,14 @@ fn plan_entry(
         }
     };
     let all = || old.iter().chain([&zone]);
+    let changed = changed_tiles(layout, all());
     let outcome = Outcome {
         change: Change::of(kind),
         zone: zone.clone(),
         zone_revision: revision,
         revision,
-        tiles: changed_tiles(layout, all()),
+        tiles: changed.listed(),
+        changed,
         bounds: zone_bounds(all()),
         max_height_delta: 0.0,
     };

@@ -119,7 +119,7 @@ async fn a_lost_race_is_planned_again_and_answers_what_really_happened() {
 }
 
 fn changed(world: &World, zones: &[FlatZone]) -> Vec<(i64, i64)> {
-    crate::world::registry::changed_tiles(&world.tile_grid(), zones)
+    crate::world::registry::changed_tiles(&world.tile_grid(), zones).listed()
 }
 
 #[tokio::test]
@@ -210,6 +210,7 @@ async fn recent_outcomes_are_evicted_oldest_first() {
         zone_revision: revision,
         revision,
         tiles: Vec::new(),
+        changed: Default::default(),
         bounds: crate::world::registry::zone_bounds([&zone(0.0)]),
         max_height_delta: 0.0,
     };

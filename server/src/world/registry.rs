@@ -12,8 +12,10 @@
 //! mid-way cannot let the next mutation start before this one is applied.
 //!
 //! Every accepted mutation takes the world's next revision and reports the tiles
-//! whose heights or normals it changes: [`TileGrid::tiles_touching`] of the old and
-//! the new zone's outer bounds, with a margin of [`TILE_MARGIN`]. Registering a zone
+//! whose heights or normals it changes: [`TileGrid::rect_touching`] of the old and
+//! the new zone's outer bounds, with a margin of [`TILE_MARGIN`], as rectangles and a
+//! count, listed one by one only up to [`terrain_model::TILE_LIST_MAX`] tiles (so the largest legal
+//! zone costs the same few bytes as a small one). Registering a zone
 //! identical to the registered one (after resolving `heightOffset`) is a no-op:
 //! [`Change::Unchanged`], the current revision, no tiles, nothing stored.
 
@@ -23,6 +25,7 @@ use terrain_core::{
     FlatZone, TileGrid,
     zones::{Bounds, ZoneDoc, ZoneError, ZoneHeight, ZoneSpec, validate_id, validate_zone},
 };
+use terrain_model::ChangedTiles;
 use tracing::debug;
 
 use super::{RegistryError, World, WorldState, delta::union};
@@ -79,8 +82,11 @@ pub struct Outcome {
     pub zone_revision: u64,
     /// The world's revision after the call.
     pub revision: u64,
-    /// Tiles whose heights or normals changed, row-major (z outer, x inner).
+    /// Tiles whose heights or normals changed, row-major (z outer, x inner): listed
+    /// only when there are at most [`terrain_model::TILE_LIST_MAX`] (empty otherwise).
     pub tiles: Vec<(i64, i64)>,
+    /// The same tiles as rectangles and a count, whatever their number.
+    pub changed: ChangedTiles,
     /// The area whose heights may have changed: the old and new zones' outer bounds
     /// grown by [`TILE_MARGIN`].
     pub bounds: Bounds,
@@ -239,6 +245,7 @@ impl World {
                 zone_revision,
                 revision: state.revision,
                 tiles: Vec::new(),
+                changed: ChangedTiles::default(),
                 max_height_delta: 0.0,
             };
             return Ok(Plan {
@@ -259,14 +266,15 @@ impl World {
             MutationKind::Registered
         };
         let revision = next(state.revision)?;
-        let tiles = changed_tiles(&self.grid, old.into_iter().chain([&zone]));
+        let changed = changed_tiles(&self.grid, old.into_iter().chain([&zone]));
         let outcome = Outcome {
             change: Change::of(kind),
             bounds: zone_bounds(old.into_iter().chain([&zone])),
             zone: zone.clone(),
             zone_revision: revision,
             revision,
-            tiles,
+            tiles: changed.listed(),
+            changed,
             max_height_delta: 0.0,
         };
         Ok(Plan {
@@ -283,12 +291,14 @@ impl World {
             });
         };
         let revision = next(state.revision)?;
+        let changed = changed_tiles(&self.grid, [old]);
         let outcome = Outcome {
             change: Change::Removed,
             zone: old.clone(),
             zone_revision: revision,
             revision,
-            tiles: changed_tiles(&self.grid, [old]),
+            tiles: changed.listed(),
+            changed,
             bounds: zone_bounds([old]),
             max_height_delta: 0.0,
         };
@@ -320,38 +330,41 @@ fn next(revision: u64) -> Result<u64, RegistryError> {
         .ok_or_else(|| RegistryError::Internal("revision counter exhausted".into()))
 }
 
-/// The tiles any of `zones` can change, row-major (z outer, x inner), without
-/// duplicates: the union of [`TileGrid::tiles_touching`] of each zone's outer
-/// bounds with [`TILE_MARGIN`].
+/// The tiles any of `zones` can change: the union of [`TileGrid::rect_touching`] of
+/// each zone's outer bounds with [`TILE_MARGIN`] (at most one rectangle per zone;
+/// nothing is enumerated, whatever the zones' size).
 pub fn changed_tiles<'a>(
     layout: &TileGrid,
     zones: impl IntoIterator<Item = &'a FlatZone>,
-) -> Vec<(i64, i64)> {
-    let mut tiles: Vec<(i64, i64)> = zones
-        .into_iter()
-        .flat_map(|z| layout.tiles_touching(&z.outer_bounds(), TILE_MARGIN))
-        .collect();
-    tiles.sort_unstable_by_key(|&(x, z)| (z, x));
-    tiles.dedup();
-    tiles
+) -> ChangedTiles {
+    ChangedTiles::new(
+        zones
+            .into_iter()
+            .map(|z| layout.rect_touching(&z.outer_bounds(), TILE_MARGIN)),
+    )
 }
 
-/// Tile keys for a log line: `x,z` pairs, the first few of a long list.
-pub(super) struct TileKeys<'a>(pub(super) &'a [(i64, i64)]);
+/// Changed tiles for a log line: `x,z` pairs for a short list, else the rectangles
+/// (`x0,z0..x1,z1`) and the count.
+pub(super) struct TileKeys<'a>(pub(super) &'a ChangedTiles);
 
 impl fmt::Display for TileKeys<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SHOWN: usize = 32;
-        for (i, (x, z)) in self.0.iter().take(SHOWN).enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
+        const SHOWN: u64 = 32;
+        let changed = self.0;
+        if changed.count <= SHOWN {
+            for (i, (x, z)) in changed.listed().into_iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" ")?;
+                }
+                write!(f, "{x},{z}")?;
             }
-            write!(f, "{x},{z}")?;
+            return Ok(());
         }
-        if self.0.len() > SHOWN {
-            write!(f, " ... ({} tiles)", self.0.len())?;
+        for r in &changed.rects {
+            write!(f, "{},{}..{},{} ", r.min_tx, r.min_tz, r.max_tx, r.max_tz)?;
         }
-        Ok(())
+        write!(f, "({} tiles)", changed.count)
     }
 }
 
@@ -368,19 +381,53 @@ mod tests {
             resolution: 64,
             centred: true,
         };
-        assert_eq!(changed_tiles(&layout, [&zone(0.0)]), [(0, 0)]);
+        assert_eq!(changed_tiles(&layout, [&zone(0.0)]).listed(), [(0, 0)]);
         assert_eq!(
-            changed_tiles(&layout, [&zone(0.0), &zone(300.0)]),
+            changed_tiles(&layout, [&zone(0.0), &zone(300.0)]).listed(),
             [(0, 0), (3, 0)]
         );
-        assert_eq!(changed_tiles(&layout, [&zone(0.0), &zone(0.0)]), [(0, 0)]);
+        assert_eq!(
+            changed_tiles(&layout, [&zone(0.0), &zone(0.0)]).listed(),
+            [(0, 0)]
+        );
+    }
+
+    /// The largest legal zone (10 km, blend 10 km) on 32 m tiles: 879,844 tiles,
+    /// described by one rectangle and listed by none.
+    #[test]
+    fn the_largest_zone_changes_one_rectangle_of_tiles() {
+        let voxel = TileGrid {
+            size: 32.0,
+            resolution: 33,
+            centred: false,
+        };
+        let mut big = zone(0.0);
+        big.shape = terrain_core::zones::Shape::Rect {
+            width: 10_000.0,
+            depth: 10_000.0,
+        };
+        big.blend_radius = 10_000.0;
+        let changed = changed_tiles(&voxel, [&big]);
+        assert_eq!(changed.rects.len(), 1);
+        assert_eq!(
+            changed.count,
+            voxel.tiles_touching(&big.outer_bounds(), TILE_MARGIN).len() as u64
+        );
+        assert!(changed.count > terrain_model::TILE_LIST_MAX);
+        assert!(changed.listed().is_empty());
     }
 
     #[test]
     fn long_tile_lists_are_cut_in_logs() {
-        let tiles: Vec<_> = (0..40).map(|i| (i, -i)).collect();
-        let text = TileKeys(&tiles).to_string();
-        assert!(text.starts_with("0,0 1,-1 "), "{text}");
-        assert!(text.ends_with("... (40 tiles)"), "{text}");
+        let row = terrain_core::TileRect {
+            min_tx: 0,
+            min_tz: -1,
+            max_tx: 39,
+            max_tz: -1,
+        };
+        let text = TileKeys(&ChangedTiles::new([row])).to_string();
+        assert_eq!(text, "0,-1..39,-1 (40 tiles)");
+        let short = ChangedTiles::new([terrain_core::TileRect { max_tx: 1, ..row }]);
+        assert_eq!(TileKeys(&short).to_string(), "0,-1 1,-1");
     }
 }

@@ -12,28 +12,73 @@
 
 use std::collections::HashMap;
 
-use terrain_core::{FlatZone, TileGrid};
+use terrain_core::{FlatZone, TileGrid, TileRect};
+use terrain_model::{ChangedTiles, TILE_LIST_MAX};
 
 use super::registry::changed_tiles;
 use crate::store::{Mutation, MutationKind};
 
-/// Per-tile versions of one world. Only touched tiles are stored.
+/// Per-tile versions of one world. Only touched tiles are stored: one entry per
+/// tile for rectangles of at most [`TILE_LIST_MAX`] tiles, and one layer per larger
+/// rectangle (a 10 km zone on 32 m tiles covers up to 880,000 tiles; its versions
+/// take one layer, not a map of that many entries).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TileVersions {
     touched: HashMap<(i64, i64), u64>,
+    /// Large rectangles and the revision that touched them. A layer inside a later
+    /// one is dropped (the later revision wins everywhere in it), and so are the
+    /// per-tile entries it covers.
+    layers: Vec<(TileRect, u64)>,
 }
 
 impl TileVersions {
     /// The version of `tile`: the revision of the last change that touched it, or 0.
     pub fn get(&self, tile: (i64, i64)) -> u64 {
-        self.touched.get(&tile).copied().unwrap_or(0)
+        let listed = self.touched.get(&tile).copied().unwrap_or(0);
+        self.layers
+            .iter()
+            .filter(|(r, _)| r.contains(tile))
+            .fold(listed, |v, &(_, revision)| v.max(revision))
     }
 
-    /// Marks `tiles` as touched by `revision`.
-    pub fn touch(&mut self, tiles: &[(i64, i64)], revision: u64) {
-        for &tile in tiles {
-            self.touched.insert(tile, revision);
+    /// Marks the tiles of `changed` as touched by `revision` (later than any before).
+    pub fn touch(&mut self, changed: &ChangedTiles, revision: u64) {
+        for rect in &changed.rects {
+            self.raise(rect, revision);
         }
+    }
+
+    /// Raises the tiles of `rect` to at least `revision`.
+    fn raise(&mut self, rect: &TileRect, revision: u64) {
+        if rect.len() <= TILE_LIST_MAX {
+            for tile in rect.tiles() {
+                let version = self.touched.entry(tile).or_insert(0);
+                *version = (*version).max(revision);
+            }
+            return;
+        }
+        let inside = |a: &TileRect, b: &TileRect| {
+            a.min_tx >= b.min_tx
+                && a.max_tx <= b.max_tx
+                && a.min_tz >= b.min_tz
+                && a.max_tz <= b.max_tz
+        };
+        if self
+            .layers
+            .iter()
+            .any(|(r, v)| *v >= revision && inside(rect, r))
+        {
+            return;
+        }
+        self.layers
+            .retain(|(r, v)| !(*v <= revision && inside(r, rect)));
+        let before = self.touched.len();
+        self.touched
+            .retain(|&t, v| !(*v <= revision && rect.contains(t)));
+        if self.touched.len() * 4 < before {
+            self.touched.shrink_to_fit();
+        }
+        self.layers.push((*rect, revision));
     }
 
     /// Raises the tiles of each of `zones` to at least the revision that registered
@@ -45,21 +90,31 @@ impl TileVersions {
         zones: impl IntoIterator<Item = (&'a FlatZone, u64)>,
     ) {
         for (zone, revision) in zones {
-            for tile in super::registry::changed_tiles(layout, [zone]) {
-                let version = self.touched.entry(tile).or_insert(0);
-                *version = (*version).max(revision);
+            for rect in &changed_tiles(layout, [zone]).rects {
+                self.raise(rect, revision);
             }
         }
     }
 
     /// How many tiles some change has touched.
-    pub fn len(&self) -> usize {
-        self.touched.len()
+    pub fn len(&self) -> u64 {
+        let layered = ChangedTiles::new(self.layers.iter().map(|&(r, _)| r));
+        let listed = self
+            .touched
+            .keys()
+            .filter(|&&t| !layered.contains(t))
+            .count() as u64;
+        listed + layered.count
     }
 
     /// True when no change has touched any tile.
     pub fn is_empty(&self) -> bool {
-        self.touched.is_empty()
+        self.touched.is_empty() && self.layers.is_empty()
+    }
+
+    /// What the versions hold: per-tile entries and large layers.
+    pub fn entries(&self) -> (usize, usize) {
+        (self.touched.len(), self.layers.len())
     }
 
     /// Replays a mutation log (in revision order) over `layout`: each entry touches
@@ -70,8 +125,8 @@ impl TileVersions {
         for (revision, mutation) in log {
             let zone = &mutation.zone;
             let old = live.get(zone.id.as_str()).copied();
-            let tiles = changed_tiles(layout, old.into_iter().chain([zone]));
-            versions.touch(&tiles, *revision);
+            let changed = changed_tiles(layout, old.into_iter().chain([zone]));
+            versions.touch(&changed, *revision);
             match mutation.kind {
                 MutationKind::Removed => {
                     live.remove(zone.id.as_str());
@@ -116,5 +171,64 @@ mod tests {
         assert_eq!(v.get((3, 0)), 3);
         assert_eq!(v.get((1, 0)), 0);
         assert_eq!(v.len(), 2);
+    }
+
+    /// A zone of the largest legal size on 32 m tiles takes one layer, not 880,000
+    /// entries; versions inside and outside it, and after later changes over it, are
+    /// what a per-tile map would say (the brute-force oracle).
+    #[test]
+    fn large_changes_take_one_layer() {
+        let voxel = TileGrid {
+            size: 32.0,
+            resolution: 33,
+            centred: false,
+        };
+        let mut big = zone(0.0);
+        big.id = "big".into();
+        big.shape = terrain_core::zones::Shape::Rect {
+            width: 10_000.0,
+            depth: 10_000.0,
+        };
+        big.blend_radius = 10_000.0;
+        let mut v = TileVersions::default();
+        let mut oracle: HashMap<(i64, i64), u64> = HashMap::new();
+        let mut step = |v: &mut TileVersions, zone: &FlatZone, revision: u64| {
+            let changed = changed_tiles(&voxel, [zone]);
+            for tile in
+                voxel.tiles_touching(&zone.outer_bounds(), super::super::registry::TILE_MARGIN)
+            {
+                oracle.insert(tile, revision);
+            }
+            v.touch(&changed, revision);
+        };
+        step(&mut v, &zone(40.0), 1);
+        step(&mut v, &big, 2);
+        step(&mut v, &zone(100.0), 3);
+        let mut moved = big.clone();
+        moved.center_x = 3_000.0;
+        step(&mut v, &moved, 4);
+        assert!(
+            v.entries().0 <= 256 && v.entries().1 <= 2,
+            "{:?}",
+            v.entries()
+        );
+        assert_eq!(v.len(), oracle.len() as u64);
+        for tx in (-600..700).step_by(7) {
+            for tz in (-600..600).step_by(11) {
+                let want = oracle.get(&(tx, tz)).copied().unwrap_or(0);
+                assert_eq!(v.get((tx, tz)), want, "({tx}, {tz})");
+            }
+        }
+        for tile in [(1, 0), (3, 0), (-469, -469), (562, 468), (563, 0)] {
+            assert_eq!(
+                v.get(tile),
+                oracle.get(&tile).copied().unwrap_or(0),
+                "{tile:?}"
+            );
+        }
+        // Covering with the same zone at a later revision folds into one layer.
+        v.cover(&voxel, [(&moved, 9)]);
+        assert_eq!(v.get((100, 0)), 9);
+        assert!(v.entries().1 <= 2);
     }
 }

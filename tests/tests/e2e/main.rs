@@ -78,5 +78,6 @@ mod zones_auth;
 mod zones_errors;
 mod zones_grpc;
 mod zones_http;
+mod zones_large;
 mod zones_persistence;
 mod zones_startup;

@@ -23,7 +23,10 @@ struct EventJson<'a> {
     world: &'a str,
     revision: u64,
     cause: CauseJson<'a>,
+    /// Listed only up to `TILE_LIST_MAX` tiles; `tileRects` always says which.
     tiles: Vec<[i64; 2]>,
+    tile_rects: Vec<[i64; 4]>,
+    tile_count: u64,
     bounds: BoundsJson,
     max_height_delta: Option<f64>,
 }
@@ -52,6 +55,7 @@ struct ResyncJson {
 
 /// The frame of a stream message: an event
 /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
+/// "tileRects": [[minTx, minTz, maxTx, maxTz]], "tileCount",
 /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
 /// `{"type": "resync", "revision"}`. An event's frame is serialised once and shared
 /// by every subscriber it reaches ([`crate::events::Published::json`]).
@@ -78,6 +82,12 @@ fn event(e: &Event) -> Result<String, serde_json::Error> {
             kind: e.kind.as_str(),
         },
         tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
+        tile_rects: e
+            .tile_rects
+            .iter()
+            .map(|r| [r.min_tx, r.min_tz, r.max_tx, r.max_tz])
+            .collect(),
+        tile_count: e.tile_count,
         bounds: BoundsJson {
             min_x: e.bounds.min_x,
             min_z: e.bounds.min_z,
@@ -138,8 +148,15 @@ pub fn area(text: &str) -> Result<Area, ApiError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let message: AreaMessage = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let field = e.path().to_string();
+        let duplicate = e
+            .inner()
+            .to_string()
+            .strip_prefix("duplicate field `")
+            .and_then(|rest| rest.split('`').next().map(String::from));
         if e.inner().is_syntax() || e.inner().is_eof() {
             not_json(e.into_inner())
+        } else if let Some(name) = duplicate {
+            ApiError::invalid(name, "given more than once")
         } else if field == "." {
             ApiError::invalid("area", "must be a JSON object")
         } else {
@@ -149,15 +166,23 @@ pub fn area(text: &str) -> Result<Area, ApiError> {
     })?;
     // Characters after the object are refused like any other bad JSON.
     de.end().map_err(not_json)?;
-    if let Some(tiles) = message.tiles {
-        return Ok(Area::tiles(tiles, "tiles")?);
-    }
     let circle = [
         ("x", message.x),
         ("z", message.z),
         ("radius", message.radius),
     ];
-    if circle.iter().any(|(_, v)| v.is_some()) {
+    let round = circle.iter().any(|(_, v)| v.is_some());
+    if let Some(tiles) = message.tiles {
+        if round {
+            // As the query form: one area, never a silent pick between two.
+            return Err(ApiError::invalid(
+                "tiles",
+                "give tiles or x, z and radius, not both",
+            ));
+        }
+        return Ok(Area::tiles(tiles, "tiles")?);
+    }
+    if round {
         let [x, z, radius] =
             circle.map(|(field, v)| v.ok_or_else(|| ApiError::invalid(field, expected(field))));
         return Ok(Area::circle(x?, z?, radius?)?);
@@ -209,6 +234,24 @@ mod tests {
         ));
         assert_eq!(area(r#"{"x": 1}"#).unwrap_err().field(), Some("z"));
         assert_eq!(area("[1]").unwrap_err().field(), Some("area"));
+    }
+
+    /// A key given twice names that key (not "must be a JSON object"), and tiles
+    /// with a circle are refused as in the query form.
+    #[test]
+    fn duplicate_keys_and_two_areas_are_refused_by_name() {
+        for (text, field) in [
+            (r#"{"x": 1, "x": 2, "z": 0, "radius": 1}"#, "x"),
+            (r#"{"tiles": [0, 0, 1, 1], "tiles": [0, 0, 2, 2]}"#, "tiles"),
+            (r#"{"x": 1, "z": 0, "radius": 1, "radius": 3}"#, "radius"),
+        ] {
+            let err = area(text).unwrap_err();
+            assert_eq!(err.field(), Some(field), "{text}");
+            assert!(err.to_string().contains("more than once"), "{err}");
+        }
+        let err = area(r#"{"tiles":[0,0,0,0],"x":1}"#).unwrap_err();
+        assert_eq!(err.field(), Some("tiles"));
+        assert!(err.to_string().contains("not both"), "{err}");
     }
 
     #[test]
