@@ -19,6 +19,18 @@ use super::{Reason, path::tiles_crossed};
 
 const SQRT2: f64 = std::f64::consts::SQRT_2;
 
+/// The eight steps to a tile's neighbours: straight ones first.
+const STEPS: [(i64, i64); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+
 /// A tile of the movement grid.
 type Tile = (i64, i64);
 /// Each reached tile's best known cost and the tile it was reached from.
@@ -167,16 +179,7 @@ pub fn find_path(
             });
         }
         expanded += 1;
-        for (dx, dz) in [
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (1, -1),
-            (-1, 1),
-            (-1, -1),
-        ] {
+        for (dx, dz) in STEPS {
             let next = (at.0 + dx, at.1 + dz);
             if judge(next).is_some() {
                 continue;
@@ -286,16 +289,7 @@ mod tests {
         let mut queue = VecDeque::from([(0i64, 0i64)]);
         // Bellman-Ford style relaxation until nothing changes (a brute force).
         while let Some((x, z)) = queue.pop_front() {
-            for (dx, dz) in [
-                (1, 0),
-                (-1, 0),
-                (0, 1),
-                (0, -1),
-                (1, 1),
-                (1, -1),
-                (-1, 1),
-                (-1, -1),
-            ] {
+            for (dx, dz) in STEPS {
                 let (nx, nz) = (x + dx, z + dz);
                 if blocked(nx, nz).is_some() {
                     continue;
