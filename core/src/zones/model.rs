@@ -273,9 +273,19 @@ pub struct Bounds {
 }
 
 impl FlatZone {
-    /// [`validate_zone`] of this zone (its height is absolute).
+    /// [`validate_zone`] of this zone as stored (its height resolved).
+    ///
+    /// Its height may be a resolved `heightOffset`: the offset (at most
+    /// `max_coordinate`, as the API checks it) plus the ground at the centre, so the
+    /// stored height is checked against twice the range; every other field as the API
+    /// checks it.
     pub fn validate(&self, limits: &ZoneLimits) -> Result<(), ZoneError> {
-        validate_zone(&self.id, &self.spec(), limits)
+        let spec = ZoneSpec {
+            height: ZoneHeight::Absolute(0.0),
+            ..self.spec()
+        };
+        validate_zone(&self.id, &spec, limits)?;
+        coordinate("height", self.height, 2.0 * limits.max_coordinate)
     }
 
     /// The spec this zone would be registered from, with its height absolute.

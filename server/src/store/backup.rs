@@ -427,7 +427,7 @@ mod tests {
             ),
             (
                 |b| b["worlds"][0]["zones"][1]["zone"]["height"] = 1e300.into(),
-                r#"world "main": zone "b": height: must be at most 1000000000 (got 1e300)"#,
+                r#"world "main": zone "b": height: must be at most 2000000000 (got 1e300)"#,
             ),
             (
                 |b| b["worlds"][0]["revision"] = u64::MAX.into(),

@@ -23,7 +23,7 @@ use std::{fmt, sync::Arc};
 
 use terrain_core::{
     FlatZone, TileGrid,
-    zones::{Bounds, ZoneDoc, ZoneError, ZoneHeight, ZoneSpec, validate_id, validate_zone},
+    zones::{Bounds, ZoneDoc, ZoneSpec, validate_id, validate_zone},
 };
 use terrain_model::ChangedTiles;
 use tracing::debug;
@@ -223,18 +223,6 @@ impl World {
         let zones = state.zones();
         let base = state.terrain().procedural(spec.center_x, spec.center_z);
         let zone = spec.resolve(id, base);
-        if let ZoneHeight::Offset(_) = spec.height {
-            // The resolved height is what is stored, restored and reloaded: it must
-            // pass the same check as an absolute one.
-            zone.validate(&self.rules.limits).map_err(|e| match e {
-                ZoneError::TooLarge { value, max, .. } => ZoneError::TooLarge {
-                    field: "heightOffset",
-                    value,
-                    max,
-                },
-                other => other,
-            })?;
-        }
         let old = zones.get(&zone.id);
         if old == Some(&zone) {
             let zone_revision = zones.revision_of(&zone.id).unwrap_or_default();
