@@ -320,9 +320,11 @@ async fn a_silent_track_viewers_stream_ends_after_the_viewer_ttl_with_its_viewer
         }
         tx
     });
-    // A silent one (its sender held open, nothing sent after the first update).
-    let (_silent_tx, mut silent) = try_track(&channel, "silent").await.expect("stream opens");
+    // A silent one (its sender held open, nothing sent after the first update). Its
+    // silence is timed by the server from when it read that update, which is after
+    // this instant and before the stream is open here.
     let opened = Instant::now();
+    let (_silent_tx, mut silent) = try_track(&channel, "silent").await.expect("stream opens");
     let status = loop {
         match tokio::time::timeout(WAIT, silent.message()).await {
             Ok(Ok(Some(_))) => continue,
