@@ -16,12 +16,20 @@ pub const SHOWN_CHARS: usize = 64;
 #[derive(Debug, Clone, Copy)]
 pub struct Quoted<'a>(pub &'a str);
 
+/// The first [`SHOWN_CHARS`] characters of `s`, and its length in bytes when that is
+/// not all of it.
+fn shown(s: &str) -> (&str, Option<usize>) {
+    match s.char_indices().nth(SHOWN_CHARS) {
+        None => (s, None),
+        Some((end, _)) => (&s[..end], Some(s.len())),
+    }
+}
+
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.0;
-        match s.char_indices().nth(SHOWN_CHARS) {
-            None => write!(f, "{s:?}"),
-            Some((end, _)) => write!(f, "{:?}…({} bytes)", &s[..end], s.len()),
+        match shown(self.0) {
+            (s, None) => write!(f, "{s:?}"),
+            (head, Some(len)) => write!(f, "{head:?}…({len} bytes)"),
         }
     }
 }
@@ -33,10 +41,9 @@ pub struct Cut<'a>(pub &'a str);
 
 impl fmt::Display for Cut<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.0;
-        match s.char_indices().nth(SHOWN_CHARS) {
-            None => f.write_str(s),
-            Some((end, _)) => write!(f, "{}…({} bytes)", &s[..end], s.len()),
+        match shown(self.0) {
+            (s, None) => f.write_str(s),
+            (head, Some(len)) => write!(f, "{head}…({len} bytes)"),
         }
     }
 }

@@ -22,6 +22,17 @@ fn zone(i: usize) -> String {
     )
 }
 
+/// `terrain-server --data-dir data restore -i input`, run to completion.
+fn restore(data: &std::path::Path, input: &std::path::Path) -> Output {
+    terrain(&[
+        OsStr::new("--data-dir"),
+        data.as_os_str(),
+        OsStr::new("restore"),
+        OsStr::new("-i"),
+        input.as_os_str(),
+    ])
+}
+
 /// Runs the binary with `args` to its end.
 fn terrain<S: AsRef<OsStr>>(args: &[S]) -> Output {
     let mut command = terrain_server();
@@ -130,13 +141,7 @@ fn a_backup_under_load_restores_exactly_what_was_acknowledged_up_to_its_revision
     server.stop();
 
     // Restore into a new data directory; a server there serves the backup.
-    let out = terrain(&[
-        OsStr::new("--data-dir"),
-        restored.as_os_str(),
-        OsStr::new("restore"),
-        OsStr::new("--input"),
-        file.as_os_str(),
-    ]);
+    let out = restore(&restored, &file);
     assert!(
         out.status.success(),
         "{}",
@@ -185,13 +190,7 @@ fn a_backup_under_load_restores_exactly_what_was_acknowledged_up_to_its_revision
         28 + 150
     );
     // A restore into a used store changes nothing.
-    let out = terrain(&[
-        OsStr::new("--data-dir"),
-        data.as_os_str(),
-        OsStr::new("restore"),
-        OsStr::new("-i"),
-        file.as_os_str(),
-    ]);
+    let out = restore(&data, &file);
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not empty"),
@@ -251,13 +250,7 @@ fn a_restore_of_a_backup_the_api_would_refuse_writes_nothing() {
         let input = dir.path().join(format!("edited{k}.json"));
         std::fs::write(&input, file).unwrap();
         let data = dir.path().join(format!("data{k}"));
-        let out = terrain(&[
-            OsStr::new("--data-dir"),
-            data.as_os_str(),
-            OsStr::new("restore"),
-            OsStr::new("-i"),
-            input.as_os_str(),
-        ]);
+        let out = restore(&data, &input);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{k}: {stderr}");
         assert!(stderr.contains(want), "{k}: {want}\n{stderr}");
@@ -267,13 +260,7 @@ fn a_restore_of_a_backup_the_api_would_refuse_writes_nothing() {
     let input = dir.path().join("sound.json");
     std::fs::write(&input, backup_file(2, &[(2, ok)])).unwrap();
     let data = dir.path().join("sound");
-    let out = terrain(&[
-        OsStr::new("--data-dir"),
-        data.as_os_str(),
-        OsStr::new("restore"),
-        OsStr::new("-i"),
-        input.as_os_str(),
-    ]);
+    let out = restore(&data, &input);
     assert!(
         out.status.success(),
         "{}",
