@@ -21,9 +21,12 @@ use std::{
     collections::VecDeque,
     sync::{
         Arc, Mutex, PoisonError,
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
+    time::{Duration, Instant},
 };
+
+use crate::cost::{Busy, CostQueue, Ticket};
 
 use std::collections::HashSet;
 
@@ -120,6 +123,8 @@ where
 pub struct Compute {
     pool: Arc<rayon::ThreadPool>,
     queue: Arc<FairQueue>,
+    /// The estimated work admitted to the pool and not yet finished.
+    costs: CostQueue,
 }
 
 impl std::fmt::Debug for Compute {
@@ -141,7 +146,7 @@ impl Compute {
     /// panicking job is logged and its caller gets [`ComputeError::Lost`]; the process
     /// is not aborted.
     pub fn new() -> Result<Self, ComputeError> {
-        Self::with_nice(0)
+        Self::with_nice(0, Duration::from_secs(3600))
     }
 
     /// [`Compute::new`], its threads `nice` steps below the creating thread's
@@ -149,7 +154,8 @@ impl Compute {
     /// then yields the cores to the threads that answer requests, acknowledge changes
     /// and send events whenever those have work, and takes them back at once. Where
     /// the priority cannot be lowered, the pool runs at the process's and says so.
-    pub fn with_nice(nice: u8) -> Result<Self, ComputeError> {
+    /// Work is admitted by its cost against `request_timeout` ([`Compute::admit`]).
+    pub fn with_nice(nice: u8, request_timeout: Duration) -> Result<Self, ComputeError> {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -158,6 +164,7 @@ impl Compute {
             .panic_handler(|_| tracing::error!("a compute job panicked"))
             .build()?;
         Ok(Compute {
+            costs: CostQueue::new(pool.current_num_threads(), request_timeout),
             pool: Arc::new(pool),
             queue: Arc::default(),
         })
@@ -166,6 +173,49 @@ impl Compute {
     /// The number of threads in the pool.
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
+    }
+
+    /// Admits work estimated at `cost` of pool time, or refuses it at once when the
+    /// work queued before it and its own would not finish within `request_timeout`
+    /// ([`crate::cost`]). The estimate stays queued until the ticket drops.
+    pub fn admit(&self, cost: Duration) -> Result<Ticket, Busy> {
+        self.costs.admit(cost)
+    }
+
+    /// Queues work estimated at `cost` that the server starts itself (never refused),
+    /// so that requests are admitted against it too.
+    pub fn charge(&self, cost: Duration) -> Ticket {
+        self.costs.charge(cost)
+    }
+
+    /// The estimated pool time of the admitted, unfinished work.
+    pub fn queued(&self) -> Duration {
+        self.costs.queued()
+    }
+
+    /// [`Compute::run_sliced`], answering also the pool time the slices took (the sum
+    /// of their run times, without the waits between them), for a [`crate::cost::Meter`].
+    pub async fn run_sliced_timed<T, F>(
+        &self,
+        slices: usize,
+        work: F,
+    ) -> Result<(Vec<T>, Duration), ComputeError>
+    where
+        T: Send + 'static,
+        F: Fn(usize) -> T + Send + Sync + 'static,
+    {
+        let busy = Arc::new(AtomicU64::new(0));
+        let spent = Arc::clone(&busy);
+        let values = self
+            .run_sliced(slices, move |i| {
+                let start = Instant::now();
+                let value = work(i);
+                let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                spent.fetch_add(ns, Ordering::Relaxed);
+                value
+            })
+            .await?;
+        Ok((values, Duration::from_nanos(busy.load(Ordering::Relaxed))))
     }
 
     /// Runs `job` on the pool and waits for its answer without blocking the runtime,
@@ -250,19 +300,20 @@ fn run_next_slice(queue: &FairQueue) {
 }
 
 /// The heights (and deciding zones, `with_zones`) of interleaved `coords` on `compute`,
-/// in slices of [`BATCH_CHUNK_POINTS`] taking turns with other requests.
+/// in slices of [`BATCH_CHUNK_POINTS`] taking turns with other requests, with the pool
+/// time they took.
 pub async fn samples_sliced<S>(
     compute: &Compute,
     state: S,
     coords: Arc<Vec<f64>>,
     with_zones: bool,
-) -> Result<Samples, ComputeError>
+) -> Result<(Samples, Duration), ComputeError>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
     let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
-    let parts = compute
-        .run_sliced(slices, move |i| {
+    let (parts, took) = compute
+        .run_sliced_timed(slices, move |i| {
             let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
             let part = &coords[2 * BATCH_CHUNK_POINTS * i..end];
             samples_serial(state.terrain(), part, with_zones)
@@ -278,7 +329,7 @@ where
         all.zones.extend(part.zones);
         all.hits += part.hits;
     }
-    Ok(all)
+    Ok((all, took))
 }
 
 fn coords_len(parts: &[Samples]) -> usize {
@@ -344,20 +395,21 @@ where
 
 /// Every sample of `grid` on `compute`, row-major (x fastest), in slices of about
 /// [`BAND_SAMPLES`] taking turns with other requests: bands of whole rows filled with
-/// [`Generator::fill_rows`], or, for rows longer than a slice, runs of points.
+/// [`Generator::fill_rows`], or, for rows longer than a slice, runs of points; with the
+/// pool time they took.
 pub async fn heightmap_sliced<S>(
     compute: &Compute,
     state: S,
     grid: Grid,
-) -> Result<Vec<f64>, ComputeError>
+) -> Result<(Vec<f64>, Duration), ComputeError>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
-    let parts = if grid.nx <= BAND_SAMPLES {
+    let (parts, took) = if grid.nx <= BAND_SAMPLES {
         let band_rows = (BAND_SAMPLES / grid.nx.max(1)).max(1);
         let slices = grid.nz.div_ceil(band_rows);
         compute
-            .run_sliced(slices, move |band| {
+            .run_sliced_timed(slices, move |band| {
                 let rows = band * band_rows..((band + 1) * band_rows).min(grid.nz);
                 let mut out = vec![0.0; rows.len() * grid.nx];
                 state.terrain().fill_rows(&grid, rows, &mut out);
@@ -367,7 +419,7 @@ where
     } else {
         let slices = grid.len().div_ceil(BATCH_CHUNK_POINTS);
         compute
-            .run_sliced(slices, move |chunk| {
+            .run_sliced_timed(slices, move |chunk| {
                 let first = chunk * BATCH_CHUNK_POINTS;
                 let last = (first + BATCH_CHUNK_POINTS).min(grid.len());
                 let terrain = state.terrain();
@@ -377,7 +429,7 @@ where
             })
             .await?
     };
-    Ok(parts.concat())
+    Ok((parts.concat(), took))
 }
 
 /// What holds a world's terrain (a world state behind a read guard).
@@ -489,7 +541,7 @@ mod tests {
     async fn the_pool_runs_below_the_caller_s_priority_by_its_nice() {
         let caller = thread_nice();
         for nice in [0u8, 5] {
-            let compute = Compute::with_nice(nice).unwrap();
+            let compute = Compute::with_nice(nice, Duration::from_secs(60)).unwrap();
             let seen = compute.run_sliced(4, |_| thread_nice()).await.unwrap();
             let want = (caller + i64::from(nice)).min(19);
             assert!(
@@ -526,9 +578,10 @@ mod tests {
         for (nx, nz) in [(300, 41), (5000, 1), (1, 9000), (7, 3), (4097, 2)] {
             let grid = Grid::new(-12.5, 10.25, 0.3, nx, nz).unwrap();
             let serial = heightmap_serial(&terrain, &grid);
-            let sliced = rt
+            let (sliced, took) = rt
                 .block_on(heightmap_sliced(&compute, terrain.clone(), grid))
                 .unwrap();
+            assert!(took > Duration::ZERO);
             assert_eq!(serial.len(), grid.len());
             assert!(
                 serial
@@ -551,7 +604,7 @@ mod tests {
         let serial = samples_serial(&terrain, &coords, true);
         let compute = Compute::new().unwrap();
         let rt = runtime();
-        let sliced = rt
+        let (sliced, _) = rt
             .block_on(samples_sliced(
                 &compute,
                 terrain.clone(),
@@ -566,7 +619,7 @@ mod tests {
             assert_eq!(serial.heights[k].to_bits(), s.height.to_bits());
             assert_eq!(serial.zones[k].is_empty(), s.zone.is_none());
         }
-        let bare = rt
+        let (bare, _) = rt
             .block_on(samples_sliced(&compute, terrain, Arc::new(coords), false))
             .unwrap();
         assert_eq!((bare.heights, bare.hits), (serial.heights, serial.hits));

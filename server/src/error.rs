@@ -43,8 +43,10 @@ pub enum ErrorCode {
     /// The body's `Content-Type` is not one the route reads (HTTP 415; gRPC
     /// `INVALID_ARGUMENT`).
     UnsupportedMediaType,
-    /// Every request slot is taken (`max_in_flight`): refused at once with
-    /// `Retry-After` instead of queued (gRPC `RESOURCE_EXHAUSTED`, HTTP 503).
+    /// Every request slot is taken (`max_in_flight`), or the compute pool's queued
+    /// work and the request's own would not finish within `request_timeout`
+    /// (`crate::cost`): refused at once with `Retry-After` instead of queued (gRPC
+    /// `RESOURCE_EXHAUSTED`, HTTP 503).
     Overloaded,
     /// The request was not answered within `request_timeout` (gRPC
     /// `DEADLINE_EXCEEDED`, HTTP 504); its remaining work is dropped.
@@ -82,6 +84,12 @@ pub trait ServiceError: std::error::Error + Send + Sync + 'static {
     /// The request field an invalid-argument (or too-large) error is about, e.g. `x`,
     /// `points[3]`, `viewWidth`.
     fn field(&self) -> Option<&str> {
+        None
+    }
+
+    /// For an overloaded refusal, how long the client should wait before retrying
+    /// (`Retry-After`, gRPC `RetryInfo`).
+    fn retry_after(&self) -> Option<std::time::Duration> {
         None
     }
 }

@@ -1,7 +1,8 @@
 //! A test of the crate's layering: which top-level module may name which.
 //!
 //! Every module belongs to one layer, lowest first: support (the error taxonomy, the
-//! admin token, task ownership and signals, the compute pool, shared validators),
+//! admin token, task ownership and signals, the compute pool and its admission by cost, shared
+//! validators),
 //! config, stores (the zone logs), the domain (worlds and their registry, events,
 //! lifecycle, mesh cache, queries, the metrics they record), and the edge (the API
 //! surfaces, logging set-up, the commands and the server that wires them). A module may name modules of its own layer or
@@ -22,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "auth",
             "shutdown",
             "compute",
+            "cost",
             "validate",
             "test_support",
         ],

@@ -28,7 +28,8 @@
 //! - **Support**: [`error`] (the error classes and [`ServiceError`]), [`auth`] (the
 //!   admin token), [`shutdown`] (signals and [`shutdown::Tasks`], the owner of every
 //!   background task), [`compute`] (the rayon pool that keeps tiles and large batches
-//!   off the async runtime), [`validate`] (the input checks the domain shares).
+//!   off the async runtime), [`cost`] (admission by the estimated cost of a request's
+//!   work on that pool), [`validate`] (the input checks the domain shares).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_server::Error> {
@@ -50,6 +51,7 @@ pub mod auth;
 pub mod commands;
 pub mod compute;
 pub mod config;
+pub mod cost;
 pub mod error;
 pub mod events;
 pub mod healthcheck;

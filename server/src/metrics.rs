@@ -14,6 +14,8 @@
 //! | `terrain_requests_in_flight` (gauge) | (unary requests holding a `max_in_flight` slot) |
 //! | `terrain_requests_shed_total` | (refused at once: every slot busy) |
 //! | `terrain_requests_timed_out_total` | (cut off by `request_timeout`) |
+//! | `terrain_compute_queued_seconds` (gauge) | (estimated pool time of the admitted, unfinished work: `crate::cost`) |
+//! | `terrain_work_estimate_seconds` (gauge) | `world`, `work` (`batch_point`, `heightmap_sample`, `map_tile`, `mesh`, `chunk`: estimated pool time of one unit) |
 //! | `terrain_heights_computed_total` | `world` |
 //! | `terrain_surface_tiles_read_total` | `world` (cached tile meshes a surface-mode batch read its heights from) |
 //! | `terrain_zones` (gauge) | `world` |
@@ -54,7 +56,7 @@ use metrics_exporter_prometheus::{
     BuildError, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
-use crate::world::stats::WorldStats;
+use crate::{cost::Meters, world::stats::WorldStats};
 
 /// Latency buckets, in seconds: 100 us to 10 s.
 const LATENCY_BUCKETS: &[f64] = &[
@@ -200,6 +202,16 @@ impl Metrics {
                 "Requests refused at once because every max_in_flight slot was busy"
             );
             describe_gauge!(
+                "terrain_compute_queued_seconds",
+                metrics::Unit::Seconds,
+                "Estimated compute pool time of the admitted work not yet finished"
+            );
+            describe_gauge!(
+                "terrain_work_estimate_seconds",
+                metrics::Unit::Seconds,
+                "Estimated compute pool time of one unit of work, by world and kind of work"
+            );
+            describe_gauge!(
                 "terrain_requests_in_flight",
                 "Requests holding a max_in_flight slot now"
             );
@@ -254,6 +266,18 @@ impl Metrics {
     /// Moves the count of requests holding a slot by `delta` (+1 admitted, -1 done).
     pub fn requests_in_flight(&self, delta: f64) {
         self.with(|| gauge!("terrain_requests_in_flight").increment(delta));
+    }
+
+    /// Sets the admission gauges: the queued work and `world`'s estimates per unit.
+    pub fn admission(&self, queued: Duration, world: &str, meters: &Meters) {
+        self.with(|| {
+            gauge!("terrain_compute_queued_seconds").set(queued.as_secs_f64());
+            for (work, meter) in meters.named() {
+                let seconds = meter.ns_per_unit() * 1e-9;
+                gauge!("terrain_work_estimate_seconds", "world" => world.to_string(), "work" => work)
+                    .set(seconds);
+            }
+        });
     }
 
     /// Counts one request cut off by `request_timeout`.

@@ -166,7 +166,7 @@ impl Server {
             &config.connections,
             Arc::clone(&metrics),
         ));
-        let compute = Compute::with_nice(config.compute_nice)?;
+        let compute = Compute::with_nice(config.compute_nice, config.requests.request_timeout)?;
         let meshes = Arc::new(MeshCache::new(
             config.limits.mesh_cache_bytes,
             compute.clone(),

@@ -14,7 +14,7 @@
 //! | `DeadlineExceeded` | `DEADLINE_EXCEEDED` | 408 |
 //! | `Unavailable` | `UNAVAILABLE` | 503 |
 //! | `UnsupportedMediaType` (a body type the route does not read) | `INVALID_ARGUMENT` | 415 |
-//! | `Overloaded` (every request slot taken; `Retry-After`) | `RESOURCE_EXHAUSTED` | 503 |
+//! | `Overloaded` (every request slot taken, or the compute pool's queue full; `Retry-After`) | `RESOURCE_EXHAUSTED` | 503 |
 //! | `TimedOut` (not answered within `request_timeout`) | `DEADLINE_EXCEEDED` | 504 |
 //! | `Internal` | `INTERNAL` | 500 |
 //!
@@ -94,6 +94,7 @@ pub enum ApiError {
         code: ErrorCode,
         message: String,
         field: Option<String>,
+        retry_after: Option<std::time::Duration>,
     },
 }
 
@@ -120,6 +121,16 @@ impl ApiError {
             code: err.error_code(),
             message: err.to_string(),
             field: err.field().map(str::to_string),
+            retry_after: err.retry_after(),
+        }
+    }
+
+    /// How long an overloaded client should wait before retrying.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            ApiError::Overloaded { retry_after, .. } => Some(*retry_after),
+            ApiError::Service { retry_after, .. } => *retry_after,
+            _ => None,
         }
     }
 
@@ -204,7 +215,7 @@ impl From<ApiError> for tonic::Status {
         log(&err);
         let code = grpc_code(err.code());
         let message = err.to_string();
-        if let ApiError::Overloaded { retry_after, .. } = err {
+        if let Some(retry_after) = err.retry_after() {
             // google.rpc.RetryInfo: how long the client should wait before retrying.
             let details = ErrorDetails::with_retry_info(Some(retry_after));
             return tonic::Status::with_error_details(code, message, details);
@@ -290,7 +301,7 @@ impl IntoResponse for ApiError {
                 .headers_mut()
                 .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
-        if let ApiError::Overloaded { retry_after, .. } = self {
+        if let Some(retry_after) = self.retry_after() {
             let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
             response
                 .headers_mut()

@@ -16,13 +16,21 @@
 //! was. The cache holds encoded PNGs, at most [`MAP_CACHE_BYTES`], keyed by world
 //! and map tile; an entry older than the current version is never served. Rendering
 //! runs on the compute pool in bands of [`render::BAND_ROWS`] rows, taking turns
-//! with other requests; requests for the same uncached map tile render it once.
+//! with other requests; requests for the same uncached map tile render it once, admitted by its cost
+//! ([`crate::cost`]), and a render outlives a request that timed out, filling the cache.
 
 pub mod palette;
 pub mod render;
 pub mod shade;
 
-use std::{fmt, sync::Arc};
+use std::{
+    collections::HashMap,
+    fmt,
+    sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
+};
+
+use futures::future::{BoxFuture, FutureExt, Shared};
 
 use terrain_core::quote::Num;
 
@@ -30,6 +38,7 @@ use moka::{future::Cache, ops::compute::Op};
 
 use crate::{
     compute::Compute,
+    cost::Busy,
     error::{ErrorCode, ServiceError},
     validate::check_coordinate,
     world::{World, WorldState},
@@ -56,6 +65,9 @@ pub enum MapError {
     /// The cache gave back no entry for a tile it had just computed: a bug.
     #[error("internal error: map cache: the entry vanished")]
     Vanished,
+    /// The compute pool's queued work and this tile's would not finish in time.
+    #[error(transparent)]
+    Busy(#[from] Busy),
 }
 
 impl ServiceError for MapError {
@@ -63,6 +75,14 @@ impl ServiceError for MapError {
         match self {
             MapError::Invalid { .. } => ErrorCode::InvalidArgument,
             MapError::Render(_) | MapError::Vanished => ErrorCode::Internal,
+            MapError::Busy(e) => e.error_code(),
+        }
+    }
+
+    fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            MapError::Busy(e) => e.retry_after(),
+            _ => None,
         }
     }
 
@@ -154,7 +174,18 @@ type MapKey = (String, u8, i64, i64);
 pub struct MapCache {
     cache: Cache<MapKey, Arc<MapPng>>,
     compute: Compute,
+    /// The renders under way, by map tile, with the version each renders.
+    rendering: Renders,
 }
+
+/// A render under way: its version and its outcome, shared by every request for it.
+type Render = (
+    u64,
+    Shared<BoxFuture<'static, Result<Arc<MapPng>, MapError>>>,
+);
+
+/// The renders under way, by map tile.
+type Renders = Arc<Mutex<HashMap<MapKey, Render>>>;
 
 impl fmt::Debug for MapCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -194,7 +225,11 @@ impl MapCache {
             .max_capacity(budget)
             .weigher(|_k: &MapKey, v: &Arc<MapPng>| u32::try_from(v.png.len()).unwrap_or(u32::MAX))
             .build();
-        MapCache { cache, compute }
+        MapCache {
+            cache,
+            compute,
+            rendering: Arc::default(),
+        }
     }
 
     /// The current version of `tile` of `world` and the world's revision, without
@@ -205,7 +240,10 @@ impl MapCache {
     }
 
     /// `tile` of `world` at its current version: cached, or rendered on the compute
-    /// pool and cached.
+    /// pool and cached. A render is admitted by its cost ([`crate::cost`]); it runs in
+    /// a task of its own, so it fills the cache even when the request that started it
+    /// times out or goes away, and requests for a tile being rendered wait for that
+    /// render.
     pub async fn get(&self, world: &World, tile: MapTile) -> Result<ServedMap, MapError> {
         let state = world.snapshot();
         let (version, revision) = (version_of(world, &state, tile), state.revision());
@@ -219,50 +257,105 @@ impl MapCache {
                 cached: true,
             });
         }
-        let result = self
-            .cache
-            .entry(key)
-            .and_try_compute_with(|entry| async move {
-                if let Some(entry) = entry
-                    && entry.value().version >= version
-                {
-                    return Ok(Op::Nop);
+        let (render, started) = {
+            let mut rendering = locked(&self.rendering);
+            match rendering.get(&key).filter(|(v, _)| *v >= version) {
+                Some((_, render)) => (render.clone(), false),
+                None => {
+                    let meters = Arc::clone(world.meters());
+                    let admitted = self.compute.admit(meters.map.estimate(1))?;
+                    let (cache, compute) = (self.cache.clone(), self.compute.clone());
+                    let renders = Arc::clone(&self.rendering);
+                    let job_key = key.clone();
+                    let task = tokio::spawn(async move {
+                        let _admitted = admitted;
+                        let rendered = render(&compute, state, tile).await;
+                        let result = match rendered {
+                            Ok((png, took)) => {
+                                meters.map.observe(1, took);
+                                let png = Arc::new(MapPng::new(version, png));
+                                Ok(keep_newest(&cache, job_key.clone(), png).await)
+                            }
+                            Err(e) => Err(e),
+                        };
+                        let mut renders = locked(&renders);
+                        if renders.get(&job_key).is_some_and(|(v, _)| *v == version) {
+                            renders.remove(&job_key);
+                        }
+                        result
+                    });
+                    let render = async move {
+                        task.await
+                            .map_err(|e| MapError::Render(format!("render task: {e}")))?
+                    }
+                    .boxed()
+                    .shared();
+                    rendering.insert(key, (version, render.clone()));
+                    (render, true)
                 }
-                let png = self.render(state, tile).await?;
-                Ok::<_, MapError>(Op::Put(Arc::new(MapPng::new(version, png))))
-            })
-            .await?;
-        let rendered = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
-        let entry = result.into_entry().ok_or(MapError::Vanished)?;
+            }
+        };
         Ok(ServedMap {
-            png: entry.into_value(),
+            png: render.await?,
             revision,
-            cached: !rendered,
+            cached: !started,
         })
     }
-
-    /// Renders `tile` from `state` on the compute pool, band by band, and encodes it.
-    async fn render(&self, state: Arc<WorldState>, tile: MapTile) -> Result<Vec<u8>, MapError> {
-        let lost = |e: crate::compute::ComputeError| MapError::Render(e.to_string());
-        let bands = TILE_PIXELS / render::BAND_ROWS;
-        let rows = self
-            .compute
-            .run_sliced(bands, move |b| {
-                let rows = b * render::BAND_ROWS..(b + 1) * render::BAND_ROWS;
-                render::render_rows(state.terrain(), tile, rows)
-            })
-            .await
-            .map_err(lost)?;
-        let rgb = rows.concat();
-        self.compute
-            .run(move || render::encode_png(&rgb))
-            .await
-            .map_err(lost)?
-            .map_err(|e| MapError::Render(e.to_string()))
-    }
-
     /// The number of cached map tiles (approximate: pending evictions may remain).
     pub fn tiles(&self) -> u64 {
         self.cache.entry_count()
     }
+}
+
+/// Renders `tile` from `state` on the compute pool, band by band, and encodes it;
+/// with the pool time that took.
+async fn render(
+    compute: &Compute,
+    state: Arc<WorldState>,
+    tile: MapTile,
+) -> Result<(Vec<u8>, Duration), MapError> {
+    let lost = |e: crate::compute::ComputeError| MapError::Render(e.to_string());
+    let bands = TILE_PIXELS / render::BAND_ROWS;
+    let (rows, banded) = compute
+        .run_sliced_timed(bands, move |b| {
+            let rows = b * render::BAND_ROWS..(b + 1) * render::BAND_ROWS;
+            render::render_rows(state.terrain(), tile, rows)
+        })
+        .await
+        .map_err(lost)?;
+    let rgb = rows.concat();
+    let (png, encoded) = compute
+        .run(move || {
+            let start = Instant::now();
+            (render::encode_png(&rgb), start.elapsed())
+        })
+        .await
+        .map_err(lost)?;
+    let png = png.map_err(|e| MapError::Render(e.to_string()))?;
+    Ok((png, banded + encoded))
+}
+
+/// Puts `png` in `cache` under `key` unless a newer rendering is there already, and
+/// answers the one the cache holds.
+async fn keep_newest(
+    cache: &Cache<MapKey, Arc<MapPng>>,
+    key: MapKey,
+    png: Arc<MapPng>,
+) -> Arc<MapPng> {
+    let version = png.version;
+    let kept = Arc::clone(&png);
+    let result = cache
+        .entry(key)
+        .and_compute_with(|entry| async move {
+            match entry {
+                Some(e) if e.value().version >= version => Op::Nop,
+                _ => Op::Put(kept),
+            }
+        })
+        .await;
+    result.into_entry().map_or(png, |entry| entry.into_value())
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

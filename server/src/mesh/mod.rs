@@ -59,6 +59,7 @@ use terrain_core::{
 
 use crate::{
     compute::Compute,
+    cost::Busy,
     error::{ErrorCode, ServiceError},
     metrics::Metrics,
     world::{CommitListener, Outcome, World, WorldState},
@@ -76,11 +77,24 @@ pub enum MeshError {
     /// The mesh could not be encoded for the response.
     #[error("internal error: encoding tile mesh: {0}")]
     Encode(String),
+    /// The compute pool's queued work and this build's would not finish in time.
+    #[error(transparent)]
+    Busy(#[from] Busy),
 }
 
 impl ServiceError for MeshError {
     fn error_code(&self) -> ErrorCode {
-        ErrorCode::Internal
+        match self {
+            MeshError::Busy(e) => e.error_code(),
+            _ => ErrorCode::Internal,
+        }
+    }
+
+    fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            MeshError::Busy(e) => e.retry_after(),
+            _ => None,
+        }
     }
 }
 
@@ -183,7 +197,18 @@ pub struct ServedMesh {
 #[derive(Clone)]
 struct Rebuild {
     version: u64,
-    done: Shared<BoxFuture<'static, Result<Cached, MeshError>>>,
+    done: Built,
+}
+
+/// The outcome of a build, shared by everyone waiting for it.
+type Built = Shared<BoxFuture<'static, Result<Cached, MeshError>>>;
+
+/// Who asked for a build: a request (admitted by cost, or refused) or the server
+/// building ahead of requests (queued, never refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Work {
+    Request,
+    Ahead,
 }
 
 /// The rebuilds under way, by tile.
@@ -199,6 +224,8 @@ pub struct MeshCache {
     pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
     /// The rebuilds started by commits and not yet in the cache.
     rebuilding: Rebuilds,
+    /// The builds started by requests (or prefetches) and not yet in the cache.
+    building: Rebuilds,
     compute: Compute,
     metrics: Arc<Metrics>,
 }
@@ -242,6 +269,7 @@ impl MeshCache {
             cache,
             pinned: Arc::default(),
             rebuilding: Arc::default(),
+            building: Arc::default(),
             compute,
             metrics,
         }
@@ -272,7 +300,7 @@ impl MeshCache {
         state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<ServedMesh, MeshError> {
-        let served = self.fetch(world, state, tile).await?;
+        let served = self.fetch(world, state, tile, Work::Request).await?;
         self.metrics.mesh_lookup(world.id(), served.cached);
         Ok(served)
     }
@@ -285,7 +313,7 @@ impl MeshCache {
         state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<bool, MeshError> {
-        Ok(!self.fetch(world, state, tile).await?.cached)
+        Ok(!self.fetch(world, state, tile, Work::Ahead).await?.cached)
     }
 
     /// Builds `tile` ahead of requests because it turned live, and pins its mesh
@@ -296,7 +324,7 @@ impl MeshCache {
         state: Arc<WorldState>,
         tile: (i64, i64),
     ) -> Result<bool, MeshError> {
-        let served = self.fetch(world, state, tile).await?;
+        let served = self.fetch(world, state, tile, Work::Ahead).await?;
         let key = (world.id().to_string(), tile.0, tile.1);
         let mut pinned = self.pinned();
         // A commit may have pinned a newer mesh meanwhile: keep the newest.
@@ -396,6 +424,7 @@ impl MeshCache {
         world: &World,
         state: Arc<WorldState>,
         tile: (i64, i64),
+        work: Work,
     ) -> Result<ServedMesh, MeshError> {
         let (version, revision) = (state.tile_version(tile), state.revision());
         let key = (world.id().to_string(), tile.0, tile.1);
@@ -434,46 +463,93 @@ impl MeshCache {
                 encoded: entry.encoded,
             });
         }
-        let result = self
-            .cache
-            .entry(key)
-            .and_try_compute_with(|entry| async move {
-                if let Some(entry) = entry
-                    && entry.value().mesh.version() >= version
-                {
-                    return Ok(Op::Nop);
-                }
-                let mesh = self.build(state, tile, version).await?;
-                Ok::<_, MeshError>(Op::Put(Cached::new(mesh)))
-            })
-            .await?;
-        let built = !matches!(result, moka::ops::compute::CompResult::Unchanged(_));
-        if built {
-            self.update_size().await;
-        }
-        let entry = result.into_entry().ok_or(MeshError::Vanished)?.into_value();
+        let (build, started) = self.build(world, state, tile, version, work)?;
+        let entry = build.await?;
         Ok(ServedMesh {
             mesh: entry.mesh,
             revision,
-            cached: !built,
+            cached: !started,
             encoded: entry.encoded,
         })
     }
 
-    /// Builds `tile` at `version` from `state` on the compute pool.
-    async fn build(
+    /// The build of `tile` at `version` under way, or a new one (and `true`): admitted
+    /// by its cost when a request asks ([`crate::cost`]), queued as work when the
+    /// server builds ahead, and run in a task of its own, so that it fills the cache
+    /// even when the request that started it times out or goes away.
+    fn build(
         &self,
+        world: &World,
         state: Arc<WorldState>,
         tile: (i64, i64),
         version: u64,
-    ) -> Result<CachedMesh, MeshError> {
-        let (mesh, elapsed) = self
-            .compute
-            .run(move || timed(&state, tile, version))
-            .await
-            .map_err(|e| MeshError::Build(e.to_string()))?;
-        self.metrics.mesh_built(elapsed);
-        Ok(mesh)
+        work: Work,
+    ) -> Result<(Built, bool), MeshError> {
+        let key = (world.id().to_string(), tile.0, tile.1);
+        let mut building = locked(&self.building);
+        if let Some(build) = building.get(&key).filter(|b| b.version >= version) {
+            return Ok((build.done.clone(), false));
+        }
+        let meters = Arc::clone(world.meters());
+        let cost = meters.mesh.estimate(1);
+        let admitted = match work {
+            Work::Request => self.compute.admit(cost)?,
+            Work::Ahead => self.compute.charge(cost),
+        };
+        let meshes = self.clone();
+        let job_key = key.clone();
+        let task = tokio::spawn(async move {
+            let _admitted = admitted;
+            let built = meshes
+                .compute
+                .run(move || timed(&state, tile, version))
+                .await
+                .map_err(|e| MeshError::Build(e.to_string()));
+            let result = match built {
+                Ok((mesh, took)) => {
+                    meters.mesh.observe(1, took);
+                    meshes.metrics.mesh_built(took);
+                    Ok(meshes.keep_newest(job_key.clone(), Cached::new(mesh)).await)
+                }
+                Err(e) => Err(e),
+            };
+            let mut building = locked(&meshes.building);
+            if building.get(&job_key).is_some_and(|b| b.version == version) {
+                building.remove(&job_key);
+            }
+            result
+        });
+        let done = async move {
+            task.await
+                .map_err(|e| MeshError::Build(format!("build task: {e}")))?
+        }
+        .boxed()
+        .shared();
+        let build = Rebuild {
+            version,
+            done: done.clone(),
+        };
+        building.insert(key, build);
+        Ok((done, true))
+    }
+
+    /// Puts `mesh` in the cache under `key` unless a newer mesh is there already, and
+    /// answers the one the cache holds.
+    async fn keep_newest(&self, key: MeshKey, mesh: Cached) -> Cached {
+        let version = mesh.mesh.version();
+        let kept = mesh.clone();
+        let result = self
+            .cache
+            .entry(key)
+            .and_compute_with(|entry| async move {
+                match entry {
+                    Some(e) if e.value().mesh.version() >= version => Op::Nop,
+                    _ => Op::Put(kept),
+                }
+            })
+            .await;
+        self.update_size().await;
+        result.into_entry().map_or(mesh, |entry| entry.into_value())
     }
 
     /// Applies the cache's pending bookkeeping (admission, eviction) and publishes

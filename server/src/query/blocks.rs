@@ -106,13 +106,19 @@ impl QueryEngine {
     ) -> Result<(T, u64, u64), QueryError> {
         self.check_voxel(world)?;
         self.check_tile(world, chunk, fields)?;
+        let meters = world.meters();
+        let _admitted = self.compute().admit(meters.chunk.estimate(1))?;
         let state = world.snapshot();
         let (version, revision) = (state.tile_version(chunk), state.revision());
-        let built = self
+        let (built, took) = self
             .compute()
-            .run(move || build(state.terrain(), chunk.0, chunk.1))
+            .run(move || {
+                let start = std::time::Instant::now();
+                (build(state.terrain(), chunk.0, chunk.1), start.elapsed())
+            })
             .await
             .map_err(|e| QueryError::Internal(format!("building chunk {what}: {e}")))?;
+        meters.chunk.observe(1, took);
         let built = built.ok_or_else(|| self.not_voxel(world))?;
         Ok((built, version, revision))
     }

@@ -1,6 +1,7 @@
 //! Why a read was refused: the error enum of the query and mesh paths.
 
 use crate::{
+    cost::Busy,
     error::{ErrorCode, Field, ServiceError},
     mesh::MeshError,
     world::error::UnknownWorld,
@@ -39,6 +40,9 @@ pub enum QueryError {
     /// The mesh cache could not build a tile.
     #[error(transparent)]
     Mesh(#[from] MeshError),
+    /// The compute pool's queued work and this request's would not finish in time.
+    #[error(transparent)]
+    Busy(#[from] Busy),
 }
 
 impl QueryError {
@@ -70,6 +74,15 @@ impl ServiceError for QueryError {
             QueryError::NotVoxel { .. } => ErrorCode::FailedPrecondition,
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
+            QueryError::Busy(e) => e.error_code(),
+        }
+    }
+
+    fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            QueryError::Busy(e) => e.retry_after(),
+            QueryError::Mesh(e) => e.retry_after(),
+            _ => None,
         }
     }
 
@@ -79,7 +92,7 @@ impl ServiceError for QueryError {
             QueryError::UnknownWorld(e) => e.field(),
             QueryError::UnknownZone { .. } => Some("id"),
             QueryError::NoLayout { .. } | QueryError::NotVoxel { .. } => Some("world"),
-            QueryError::Internal(_) | QueryError::Mesh(_) => None,
+            QueryError::Internal(_) | QueryError::Mesh(_) | QueryError::Busy(_) => None,
         }
     }
 }

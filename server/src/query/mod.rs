@@ -239,15 +239,18 @@ impl QueryEngine {
             let samples = compute::samples_serial(state.terrain(), &coords, with_zones);
             (samples, state.revision())
         } else {
+            let meters = world.meters();
+            let _admitted = self.compute.admit(meters.batch.estimate(points as u64))?;
             let coords = Arc::new(coords);
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
                 .await?;
             let state = world.snapshot();
             let revision = state.revision();
-            let samples = compute::samples_sliced(&self.compute, state, coords, with_zones)
+            let (samples, took) = compute::samples_sliced(&self.compute, state, coords, with_zones)
                 .await
                 .map_err(|e| QueryError::Internal(e.to_string()))?;
+            meters.batch.observe(points as u64, took);
             (samples, revision)
         };
         world.lookups().record(points as u64, samples.hits);
@@ -332,11 +335,16 @@ impl QueryEngine {
             let heights = compute::heightmap_serial(state.terrain(), &grid);
             (heights, state.revision())
         } else {
+            let meters = world.meters();
+            let _admitted = self
+                .compute
+                .admit(meters.heightmap.estimate(grid.len() as u64))?;
             let state = world.snapshot();
             let revision = state.revision();
-            let heights = compute::heightmap_sliced(&self.compute, state, grid)
+            let (heights, took) = compute::heightmap_sliced(&self.compute, state, grid)
                 .await
                 .map_err(|e| QueryError::Internal(e.to_string()))?;
+            meters.heightmap.observe(grid.len() as u64, took);
             (heights, revision)
         };
         self.metrics.heights_computed(world.id(), heights.len());

@@ -42,6 +42,7 @@ use self::versions::TileVersions;
 
 use crate::{
     config::{LayoutSettings, Limits, WorldConfig},
+    cost::Meters,
     store::{StoreError, ZoneStore},
     validate::{StoredWorldError, check_stored_world},
 };
@@ -186,6 +187,8 @@ pub struct World {
     link: std::sync::OnceLock<Arc<follow::Link>>,
     /// Log entries kept for resuming subscribers (`event_history`).
     history: usize,
+    /// What this world's work costs on the compute pool, for admission.
+    meters: Arc<Meters>,
 }
 
 impl World {
@@ -223,6 +226,13 @@ impl World {
         })?;
         let grid = terrain.generator().tile_grid();
         let ground = terrain.layout_arc().cloned();
+        let resolution = f64::from(grid.resolution);
+        let chunk = terrain_core::voxel::CHUNK as f64;
+        let meters = Arc::new(Meters::seeded(
+            Meters::time_generator(&terrain),
+            resolution * resolution,
+            chunk * chunk,
+        ));
         let mut tiles = TileVersions::replay(&grid, &log);
         tiles.cover(&grid, terrain.zones().iter());
         let state = WorldState {
@@ -248,7 +258,14 @@ impl World {
             max_coordinate: limits.max_coordinate_of(config.generator),
             link: std::sync::OnceLock::new(),
             history: limits.event_history.max(1),
+            meters,
         })
+    }
+
+    /// What this world's work costs on the compute pool, for admission
+    /// ([`crate::cost`]).
+    pub fn meters(&self) -> &Arc<Meters> {
+        &self.meters
     }
 
     /// The id requests name the world by: `[A-Za-z0-9_-]{1,64}`.

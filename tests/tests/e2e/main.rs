@@ -31,6 +31,8 @@
 //! state such as environment variables.
 
 mod admission;
+mod admission_cost;
+mod admission_probe;
 mod bake_bench;
 mod connections;
 mod error_echoes;

@@ -1,0 +1,200 @@
+//! Admission by cost: behind queued work, a request whose estimated work would not
+//! finish within `request_timeout` is refused at once (503 with `Retry-After`, gRPC
+//! `RESOURCE_EXHAUSTED` with `RetryInfo`) while a request alone is always admitted;
+//! map tiles and meshes whose request timed out are still built and cached, so the
+//! retry is a hit.
+
+use terrain_tests as common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+
+use crate::voxel_fixtures::{VOXEL, voxel_worlds};
+use terrain_proto::v1::GetHeightmapRequest;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+/// A heightmap of 4M samples 16 m apart on the voxel world (a cold column each):
+/// seconds of work on this machine class.
+const HEAVY: &str = "/v1/worlds/blocks/heightmap?x0=-16000&z0=-16000&nx=2048&nz=2048&step=16";
+
+/// Polls `/metrics` until `series` is above zero; fails after 30 s.
+async fn until_positive(server: &TestServer, series: &str) -> f64 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let value = server.metric(series).await;
+        if value > 0.0 {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "{series} stayed at 0");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_queued_work_a_request_that_cannot_finish_in_time_is_refused_at_once() {
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.requests.request_timeout = Duration::from_secs(1);
+    })
+    .await;
+    let estimate = server
+        .metric(r#"terrain_work_estimate_seconds{world="blocks",work="heightmap_sample"}"#)
+        .await;
+    assert!(
+        estimate > 0.0 && estimate < 1e-3,
+        "a heightmap sample is estimated at {estimate} s"
+    );
+    // Alone, the heavy heightmap is admitted although its estimate passes the budget.
+    let first = tokio::spawn(server.http.get(server.url(HEAVY)).send());
+    let queued = until_positive(&server, "terrain_compute_queued_seconds").await;
+    let expected = estimate * 2048.0 * 2048.0;
+    assert!(
+        (queued - expected).abs() <= expected * 1e-6 + 1e-6,
+        "queued {queued} s, estimated {expected} s"
+    );
+
+    // Behind it, the same request over HTTP and gRPC is refused at once.
+    let mut grpc = server.grpc().await;
+    let heavy = GetHeightmapRequest {
+        world: VOXEL.into(),
+        x0: -16000.0,
+        z0: -16000.0,
+        nx: 2048,
+        nz: 2048,
+        step: 16.0,
+    };
+    let started = Instant::now();
+    let (refused, status) = tokio::join!(
+        async { server.http.get(server.url(HEAVY)).send().await.unwrap() },
+        grpc.get_heightmap(heavy)
+    );
+    let took = started.elapsed();
+    assert_eq!(refused.status(), 503, "queued {queued} s, after {took:?}");
+    assert!(
+        took < Duration::from_millis(500),
+        "refused at once: {took:?}"
+    );
+    let retry: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1, "{retry}");
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "RESOURCE_EXHAUSTED", "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("request_timeout (1s)"), "{message}");
+    assert!(message.contains("of work is queued on"), "{message}");
+
+    let status = status.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    let info = status.get_details_retry_info().expect("RetryInfo");
+    assert!(info.retry_delay.unwrap() >= Duration::from_secs(1));
+
+    // Small requests still pass: heights are not sent to the pool.
+    let height = server
+        .http
+        .get(server.url("/v1/worlds/main/height?x=1&z=2"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(height.status(), 200);
+
+    // The first one was admitted (it answers, or runs out of time), never refused.
+    let first = first.await.unwrap().unwrap();
+    assert!(
+        matches!(first.status().as_u16(), 200 | 504),
+        "{}",
+        first.status()
+    );
+    // Its estimate left the queue with it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.metric("terrain_compute_queued_seconds").await > 0.0 {
+        assert!(Instant::now() < deadline, "the queue never emptied");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// GETs `path` until it answers 200; answers the `x-terrain-cache` header of that
+/// answer and how many 504s came before it. Fails after 60 s.
+async fn until_served(server: &TestServer, path: &str) -> (String, u32) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut timed_out = 0;
+    loop {
+        let answer = server.http.get(server.url(path)).send().await.unwrap();
+        match answer.status().as_u16() {
+            200 => {
+                let cache = answer.headers()["x-terrain-cache"].to_str().unwrap();
+                return (cache.to_string(), timed_out);
+            }
+            504 => timed_out += 1,
+            other => panic!("{path}: {other}"),
+        }
+        assert!(Instant::now() < deadline, "{path} never served");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_that_outlives_its_request_fills_the_cache() {
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.requests.request_timeout = Duration::from_millis(1);
+    })
+    .await;
+    // A cold zoom-0 map tile and a cold chunk mesh of the voxel world take longer
+    // than 1 ms to make.
+    for path in [
+        "/v1/worlds/blocks/map/0/0/0.png",
+        "/v1/worlds/blocks/tiles/7/-3/mesh.glb",
+    ] {
+        let started = Instant::now();
+        let first = server.http.get(server.url(path)).send().await.unwrap();
+        let took = started.elapsed();
+        assert_eq!(first.status(), 504, "{path}: {took:?}");
+        // The retry is served from what the timed-out request started.
+        let (cache, _) = until_served(&server, path).await;
+        assert_eq!(cache, "hit", "{path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_cold_map_tiles_are_refused_at_once_not_all_timed_out() {
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.requests.request_timeout = Duration::from_millis(10);
+    })
+    .await;
+    // Twenty distinct cold zoom-2 map tiles at once: the first is admitted alone; its
+    // render (far over 7.5 ms of estimated work) fills the queue, so the others are
+    // refused at once.
+    let started = Instant::now();
+    let answers = futures::future::join_all((0..20).map(|i| {
+        let url = server.url(&format!(
+            "/v1/worlds/blocks/map/2/{}/{}.png",
+            i % 4 - 2,
+            i / 4 - 2
+        ));
+        let http = server.http.clone();
+        async move { http.get(url).send().await.unwrap() }
+    }))
+    .await;
+    let took = started.elapsed();
+    let refused: Vec<_> = answers.iter().filter(|a| a.status() == 503).collect();
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status().as_u16()).collect();
+    assert!(!refused.is_empty(), "{statuses:?}");
+    assert!(
+        statuses.iter().all(|s| [200, 503, 504].contains(s)),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().any(|&s| s != 503),
+        "one was admitted: {statuses:?}"
+    );
+    for answer in refused {
+        assert!(answer.headers().contains_key("retry-after"));
+    }
+    assert!(took < Duration::from_secs(5), "answered at once: {took:?}");
+}
