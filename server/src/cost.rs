@@ -7,10 +7,10 @@
 //! [`CostQueue::admit`] with an estimate (a [`Meter`]'s time per unit times its units).
 //! The queue holds the estimates of the admitted work not yet finished; a request is
 //! refused at once (`RESOURCE_EXHAUSTED` / 503 with `Retry-After`, as when the slots
-//! are full) when the queue is not empty and the queue plus its own work, shared by
-//! the pool's threads, would pass three quarters of `request_timeout`. A request
-//! alone is always admitted: every request within the documented limits finishes
-//! when it has the pool to itself.
+//! are full) when, taking turns on the pool with that work ([`CostQueue`]), it would
+//! not finish within three quarters of `request_timeout`. A request alone is always
+//! admitted: every request within the documented limits finishes when it has the
+//! pool to itself.
 //!
 //! A meter starts from a timing of the bare generator taken when its world opens
 //! ([`Meters::time_generator`]) and follows what the work really took (an
@@ -19,9 +19,10 @@
 //! profile. Estimates only decide admission: they never change an answer.
 
 use std::{
+    collections::BTreeMap,
     sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -43,7 +44,7 @@ pub struct Meter {
     /// The `f64` bits of the nanoseconds per unit.
     ns_per_unit: AtomicU64,
     /// Whether any measurement replaced the seed.
-    measured: std::sync::atomic::AtomicBool,
+    measured: AtomicBool,
 }
 
 impl Meter {
@@ -152,43 +153,75 @@ impl Meters {
 }
 
 /// Admitted work not yet finished, measured against a share of `request_timeout`.
+///
+/// The pool serves the requests it holds in turn, slice by slice, so a request is
+/// not queued behind the whole of the others' work: while it runs, each other
+/// request runs for about as long as it does, or less if it has less to do (processor
+/// sharing). A request estimated at `own` therefore finishes after about
+/// `(own + sum of min(other, own)) / threads`, and that is what is measured against
+/// the budget: small work passes beside large work, large work behind large work
+/// does not.
 #[derive(Debug, Clone)]
 pub struct CostQueue {
-    /// Nanoseconds of admitted, unfinished work.
-    queued: Arc<AtomicU64>,
-    /// What the queue plus a request's own work may fill, in pool time (the budget
-    /// times the threads).
-    capacity: Duration,
+    admitted: Arc<Mutex<Admitted>>,
+    /// What a request's expected time to finish may reach: the budget share of the
+    /// timeout.
+    budget: Duration,
+    timeout: Duration,
     threads: u32,
+}
+
+/// The estimates of the admitted, unfinished work, by ticket.
+#[derive(Debug, Default)]
+struct Admitted {
+    work: BTreeMap<u64, Duration>,
+    next: u64,
+    total: Duration,
+}
+
+impl Admitted {
+    fn add(&mut self, own: Duration) -> u64 {
+        let id = self.next;
+        self.next += 1;
+        self.work.insert(id, own);
+        self.total = self.total.saturating_add(own);
+        id
+    }
 }
 
 /// Admitted work: its estimate leaves the queue when this drops.
 #[derive(Debug)]
 pub struct Ticket {
-    ns: u64,
-    queued: Arc<AtomicU64>,
+    id: u64,
+    admitted: Arc<Mutex<Admitted>>,
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let ns = self.ns;
-        let _ = self
-            .queued
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| {
-                Some(q.saturating_sub(ns))
-            });
+        let mut admitted = locked(&self.admitted);
+        if let Some(own) = admitted.work.remove(&self.id) {
+            admitted.total = admitted.total.saturating_sub(own);
+        }
     }
 }
 
-/// A request refused because the work already admitted and its own would not finish
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A request refused because, beside the work already admitted, it would not finish
 /// in time.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "overloaded: {queued:.1?} of work is queued on {threads} compute threads and this request adds about {own:.1?}; together they would not finish within request_timeout ({timeout:?}); retry after {retry_after:?}"
+    "overloaded: {queued:.1?} of work is queued on {threads} compute threads; beside it this request's {own:.1?} would take about {finish:.1?}, over three quarters of request_timeout ({timeout:?}); retry after {retry_after:?}"
 )]
 pub struct Busy {
+    /// The estimated work admitted and not finished.
     pub queued: Duration,
+    /// This request's estimate.
     pub own: Duration,
+    /// When it would finish beside the queued work.
+    pub finish: Duration,
     pub threads: u32,
     pub timeout: Duration,
     pub retry_after: Duration,
@@ -207,59 +240,53 @@ impl ServiceError for Busy {
 impl CostQueue {
     /// A queue for a pool of `threads` threads and requests answered within `timeout`.
     pub fn new(threads: usize, timeout: Duration) -> Self {
-        let threads = u32::try_from(threads.max(1)).unwrap_or(u32::MAX);
         CostQueue {
-            queued: Arc::default(),
-            capacity: timeout.mul_f64(BUDGET_SHARE) * threads,
-            threads,
+            admitted: Arc::default(),
+            budget: timeout.mul_f64(BUDGET_SHARE),
+            timeout,
+            threads: u32::try_from(threads.max(1)).unwrap_or(u32::MAX),
         }
     }
 
     /// The estimated pool time of the admitted, unfinished work.
     pub fn queued(&self) -> Duration {
-        Duration::from_nanos(self.queued.load(Ordering::Acquire))
+        locked(&self.admitted).total
     }
 
     /// Queues work estimated at `own` that is not refused (work the server starts
-    /// itself, ahead of requests), so that requests see it in the queue.
+    /// itself, ahead of requests), so that requests are admitted against it too.
     pub fn charge(&self, own: Duration) -> Ticket {
-        let ns = u64::try_from(own.as_nanos()).unwrap_or(u64::MAX);
-        let _ = self
-            .queued
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| {
-                Some(q.saturating_add(ns))
-            });
+        let id = locked(&self.admitted).add(own);
         Ticket {
-            ns,
-            queued: Arc::clone(&self.queued),
+            id,
+            admitted: Arc::clone(&self.admitted),
         }
     }
 
-    /// Admits work estimated at `own`, or refuses it when other work is queued and
-    /// the two would not fit the budget.
+    /// Admits work estimated at `own`, or refuses it when other work is admitted and,
+    /// sharing the pool with it, `own` would not finish within the budget.
     pub fn admit(&self, own: Duration) -> Result<Ticket, Busy> {
-        let ns = u64::try_from(own.as_nanos()).unwrap_or(u64::MAX);
-        let capacity = u64::try_from(self.capacity.as_nanos()).unwrap_or(u64::MAX);
-        self.queued
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |queued| {
-                (queued == 0 || queued.saturating_add(ns) <= capacity)
-                    .then(|| queued.saturating_add(ns))
-            })
-            .map(|_| Ticket {
-                ns,
-                queued: Arc::clone(&self.queued),
-            })
-            .map_err(|queued| {
-                let queued = Duration::from_nanos(queued);
-                let wait = queued / self.threads;
-                Busy {
-                    queued,
+        let mut admitted = locked(&self.admitted);
+        if !admitted.work.is_empty() {
+            let beside: Duration = admitted.work.values().map(|&other| other.min(own)).sum();
+            let finish = own.saturating_add(beside) / self.threads;
+            if finish > self.budget {
+                let wait = admitted.total / self.threads;
+                return Err(Busy {
+                    queued: admitted.total,
                     own,
+                    finish,
                     threads: self.threads,
-                    timeout: self.capacity.div_f64(BUDGET_SHARE) / self.threads,
+                    timeout: self.timeout,
                     retry_after: Duration::from_secs(wait.as_secs_f64().ceil().max(1.0) as u64),
-                }
-            })
+                });
+            }
+        }
+        let id = admitted.add(own);
+        Ok(Ticket {
+            id,
+            admitted: Arc::clone(&self.admitted),
+        })
     }
 }
 
@@ -283,29 +310,36 @@ mod tests {
     }
 
     #[test]
-    fn work_is_refused_only_when_queued_work_and_its_own_pass_the_budget() {
-        // Two threads, 4 s timeout: 3 s each, 6 s of pool time.
+    fn work_is_refused_when_beside_the_admitted_work_it_would_not_finish_in_time() {
+        // Two threads, 4 s timeout: a request may take 3 s beside the others.
         let queue = CostQueue::new(2, Duration::from_secs(4));
+        let s = Duration::from_secs;
         // Alone, even work over the budget is admitted.
-        let big = queue.admit(Duration::from_secs(10)).unwrap();
-        assert_eq!(queue.queued(), Duration::from_secs(10));
-        let err = queue.admit(Duration::from_millis(1)).unwrap_err();
-        assert_eq!(err.queued, Duration::from_secs(10));
-        assert_eq!(err.threads, 2);
-        assert_eq!(err.timeout, Duration::from_secs(4));
+        let big = queue.admit(s(10)).unwrap();
+        assert_eq!(queue.queued(), s(10));
+        // Small work passes beside it: the pool takes turns.
+        let small = queue.admit(Duration::from_millis(100)).unwrap();
+        drop(small);
+        // 3 s beside the 10 s: (3 + 3) / 2 = 3 s, within the budget; 4 s is not.
+        let three = queue.admit(s(3)).unwrap();
+        drop(three);
+        let err = queue.admit(s(4)).unwrap_err();
+        assert_eq!((err.queued, err.own, err.finish), (s(10), s(4), s(4)));
+        assert_eq!((err.threads, err.timeout), (2, s(4)));
         // 10 s over two threads: retry in 5 s.
-        assert_eq!(err.retry_after, Duration::from_secs(5));
+        assert_eq!(err.retry_after, s(5));
         assert_eq!(err.error_code(), ErrorCode::Overloaded);
         drop(big);
         assert_eq!(queue.queued(), Duration::ZERO);
-
-        let a = queue.admit(Duration::from_secs(4)).unwrap();
-        let b = queue.admit(Duration::from_secs(2)).unwrap();
-        assert!(queue.admit(Duration::from_millis(1)).is_err());
+        // Each admitted request counts: 2 s beside two of 2 s is (2 + 4) / 2 = 3 s.
+        let a = queue.admit(s(2)).unwrap();
+        let b = queue.admit(s(2)).unwrap();
+        let c = queue.admit(s(2)).unwrap();
+        assert!(queue.admit(s(2)).is_err());
         drop(b);
-        let c = queue.admit(Duration::from_secs(2)).unwrap();
-        assert_eq!(queue.queued(), Duration::from_secs(6));
-        drop((a, c));
+        let d = queue.charge(s(60));
+        assert_eq!(queue.queued(), s(64));
+        drop((a, c, d));
         assert_eq!(queue.queued(), Duration::ZERO);
     }
 
