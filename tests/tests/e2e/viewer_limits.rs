@@ -226,8 +226,17 @@ async fn a_stream_leaves_no_viewer_behind() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // And they stay gone: no update read late re-adds one.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // And they stay gone: once every stream has ended on the server (its updates
+    // are no longer read), none re-added one late.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server
+        .metric(r#"terrain_open_streams{kind="track_viewers"}"#)
+        .await
+        > 0.0
+    {
+        assert!(Instant::now() < deadline, "the streams never ended");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let (_, live) = server.get("/v1/worlds/main/live-tiles").await;
     assert_eq!(live["viewers"], 0, "{live}");
     server.stop().await;
