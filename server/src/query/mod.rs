@@ -10,20 +10,25 @@
 
 pub mod blocks;
 pub mod error;
+pub mod kernels;
 pub mod layout;
 pub mod mesh;
 pub mod zones;
 
 use std::sync::Arc;
 
-use terrain_core::{Grid, mesh::surface_height, quote::Num};
+use terrain_core::{
+    Grid,
+    mesh::{SurfaceTiles, surface_height},
+    quote::Num,
+};
 
 pub use self::error::QueryError;
 /// The shared coordinate check (it lives in [`crate::validate`]).
 pub use crate::validate::check_coordinate;
 
 use crate::{
-    compute::{self, Compute, OFFLOAD_THRESHOLD},
+    compute::{Compute, OFFLOAD_THRESHOLD},
     config::Limits,
     mesh::MeshCache,
     metrics::Metrics,
@@ -168,12 +173,6 @@ impl QueryEngine {
         Ok(self.worlds.get(id)?)
     }
 
-    /// The exact height at `(x, z)` and the zone that decided it: cheap, so computed
-    /// in place.
-    pub async fn height(&self, world: &World, x: f64, z: f64) -> Result<HeightAnswer, QueryError> {
-        self.height_in(world, x, z, HeightMode::Exact).await
-    }
-
     /// The height at `(x, z)` in `mode`, and the zone that decided the exact height
     /// there. A surface height samples four vertices: cheap, computed in place.
     pub async fn height_in(
@@ -236,7 +235,7 @@ impl QueryEngine {
         let (samples, revision) = if points <= OFFLOAD_THRESHOLD {
             check_batch(&coords, max, naming)?;
             let state = world.snapshot();
-            let samples = compute::samples_serial(state.terrain(), &coords, with_zones);
+            let samples = kernels::samples_serial(state.terrain(), &coords, with_zones);
             (samples, state.revision())
         } else {
             let meters = world.meters();
@@ -247,7 +246,7 @@ impl QueryEngine {
                 .await?;
             let state = world.snapshot();
             let revision = state.revision();
-            let (samples, took) = compute::samples_sliced(&self.compute, state, coords, with_zones)
+            let (samples, took) = kernels::samples_sliced(&self.compute, state, coords, with_zones)
                 .await
                 .map_err(|e| QueryError::Internal(e.to_string()))?;
             meters.batch.observe(points as u64, took);
@@ -278,7 +277,7 @@ impl QueryEngine {
         let coords = Arc::new(coords);
         let tiles = move |coords: &[f64]| {
             check_batch(coords, max, naming)?;
-            Ok::<_, QueryError>(compute::distinct_tiles(&layout, coords))
+            Ok::<_, QueryError>(kernels::distinct_tiles(&layout, coords))
         };
         let keys = if points <= OFFLOAD_THRESHOLD {
             tiles(&coords)?
@@ -288,7 +287,7 @@ impl QueryEngine {
         };
         let state = world.snapshot();
         let revision = state.revision();
-        let mut surfaces = compute::Surfaces::new(layout);
+        let mut surfaces = SurfaceTiles::new(layout);
         for key in keys {
             let version = state.tile_version(key);
             if let Some(tile) = self
@@ -300,7 +299,7 @@ impl QueryEngine {
             }
         }
         let cached = surfaces.len();
-        let heights = compute::surface_sliced(&self.compute, state, Arc::new(surfaces), coords)
+        let heights = kernels::surface_sliced(&self.compute, state, Arc::new(surfaces), coords)
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
         world.lookups().record(points as u64, 0);
@@ -332,7 +331,7 @@ impl QueryEngine {
         let grid = self.check_heightmap(world, &req)?;
         let (heights, revision) = if grid.len() <= OFFLOAD_THRESHOLD {
             let state = world.snapshot();
-            let heights = compute::heightmap_serial(state.terrain(), &grid);
+            let heights = kernels::heightmap_serial(state.terrain(), &grid);
             (heights, state.revision())
         } else {
             let meters = world.meters();
@@ -341,7 +340,7 @@ impl QueryEngine {
                 .admit(meters.heightmap.estimate(grid.len() as u64))?;
             let state = world.snapshot();
             let revision = state.revision();
-            let (heights, took) = compute::heightmap_sliced(&self.compute, state, grid)
+            let (heights, took) = kernels::heightmap_sliced(&self.compute, state, grid)
                 .await
                 .map_err(|e| QueryError::Internal(e.to_string()))?;
             meters.heightmap.observe(grid.len() as u64, took);

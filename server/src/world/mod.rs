@@ -89,8 +89,20 @@ pub struct WorldState {
     tiles: TileVersions,
 }
 
-/// A snapshot of a world's state lends its terrain to sliced compute jobs.
-impl crate::compute::AsTerrain for Arc<WorldState> {
+/// What lends a world's terrain to sliced compute jobs: a snapshot of a world's
+/// state, or a bare terrain.
+pub trait AsTerrain {
+    /// The terrain heights are answered from.
+    fn terrain(&self) -> &Terrain;
+}
+
+impl AsTerrain for Terrain {
+    fn terrain(&self) -> &Terrain {
+        self
+    }
+}
+
+impl AsTerrain for Arc<WorldState> {
     fn terrain(&self) -> &Terrain {
         &self.terrain
     }
