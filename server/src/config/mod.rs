@@ -26,6 +26,7 @@ pub mod lifecycle;
 mod settings;
 pub mod store;
 pub mod values;
+pub mod walk;
 pub mod world;
 
 mod connections;

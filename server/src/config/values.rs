@@ -70,6 +70,14 @@ pub struct WorldSpec {
     /// The `[worlds.voxel]` table: a voxel world's generator parameters (each key
     /// optional, defaults from `VoxelConfig::default()`).
     pub voxel: Option<VoxelConfig>,
+    /// The walkability rule's name (`hyperscape`, `slope`, `max-slope`); `None`: the
+    /// generator's default.
+    pub walkability: Option<String>,
+    /// Where the per-biome slope limits come from: `builtin:hyperscape` or a directory
+    /// holding `biomes.json`.
+    pub biomes: Option<String>,
+    /// The `max-slope` rule's limit (rise over run).
+    pub max_slope: Option<f64>,
 }
 
 impl WorldSpec {
@@ -82,6 +90,11 @@ impl WorldSpec {
             if let ZoneFile::Path(path) = file {
                 *path = base.join(&*path);
             }
+        }
+        if let Some(biomes) = &mut self.biomes
+            && biomes != super::walk::BUILTIN_BIOMES
+        {
+            *biomes = base.join(&*biomes).to_string_lossy().into_owned();
         }
     }
 }
@@ -112,6 +125,9 @@ impl FromStr for WorldSpec {
             spawn: None,
             layout: None,
             voxel: None,
+            walkability: None,
+            biomes: None,
+            max_slope: None,
         })
     }
 }

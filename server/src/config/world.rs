@@ -19,6 +19,9 @@
 //! sea_level = 12
 //! ```
 //!
+//! `walkability`, `biomes` and `max_slope` choose the world's walkability rule
+//! ([`super::walk`]).
+//!
 //! `[worlds.voxel]` is refused on any other generator (key `worlds[i].voxel`); a
 //! voxel world without it takes `VoxelConfig::default()`, and a bad value is refused
 //! naming its key (`worlds[i].voxel.sea_level: ...`).
@@ -32,7 +35,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, de};
 use terrain_core::{GeneratorError, GeneratorKind, Overlap, voxel::VoxelConfig};
 
-use super::{ConfigError, WorldSpec, lifecycle::LayoutSettings};
+use super::{ConfigError, WorldSpec, lifecycle::LayoutSettings, walk::WalkSettings};
 
 /// `manifests = "builtin:hyperscape"`: the hyperscape manifests compiled in.
 pub const BUILTIN_MANIFESTS: &str = "builtin:hyperscape";
@@ -122,9 +125,17 @@ pub struct WorldConfig {
     /// resolved (the defaults when the file has no `[worlds.voxel]`), `None` for any
     /// other generator.
     pub voxel: Option<VoxelConfig>,
+    /// The walkability rule as configured (each part defaulted by [`WorldConfig::walk_rule`]).
+    pub walk: WalkSettings,
 }
 
 impl WorldConfig {
+    /// The walkability rule this world follows.
+    pub fn walk_rule(&self) -> terrain_core::walk::WalkRule {
+        self.walk
+            .rule(self.generator, self.overlap, self.voxel.as_ref())
+    }
+
     /// A world entry with layered overlap and no start-up zones; checked by
     /// [`super::Config::validate`].
     pub fn new(id: impl Into<String>, generator: GeneratorKind, seed: u32) -> Self {
@@ -138,6 +149,7 @@ impl WorldConfig {
             spawn: vec![[0.0, 0.0]],
             layout: None,
             voxel: (generator == GeneratorKind::Voxel).then(VoxelConfig::default),
+            walk: WalkSettings::default(),
         }
     }
 
@@ -226,6 +238,13 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 _ => spec.voxel,
             };
             check_voxel(i, generator, voxel.as_ref())?;
+            let walk = WalkSettings::resolve(
+                i,
+                generator,
+                spec.walkability.as_deref(),
+                spec.biomes.as_deref(),
+                spec.max_slope,
+            )?;
             let mut spawn = spec.spawn;
             let layout = match spec.layout {
                 None => None,
@@ -255,6 +274,7 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 spawn: spawn.unwrap_or_else(|| vec![[0.0, 0.0]]),
                 layout,
                 voxel,
+                walk,
             })
         })
         .collect()

@@ -13,6 +13,7 @@ pub mod error;
 pub mod kernels;
 pub mod layout;
 pub mod mesh;
+pub mod walk;
 pub mod zones;
 
 use std::sync::Arc;

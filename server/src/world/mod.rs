@@ -201,6 +201,8 @@ pub struct World {
     history: usize,
     /// What this world's work costs on the compute pool, for admission.
     meters: Arc<Meters>,
+    /// Which points an entity may stand on.
+    walk: terrain_core::walk::WalkRule,
 }
 
 impl World {
@@ -271,7 +273,13 @@ impl World {
             link: std::sync::OnceLock::new(),
             history: limits.event_history.max(1),
             meters,
+            walk: config.walk_rule(),
         })
+    }
+
+    /// The walkability rule of terrain info, path checks and path finding.
+    pub fn walk_rule(&self) -> &terrain_core::walk::WalkRule {
+        &self.walk
     }
 
     /// What this world's work costs on the compute pool, for admission

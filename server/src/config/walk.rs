@@ -1,0 +1,230 @@
+//! A world's walkability rule: which points an entity may stand on, for terrain info,
+//! path checks and path finding.
+//!
+//! ```toml
+//! [[worlds]]
+//! id = "main"
+//! generator = "hyperscape"
+//! overlap = "hyperscape"
+//! walkability = "hyperscape"        # the original's isPositionWalkable, quirks included
+//! biomes = "builtin:hyperscape"     # or a directory holding biomes.json
+//!
+//! [[worlds]]
+//! id = "old"
+//! generator = "osrs"
+//! walkability = "max-slope"
+//! max_slope = 1.0                   # rise over run
+//! ```
+//!
+//! Defaults by generator: a hyperscape world under the `hyperscape` overlap rule takes
+//! `hyperscape` (the original's answers, bit for bit); under `layered`, `slope` (the
+//! biome at the point and its limit, water below 9 m). osrs worlds take `max-slope`
+//! with limit 1 and no water; voxel worlds `max-slope` with limit 1 (a one-block step
+//! between neighbouring columns is walkable, two blocks are not) and water below the
+//! sea level (ice on the sea stands at sea level, so it is walkable).
+
+use std::path::Path;
+
+use terrain_core::{
+    GeneratorKind, Overlap,
+    voxel::VoxelConfig,
+    walk::{BiomeLimits, HYPERSCAPE_WATER, WalkRule},
+};
+
+use super::ConfigError;
+
+/// `biomes = "builtin:hyperscape"`: the per-biome limits of the spec, compiled in.
+pub const BUILTIN_BIOMES: &str = "builtin:hyperscape";
+
+/// The default `max-slope` limit: one metre of rise per metre.
+pub const DEFAULT_MAX_SLOPE: f64 = 1.0;
+
+/// The rules by configured name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleName {
+    Hyperscape,
+    Slope,
+    MaxSlope,
+}
+
+impl RuleName {
+    fn parse(name: &str) -> Option<Self> {
+        match name {
+            "hyperscape" => Some(RuleName::Hyperscape),
+            "slope" => Some(RuleName::Slope),
+            "max-slope" => Some(RuleName::MaxSlope),
+            _ => None,
+        }
+    }
+}
+
+/// A world's walkability as configured: each part optional, defaulted by
+/// [`WalkSettings::rule`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WalkSettings {
+    pub rule: Option<RuleName>,
+    /// Per-biome limits read from a manifest; `None`: the builtin ones.
+    pub biomes: Option<BiomeLimits>,
+    pub max_slope: Option<f64>,
+}
+
+impl WalkSettings {
+    /// Reads and checks world `index`'s `walkability`, `biomes` and `max_slope`.
+    pub(super) fn resolve(
+        index: usize,
+        generator: GeneratorKind,
+        walkability: Option<&str>,
+        biomes: Option<&str>,
+        max_slope: Option<f64>,
+    ) -> Result<Self, ConfigError> {
+        let key = |k: &str| format!("worlds[{index}].{k}");
+        let rule = match walkability {
+            None => None,
+            Some(name) => Some(RuleName::parse(name).ok_or_else(|| {
+                ConfigError::invalid(
+                    key("walkability"),
+                    format!(
+                        "unknown rule {}; expected \"hyperscape\", \"slope\" or \"max-slope\"",
+                        terrain_core::quote::Quoted(name)
+                    ),
+                )
+            })?),
+        };
+        if matches!(rule, Some(RuleName::Hyperscape | RuleName::Slope))
+            && generator != GeneratorKind::Hyperscape
+        {
+            return Err(ConfigError::invalid(
+                key("walkability"),
+                format!(
+                    "the {:?} rule reads hyperscape biomes; a {:?} world takes \"max-slope\"",
+                    walkability.unwrap_or_default(),
+                    generator.as_str()
+                ),
+            ));
+        }
+        let biomes = match biomes {
+            None => None,
+            Some(BUILTIN_BIOMES) => Some(BiomeLimits::hyperscape()),
+            Some(dir) => Some(read_biomes(Path::new(dir), &key("biomes"))?),
+        };
+        if let Some(slope) = max_slope
+            && !(slope.is_finite() && slope > 0.0)
+        {
+            return Err(ConfigError::invalid(
+                key("max_slope"),
+                format!("must be a finite number above 0 (got {slope})"),
+            ));
+        }
+        Ok(WalkSettings {
+            rule,
+            biomes,
+            max_slope,
+        })
+    }
+
+    /// The rule a world of `generator` under `overlap` follows: the configured one,
+    /// or the generator's default.
+    pub fn rule(
+        &self,
+        generator: GeneratorKind,
+        overlap: Overlap,
+        voxel: Option<&VoxelConfig>,
+    ) -> WalkRule {
+        let limits = || self.biomes.clone().unwrap_or_else(BiomeLimits::hyperscape);
+        let name = self.rule.unwrap_or(match (generator, overlap) {
+            (GeneratorKind::Hyperscape, Overlap::Hyperscape) => RuleName::Hyperscape,
+            (GeneratorKind::Hyperscape, _) => RuleName::Slope,
+            _ => RuleName::MaxSlope,
+        });
+        match name {
+            RuleName::Hyperscape => WalkRule::Hyperscape { limits: limits() },
+            RuleName::Slope => WalkRule::Slope {
+                limits: limits(),
+                water_level: HYPERSCAPE_WATER,
+            },
+            RuleName::MaxSlope => WalkRule::MaxSlope {
+                max_slope: self.max_slope.unwrap_or(DEFAULT_MAX_SLOPE),
+                water_level: match generator {
+                    GeneratorKind::Hyperscape => Some(HYPERSCAPE_WATER),
+                    GeneratorKind::Voxel => voxel.map(|v| f64::from(v.sea_level)),
+                    _ => None,
+                },
+            },
+        }
+    }
+}
+
+/// The limits of `dir/biomes.json`; errors name `key` and the manifest's field.
+fn read_biomes(dir: &Path, key: &str) -> Result<BiomeLimits, ConfigError> {
+    let path = dir.join("biomes.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        ConfigError::invalid(key.to_string(), format!("reading {}: {e}", path.display()))
+    })?;
+    BiomeLimits::from_json(&text).map_err(|e| {
+        ConfigError::invalid(
+            format!("{key} ({}{})", path.display(), e.field()),
+            e.to_string(),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_generator_has_its_default_rule() {
+        let none = WalkSettings::default();
+        let h = GeneratorKind::Hyperscape;
+        assert_eq!(none.rule(h, Overlap::Hyperscape, None).name(), "hyperscape");
+        assert_eq!(none.rule(h, Overlap::Layered, None).name(), "slope");
+        assert_eq!(
+            none.rule(GeneratorKind::Osrs, Overlap::Layered, None),
+            WalkRule::MaxSlope {
+                max_slope: 1.0,
+                water_level: None
+            }
+        );
+        let voxel = VoxelConfig::default();
+        assert_eq!(
+            none.rule(GeneratorKind::Voxel, Overlap::Layered, Some(&voxel)),
+            WalkRule::MaxSlope {
+                max_slope: 1.0,
+                water_level: Some(f64::from(voxel.sea_level))
+            }
+        );
+    }
+
+    #[test]
+    fn bad_settings_name_their_key() {
+        let h = GeneratorKind::Hyperscape;
+        let err = WalkSettings::resolve(2, h, Some("steep"), None, None).unwrap_err();
+        assert!(err.to_string().contains("worlds[2].walkability"), "{err}");
+        let err =
+            WalkSettings::resolve(0, GeneratorKind::Osrs, Some("slope"), None, None).unwrap_err();
+        assert!(err.to_string().contains("worlds[0].walkability"), "{err}");
+        let err = WalkSettings::resolve(1, h, None, None, Some(-1.0)).unwrap_err();
+        assert!(err.to_string().contains("worlds[1].max_slope"), "{err}");
+        let err = WalkSettings::resolve(1, h, None, Some("/nonexistent-dir"), None).unwrap_err();
+        assert!(err.to_string().contains("worlds[1].biomes"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("biomes.json"),
+            r#"[{"id":"a","maxSlope":"x"}]"#,
+        )
+        .unwrap();
+        let dir_name = dir.path().to_str().unwrap();
+        let err = WalkSettings::resolve(1, h, None, Some(dir_name), None).unwrap_err();
+        assert!(err.to_string().contains("[0].maxSlope"), "{err}");
+        std::fs::write(
+            dir.path().join("biomes.json"),
+            r#"[{"id":"plains","maxSlope":0.25}]"#,
+        )
+        .unwrap();
+        let ok = WalkSettings::resolve(1, h, Some("slope"), Some(dir_name), None).unwrap();
+        match ok.rule(h, Overlap::Layered, None) {
+            WalkRule::Slope { limits, .. } => assert_eq!(limits.max_slope("plains"), 0.25),
+            other => panic!("{other:?}"),
+        }
+    }
+}

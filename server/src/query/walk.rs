@@ -1,0 +1,328 @@
+//! Movement queries both surfaces share: terrain info at points, path checks along a
+//! polyline, and path finding, each by the world's walkability rule
+//! ([`World::walk_rule`]) on one snapshot of its terrain, answered with the revision
+//! of that snapshot.
+//!
+//! Every query's size is bounded before any work: at most `max_batch_points` points of
+//! terrain info, a polyline of at most [`MAX_PATH_POINTS`] points and
+//! [`MAX_PATH_LENGTH`] metres, a search of at most [`MAX_NODES`] nodes over at most
+//! [`MAX_DISTANCE`] metres. Work beyond a few hundred points runs on the compute pool,
+//! admitted by its cost ([`crate::cost`]), so a path query never blocks the async
+//! workers.
+
+use std::sync::Arc;
+
+use terrain_core::{
+    quote::Num,
+    walk::{
+        PathCheck, TerrainInfo, WalkGrids, Walker,
+        find::{Found, NotFound, find_path},
+    },
+};
+
+use super::{BatchNaming, QueryEngine, QueryError, check_batch};
+use crate::{validate::check_coordinate, world::World};
+
+/// Most points of one polyline.
+pub const MAX_PATH_POINTS: usize = 1024;
+/// Longest polyline, metres (the sum of its segments).
+pub const MAX_PATH_LENGTH: f64 = 10_000.0;
+/// Most nodes one path search may expand, and its default.
+pub const MAX_NODES: usize = 1_000_000;
+pub const DEFAULT_MAX_NODES: usize = 100_000;
+/// Longest straight distance between a search's ends, metres, and its default.
+pub const MAX_DISTANCE: f64 = 5_000.0;
+pub const DEFAULT_MAX_DISTANCE: f64 = 1_000.0;
+/// The movement tile of the exact path check and of path finding: 1 m, as the
+/// original's server moves.
+pub const MOVEMENT_TILE: f64 = 1.0;
+
+/// Terrain info up to this many points is computed in place.
+const INFO_IN_PLACE: usize = 256;
+/// Heights one point of terrain info reads: the point and its eight neighbours.
+const HEIGHTS_PER_INFO: u64 = 9;
+
+/// How a path check samples a polyline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathMode {
+    /// The original's `findWalkablePath`: 21 samples per segment.
+    Hyperscape,
+    /// Every movement tile each segment crosses, judged at its centre.
+    Exact,
+}
+
+impl PathMode {
+    /// The mode named `name` on the wire (`hyperscape`, `exact`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "hyperscape" => Some(PathMode::Hyperscape),
+            "exact" => Some(PathMode::Exact),
+            _ => None,
+        }
+    }
+}
+
+/// Terrain info at each requested point, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InfoAnswer {
+    pub points: Vec<TerrainInfo>,
+    pub revision: u64,
+}
+
+/// A path check's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckAnswer {
+    pub check: PathCheck,
+    pub revision: u64,
+}
+
+/// A path search's answer: the path, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindAnswer {
+    pub found: Result<Found, NotFound>,
+    pub revision: u64,
+}
+
+/// A path search's request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FindRequest {
+    pub from: (f64, f64),
+    pub to: (f64, f64),
+    pub max_nodes: Option<u64>,
+    pub max_distance: Option<f64>,
+}
+
+/// The names a surface gives a search's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FindFields {
+    pub from: &'static str,
+    pub to: &'static str,
+    pub max_nodes: &'static str,
+    pub max_distance: &'static str,
+}
+
+impl QueryEngine {
+    /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`, checked in size and
+    /// range, errors named by `naming`).
+    pub async fn terrain_info(
+        &self,
+        world: &Arc<World>,
+        coords: Vec<f64>,
+        naming: BatchNaming,
+    ) -> Result<InfoAnswer, QueryError> {
+        if !coords.len().is_multiple_of(2) {
+            let reason = format!("an odd number of coordinates ({})", coords.len());
+            return Err(QueryError::invalid(naming.list(), reason));
+        }
+        let points = coords.len() / 2;
+        if points == 0 {
+            return Err(QueryError::invalid(naming.list(), "at least one point"));
+        }
+        self.check_batch_size(points, naming.list())?;
+        check_batch(&coords, world.max_coordinate(), naming)?;
+        let state = world.snapshot();
+        let revision = state.revision();
+        if points <= INFO_IN_PLACE {
+            let walker = Walker::new(state.terrain(), world.walk_rule());
+            let points = coords
+                .chunks_exact(2)
+                .map(|p| walker.info(p[0], p[1]))
+                .collect();
+            return Ok(InfoAnswer { points, revision });
+        }
+        let meters = Arc::clone(world.meters());
+        let units = points as u64 * HEIGHTS_PER_INFO;
+        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
+        let slices = points.div_ceil(INFO_IN_PLACE);
+        let (parts, took) = self
+            .compute()
+            .run_sliced_timed(slices, move |i| {
+                let walker = Walker::new(state.terrain(), &rule);
+                let end = (2 * INFO_IN_PLACE * (i + 1)).min(coords.len());
+                coords[2 * INFO_IN_PLACE * i..end]
+                    .chunks_exact(2)
+                    .map(|p| walker.info(p[0], p[1]))
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        meters.batch.observe(units, took);
+        Ok(InfoAnswer {
+            points: parts.concat(),
+            revision,
+        })
+    }
+
+    /// Checks the polyline `points` in `mode`; errors name `field` (or `field[i]`).
+    pub async fn check_path(
+        &self,
+        world: &Arc<World>,
+        points: Vec<(f64, f64)>,
+        mode: PathMode,
+        field: &'static str,
+    ) -> Result<CheckAnswer, QueryError> {
+        let length = check_polyline(&points, world.max_coordinate(), field)?;
+        let state = world.snapshot();
+        let revision = state.revision();
+        // The exact mode judges about 1.5 tiles per metre; the sampled one 21 points a
+        // segment; nine heights each.
+        let judged = match mode {
+            PathMode::Exact => 2.0 * length / MOVEMENT_TILE + points.len() as f64,
+            PathMode::Hyperscape => 21.0 * points.len() as f64,
+        };
+        let units = (judged as u64).saturating_mul(HEIGHTS_PER_INFO);
+        let meters = Arc::clone(world.meters());
+        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let rule = world.walk_rule().clone();
+        let (check, took) = self
+            .compute()
+            .run(move || {
+                let start = std::time::Instant::now();
+                let walker = Walker::new(state.terrain(), &rule);
+                let check = match mode {
+                    PathMode::Hyperscape => walker.check_sampled(&points),
+                    PathMode::Exact => walker.check_tiles(&points, MOVEMENT_TILE),
+                };
+                (check, start.elapsed())
+            })
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        meters.batch.observe(units, took);
+        Ok(CheckAnswer { check, revision })
+    }
+
+    /// A shortest path over the movement tiles from `req.from` to `req.to`.
+    pub async fn find_path(
+        &self,
+        world: &Arc<World>,
+        req: FindRequest,
+        fields: FindFields,
+    ) -> Result<FindAnswer, QueryError> {
+        let max = world.max_coordinate();
+        for (field, (x, z)) in [(fields.from, req.from), (fields.to, req.to)] {
+            for (axis, v) in [("x", x), ("z", z)] {
+                check_coordinate(v, max)
+                    .map_err(|reason| QueryError::invalid(field, format!("{axis} {reason}")))?;
+            }
+        }
+        let max_nodes = match req.max_nodes {
+            None => DEFAULT_MAX_NODES,
+            Some(n) if n >= 1 && n <= MAX_NODES as u64 => n as usize,
+            Some(n) => {
+                let reason = format!("must be between 1 and {MAX_NODES}, got {n}");
+                return Err(QueryError::invalid(fields.max_nodes, reason));
+            }
+        };
+        let max_distance = match req.max_distance {
+            None => DEFAULT_MAX_DISTANCE,
+            Some(d) if d.is_finite() && d > 0.0 && d <= MAX_DISTANCE => d,
+            Some(d) => {
+                let reason = format!(
+                    "must be above 0 and at most {}, got {}",
+                    Num(MAX_DISTANCE),
+                    Num(d)
+                );
+                return Err(QueryError::invalid(fields.max_distance, reason));
+            }
+        };
+        let distance = libm::hypot(req.to.0 - req.from.0, req.to.1 - req.from.1);
+        if distance > max_distance {
+            let reason = format!(
+                "{} m from `{}`, farther than maxDistance ({} m)",
+                Num(distance),
+                fields.from,
+                Num(max_distance)
+            );
+            return Err(QueryError::invalid(fields.to, reason));
+        }
+        let state = world.snapshot();
+        let revision = state.revision();
+        // Each expanded node judges at most its eight neighbours, nine heights each,
+        // read in blocks from the area path: estimated as two heights a node.
+        let units = (max_nodes as u64).min((distance * distance * 4.0) as u64 + 4096) * 2;
+        let meters = Arc::clone(world.meters());
+        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let rule = world.walk_rule().clone();
+        let (found, took) = self
+            .compute()
+            .run(move || {
+                let start = std::time::Instant::now();
+                let walker = Walker::new(state.terrain(), &rule);
+                let mut grids = WalkGrids::new(&walker);
+                let found = find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, |ix, iz| {
+                    grids.blocked(ix, iz)
+                });
+                (found, start.elapsed())
+            })
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        let expanded = match &found {
+            Ok(f) => f.expanded,
+            Err(n) => n.expanded,
+        };
+        meters.batch.observe((expanded as u64).max(1) * 2, took);
+        Ok(FindAnswer { found, revision })
+    }
+}
+
+/// Checks a polyline's size and coordinates; answers its length.
+fn check_polyline(points: &[(f64, f64)], max: f64, field: &'static str) -> Result<f64, QueryError> {
+    if points.is_empty() {
+        return Err(QueryError::invalid(field, "at least one point"));
+    }
+    if points.len() > MAX_PATH_POINTS {
+        let reason = format!(
+            "{} points exceed the limit of {MAX_PATH_POINTS} per path",
+            points.len()
+        );
+        return Err(QueryError::too_large(field, reason));
+    }
+    for (i, &(x, z)) in points.iter().enumerate() {
+        for (axis, v) in [("x", x), ("z", z)] {
+            check_coordinate(v, max).map_err(|reason| {
+                QueryError::invalid(format!("{field}[{i}]"), format!("{axis} {reason}"))
+            })?;
+        }
+    }
+    let length: f64 = points
+        .windows(2)
+        .map(|w| libm::hypot(w[1].0 - w[0].0, w[1].1 - w[0].1))
+        .sum();
+    if length > MAX_PATH_LENGTH {
+        let reason = format!(
+            "the path is {} m long, over the limit of {} m",
+            Num(length),
+            Num(MAX_PATH_LENGTH)
+        );
+        return Err(QueryError::too_large(field, reason));
+    }
+    Ok(length)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polylines_are_bounded_and_checked() {
+        let err = check_polyline(&[], 100.0, "points").unwrap_err();
+        assert_eq!(err.to_string(), "points: at least one point");
+        let err = check_polyline(&[(0.0, 0.0), (f64::NAN, 1.0)], 100.0, "points").unwrap_err();
+        assert_eq!(err.to_string(), "points[1]: x must be finite");
+        let err = check_polyline(&[(0.0, 0.0), (1.0, 101.0)], 100.0, "points").unwrap_err();
+        assert!(
+            err.to_string().starts_with("points[1]: z must be within"),
+            "{err}"
+        );
+        let long = [(0.0, 0.0), (6000.0, 0.0), (0.0, 0.0)];
+        let err = check_polyline(&long, 1e9, "points").unwrap_err();
+        assert!(err.to_string().contains("12000 m long"), "{err}");
+        let many = vec![(0.0, 0.0); MAX_PATH_POINTS + 1];
+        assert!(check_polyline(&many, 1e9, "points").is_err());
+        assert_eq!(
+            check_polyline(&[(0.0, 0.0), (3.0, 4.0)], 1e9, "points").unwrap(),
+            5.0
+        );
+    }
+}
