@@ -42,7 +42,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "edge",
-        &["api", "server", "healthcheck", "commands", "telemetry"],
+        &[
+            "api",
+            "transport",
+            "server",
+            "healthcheck",
+            "commands",
+            "telemetry",
+        ],
     ),
 ];
 

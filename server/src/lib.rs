@@ -66,6 +66,7 @@ pub mod store;
 pub mod telemetry;
 #[cfg(test)]
 mod test_support;
+pub mod transport;
 pub mod validate;
 pub mod world;
 

@@ -194,7 +194,7 @@ impl Server {
             connections: config.connections,
             store: Arc::clone(&storage.store),
         });
-        let router = api::router(Arc::clone(&state), config.requests)?;
+        let router = crate::transport::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;
         let listener = TcpListener::bind(addr)
             .await

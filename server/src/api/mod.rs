@@ -14,8 +14,6 @@
 //! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
 //!   itself for requests it cannot parse.
 //! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
-//! - [`admission`]: the cap on requests in flight (load shedding) and the
-//!   per-request timeout.
 //! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
 //!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
 //! - [`http_admin`]: `GET /v1/admin/backup`, a consistent snapshot of the store.
@@ -29,7 +27,6 @@
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
 //! 404 otherwise.
 
-pub mod admission;
 pub mod body;
 pub mod conn;
 pub mod error;
@@ -63,15 +60,12 @@ use axum::{
     Router,
     extract::Request,
     http::{HeaderMap, header::CONTENT_TYPE},
-    middleware,
     response::{IntoResponse, Response},
 };
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
-use tracing::Level;
 
 use crate::{
     auth::Auth,
-    config::{ConnectionConfig, RequestLimits},
+    config::ConnectionConfig,
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
@@ -117,27 +111,16 @@ pub enum RouterError {
     Reflection(#[from] tonic_reflection::server::Error),
 }
 
-/// The merged gRPC + HTTP router, with admission (`requests`), metrics and request
-/// tracing on every route.
-pub fn router(state: Arc<ApiState>, requests: RequestLimits) -> Result<Router, RouterError> {
+/// The merged gRPC + HTTP routes, with the fallbacks for unknown paths and methods.
+pub fn routes(state: Arc<ApiState>) -> Result<Router, RouterError> {
     let grpc = grpc::routes(&state)?;
-    let metrics = Arc::clone(&state.metrics);
-    let admission = Arc::new(admission::Admission::new(requests, Arc::clone(&metrics)));
-    let router = http::routes(Arc::clone(&state))
+    Ok(http::routes(Arc::clone(&state))
         .merge(ws_events::routes(Arc::clone(&state)))
         .merge(grpc_events::routes(&state))
         .merge(grpc_lifecycle::routes(&state))
         .merge(grpc)
         .fallback(fallback)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(admission, admission::admit))
-        .layer(middleware::from_fn_with_state(metrics, metrics::track))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(Level::DEBUG))
-                .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
-        );
-    Ok(router)
+        .method_not_allowed_fallback(method_not_allowed))
 }
 
 /// True when the request speaks gRPC (`application/grpc`, `application/grpc+proto`, ...).

@@ -8,7 +8,7 @@
 //! - `500` on every operation (an internal error is possible anywhere);
 //! - `503` (`Retry-After`, every request slot taken) and `504` (`request_timeout`) on
 //!   every operation under admission, that is all but `/healthz`, `/readyz`,
-//!   `/metrics` and the WebSocket upgrade ([`super::admission`]);
+//!   `/metrics` and the WebSocket upgrade ([`crate::transport::admission`]);
 //! - `408` on every operation with a request body (`request_body_timeout`);
 //! - the admin bearer token as the `admin` security scheme;
 //! - the map page's two other paths (`/map/`, `/map/{world}`), served by one handler;
