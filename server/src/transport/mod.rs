@@ -1,5 +1,11 @@
-//! Transport: how requests reach the API and what each one must pass first.
+//! Transport: how requests reach the API and what each must pass first, apart from
+//! what they mean ([`crate::api`] translates).
 //!
+//! - [`conn`]: the accept loop and how each connection is served (connection caps,
+//!   idle, header and body timeouts, HTTP/2 pings, the drain).
+//! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
+//! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes itself
+//!   for requests it cannot parse.
 //! - [`admission`]: the cap on requests in flight (load shedding) and the per-request
 //!   timeout.
 //!
@@ -7,6 +13,9 @@
 //! accounting and request tracing.
 
 pub mod admission;
+pub mod conn;
+pub mod parse_errors;
+pub mod tls;
 
 use std::sync::Arc;
 

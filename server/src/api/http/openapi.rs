@@ -23,10 +23,9 @@ pub mod schemas;
 use std::sync::Arc;
 
 use axum::{
-    Extension, Router,
+    Extension,
     http::{HeaderValue, header::CONTENT_TYPE},
     response::{IntoResponse, Response},
-    routing::get,
 };
 use utoipa::{
     Modify, OpenApi,
@@ -39,13 +38,8 @@ use utoipa::{
     },
 };
 
-use crate::{
-    api::{
-        ApiState, http, http_admin, http_blocks, http_layout, http_lifecycle, http_map, http_mesh,
-        http_zones, metrics, ws_events,
-    },
-    config::Limits,
-};
+use super::{admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, worlds, zones};
+use crate::{api::metrics, config::Limits};
 
 /// The document: every HTTP route of the server.
 #[derive(OpenApi)]
@@ -61,37 +55,37 @@ use crate::{
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     paths(
-        http::healthz,
-        http::readyz,
+        ops::healthz,
+        ops::readyz,
         metrics::render,
         openapi_json,
-        http::list_worlds,
-        http::height,
-        http::heights,
-        http::heightmap,
-        http_zones::list,
-        http_zones::get_zone,
-        http_zones::put_zone,
-        http_zones::delete_zone,
-        http_zones::zone_at,
-        http_mesh::mesh_json,
-        http_mesh::mesh_glb,
-        http_blocks::blocks,
-        http_blocks::instances,
-        http_lifecycle::put_viewer,
-        http_lifecycle::delete_viewer,
-        http_lifecycle::live_tiles,
-        http_layout::layout,
-        http_layout::zone_class,
-        http_map::map_tile,
-        http_map::legend,
-        http_map::viewers,
-        http_map::page,
-        http_map::asset,
-        ws_events::events,
-        http_admin::backup,
+        worlds::list_worlds,
+        heights::height,
+        heights::heights,
+        heights::heightmap,
+        zones::list,
+        zones::get_zone,
+        zones::put_zone,
+        zones::delete_zone,
+        zones::zone_at,
+        mesh::mesh_json,
+        mesh::mesh_glb,
+        blocks::blocks,
+        blocks::instances,
+        lifecycle::put_viewer,
+        lifecycle::delete_viewer,
+        lifecycle::live_tiles,
+        layout::layout,
+        layout::zone_class,
+        map::map_tile,
+        map::legend,
+        map::viewers,
+        map::page,
+        map::asset,
+        events::events,
+        admin::backup,
     ),
-    components(schemas(http_mesh::ChunkMeshBody)),
+    components(schemas(mesh::ChunkMeshBody)),
     modifiers(&Shared),
     tags(
         (name = "ops", description = "Liveness, readiness, metrics and this document"),
@@ -109,12 +103,9 @@ use crate::{
 #[derive(Debug)]
 pub struct ApiDoc;
 
-/// The route of the document, built once for the server's `limits`.
-pub fn routes(limits: &Limits) -> Router<Arc<ApiState>> {
-    let json = Arc::new(document_json(limits));
-    Router::new()
-        .route("/openapi.json", get(openapi_json))
-        .layer(Extension(json))
+/// The document served, built once for the server's `limits`.
+pub fn served(limits: &Limits) -> Arc<String> {
+    Arc::new(document_json(limits))
 }
 
 /// The document of a server with `limits`, as JSON: the derived document with the
@@ -144,7 +135,7 @@ fn document_json(limits: &Limits) -> String {
         body = Object,
     )),
 )]
-async fn openapi_json(Extension(doc): Extension<Arc<String>>) -> Response {
+pub async fn openapi_json(Extension(doc): Extension<Arc<String>>) -> Response {
     let json = HeaderValue::from_static("application/json");
     ([(CONTENT_TYPE, json)], doc.as_str().to_owned()).into_response()
 }
