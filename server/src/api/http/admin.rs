@@ -23,7 +23,7 @@ use crate::api::{ApiError, ApiState};
     security((), ("admin" = [])),
     responses(
         (status = 200, description = "The backup file", content_type = "application/json", body = Object),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
     ),
 )]
 pub async fn backup(State(state): State<Arc<ApiState>>, _: Admin) -> Result<Response, ApiError> {

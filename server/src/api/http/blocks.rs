@@ -146,7 +146,6 @@ pub struct BlocksBody {
         surface, water depth, run count) and runs bottom up (palette index, length), and an \
         FNV-1a 32-bit checksum of everything before it.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "diorama"),
         ("cx" = i64, Path, description = "Chunk index along x (32 blocks a chunk)"),
         ("cz" = i64, Path, description = "Chunk index along z"),
         ("format" = Option<String>, Query, description = "`json` (default) or `binary`; wins over `Accept`"),
@@ -165,9 +164,9 @@ pub struct BlocksBody {
         ),
         (status = 304, description = "The client holds the current version of this form",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`), a bad `format`", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`), a bad `format`"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)"),
     ),
 )]
 pub async fn blocks(
@@ -272,7 +271,6 @@ fn kind_body(kind: BlockKind, positions: &[[i32; 3]], colours: &[[f32; 3]]) -> K
     path = "/v1/worlds/{world}/tiles/{cx}/{cz}/instances",
     tag = "voxel",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "diorama"),
         ("cx" = i64, Path, description = "Chunk index along x (32 blocks a chunk)"),
         ("cz" = i64, Path, description = "Chunk index along z"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
@@ -287,9 +285,9 @@ fn kind_body(kind: BlockKind, positions: &[[i32; 3]], colours: &[[f32; 3]]) -> K
         ),
         (status = 304, description = "The client holds the current version of this form",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)"),
     ),
 )]
 pub async fn instances(

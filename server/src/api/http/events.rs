@@ -133,7 +133,6 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
         `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \
         comes before the upgrade, as the JSON error body.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("tiles" = Option<String>, Query, description = "`minTx,minTz,maxTx,maxTz` (not with x, z, radius)", example = "0,0,3,3"),
         ("x" = Option<f64>, Query, description = "Circle centre, metres (with z and radius)"),
         ("z" = Option<f64>, Query, description = "Circle centre, metres (with x and radius)"),
@@ -146,9 +145,9 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
     ),
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
-        (status = 400, description = "A bad area or `fromRevision` (the field names it), or not a WebSocket upgrade (field `upgrade`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32)), body = crate::api::error::ErrorBody),
+        (status = 400, description = "A bad area or `fromRevision` (the field names it), or not a WebSocket upgrade (field `upgrade`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32))),
     ),
 )]
 pub async fn events(

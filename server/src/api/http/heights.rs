@@ -44,15 +44,14 @@ pub struct HeightBody {
     path = "/v1/worlds/{world}/height",
     tag = "worlds",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the rendered mesh surface)", example = "exact"),
     ),
     responses(
         (status = 200, description = "The height at (x, z)", body = HeightBody),
-        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn height(
@@ -100,7 +99,6 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
         no `Content-Type`, `application/json`, `application/*+json`, `text/plain` and \
         `application/x-www-form-urlencoded`.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the served meshes' surface, read from cached tile meshes where held; `zones` is then empty)", example = "exact"),
     ),
     request_body(
@@ -118,10 +116,10 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
                 (crate::api::http::openapi::schemas::Bytes = "application/octet-stream"),
             ),
         ),
-        (status = 400, description = "A malformed body (field `body`) or point (`points[i]`), a binary body whose length is not a multiple of 16, a coordinate out of range, an unknown `mode`", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "More than `max_batch_points` points (field `points`), or a body over the byte limit (field `body`)", body = crate::api::error::ErrorBody),
-        (status = 415, description = "A `Content-Type` other than JSON or `application/octet-stream` (field `content-type`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed body (field `body`) or point (`points[i]`), a binary body whose length is not a multiple of 16, a coordinate out of range, an unknown `mode`"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "More than `max_batch_points` points (field `points`), or a body over the byte limit (field `body`)"),
+        (status = 415, description = "A `Content-Type` other than JSON or `application/octet-stream` (field `content-type`)"),
     ),
 )]
 pub async fn heights(
@@ -200,7 +198,6 @@ pub struct HeightmapBody {
     path = "/v1/worlds/{world}/heightmap",
     tag = "worlds",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("x0" = f64, Query, description = "West edge, metres"),
         ("z0" = f64, Query, description = "North edge, metres"),
         ("step" = f64, Query, description = "Sample spacing, metres (> 0)"),
@@ -209,9 +206,9 @@ pub struct HeightmapBody {
     ),
     responses(
         (status = 200, description = "`nx * nz` heights, row-major (z outer, x inner)", body = HeightmapBody),
-        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "More samples than `max_heightmap_samples` (field `nx*nz`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "More samples than `max_heightmap_samples` (field `nx*nz`)"),
     ),
 )]
 pub async fn heightmap(

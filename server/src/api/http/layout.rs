@@ -75,7 +75,6 @@ impl From<Layout> for LayoutJson {
     path = "/v1/worlds/{world}/layout",
     tag = "layout",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "frontier"),
         ("minX" = f64, Query, description = "West edge of the area, metres"),
         ("minZ" = f64, Query, description = "North edge, metres"),
         ("maxX" = f64, Query, description = "East edge, metres (>= minX)"),
@@ -83,9 +82,9 @@ impl From<Layout> for LayoutJson {
     ),
     responses(
         (status = 200, description = "The hubs and spokes in the area", body = LayoutJson),
-        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world, or a world without a layout layer (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "An area covering too many layout cells", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world, or a world without a layout layer (field `world`)"),
+        (status = 413, description = "An area covering too many layout cells"),
     ),
 )]
 pub async fn layout(
@@ -134,14 +133,13 @@ impl From<CellClass> for ZoneClassJson {
     path = "/v1/worlds/{world}/zone-class",
     tag = "layout",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "frontier"),
         ("x" = f64, Query, description = "Metres"),
         ("z" = f64, Query, description = "Metres"),
     ),
     responses(
         (status = 200, description = "What the layout makes of (x, z)", body = ZoneClassJson),
-        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world, or a world without a layout layer (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world, or a world without a layout layer (field `world`)"),
     ),
 )]
 pub async fn zone_class(

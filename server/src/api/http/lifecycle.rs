@@ -153,7 +153,6 @@ pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
     path = "/v1/worlds/{world}/viewers/{id}",
     tag = "lifecycle",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Viewer id"),
     ),
     request_body(content = ViewerBody, content_type = "application/json"),
@@ -165,13 +164,13 @@ pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
                     parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
             ),
         ),
-        (status = 400, description = "A malformed body or value (the field names it: `x`, `viewWidth`, `body`, ...), a bad id", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A view over the configured limit, or a body over 4 KiB (field `body`)", body = crate::api::error::ErrorBody),
-        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
-        (status = 429, description = "The world has `max_viewers` viewers, or the live-tile budget is spent (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed body or value (the field names it: `x`, `viewWidth`, `body`, ...), a bad id"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)"),
+        (status = 413, description = "A view over the configured limit, or a body over 4 KiB (field `body`)"),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)"),
+        (status = 429, description = "The world has `max_viewers` viewers, or the live-tile budget is spent (`RESOURCE_EXHAUSTED`)"),
     ),
 )]
 pub async fn put_viewer(
@@ -194,16 +193,15 @@ pub async fn put_viewer(
     path = "/v1/worlds/{world}/viewers/{id}",
     tag = "lifecycle",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Viewer id"),
     ),
     security((), ("admin" = [])),
     responses(
         (status = 204, description = "Removed"),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`) or viewer (field `id`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`) or viewer (field `id`)"),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)"),
     ),
 )]
 pub async fn delete_viewer(
@@ -227,11 +225,10 @@ pub struct LiveJson {
     get,
     path = "/v1/worlds/{world}/live-tiles",
     tag = "lifecycle",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
     responses(
         (status = 200, description = "The union of every viewer's rings", body = LiveJson),
-        (status = 400, description = "A query string that cannot be decoded (field `query`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A query string that cannot be decoded (field `query`)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn live_tiles(

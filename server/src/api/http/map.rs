@@ -116,7 +116,6 @@ fn map_etag(world: &str, tile: MapTile, digest: u64) -> HeaderValue {
     description = "A 256 x 256 PNG map tile (slippy-map `z/x/y` addressing), hill-shaded and coloured \
         as the game colours the world. `Cache-Control: no-cache`; a query string is ignored.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("z" = i64, Path, description = "Zoom level, `minZoom` to `maxZoom` of the legend"),
         ("x" = i64, Path, description = "Column, 0 to 2^z - 1"),
         ("file" = String, Path, description = "`<y>.png`: the row, 0 to 2^z - 1", example = "0.png"),
@@ -134,8 +133,8 @@ fn map_etag(world: &str, tile: MapTile, digest: u64) -> HeaderValue {
         ),
         (status = 304, description = "The client holds the current PNG",
             headers(("ETag" = String), ("x-terrain-revision" = u64), ("Cache-Control" = String))),
-        (status = 400, description = "A malformed or out-of-range `z`, `x` or `y` (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed or out-of-range `z`, `x` or `y` (the field names it)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn map_tile(
@@ -199,11 +198,10 @@ pub struct LegendEntryBody {
     get,
     path = "/v1/worlds/{world}/map/legend",
     tag = "map",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
     responses(
         (status = 200, description = "What the map's colours mean, and its zoom range", body = LegendBody),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn legend(
@@ -274,11 +272,10 @@ pub struct RingsBody {
     get,
     path = "/v1/worlds/{world}/map/viewers",
     tag = "map",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
     responses(
         (status = 200, description = "Every viewer with its rings (`[minTx, minTz, maxTx, maxTz]`, inclusive), by id", body = ViewersBody),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn viewers(
@@ -433,8 +430,8 @@ pub async fn page() -> Response {
                 (crate::api::http::openapi::schemas::Bytes = "image/png"),
             ),
         ),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such file", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 404, description = "No such file"),
     ),
 )]
 pub async fn asset(path: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {

@@ -114,7 +114,6 @@ async fn serve(
         chunk: `ChunkMeshBody` (the opaque part at the top level, the transparent one in \
         `transparent`, linear RGB `colours` per vertex).",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("tx" = i64, Path, description = "Tile index along x"),
         ("tz" = i64, Path, description = "Tile index along z"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
@@ -130,9 +129,9 @@ async fn serve(
         ),
         (status = 304, description = "The client holds the current version",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A tile beyond the configured limits (field `tiles`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "A tile beyond the configured limits (field `tiles`)"),
     ),
 )]
 pub async fn mesh_json(
@@ -160,7 +159,6 @@ pub async fn mesh_json(
         placement with one indexed triangle mesh (POSITION, NORMAL; a voxel chunk: two primitives, \
         opaque and transparent, with COLOR_0).",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("tx" = i64, Path, description = "Tile index along x"),
         ("tz" = i64, Path, description = "Tile index along z"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
@@ -176,9 +174,9 @@ pub async fn mesh_json(
         ),
         (status = 304, description = "The client holds the current version",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A tile beyond the configured limits (field `tiles`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "A tile beyond the configured limits (field `tiles`)"),
     ),
 )]
 pub async fn mesh_glb(

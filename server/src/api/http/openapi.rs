@@ -5,6 +5,9 @@
 //! What the attributes do not say per route is added here, once, from the rules that
 //! make it true for every route ([`Shared`]):
 //!
+//! - the `world` path parameter of every `/v1/worlds/{world}/...` operation;
+//! - the `ErrorBody` JSON of every refusal (4xx and 5xx) an operation lists: the
+//!   attributes give each one's status and description only;
 //! - `500` on every operation (an internal error is possible anywhere);
 //! - `503` (`Retry-After`, every request slot taken) and `504` (`request_timeout`) on
 //!   every operation under admission, that is all but `/healthz`, `/readyz`,
@@ -30,7 +33,7 @@ use axum::{
 use utoipa::{
     Modify, OpenApi,
     openapi::{
-        self, HttpMethod, RefOr, Required,
+        self, Content, HttpMethod, RefOr, Required,
         path::{Operation, PathItem},
         response::Response as OpenApiResponse,
         schema::{AnyOf, Schema},
@@ -85,7 +88,7 @@ use crate::{api::metrics, config::Limits};
         events::events,
         admin::backup,
     ),
-    components(schemas(mesh::ChunkMeshBody)),
+    components(schemas(mesh::ChunkMeshBody, crate::api::error::ErrorBody)),
     modifiers(&Shared),
     tags(
         (name = "ops", description = "Liveness, readiness, metrics and this document"),
@@ -180,6 +183,10 @@ impl Modify for Shared {
         for (path, item) in doc.paths.paths.iter_mut() {
             let admitted = !UNADMITTED.contains(&path.as_str());
             for op in operations(item) {
+                if path.contains("{world}") {
+                    world_parameter(op);
+                }
+                error_bodies(op);
                 let responses = &mut op.responses.responses;
                 let body = op.request_body.is_some();
                 let mut add = |status: &str, name: &str| {
@@ -196,6 +203,55 @@ impl Modify for Shared {
                     add("408", "BodyTimedOut");
                 }
             }
+        }
+    }
+}
+
+/// An example world id for the operations of `tag`: the world of the example
+/// configurations that has what they need.
+fn example_world(tag: &str) -> &'static str {
+    match tag {
+        "voxel" => "diorama",
+        "layout" => "frontier",
+        _ => "main",
+    }
+}
+
+/// Puts the `world` path parameter first in `op`, unless it declares its own.
+fn world_parameter(op: &mut Operation) {
+    let params = op.parameters.get_or_insert_with(Vec::new);
+    if params.iter().any(|p| p.name == "world") {
+        return;
+    }
+    let tag = op
+        .tags
+        .as_ref()
+        .and_then(|tags| tags.first())
+        .map_or("", String::as_str);
+    let world = openapi::path::ParameterBuilder::new()
+        .name("world")
+        .parameter_in(openapi::path::ParameterIn::Path)
+        .required(Required::True)
+        .description(Some("World id, as `[[worlds]] id` in the configuration"))
+        .schema(Some(openapi::schema::Object::with_type(
+            openapi::Type::String,
+        )))
+        .example(Some(serde_json::Value::from(example_world(tag))))
+        .build();
+    params.insert(0, world);
+}
+
+/// Gives every refusal `op` lists (4xx, 5xx) without a body the `ErrorBody` JSON.
+fn error_bodies(op: &mut Operation) {
+    for (status, response) in op.responses.responses.iter_mut() {
+        let refusal = status.starts_with('4') || status.starts_with('5');
+        if let (true, RefOr::T(response)) = (refusal, response)
+            && response.content.is_empty()
+        {
+            let body = Content::new(Some(openapi::Ref::from_schema_name("ErrorBody")));
+            response
+                .content
+                .insert("application/json".to_string(), body);
         }
     }
 }

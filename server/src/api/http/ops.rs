@@ -30,7 +30,7 @@ pub async fn healthz() -> Json<Status> {
     tag = "ops",
     responses(
         (status = 200, description = "Ready to serve: `{\"status\": \"ready\"}`", body = Status),
-        (status = 503, description = "Starting or shutting down (`UNAVAILABLE`)", body = crate::api::error::ErrorBody),
+        (status = 503, description = "Starting or shutting down (`UNAVAILABLE`)"),
     ),
 )]
 pub async fn readyz(State(state): State<Arc<ApiState>>) -> Result<Json<Status>, ApiError> {

@@ -87,7 +87,6 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
         `carveInset`, `priority`; `id` (equal to the path's) and `revision` are accepted, so a zone \
         read from the API can be sent back as it is.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
     ),
     request_body(content = ref("#/components/schemas/ZoneRequest"), content_type = "application/json"),
@@ -101,13 +100,13 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
                     parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
             ),
         ),
-        (status = 400, description = "A malformed zone (the field names it: `centerX`, `radius`, `body`, ...), an id that does not match", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "A concurrent change won (`ABORTED`); retry", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A body over 64 KiB (field `body`)", body = crate::api::error::ErrorBody),
-        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
-        (status = 429, description = "The world holds `max_zones` zones already (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed zone (the field names it: `centerX`, `radius`, `body`, ...), an id that does not match"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "A concurrent change won (`ABORTED`); retry"),
+        (status = 413, description = "A body over 64 KiB (field `body`)"),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)"),
+        (status = 429, description = "The world holds `max_zones` zones already (`RESOURCE_EXHAUSTED`)"),
     ),
 )]
 pub async fn put_zone(
@@ -152,16 +151,15 @@ pub struct DeleteBody {
     path = "/v1/worlds/{world}/flat-zones/{id}",
     tag = "zones",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
     ),
     security((), ("admin" = [])),
     responses(
         (status = 200, description = "Removed: the new revision and the tiles whose heights changed", body = DeleteBody),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`) or zone (field `id`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "A concurrent change won (`ABORTED`); retry", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`) or zone (field `id`)"),
+        (status = 409, description = "A concurrent change won (`ABORTED`); retry"),
     ),
 )]
 pub async fn delete_zone(
@@ -191,13 +189,12 @@ pub struct ZoneBody {
     path = "/v1/worlds/{world}/flat-zones/{id}",
     tag = "zones",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
     ),
     responses(
         (status = 200, description = "The zone", body = ZoneBody),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`) or zone (field `id`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 404, description = "No such world (field `world`) or zone (field `id`)"),
     ),
 )]
 pub async fn get_zone(
@@ -222,10 +219,9 @@ pub struct ListBody {
     get,
     path = "/v1/worlds/{world}/flat-zones",
     tag = "zones",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
     responses(
         (status = 200, description = "Every zone of the world, in registration order", body = ListBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn list(
@@ -245,14 +241,13 @@ pub async fn list(
     path = "/v1/worlds/{world}/flat-zone-at",
     tag = "zones",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
     ),
     responses(
         (status = 200, description = "The zone deciding the height at (x, z), or `null`", body = ZoneBody),
-        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn zone_at(
