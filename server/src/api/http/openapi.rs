@@ -324,3 +324,47 @@ fn mesh_json_either(paths: &mut openapi::path::PathsMap<String, PathItem>) {
         json.schema = Some(RefOr::T(Schema::AnyOf(either)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// Every property name of every JSON body in `schema` and below.
+    fn property_names(schema: &serde_json::Value, out: &mut Vec<String>) {
+        match schema {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Object(props)) = map.get("properties") {
+                    out.extend(props.keys().cloned());
+                }
+                map.values().for_each(|v| property_names(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| property_names(v, out)),
+            _ => {}
+        }
+    }
+
+    /// One naming rule for every JSON body: lowerCamelCase, as the protobuf JSON
+    /// mapping spells the gRPC fields.
+    #[test]
+    fn every_json_property_is_lower_camel_case() {
+        let doc = document(&Limits::default());
+        let mut names = Vec::new();
+        property_names(&doc, &mut names);
+        assert!(names.len() > 100, "{} properties read", names.len());
+        for must in ["maxHeight", "seaLevel", "blockKinds", "tileSize"] {
+            assert!(names.iter().any(|n| n == must), "{must} is documented");
+        }
+        let camel = |n: &str| {
+            n.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && n.chars().all(|c| c.is_ascii_alphanumeric())
+        };
+        let wrong: BTreeSet<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !camel(n))
+            .collect();
+        assert!(wrong.is_empty(), "not lowerCamelCase: {wrong:?}");
+    }
+}

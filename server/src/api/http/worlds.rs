@@ -26,9 +26,9 @@ pub struct WorldBody {
     zones: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     layout: Option<WorldLayoutBody>,
-    /// A voxel world's parameters, keyed as its `[worlds.voxel]` table.
+    /// A voxel world's parameters: its `[worlds.voxel]` table, keys in lowerCamelCase.
     #[serde(skip_serializing_if = "Option::is_none")]
-    voxel: Option<VoxelConfig>,
+    voxel: Option<VoxelBody>,
     /// A voxel world's block kinds, in id order.
     #[serde(skip_serializing_if = "Option::is_none")]
     block_kinds: Option<Vec<BlockKindBody>>,
@@ -52,7 +52,50 @@ impl From<WorldInfo> for WorldBody {
                     .map(BlockKindBody::from)
                     .collect()
             }),
-            voxel: w.voxel,
+            voxel: w.voxel.map(VoxelBody::from),
+        }
+    }
+}
+
+/// A voxel world's parameters (see `[worlds.voxel]` in the configuration).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VoxelBody {
+    max_height: u32,
+    sea_level: u32,
+    base_height: u32,
+    amplitude: u32,
+    scale: f64,
+    warp: f64,
+    erosion_iterations: u32,
+    talus_threshold: u32,
+    /// `null`: derived from the seed, per region of `biomeRegion` blocks.
+    #[schema(example = "temperate")]
+    primary_biome: Option<&'static str>,
+    biome_region: u32,
+    patch_scale: f64,
+    patch_threshold: f64,
+    river_scale: f64,
+    river_width: f64,
+}
+
+impl From<VoxelConfig> for VoxelBody {
+    fn from(c: VoxelConfig) -> Self {
+        VoxelBody {
+            max_height: c.max_height,
+            sea_level: c.sea_level,
+            base_height: c.base_height,
+            amplitude: c.amplitude,
+            scale: c.scale,
+            warp: c.warp,
+            erosion_iterations: c.erosion_iterations,
+            talus_threshold: c.talus_threshold,
+            primary_biome: c.primary_biome.map(|b| b.name()),
+            biome_region: c.biome_region,
+            patch_scale: c.patch_scale,
+            patch_threshold: c.patch_threshold,
+            river_scale: c.river_scale,
+            river_width: c.river_width,
         }
     }
 }
