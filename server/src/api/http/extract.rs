@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::{
     extract::{FromRequestParts, Path},
-    http::{header::AUTHORIZATION, request::Parts},
+    http::{Uri, header::AUTHORIZATION, request::Parts},
 };
 use terrain_core::quote::Quoted;
 
@@ -131,17 +131,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
 
     async fn from_request_parts(
         parts: &mut Parts,
-        state: &S,
+        _state: &S,
     ) -> Result<Self, std::convert::Infallible> {
-        let pairs = axum::extract::Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map(|axum::extract::Query(pairs)| pairs)
-            .map_err(|rejection| ApiError::invalid("query", rejection.body_text()));
-        Ok(Query(pairs))
+        Ok(Query::from_uri(&parts.uri))
     }
 }
 
 impl Query {
+    /// The query string of `uri`, decoded as axum decodes it.
+    pub fn from_uri(uri: &Uri) -> Self {
+        let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
+            .map(|axum::extract::Query(pairs)| pairs)
+            .map_err(|rejection| ApiError::invalid("query", rejection.body_text()));
+        Query(pairs)
+    }
+
     /// The pairs, in order (as decoded from a query string in tests).
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
         Query(Ok(pairs
