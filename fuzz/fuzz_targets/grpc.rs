@@ -18,7 +18,7 @@ use terrain_model::{Area, Viewer};
 use terrain_proto::v1 as pb;
 use terrain_server::{
     ApiError, Limits,
-    api::{grpc_mesh::height_mode, grpc_zones::zone_doc},
+    api::{grpc::zones::zone_doc, mode::from_proto as height_mode},
     lifecycle::rings::check_viewer,
     query::{HeightmapRequest, heightmap_grid},
 };

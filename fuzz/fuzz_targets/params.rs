@@ -9,20 +9,22 @@
 
 #![no_main]
 
-use axum::{
-    extract::Query,
-    http::{HeaderMap, HeaderValue, Uri, header::ACCEPT},
-};
+use axum::http::{HeaderMap, HeaderValue, Uri, header::ACCEPT};
 use libfuzzer_sys::fuzz_target;
 use terrain_fuzz::{named_one_of, same, select, text_parts};
 use terrain_model::HeightMode;
 use terrain_server::{
     ApiError, Limits,
-    api::{http_blocks::BlocksFormat, http_map::map_tile_of, http_mesh, params::Params},
+    api::{
+        http::{
+            blocks::BlocksFormat,
+            extract::{Query, path_indices},
+            map::map_tile_of,
+        },
+        mode,
+    },
     query::{HeightmapRequest, heightmap_grid},
 };
-
-type Pairs = Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>;
 
 fuzz_target!(|data: &[u8]| {
     let Some((choice, rest)) = select(data, 5) else {
@@ -42,14 +44,13 @@ fuzz_target!(|data: &[u8]| {
 
 /// The query of `/path?{query}`, as axum decodes it; `None` when hyper would not
 /// accept the request target at all.
-fn pairs(query: &str) -> Option<Pairs> {
+fn pairs(query: &str) -> Option<Query> {
     let uri = Uri::try_from(format!("/v1/worlds/main/route?{query}")).ok()?;
-    Some(Query::try_from_uri(&uri))
+    Some(Query::from_uri(&uri))
 }
 
 fn decode_heightmap(query: &str) -> Option<Result<HeightmapRequest, ApiError>> {
-    let decode = |pairs| -> Result<HeightmapRequest, ApiError> {
-        let p = Params::new(pairs)?;
+    let decode = |p: Query| -> Result<HeightmapRequest, ApiError> {
         Ok(HeightmapRequest {
             x0: p.number("x0")?,
             z0: p.number("z0")?,
@@ -100,19 +101,21 @@ fn height(query: &str) {
     let Some(query_pairs) = pairs(query) else {
         return;
     };
-    let decoded = http_mesh::height_mode(&query_pairs).and_then(|mode| {
-        let p = Params::new(query_pairs)?;
-        Ok((p.number("x")?, p.number("z")?, mode))
-    });
+    let decoded = query_pairs
+        .at_most_once("mode")
+        .and_then(mode::from_query)
+        .and_then(|mode| Ok((query_pairs.number("x")?, query_pairs.number("z")?, mode)));
     let (x, z, mode) = match decoded {
         Ok(d) => d,
         Err(err) => return named_one_of(&err, &["query", "x", "z", "mode"], &query),
     };
     let again = format!("x={x}&z={z}&mode={}", mode.as_str());
     let back = pairs(&again).expect("a written query is a valid URI");
-    let back_mode: HeightMode = http_mesh::height_mode(&back).expect("written mode decodes");
-    let p = Params::new(back).expect("written query decodes");
-    let (bx, bz) = (p.number("x").expect("x"), p.number("z").expect("z"));
+    let back_mode: HeightMode = back
+        .at_most_once("mode")
+        .and_then(mode::from_query)
+        .expect("written mode decodes");
+    let (bx, bz) = (back.number("x").expect("x"), back.number("z").expect("z"));
     assert!(
         same(bx, x) && same(bz, z) && back_mode == mode,
         "{query:?} -> {again}"
@@ -125,10 +128,9 @@ fn indices(path: &str) {
         return;
     };
     for (fields, what) in [(["tx", "tz"], "tile"), (["cx", "cz"], "chunk")] {
-        match http_mesh::path_indices([x, z], fields, what) {
+        match path_indices([x, z], fields, what) {
             Ok((ix, iz)) => {
-                let back =
-                    http_mesh::path_indices([&ix.to_string(), &iz.to_string()], fields, what);
+                let back = path_indices([&ix.to_string(), &iz.to_string()], fields, what);
                 assert_eq!(back.ok(), Some((ix, iz)), "{x:?}/{z:?}");
             }
             Err(err) => named_one_of(&err, &fields, &(x, z)),

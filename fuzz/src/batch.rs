@@ -11,7 +11,7 @@ use crate::{named_field, named_one_of, same, select};
 use axum::http::{HeaderMap, HeaderValue, header::CONTENT_TYPE};
 use terrain_server::{
     ErrorCode,
-    api::body::{self, BodyFormat},
+    api::http::body::{self, BodyFormat},
 };
 
 /// Small, so the fuzzer reaches the limit.

@@ -10,7 +10,7 @@
 use crate::{VIEWER_FIELDS, named_field, named_one_of, same_area, same_viewer, select};
 use terrain_server::{
     ApiError, Limits,
-    api::{http_lifecycle::decode_viewer, ws_events::frames},
+    api::http::{events::frames, lifecycle::decode_viewer},
     lifecycle::rings::check_viewer,
 };
 

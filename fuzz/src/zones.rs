@@ -7,7 +7,7 @@
 
 use crate::{named_field, select, zone_file_doc};
 use terrain_core::zones::{ManifestError, ZoneLimits, parse_zone_file, validate_id};
-use terrain_server::api::zone_body::decode_zone;
+use terrain_server::api::http::zone_body::decode_zone;
 
 /// Runs one input: the first byte picks the decoder.
 pub fn run(data: &[u8]) {

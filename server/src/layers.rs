@@ -1,13 +1,19 @@
-//! A test of the crate's layering: which top-level module may name which.
+//! A test of the crate's layering: which module may name which.
 //!
-//! Every module belongs to one layer, lowest first: support (the error taxonomy, the
-//! admin token, task ownership and signals, the compute pool and its admission by cost, shared
-//! validators),
-//! config, stores (the zone logs), the domain (worlds and their registry, events,
-//! lifecycle, mesh cache, queries, the metrics they record), and the edge (the API
-//! surfaces, logging set-up, the commands and the server that wires them). A module may name modules of its own layer or
-//! below, never above, and the top-level modules name each other without a cycle.
-//! The test reads the sources, so a `use crate::api::...` in the domain fails it.
+//! Every top-level module belongs to one layer, lowest first: support (the error
+//! taxonomy, the admin token, task ownership and signals, the compute pool and its admission
+//! by cost, shared validators), config, stores (the zone logs), the domain (worlds and their registry,
+//! events, lifecycle, mesh cache, queries, the metrics they record), and the edge (the
+//! API surfaces, the transport under them, logging set-up, the commands and the server
+//! that wires them). The test reads the sources and fails when
+//!
+//! - a module names (through `crate::`, `super::` or `self::`, use groups included) a
+//!   module of a layer above its own, or the top-level modules name each other in a
+//!   cycle;
+//! - a module below the edge names an edge crate ([`EDGE_CRATES`]: axum, tonic, hyper,
+//!   tungstenite, the protobuf types): the domain knows no wire;
+//! - a module of one API surface (`api::http`, `api::grpc`) names the other: what both
+//!   use lives in `api` itself.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -44,9 +50,36 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "edge",
-        &["api", "server", "healthcheck", "commands", "telemetry"],
+        &[
+            "api",
+            "transport",
+            "server",
+            "healthcheck",
+            "commands",
+            "telemetry",
+        ],
     ),
 ];
+
+/// Crates that speak a wire: only the edge names them. `terrain_proto` holds the
+/// prost-generated messages (`pb::...` is always imported from it).
+const EDGE_CRATES: &[&str] = &[
+    "axum",
+    "axum_core",
+    "hyper",
+    "hyper_util",
+    "tonic",
+    "tonic_health",
+    "tonic_reflection",
+    "tonic_types",
+    "tungstenite",
+    "tokio_tungstenite",
+    "terrain_proto",
+    "tower_http",
+];
+
+/// The API surfaces, which never name each other.
+const SURFACES: &[&[&str]] = &[&["api", "http"], &["api", "grpc"]];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS
@@ -54,98 +87,238 @@ fn layer_of(module: &str) -> Option<usize> {
         .position(|(_, modules)| modules.contains(&module))
 }
 
-/// The top-level modules named through `crate::` in `text`, comments left out.
-fn named_modules(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
+/// `text` with its `//` comments left out.
+fn code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        let code = match line.find("//") {
-            Some(i) => &line[..i],
-            None => line,
-        };
-        let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            rest = &rest[i + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                // `crate::{a::b, c, d::{e, f}}`: the names at depth one.
-                let mut depth = 1;
-                let mut word = String::new();
-                let mut at_start = true;
-                for ch in group.chars() {
-                    match ch {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        ',' if depth == 1 => at_start = true,
-                        c if c.is_alphanumeric() || c == '_' => {
-                            if at_start && depth == 1 {
-                                word.push(c);
-                            }
-                        }
-                        _ => {
-                            if !word.is_empty() {
-                                out.insert(std::mem::take(&mut word));
-                                at_start = false;
-                            }
-                        }
+        out.push_str(line.find("//").map_or(line, |i| &line[..i]));
+        out.push('\n');
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Reads the rest of a path after `prefix::` at `chars[*i..]`: identifiers joined by
+/// `::`, use groups `{a, b::c}` expanded, `as` renames dropped. Every full path goes
+/// to `out`.
+fn expand(chars: &[char], i: &mut usize, prefix: &[String], out: &mut Vec<Vec<String>>) {
+    let skip_space = |i: &mut usize| {
+        while *i < chars.len() && chars[*i].is_whitespace() {
+            *i += 1;
+        }
+    };
+    skip_space(i);
+    if *i < chars.len() && chars[*i] == '{' {
+        *i += 1;
+        loop {
+            skip_space(i);
+            match chars.get(*i) {
+                None => return,
+                Some('}') => {
+                    *i += 1;
+                    return;
+                }
+                Some(',') => *i += 1,
+                Some(_) => {
+                    let before = *i;
+                    expand(chars, i, prefix, out);
+                    if *i == before {
+                        // Not a path: step over it.
+                        *i += 1;
                     }
                 }
-                if !word.is_empty() {
-                    out.insert(word);
-                }
-            } else {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    out.insert(name);
-                }
             }
+        }
+    }
+    let start = *i;
+    while *i < chars.len() && (is_ident(chars[*i]) || chars[*i] == '*') {
+        *i += 1;
+    }
+    if *i == start {
+        if !prefix.is_empty() {
+            out.push(prefix.to_vec());
+        }
+        return;
+    }
+    let mut path = prefix.to_vec();
+    path.push(chars[start..*i].iter().collect());
+    if chars.get(*i) == Some(&':') && chars.get(*i + 1) == Some(&':') {
+        *i += 2;
+        expand(chars, i, &path, out);
+        return;
+    }
+    // `name as alias`: the alias names nothing new.
+    let mut j = *i;
+    while j < chars.len() && chars[j].is_whitespace() {
+        j += 1;
+    }
+    if chars[j..].starts_with(&['a', 's']) && chars.get(j + 2).is_some_and(|c| c.is_whitespace()) {
+        j += 2;
+        while j < chars.len() && chars[j].is_whitespace() {
+            j += 1;
+        }
+        while j < chars.len() && is_ident(chars[j]) {
+            j += 1;
+        }
+        *i = j;
+    }
+    out.push(path);
+}
+
+/// Every path `text` names from `root::` (`crate`, `super`, `self` or a crate name),
+/// use groups expanded, comments left out; each starts with `root`.
+fn paths_from(text: &str, root: &str) -> Vec<Vec<String>> {
+    let chars: Vec<char> = code(text).chars().collect();
+    let pattern: Vec<char> = format!("{root}::").chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + pattern.len() <= chars.len() {
+        let starts = chars[i..].starts_with(&pattern)
+            && (i == 0 || !(is_ident(chars[i - 1]) || chars[i - 1] == ':'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        i += pattern.len();
+        expand(&chars, &mut i, &[root.to_string()], &mut out);
+    }
+    out
+}
+
+/// The top-level modules named through `crate::` in `text`, comments left out.
+fn named_modules(text: &str) -> BTreeSet<String> {
+    paths_from(text, "crate")
+        .into_iter()
+        .filter_map(|p| p.get(1).cloned())
+        .filter(|m| m != "*")
+        .collect()
+}
+
+/// The module path of a source file (`api/http/mesh.rs`: `api::http::mesh`;
+/// `api/http/mod.rs`: `api::http`).
+fn module_path(relative: &Path) -> Vec<String> {
+    let mut path: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    if let Some(last) = path.pop() {
+        let stem = last.trim_end_matches(".rs");
+        if stem != "mod" && stem != "lib" {
+            path.push(stem.to_string());
+        }
+    }
+    path
+}
+
+/// Every crate path `text` names, from the file at `module` (`super::` and `self::`
+/// resolved against it), as full paths from the crate root.
+fn crate_paths(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for root in ["crate", "super", "self"] {
+        for path in paths_from(text, root) {
+            let mut resolved = match root {
+                "crate" => Vec::new(),
+                "super" => module[..module.len().saturating_sub(1)].to_vec(),
+                _ => module.to_vec(),
+            };
+            let mut rest = path[1..].iter().peekable();
+            while rest.peek().is_some_and(|s| *s == "super") {
+                rest.next();
+                resolved.pop();
+            }
+            resolved.extend(rest.cloned());
+            out.push(resolved);
         }
     }
     out
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
+/// Every source file of the crate: its module path and its text.
+fn sources() -> Vec<(Vec<String>, String)> {
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
         }
     }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let relative = file.strip_prefix(&src).ok()?.to_path_buf();
+            let module = module_path(&relative);
+            let first = module.first()?;
+            if matches!(first.as_str(), "main" | "layers") {
+                return None;
+            }
+            Some((module, std::fs::read_to_string(&file).unwrap_or_default()))
+        })
+        .collect()
 }
 
 /// Top-level module -> the top-level modules it names.
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files {
-        let relative = file.strip_prefix(&src).unwrap_or(&file);
-        let Some(first) = relative.components().next() else {
+    for (module, text) in sources() {
+        let Some(top) = module.first().cloned() else {
             continue;
         };
-        let first = first.as_os_str().to_string_lossy();
-        let module = first.trim_end_matches(".rs").to_string();
-        if matches!(module.as_str(), "lib" | "main" | "layers") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let named = named_modules(&text);
-        let entry = graph.entry(module.clone()).or_default();
-        entry.extend(named.into_iter().filter(|n| *n != module));
+        let named: BTreeSet<String> = crate_paths(&text, &module)
+            .into_iter()
+            .filter_map(|p| p.first().cloned())
+            .filter(|m| *m != top && m != "*")
+            .collect();
+        graph.entry(top).or_default().extend(named);
     }
     graph
+}
+
+/// The edge crates `text` names as the root of a path.
+fn edge_crates(text: &str) -> BTreeSet<&'static str> {
+    EDGE_CRATES
+        .iter()
+        .copied()
+        .filter(|name| !paths_from(text, name).is_empty())
+        .collect()
+}
+
+/// True when `path` starts with the segments of `prefix`.
+fn under(path: &[String], prefix: &[&str]) -> bool {
+    path.len() >= prefix.len() && path.iter().zip(prefix).all(|(a, b)| a == b)
+}
+
+/// For each surface file that names the other surface: the file and what it names.
+fn surface_crossings(sources: &[(Vec<String>, String)]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (module, text) in sources {
+        let Some(own) = SURFACES.iter().find(|s| under(module, s)) else {
+            continue;
+        };
+        for path in crate_paths(text, module) {
+            if let Some(other) = SURFACES.iter().find(|s| *s != own && under(&path, s)) {
+                wrong.push(format!(
+                    "{} names {} ({})",
+                    module.join("::"),
+                    other.join("::"),
+                    path.join("::")
+                ));
+            }
+        }
+    }
+    wrong
 }
 
 #[test]
@@ -155,6 +328,45 @@ fn the_parser_reads_use_groups() {
     );
     let got: Vec<_> = named.iter().map(String::as_str).collect();
     assert_eq!(got, ["api", "config", "store", "world"]);
+}
+
+#[test]
+fn the_parser_reads_groups_over_lines_and_relative_paths() {
+    let text = "use super::{\n    REVISION_HEADER,\n    conditional::{etag, matches as m},\n};\n\
+                use crate::{\n    api::{ApiError, grpc::MessageLimits},\n    query::mesh::TileFields,\n};\n\
+                let x = super::super::grpc::routes(); // crate::server::run\n";
+    let module: Vec<String> = ["api", "http", "mesh"].map(String::from).to_vec();
+    let paths: Vec<String> = crate_paths(text, &module)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "api::ApiError",
+            "api::grpc::MessageLimits",
+            "query::mesh::TileFields",
+            "api::http::REVISION_HEADER",
+            "api::http::conditional::etag",
+            "api::http::conditional::matches",
+            "api::grpc::routes",
+        ]
+    );
+    let sources = vec![(module, text.to_string())];
+    assert_eq!(
+        surface_crossings(&sources).len(),
+        2,
+        "{:?}",
+        surface_crossings(&sources)
+    );
+}
+
+#[test]
+fn the_parser_finds_edge_crates_as_path_roots() {
+    let text = "use axum::extract::ws::Utf8Bytes;\nuse bytes::Bytes;\n\
+                // tonic::Status in a comment\nlet s = my_tonic::x(); let p: terrain_proto::v1::World;";
+    let got: Vec<_> = edge_crates(text).into_iter().collect();
+    assert_eq!(got, ["axum", "terrain_proto"]);
 }
 
 #[test]
@@ -178,6 +390,46 @@ fn modules_name_only_their_layer_or_below() {
         }
     }
     assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn only_the_edge_names_edge_crates() {
+    let edge = LAYERS.len() - 1;
+    let mut wrong = Vec::new();
+    for (module, text) in sources() {
+        let top = module.first().map(String::as_str).unwrap_or_default();
+        if layer_of(top).is_some_and(|layer| layer >= edge) {
+            continue;
+        }
+        for name in edge_crates(&text) {
+            wrong.push(format!("{} ({}) names {name}", module.join("::"), top));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "edge crates below the edge:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_surfaces_do_not_name_each_other() {
+    let sources = sources();
+    assert!(
+        sources
+            .iter()
+            .any(|(m, _)| m.starts_with(&["api".into(), "http".into()]))
+            && sources
+                .iter()
+                .any(|(m, _)| m.starts_with(&["api".into(), "grpc".into()])),
+        "both surfaces have files"
+    );
+    let wrong = surface_crossings(&sources);
+    assert!(
+        wrong.is_empty(),
+        "surfaces naming each other:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]

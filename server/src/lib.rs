@@ -7,12 +7,15 @@
 //! - **Edge**: [`server`] wires everything: [`Server::bind`] (returns the bound address,
 //!   so tests can bind `127.0.0.1:0`), [`Server::run`] until a `CancellationToken`
 //!   fires, then a bounded drain; [`Server::spawn`] runs it in the background.
-//!   [`api`] only translates: gRPC (`terrain.v1`, health, reflection), HTTP/1.1 JSON and
-//!   WebSocket, merged into one axum router, with the wire forms, readiness reporting
-//!   and the one mapping of error classes to gRPC codes and HTTP statuses
-//!   ([`api::error`]). [`commands`] (the `protoset` and `healthcheck` subcommands),
-//!   [`healthcheck`], [`telemetry`] (logging set-up).
-//! - **Domain** (no axum, tonic or protobuf): [`world`]: the hosted worlds, their
+//!   [`api`] only translates: the HTTP surface ([`api::http`]: JSON, binary batches,
+//!   WebSocket, the map) and the gRPC surface ([`api::grpc`]: `terrain.v1`, health,
+//!   reflection), each with one route table, merged into one axum router; what both
+//!   share (readiness, the admin token check, the one mapping of error classes to gRPC
+//!   codes and HTTP statuses, [`api::error`]) lives in `api` itself. [`transport`]
+//!   carries requests to it: the accept loop and connection limits, TLS, admission
+//!   and the bodies of requests hyper cannot parse. [`commands`] (the `protoset` and
+//!   `healthcheck` subcommands), [`healthcheck`], [`telemetry`] (logging set-up).
+//! - **Domain** (no axum, tonic, hyper, tungstenite or protobuf types): [`world`]: the hosted worlds, their
 //!   flat-zone registry (every mutation is proposed to the world's zone log and applied
 //!   from what the log returns, [`world::follow`]), start-up zones and statistics.
 //!   [`events`]: pushed tile events (hubs, resumable subscriptions). [`lifecycle`]:
@@ -68,6 +71,7 @@ pub mod store;
 pub mod telemetry;
 #[cfg(test)]
 mod test_support;
+pub mod transport;
 pub mod validate;
 pub mod world;
 

@@ -56,13 +56,28 @@ use metrics_exporter_prometheus::{
     BuildError, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
-use crate::{cost::Meters, world::stats::WorldStats};
+use crate::cost::Meters;
 
 /// Latency buckets, in seconds: 100 us to 10 s.
 const LATENCY_BUCKETS: &[f64] = &[
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
     5.0, 10.0,
 ];
+
+/// One world's flat-zone statistics at one moment ([`crate::world::stats`] reads
+/// them from the world).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldStats {
+    pub world: String,
+    pub revision: u64,
+    pub zones: usize,
+    /// Index tiles listing at least one zone.
+    pub index_tiles: usize,
+    /// Lookups since start-up.
+    pub lookups: u64,
+    /// Lookups since start-up that a zone decided.
+    pub hits: u64,
+}
 
 /// One server's metrics registry.
 #[derive(Debug)]

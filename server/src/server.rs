@@ -15,7 +15,7 @@
 //! least [`TASKS_MIN_WAIT`] for the tasks), `run` returns regardless, abandoning what
 //! is left (in the binary the runtime then ends, which aborts it).
 //!
-//! Connections are accepted and served by [`api::conn::serve`], under the limits of
+//! Connections are accepted and served by [`transport::conn::serve`], under the limits of
 //! [`ConnectionConfig`]: at most `max_connections` open, `header_read_timeout`,
 //! `request_body_timeout` and HTTP/2 keep-alive pings, so no client holds a
 //! descriptor for ever without using it.
@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::{
-    api::{self, ApiState, Readiness, RouterError},
+    api::{ApiState, Readiness, RouterError},
     auth::Auth,
     compute::{Compute, ComputeError},
     config::{Config, ConfigError, ConnectionConfig, StoreConfig},
@@ -50,6 +50,7 @@ use crate::{
         log::ZoneLog,
         nats::{NatsError, NatsStore},
     },
+    transport,
     world::{
         WorldError, Worlds,
         follow::{self, Replication},
@@ -95,7 +96,7 @@ pub enum StartError {
     Router(#[from] RouterError),
     /// The TLS certificate or key could not be loaded; names the key.
     #[error(transparent)]
-    Tls(#[from] crate::api::tls::TlsError),
+    Tls(#[from] crate::transport::tls::TlsError),
     #[error("listen {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -133,7 +134,7 @@ pub struct Server {
     /// Timeouts and the cap on open connections.
     connections: ConnectionConfig,
     /// TLS for every connection, if configured.
-    tls: Option<api::tls::Tls>,
+    tls: Option<transport::tls::Tls>,
     stats_interval: Duration,
     /// Tiles meshed around each spawn point before ready, if any.
     warm_radius: Option<u32>,
@@ -154,7 +155,7 @@ impl Server {
             warn!(listen = %config.listen, "insecure: anyone who can reach this address may change the worlds (no admin_token)");
         }
         let tls = match &config.tls {
-            Some(files) => Some(api::tls::acceptor(&files.cert, &files.key)?),
+            Some(files) => Some(transport::tls::acceptor(&files.cert, &files.key)?),
             None => None,
         };
         if tls.is_none() && !config.listen.ip().is_loopback() {
@@ -194,7 +195,7 @@ impl Server {
             connections: config.connections,
             store: Arc::clone(&storage.store),
         });
-        let router = api::router(Arc::clone(&state), config.requests)?;
+        let router = transport::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;
         let listener = TcpListener::bind(addr)
             .await
@@ -238,9 +239,9 @@ impl Server {
             tasks.token().clone(),
         ));
         let mut connections = self.connections;
-        connections.max_connections = api::conn::connection_cap(connections.max_connections);
+        connections.max_connections = transport::conn::connection_cap(connections.max_connections);
         let stop_accepting = CancellationToken::new();
-        let serve = api::conn::serve(
+        let serve = transport::conn::serve(
             self.listener,
             self.router,
             connections,

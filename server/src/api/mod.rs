@@ -1,61 +1,41 @@
-//! The two surfaces on one port: gRPC (`terrain.v1`, health, reflection) and HTTP/1.1
-//! JSON, merged into one axum router.
+//! Translation between the wire and the domain: the gRPC surface (`terrain.v1`,
+//! health, reflection) and the HTTP/1.1 surface (JSON, binary batches, the WebSocket
+//! events, the map), merged into one axum router on one port. How connections are
+//! accepted and which requests are admitted is [`crate::transport`]'s business.
 //!
-//! - [`grpc`]: `terrain.v1.TerrainService`, `grpc.health.v1`, reflection v1 and v1alpha;
-//!   [`grpc_zones`]: its flat-zone RPCs.
-//! - [`http`]: `/v1/...` JSON and binary routes, `/healthz`, `/readyz`;
-//!   [`http_zones`]: the flat-zone routes.
-//! - [`http_mesh`], [`grpc_mesh`]: tile meshes (JSON, glb, packed protobuf).
-//! - [`http_blocks`], [`grpc_blocks`]: a voxel world's chunk blocks and instances.
-//! - [`error`]: the one mapping from error classes to gRPC codes and HTTP statuses.
-//! - [`params`], [`body`], [`zone_body`]: HTTP input decoding with field-named errors.
-//! - [`health`]: readiness, shared by `/readyz` and `grpc.health.v1`.
-//! - [`metrics`]: the request-accounting middleware and `GET /metrics`.
-//! - [`parse_errors`]: JSON bodies for the 400 / 431 / 414 answers hyper writes
-//!   itself for requests it cannot parse.
-//! - [`tls`]: rustls for both surfaces on the one port (`tls_cert`, `tls_key`).
-//! - [`admission`]: the cap on requests in flight (load shedding) and the
-//!   per-request timeout.
-//! - [`ws_events`], [`grpc_events`]: tile event subscriptions (WebSocket
-//!   `GET /v1/worlds/{world}/events`, gRPC `terrain.v1.TerrainEvents`).
-//! - [`http_admin`]: `GET /v1/admin/backup`, a consistent snapshot of the store.
-//! - [`http_lifecycle`], [`grpc_lifecycle`]: viewers, live tiles and their
-//!   transitions; [`http_layout`], [`grpc_layout`]: hubs, spokes and zone classes
-//!   (`terrain.v1.TerrainLifecycle`).
-//! - [`http_map`]: the live map (map tiles, legend, the page and its assets).
-//! - [`openapi`]: `GET /openapi.json`, the OpenAPI 3.1 document of the HTTP routes.
+//! - [`http`]: every HTTP route, in one table in its `mod.rs`, each capability in a
+//!   module of its own: [`http::ops`] (`/healthz`, `/readyz`), [`http::worlds`],
+//!   [`http::heights`], [`http::zones`], [`http::mesh`], [`http::blocks`],
+//!   [`http::lifecycle`] (viewers, live tiles), [`http::layout`], [`http::map`],
+//!   [`http::events`] (the WebSocket), [`http::admin`] (backups), [`http::openapi`]
+//!   (`GET /openapi.json`); and its input and caching pieces: [`http::extract`]
+//!   (path, query and admin-token extractors), [`http::body`] and
+//!   [`http::zone_body`] (request bodies), [`http::conditional`] (ETags and
+//!   `304 Not Modified`).
+//! - [`grpc`]: every gRPC service, in one table in its `mod.rs`, with the same
+//!   capability modules: [`grpc::worlds`], [`grpc::heights`], [`grpc::zones`],
+//!   [`grpc::mesh`], [`grpc::blocks`], [`grpc::lifecycle`], [`grpc::layout`],
+//!   [`grpc::events`].
+//! - What both surfaces share: [`error`] (the one mapping from error classes to gRPC
+//!   codes and HTTP statuses), [`access`] (the admin token check before a mutation),
+//!   [`mode`] (the `mode` of a height query), [`worlds`] (what `ListWorlds` reports),
+//!   [`health`] (readiness, behind `/readyz` and `grpc.health.v1`), [`metrics`] (the
+//!   request-accounting middleware and `GET /metrics`).
+//!
+//! `http` and `grpc` never name each other (the `layers` test fails if they do).
 //!
 //! Routing: tonic's services live under `/{package.Service}/...`; everything else is
 //! HTTP. An unknown path gets a gRPC `UNIMPLEMENTED` if the request is gRPC, and a JSON
 //! 404 otherwise.
 
-pub mod admission;
-pub mod body;
-pub mod conn;
+pub mod access;
 pub mod error;
 pub mod grpc;
-pub mod grpc_blocks;
-pub mod grpc_events;
-pub mod grpc_layout;
-pub mod grpc_lifecycle;
-pub mod grpc_mesh;
-pub mod grpc_zones;
 pub mod health;
 pub mod http;
-pub mod http_admin;
-pub mod http_blocks;
-pub mod http_layout;
-pub mod http_lifecycle;
-pub mod http_map;
-pub mod http_mesh;
-pub mod http_zones;
 pub mod metrics;
-pub mod openapi;
-pub mod params;
-pub mod parse_errors;
-pub mod tls;
-pub mod ws_events;
-pub mod zone_body;
+pub mod mode;
+pub mod worlds;
 
 use std::sync::Arc;
 
@@ -63,15 +43,12 @@ use axum::{
     Router,
     extract::Request,
     http::{HeaderMap, header::CONTENT_TYPE},
-    middleware,
     response::{IntoResponse, Response},
 };
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
-use tracing::Level;
 
 use crate::{
     auth::Auth,
-    config::{ConnectionConfig, RequestLimits},
+    config::ConnectionConfig,
     events::Events,
     lifecycle::{Lifecycles, WorldLifecycle},
     metrics::Metrics,
@@ -117,27 +94,13 @@ pub enum RouterError {
     Reflection(#[from] tonic_reflection::server::Error),
 }
 
-/// The merged gRPC + HTTP router, with admission (`requests`), metrics and request
-/// tracing on every route.
-pub fn router(state: Arc<ApiState>, requests: RequestLimits) -> Result<Router, RouterError> {
+/// The merged gRPC + HTTP routes, with the fallbacks for unknown paths and methods.
+pub fn routes(state: Arc<ApiState>) -> Result<Router, RouterError> {
     let grpc = grpc::routes(&state)?;
-    let metrics = Arc::clone(&state.metrics);
-    let admission = Arc::new(admission::Admission::new(requests, Arc::clone(&metrics)));
-    let router = http::routes(Arc::clone(&state))
-        .merge(ws_events::routes(Arc::clone(&state)))
-        .merge(grpc_events::routes(&state))
-        .merge(grpc_lifecycle::routes(&state))
+    Ok(http::routes(state)
         .merge(grpc)
         .fallback(fallback)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(admission, admission::admit))
-        .layer(middleware::from_fn_with_state(metrics, metrics::track))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(Level::DEBUG))
-                .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
-        );
-    Ok(router)
+        .method_not_allowed_fallback(method_not_allowed))
 }
 
 /// True when the request speaks gRPC (`application/grpc`, `application/grpc+proto`, ...).

@@ -1,7 +1,7 @@
 //! [`ConnectionConfig`]: what one TCP connection may hold on to, so idle, stalled or
 //! dead clients cannot keep descriptors for ever: the HTTP/1.1 header-read timeout,
 //! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections
-//! (applied by `api::conn`); and the largest gRPC message every service decodes and
+//! (applied by `transport::conn`); and the largest gRPC message every service decodes and
 //! encodes (applied by `api::grpc`).
 
 use std::time::Duration;

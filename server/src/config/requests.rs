@@ -1,7 +1,7 @@
 //! [`RequestLimits`]: how much work the server takes on at once, so an overload is
 //! refused at once instead of queued without bound: the cap on requests in flight
 //! (beyond it, `RESOURCE_EXHAUSTED` / 503 with `Retry-After`) and the time one request
-//! may take (beyond it, `DEADLINE_EXCEEDED` / 504). Applied by `api::admission`;
+//! may take (beyond it, `DEADLINE_EXCEEDED` / 504). Applied by `transport::admission`;
 //! streams (WebSocket and gRPC streaming calls) and the health, readiness and metrics
 //! routes are outside both.
 

@@ -4,7 +4,7 @@
 //! [`Area`] itself (a tile rectangle, a circle, or everything; its checks and which
 //! events it matches) is the shared model's ([`terrain_model::Area`]); its wire forms
 //! are read at the edge: the WebSocket query string and text messages in
-//! `api/ws_events.rs`, the protobuf `SubscriptionArea` in `api/grpc_events.rs`.
+//! `api/http/events.rs`, the protobuf `SubscriptionArea` in `api/grpc/events.rs`.
 
 use std::sync::RwLock;
 

@@ -2,7 +2,7 @@
 //! subscribers by area of interest, resumable from the persisted mutation log.
 //!
 //! - [`Event`], [`Message`]: what a subscriber receives. Their wire forms are the
-//!   edge's: JSON frames in `api/ws_events.rs`, protobuf in `api/grpc_events.rs`
+//!   edge's: JSON frames in `api/http/events/`, protobuf in `api/grpc/events.rs`
 //!   (through the shared model, [`terrain_model`]).
 //! - [`area`]: the area of interest (the shared model's tile rectangle or circle) and
 //!   the cell holding an open subscription's current one.

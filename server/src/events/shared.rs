@@ -4,7 +4,8 @@
 //! The hub queues one `Arc<`[`Published`]`>` per event into every matching
 //! subscriber's queue. The first subscriber of a wire format to need the bytes
 //! encodes them (JSON text for the WebSocket, protobuf for gRPC); every other one
-//! gets a clone of the same reference-counted buffer. Each encoding is counted in
+//! gets a clone of the same reference-counted buffer. The buffers are plain bytes:
+//! the edge frames them (a WebSocket text frame borrows the JSON's buffer). Each encoding is counted in
 //! `terrain_event_encodings_total{format}`, so one event costs one encoding per
 //! format in use, not one per subscriber.
 
@@ -14,7 +15,6 @@ use std::{
     sync::{Arc, OnceLock},
 };
 
-use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 
 use super::Event;
@@ -42,8 +42,9 @@ impl WireFormat {
 /// One published event and its lazily encoded, shared wire forms.
 pub struct Published {
     event: Event,
-    /// The JSON frame, or why it could not be serialised.
-    json: OnceLock<Result<Utf8Bytes, String>>,
+    /// The JSON text (UTF-8, as made from a `String`), or why it could not be
+    /// serialised.
+    json: OnceLock<Result<Bytes, String>>,
     protobuf: OnceLock<Bytes>,
     metrics: Arc<Metrics>,
 }
@@ -64,16 +65,16 @@ impl Published {
         &self.event
     }
 
-    /// The JSON frame: `encode` runs once, for the first caller; every caller gets
-    /// the same bytes.
+    /// The JSON text: `encode` runs once, for the first caller; every caller gets
+    /// the same bytes (UTF-8: they are the `String` it made).
     pub fn json(
         &self,
         encode: impl FnOnce(&Event) -> Result<String, String>,
-    ) -> Result<Utf8Bytes, String> {
+    ) -> Result<Bytes, String> {
         self.json
             .get_or_init(|| {
                 self.metrics.event_encoded(WireFormat::Json.as_str());
-                encode(&self.event).map(Utf8Bytes::from)
+                encode(&self.event).map(Bytes::from)
             })
             .clone()
     }
@@ -176,8 +177,9 @@ mod tests {
             }));
         }
         assert_eq!(calls, (1, 1));
-        assert!(texts.iter().all(|t| t.as_str() == "{\"revision\":3}"));
-        // The same buffer, not copies of it.
+        assert!(texts.iter().all(|t| t == "{\"revision\":3}"));
+        // The same buffers, not copies of them.
+        assert!(texts.iter().all(|t| t.as_ptr() == texts[0].as_ptr()));
         assert!(bins.iter().all(|b| b.as_ptr() == bins[0].as_ptr()));
         assert_eq!(count(&metrics, "json"), "1");
         assert_eq!(count(&metrics, "protobuf"), "1");

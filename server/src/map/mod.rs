@@ -10,8 +10,8 @@
 //! A map tile's version is the largest version of the mesh tiles it reads
 //! ([`render::MapTile::covered`]): a change to any of them gives it a new revision,
 //! larger than every earlier version, so the version changes whenever a pixel may
-//! have, and the tile is then rendered again. Its tag ([`etag`]) is a digest of the
-//! PNG it renders to, so the tag follows the pixels: a zone that changes a mesh tile
+//! have, and the tile is then rendered again. Its HTTP tag is made of the [`digest`]
+//! of the PNG it renders to (and [`RENDERING`]), so the tag follows the pixels: a zone that changes a mesh tile
 //! the map tile reads only at its border leaves the tag (and a client's copy) as it
 //! was. The cache holds encoded PNGs, at most [`MAP_CACHE_BYTES`], keyed by world
 //! and map tile; an entry older than the current version is never served. Rendering
@@ -206,15 +206,6 @@ pub fn version_of(world: &World, state: &WorldState, tile: MapTile) -> u64 {
         }
     }
     version
-}
-
-/// The strong validator of `tile` of `world` rendered to a PNG whose [`digest`] is
-/// `digest`.
-pub fn etag(world: &str, tile: MapTile, digest: u64) -> String {
-    format!(
-        "\"{world}:{RENDERING}:{}:{}:{}:{digest:016x}\"",
-        tile.zoom, tile.x, tile.y
-    )
 }
 
 impl MapCache {

@@ -11,7 +11,7 @@
 //!
 //! Parts of an answer that change without the tile changing (the world revision a
 //! request read) are not in the stored bytes; the edge stamps them in (see
-//! `api/http_mesh.rs` and `api/grpc_mesh.rs`).
+//! `api/http/mesh.rs` and `api/grpc/mesh.rs`).
 
 use std::sync::{Arc, OnceLock};
 

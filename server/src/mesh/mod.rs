@@ -135,6 +135,22 @@ impl ChunkMesh {
             mesh,
         }
     }
+
+    /// The lowest and highest vertex of both parts (0, 0 for an empty mesh): the
+    /// `minHeight` / `maxHeight` both surfaces report.
+    pub fn height_range(&self) -> (f32, f32) {
+        let ys = self
+            .mesh
+            .opaque
+            .positions
+            .iter()
+            .chain(&self.mesh.transparent.positions)
+            .map(|p| p[1]);
+        let (lo, hi) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+        if lo > hi { (0.0, 0.0) } else { (lo, hi) }
+    }
 }
 
 /// What the cache holds for one tile.

@@ -4,8 +4,7 @@
 //!
 //! A voxel world's tile is its chunk (32 x 32 columns), so chunk versions are tile
 //! versions and chunk indices are checked as tile indices: `|c| <= 2^20`
-//! (`terrain_core::voxel::MAX_CHUNK`), named `cx` / `cz` over HTTP and `chunk_x` /
-//! `chunk_z` over gRPC.
+//! (`terrain_core::voxel::MAX_CHUNK`), named as the caller says ([`TileFields`]).
 //! Any other world is refused first, with [`QueryError::NotVoxel`]
 //! (`FAILED_PRECONDITION`, HTTP 409, field `world`): the request is well formed, the
 //! world's generator has no blocks. Chunks are built on the compute pool from the
@@ -20,24 +19,6 @@ use terrain_core::{
 
 use super::{QueryEngine, QueryError, mesh::TileFields, mesh::TileVersion};
 use crate::world::World;
-
-impl TileFields {
-    /// `cx` and `cz`: the HTTP path segments of the chunk routes.
-    pub fn chunk_http() -> Self {
-        TileFields {
-            x: "cx".into(),
-            z: "cz".into(),
-        }
-    }
-
-    /// `chunk_x` and `chunk_z`: the gRPC request fields.
-    pub fn chunk_grpc() -> Self {
-        TileFields {
-            x: "chunk_x".into(),
-            z: "chunk_z".into(),
-        }
-    }
-}
 
 /// A chunk's blocks at the version and revision they were read at.
 #[derive(Debug, Clone)]

@@ -19,12 +19,23 @@ pub struct LayoutRequest {
     pub max_z: f64,
 }
 
-/// A core layout refusal, naming the request's field.
-pub fn layout_error(err: LayoutError) -> QueryError {
+/// How the caller names a layout rectangle's four bounds in errors: each surface
+/// spells its own (`minX` in an HTTP query, `min_x` in a gRPC request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayoutFields {
+    pub min_x: &'static str,
+    pub min_z: &'static str,
+    pub max_x: &'static str,
+    pub max_z: &'static str,
+}
+
+/// A core layout refusal, naming the request's field (an inverted rectangle names
+/// `max_x`, the caller's name of the bound checked against the others).
+fn layout_error(err: LayoutError, max_x: &'static str) -> QueryError {
     match err {
         LayoutError::NotFinite { field } => QueryError::invalid(field, "must be finite"),
         LayoutError::InvertedBounds => QueryError::invalid(
-            "maxX",
+            max_x,
             "the rectangle's min must not exceed its max on each axis",
         ),
         LayoutError::OutOfWorld => QueryError::invalid(
@@ -51,20 +62,27 @@ impl QueryEngine {
     }
 
     /// The hubs of every chunk the rectangle touches and every spoke with an end among
-    /// them.
-    pub async fn layout(&self, world: &World, req: LayoutRequest) -> Result<Layout, QueryError> {
+    /// them; a refusal names the bound at fault as `fields` say.
+    pub async fn layout(
+        &self,
+        world: &World,
+        req: LayoutRequest,
+        fields: &LayoutFields,
+    ) -> Result<Layout, QueryError> {
         let surface = Self::surface(world)?;
         let max = self.limits().max_coordinate;
         for (field, v) in [
-            ("minX", req.min_x),
-            ("minZ", req.min_z),
-            ("maxX", req.max_x),
-            ("maxZ", req.max_z),
+            (fields.min_x, req.min_x),
+            (fields.min_z, req.min_z),
+            (fields.max_x, req.max_x),
+            (fields.max_z, req.max_z),
         ] {
             check_coordinate(v, max).map_err(|r| QueryError::invalid(field, r))?;
         }
-        let area = Area::new(req.min_x, req.min_z, req.max_x, req.max_z).map_err(layout_error)?;
-        self.offload(move || surface.layout_in(&area).map_err(layout_error))
+        let max_x = fields.max_x;
+        let area = Area::new(req.min_x, req.min_z, req.max_x, req.max_z)
+            .map_err(|e| layout_error(e, max_x))?;
+        self.offload(move || surface.layout_in(&area).map_err(|e| layout_error(e, max_x)))
             .await
     }
 
@@ -74,7 +92,8 @@ impl QueryEngine {
         let max = self.limits().max_coordinate;
         check_coordinate(x, max).map_err(|r| QueryError::invalid("x", r))?;
         check_coordinate(z, max).map_err(|r| QueryError::invalid("z", r))?;
-        self.offload(move || surface.classify(x, z).map_err(layout_error))
+        // A point cannot be an inverted rectangle; its fields are `x` and `z`.
+        self.offload(move || surface.classify(x, z).map_err(|e| layout_error(e, "x")))
             .await
     }
 }

@@ -1,4 +1,4 @@
-//! Tile mesh queries both surfaces share: tile validation (with the surface's field
+//! Tile mesh queries both surfaces share: tile validation (with the caller's field
 //! names), the version of a tile (for HTTP conditional requests) and the mesh itself
 //! from the [`MeshCache`](crate::mesh::MeshCache).
 
@@ -13,8 +13,8 @@ use crate::{error::Field, mesh::ServedMesh, world::World};
 /// The most tiles one `GetTileMeshes` call may ask for.
 pub const MAX_TILES_PER_CALL: usize = 1024;
 
-/// How a surface names a tile's two indices in errors (`tx`/`tz` over HTTP,
-/// `tile_x`/`tile_z` over gRPC, `tiles[i].x` in a list).
+/// How the caller names a tile's two indices in errors: each surface spells its own
+/// (the HTTP path segments, the gRPC request fields, an element of a list).
 #[derive(Debug, Clone)]
 pub struct TileFields {
     pub x: Field,
@@ -22,27 +22,11 @@ pub struct TileFields {
 }
 
 impl TileFields {
-    /// `tx` and `tz`: the HTTP path segments.
-    pub fn http() -> Self {
+    /// The fields named `x` and `z`.
+    pub fn new(x: impl Into<Field>, z: impl Into<Field>) -> Self {
         TileFields {
-            x: "tx".into(),
-            z: "tz".into(),
-        }
-    }
-
-    /// `tile_x` and `tile_z`: the gRPC request fields.
-    pub fn grpc() -> Self {
-        TileFields {
-            x: "tile_x".into(),
-            z: "tile_z".into(),
-        }
-    }
-
-    /// `tiles[i].x` and `tiles[i].z`: element `i` of a tile list.
-    pub fn element(i: usize) -> Self {
-        TileFields {
-            x: format!("tiles[{i}].x").into(),
-            z: format!("tiles[{i}].z").into(),
+            x: x.into(),
+            z: z.into(),
         }
     }
 }

@@ -43,19 +43,9 @@ impl Lookups {
     }
 }
 
-/// One world's statistics at one moment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorldStats {
-    pub world: String,
-    pub revision: u64,
-    pub zones: usize,
-    /// Index tiles listing at least one zone.
-    pub index_tiles: usize,
-    /// Lookups since start-up.
-    pub lookups: u64,
-    /// Lookups since start-up that a zone decided.
-    pub hits: u64,
-}
+/// One world's statistics at one moment (declared with the metrics that export it,
+/// which name no world).
+pub use crate::metrics::WorldStats;
 
 impl WorldStats {
     /// The statistics of `world` now.

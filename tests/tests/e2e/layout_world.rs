@@ -15,6 +15,7 @@ use common::{TestServer, assert_http_error};
 use serde_json::{Value, json};
 use terrain_proto::v1::{self as pb, terrain_lifecycle_client::TerrainLifecycleClient};
 use terrain_server::{Cli, Config};
+use tonic_types::StatusExt;
 
 /// The example configuration, as shipped.
 fn frontier_config() -> Config {
@@ -228,6 +229,27 @@ async fn layout_world_bakes_and_answers_layout_queries() {
     for (path, status, code, field) in bad {
         let answer = server.get(path).await;
         assert_http_error(&answer, status, code, Some(field));
+    }
+
+    // gRPC names the request's own fields (`lifecycle.proto`: `min_x`, `max_x`, ...).
+    let rect = |min_x: f64, min_z: f64, max_x: f64| pb::GetLayoutRequest {
+        world: "frontier".into(),
+        min_x,
+        min_z,
+        max_x,
+        max_z: 1.0,
+    };
+    for (request, field) in [
+        (rect(0.0, 0.0, -1.0), "max_x"),
+        (rect(0.0, f64::NAN, 1.0), "min_z"),
+        (rect(f64::INFINITY, 0.0, 1.0), "min_x"),
+    ] {
+        let status = client.get_layout(request).await.unwrap_err();
+        assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+        let details = status
+            .get_details_bad_request()
+            .expect("a BadRequest detail");
+        assert_eq!(details.field_violations[0].field, field, "{status:?}");
     }
     server.stop().await;
 }

@@ -13,18 +13,13 @@ use serde_json::Value;
 
 /// The server crate's HTTP modules, whose `.route(...)` calls are the route table.
 fn api_sources() -> Vec<(String, String)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/api");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/api/http");
+    // The HTTP surface's one route table (the gRPC modules, under `api/grpc`, route
+    // gRPC paths, which are not part of the HTTP API).
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("server/src/api")
+        .expect("server/src/api/http")
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        // The gRPC modules route gRPC paths (`/terrain.v1.TerrainEvents/Subscribe`),
-        // which are not part of the HTTP API.
-        .filter(|p| {
-            !p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("grpc"))
-        })
         .collect();
     files.sort();
     files

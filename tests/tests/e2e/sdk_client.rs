@@ -578,7 +578,7 @@ async fn layout_calls_answer_for_a_layout_world() {
         ((hub.x / 8.0).floor() as i64, (hub.z / 8.0).floor() as i64)
     );
     match client.layout("frontier", (10.0, 0.0), (0.0, 1.0)).await {
-        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "maxX"),
+        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "max_x"),
         other => panic!("unexpected {other:?}"),
     }
 }

@@ -75,10 +75,22 @@ async fn worlds_list_the_seed_and_voxel_parameters() {
     assert_eq!(world["seed"], SEED);
     assert_eq!(world["tileSize"], 32.0);
     assert_eq!(world["tileResolution"], 33);
-    assert_eq!(
-        world["voxel"],
-        serde_json::to_value(voxel_config()).unwrap()
-    );
+    // The `[worlds.voxel]` keys in lowerCamelCase, as every JSON field.
+    let camel = |key: &str| {
+        let mut parts = key.split('_');
+        let first = parts.next().unwrap_or_default().to_string();
+        parts.fold(first, |out, p| out + &p[..1].to_uppercase() + &p[1..])
+    };
+    let config = serde_json::to_value(voxel_config()).unwrap();
+    let want: serde_json::Map<String, serde_json::Value> = config
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (camel(k), v.clone()))
+        .collect();
+    assert_eq!(world["voxel"], serde_json::Value::Object(want));
+    assert_eq!(world["voxel"]["maxHeight"], voxel_config().max_height);
+    assert_eq!(world["voxel"]["seaLevel"], voxel_config().sea_level);
     let kinds = world["blockKinds"].as_array().expect("blockKinds");
     assert_eq!(kinds.len(), terrain_core::voxel::BlockKind::ALL.len());
     assert_eq!(kinds[0]["name"], "air");

@@ -29,32 +29,23 @@ use terrain_core::quote::Quoted;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::{
-    Extension, Router,
+    Extension,
     extract::{
-        Path, Query, State,
-        rejection::{PathRejection, QueryRejection},
+        State,
         ws::{
             CloseFrame, Message as WsMessage, Utf8Bytes, WebSocket, WebSocketUpgrade, close_code,
         },
     },
     http::{HeaderValue, header::RETRY_AFTER},
     response::{IntoResponse, Response},
-    routing::get,
 };
 use tokio_util::sync::CancellationToken;
 
+use super::extract::{Query, World};
 use crate::{
-    api::ApiError,
-    api::{ApiState, params},
+    api::{ApiError, ApiState},
     events::{Area, ConnectionStreams, EventError, StreamKind, StreamPermit, Subscription},
 };
-
-/// The WebSocket route, to merge into the HTTP router.
-pub fn routes(state: Arc<ApiState>) -> Router {
-    Router::new()
-        .route("/v1/worlds/{world}/events", get(events))
-        .with_state(state)
-}
 
 /// The initial area and resume point of a WebSocket subscription.
 #[derive(Debug, PartialEq)]
@@ -63,23 +54,13 @@ struct Opening {
     from: Option<u64>,
 }
 
-fn single<'a>(
-    pairs: &'a [(String, String)],
-    name: &'static str,
-) -> Result<Option<&'a str>, ApiError> {
-    let mut values = pairs
-        .iter()
-        .filter(|(k, _)| k == name)
-        .map(|(_, v)| v.trim());
-    match (values.next(), values.next()) {
-        (v, None) => Ok(v),
-        (Some(_), Some(_)) => Err(ApiError::invalid(name, "given more than once")),
-        (None, Some(_)) => Ok(None),
-    }
+/// The value of `name`, given at most once, without surrounding spaces.
+fn single<'a>(query: &'a Query, name: &'static str) -> Result<Option<&'a str>, ApiError> {
+    Ok(query.at_most_once(name)?.map(str::trim))
 }
 
-fn number(pairs: &[(String, String)], name: &'static str) -> Result<f64, ApiError> {
-    let raw = single(pairs, name)?
+fn number(query: &Query, name: &'static str) -> Result<f64, ApiError> {
+    let raw = single(query, name)?
         .ok_or_else(|| ApiError::invalid(name, "required with x, z and radius"))?;
     raw.parse()
         .map_err(|_| ApiError::invalid(name, format!("expected a number, got {}", Quoted(raw))))
@@ -88,14 +69,15 @@ fn number(pairs: &[(String, String)], name: &'static str) -> Result<f64, ApiErro
 /// The query keys the route takes.
 const KEYS: [&str; 5] = ["tiles", "x", "z", "radius", "fromRevision"];
 
-fn opening(pairs: &[(String, String)], max_coordinate: f64) -> Result<Opening, ApiError> {
+fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
+    let pairs = query.pairs()?;
     if let Some((key, _)) = pairs.iter().find(|(k, _)| !KEYS.contains(&k.as_str())) {
         return Err(ApiError::invalid(
             key.clone(),
             "unknown query parameter: expected tiles, x, z, radius or fromRevision",
         ));
     }
-    let from = match single(pairs, "fromRevision")? {
+    let from = match single(query, "fromRevision")? {
         None => None,
         Some(raw) => Some(raw.parse().map_err(|_| {
             ApiError::invalid(
@@ -107,7 +89,7 @@ fn opening(pairs: &[(String, String)], max_coordinate: f64) -> Result<Opening, A
     let circle = ["x", "z", "radius"]
         .iter()
         .any(|k| pairs.iter().any(|(name, _)| name == k));
-    let area = match single(pairs, "tiles")? {
+    let area = match single(query, "tiles")? {
         Some(_) if circle => {
             return Err(ApiError::invalid(
                 "tiles",
@@ -126,9 +108,9 @@ fn opening(pairs: &[(String, String)], max_coordinate: f64) -> Result<Opening, A
             Area::tiles(rect, "tiles")?
         }
         None if circle => Area::circle(
-            number(pairs, "x")?,
-            number(pairs, "z")?,
-            number(pairs, "radius")?,
+            number(query, "x")?,
+            number(query, "z")?,
+            number(query, "radius")?,
         )?,
         None => Area::All,
     };
@@ -151,7 +133,6 @@ fn opening(pairs: &[(String, String)], max_coordinate: f64) -> Result<Opening, A
         `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \
         comes before the upgrade, as the JSON error body.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("tiles" = Option<String>, Query, description = "`minTx,minTz,maxTx,maxTz` (not with x, z, radius)", example = "0,0,3,3"),
         ("x" = Option<f64>, Query, description = "Circle centre, metres (with z and radius)"),
         ("z" = Option<f64>, Query, description = "Circle centre, metres (with x and radius)"),
@@ -164,21 +145,19 @@ fn opening(pairs: &[(String, String)], max_coordinate: f64) -> Result<Opening, A
     ),
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
-        (status = 400, description = "A bad area or `fromRevision` (the field names it), or not a WebSocket upgrade (field `upgrade`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32)), body = crate::api::error::ErrorBody),
+        (status = 400, description = "A bad area or `fromRevision` (the field names it), or not a WebSocket upgrade (field `upgrade`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32))),
     ),
 )]
-async fn events(
+pub async fn events(
     State(state): State<Arc<ApiState>>,
     connection: Option<Extension<ConnectionStreams>>,
-    world: Result<Path<String>, PathRejection>,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    World(world): World,
+    query: Query,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let world = params::world(world)?;
-    let Query(pairs) = query.map_err(|r| ApiError::invalid("query", r.body_text()))?;
-    let opening = opening(&pairs, state.engine.limits().max_coordinate)?;
+    let opening = opening(&query, state.engine.limits().max_coordinate)?;
     let world = state.engine.world(&world)?;
     let connection = connection.map(|Extension(c)| c);
     let permit = match state
@@ -289,22 +268,20 @@ fn change_area(sub: &Subscription, text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+    fn pairs(list: &[(&str, &str)]) -> Query {
+        Query::from_pairs(list)
     }
 
     #[test]
     fn openings_parse_and_name_their_field() {
-        let opening = |pairs: &[(String, String)]| opening(pairs, 1e9);
+        let opening = |query: &Query| opening(query, 1e9);
         let got = opening(&pairs(&[("tiles", "0,-1,2,3"), ("fromRevision", "7")])).unwrap();
         assert_eq!(got.from, Some(7));
         assert_eq!(got.area, Area::tiles([0, -1, 2, 3], "t").unwrap());
         let got = opening(&pairs(&[("x", "1.5"), ("z", "2"), ("radius", "10")])).unwrap();
         assert_eq!(got.area, Area::circle(1.5, 2.0, 10.0).unwrap());
         assert_eq!(
-            opening(&[]).unwrap(),
+            opening(&pairs(&[])).unwrap(),
             Opening {
                 area: Area::All,
                 from: None

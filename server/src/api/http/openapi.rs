@@ -5,10 +5,13 @@
 //! What the attributes do not say per route is added here, once, from the rules that
 //! make it true for every route ([`Shared`]):
 //!
+//! - the `world` path parameter of every `/v1/worlds/{world}/...` operation;
+//! - the `ErrorBody` JSON of every refusal (4xx and 5xx) an operation lists: the
+//!   attributes give each one's status and description only;
 //! - `500` on every operation (an internal error is possible anywhere);
 //! - `503` (`Retry-After`, every request slot taken) and `504` (`request_timeout`) on
 //!   every operation under admission, that is all but `/healthz`, `/readyz`,
-//!   `/metrics` and the WebSocket upgrade ([`super::admission`]);
+//!   `/metrics` and the WebSocket upgrade ([`crate::transport::admission`]);
 //! - `408` on every operation with a request body (`request_body_timeout`);
 //! - the admin bearer token as the `admin` security scheme;
 //! - the map page's two other paths (`/map/`, `/map/{world}`), served by one handler;
@@ -23,15 +26,14 @@ pub mod schemas;
 use std::sync::Arc;
 
 use axum::{
-    Extension, Router,
+    Extension,
     http::{HeaderValue, header::CONTENT_TYPE},
     response::{IntoResponse, Response},
-    routing::get,
 };
 use utoipa::{
     Modify, OpenApi,
     openapi::{
-        self, HttpMethod, RefOr, Required,
+        self, Content, HttpMethod, RefOr, Required,
         path::{Operation, PathItem},
         response::Response as OpenApiResponse,
         schema::{AnyOf, Schema},
@@ -39,13 +41,8 @@ use utoipa::{
     },
 };
 
-use crate::{
-    api::{
-        ApiState, http, http_admin, http_blocks, http_layout, http_lifecycle, http_map, http_mesh,
-        http_zones, metrics, ws_events,
-    },
-    config::Limits,
-};
+use super::{admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, worlds, zones};
+use crate::{api::metrics, config::Limits};
 
 /// The document: every HTTP route of the server.
 #[derive(OpenApi)]
@@ -61,37 +58,37 @@ use crate::{
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     paths(
-        http::healthz,
-        http::readyz,
+        ops::healthz,
+        ops::readyz,
         metrics::render,
         openapi_json,
-        http::list_worlds,
-        http::height,
-        http::heights,
-        http::heightmap,
-        http_zones::list,
-        http_zones::get_zone,
-        http_zones::put_zone,
-        http_zones::delete_zone,
-        http_zones::zone_at,
-        http_mesh::mesh_json,
-        http_mesh::mesh_glb,
-        http_blocks::blocks,
-        http_blocks::instances,
-        http_lifecycle::put_viewer,
-        http_lifecycle::delete_viewer,
-        http_lifecycle::live_tiles,
-        http_layout::layout,
-        http_layout::zone_class,
-        http_map::map_tile,
-        http_map::legend,
-        http_map::viewers,
-        http_map::page,
-        http_map::asset,
-        ws_events::events,
-        http_admin::backup,
+        worlds::list_worlds,
+        heights::height,
+        heights::heights,
+        heights::heightmap,
+        zones::list,
+        zones::get_zone,
+        zones::put_zone,
+        zones::delete_zone,
+        zones::zone_at,
+        mesh::mesh_json,
+        mesh::mesh_glb,
+        blocks::blocks,
+        blocks::instances,
+        lifecycle::put_viewer,
+        lifecycle::delete_viewer,
+        lifecycle::live_tiles,
+        layout::layout,
+        layout::zone_class,
+        map::map_tile,
+        map::legend,
+        map::viewers,
+        map::page,
+        map::asset,
+        events::events,
+        admin::backup,
     ),
-    components(schemas(http_mesh::ChunkMeshBody)),
+    components(schemas(mesh::ChunkMeshBody, crate::api::error::ErrorBody)),
     modifiers(&Shared),
     tags(
         (name = "ops", description = "Liveness, readiness, metrics and this document"),
@@ -109,12 +106,9 @@ use crate::{
 #[derive(Debug)]
 pub struct ApiDoc;
 
-/// The route of the document, built once for the server's `limits`.
-pub fn routes(limits: &Limits) -> Router<Arc<ApiState>> {
-    let json = Arc::new(document_json(limits));
-    Router::new()
-        .route("/openapi.json", get(openapi_json))
-        .layer(Extension(json))
+/// The document served, built once for the server's `limits`.
+pub fn served(limits: &Limits) -> Arc<String> {
+    Arc::new(document_json(limits))
 }
 
 /// The document of a server with `limits`, as JSON: the derived document with the
@@ -144,7 +138,7 @@ fn document_json(limits: &Limits) -> String {
         body = Object,
     )),
 )]
-async fn openapi_json(Extension(doc): Extension<Arc<String>>) -> Response {
+pub async fn openapi_json(Extension(doc): Extension<Arc<String>>) -> Response {
     let json = HeaderValue::from_static("application/json");
     ([(CONTENT_TYPE, json)], doc.as_str().to_owned()).into_response()
 }
@@ -189,6 +183,10 @@ impl Modify for Shared {
         for (path, item) in doc.paths.paths.iter_mut() {
             let admitted = !UNADMITTED.contains(&path.as_str());
             for op in operations(item) {
+                if path.contains("{world}") {
+                    world_parameter(op);
+                }
+                error_bodies(op);
                 let responses = &mut op.responses.responses;
                 let body = op.request_body.is_some();
                 let mut add = |status: &str, name: &str| {
@@ -205,6 +203,55 @@ impl Modify for Shared {
                     add("408", "BodyTimedOut");
                 }
             }
+        }
+    }
+}
+
+/// An example world id for the operations of `tag`: the world of the example
+/// configurations that has what they need.
+fn example_world(tag: &str) -> &'static str {
+    match tag {
+        "voxel" => "diorama",
+        "layout" => "frontier",
+        _ => "main",
+    }
+}
+
+/// Puts the `world` path parameter first in `op`, unless it declares its own.
+fn world_parameter(op: &mut Operation) {
+    let params = op.parameters.get_or_insert_with(Vec::new);
+    if params.iter().any(|p| p.name == "world") {
+        return;
+    }
+    let tag = op
+        .tags
+        .as_ref()
+        .and_then(|tags| tags.first())
+        .map_or("", String::as_str);
+    let world = openapi::path::ParameterBuilder::new()
+        .name("world")
+        .parameter_in(openapi::path::ParameterIn::Path)
+        .required(Required::True)
+        .description(Some("World id, as `[[worlds]] id` in the configuration"))
+        .schema(Some(openapi::schema::Object::with_type(
+            openapi::Type::String,
+        )))
+        .example(Some(serde_json::Value::from(example_world(tag))))
+        .build();
+    params.insert(0, world);
+}
+
+/// Gives every refusal `op` lists (4xx, 5xx) without a body the `ErrorBody` JSON.
+fn error_bodies(op: &mut Operation) {
+    for (status, response) in op.responses.responses.iter_mut() {
+        let refusal = status.starts_with('4') || status.starts_with('5');
+        if let (true, RefOr::T(response)) = (refusal, response)
+            && response.content.is_empty()
+        {
+            let body = Content::new(Some(openapi::Ref::from_schema_name("ErrorBody")));
+            response
+                .content
+                .insert("application/json".to_string(), body);
         }
     }
 }
@@ -275,5 +322,49 @@ fn mesh_json_either(paths: &mut openapi::path::PathsMap<String, PathItem>) {
             RefOr::Ref(openapi::Ref::from_schema_name("ChunkMeshBody")),
         ];
         json.schema = Some(RefOr::T(Schema::AnyOf(either)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// Every property name of every JSON body in `schema` and below.
+    fn property_names(schema: &serde_json::Value, out: &mut Vec<String>) {
+        match schema {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Object(props)) = map.get("properties") {
+                    out.extend(props.keys().cloned());
+                }
+                map.values().for_each(|v| property_names(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| property_names(v, out)),
+            _ => {}
+        }
+    }
+
+    /// One naming rule for every JSON body: lowerCamelCase, as the protobuf JSON
+    /// mapping spells the gRPC fields.
+    #[test]
+    fn every_json_property_is_lower_camel_case() {
+        let doc = document(&Limits::default());
+        let mut names = Vec::new();
+        property_names(&doc, &mut names);
+        assert!(names.len() > 100, "{} properties read", names.len());
+        for must in ["maxHeight", "seaLevel", "blockKinds", "tileSize"] {
+            assert!(names.iter().any(|n| n == must), "{must} is documented");
+        }
+        let camel = |n: &str| {
+            n.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && n.chars().all(|c| c.is_ascii_alphanumeric())
+        };
+        let wrong: BTreeSet<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !camel(n))
+            .collect();
+        assert!(wrong.is_empty(), "not lowerCamelCase: {wrong:?}");
     }
 }

@@ -1,5 +1,4 @@
-//! The tile mesh routes of the HTTP surface, and the `mode` parameter of height
-//! queries.
+//! The tile mesh routes of the HTTP surface.
 //!
 //! | route | answer |
 //! | --- | --- |
@@ -8,7 +7,8 @@
 //!
 //! Both send `ETag: "<world>:<tx>:<tz>:v<version>"` (the tile's version: the revision
 //! of the last change that touched it) and answer `304 Not Modified`, without
-//! building anything, to a request whose `If-None-Match` lists it. `positions` and
+//! building anything, to a request whose `If-None-Match` lists it
+//! ([`super::conditional`]). `positions` and
 //! `normals` are float32 `x, y, z` per vertex (positions relative to `placement`);
 //! `indices` three per triangle, carved cells absent.
 //!
@@ -24,17 +24,13 @@
 
 use std::sync::Arc;
 
-use terrain_core::quote::Quoted;
-
 use axum::{
-    Router,
-    extract::{Path, Query, State, rejection::PathRejection, rejection::QueryRejection},
+    extract::State,
     http::{
-        HeaderMap, HeaderValue, StatusCode,
-        header::{CONTENT_TYPE, ETAG, IF_NONE_MATCH},
+        HeaderMap, HeaderValue,
+        header::{CONTENT_TYPE, ETAG},
     },
     response::{IntoResponse, Response},
-    routing::get,
 };
 use bytes::Bytes;
 use serde::{Serialize, Serializer};
@@ -47,97 +43,20 @@ use terrain_core::{
     voxel::MeshPart,
 };
 
+use super::{
+    CACHE_HEADER, REVISION_HEADER,
+    conditional::{not_modified, tile_etag},
+    extract::TilePath,
+};
 use crate::{
-    api::ApiError,
-    api::{
-        ApiState,
-        http::{CACHE_HEADER, REVISION_HEADER},
-    },
+    api::{ApiError, ApiState},
     mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh},
-    query::{HeightMode, mesh::TileFields},
+    query::mesh::TileFields,
 };
 
-pub(crate) type TilePath = Result<Path<(String, String, String)>, PathRejection>;
-
-/// The mesh routes, to merge into the HTTP router.
-pub fn routes() -> Router<Arc<ApiState>> {
-    Router::new()
-        .route("/v1/worlds/{world}/tiles/{tx}/{tz}/mesh", get(mesh_json))
-        .route("/v1/worlds/{world}/tiles/{tx}/{tz}/mesh.glb", get(mesh_glb))
-}
-
-/// The `mode` query parameter of a height query: `exact` (the default) or
-/// `surface`. A query string axum could not decode is left to the caller's own
-/// parameter decoding, which names it.
-pub fn height_mode(
-    query: &Result<Query<Vec<(String, String)>>, QueryRejection>,
-) -> Result<HeightMode, ApiError> {
-    let Ok(Query(pairs)) = query else {
-        return Ok(HeightMode::Exact);
-    };
-    let mut modes = pairs.iter().filter(|(k, _)| k == "mode");
-    match (modes.next(), modes.next()) {
-        (None, _) => Ok(HeightMode::Exact),
-        (Some((_, raw)), None) => Ok(raw.parse::<HeightMode>()?),
-        (Some(_), Some(_)) => Err(ApiError::invalid("mode", "given more than once")),
-    }
-}
-
-/// The world and tile of a mesh path, with the tile indices named `tx` and `tz`.
-fn tile_path(path: TilePath) -> Result<(String, (i64, i64)), ApiError> {
-    indexed_path(path, ["tx", "tz"], "tile")
-}
-
-/// The world and the two integer indices of a `/v1/worlds/{world}/tiles/{x}/{z}/...`
-/// path (a tile, or a voxel chunk: `what`), each refused naming its field.
-pub(crate) fn indexed_path(
-    path: TilePath,
-    fields: [&'static str; 2],
-    what: &str,
-) -> Result<(String, (i64, i64)), ApiError> {
-    let Path((world, x, z)) =
-        path.map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
-    Ok((world, path_indices([&x, &z], fields, what)?))
-}
-
-/// The two integer indices of a tile or chunk path (`what`), from their decoded path
-/// segments; a segment that is not an `i64` is refused naming its field (`fields`).
-pub fn path_indices(
-    raw: [&str; 2],
-    fields: [&'static str; 2],
-    what: &str,
-) -> Result<(i64, i64), ApiError> {
-    let index = |field: &'static str, raw: &str| {
-        raw.parse::<i64>().map_err(|_| {
-            ApiError::invalid(
-                field,
-                format!("expected an integer {what} index, got {}", Quoted(raw)),
-            )
-        })
-    };
-    Ok((index(fields[0], raw[0])?, index(fields[1], raw[1])?))
-}
-
-/// The strong validator of a tile at `version`.
-fn etag(world: &str, tile: (i64, i64), version: u64) -> HeaderValue {
-    let tag = format!("\"{world}:{}:{}:v{version}\"", tile.0, tile.1);
-    // World ids are [A-Za-z0-9_-]; the rest are digits, signs and punctuation.
-    HeaderValue::from_str(&tag).unwrap_or_else(|_| HeaderValue::from_static("\"invalid\""))
-}
-
-/// True when `If-None-Match` lists `tag` (or is `*`). Weak tags match too: the
-/// comparison for `If-None-Match` is the weak one (RFC 9110 §13.1.2).
-pub(crate) fn matches(headers: &HeaderMap, tag: &HeaderValue) -> bool {
-    let Ok(tag) = tag.to_str() else {
-        return false;
-    };
-    headers
-        .get_all(IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+/// How HTTP names a tile's indices in errors: the path segments `tx` and `tz`.
+fn tile_fields() -> TileFields {
+    TileFields::new("tx", "tz")
 }
 
 /// What a mesh route answers: 304 if the client holds the current version, else the
@@ -145,24 +64,22 @@ pub(crate) fn matches(headers: &HeaderMap, tag: &HeaderValue) -> bool {
 /// one made now by `encode` (on the compute pool) and cached.
 async fn serve(
     state: &ApiState,
-    path: TilePath,
+    TilePath { world, tile }: TilePath,
     headers: &HeaderMap,
     content_type: &'static str,
     format: MeshFormat,
     encode: fn(&ServedMesh) -> Result<Vec<u8>, String>,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
-    let (world, tile) = tile_path(path)?;
     let world = engine.world(&world)?;
-    let fields = TileFields::http();
+    let fields = tile_fields();
     let current = engine.tile_version(world, tile, &fields).await?;
-    let tag = etag(world.id(), tile, current.version);
-    if matches(headers, &tag) {
-        let head = [(ETAG, tag), (REVISION_HEADER, current.revision.into())];
-        return Ok((StatusCode::NOT_MODIFIED, head).into_response());
+    let tag = tile_etag(world.id(), tile, current.version, None);
+    if let Some(response) = not_modified(headers, &tag, current.revision, None) {
+        return Ok(response);
     }
     let served = engine.tile_mesh(world, tile, &fields).await?;
-    let tag = etag(world.id(), tile, served.mesh.version());
+    let tag = tile_etag(world.id(), tile, served.mesh.version(), None);
     let revision = HeaderValue::from(served.revision);
     let cache = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
     // The stored JSON is encoded at revision 0; each answer stamps its own in.
@@ -197,7 +114,6 @@ async fn serve(
         chunk: `ChunkMeshBody` (the opaque part at the top level, the transparent one in \
         `transparent`, linear RGB `colours` per vertex).",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("tx" = i64, Path, description = "Tile index along x"),
         ("tz" = i64, Path, description = "Tile index along z"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
@@ -213,12 +129,12 @@ async fn serve(
         ),
         (status = 304, description = "The client holds the current version",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A tile beyond the configured limits (field `tiles`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "A tile beyond the configured limits (field `tiles`)"),
     ),
 )]
-async fn mesh_json(
+pub async fn mesh_json(
     State(state): State<Arc<ApiState>>,
     path: TilePath,
     headers: HeaderMap,
@@ -243,7 +159,6 @@ async fn mesh_json(
         placement with one indexed triangle mesh (POSITION, NORMAL; a voxel chunk: two primitives, \
         opaque and transparent, with COLOR_0).",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("tx" = i64, Path, description = "Tile index along x"),
         ("tz" = i64, Path, description = "Tile index along z"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
@@ -255,16 +170,16 @@ async fn mesh_json(
                 ("x-terrain-revision" = u64, description = "The world revision served"),
                 ("x-terrain-cache" = String, description = "`hit` or `miss`"),
             ),
-            content((crate::api::openapi::schemas::Bytes = "model/gltf-binary")),
+            content((crate::api::http::openapi::schemas::Bytes = "model/gltf-binary")),
         ),
         (status = 304, description = "The client holds the current version",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A tile beyond the configured limits (field `tiles`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "A tile beyond the configured limits (field `tiles`)"),
     ),
 )]
-async fn mesh_glb(
+pub async fn mesh_glb(
     State(state): State<Arc<ApiState>>,
     path: TilePath,
     headers: HeaderMap,
@@ -442,23 +357,8 @@ pub(crate) struct ChunkMeshBody<'a> {
     visible_faces: u64,
 }
 
-/// The lowest and highest vertex of both parts (0, 0 for an empty mesh).
-pub fn chunk_height_range(chunk: &ChunkMesh) -> (f32, f32) {
-    let ys = chunk
-        .mesh
-        .opaque
-        .positions
-        .iter()
-        .chain(&chunk.mesh.transparent.positions)
-        .map(|p| p[1]);
-    let (lo, hi) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
-        (lo.min(y), hi.max(y))
-    });
-    if lo > hi { (0.0, 0.0) } else { (lo, hi) }
-}
-
 fn encode_chunk_json(chunk: &ChunkMesh, revision: u64) -> Result<Vec<u8>, String> {
-    let (min_height, max_height) = chunk_height_range(chunk);
+    let (min_height, max_height) = chunk.height_range();
     let body = ChunkMeshBody {
         tile_x: chunk.key.0,
         tile_z: chunk.key.1,
@@ -481,23 +381,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn if_none_match_lists_and_weak_tags() {
-        let tag = etag("main", (1, -2), 7);
-        assert_eq!(tag.to_str().unwrap(), "\"main:1:-2:v7\"");
-        let mut h = HeaderMap::new();
-        assert!(!matches(&h, &tag));
-        h.insert(
-            IF_NONE_MATCH,
-            HeaderValue::from_static("\"x\", W/\"main:1:-2:v7\""),
-        );
-        assert!(matches(&h, &tag));
-        h.insert(IF_NONE_MATCH, HeaderValue::from_static("\"main:1:-2:v6\""));
-        assert!(!matches(&h, &tag));
-        h.insert(IF_NONE_MATCH, HeaderValue::from_static("*"));
-        assert!(matches(&h, &tag));
-    }
-
-    #[test]
     fn a_stamped_revision_gives_the_bytes_of_encoding_at_it() {
         let at = |r: u64| {
             format!(r#"{{"tileX":-1,"tileZ":0,"version":0,"revision":{r},"resolution":2}}"#)
@@ -507,24 +390,5 @@ mod tests {
             assert_eq!(String::from_utf8(stamped).unwrap(), at(r));
         }
         assert!(stamp_revision(b"{}", 1).is_err());
-    }
-
-    #[test]
-    fn bad_modes_name_the_field() {
-        let q = |pairs: &[(&str, &str)]| {
-            Ok(Query(
-                pairs
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ))
-        };
-        assert_eq!(height_mode(&q(&[])), Ok(HeightMode::Exact));
-        assert_eq!(
-            height_mode(&q(&[("mode", "surface")])),
-            Ok(HeightMode::Surface)
-        );
-        let err = height_mode(&q(&[("mode", "mesh")])).unwrap_err();
-        assert_eq!(err.field(), Some("mode"));
     }
 }

@@ -1,6 +1,19 @@
-//! The gRPC surface: `terrain.v1.TerrainService`, `grpc.health.v1.Health` and server
-//! reflection (v1 and v1alpha, covering `terrain.v1` and `grpc.health.v1`), so `ghz` and
-//! `grpcurl` work without a proto file.
+//! The gRPC surface: `terrain.v1.TerrainService`, `terrain.v1.TerrainEvents`,
+//! `terrain.v1.TerrainLifecycle`, `grpc.health.v1.Health` and server reflection (v1 and
+//! v1alpha, covering `terrain.v1` and `grpc.health.v1`), so `ghz` and `grpcurl` work
+//! without a proto file. [`routes`] is the one table of services, and the service
+//! impls below the one table of RPCs, each handed to the module of its capability:
+//!
+//! | RPCs | module |
+//! | --- | --- |
+//! | `ListWorlds` | [`worlds`] |
+//! | `GetHeight`, `GetHeights`, `GetHeightmap` | [`heights`] |
+//! | `RegisterFlatZone`, `UnregisterFlatZone`, `GetFlatZone`, `ListFlatZones`, `GetFlatZoneAt` | [`zones`] |
+//! | `GetTileMesh`, `GetTileMeshes` | [`mesh`] |
+//! | `GetChunkBlocks`, `GetChunkInstances` | [`blocks`] |
+//! | `TrackViewers`, `GetLiveTiles` (`TerrainLifecycle`) | [`lifecycle`] |
+//! | `GetLayout`, `GetZoneClass` (`TerrainLifecycle`) | [`layout`] |
+//! | `Subscribe`, `UpdateSubscription` (`TerrainEvents`) | [`events`] |
 //!
 //! [`MessageLimits`]: every `terrain.v1` service (this one, `TerrainEvents`,
 //! `TerrainLifecycle`) decodes and encodes messages up to the same two sizes,
@@ -10,8 +23,16 @@
 //! heights with their zone ids, or `max_zones_per_world` zones. tonic refuses a larger
 //! request with `OUT_OF_RANGE`; [`remap_oversize`] turns that into
 //! `RESOURCE_EXHAUSTED` (field `request`, naming the limit and its key), the code
-//! every other over-limit request gets. The flat-zone RPCs are in
-//! [`super::grpc_zones`].
+//! every other over-limit request gets.
+
+pub mod blocks;
+pub mod events;
+pub mod heights;
+pub mod layout;
+pub mod lifecycle;
+pub mod mesh;
+pub mod worlds;
+pub mod zones;
 
 use std::sync::Arc;
 
@@ -19,25 +40,31 @@ use axum::{Router, middleware, response::Response};
 use terrain_core::zones::model::MAX_ID_LEN;
 use terrain_proto::v1::{
     self as pb,
+    terrain_lifecycle_server::{TerrainLifecycle, TerrainLifecycleServer},
     terrain_service_server::{TerrainService, TerrainServiceServer},
 };
-use tonic::{Code, Request, Status, service::Routes};
+use tonic::{Code, Request, Status, Streaming, metadata::MetadataMap, service::Routes};
 
 use crate::{
-    api::{ApiError, ApiState, RouterError, grpc_blocks, grpc_mesh, grpc_zones},
+    api::{ApiError, ApiState, RouterError, access},
     config::{ConnectionConfig, Limits},
-    query::{BatchNaming, HeightmapRequest, ZoneIds},
-    world::World,
 };
 
 /// Room for everything in a message besides the packed doubles (world id, tags,
 /// lengths, other fields).
 const MESSAGE_OVERHEAD: usize = 64 * 1024;
 
-/// The gRPC routes, as an axum router to merge with the HTTP one.
+/// Every gRPC service, as an axum router to merge with the HTTP one. `TerrainEvents`
+/// has a route of its own ([`events::routes`]): its `Subscribe` sends pre-encoded
+/// events.
 pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
     let sizes = MessageLimits::of(state);
     let terrain = TerrainServiceServer::new(TerrainApi {
+        state: Arc::clone(state),
+    })
+    .max_decoding_message_size(sizes.decoding)
+    .max_encoding_message_size(sizes.encoding);
+    let lifecycle = TerrainLifecycleServer::new(LifecycleApi {
         state: Arc::clone(state),
     })
     .max_decoding_message_size(sizes.decoding)
@@ -48,13 +75,20 @@ pub fn routes(state: &Arc<ApiState>) -> Result<Router, RouterError> {
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
     let routes = Routes::new(terrain)
+        .add_service(lifecycle)
         .add_service(state.readiness.grpc_service())
         .add_service(reflection().build_v1()?)
         .add_service(reflection().build_v1alpha()?)
         .prepare();
     Ok(routes
         .into_axum_router()
-        .layer(middleware::map_response(remap_oversize)))
+        .layer(middleware::map_response(remap_oversize))
+        .merge(events::routes(state)))
+}
+
+/// Checks a mutation's `authorization` metadata against the admin token.
+pub fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
+    access::authorize(state, metadata.get("authorization").map(|v| v.as_bytes()))
 }
 
 /// The gRPC message sizes every `terrain.v1` service applies.
@@ -142,178 +176,146 @@ pub fn oversize(status: &Status) -> Option<Status> {
     Some(ApiError::too_large("request", reason).into())
 }
 
-/// `terrain.v1.TerrainService`, translating messages to [`crate::query`] calls.
+/// `terrain.v1.TerrainService`.
 #[derive(Debug, Clone)]
 pub struct TerrainApi {
     state: Arc<ApiState>,
 }
 
-async fn world_message(world: &World) -> pb::World {
-    let layout = world.tile_grid();
-    let state = world.snapshot();
-    pb::World {
-        id: world.id().to_string(),
-        generator: world.kind().as_str().to_string(),
-        seed: world.seed(),
-        tile_size: layout.size,
-        tile_resolution: layout.resolution,
-        revision: state.revision(),
-        overlap: state.zones().overlap().as_str().to_string(),
-        zones: state.zones().len() as u64,
-        layout: world.layout().map(|l| pb::WorldLayout {
-            pattern: l.layout.pattern.as_str().to_string(),
-            spokes: l.layout.spokes.as_str().to_string(),
-            chunk_size: l.layout.chunk_size,
-            cell_size: l.layout.cell_size,
-        }),
-        voxel: world.voxel().map(grpc_blocks::voxel_parameters),
-    }
-}
+type Answer<T> = Result<tonic::Response<T>, Status>;
 
 #[tonic::async_trait]
 impl TerrainService for TerrainApi {
     async fn list_worlds(
         &self,
-        _request: Request<pb::ListWorldsRequest>,
-    ) -> Result<tonic::Response<pb::ListWorldsResponse>, Status> {
-        let mut worlds = Vec::new();
-        for world in self.state.engine.worlds().iter() {
-            worlds.push(world_message(world).await);
-        }
-        Ok(tonic::Response::new(pb::ListWorldsResponse { worlds }))
+        request: Request<pb::ListWorldsRequest>,
+    ) -> Answer<pb::ListWorldsResponse> {
+        worlds::list(&self.state, request).await
     }
 
     async fn get_height(
         &self,
         request: Request<pb::GetHeightRequest>,
-    ) -> Result<tonic::Response<pb::GetHeightResponse>, Status> {
-        let request = request.into_inner();
-        let engine = &self.state.engine;
-        let world = engine.world(&request.world)?;
-        let mode = grpc_mesh::height_mode(request.mode)?;
-        let answer = engine.height_in(world, request.x, request.z, mode).await?;
-        Ok(tonic::Response::new(pb::GetHeightResponse {
-            x: answer.x,
-            z: answer.z,
-            height: answer.height,
-            revision: answer.revision,
-            zone: answer.zone.unwrap_or_default(),
-        }))
+    ) -> Answer<pb::GetHeightResponse> {
+        heights::height(&self.state, request).await
     }
 
     async fn get_heights(
         &self,
         request: Request<pb::GetHeightsRequest>,
-    ) -> Result<tonic::Response<pb::GetHeightsResponse>, Status> {
-        let request = request.into_inner();
-        let engine = &self.state.engine;
-        let world = engine.world(&request.world)?;
-        let mode = super::grpc_mesh::height_mode(request.mode)?;
-        let answer = engine
-            .heights(
-                world,
-                request.coordinates,
-                BatchNaming::Coordinates,
-                ZoneIds::Include,
-                mode,
-            )
-            .await?;
-        Ok(tonic::Response::new(pb::GetHeightsResponse {
-            heights: answer.heights,
-            revision: answer.revision,
-            zones: answer.zones,
-        }))
+    ) -> Answer<pb::GetHeightsResponse> {
+        heights::heights(&self.state, request).await
     }
 
     async fn get_heightmap(
         &self,
         request: Request<pb::GetHeightmapRequest>,
-    ) -> Result<tonic::Response<pb::GetHeightmapResponse>, Status> {
-        let request = request.into_inner();
-        let engine = &self.state.engine;
-        let world = engine.world(&request.world)?;
-        let query = HeightmapRequest {
-            x0: request.x0,
-            z0: request.z0,
-            step: request.step,
-            nx: u64::from(request.nx),
-            nz: u64::from(request.nz),
-        };
-        let answer = engine.heightmap(world, query).await?;
-        let grid = answer.grid;
-        Ok(tonic::Response::new(pb::GetHeightmapResponse {
-            x0: grid.x0,
-            z0: grid.z0,
-            step: grid.step,
-            nx: request.nx,
-            nz: request.nz,
-            heights: answer.heights,
-            revision: answer.revision,
-        }))
+    ) -> Answer<pb::GetHeightmapResponse> {
+        heights::heightmap(&self.state, request).await
     }
 
     async fn register_flat_zone(
         &self,
         request: Request<pb::RegisterFlatZoneRequest>,
-    ) -> Result<tonic::Response<pb::RegisterFlatZoneResponse>, Status> {
-        grpc_zones::register(&self.state, request).await
+    ) -> Answer<pb::RegisterFlatZoneResponse> {
+        zones::register(&self.state, request).await
     }
 
     async fn unregister_flat_zone(
         &self,
         request: Request<pb::UnregisterFlatZoneRequest>,
-    ) -> Result<tonic::Response<pb::UnregisterFlatZoneResponse>, Status> {
-        grpc_zones::unregister(&self.state, request).await
+    ) -> Answer<pb::UnregisterFlatZoneResponse> {
+        zones::unregister(&self.state, request).await
     }
 
     async fn get_flat_zone(
         &self,
         request: Request<pb::GetFlatZoneRequest>,
-    ) -> Result<tonic::Response<pb::GetFlatZoneResponse>, Status> {
-        grpc_zones::get(&self.state, request).await
+    ) -> Answer<pb::GetFlatZoneResponse> {
+        zones::get(&self.state, request).await
     }
 
     async fn list_flat_zones(
         &self,
         request: Request<pb::ListFlatZonesRequest>,
-    ) -> Result<tonic::Response<pb::ListFlatZonesResponse>, Status> {
-        grpc_zones::list(&self.state, request).await
+    ) -> Answer<pb::ListFlatZonesResponse> {
+        zones::list(&self.state, request).await
     }
 
     async fn get_flat_zone_at(
         &self,
         request: Request<pb::GetFlatZoneAtRequest>,
-    ) -> Result<tonic::Response<pb::GetFlatZoneAtResponse>, Status> {
-        grpc_zones::at(&self.state, request).await
+    ) -> Answer<pb::GetFlatZoneAtResponse> {
+        zones::at(&self.state, request).await
     }
 
     async fn get_tile_mesh(
         &self,
         request: Request<pb::GetTileMeshRequest>,
-    ) -> Result<tonic::Response<pb::TileMesh>, Status> {
-        grpc_mesh::get(&self.state, request).await
+    ) -> Answer<pb::TileMesh> {
+        mesh::get(&self.state, request).await
     }
 
-    type GetTileMeshesStream = grpc_mesh::TileMeshStream;
+    type GetTileMeshesStream = mesh::TileMeshStream;
 
     async fn get_tile_meshes(
         &self,
         request: Request<pb::GetTileMeshesRequest>,
-    ) -> Result<tonic::Response<Self::GetTileMeshesStream>, Status> {
-        grpc_mesh::get_many(&self.state, request).await
+    ) -> Answer<Self::GetTileMeshesStream> {
+        mesh::get_many(&self.state, request).await
     }
 
     async fn get_chunk_blocks(
         &self,
         request: Request<pb::GetChunkBlocksRequest>,
-    ) -> Result<tonic::Response<pb::ChunkBlocks>, Status> {
-        grpc_blocks::get_blocks(&self.state, request).await
+    ) -> Answer<pb::ChunkBlocks> {
+        blocks::get_blocks(&self.state, request).await
     }
 
     async fn get_chunk_instances(
         &self,
         request: Request<pb::GetChunkInstancesRequest>,
-    ) -> Result<tonic::Response<pb::ChunkInstances>, Status> {
-        grpc_blocks::get_instances(&self.state, request).await
+    ) -> Answer<pb::ChunkInstances> {
+        blocks::get_instances(&self.state, request).await
+    }
+}
+
+/// `terrain.v1.TerrainLifecycle`: viewers and live tiles, and the layout RPCs the
+/// proto places in this service.
+#[derive(Debug, Clone)]
+pub struct LifecycleApi {
+    state: Arc<ApiState>,
+}
+
+#[tonic::async_trait]
+impl TerrainLifecycle for LifecycleApi {
+    type TrackViewersStream = lifecycle::EventStream;
+
+    async fn track_viewers(
+        &self,
+        request: Request<Streaming<pb::ViewerUpdate>>,
+    ) -> Answer<Self::TrackViewersStream> {
+        lifecycle::track_viewers(&self.state, request).await
+    }
+
+    async fn get_live_tiles(
+        &self,
+        request: Request<pb::GetLiveTilesRequest>,
+    ) -> Answer<pb::LiveTiles> {
+        lifecycle::live_tiles(&self.state, request).await
+    }
+
+    async fn get_layout(
+        &self,
+        request: Request<pb::GetLayoutRequest>,
+    ) -> Answer<pb::GetLayoutResponse> {
+        layout::get_layout(&self.state, request).await
+    }
+
+    async fn get_zone_class(
+        &self,
+        request: Request<pb::GetZoneClassRequest>,
+    ) -> Answer<pb::GetZoneClassResponse> {
+        layout::get_zone_class(&self.state, request).await
     }
 }

@@ -6,19 +6,13 @@
 use std::sync::Arc;
 
 use axum::{
-    Router,
     extract::State,
-    http::{HeaderMap, HeaderValue, header::CONTENT_TYPE},
+    http::{HeaderValue, header::CONTENT_TYPE},
     response::{IntoResponse, Response},
-    routing::get,
 };
 
-use crate::api::{ApiError, ApiState, http_zones::authorize};
-
-/// The admin routes, to merge into the HTTP router.
-pub fn routes() -> Router<Arc<ApiState>> {
-    Router::new().route("/v1/admin/backup", get(backup))
-}
+use super::extract::Admin;
+use crate::api::{ApiError, ApiState};
 
 #[utoipa::path(
     get,
@@ -29,14 +23,10 @@ pub fn routes() -> Router<Arc<ApiState>> {
     security((), ("admin" = [])),
     responses(
         (status = 200, description = "The backup file", content_type = "application/json", body = Object),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
     ),
 )]
-async fn backup(
-    State(state): State<Arc<ApiState>>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    authorize(&state, &headers)?;
+pub async fn backup(State(state): State<Arc<ApiState>>, _: Admin) -> Result<Response, ApiError> {
     let store = Arc::clone(&state.store);
     // One read transaction on a blocking thread: writes go on meanwhile.
     let snapshot = tokio::task::spawn_blocking(move || store.snapshot())

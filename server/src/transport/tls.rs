@@ -1,6 +1,6 @@
 //! TLS for both surfaces on the one port: rustls (ring provider) with the PEM
 //! certificate chain and private key of `tls_cert` and `tls_key`, offering HTTP/2
-//! (`h2`, for gRPC) and HTTP/1.1 by ALPN. `api::conn` completes the handshake within
+//! (`h2`, for gRPC) and HTTP/1.1 by ALPN. `transport::conn` completes the handshake within
 //! `header_read_timeout`, then serves the connection as it serves plain TCP.
 
 use std::{path::Path, sync::Arc};

@@ -1,5 +1,5 @@
 //! The voxel chunk RPCs of `terrain.v1.TerrainService`: `GetChunkBlocks` and
-//! `GetChunkInstances`, and the voxel parameters `ListWorlds` reports.
+//! `GetChunkInstances`.
 //!
 //! As the mesh RPCs, bulk arrays travel as little-endian `bytes` (instance positions
 //! as i32 triples, colours as f32 triples); the block volume is the chunk's compact
@@ -7,26 +7,26 @@
 //! (field `world`); chunk indices are checked as tile indices (fields `chunk_x`,
 //! `chunk_z`).
 
-use std::sync::Arc;
-
-use terrain_core::voxel::{BlockKind, VoxelConfig};
 use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{api::ApiState, query::mesh::TileFields};
 
+/// How gRPC names a chunk's indices in errors: the request fields.
+fn chunk_fields() -> TileFields {
+    TileFields::new("chunk_x", "chunk_z")
+}
+
 /// `GetChunkBlocks`: the chunk's columns and its encoded block volume.
 pub async fn get_blocks(
-    state: &Arc<ApiState>,
+    state: &ApiState,
     request: Request<pb::GetChunkBlocksRequest>,
 ) -> Result<Response<pb::ChunkBlocks>, Status> {
     let request = request.into_inner();
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
     let chunk = (request.chunk_x, request.chunk_z);
-    let answer = engine
-        .chunk_blocks(world, chunk, &TileFields::chunk_grpc())
-        .await?;
+    let answer = engine.chunk_blocks(world, chunk, &chunk_fields()).await?;
     let message = engine
         .compute()
         .run(move || {
@@ -60,7 +60,7 @@ pub async fn get_blocks(
 
 /// `GetChunkInstances`: the chunk's visible blocks by kind.
 pub async fn get_instances(
-    state: &Arc<ApiState>,
+    state: &ApiState,
     request: Request<pb::GetChunkInstancesRequest>,
 ) -> Result<Response<pb::ChunkInstances>, Status> {
     let request = request.into_inner();
@@ -68,7 +68,7 @@ pub async fn get_instances(
     let world = engine.world(&request.world)?;
     let chunk = (request.chunk_x, request.chunk_z);
     let answer = engine
-        .chunk_instances(world, chunk, &TileFields::chunk_grpc())
+        .chunk_instances(world, chunk, &chunk_fields())
         .await?;
     let kinds = answer
         .instances
@@ -102,41 +102,4 @@ pub async fn get_instances(
         visible: answer.instances.visible,
         total: answer.instances.total,
     }))
-}
-
-/// The block kinds in id order, as `ListWorlds` lists them.
-pub fn block_kinds() -> Vec<pb::BlockKindInfo> {
-    BlockKind::ALL
-        .iter()
-        .map(|&kind| {
-            let info = kind.info();
-            pb::BlockKindInfo {
-                id: u32::from(kind.id()),
-                name: kind.name().to_string(),
-                r: u32::from(info.colour[0]),
-                g: u32::from(info.colour[1]),
-                b: u32::from(info.colour[2]),
-                solid: info.solid,
-                occludes: info.occludes,
-                jitter: info.jitter,
-            }
-        })
-        .collect()
-}
-
-/// A voxel world's parameters on the wire: the main keys, and all of them as JSON.
-pub fn voxel_parameters(config: &VoxelConfig) -> pb::VoxelParameters {
-    pb::VoxelParameters {
-        max_height: config.max_height,
-        sea_level: config.sea_level,
-        erosion_iterations: config.erosion_iterations,
-        talus_threshold: config.talus_threshold,
-        primary_biome: config
-            .primary_biome
-            .map(|b| b.name().to_string())
-            .unwrap_or_default(),
-        // A derived Serialize of plain numbers and names cannot fail.
-        config_json: serde_json::to_string(config).unwrap_or_default(),
-        kinds: block_kinds(),
-    }
 }

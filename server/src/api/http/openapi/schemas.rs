@@ -1,5 +1,5 @@
 //! The parts of the OpenAPI document that are not one handler's: the schema of the
-//! batch body (decoded by a hand-written streaming visitor in [`crate::api::body`],
+//! batch body (decoded by a hand-written streaming visitor in [`crate::api::http::body`],
 //! so it has no serde type to derive from) and the responses every route can give.
 
 use utoipa::{

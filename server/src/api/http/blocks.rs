@@ -18,35 +18,30 @@
 use std::sync::Arc;
 
 use axum::{
-    Router,
-    extract::{Query, State, rejection::QueryRejection},
+    extract::State,
     http::{
-        HeaderMap, HeaderValue, StatusCode,
+        HeaderMap, HeaderValue,
         header::{ACCEPT, CONTENT_TYPE, ETAG, VARY},
     },
     response::{IntoResponse, Response},
-    routing::get,
 };
 use serde::Serialize;
 use terrain_core::voxel::{BlockKind, Column};
 
+use super::{
+    REVISION_HEADER,
+    conditional::{self, tile_etag},
+    extract::{ChunkPath, Query},
+};
 use crate::{
-    api::{ApiError, ApiState, http::REVISION_HEADER, http_mesh::matches},
+    api::{ApiError, ApiState},
     query::mesh::{TileFields, TileVersion},
     world::World,
 };
 
-type ChunkPath = super::http_mesh::TilePath;
-type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
-
-/// The chunk routes, to merge into the HTTP router.
-pub fn routes() -> Router<Arc<ApiState>> {
-    Router::new()
-        .route("/v1/worlds/{world}/tiles/{cx}/{cz}/blocks", get(blocks))
-        .route(
-            "/v1/worlds/{world}/tiles/{cx}/{cz}/instances",
-            get(instances),
-        )
+/// How HTTP names a chunk's indices in errors: the path segments `cx` and `cz`.
+fn chunk_fields() -> TileFields {
+    TileFields::new("cx", "cz")
 }
 
 /// How the blocks route answers.
@@ -61,27 +56,17 @@ pub enum BlocksFormat {
 impl BlocksFormat {
     /// `format=json|binary` if given (once), else `Accept` naming
     /// `application/octet-stream` for binary, else JSON.
-    pub fn of(query: &QueryPairs, headers: &HeaderMap) -> Result<Self, ApiError> {
-        if let Ok(Query(pairs)) = query {
-            let mut given = pairs.iter().filter(|(k, _)| k == "format");
-            match (given.next(), given.next()) {
-                (Some(_), Some(_)) => {
-                    return Err(ApiError::invalid("format", "given more than once"));
-                }
-                (Some((_, v)), None) => {
-                    return match v.as_str() {
-                        "json" => Ok(BlocksFormat::Json),
-                        "binary" => Ok(BlocksFormat::Binary),
-                        other => Err(ApiError::invalid(
-                            "format",
-                            format!("expected \"json\" or \"binary\", got {other:?}"),
-                        )),
-                    };
-                }
-                (None, _) => {}
+    pub fn of(query: &Query, headers: &HeaderMap) -> Result<Self, ApiError> {
+        match query.at_most_once("format")? {
+            Some("json") => return Ok(BlocksFormat::Json),
+            Some("binary") => return Ok(BlocksFormat::Binary),
+            Some(other) => {
+                return Err(ApiError::invalid(
+                    "format",
+                    format!("expected \"json\" or \"binary\", got {other:?}"),
+                ));
             }
-        } else if let Err(rejection) = query {
-            return Err(ApiError::invalid("query", rejection.body_text()));
+            None => {}
         }
         let binary = headers
             .get_all(ACCEPT)
@@ -97,17 +82,6 @@ impl BlocksFormat {
     }
 }
 
-/// The world and chunk of a chunk path, the indices named `cx` and `cz`.
-fn chunk_path(path: ChunkPath) -> Result<(String, (i64, i64)), ApiError> {
-    super::http_mesh::indexed_path(path, ["cx", "cz"], "chunk")
-}
-
-/// The strong validator of one form of a chunk at `version`.
-fn etag(world: &str, chunk: (i64, i64), version: u64, form: &str) -> HeaderValue {
-    let tag = format!("\"{world}:{}:{}:v{version}:{form}\"", chunk.0, chunk.1);
-    HeaderValue::from_str(&tag).unwrap_or_else(|_| HeaderValue::from_static("\"invalid\""))
-}
-
 /// `304 Not Modified` when the client holds the current `form` of the chunk.
 fn not_modified(
     world: &World,
@@ -116,21 +90,15 @@ fn not_modified(
     form: &str,
     headers: &HeaderMap,
 ) -> Option<Response> {
-    let tag = etag(world.id(), chunk, current.version, form);
-    matches(headers, &tag).then(|| {
-        let head = [
-            (ETAG, tag),
-            (REVISION_HEADER, current.revision.into()),
-            (VARY, HeaderValue::from_static("accept")),
-        ];
-        (StatusCode::NOT_MODIFIED, head).into_response()
-    })
+    let tag = tile_etag(world.id(), chunk, current.version, Some(form));
+    let vary = (VARY, HeaderValue::from_static("accept"));
+    conditional::not_modified(headers, &tag, current.revision, Some(vary))
 }
 
 /// One column in JSON.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct ColumnBody {
+pub struct ColumnBody {
     height: i32,
     biome: &'static str,
     surface: &'static str,
@@ -154,7 +122,7 @@ impl From<&Column> for ColumnBody {
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct BlocksBody {
+pub struct BlocksBody {
     chunk_x: i64,
     chunk_z: i64,
     version: u64,
@@ -178,7 +146,6 @@ struct BlocksBody {
         surface, water depth, run count) and runs bottom up (palette index, length), and an \
         FNV-1a 32-bit checksum of everything before it.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "diorama"),
         ("cx" = i64, Path, description = "Chunk index along x (32 blocks a chunk)"),
         ("cz" = i64, Path, description = "Chunk index along z"),
         ("format" = Option<String>, Query, description = "`json` (default) or `binary`; wins over `Accept`"),
@@ -192,37 +159,36 @@ struct BlocksBody {
             ),
             content(
                 (BlocksBody = "application/json"),
-                (crate::api::openapi::schemas::Bytes = "application/octet-stream"),
+                (crate::api::http::openapi::schemas::Bytes = "application/octet-stream"),
             ),
         ),
         (status = 304, description = "The client holds the current version of this form",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`), a bad `format`", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`), a bad `format`"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)"),
     ),
 )]
-async fn blocks(
+pub async fn blocks(
     State(state): State<Arc<ApiState>>,
-    path: ChunkPath,
-    query: QueryPairs,
+    ChunkPath { world, chunk }: ChunkPath,
+    query: Query,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
-    let (world, chunk) = chunk_path(path)?;
     let world = engine.world(&world)?;
     let format = BlocksFormat::of(&query, &headers)?;
     let form = match format {
         BlocksFormat::Json => "blocks",
         BlocksFormat::Binary => "blocks.bin",
     };
-    let fields = TileFields::chunk_http();
+    let fields = chunk_fields();
     let current = engine.chunk_version(world, chunk, &fields).await?;
     if let Some(response) = not_modified(world, chunk, current, form, &headers) {
         return Ok(response);
     }
     let answer = engine.chunk_blocks(world, chunk, &fields).await?;
-    let tag = etag(world.id(), chunk, answer.version, form);
+    let tag = tile_etag(world.id(), chunk, answer.version, Some(form));
     let revision = HeaderValue::from(answer.revision);
     let (content_type, body) = engine
         .compute()
@@ -265,7 +231,7 @@ async fn blocks(
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct KindBody {
+pub struct KindBody {
     kind: u8,
     name: &'static str,
     count: usize,
@@ -279,7 +245,7 @@ struct KindBody {
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct InstancesBody {
+pub struct InstancesBody {
     chunk_x: i64,
     chunk_z: i64,
     version: u64,
@@ -305,7 +271,6 @@ fn kind_body(kind: BlockKind, positions: &[[i32; 3]], colours: &[[f32; 3]]) -> K
     path = "/v1/worlds/{world}/tiles/{cx}/{cz}/instances",
     tag = "voxel",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "diorama"),
         ("cx" = i64, Path, description = "Chunk index along x (32 blocks a chunk)"),
         ("cz" = i64, Path, description = "Chunk index along z"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
@@ -320,26 +285,25 @@ fn kind_body(kind: BlockKind, positions: &[[i32; 3]], colours: &[[f32; 3]]) -> K
         ),
         (status = 304, description = "The client holds the current version of this form",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A chunk index that is not an integer or beyond 2^20 (field `cx` / `cz`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "The world is not a voxel world (`FAILED_PRECONDITION`, field `world`)"),
     ),
 )]
-async fn instances(
+pub async fn instances(
     State(state): State<Arc<ApiState>>,
-    path: ChunkPath,
+    ChunkPath { world, chunk }: ChunkPath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
-    let (world, chunk) = chunk_path(path)?;
     let world = engine.world(&world)?;
-    let fields = TileFields::chunk_http();
+    let fields = chunk_fields();
     let current = engine.chunk_version(world, chunk, &fields).await?;
     if let Some(response) = not_modified(world, chunk, current, "instances", &headers) {
         return Ok(response);
     }
     let answer = engine.chunk_instances(world, chunk, &fields).await?;
-    let tag = etag(world.id(), chunk, answer.version, "instances");
+    let tag = tile_etag(world.id(), chunk, answer.version, Some("instances"));
     let revision = HeaderValue::from(answer.revision);
     let body = engine
         .compute()
@@ -373,50 +337,14 @@ async fn instances(
     Ok((head, body).into_response())
 }
 
-/// One block kind of a voxel world, as `ListWorlds` reports it.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct BlockKindBody {
-    id: u8,
-    name: &'static str,
-    /// sRGB 0..255.
-    colour: [u8; 3],
-    solid: bool,
-    occludes: bool,
-    jitter: f32,
-}
-
-/// The block kinds in id order.
-pub(crate) fn block_kinds() -> Vec<BlockKindBody> {
-    BlockKind::ALL
-        .iter()
-        .map(|&kind| {
-            let info = kind.info();
-            BlockKindBody {
-                id: kind.id(),
-                name: kind.name(),
-                colour: info.colour,
-                solid: info.solid,
-                occludes: info.occludes,
-                jitter: info.jitter,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use axum::extract::Path;
+    use axum::http::HeaderValue;
 
     use super::*;
 
-    fn query(pairs: &[(&str, &str)]) -> QueryPairs {
-        Ok(Query(
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        ))
+    fn query(pairs: &[(&str, &str)]) -> Query {
+        Query::from_pairs(pairs)
     }
 
     #[test]
@@ -449,23 +377,11 @@ mod tests {
 
     #[test]
     fn chunk_paths_name_cx_and_cz() {
-        let path = |cx: &str, cz: &str| Ok(Path(("w".to_string(), cx.to_string(), cz.to_string())));
-        assert_eq!(
-            chunk_path(path("3", "-4")).unwrap(),
-            ("w".to_string(), (3, -4))
-        );
-        assert_eq!(chunk_path(path("x", "0")).unwrap_err().field(), Some("cx"));
-        assert_eq!(
-            chunk_path(path("0", "1.5")).unwrap_err().field(),
-            Some("cz")
-        );
-    }
-
-    #[test]
-    fn the_two_block_forms_have_distinct_tags() {
-        let json = etag("v", (1, -1), 3, "blocks");
-        let bin = etag("v", (1, -1), 3, "blocks.bin");
-        assert_eq!(json.to_str().unwrap(), "\"v:1:-1:v3:blocks\"");
-        assert_ne!(json, bin);
+        let path = |cx: &str, cz: &str| {
+            crate::api::http::extract::path_indices([cx, cz], ["cx", "cz"], "chunk")
+        };
+        assert_eq!(path("3", "-4").unwrap(), (3, -4));
+        assert_eq!(path("x", "0").unwrap_err().field(), Some("cx"));
+        assert_eq!(path("0", "1.5").unwrap_err().field(), Some("cz"));
     }
 }

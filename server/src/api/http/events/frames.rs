@@ -57,11 +57,15 @@ struct ResyncJson {
 /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 /// "tileRects": [[minTx, minTz, maxTx, maxTz]], "tileCount",
 /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
-/// `{"type": "resync", "revision"}`. An event's frame is serialised once and shared
-/// by every subscriber it reaches ([`crate::events::Published::json`]).
+/// `{"type": "resync", "revision"}`. An event's JSON is serialised once and shared
+/// by every subscriber it reaches ([`crate::events::Published::json`]); each frame
+/// borrows that buffer (checked as UTF-8, not copied).
 pub fn message(message: &Message) -> Result<Utf8Bytes, String> {
     match message {
-        Message::Event(e) => e.json(|e| event(e).map_err(|err| err.to_string())),
+        Message::Event(e) => {
+            let json = e.json(|e| event(e).map_err(|err| err.to_string()))?;
+            Utf8Bytes::try_from(json).map_err(|err| err.to_string())
+        }
         Message::Resync { revision } => serde_json::to_string(&ResyncJson {
             kind: "resync",
             revision: *revision,
@@ -215,7 +219,46 @@ pub fn area_applied(area: &Area, revision: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use terrain_core::zones::Bounds;
+
     use super::*;
+    use crate::{events::Published, metrics::Metrics, store::MutationKind};
+
+    /// Every subscriber's frame of one event is the one JSON buffer the event holds.
+    #[test]
+    fn frames_of_one_event_share_its_json() {
+        let event = Event {
+            world: "main".into(),
+            revision: 4,
+            zone: "a".into(),
+            kind: MutationKind::Registered,
+            tiles: vec![(0, 0)],
+            tile_rects: Vec::new(),
+            tile_count: 1,
+            bounds: Bounds {
+                min_x: 0.0,
+                min_z: 0.0,
+                max_x: 1.0,
+                max_z: 1.0,
+            },
+            max_height_delta: None,
+        };
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let published = Message::Event(Arc::new(Published::new(event, metrics)));
+        let frames: Vec<Utf8Bytes> = (0..3).map(|_| message(&published).unwrap()).collect();
+        let json: serde_json::Value = serde_json::from_str(frames[0].as_str()).unwrap();
+        assert_eq!(
+            (json["type"].as_str(), json["revision"].as_u64()),
+            (Some("event"), Some(4))
+        );
+        assert!(
+            frames
+                .iter()
+                .all(|f| f.as_str().as_ptr() == frames[0].as_str().as_ptr())
+        );
+    }
 
     #[test]
     fn json_areas() {

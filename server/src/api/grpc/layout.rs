@@ -1,17 +1,29 @@
-//! `GetLayout` and `GetZoneClass` of `terrain.v1.TerrainLifecycle`.
+//! The layout layer over gRPC: `GetLayout` and `GetZoneClass` (which the proto
+//! places in `terrain.v1.TerrainLifecycle`).
 
 use terrain_core::layout::ZoneClass;
 use terrain_proto::v1 as pb;
+use tonic::{Request, Response, Status};
 
 use crate::{
-    api::{ApiError, ApiState},
-    query::layout::LayoutRequest,
+    api::ApiState,
+    query::layout::{LayoutFields, LayoutRequest},
 };
 
+/// The request fields of a layout rectangle, as errors name them (`lifecycle.proto`).
+const FIELDS: LayoutFields = LayoutFields {
+    min_x: "min_x",
+    min_z: "min_z",
+    max_x: "max_x",
+    max_z: "max_z",
+};
+
+/// `GetLayout`: the hubs and spokes of a rectangle.
 pub async fn get_layout(
     state: &ApiState,
-    request: pb::GetLayoutRequest,
-) -> Result<pb::GetLayoutResponse, ApiError> {
+    request: Request<pb::GetLayoutRequest>,
+) -> Result<Response<pb::GetLayoutResponse>, Status> {
+    let request = request.into_inner();
     let world = state.engine.world(&request.world)?;
     let req = LayoutRequest {
         min_x: request.min_x,
@@ -19,8 +31,8 @@ pub async fn get_layout(
         max_x: request.max_x,
         max_z: request.max_z,
     };
-    let layout = state.engine.layout(world, req).await?;
-    Ok(pb::GetLayoutResponse {
+    let layout = state.engine.layout(world, req, &FIELDS).await?;
+    Ok(Response::new(pb::GetLayoutResponse {
         hubs: layout
             .hubs
             .into_iter()
@@ -38,13 +50,15 @@ pub async fn get_layout(
             .into_iter()
             .map(|s| pb::Spoke { a: s.a, b: s.b })
             .collect(),
-    })
+    }))
 }
 
+/// `GetZoneClass`: the class of the classification cell holding a point.
 pub async fn get_zone_class(
     state: &ApiState,
-    request: pb::GetZoneClassRequest,
-) -> Result<pb::GetZoneClassResponse, ApiError> {
+    request: Request<pb::GetZoneClassRequest>,
+) -> Result<Response<pb::GetZoneClassResponse>, Status> {
+    let request = request.into_inner();
     let world = state.engine.world(&request.world)?;
     let c = state.engine.zone_class(world, request.x, request.z).await?;
     let (class, hub) = match c.class {
@@ -52,10 +66,10 @@ pub async fn get_zone_class(
         ZoneClass::Spoke => (pb::ZoneClass::Spoke, None),
         ZoneClass::Wilds => (pb::ZoneClass::Wilds, None),
     };
-    Ok(pb::GetZoneClassResponse {
+    Ok(Response::new(pb::GetZoneClassResponse {
         class: class as i32,
         hub,
         cell_x: c.cell.0,
         cell_z: c.cell.1,
-    })
+    }))
 }

@@ -1,12 +1,10 @@
-//! The HTTP lifecycle and layout routes.
+//! Viewers and live tiles over HTTP.
 //!
 //! | route | answer |
 //! | --- | --- |
 //! | `PUT /v1/worlds/{world}/viewers/{id}` (body `{"x", "z", "viewWidth", "viewDepth"}`, optional `"velocityX"`, `"velocityZ"` in m/s) | that viewer's `{"sim", "spawn", "active"}` |
 //! | `DELETE /v1/worlds/{world}/viewers/{id}` | 204 (404 if absent) |
 //! | `GET /v1/worlds/{world}/live-tiles` | `{"sim", "spawn", "active", "viewers", "sequence"}`: the union of every viewer's rings |
-//! | `GET /v1/worlds/{world}/layout?minX=&minZ=&maxX=&maxZ=` | `{"hubs": [{"id", "x", "z", "r", "chunk"}], "spokes": [{"a", "b"}]}` |
-//! | `GET /v1/worlds/{world}/zone-class?x=&z=` | `{"class": "hub" \| "spoke" \| "wilds", "hub": id \| null, "cell": [i, j]}` |
 //!
 //! Tile sets are arrays of `[tx, tz]`, row-major (z outer, x inner); each ring
 //! includes the ones inside it. Viewer changes need `Authorization: Bearer <admin
@@ -16,14 +14,10 @@
 use std::{fmt, sync::Arc};
 
 use axum::{
-    Json, Router,
+    Json,
     body::Bytes,
-    extract::{
-        DefaultBodyLimit, Path, Query, State,
-        rejection::{BytesRejection, PathRejection, QueryRejection},
-    },
+    extract::{State, rejection::BytesRejection},
     http::{HeaderMap, StatusCode},
-    routing::{get, put},
 };
 use serde::{
     Deserialize, Deserializer, Serialize,
@@ -31,13 +25,12 @@ use serde::{
 };
 use serde_path_to_error::Segment;
 
+use super::{
+    body, body_rejection,
+    extract::{Admin, Query, World, WorldItem},
+};
 use crate::{
-    api::ApiError,
-    api::{
-        ApiState, http,
-        http_zones::authorize,
-        params::{self, Params},
-    },
+    api::{ApiError, ApiState},
     lifecycle::{
         rings::{Tile, Viewer},
         tracker::{Owner, TileSets},
@@ -45,28 +38,7 @@ use crate::{
 };
 
 /// Viewer bodies are tiny; anything larger is refused before it is read.
-const VIEWER_BODY_LIMIT: usize = 4 * 1024;
-
-type ViewerPath = Result<Path<(String, String)>, PathRejection>;
-type WorldPath = Result<Path<String>, PathRejection>;
-type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
-
-/// The lifecycle and layout routes, to merge into the HTTP router.
-pub fn routes() -> Router<Arc<ApiState>> {
-    Router::new()
-        .route(
-            "/v1/worlds/{world}/viewers/{id}",
-            put(put_viewer)
-                .delete(delete_viewer)
-                .layer(DefaultBodyLimit::max(VIEWER_BODY_LIMIT)),
-        )
-        .route("/v1/worlds/{world}/live-tiles", get(live_tiles))
-        .route("/v1/worlds/{world}/layout", get(super::http_layout::layout))
-        .route(
-            "/v1/worlds/{world}/zone-class",
-            get(super::http_layout::zone_class),
-        )
-}
+pub const VIEWER_BODY_LIMIT: usize = 4 * 1024;
 
 /// Tile sets as JSON.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -87,11 +59,6 @@ impl From<TileSets> for SetsJson {
     }
 }
 
-fn viewer_path(path: ViewerPath) -> Result<(String, String), ApiError> {
-    path.map(|Path(p)| p)
-        .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
-}
-
 /// The keys of a viewer body.
 const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"];
 
@@ -100,7 +67,7 @@ const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX"
 /// value wins, as in most JSON readers).
 #[derive(Debug, Default, utoipa::ToSchema)]
 #[schema(as = ViewerRequest, rename_all = "camelCase")]
-struct ViewerBody {
+pub struct ViewerBody {
     /// The viewer's position, metres.
     #[schema(value_type = f64)]
     x: Option<f64>,
@@ -186,7 +153,6 @@ pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
     path = "/v1/worlds/{world}/viewers/{id}",
     tag = "lifecycle",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Viewer id"),
     ),
     request_body(content = ViewerBody, content_type = "application/json"),
@@ -198,26 +164,25 @@ pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
                     parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
             ),
         ),
-        (status = 400, description = "A malformed body or value (the field names it: `x`, `viewWidth`, `body`, ...), a bad id", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A view over the configured limit, or a body over 4 KiB (field `body`)", body = crate::api::error::ErrorBody),
-        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
-        (status = 429, description = "The world has `max_viewers` viewers, or the live-tile budget is spent (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed body or value (the field names it: `x`, `viewWidth`, `body`, ...), a bad id"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)"),
+        (status = 413, description = "A view over the configured limit, or a body over 4 KiB (field `body`)"),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)"),
+        (status = 429, description = "The world has `max_viewers` viewers, or the live-tile budget is spent (`RESOURCE_EXHAUSTED`)"),
     ),
 )]
-async fn put_viewer(
+pub async fn put_viewer(
     State(state): State<Arc<ApiState>>,
-    path: ViewerPath,
+    _: Admin,
+    WorldItem { world, id }: WorldItem,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SetsJson>, ApiError> {
-    authorize(&state, &headers)?;
-    let (world, id) = viewer_path(path)?;
-    super::body::require_json(&headers)?;
+    body::require_json(&headers)?;
     let lifecycle = state.lifecycle(&world)?;
-    let body = body.map_err(|r| http::body_rejection(r, VIEWER_BODY_LIMIT))?;
+    let body = body.map_err(|r| body_rejection(r, VIEWER_BODY_LIMIT))?;
     let viewer = decode_viewer(id, &body)?;
     let sets = lifecycle.upsert(viewer, Owner::Http)?;
     Ok(Json(sets.into()))
@@ -228,31 +193,28 @@ async fn put_viewer(
     path = "/v1/worlds/{world}/viewers/{id}",
     tag = "lifecycle",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Viewer id"),
     ),
     security((), ("admin" = [])),
     responses(
         (status = 204, description = "Removed"),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`) or viewer (field `id`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`) or viewer (field `id`)"),
+        (status = 409, description = "The viewer is owned by a gRPC `TrackViewers` stream (`FAILED_PRECONDITION`)"),
     ),
 )]
-async fn delete_viewer(
+pub async fn delete_viewer(
     State(state): State<Arc<ApiState>>,
-    path: ViewerPath,
-    headers: HeaderMap,
+    _: Admin,
+    WorldItem { world, id }: WorldItem,
 ) -> Result<StatusCode, ApiError> {
-    authorize(&state, &headers)?;
-    let (world, id) = viewer_path(path)?;
     state.lifecycle(&world)?.remove(&id, Owner::Http)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-struct LiveJson {
+pub struct LiveJson {
     #[serde(flatten)]
     sets: SetsJson,
     viewers: usize,
@@ -263,20 +225,18 @@ struct LiveJson {
     get,
     path = "/v1/worlds/{world}/live-tiles",
     tag = "lifecycle",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
     responses(
         (status = 200, description = "The union of every viewer's rings", body = LiveJson),
-        (status = 400, description = "A query string that cannot be decoded (field `query`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A query string that cannot be decoded (field `query`)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
-async fn live_tiles(
+pub async fn live_tiles(
     State(state): State<Arc<ApiState>>,
-    path: WorldPath,
-    query: QueryPairs,
+    World(world): World,
+    query: Query,
 ) -> Result<Json<LiveJson>, ApiError> {
-    Params::new(query)?;
-    let world = params::world(path)?;
+    query.pairs()?;
     let live = state.lifecycle(&world)?.live();
     Ok(Json(LiveJson {
         sets: live.tiles.into(),

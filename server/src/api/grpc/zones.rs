@@ -5,11 +5,11 @@
 
 use terrain_core::zones::ZoneDoc;
 use terrain_proto::v1 as pb;
-use tonic::{Request, Response, Status, metadata::MetadataMap};
+use tonic::{Request, Response, Status};
 
+use super::authorize;
 use crate::{
-    api::ApiError,
-    api::ApiState,
+    api::{ApiError, ApiState},
     query::zones::{ZoneAnswer, ZoneEntry},
     world::Outcome,
 };
@@ -47,12 +47,6 @@ fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
 
 fn tile_rects(outcome: &Outcome) -> Vec<pb::TileRect> {
     outcome.changed.to_proto()
-}
-
-pub fn authorize(state: &ApiState, metadata: &MetadataMap) -> Result<(), ApiError> {
-    Ok(state
-        .auth
-        .check(metadata.get("authorization").map(|v| v.as_bytes()))?)
 }
 
 pub async fn register(

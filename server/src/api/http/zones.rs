@@ -16,47 +16,27 @@
 use std::sync::Arc;
 
 use axum::{
-    Json, Router,
+    Json,
     body::Bytes,
-    extract::{DefaultBodyLimit, Path, State, rejection::BytesRejection, rejection::PathRejection},
-    http::{HeaderMap, header::AUTHORIZATION},
-    routing::get,
+    extract::{State, rejection::BytesRejection},
+    http::HeaderMap,
 };
 use serde::Serialize;
 use terrain_core::zones::ZoneDoc;
 
+use super::{
+    body, body_rejection,
+    extract::{Admin, Query, World, WorldItem},
+    zone_body,
+};
 use crate::{
-    api::ApiError,
-    api::{
-        ApiState, http,
-        params::{self, Params},
-        zone_body,
-    },
+    api::{ApiError, ApiState},
     query::zones::ZoneEntry,
     world::Outcome,
 };
 
 /// Zone bodies are small; anything larger is refused before it is read.
-const ZONE_BODY_LIMIT: usize = 64 * 1024;
-
-type ZonePath = Result<Path<(String, String)>, PathRejection>;
-type WorldPath = Result<Path<String>, PathRejection>;
-type QueryPairs =
-    Result<axum::extract::Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>;
-
-/// The flat-zone routes, to merge into the HTTP router.
-pub fn routes() -> Router<Arc<ApiState>> {
-    Router::new()
-        .route("/v1/worlds/{world}/flat-zones", get(list))
-        .route(
-            "/v1/worlds/{world}/flat-zones/{id}",
-            get(get_zone)
-                .put(put_zone)
-                .delete(delete_zone)
-                .layer(DefaultBodyLimit::max(ZONE_BODY_LIMIT)),
-        )
-        .route("/v1/worlds/{world}/flat-zone-at", get(zone_at))
-}
+pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// A zone in an answer: its JSON form plus the revision that registered it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -76,21 +56,9 @@ impl ZoneJson {
     }
 }
 
-fn zone_path(path: ZonePath) -> Result<(String, String), ApiError> {
-    path.map(|Path(p)| p)
-        .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))
-}
-
-/// Checks a mutation's `Authorization` header against the admin token.
-pub fn authorize(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
-    Ok(state
-        .auth
-        .check(headers.get(AUTHORIZATION).map(|v| v.as_bytes()))?)
-}
-
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct PutBody {
+pub struct PutBody {
     zone: ZoneJson,
     revision: u64,
     /// The tiles whose heights changed, `[tx, tz]` each: listed only when there are
@@ -119,7 +87,6 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
         `carveInset`, `priority`; `id` (equal to the path's) and `revision` are accepted, so a zone \
         read from the API can be sent back as it is.",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
     ),
     request_body(content = ref("#/components/schemas/ZoneRequest"), content_type = "application/json"),
@@ -133,27 +100,26 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
                     parameters(("world" = "$request.path.world"), ("id" = "$request.path.id")))),
             ),
         ),
-        (status = 400, description = "A malformed zone (the field names it: `centerX`, `radius`, `body`, ...), an id that does not match", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "A concurrent change won (`ABORTED`); retry", body = crate::api::error::ErrorBody),
-        (status = 413, description = "A body over 64 KiB (field `body`)", body = crate::api::error::ErrorBody),
-        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)", body = crate::api::error::ErrorBody),
-        (status = 429, description = "The world holds `max_zones` zones already (`RESOURCE_EXHAUSTED`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed zone (the field names it: `centerX`, `radius`, `body`, ...), an id that does not match"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "A concurrent change won (`ABORTED`); retry"),
+        (status = 413, description = "A body over 64 KiB (field `body`)"),
+        (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)"),
+        (status = 429, description = "The world holds `max_zones` zones already (`RESOURCE_EXHAUSTED`)"),
     ),
 )]
-async fn put_zone(
+pub async fn put_zone(
     State(state): State<Arc<ApiState>>,
-    path: ZonePath,
+    _: Admin,
+    WorldItem { world, id }: WorldItem,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<PutBody>, ApiError> {
-    authorize(&state, &headers)?;
-    let (world, id) = zone_path(path)?;
     let engine = &state.engine;
     let world = engine.world(&world)?;
-    super::body::require_json(&headers)?;
-    let body = body.map_err(|r| http::body_rejection(r, ZONE_BODY_LIMIT))?;
+    body::require_json(&headers)?;
+    let body = body.map_err(|r| body_rejection(r, BODY_LIMIT))?;
     let doc = zone_body::decode_zone(&body)?;
     let outcome = world.register_doc(&id, &doc).await?;
     let entry = ZoneEntry {
@@ -172,7 +138,7 @@ async fn put_zone(
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct DeleteBody {
+pub struct DeleteBody {
     revision: u64,
     /// As in the registration's answer: listed only up to 256 tiles.
     tiles: Vec<[i64; 2]>,
@@ -185,25 +151,22 @@ struct DeleteBody {
     path = "/v1/worlds/{world}/flat-zones/{id}",
     tag = "zones",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
     ),
     security((), ("admin" = [])),
     responses(
         (status = 200, description = "Removed: the new revision and the tiles whose heights changed", body = DeleteBody),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`) or zone (field `id`)", body = crate::api::error::ErrorBody),
-        (status = 409, description = "A concurrent change won (`ABORTED`); retry", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
+        (status = 404, description = "No such world (field `world`) or zone (field `id`)"),
+        (status = 409, description = "A concurrent change won (`ABORTED`); retry"),
     ),
 )]
-async fn delete_zone(
+pub async fn delete_zone(
     State(state): State<Arc<ApiState>>,
-    path: ZonePath,
-    headers: HeaderMap,
+    _: Admin,
+    WorldItem { world, id }: WorldItem,
 ) -> Result<Json<DeleteBody>, ApiError> {
-    authorize(&state, &headers)?;
-    let (world, id) = zone_path(path)?;
     let engine = &state.engine;
     let world = engine.world(&world)?;
     let outcome = world.unregister(&id).await?;
@@ -216,7 +179,7 @@ async fn delete_zone(
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-struct ZoneBody {
+pub struct ZoneBody {
     zone: Option<ZoneJson>,
     revision: u64,
 }
@@ -226,20 +189,18 @@ struct ZoneBody {
     path = "/v1/worlds/{world}/flat-zones/{id}",
     tag = "zones",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
     ),
     responses(
         (status = 200, description = "The zone", body = ZoneBody),
-        (status = 400, description = "A malformed path (field `path`)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`) or zone (field `id`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 404, description = "No such world (field `world`) or zone (field `id`)"),
     ),
 )]
-async fn get_zone(
+pub async fn get_zone(
     State(state): State<Arc<ApiState>>,
-    path: ZonePath,
+    WorldItem { world, id }: WorldItem,
 ) -> Result<Json<ZoneBody>, ApiError> {
-    let (world, id) = zone_path(path)?;
     let engine = &state.engine;
     let answer = engine.zone(engine.world(&world)?, &id).await?;
     Ok(Json(ZoneBody {
@@ -249,7 +210,7 @@ async fn get_zone(
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-struct ListBody {
+pub struct ListBody {
     zones: Vec<ZoneJson>,
     revision: u64,
 }
@@ -258,18 +219,17 @@ struct ListBody {
     get,
     path = "/v1/worlds/{world}/flat-zones",
     tag = "zones",
-    params(("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main")),
     responses(
         (status = 200, description = "Every zone of the world, in registration order", body = ListBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
-async fn list(
+pub async fn list(
     State(state): State<Arc<ApiState>>,
-    path: WorldPath,
+    World(world): World,
 ) -> Result<Json<ListBody>, ApiError> {
     let engine = &state.engine;
-    let list = engine.zones(engine.world(&params::world(path)?)?).await;
+    let list = engine.zones(engine.world(&world)?).await;
     Ok(Json(ListBody {
         zones: list.zones.iter().map(ZoneJson::new).collect(),
         revision: list.revision,
@@ -281,24 +241,22 @@ async fn list(
     path = "/v1/worlds/{world}/flat-zone-at",
     tag = "zones",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "main"),
         ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
     ),
     responses(
         (status = 200, description = "The zone deciding the height at (x, z), or `null`", body = ZoneBody),
-        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world (field `world`)"),
     ),
 )]
-async fn zone_at(
+pub async fn zone_at(
     State(state): State<Arc<ApiState>>,
-    path: WorldPath,
-    query: QueryPairs,
+    World(world): World,
+    p: Query,
 ) -> Result<Json<ZoneBody>, ApiError> {
     let engine = &state.engine;
-    let world = engine.world(&params::world(path)?)?;
-    let p = Params::new(query)?;
+    let world = engine.world(&world)?;
     let (x, z) = (p.number("x")?, p.number("z")?);
     let answer = engine.zone_at(world, x, z).await?;
     Ok(Json(ZoneBody {

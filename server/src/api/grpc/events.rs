@@ -23,10 +23,9 @@ use terrain_proto::{
 };
 use tonic::{Request, Response, Status, server::NamedService};
 
+use super::{MessageLimits, remap_oversize};
 use crate::{
-    api::ApiError,
-    api::ApiState,
-    api::grpc::{MessageLimits, remap_oversize},
+    api::{ApiError, ApiState},
     events::{Area, ConnectionStreams, Event, Message, StreamKind, StreamPermit, Subscription},
 };
 

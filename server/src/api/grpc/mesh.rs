@@ -16,26 +16,34 @@ use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{
-    api::ApiError,
     api::ApiState,
-    api::http_mesh::chunk_height_range,
     mesh::{CachedMesh, ChunkMesh, ServedMesh},
-    query::{HeightMode, mesh::TileFields},
+    query::mesh::TileFields,
 };
+
+/// How gRPC names a tile's indices in errors: the request fields.
+fn tile_fields() -> TileFields {
+    TileFields::new("tile_x", "tile_z")
+}
+
+/// How gRPC names element `i` of a tile list: `tiles[i].x` and `tiles[i].z`.
+fn element_fields(i: usize) -> TileFields {
+    TileFields::new(format!("tiles[{i}].x"), format!("tiles[{i}].z"))
+}
 
 /// The stream `GetTileMeshes` answers with.
 pub type TileMeshStream = Pin<Box<dyn Stream<Item = Result<pb::TileMesh, Status>> + Send>>;
 
 /// `GetTileMesh`: one tile at its current version.
 pub async fn get(
-    state: &Arc<ApiState>,
+    state: &ApiState,
     request: Request<pb::GetTileMeshRequest>,
 ) -> Result<Response<pb::TileMesh>, Status> {
     let request = request.into_inner();
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
     let tile = (request.tile_x, request.tile_z);
-    let served = engine.tile_mesh(world, tile, &TileFields::grpc()).await?;
+    let served = engine.tile_mesh(world, tile, &tile_fields()).await?;
     Ok(Response::new(message(&served)))
 }
 
@@ -52,25 +60,19 @@ pub async fn get_many(
     engine.check_tile_count(request.tiles.len())?;
     let tiles: Vec<(i64, i64)> = request.tiles.iter().map(|t| (t.x, t.z)).collect();
     for (i, &tile) in tiles.iter().enumerate() {
-        engine.check_tile(&world, tile, &TileFields::element(i))?;
+        engine.check_tile(&world, tile, &element_fields(i))?;
     }
     let state = Arc::clone(state);
     let meshes = stream::iter(tiles.into_iter().enumerate()).then(move |(i, tile)| {
         let state = Arc::clone(&state);
         let world = Arc::clone(&world);
         async move {
-            let fields = TileFields::element(i);
+            let fields = element_fields(i);
             let served = state.engine.tile_mesh(&world, tile, &fields).await?;
             Ok(message(&served))
         }
     });
     Ok(Response::new(Box::pin(meshes)))
-}
-
-/// `GetHeightRequest.mode`: unspecified and exact are the exact height; an unknown
-/// value is refused, naming field `mode`.
-pub fn height_mode(mode: i32) -> Result<HeightMode, ApiError> {
-    Ok(HeightMode::from_proto(mode)?)
 }
 
 /// The wire form of a served mesh.
@@ -113,7 +115,7 @@ pub fn message(served: &ServedMesh) -> pb::TileMesh {
 /// A voxel chunk's mesh: the opaque part in the main fields (u32 indices), the
 /// transparent one in `transparent`, `resolution` 0.
 fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
-    let (min_height, max_height) = chunk_height_range(chunk);
+    let (min_height, max_height) = chunk.height_range();
     let part = |p: &MeshPart| pb::MeshPart {
         positions: vec3_bytes(&p.positions),
         normals: vec3_bytes(&p.normals),

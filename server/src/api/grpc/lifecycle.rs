@@ -1,4 +1,5 @@
-//! `terrain.v1.TerrainLifecycle`: viewers, live tiles and the layout over gRPC.
+//! Viewers and live tiles over gRPC: `TrackViewers` and `GetLiveTiles` of
+//! `terrain.v1.TerrainLifecycle`.
 //!
 //! `TrackViewers` is bidirectional: the first update names the world; the server
 //! answers with a `snapshot` of the announced tiles, then every transition step of the
@@ -15,20 +16,15 @@
 
 use std::{pin::Pin, sync::Arc};
 
-use axum::{Router, middleware};
 use futures::{Stream, stream};
-use terrain_proto::v1::{
-    self as pb,
-    terrain_lifecycle_server::{TerrainLifecycle, TerrainLifecycleServer},
-};
+use terrain_proto::v1 as pb;
 use tokio::sync::{broadcast::error::RecvError, mpsc};
 use tokio_util::sync::{CancellationToken, DropGuard};
-use tonic::{Request, Response, Status, Streaming, server::NamedService};
+use tonic::{Request, Response, Status, Streaming};
 
+use super::{authorize, oversize};
 use crate::{
-    api::ApiError,
-    api::grpc::{MessageLimits, oversize, remap_oversize},
-    api::{ApiState, grpc_layout, grpc_zones::authorize},
+    api::{ApiError, ApiState, error::grpc_code},
     events::{ConnectionStreams, StreamKind, StreamPermit},
     lifecycle::{
         StepFeed, WorldLifecycle,
@@ -40,30 +36,8 @@ use crate::{
 /// Rejections queued for a stream before its updates are read more slowly.
 const REJECTION_QUEUE: usize = 64;
 
-/// The `TerrainLifecycle` route, as an axum router to merge with the others.
-pub fn routes(state: &Arc<ApiState>) -> Router {
-    let sizes = MessageLimits::of(state);
-    let service = TerrainLifecycleServer::new(LifecycleApi {
-        state: Arc::clone(state),
-    })
-    .max_decoding_message_size(sizes.decoding)
-    .max_encoding_message_size(sizes.encoding);
-    let path = format!(
-        "/{}/{{*rest}}",
-        TerrainLifecycleServer::<LifecycleApi>::NAME
-    );
-    Router::new()
-        .route_service(&path, service)
-        .layer(middleware::map_response(remap_oversize))
-}
-
-/// `terrain.v1.TerrainLifecycle`.
-#[derive(Debug, Clone)]
-pub struct LifecycleApi {
-    state: Arc<ApiState>,
-}
-
-type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
+/// The stream `TrackViewers` answers with.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
 
 fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
     let transitions = step
@@ -111,7 +85,7 @@ fn rejected(viewer_id: &str, err: &ApiError) -> pb::LifecycleEvent {
             viewer_id: viewer_id.to_string(),
             field: err.field().unwrap_or_default().to_string(),
             message: err.to_string(),
-            code: super::error::grpc_code(err.code()) as i32,
+            code: grpc_code(err.code()) as i32,
         })),
     }
 }
@@ -269,90 +243,68 @@ impl Outbound {
     }
 }
 
-#[tonic::async_trait]
-impl TerrainLifecycle for LifecycleApi {
-    type TrackViewersStream = EventStream;
+/// `TrackViewers`: binds the stream to the world its first update names, then
+/// applies updates as they come and answers with the world's transitions.
+pub async fn track_viewers(
+    state: &Arc<ApiState>,
+    request: Request<Streaming<pb::ViewerUpdate>>,
+) -> Result<Response<EventStream>, Status> {
+    authorize(state, request.metadata())?;
+    let connection = request.extensions().get::<ConnectionStreams>().cloned();
+    let permit = state
+        .events
+        .streams()
+        .admit(connection.as_ref(), StreamKind::TrackViewers)
+        .map_err(ApiError::from)?;
+    let mut inbound = request.into_inner();
+    let first = inbound
+        .message()
+        .await?
+        .ok_or_else(|| ApiError::invalid("world", "the stream ended before its first update"))?;
+    let lc = Arc::clone(state.lifecycle(&first.world)?);
+    let owner = lc.stream_owner();
+    let feed = lc.subscribe();
+    let snapshot = snapshot_proto(lc.world().id(), &feed);
+    let (tx, rejections) = mpsc::channel(REJECTION_QUEUE);
+    let tasks = state.lifecycles.tasks();
+    let ended = tasks.token().child_token();
+    tasks.spawn(read_updates(
+        Arc::clone(&lc),
+        owner,
+        first,
+        inbound,
+        tx,
+        ended.clone(),
+    ));
+    let outbound = Outbound {
+        lc,
+        feed,
+        rejections,
+        ended: ended.clone(),
+        _reader: ended.drop_guard(),
+        first: Some(snapshot),
+        failed: false,
+        _permit: permit,
+    };
+    let stream = stream::unfold(outbound, |mut out| async move {
+        let event = out.next().await?;
+        Some((event, out))
+    });
+    Ok(Response::new(Box::pin(stream)))
+}
 
-    async fn track_viewers(
-        &self,
-        request: Request<Streaming<pb::ViewerUpdate>>,
-    ) -> Result<Response<EventStream>, Status> {
-        authorize(&self.state, request.metadata())?;
-        let connection = request.extensions().get::<ConnectionStreams>().cloned();
-        let permit = self
-            .state
-            .events
-            .streams()
-            .admit(connection.as_ref(), StreamKind::TrackViewers)
-            .map_err(ApiError::from)?;
-        let mut inbound = request.into_inner();
-        let first = inbound.message().await?.ok_or_else(|| {
-            ApiError::invalid("world", "the stream ended before its first update")
-        })?;
-        let lc = Arc::clone(self.state.lifecycle(&first.world)?);
-        let owner = lc.stream_owner();
-        let feed = lc.subscribe();
-        let snapshot = snapshot_proto(lc.world().id(), &feed);
-        let (tx, rejections) = mpsc::channel(REJECTION_QUEUE);
-        let tasks = self.state.lifecycles.tasks();
-        let ended = tasks.token().child_token();
-        tasks.spawn(read_updates(
-            Arc::clone(&lc),
-            owner,
-            first,
-            inbound,
-            tx,
-            ended.clone(),
-        ));
-        let outbound = Outbound {
-            lc,
-            feed,
-            rejections,
-            ended: ended.clone(),
-            _reader: ended.drop_guard(),
-            first: Some(snapshot),
-            failed: false,
-            _permit: permit,
-        };
-        let stream = stream::unfold(outbound, |mut out| async move {
-            let event = out.next().await?;
-            Some((event, out))
-        });
-        Ok(Response::new(Box::pin(stream)))
-    }
-
-    async fn get_live_tiles(
-        &self,
-        request: Request<pb::GetLiveTilesRequest>,
-    ) -> Result<Response<pb::LiveTiles>, Status> {
-        let request = request.into_inner();
-        let lc = self.state.lifecycle(&request.world)?;
-        let live = lc.live();
-        Ok(Response::new(pb::LiveTiles {
-            world: lc.world().id().to_string(),
-            sequence: live.sequence,
-            viewers: u32::try_from(live.viewers).unwrap_or(u32::MAX),
-            tiles: Some(pb::TileSets::from(&live.tiles)),
-        }))
-    }
-
-    async fn get_layout(
-        &self,
-        request: Request<pb::GetLayoutRequest>,
-    ) -> Result<Response<pb::GetLayoutResponse>, Status> {
-        grpc_layout::get_layout(&self.state, request.into_inner())
-            .await
-            .map(Response::new)
-            .map_err(Status::from)
-    }
-
-    async fn get_zone_class(
-        &self,
-        request: Request<pb::GetZoneClassRequest>,
-    ) -> Result<Response<pb::GetZoneClassResponse>, Status> {
-        grpc_layout::get_zone_class(&self.state, request.into_inner())
-            .await
-            .map(Response::new)
-            .map_err(Status::from)
-    }
+/// `GetLiveTiles`: the union of every viewer's rings.
+pub async fn live_tiles(
+    state: &ApiState,
+    request: Request<pb::GetLiveTilesRequest>,
+) -> Result<Response<pb::LiveTiles>, Status> {
+    let request = request.into_inner();
+    let lc = state.lifecycle(&request.world)?;
+    let live = lc.live();
+    Ok(Response::new(pb::LiveTiles {
+        world: lc.world().id().to_string(),
+        sequence: live.sequence,
+        viewers: u32::try_from(live.viewers).unwrap_or(u32::MAX),
+        tiles: Some(pb::TileSets::from(&live.tiles)),
+    }))
 }

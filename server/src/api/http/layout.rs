@@ -1,32 +1,33 @@
-//! `GET /v1/worlds/{world}/layout` and `GET /v1/worlds/{world}/zone-class` (see
-//! [`super::http_lifecycle`] for the route table).
+//! The layout layer over HTTP: the hubs and spokes of an area, the zone class of a
+//! point.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /v1/worlds/{world}/layout?minX=&minZ=&maxX=&maxZ=` | `{"hubs": [{"id", "x", "z", "r", "chunk"}], "spokes": [{"a", "b"}]}` |
+//! | `GET /v1/worlds/{world}/zone-class?x=&z=` | `{"class": "hub" \| "spoke" \| "wilds", "hub": id \| null, "cell": [i, j]}` |
 
 use std::sync::Arc;
 
-use axum::{
-    Json,
-    extract::{
-        Path, Query, State,
-        rejection::{PathRejection, QueryRejection},
-    },
-};
+use axum::{Json, extract::State};
 use serde::Serialize;
 use terrain_core::layout::{CellClass, Layout, ZoneClass};
 
+use super::extract::{Query, World};
 use crate::{
-    api::ApiError,
-    api::{
-        ApiState,
-        params::{self, Params},
-    },
-    query::layout::LayoutRequest,
+    api::{ApiError, ApiState},
+    query::layout::{LayoutFields, LayoutRequest},
 };
 
-type WorldPath = Result<Path<String>, PathRejection>;
-type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
+/// The query parameters of a layout rectangle, as errors name them.
+const FIELDS: LayoutFields = LayoutFields {
+    min_x: "minX",
+    min_z: "minZ",
+    max_x: "maxX",
+    max_z: "maxZ",
+};
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-struct HubJson {
+pub struct HubJson {
     id: String,
     x: f64,
     z: f64,
@@ -35,7 +36,7 @@ struct HubJson {
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-struct SpokeJson {
+pub struct SpokeJson {
     a: String,
     b: String,
 }
@@ -74,7 +75,6 @@ impl From<Layout> for LayoutJson {
     path = "/v1/worlds/{world}/layout",
     tag = "layout",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "frontier"),
         ("minX" = f64, Query, description = "West edge of the area, metres"),
         ("minZ" = f64, Query, description = "North edge, metres"),
         ("maxX" = f64, Query, description = "East edge, metres (>= minX)"),
@@ -82,25 +82,25 @@ impl From<Layout> for LayoutJson {
     ),
     responses(
         (status = 200, description = "The hubs and spokes in the area", body = LayoutJson),
-        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world, or a world without a layout layer (field `world`)", body = crate::api::error::ErrorBody),
-        (status = 413, description = "An area covering too many layout cells", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world, or a world without a layout layer (field `world`)"),
+        (status = 413, description = "An area covering too many layout cells"),
     ),
 )]
 pub async fn layout(
     State(state): State<Arc<ApiState>>,
-    path: WorldPath,
-    query: QueryPairs,
+    World(world): World,
+    params: Query,
 ) -> Result<Json<LayoutJson>, ApiError> {
-    let params = Params::new(query)?;
-    let world = state.engine.world(&params::world(path)?)?;
+    params.pairs()?;
+    let world = state.engine.world(&world)?;
     let req = LayoutRequest {
-        min_x: params.number("minX")?,
-        min_z: params.number("minZ")?,
-        max_x: params.number("maxX")?,
-        max_z: params.number("maxZ")?,
+        min_x: params.number(FIELDS.min_x)?,
+        min_z: params.number(FIELDS.min_z)?,
+        max_x: params.number(FIELDS.max_x)?,
+        max_z: params.number(FIELDS.max_z)?,
     };
-    let layout = state.engine.layout(world, req).await?;
+    let layout = state.engine.layout(world, req, &FIELDS).await?;
     Ok(Json(layout.into()))
 }
 
@@ -133,23 +133,22 @@ impl From<CellClass> for ZoneClassJson {
     path = "/v1/worlds/{world}/zone-class",
     tag = "layout",
     params(
-        ("world" = String, Path, description = "World id, as `[[worlds]] id` in the configuration", example = "frontier"),
         ("x" = f64, Query, description = "Metres"),
         ("z" = f64, Query, description = "Metres"),
     ),
     responses(
         (status = 200, description = "What the layout makes of (x, z)", body = ZoneClassJson),
-        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)", body = crate::api::error::ErrorBody),
-        (status = 404, description = "No such world, or a world without a layout layer (field `world`)", body = crate::api::error::ErrorBody),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)"),
+        (status = 404, description = "No such world, or a world without a layout layer (field `world`)"),
     ),
 )]
 pub async fn zone_class(
     State(state): State<Arc<ApiState>>,
-    path: WorldPath,
-    query: QueryPairs,
+    World(world): World,
+    params: Query,
 ) -> Result<Json<ZoneClassJson>, ApiError> {
-    let params = Params::new(query)?;
-    let world = state.engine.world(&params::world(path)?)?;
+    params.pairs()?;
+    let world = state.engine.world(&world)?;
     let (x, z) = (params.number("x")?, params.number("z")?);
     let class = state.engine.zone_class(world, x, z).await?;
     Ok(Json(class.into()))

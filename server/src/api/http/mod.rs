@@ -1,0 +1,177 @@
+//! The HTTP/1.1 surface: JSON (lowerCamelCase, as the protobuf JSON mapping spells the
+//! gRPC fields), `application/octet-stream` batches for bulk callers, the WebSocket
+//! events and the live map, all routed by the one table in [`routes`].
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /healthz`, `GET /readyz`, `GET /metrics` | liveness, readiness, Prometheus text ([`ops`], [`crate::api::metrics`]) |
+//! | `GET /openapi.json` | the OpenAPI 3.1 document of these routes ([`openapi`]) |
+//! | `GET /v1/worlds` | the hosted worlds ([`worlds`]) |
+//! | `GET /v1/worlds/{world}/height`, `POST .../heights`, `GET .../heightmap` | heights ([`heights`]) |
+//! | `/v1/worlds/{world}/flat-zones...`, `/v1/worlds/{world}/flat-zone-at` | flat zones ([`zones`]) |
+//! | `/v1/worlds/{world}/tiles/{tx}/{tz}/mesh[.glb]` | tile meshes ([`mesh`]) |
+//! | `/v1/worlds/{world}/tiles/{cx}/{cz}/blocks`, `.../instances` | voxel chunks ([`blocks`]) |
+//! | `/v1/worlds/{world}/viewers/{id}`, `.../live-tiles` | viewers and live tiles ([`lifecycle`]) |
+//! | `/v1/worlds/{world}/layout`, `.../zone-class` | the layout layer ([`layout`]) |
+//! | `/v1/worlds/{world}/map/...`, `/map...` | the live map ([`map`]) |
+//! | `GET /v1/worlds/{world}/events` | tile events over a WebSocket ([`events`]) |
+//! | `GET /v1/admin/backup` | a snapshot of the store ([`admin`]) |
+//!
+//! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
+//! rejections (bad path, bad query string, body too large), which the extractors of
+//! [`extract`] and [`body_rejection`] map.
+
+pub mod admin;
+pub mod blocks;
+pub mod body;
+pub mod conditional;
+pub mod events;
+pub mod extract;
+pub mod heights;
+pub mod layout;
+pub mod lifecycle;
+pub mod map;
+pub mod mesh;
+pub mod openapi;
+pub mod ops;
+pub mod worlds;
+pub mod zone_body;
+pub mod zones;
+
+use std::sync::Arc;
+
+use axum::{
+    Extension, Router,
+    extract::{DefaultBodyLimit, rejection::BytesRejection},
+    http::{HeaderName, HeaderValue, StatusCode, header::CONTENT_TYPE},
+    response::{IntoResponse, Response},
+    routing::{get, post, put},
+};
+use serde::Serialize;
+
+use crate::{
+    api::{ApiError, ApiState, metrics},
+    compute::OFFLOAD_THRESHOLD,
+    config::Limits,
+    query::QueryEngine,
+};
+
+/// The response header carrying the world revision of a binary answer.
+pub const REVISION_HEADER: HeaderName = HeaderName::from_static("x-terrain-revision");
+/// Mesh answers: `hit` when the mesh came from the cache, `miss` when it was built
+/// for the request.
+pub const CACHE_HEADER: HeaderName = HeaderName::from_static("x-terrain-cache");
+
+/// Bytes allowed per JSON point, generous enough for pretty-printed 17-digit numbers.
+const JSON_BYTES_PER_POINT: usize = 128;
+
+/// Bodies larger than this are decoded on the compute pool.
+const OFFLOAD_BODY_BYTES: usize = 64 * 1024;
+
+/// Every HTTP route, with the body limit sized so a maximal JSON batch fits (routes
+/// whose bodies are small set their own).
+pub fn routes(state: Arc<ApiState>) -> Router {
+    let limits = state.engine.limits();
+    let body_limit = body_limit(limits);
+    let map_cache = map::cache(&state);
+    let document = openapi::served(limits);
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(metrics::render))
+        .route("/openapi.json", get(openapi::openapi_json))
+        .route("/v1/worlds", get(worlds::list_worlds))
+        .route("/v1/worlds/{world}/height", get(heights::height))
+        .route("/v1/worlds/{world}/heights", post(heights::heights))
+        .route("/v1/worlds/{world}/heightmap", get(heights::heightmap))
+        .route("/v1/worlds/{world}/flat-zones", get(zones::list))
+        .route(
+            "/v1/worlds/{world}/flat-zones/{id}",
+            get(zones::get_zone)
+                .put(zones::put_zone)
+                .delete(zones::delete_zone)
+                .layer(DefaultBodyLimit::max(zones::BODY_LIMIT)),
+        )
+        .route("/v1/worlds/{world}/flat-zone-at", get(zones::zone_at))
+        .route(
+            "/v1/worlds/{world}/tiles/{tx}/{tz}/mesh",
+            get(mesh::mesh_json),
+        )
+        .route(
+            "/v1/worlds/{world}/tiles/{tx}/{tz}/mesh.glb",
+            get(mesh::mesh_glb),
+        )
+        .route(
+            "/v1/worlds/{world}/tiles/{cx}/{cz}/blocks",
+            get(blocks::blocks),
+        )
+        .route(
+            "/v1/worlds/{world}/tiles/{cx}/{cz}/instances",
+            get(blocks::instances),
+        )
+        .route(
+            "/v1/worlds/{world}/viewers/{id}",
+            put(lifecycle::put_viewer)
+                .delete(lifecycle::delete_viewer)
+                .layer(DefaultBodyLimit::max(lifecycle::VIEWER_BODY_LIMIT)),
+        )
+        .route("/v1/worlds/{world}/live-tiles", get(lifecycle::live_tiles))
+        .route("/v1/worlds/{world}/layout", get(layout::layout))
+        .route("/v1/worlds/{world}/zone-class", get(layout::zone_class))
+        .route("/v1/worlds/{world}/map/{z}/{x}/{file}", get(map::map_tile))
+        .route("/v1/worlds/{world}/map/legend", get(map::legend))
+        .route("/v1/worlds/{world}/map/viewers", get(map::viewers))
+        .route("/map", get(map::page))
+        .route("/map/", get(map::page))
+        .route("/map/{world}", get(map::page))
+        .route("/map/assets/{*path}", get(map::asset))
+        .route("/v1/worlds/{world}/events", get(events::events))
+        .route("/v1/admin/backup", get(admin::backup))
+        .layer(Extension(map_cache))
+        .layer(Extension(document))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .with_state(state)
+}
+
+/// The largest accepted request body: a maximal JSON batch.
+pub fn body_limit(limits: &Limits) -> usize {
+    limits
+        .max_batch_points
+        .saturating_mul(JSON_BYTES_PER_POINT)
+        .saturating_add(OFFLOAD_BODY_BYTES)
+}
+
+/// A body axum could not read: over `limit` (413) or otherwise unreadable (400).
+pub(crate) fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::BodyTooLarge { limit }
+    } else {
+        ApiError::invalid("body", rejection.body_text())
+    }
+}
+
+/// Serialises `body` as JSON, on the pool when it holds more than a few thousand values.
+pub(crate) async fn json_response<T>(
+    engine: &QueryEngine,
+    body: T,
+    values: usize,
+) -> Result<Response, ApiError>
+where
+    T: Serialize + Send + 'static,
+{
+    let bytes = if values <= OFFLOAD_THRESHOLD {
+        serde_json::to_vec(&body)
+    } else {
+        engine
+            .compute()
+            .run(move || serde_json::to_vec(&body))
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+    };
+    let bytes = bytes.map_err(|e| ApiError::Internal(format!("encoding JSON: {e}")))?;
+    Ok((
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        bytes,
+    )
+        .into_response())
+}
