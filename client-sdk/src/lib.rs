@@ -41,6 +41,7 @@ mod retry;
 mod subscription;
 mod tls;
 mod types;
+mod walk;
 mod zones;
 
 pub use blocks::{ChunkBlocks, ChunkColumn, ChunkInstances, KindInstances};
@@ -64,3 +65,4 @@ pub use types::{
     Height, HeightMode, Heightmap, Heights, Registered, Unregistered, VoxelInfo, WorldInfo,
     WorldLayout, ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
 };
+pub use walk::{PathChecked, PathFound, PathMode, PointInfo, TerrainInfos, Unreachable};

@@ -75,6 +75,7 @@ mod voxel_fixtures;
 mod voxel_grpc;
 mod voxel_http;
 mod voxel_range;
+mod walk;
 mod worlds;
 mod zones_auth;
 mod zones_errors;

@@ -11,6 +11,7 @@
 //! | `RegisterFlatZone`, `UnregisterFlatZone`, `GetFlatZone`, `ListFlatZones`, `GetFlatZoneAt` | [`zones`] |
 //! | `GetTileMesh`, `GetTileMeshes` | [`mesh`] |
 //! | `GetChunkBlocks`, `GetChunkInstances` | [`blocks`] |
+//! | `GetTerrainInfo`, `CheckPath`, `FindPath` | [`walk`] |
 //! | `TrackViewers`, `GetLiveTiles` (`TerrainLifecycle`) | [`lifecycle`] |
 //! | `GetLayout`, `GetZoneClass` (`TerrainLifecycle`) | [`layout`] |
 //! | `Subscribe`, `UpdateSubscription` (`TerrainEvents`) | [`events`] |
@@ -31,6 +32,7 @@ pub mod heights;
 pub mod layout;
 pub mod lifecycle;
 pub mod mesh;
+pub mod walk;
 pub mod worlds;
 pub mod zones;
 
@@ -277,6 +279,27 @@ impl TerrainService for TerrainApi {
         request: Request<pb::GetChunkInstancesRequest>,
     ) -> Answer<pb::ChunkInstances> {
         blocks::get_instances(&self.state, request).await
+    }
+
+    async fn get_terrain_info(
+        &self,
+        request: Request<pb::GetTerrainInfoRequest>,
+    ) -> Answer<pb::GetTerrainInfoResponse> {
+        walk::terrain_info(&self.state, request).await
+    }
+
+    async fn check_path(
+        &self,
+        request: Request<pb::CheckPathRequest>,
+    ) -> Answer<pb::CheckPathResponse> {
+        walk::check_path(&self.state, request).await
+    }
+
+    async fn find_path(
+        &self,
+        request: Request<pb::FindPathRequest>,
+    ) -> Answer<pb::FindPathResponse> {
+        walk::find_path(&self.state, request).await
     }
 }
 

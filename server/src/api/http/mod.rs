@@ -13,6 +13,7 @@
 //! | `/v1/worlds/{world}/tiles/{cx}/{cz}/blocks`, `.../instances` | voxel chunks ([`blocks`]) |
 //! | `/v1/worlds/{world}/viewers/{id}`, `.../live-tiles` | viewers and live tiles ([`lifecycle`]) |
 //! | `/v1/worlds/{world}/layout`, `.../zone-class` | the layout layer ([`layout`]) |
+//! | `POST /v1/worlds/{world}/terrain-info`, `.../paths/check`, `.../paths/find` | movement authority ([`walk`]) |
 //! | `/v1/worlds/{world}/map/...`, `/map...` | the live map ([`map`]) |
 //! | `GET /v1/worlds/{world}/events` | tile events over a WebSocket ([`events`]) |
 //! | `GET /v1/admin/backup` | a snapshot of the store ([`admin`]) |
@@ -34,6 +35,7 @@ pub mod map;
 pub mod mesh;
 pub mod openapi;
 pub mod ops;
+pub mod walk;
 pub mod worlds;
 pub mod zone_body;
 pub mod zones;
@@ -118,6 +120,9 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/live-tiles", get(lifecycle::live_tiles))
         .route("/v1/worlds/{world}/layout", get(layout::layout))
         .route("/v1/worlds/{world}/zone-class", get(layout::zone_class))
+        .route("/v1/worlds/{world}/terrain-info", post(walk::terrain_info))
+        .route("/v1/worlds/{world}/paths/check", post(walk::check_path))
+        .route("/v1/worlds/{world}/paths/find", post(walk::find_path))
         .route("/v1/worlds/{world}/map/{z}/{x}/{file}", get(map::map_tile))
         .route("/v1/worlds/{world}/map/legend", get(map::legend))
         .route("/v1/worlds/{world}/map/viewers", get(map::viewers))

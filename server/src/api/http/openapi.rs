@@ -41,7 +41,9 @@ use utoipa::{
     },
 };
 
-use super::{admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, worlds, zones};
+use super::{
+    admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, walk, worlds, zones,
+};
 use crate::{api::metrics, config::Limits};
 
 /// The document: every HTTP route of the server.
@@ -80,6 +82,9 @@ use crate::{api::metrics, config::Limits};
         lifecycle::live_tiles,
         layout::layout,
         layout::zone_class,
+        walk::terrain_info,
+        walk::check_path,
+        walk::find_path,
         map::map_tile,
         map::legend,
         map::viewers,
@@ -98,6 +103,7 @@ use crate::{api::metrics, config::Limits};
         (name = "voxel", description = "A voxel world's chunk blocks and instances"),
         (name = "lifecycle", description = "Viewers and the tiles kept live around them"),
         (name = "layout", description = "Hubs, spokes and zone classes of a layout world"),
+        (name = "movement", description = "Terrain info, path checks and path finding by the world's walkability rule"),
         (name = "map", description = "The live map: tiles, legend, viewers, the page"),
         (name = "events", description = "Tile events over a WebSocket"),
         (name = "admin", description = "Backups of the running server"),

@@ -1,0 +1,298 @@
+//! Movement authority over HTTP: terrain info, path checks and path finding, by the
+//! world's walkability rule ([`crate::query::walk`]).
+//!
+//! | route | body | answer |
+//! | --- | --- | --- |
+//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...]}` | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
+//! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact"}` | `{"blocked", "at", "reason", "path", "revision"}` |
+//! | `POST /v1/worlds/{world}/paths/find` | `{"from": [x, z], "to": [x, z], "maxNodes"?, "maxDistance"?}` | `{"found", "waypoints", "length", "expanded", "reason", "revision"}` |
+
+use std::sync::Arc;
+
+use axum::{
+    Json,
+    body::Bytes,
+    extract::{State, rejection::BytesRejection},
+    http::HeaderMap,
+    response::Response,
+};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde_path_to_error::Segment;
+use terrain_core::walk::TerrainInfo;
+
+use super::{body, body_limit, body_rejection, extract::World, json_response};
+use crate::{
+    api::{ApiError, ApiState},
+    query::{
+        BatchNaming,
+        walk::{FindFields, FindRequest, PathMode},
+    },
+};
+
+/// Decodes a small JSON body through serde, naming the field at fault from the
+/// decoder's path (`points[2]`, `mode`; `body` for the body as a whole).
+fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    let mut json = serde_json::Deserializer::from_slice(body);
+    let decoded = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let mut field = String::new();
+        for segment in e.path().iter().take(2) {
+            match segment {
+                Segment::Map { key } if field.is_empty() => field.push_str(key),
+                Segment::Seq { index } if !field.is_empty() => {
+                    field.push_str(&format!("[{index}]"));
+                }
+                _ => break,
+            }
+        }
+        if field.is_empty() {
+            field.push_str("body");
+        }
+        let message = e.into_inner().to_string();
+        // serde names a missing field in its message, at the body's level.
+        match message.strip_prefix("missing field `") {
+            Some(rest) if field == "body" => {
+                let name = rest.split('`').next().unwrap_or_default().to_string();
+                ApiError::invalid(name, "missing (required)")
+            }
+            _ => ApiError::invalid(field, message),
+        }
+    })?;
+    json.end()
+        .map_err(|e| ApiError::invalid("body", e.to_string()))?;
+    Ok(decoded)
+}
+
+/// One point of terrain info on the wire.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InfoJson {
+    /// The final height (zones included), metres.
+    height: f64,
+    /// The biome the rule used; `null` where the world has none.
+    biome: Option<&'static str>,
+    /// The 8-direction slope at 1 m (rise over run).
+    slope: f64,
+    underwater: bool,
+    walkable: bool,
+    /// `null` when walkable, else `water` or `slope`.
+    reason: Option<&'static str>,
+}
+
+impl From<TerrainInfo> for InfoJson {
+    fn from(info: TerrainInfo) -> Self {
+        InfoJson {
+            height: info.height,
+            biome: info.biome,
+            slope: info.slope,
+            underwater: info.underwater,
+            walkable: info.walkable(),
+            reason: info.reason.map(|r| r.code()),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TerrainInfoJson {
+    points: Vec<InfoJson>,
+    revision: u64,
+}
+
+#[utoipa::path(
+    post,
+    path = "/v1/worlds/{world}/terrain-info",
+    tag = "movement",
+    description = "Terrain info at each point by the world's walkability rule: height, biome, \
+        slope, underwater, walkable and the reason it is not. Up to `max_batch_points` points.",
+    request_body(content = crate::api::http::openapi::schemas::PointsBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "One answer per point, in order", body = TerrainInfoJson),
+        (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "More than `max_batch_points` points (field `points`)"),
+        (status = 415, description = "A `Content-Type` other than JSON (field `content-type`)"),
+    ),
+)]
+pub async fn terrain_info(
+    State(state): State<Arc<ApiState>>,
+    World(world): World,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    body::require_json(&headers)?;
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let coords = body::decode_json(&body, engine.limits().max_batch_points)?;
+    let answer = engine
+        .terrain_info(world, coords, BatchNaming::Points)
+        .await?;
+    let count = answer.points.len();
+    let body = TerrainInfoJson {
+        points: answer.points.into_iter().map(InfoJson::from).collect(),
+        revision: answer.revision,
+    };
+    json_response(engine, body, count * 6).await
+}
+
+/// `POST .../paths/check`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckBody {
+    /// The polyline: 1 to 1,024 points `[x, z]`, at most 10 km long.
+    points: Vec<[f64; 2]>,
+    /// `hyperscape` (the original's 21 samples per segment) or `exact` (every 1 m tile
+    /// crossed; the default).
+    #[serde(default)]
+    mode: Option<String>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct CheckJson {
+    blocked: bool,
+    /// The first blocked point, `null` when not blocked.
+    at: Option<[f64; 2]>,
+    /// Why `at` is blocked: `water` or `slope`; `null` when not blocked.
+    reason: Option<&'static str>,
+    /// Hyperscape mode: the samples when not blocked, empty when blocked (the
+    /// original's path). Exact mode: the centres of the tiles crossed, up to and
+    /// including the blocked one.
+    path: Vec<[f64; 2]>,
+    revision: u64,
+}
+
+#[utoipa::path(
+    post,
+    path = "/v1/worlds/{world}/paths/check",
+    tag = "movement",
+    description = "Whether an entity may walk along a polyline: the first blocked point and why.",
+    request_body(content = CheckBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The check", body = CheckJson),
+        (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`), an unknown `mode`"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 413, description = "More than 1,024 points or a path over 10 km (field `points`)"),
+        (status = 415, description = "A `Content-Type` other than JSON (field `content-type`)"),
+    ),
+)]
+pub async fn check_path(
+    State(state): State<Arc<ApiState>>,
+    World(world): World,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<CheckJson>, ApiError> {
+    body::require_json(&headers)?;
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let request: CheckBody = decode(&body)?;
+    let mode = match request.mode.as_deref() {
+        None => PathMode::Exact,
+        Some(name) => PathMode::parse(name).ok_or_else(|| {
+            ApiError::invalid(
+                "mode",
+                format!(
+                    "unknown mode {}; expected \"hyperscape\" or \"exact\"",
+                    terrain_core::quote::Quoted(name)
+                ),
+            )
+        })?,
+    };
+    let points = request.points.iter().map(|p| (p[0], p[1])).collect();
+    let answer = engine.check_path(world, points, mode, "points").await?;
+    let check = answer.check;
+    Ok(Json(CheckJson {
+        blocked: check.blocked.is_some(),
+        at: check.blocked.map(|((x, z), _)| [x, z]),
+        reason: check.blocked.map(|(_, r)| r.code()),
+        path: check.path.iter().map(|&(x, z)| [x, z]).collect(),
+        revision: answer.revision,
+    }))
+}
+
+/// `POST .../paths/find`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FindBody {
+    from: [f64; 2],
+    to: [f64; 2],
+    /// Most tiles to expand (default 100,000; at most 1,000,000).
+    max_nodes: Option<u64>,
+    /// Longest straight distance between `from` and `to`, metres (default 1,000; at
+    /// most 5,000).
+    max_distance: Option<f64>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct FindJson {
+    found: bool,
+    /// `from`, the corners a straight exact check cannot skip, `to`; empty when not
+    /// found.
+    waypoints: Vec<[f64; 2]>,
+    /// The waypoint polyline's length, metres (0 when not found).
+    length: f64,
+    /// Tiles taken off the open set.
+    expanded: usize,
+    /// When not found: `start_blocked`, `goal_blocked`, `no_path` or `node_budget`.
+    reason: Option<&'static str>,
+    revision: u64,
+}
+
+/// The HTTP names of a search's fields.
+const FIND_FIELDS: FindFields = FindFields {
+    from: "from",
+    to: "to",
+    max_nodes: "maxNodes",
+    max_distance: "maxDistance",
+};
+
+#[utoipa::path(
+    post,
+    path = "/v1/worlds/{world}/paths/find",
+    tag = "movement",
+    description = "A shortest path over the 1 m movement tiles (8-connected, no corner cutting), \
+        bounded by a node budget and a distance; or why there is none.",
+    request_body(content = FindBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The path, or why there is none", body = FindJson),
+        (status = 400, description = "A malformed body (field `body`), a point out of range (`from`, `to`), `to` farther than `maxDistance`, `maxNodes` or `maxDistance` out of range"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 415, description = "A `Content-Type` other than JSON (field `content-type`)"),
+    ),
+)]
+pub async fn find_path(
+    State(state): State<Arc<ApiState>>,
+    World(world): World,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<FindJson>, ApiError> {
+    body::require_json(&headers)?;
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let request: FindBody = decode(&body)?;
+    let req = FindRequest {
+        from: (request.from[0], request.from[1]),
+        to: (request.to[0], request.to[1]),
+        max_nodes: request.max_nodes,
+        max_distance: request.max_distance,
+    };
+    let answer = engine.find_path(world, req, FIND_FIELDS).await?;
+    Ok(Json(match answer.found {
+        Ok(found) => FindJson {
+            found: true,
+            waypoints: found.waypoints.iter().map(|&(x, z)| [x, z]).collect(),
+            length: found.length,
+            expanded: found.expanded,
+            reason: None,
+            revision: answer.revision,
+        },
+        Err(none) => FindJson {
+            found: false,
+            waypoints: Vec::new(),
+            length: 0.0,
+            expanded: none.expanded,
+            reason: Some(none.reason.code()),
+            revision: answer.revision,
+        },
+    }))
+}
