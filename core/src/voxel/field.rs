@@ -62,6 +62,17 @@ pub(crate) struct Raw {
     pub river: bool,
 }
 
+/// A raw column with the values it was made of.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawPoint {
+    pub raw: Raw,
+    /// The height noise times `amplitude`, before it is floored.
+    pub a: f64,
+    /// The warped coordinates the height and river noises are read at.
+    pub wx: f64,
+    pub wz: f64,
+}
+
 impl Fields {
     pub fn new(seed: u32, config: VoxelConfig) -> Self {
         let simplex = |i: i64| Simplex::new(hash2(seed, SALT_NOISE, i, 0) as u32);
@@ -82,6 +93,13 @@ impl Fields {
     /// river column (river noise within `river_width` of 0, raw top at most
     /// [`RIVER_MAX_RISE`] above sea level) is carved to one block below sea level.
     pub fn raw(&self, x: i64, z: i64) -> Raw {
+        self.raw_point(x, z).raw
+    }
+
+    /// [`Fields::raw`] with what the bounds of `super::bounds` read: the height before
+    /// it is floored and the warped coordinates.
+    #[inline]
+    pub fn raw_point(&self, x: i64, z: i64) -> RawPoint {
         let c = &self.config;
         let (fx, fz) = (x as f64, z as f64);
         let wf = 0.5 / c.scale;
@@ -92,15 +110,34 @@ impl Fields {
             + 0.5 * self.octaves[1].get(wx * (2.0 * f), wz * (2.0 * f))
             + 0.25 * self.octaves[2].get(wx * (4.0 * f), wz * (4.0 * f));
         let n = (n / 1.75).clamp(-1.0, 1.0);
-        let top_max = c.max_height as i32 - 1;
-        let top = (c.base_height as i32 + libm::floor(n * f64::from(c.amplitude)) as i32)
-            .clamp(1, top_max);
+        let a = n * f64::from(c.amplitude);
+        let top = self.top_of(a);
         let sea = c.sea_level as i32;
         let river = c.river_width > 0.0
             && top <= sea + RIVER_MAX_RISE
-            && self.river.get(wx / c.river_scale, wz / c.river_scale).abs() < c.river_width;
-        let top = if river { top.min(sea - 1).max(1) } else { top };
-        Raw { top, river }
+            && self.river_noise(wx, wz).abs() < c.river_width;
+        let carved = if river { top.min(sea - 1).max(1) } else { top };
+        RawPoint {
+            raw: Raw { top: carved, river },
+            a,
+            wx,
+            wz,
+        }
+    }
+
+    /// The uncarved top of a column whose noise times `amplitude` is `a`.
+    #[inline]
+    pub fn top_of(&self, a: f64) -> i32 {
+        let c = &self.config;
+        let top_max = c.max_height as i32 - 1;
+        (c.base_height as i32 + libm::floor(a) as i32).clamp(1, top_max)
+    }
+
+    /// The river noise at warped coordinates `(wx, wz)`.
+    #[inline]
+    pub fn river_noise(&self, wx: f64, wz: f64) -> f64 {
+        let rs = self.config.river_scale;
+        self.river.get(wx / rs, wz / rs)
     }
 
     /// The biome at `(x, z)`: the region's primary biome, or its secondary where the

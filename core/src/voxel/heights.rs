@@ -24,8 +24,13 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+use super::volume::{DECORATION_REACH, fill_column, leaf, public};
 use super::{
-    CHUNK, Voxel, block::Biome, columns::ColumnData, field::SALT_DECORATION, field::hash2,
+    BlockKind, CHUNK, Column, Decoration, Voxel,
+    block::Biome,
+    columns::{ColumnData, ZoneTops},
+    field::SALT_DECORATION,
+    field::hash2,
 };
 
 /// Decoration rolls (`hash % 1000`) below this may place a land decoration, which
@@ -33,6 +38,10 @@ use super::{
 /// decoration does not depend on the surface
 /// (`tests::rolls_from_surface_rolls_on_ignore_the_surface`).
 pub(crate) const SURFACE_ROLLS: u64 = 115;
+
+/// Decoration rolls below this may place a tree; at or above it no column holds one
+/// (`tests::rolls_from_surface_rolls_on_ignore_the_surface`).
+pub(crate) const TREE_ROLLS: u64 = 70;
 
 /// Chunks of heights a world's cache holds (1 KiB each: 8 MiB).
 pub const CACHE_CHUNKS: usize = 8192;
@@ -125,14 +134,14 @@ impl Voxel {
         let index = (iz * CHUNK + ix) as usize;
         match self.heights.lookup(chunk, index) {
             Lookup::Hit(h) => h,
-            Lookup::Miss(false) => self.diamond_height(x, z),
+            Lookup::Miss(false) => self.point_height(x, z),
             Lookup::Miss(true) => match self.chunk_heights(chunk) {
                 Some(heights) => {
                     let h = i32::from(heights[index]);
                     self.heights.insert(chunk, heights);
                     h
                 }
-                None => self.diamond_height(x, z),
+                None => self.point_height(x, z),
             },
         }
     }
@@ -147,6 +156,154 @@ impl Voxel {
             *o = u8::try_from(c.height(sea, c.biome.frozen())).ok()?;
         }
         Some(Arc::new(out))
+    }
+
+    /// The height of column `(x, z)` without flat zones, built from as little as
+    /// proves it: on a world whose slopes bound erosion (`bounds`), its raw column
+    /// (unless a river nearby may have eroded it: then its diamond), its biome only
+    /// when water or a decoration could change the height, and its four neighbours'
+    /// raw tops only when the coast rule could; on other worlds,
+    /// [`Voxel::diamond_height`].
+    pub(crate) fn point_height(&self, x: i64, z: i64) -> i32 {
+        if self.slopes.is_none() {
+            return self.diamond_height(x, z);
+        }
+        let sea = self.config.sea_level as i32;
+        let roll = hash2(self.seed, SALT_DECORATION, x, z) % 1000;
+        let coast = roll < SURFACE_ROLLS;
+        let (ground, river) = self.eroded_point(x, z);
+        let wet = ground < sea;
+        if !wet && !coast {
+            return ground;
+        }
+        let biome: Biome = self.fields.biome(x, z);
+        let surface = if wet || (coast && !river && self.water_around(x, z, None)) {
+            BlockKind::Sand
+        } else {
+            biome.land_surface()
+        };
+        let c = self.finish(x, z, ground, river, false, biome, surface);
+        c.height(sea, biome.frozen())
+    }
+
+    /// The eroded (ground, river) of column `(x, z)`: its raw column where the slopes
+    /// prove erosion leaves it alone, else from its diamond.
+    pub(crate) fn eroded_point(&self, x: i64, z: i64) -> (i32, bool) {
+        match self.settled(x, z) {
+            Some(g) => g,
+            None => self.eroded_diamond(x, z, self.config.erosion_iterations as i64)[0],
+        }
+    }
+
+    /// Whether one of the four neighbours of `(x, z)` is under water (zones given by
+    /// `zones` are dry).
+    fn water_around(&self, x: i64, z: i64, zones: ZoneTops<'_>) -> bool {
+        let water =
+            |x: i64, z: i64| zones.and_then(|f| f(x, z)).is_none() && self.unzoned_water(x, z);
+        water(x, z - 1) || water(x + 1, z) || water(x, z + 1) || water(x - 1, z)
+    }
+
+    /// A column from its ground, biome and surface: water, and its decoration unless
+    /// a zone levelled it.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        x: i64,
+        z: i64,
+        ground: i32,
+        river: bool,
+        zoned: bool,
+        biome: Biome,
+        surface: BlockKind,
+    ) -> ColumnData {
+        let sea = self.config.sea_level as i32;
+        let wet = !zoned && ground < sea;
+        let mut c = ColumnData {
+            ground,
+            zoned,
+            river,
+            biome,
+            water_depth: if wet { (sea - ground) as u32 } else { 0 },
+            surface,
+            decoration: None,
+            size: 0,
+        };
+        if !zoned {
+            (c.decoration, c.size) = self.decoration(x, z, &c);
+        }
+        c
+    }
+
+    /// Column `(x, z)` with the zones `zones` applied, as the rectangle path gives it
+    /// (`self.columns(x, z, 1, 1, zones)`), from its own raw column and its
+    /// neighbours' raw tops where the slopes allow.
+    pub(crate) fn column_data(&self, x: i64, z: i64, zones: ZoneTops<'_>) -> ColumnData {
+        if self.slopes.is_none() {
+            return self.columns(x, z, 1, 1, zones).v[0];
+        }
+        let sea = self.config.sea_level as i32;
+        let max = self.config.max_height as i32;
+        let (eroded, river) = self.eroded_point(x, z);
+        let (ground, zoned) = match zones.and_then(|f| f(x, z)) {
+            Some(top) => (top.clamp(1, max), true),
+            None => (eroded, false),
+        };
+        let biome = self.fields.biome(x, z);
+        let surface = if !zoned && ground < sea {
+            BlockKind::Sand
+        } else if !river && self.water_around(x, z, zones) {
+            // The coast rule.
+            BlockKind::Sand
+        } else {
+            biome.land_surface()
+        };
+        self.finish(x, z, ground, river, zoned, biome, surface)
+    }
+
+    /// Column `(x, z)` as served and the block seen from straight above it, zones
+    /// given as whole-block tops (as `Terrain` gives them): what the 1 x 1 volume
+    /// there gives as its column and [`Volume::top`](super::Volume::top), without
+    /// building it: from the column and the trees within [`DECORATION_REACH`] whose
+    /// decoration roll can make one.
+    pub fn column_top(
+        &self,
+        x: i64,
+        z: i64,
+        zones: Option<&dyn Fn(i64, i64) -> Option<i32>>,
+    ) -> (Column, BlockKind) {
+        let sea = self.config.sea_level as i32;
+        let c = self.column_data(x, z, zones);
+        let mut blocks = vec![BlockKind::Air; self.config.max_height as usize];
+        fill_column(&mut blocks, &c, sea);
+        let mut top = blocks
+            .iter()
+            .rposition(|&b| b != BlockKind::Air)
+            .map_or((-1, BlockKind::Air), |y| (y as i32, blocks[y]));
+        let r = DECORATION_REACH;
+        for dz in -r..=r {
+            for dx in -r..=r {
+                let (tx, tz) = (x - dx, z - dz);
+                if (dx, dz) == (0, 0)
+                    || hash2(self.seed, SALT_DECORATION, tx, tz) % 1000 >= TREE_ROLLS
+                {
+                    continue;
+                }
+                let n = self.column_data(tx, tz, zones);
+                if n.decoration != Some(Decoration::Tree) {
+                    continue;
+                }
+                // The tree's highest leaf over this column, if it is above its blocks
+                // (leaves fill only air).
+                let crown = n.ground + n.size;
+                let highest = (crown - 2..=crown)
+                    .rev()
+                    .find(|&y| leaf(dx, dz, y, n.ground, n.size));
+                if let Some(y) = highest.filter(|&y| y > top.0) {
+                    top = (y, BlockKind::Leaves);
+                }
+            }
+        }
+        (public(&c, sea), top.1)
     }
 
     /// The height of column `(x, z)` from the diamonds of raw columns it depends on.
@@ -165,7 +322,7 @@ impl Voxel {
         }
         let biome: Biome = self.fields.biome(x, z);
         let surface = if wet || (coast && !river && eroded[1..].iter().any(|&(g, _)| g < sea)) {
-            super::BlockKind::Sand
+            BlockKind::Sand
         } else {
             biome.land_surface()
         };
@@ -228,7 +385,7 @@ impl Voxel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::voxel::{BlockKind, VoxelConfig};
+    use crate::voxel::VoxelConfig;
 
     #[test]
     fn rolls_from_surface_rolls_on_ignore_the_surface() {
@@ -260,6 +417,20 @@ mod tests {
                         h % 1000
                     );
                 }
+                let wet = ColumnData {
+                    water_depth: 3,
+                    surface: BlockKind::Sand,
+                    ..land(BlockKind::Sand)
+                };
+                let tree = decos
+                    .iter()
+                    .chain([&v.decoration_by_hash(h, &wet)])
+                    .any(|d| d.0 == Some(Decoration::Tree));
+                assert!(
+                    !tree || h % 1000 < TREE_ROLLS,
+                    "roll {} {biome:?}",
+                    h % 1000
+                );
             }
         }
     }
@@ -299,6 +470,207 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A fixed sequence of pseudo-random numbers.
+    fn sequence(seed: u64) -> impl FnMut() -> u64 {
+        let mut state = seed;
+        move || {
+            state = crate::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            state
+        }
+    }
+
+    /// Worlds for the agreement tests: the defaults, the diorama, no erosion, wide
+    /// rivers, as steep as the slopes still bound (amplitude 17: slope 1.90 of the
+    /// threshold 2; threshold 1 and 3), and one too steep for them (every column from its
+    /// diamond).
+    fn worlds() -> Vec<(&'static str, VoxelConfig)> {
+        let d = VoxelConfig::default();
+        vec![
+            ("default", d),
+            ("diorama", VoxelConfig::diorama()),
+            (
+                "no erosion",
+                VoxelConfig {
+                    erosion_iterations: 0,
+                    ..d
+                },
+            ),
+            (
+                "rivers",
+                VoxelConfig {
+                    river_width: 0.2,
+                    river_scale: 64.0,
+                    ..d
+                },
+            ),
+            ("steepest", VoxelConfig { amplitude: 17, ..d }),
+            (
+                "threshold 1",
+                VoxelConfig {
+                    amplitude: 8,
+                    talus_threshold: 1,
+                    erosion_iterations: 7,
+                    ..d
+                },
+            ),
+            (
+                "threshold 3",
+                VoxelConfig {
+                    amplitude: 26,
+                    talus_threshold: 3,
+                    sea_level: 30,
+                    river_width: 0.1,
+                    ..d
+                },
+            ),
+            ("too steep", VoxelConfig { amplitude: 40, ..d }),
+        ]
+    }
+
+    /// Column corners to test around: the origin's chunk edges, negative, and far out
+    /// to the edge of the coordinate range (2^24).
+    const CORNERS: [(i64, i64); 6] = [
+        (-37, 21),
+        (31, -33),
+        (-5_000, -7_000),
+        (123_456, -654_321),
+        (16_777_216 - 40, 16_777_216 - 40),
+        (-16_777_216, 16_777_216 - 40),
+    ];
+
+    #[test]
+    fn points_are_the_rectangle_path_on_every_world() {
+        for (name, config) in worlds() {
+            let steep = name == "too steep";
+            assert_eq!(
+                Voxel::slopes_of(&config).is_none(),
+                steep,
+                "{name}: {:?}",
+                Voxel::slopes_of(&config)
+            );
+            for seed in [1u32, 7] {
+                let v = Voxel::new(seed, config).unwrap();
+                let sea = config.sea_level as i32;
+                let (mut settled, mut columns) = (0, 0);
+                for &(x0, z0) in &CORNERS {
+                    let rect = v.columns(x0, z0, 40, 40, None);
+                    let eroded = v.eroded(x0, z0, 40, 40);
+                    for z in z0..z0 + 40 {
+                        for x in x0..x0 + 40 {
+                            let c = rect.at(x, z);
+                            let at = format!("{name} seed {seed} ({x}, {z})");
+                            assert_eq!(
+                                v.point_height(x, z),
+                                c.height(sea, c.biome.frozen()),
+                                "{at}"
+                            );
+                            assert_eq!(v.eroded_point(x, z), eroded.at(x, z), "{at}");
+                            assert_eq!(v.column_data(x, z, None), c, "{at}");
+                            let water = !c.zoned && c.ground < sea;
+                            assert_eq!(v.unzoned_water(x, z), water, "{at}");
+                            settled += usize::from(v.settled(x, z).is_some());
+                            columns += 1;
+                        }
+                    }
+                }
+                // Both paths are taken: most columns need no neighbour, and rivers
+                // make some that do.
+                if steep {
+                    assert_eq!(settled, 0, "{name}");
+                } else if name != "no erosion" {
+                    assert!(
+                        settled * 10 > columns * 7,
+                        "{name} seed {seed}: {settled} of {columns}"
+                    );
+                    assert!(
+                        settled < columns,
+                        "{name} seed {seed}: every column settled"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_points_are_the_rectangle_path() {
+        let mut next = sequence(5);
+        for (name, config) in worlds() {
+            let v = Voxel::new(next() as u32, config).unwrap();
+            let sea = config.sea_level as i32;
+            for _ in 0..1500 {
+                let span = [64, 100_000, 16_777_216][(next() % 3) as usize];
+                let x = (next() % (2 * span)) as i64 - span as i64;
+                let z = (next() % (2 * span)) as i64 - span as i64;
+                let c = v.columns(x, z, 1, 1, None).v[0];
+                let at = format!("{name} ({x}, {z})");
+                assert_eq!(
+                    v.point_height(x, z),
+                    c.height(sea, c.biome.frozen()),
+                    "{at}"
+                );
+                assert_eq!(v.column_data(x, z, None), c, "{at}");
+            }
+        }
+    }
+
+    /// A flat zone as whole-block tops: a disc of radius 6 at `(cx, cz)`, levelled
+    /// to `top`.
+    fn disc(cx: i64, cz: i64, top: i32) -> impl Fn(i64, i64) -> Option<i32> {
+        move |x, z| ((x - cx).pow(2) + (z - cz).pow(2) <= 36).then_some(top)
+    }
+
+    #[test]
+    fn columns_and_tops_are_the_volume_s_with_and_without_zones() {
+        for (name, config) in worlds() {
+            for seed in [2u32, 9] {
+                let v = Voxel::new(seed, config).unwrap();
+                for &(x0, z0) in &CORNERS[..4] {
+                    // A zone under water and one on a hill, both inside the area.
+                    let low = disc(x0 + 8, z0 + 8, 3);
+                    let high = disc(x0 + 20, z0 + 12, config.sea_level as i32 + 6);
+                    let both = |x, z| low(x, z).or_else(|| high(x, z));
+                    for zones in [None, Some(&both as &dyn Fn(i64, i64) -> Option<i32>)] {
+                        let vol = v.volume(x0, z0, 28, 24, zones);
+                        for z in z0..z0 + 24 {
+                            for x in x0..x0 + 28 {
+                                let at = format!(
+                                    "{name} seed {seed} ({x}, {z}) zoned {}",
+                                    zones.is_some()
+                                );
+                                let (column, top) = v.column_top(x, z, zones);
+                                assert_eq!(Some(&column), vol.column(x, z), "{at}");
+                                assert_eq!(top, vol.top(x, z), "{at}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_understated_gradient_bound_is_caught() {
+        // With a gradient bound of 0.3 (the field reaches 4.35), a world of amplitude
+        // 128 passes for smooth: its columns would skip erosion that changes them.
+        let config = VoxelConfig {
+            amplitude: 128,
+            ..VoxelConfig::default()
+        };
+        let mut v = Voxel::new(1, config).unwrap();
+        v.slopes = crate::voxel::bounds::Slopes::of(&config, 0.3);
+        assert!(v.slopes.is_some());
+        let sea = config.sea_level as i32;
+        let rect = v.columns(0, 0, 40, 40, None);
+        let wrong = (0..40)
+            .flat_map(|z| (0..40).map(move |x| (x, z)))
+            .filter(|&(x, z)| {
+                let c = rect.at(x, z);
+                v.point_height(x, z) != c.height(sea, c.biome.frozen())
+            })
+            .count();
+        assert!(wrong > 100, "{wrong}");
     }
 
     #[test]
