@@ -32,7 +32,10 @@
 //! allow, and that an understated gradient bound is caught.
 
 use super::simplex::GRADIENT_BOUND;
-use super::{Voxel, VoxelConfig, field::RIVER_MAX_RISE};
+use super::{
+    Voxel, VoxelConfig,
+    field::{RIVER_MAX_RISE, RawPoint},
+};
 
 /// Columns farther out than this (in either axis) take the exact path without bounds.
 const BOUNDED_COLUMNS: i64 = 1 << 31;
@@ -86,7 +89,15 @@ impl Voxel {
     /// The eroded (ground, river) of column `(x, z)` when the slopes prove erosion
     /// leaves it as raw; `None` when they cannot (a river may have carved a neighbour
     /// too deep, the world is too steep, or the column is too far out).
+    #[cfg(test)]
     pub(crate) fn settled(&self, x: i64, z: i64) -> Option<(i32, bool)> {
+        self.bounded(x, z)?.0
+    }
+
+    /// Column `(x, z)`'s raw point when the slopes bound this column's neighbours
+    /// (`None` on a world too steep for them, or too far out), with its eroded
+    /// (ground, river) when they prove erosion leaves it as raw.
+    pub(crate) fn bounded(&self, x: i64, z: i64) -> Option<(Option<(i32, bool)>, RawPoint)> {
         let s = self.slopes?;
         if x.abs() > BOUNDED_COLUMNS || z.abs() > BOUNDED_COLUMNS {
             return None;
@@ -98,27 +109,50 @@ impl Voxel {
             return None;
         }
         let p = self.fields.raw_point(x, z);
+        let raw = Some((p.raw.top, p.raw.river));
         let k = c.erosion_iterations as i32;
         let sea = c.sea_level as i32;
         // A river column sits at most at sea level - 1, so it is deeper than `t d` below
         // this column only at distances `d` with `t d < top - sea + 1`.
         let m = p.raw.top - sea + 1;
         let reach = if m > t { ((m - 1) / t).min(k) } else { 0 };
-        if reach == 0 || c.river_width <= 0.0 {
-            return Some((p.raw.top, p.raw.river));
+        if reach == 0 || !self.river_within(&p, reach, e) {
+            return Some((raw, p));
         }
-        let d = f64::from(reach);
-        // No column within `reach` is low enough for a river to carve...
+        Some((None, p))
+    }
+
+    /// Whether a river may carve a column within Manhattan distance `d` of the column
+    /// of `p` (rounding error `e`), by the slopes: none where every column there is
+    /// too high for a river or the river noise too far from 0.
+    fn river_within(&self, p: &RawPoint, d: i32, e: f64) -> bool {
+        let (Some(s), c) = (self.slopes, &self.config) else {
+            return true;
+        };
+        if c.river_width <= 0.0 {
+            return false;
+        }
+        let d = f64::from(d);
         let lowest = self.fields.top_of(p.a - s.height * d - 2.0 * e);
-        if lowest > sea + RIVER_MAX_RISE {
-            return Some((p.raw.top, p.raw.river));
+        if lowest > c.sea_level as i32 + RIVER_MAX_RISE {
+            return false;
         }
-        // ...or none is close enough to the river noise's zero.
-        let r = self.fields.river_noise(p.wx, p.wz);
-        if r.abs() - s.river * d - 2.0 * e >= c.river_width {
-            return Some((p.raw.top, p.raw.river));
-        }
-        None
+        let r = p
+            .river_noise
+            .unwrap_or_else(|| self.fields.river_noise(p.wx, p.wz));
+        r.abs() - s.river * d - 2.0 * e < c.river_width
+    }
+
+    /// Whether the slopes prove the four neighbours of column `(x, z)`, whose raw
+    /// point [`Voxel::bounded`] gave as `p`, dry after erosion (zones aside): their raw
+    /// tops at or above sea level and no river there.
+    pub(crate) fn dry_around(&self, x: i64, z: i64, p: &RawPoint) -> bool {
+        let Some(s) = self.slopes else {
+            return false;
+        };
+        let e = s.error(x, z);
+        let lowest = self.fields.top_of(p.a - s.height - 2.0 * e);
+        lowest >= self.config.sea_level as i32 && !self.river_within(p, 1, e)
     }
 
     /// Whether column `(x, z)` is under water after erosion, zones aside.

@@ -68,6 +68,8 @@ pub(crate) struct RawPoint {
     pub raw: Raw,
     /// The height noise times `amplitude`, before it is floored.
     pub a: f64,
+    /// The river noise, when the river rule read it.
+    pub river_noise: Option<f64>,
     /// The warped coordinates the height and river noises are read at.
     pub wx: f64,
     pub wz: f64,
@@ -113,13 +115,14 @@ impl Fields {
         let a = n * f64::from(c.amplitude);
         let top = self.top_of(a);
         let sea = c.sea_level as i32;
-        let river = c.river_width > 0.0
-            && top <= sea + RIVER_MAX_RISE
-            && self.river_noise(wx, wz).abs() < c.river_width;
+        let noise =
+            (c.river_width > 0.0 && top <= sea + RIVER_MAX_RISE).then(|| self.river_noise(wx, wz));
+        let river = noise.is_some_and(|r| r.abs() < c.river_width);
         let carved = if river { top.min(sea - 1).max(1) } else { top };
         RawPoint {
             raw: Raw { top: carved, river },
             a,
+            river_noise: noise,
             wx,
             wz,
         }

@@ -3,21 +3,29 @@
 //! share.
 //!
 //! A column's height is its eroded ground (or sea level under ice) plus a solid
-//! decoration. Erosion iteration `i` reads the column and its four neighbours at
-//! iteration `i - 1`, so `k` iterations of one column read the raw columns within
-//! Manhattan distance `k` (a diamond of `2k² + 2k + 1` columns, 41 for `k = 4`), not the
-//! `(2k + 3)²` square the rectangle path computes. The coast rule (which decides the
-//! surface, and through it the decoration) reads the four neighbours' water: only
-//! columns whose decoration roll could place a decoration on land
-//! ([`SURFACE_ROLLS`]) need it, and they erode a diamond one wider. The arithmetic is the
-//! rectangle path's, step for step, so the heights are the same bits
-//! (`tests::the_diamond_path_is_the_rectangle_path`, `core/tests/voxel_seams.rs`).
+//! decoration. On a world whose raw ground changes slowly enough (`bounds`: every
+//! default and diorama world), erosion provably leaves a column alone unless a river
+//! nearby may have undercut it, and a column is under water exactly where its raw top
+//! is, so a column's height reads its own raw column, its biome only where water or a
+//! decoration roll ([`SURFACE_ROLLS`]) can change the height, and its four neighbours'
+//! raw tops only where the coast rule can ([`Voxel::point_height`]): about a
+//! microsecond.
+//!
+//! Otherwise (near such a river, or on a steeper world) erosion iteration `i` reads the
+//! column and its four neighbours at iteration `i - 1`, so `k` iterations of one column
+//! read the raw columns within Manhattan distance `k` (a diamond of `2k² + 2k + 1`
+//! columns, 41 for `k = 4`), not the `(2k + 3)²` square the rectangle path computes
+//! ([`Voxel::diamond_height`]; the coast rule's columns erode a diamond one wider). The
+//! arithmetic is the rectangle path's, step for step, so the heights are the same bits
+//! (`tests::the_diamond_path_is_the_rectangle_path`,
+//! `tests::points_are_the_rectangle_path_on_every_world`, `core/tests/voxel_seams.rs`).
 //!
 //! The cache holds [`CACHE_CHUNKS`] chunks of 1,024 one-byte heights (1 KiB each) per
 //! world. A chunk enters it after [`MISSES_BEFORE_CHUNK`] points of it were asked for one
 //! by one (building its 1,024 columns then costs about as much as that many single
-//! points), so sparse points take the diamond path and dense ones read the chunk. The
-//! cache never changes an answer: an entry is the rectangle path's heights.
+//! points), so sparse points take the point path and points asked for again and again
+//! read the chunk. The cache never changes an answer: an entry is the rectangle path's
+//! heights.
 
 use std::{
     collections::HashMap,
@@ -28,9 +36,8 @@ use super::volume::{DECORATION_REACH, fill_column, leaf, public};
 use super::{
     BlockKind, CHUNK, Column, Decoration, Voxel,
     block::Biome,
-    columns::{ColumnData, ZoneTops},
-    field::SALT_DECORATION,
-    field::hash2,
+    columns::{ColumnData, Rect, ZoneTops},
+    field::{RawPoint, SALT_DECORATION, hash2},
 };
 
 /// Decoration rolls (`hash % 1000`) below this may place a land decoration, which
@@ -47,7 +54,7 @@ pub(crate) const TREE_ROLLS: u64 = 70;
 pub const CACHE_CHUNKS: usize = 8192;
 
 /// Points of one chunk answered one by one before the whole chunk is built and cached.
-pub const MISSES_BEFORE_CHUNK: u32 = 24;
+pub const MISSES_BEFORE_CHUNK: u32 = 512;
 
 /// The cached heights of one chunk, row-major (x fastest).
 type ChunkHeights = Arc<[u8; (CHUNK * CHUNK) as usize]>;
@@ -149,13 +156,44 @@ impl Voxel {
     /// The heights of a whole chunk by the rectangle path; `None` if one does not fit
     /// a byte (never with `max_height <= 255`).
     fn chunk_heights(&self, (cx, cz): (i64, i64)) -> Option<ChunkHeights> {
-        let sea = self.config.sea_level as i32;
-        let cols = self.columns(cx * CHUNK, cz * CHUNK, CHUNK as usize, CHUNK as usize, None);
+        let n = CHUNK as usize;
+        let heights = self.heights_rect(cx * CHUNK, cz * CHUNK, n, n);
         let mut out = [0u8; (CHUNK * CHUNK) as usize];
-        for (o, c) in out.iter_mut().zip(&cols.v) {
-            *o = u8::try_from(c.height(sea, c.biome.frozen())).ok()?;
+        for (o, &h) in out.iter_mut().zip(&heights.v) {
+            *o = u8::try_from(h).ok()?;
         }
         Some(Arc::new(out))
+    }
+
+    /// The heights of the `w` x `d` columns from `(x0, z0)` without zones: the
+    /// rectangle path's columns' heights, each column's biome, coast and decoration
+    /// read only where water or its decoration roll can change its height.
+    pub(crate) fn heights_rect(&self, x0: i64, z0: i64, w: usize, d: usize) -> Rect<i32> {
+        let g = self.eroded(x0 - 1, z0 - 1, w + 2, d + 2);
+        let sea = self.config.sea_level as i32;
+        let water = |x: i64, z: i64| g.at(x, z).0 < sea;
+        let mut v = Vec::with_capacity(w * d);
+        for z in z0..z0 + d as i64 {
+            for x in x0..x0 + w as i64 {
+                let (ground, river) = g.at(x, z);
+                let wet = ground < sea;
+                if !wet && hash2(self.seed, SALT_DECORATION, x, z) % 1000 >= SURFACE_ROLLS {
+                    v.push(ground);
+                    continue;
+                }
+                let biome = self.fields.biome(x, z);
+                let coast =
+                    water(x, z - 1) || water(x + 1, z) || water(x, z + 1) || water(x - 1, z);
+                let surface = if wet || (!river && coast) {
+                    BlockKind::Sand
+                } else {
+                    biome.land_surface()
+                };
+                let c = self.finish(x, z, ground, river, false, biome, surface);
+                v.push(c.height(sea, biome.frozen()));
+            }
+        }
+        Rect { x0, z0, w, d, v }
     }
 
     /// The height of column `(x, z)` without flat zones, built from as little as
@@ -171,13 +209,13 @@ impl Voxel {
         let sea = self.config.sea_level as i32;
         let roll = hash2(self.seed, SALT_DECORATION, x, z) % 1000;
         let coast = roll < SURFACE_ROLLS;
-        let (ground, river) = self.eroded_point(x, z);
+        let ((ground, river), point) = self.eroded_with_point(x, z);
         let wet = ground < sea;
         if !wet && !coast {
             return ground;
         }
         let biome: Biome = self.fields.biome(x, z);
-        let surface = if wet || (coast && !river && self.water_around(x, z, None)) {
+        let surface = if wet || (coast && !river && self.water_around(x, z, None, point)) {
             BlockKind::Sand
         } else {
             biome.land_surface()
@@ -189,15 +227,26 @@ impl Voxel {
     /// The eroded (ground, river) of column `(x, z)`: its raw column where the slopes
     /// prove erosion leaves it alone, else from its diamond.
     pub(crate) fn eroded_point(&self, x: i64, z: i64) -> (i32, bool) {
-        match self.settled(x, z) {
-            Some(g) => g,
-            None => self.eroded_diamond(x, z, self.config.erosion_iterations as i64)[0],
+        self.eroded_with_point(x, z).0
+    }
+
+    /// [`Voxel::eroded_point`] with the column's raw point when the slopes bound its
+    /// neighbours.
+    fn eroded_with_point(&self, x: i64, z: i64) -> ((i32, bool), Option<RawPoint>) {
+        let k = self.config.erosion_iterations as i64;
+        match self.bounded(x, z) {
+            Some((Some(g), p)) => (g, Some(p)),
+            Some((None, p)) => (self.eroded_diamond(x, z, k)[0], Some(p)),
+            None => (self.eroded_diamond(x, z, k)[0], None),
         }
     }
 
     /// Whether one of the four neighbours of `(x, z)` is under water (zones given by
-    /// `zones` are dry).
-    fn water_around(&self, x: i64, z: i64, zones: ZoneTops<'_>) -> bool {
+    /// `zones` are dry); `point`, the column's raw point, may prove them dry at once.
+    fn water_around(&self, x: i64, z: i64, zones: ZoneTops<'_>, point: Option<RawPoint>) -> bool {
+        if point.is_some_and(|p| self.dry_around(x, z, &p)) {
+            return false;
+        }
         let water =
             |x: i64, z: i64| zones.and_then(|f| f(x, z)).is_none() && self.unzoned_water(x, z);
         water(x, z - 1) || water(x + 1, z) || water(x, z + 1) || water(x - 1, z)
@@ -243,7 +292,7 @@ impl Voxel {
         }
         let sea = self.config.sea_level as i32;
         let max = self.config.max_height as i32;
-        let (eroded, river) = self.eroded_point(x, z);
+        let ((eroded, river), point) = self.eroded_with_point(x, z);
         let (ground, zoned) = match zones.and_then(|f| f(x, z)) {
             Some(top) => (top.clamp(1, max), true),
             None => (eroded, false),
@@ -251,13 +300,36 @@ impl Voxel {
         let biome = self.fields.biome(x, z);
         let surface = if !zoned && ground < sea {
             BlockKind::Sand
-        } else if !river && self.water_around(x, z, zones) {
+        } else if !river && self.water_around(x, z, zones, point) {
             // The coast rule.
             BlockKind::Sand
         } else {
             biome.land_surface()
         };
         self.finish(x, z, ground, river, zoned, biome, surface)
+    }
+
+    /// The ground and trunk size of the tree column `(x, z)` holds (zones as
+    /// `zones`), if any: [`Voxel::column_data`]'s decoration, read in the order that
+    /// rules a tree out soonest (a zone, water, the biome and roll, then the coast).
+    fn tree_at(&self, x: i64, z: i64, zones: ZoneTops<'_>) -> Option<(i32, i32)> {
+        if zones.and_then(|f| f(x, z)).is_some() {
+            return None;
+        }
+        let ((ground, river), point) = self.eroded_with_point(x, z);
+        if ground < self.config.sea_level as i32 {
+            return None;
+        }
+        let biome = self.fields.biome(x, z);
+        // On the biome's land surface; the coast's sand holds no tree.
+        let land = self.finish(x, z, ground, river, false, biome, biome.land_surface());
+        if land.decoration != Some(Decoration::Tree) {
+            return None;
+        }
+        if !river && self.water_around(x, z, zones, point) {
+            return None;
+        }
+        Some((ground, land.size))
     }
 
     /// Column `(x, z)` as served and the block seen from straight above it, zones
@@ -288,16 +360,15 @@ impl Voxel {
                 {
                     continue;
                 }
-                let n = self.column_data(tx, tz, zones);
-                if n.decoration != Some(Decoration::Tree) {
+                let Some((ground, size)) = self.tree_at(tx, tz, zones) else {
                     continue;
-                }
+                };
                 // The tree's highest leaf over this column, if it is above its blocks
                 // (leaves fill only air).
-                let crown = n.ground + n.size;
+                let crown = ground + size;
                 let highest = (crown - 2..=crown)
                     .rev()
-                    .find(|&y| leaf(dx, dz, y, n.ground, n.size));
+                    .find(|&y| leaf(dx, dz, y, ground, size));
                 if let Some(y) = highest.filter(|&y| y > top.0) {
                     top = (y, BlockKind::Leaves);
                 }

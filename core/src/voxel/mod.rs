@@ -148,12 +148,10 @@ impl Voxel {
         {
             return false;
         }
-        let sea = self.config.sea_level as i32;
-        let cols = self.columns(x0, z0, w, d, None);
+        let heights = self.heights_rect(x0, z0, w, d);
         for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
             for (&x, h) in xs.iter().zip(row.iter_mut()) {
-                let c = cols.at(column_of(x), column_of(z));
-                *h = f64::from(c.height(sea, c.biome.frozen()));
+                *h = f64::from(heights.at(column_of(x), column_of(z)));
             }
         }
         true
