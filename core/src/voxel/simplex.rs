@@ -129,9 +129,10 @@ mod tests {
     /// An upper bound on the gradient's length of the sum of the surflets of one
     /// simplex's corners, each with any of the eight gradients (see
     /// [`GRADIENT_BOUND`]), from a grid of spacing `h`.
-    fn gradient_bound(h: f64) -> (f64, f64) {
+    fn gradient_bound(h: f64) -> (f64, f64, f64) {
         let g = Simplex2::new(0).unskew;
         let mut grid_max = 0.0f64;
+        let mut value_max = 0.0f64;
         for c1 in [[1.0 - g, -g], [-g, 1.0 - g]] {
             let corners = [[0.0, 0.0], c1, [1.0 - 2.0 * g, 1.0 - 2.0 * g]];
             let lo = |k: usize| corners.iter().map(|c| c[k]).fold(f64::MAX, f64::min);
@@ -143,6 +144,7 @@ mod tests {
                     // Each corner's surflet gradient for each of the eight gradients:
                     // K(t) g - 4 K'(t) (g . d) d.
                     let mut v = [[[0.0f64; 2]; 8]; 3];
+                    let mut value = 0.0;
                     for (vk, c) in v.iter_mut().zip(&corners) {
                         let d = [p[0] - c[0], p[1] - c[1]];
                         let t = 1.0 - 2.0 * (d[0] * d[0] + d[1] * d[1]);
@@ -150,6 +152,11 @@ mod tests {
                             continue;
                         }
                         let (k0, k1, _) = kernel(t);
+                        let phi_max = GRAD2
+                            .iter()
+                            .map(|gr| (gr[0] * d[0] + gr[1] * d[1]).abs())
+                            .fold(0.0, f64::max);
+                        value += k0 * phi_max;
                         for (vg, gr) in vk.iter_mut().zip(&GRAD2) {
                             let phi = gr[0] * d[0] + gr[1] * d[1];
                             *vg = [
@@ -158,6 +165,7 @@ mod tests {
                             ];
                         }
                     }
+                    value_max = value_max.max(value);
                     for a in &v[0] {
                         for b in &v[1] {
                             for c in &v[2] {
@@ -186,13 +194,17 @@ mod tests {
             .fold(0.0, f64::max);
         let grid_max = grid_max.sqrt();
         // Every point of a simplex is within h / sqrt 2 of a grid point of its box.
-        (grid_max, grid_max + 3.0 * second * h * r_max + 1e-9)
+        let value = value_max + GRADIENT_BOUND * h * r_max + 1e-9;
+        (grid_max, grid_max + 3.0 * second * h * r_max + 1e-9, value)
     }
 
     #[test]
     fn the_gradient_bound_holds() {
-        let (grid, bound) = gradient_bound(0.002);
+        let (grid, bound, value) = gradient_bound(0.002);
         assert!(bound <= GRADIENT_BOUND, "bound {bound}");
+        // The field's magnitude stays under 1 (0.996), which the biome dither's
+        // bound of 0.45 times it (under half a heat step) rests on.
+        assert!(value < 1.0, "value {value}");
         // The bound is close to what the field reaches: a looser one would make the
         // bounds of `bounds` prove less.
         assert!(grid > 4.3, "grid {grid}");
