@@ -2,15 +2,17 @@
 //! reach), its culled instances, its greedy mesh, its binary encoding, and one
 //! column's height on the per-point path; then heights beside hyperscape's in one run
 //! (`heights/...`): random points on a fresh world (nothing cached), sparse (2,000
-//! over 4 km x 4 km) and dense (100,000 over 1 km x 1 km), and the 258 x 258 heights a
-//! cold zoom-0 map tile reads (16 m apart).
+//! over 4 km x 4 km) and dense (100,000 over 1 km x 1 km), the 258 x 258 heights a
+//! cold zoom-0 map tile reads (16 m apart), a batch of 1,000,000 random points over
+//! 4 km x 4 km, and the largest heightmap (2048 x 2048 samples 1 m apart) in the bands
+//! a server fills.
 //!
 //! Run: `cargo bench -p terrain-core --bench voxel`
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use terrain_core::generator::Generator;
+use terrain_core::generator::{Generator, Grid};
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldSpec, build_terrain};
 
 fn world() -> Terrain {
@@ -47,6 +49,7 @@ fn heights(c: &mut Criterion) {
     group.sample_size(10);
     let sparse = random_points(2_000, -2048.0, 4096.0);
     let dense = random_points(100_000, 0.0, 1024.0);
+    let batch = random_points(1_000_000, -2048.0, 4096.0);
     // Pixel centres of map tile (0, 0) at zoom 0 with its one-pixel border.
     let axis: Vec<f64> = (-1..=256).map(|i| (f64::from(i) + 0.5) * 16.0).collect();
     for kind in [GeneratorKind::Voxel, GeneratorKind::Hyperscape] {
@@ -70,6 +73,33 @@ fn heights(c: &mut Criterion) {
                 || (terrain(kind), vec![0.0; axis.len() * axis.len()]),
                 |(t, mut out)| {
                     t.generator().fill_axes(&axis, &axis, &mut out);
+                    black_box(out)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        group.throughput(Throughput::Elements(batch.len() as u64));
+        group.bench_function(format!("{name}/batch_1m_4km"), |b| {
+            b.iter_batched(
+                || terrain(kind),
+                |t| {
+                    let sum: f64 = batch.iter().map(|&(x, z)| t.height(x, z)).sum();
+                    black_box(sum)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        // The largest heightmap (2048 x 2048 samples, 1 m apart), in the bands of
+        // whole rows a server slice fills (4,096 samples: two rows).
+        let grid = Grid::new(-1024.0, -1024.0, 1.0, 2048, 2048).expect("grid");
+        group.throughput(Throughput::Elements(grid.len() as u64));
+        group.bench_function(format!("{name}/heightmap_2048"), |b| {
+            b.iter_batched(
+                || (terrain(kind), vec![0.0; grid.len()]),
+                |(t, mut out)| {
+                    for (band, part) in out.chunks_mut(2 * grid.nx).enumerate() {
+                        t.fill_rows(&grid, 2 * band..2 * band + 2, part);
+                    }
                     black_box(out)
                 },
                 BatchSize::PerIteration,

@@ -192,6 +192,27 @@ impl Terrain {
         (!far(x0, w) && !far(z0, d)).then(|| self.voxel_volume(v, x0, z0, w, d))
     }
 
+    /// Voxel column `(x, z)` as served (zones applied) and the block seen from straight
+    /// above it: what [`Terrain::voxel_area`] of that one column gives as its column and
+    /// [`Volume::top`](voxel::Volume::top), without building its blocks. `None` as for
+    /// [`Terrain::voxel_area`].
+    pub fn voxel_column_top(&self, x: i64, z: i64) -> Option<(voxel::Column, voxel::BlockKind)> {
+        let chunk = |c: i64| c.div_euclid(voxel::CHUNK);
+        let far =
+            |c: i64| chunk(c).abs() > MAX_CHUNK || chunk(c.saturating_add(1)).abs() > MAX_CHUNK;
+        let v = self.generator.as_voxel()?;
+        if far(x) || far(z) {
+            return None;
+        }
+        let tops = |x: i64, z: i64| self.voxel_zone_top(v, x, z);
+        let zones: Option<&dyn Fn(i64, i64) -> Option<i32>> = if self.zones.is_empty() {
+            None
+        } else {
+            Some(&tops)
+        };
+        Some(v.column_top(x, z, zones))
+    }
+
     /// The visible blocks of voxel chunk `(cx, cz)` (zones applied) by kind, culled
     /// against the neighbouring chunks' blocks too. `None` as for
     /// [`Terrain::voxel_chunk`].

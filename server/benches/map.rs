@@ -1,6 +1,6 @@
 //! Map tiles per second, cold (rendered and encoded: what a cache miss costs) and warm
-//! (served from the map tile cache), at zoom 2 (4 m a pixel) and zoom 5 (0.5 m a
-//! pixel), over the island of hyperscape seed 0 and a voxel world (seed 1, default
+//! (served from the map tile cache), at zoom 0 (16 m a pixel), zoom 2 (4 m a pixel)
+//! and zoom 5 (0.5 m a pixel), over the island of hyperscape seed 0 and a voxel world (seed 1, default
 //! parameters: each pixel is coloured by its column's top block). Cold renders run on
 //! the server's compute pool, band by band, as a request's would; one iteration is one
 //! map tile.
@@ -32,8 +32,8 @@ fn bench(c: &mut Criterion) {
     for (kind, seed) in [(GeneratorKind::Hyperscape, 0), (GeneratorKind::Voxel, 1)] {
         let config = WorldConfig::new(kind.as_str(), kind, seed);
         let world = World::open(&config, Arc::clone(&store), &Limits::default(), &[]).unwrap();
-        for zoom in [2u8, 5] {
-            // A tile over land and sea: (-1, -1) at zoom 2, (0, 0) at zoom 5.
+        for zoom in [0u8, 2, 5] {
+            // A tile over land and sea: (-1, -1) at zoom 2, (0, 0) at zooms 0 and 5.
             let tile = match zoom {
                 2 => MapTile { zoom, x: -1, y: -1 },
                 _ => MapTile { zoom, x: 0, y: 0 },

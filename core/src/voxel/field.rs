@@ -62,6 +62,19 @@ pub(crate) struct Raw {
     pub river: bool,
 }
 
+/// A raw column with the values it was made of.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawPoint {
+    pub raw: Raw,
+    /// The height noise times `amplitude`, before it is floored.
+    pub a: f64,
+    /// The river noise, when the river rule read it.
+    pub river_noise: Option<f64>,
+    /// The warped coordinates the height and river noises are read at.
+    pub wx: f64,
+    pub wz: f64,
+}
+
 impl Fields {
     pub fn new(seed: u32, config: VoxelConfig) -> Self {
         let simplex = |i: i64| Simplex::new(hash2(seed, SALT_NOISE, i, 0) as u32);
@@ -82,6 +95,13 @@ impl Fields {
     /// river column (river noise within `river_width` of 0, raw top at most
     /// [`RIVER_MAX_RISE`] above sea level) is carved to one block below sea level.
     pub fn raw(&self, x: i64, z: i64) -> Raw {
+        self.raw_point(x, z).raw
+    }
+
+    /// [`Fields::raw`] with what the bounds of `super::bounds` read: the height before
+    /// it is floored and the warped coordinates.
+    #[inline]
+    pub fn raw_point(&self, x: i64, z: i64) -> RawPoint {
         let c = &self.config;
         let (fx, fz) = (x as f64, z as f64);
         let wf = 0.5 / c.scale;
@@ -92,15 +112,35 @@ impl Fields {
             + 0.5 * self.octaves[1].get(wx * (2.0 * f), wz * (2.0 * f))
             + 0.25 * self.octaves[2].get(wx * (4.0 * f), wz * (4.0 * f));
         let n = (n / 1.75).clamp(-1.0, 1.0);
-        let top_max = c.max_height as i32 - 1;
-        let top = (c.base_height as i32 + libm::floor(n * f64::from(c.amplitude)) as i32)
-            .clamp(1, top_max);
+        let a = n * f64::from(c.amplitude);
+        let top = self.top_of(a);
         let sea = c.sea_level as i32;
-        let river = c.river_width > 0.0
-            && top <= sea + RIVER_MAX_RISE
-            && self.river.get(wx / c.river_scale, wz / c.river_scale).abs() < c.river_width;
-        let top = if river { top.min(sea - 1).max(1) } else { top };
-        Raw { top, river }
+        let noise =
+            (c.river_width > 0.0 && top <= sea + RIVER_MAX_RISE).then(|| self.river_noise(wx, wz));
+        let river = noise.is_some_and(|r| r.abs() < c.river_width);
+        let carved = if river { top.min(sea - 1).max(1) } else { top };
+        RawPoint {
+            raw: Raw { top: carved, river },
+            a,
+            river_noise: noise,
+            wx,
+            wz,
+        }
+    }
+
+    /// The uncarved top of a column whose noise times `amplitude` is `a`.
+    #[inline]
+    pub fn top_of(&self, a: f64) -> i32 {
+        let c = &self.config;
+        let top_max = c.max_height as i32 - 1;
+        (c.base_height as i32 + libm::floor(a) as i32).clamp(1, top_max)
+    }
+
+    /// The river noise at warped coordinates `(wx, wz)`.
+    #[inline]
+    pub fn river_noise(&self, wx: f64, wz: f64) -> f64 {
+        let rs = self.config.river_scale;
+        self.river.get(wx / rs, wz / rs)
     }
 
     /// The biome at `(x, z)`: the region's primary biome, or its secondary where the
@@ -126,7 +166,17 @@ impl Fields {
     /// displacing by up to `0.25 r`, `0.1 r`, `0.04 r`, `0.016 r` ([`REGION_WARP`] in
     /// all: each octave bends the edge more for its size than the one before), so
     /// region edges wander at every scale from the region down to a few dozen blocks.
+    #[cfg(test)]
     fn warped(&self, x: i64, z: i64, r: f64) -> (f64, f64) {
+        self.warp_octaves(x, z, r, false).unwrap_err()
+    }
+
+    /// [`Fields::warped`], octave by octave; with `early`, `Ok(region)` as soon as the
+    /// octaves left cannot bring the point within [`BAND`] `r` of its region's edges
+    /// (its biome is then its region's, [`Fields::banded`]), else `Err` with the warped
+    /// point. The octaves are added in the same order either way, so the point is the
+    /// same bits.
+    fn warp_octaves(&self, x: i64, z: i64, r: f64, early: bool) -> Result<(i64, i64), (f64, f64)> {
         let (fx, fz) = (x as f64, z as f64);
         let (mut wx, mut wz) = (fx, fz);
         let (mut amp, mut f) = (0.25 * r, 1.0 / r);
@@ -137,8 +187,24 @@ impl Fields {
             wz += amp * self.warp_z.get(fx * f - o, fz * f + o).clamp(-1.0, 1.0);
             amp *= 0.4;
             f *= 4.0;
+            if early && octave < 3 {
+                // In region units: the point is at least this far inside its region
+                // when the octaves left (each moving it by at most its amplitude) and
+                // the band, with room for rounding, fit.
+                let need = BAND + WARP_LEFT[octave as usize];
+                let inside = |w: f64| {
+                    let u = w / r;
+                    let edge = libm::floor(u);
+                    let slack = 1e-9 * (u.abs() + 1.0);
+                    (u - edge >= need + slack && edge + 1.0 - u >= need + slack)
+                        .then_some(edge as i64)
+                };
+                if let (Some(i), Some(j)) = (inside(wx), inside(wz)) {
+                    return Ok((i, j));
+                }
+            }
         }
-        (wx, wz)
+        Err((wx, wz))
     }
 
     /// The region column `(x, z)` lies in (regions of `r` blocks, edges warped).
@@ -157,6 +223,12 @@ impl Fields {
     /// between neighbouring columns, so two columns side by side are never more than
     /// one step apart (`tests::neighbouring_columns_are_at_most_one_heat_step_apart`).
     fn banded(&self, x: i64, z: i64, r: f64) -> Biome {
+        self.banded_with(x, z, r, true)
+    }
+
+    /// [`Fields::banded`]; with `early`, the warp may stop once it proves the region
+    /// ([`Fields::warp_octaves`]).
+    fn banded_with(&self, x: i64, z: i64, r: f64, early: bool) -> Biome {
         let cell = |c: f64| libm::floor(c / r) as i64;
         let (fx, fz) = (x as f64, z as f64);
         // Far enough from every edge (warp and band), the region is known without
@@ -165,7 +237,13 @@ impl Fields {
         if cell(fx - reach) == cell(fx + reach) && cell(fz - reach) == cell(fz + reach) {
             return pick(hash2(self.seed, SALT_REGION, cell(fx), cell(fz)));
         }
-        let (wx, wz) = self.warped(x, z, r);
+        // Far enough inside its region once some octaves are in, the blend is its
+        // region's heat alone, which the dither (at most 0.45 times the patch noise,
+        // whose magnitude stays under 1) cannot move by half a step.
+        let (wx, wz) = match self.warp_octaves(x, z, r, early) {
+            Ok((i, j)) => return pick(hash2(self.seed, SALT_REGION, i, j)),
+            Err(w) => w,
+        };
         // Cell-centred coordinates: cells i0 and i0 + 1 meet at fraction 0.5.
         let (tx, tz) = (wx / r - 0.5, wz / r - 0.5);
         let (i0, j0) = (libm::floor(tx), libm::floor(tz));
@@ -199,6 +277,11 @@ fn pick(h: u64) -> Biome {
 /// The most the region warp displaces a column, as a fraction of the region:
 /// `0.25 + 0.1 + 0.04 + 0.016` (a little more, for the rounding of the products).
 const REGION_WARP: f64 = 0.407;
+
+/// What the region warp's octaves after the first, second and third can still move a
+/// column, as a fraction of the region: `0.1 + 0.04 + 0.016`, `0.04 + 0.016`, `0.016`
+/// (a little more, for the rounding of the products).
+const WARP_LEFT: [f64; 3] = [0.157, 0.057, 0.017];
 
 /// Half the width of the transition band between unlike regions, as a fraction of
 /// the region (128 blocks each side of the edge for the default 2048).
@@ -320,6 +403,30 @@ mod tests {
                 "seed {seed}: a straight boundary of {longest} m"
             );
         }
+    }
+
+    #[test]
+    fn stopping_the_warp_early_changes_no_biome() {
+        // Across region edges and corners (regions of 64 and 2,048 blocks), near and
+        // far out: the early stop takes most columns, and the biome is the full warp's.
+        let f = fields(11);
+        let (mut early, mut n) = (0, 0);
+        for (r, step, origin) in [
+            (2048.0, 7, 0i64),
+            (2048.0, 5, -16_777_000),
+            (64.0, 1, 12_345),
+        ] {
+            for z in (origin - 3000..origin + 3000).step_by(step * 13) {
+                for x in (origin - 3000..origin + 3000).step_by(step) {
+                    let want = f.banded_with(x, z, r, false);
+                    assert_eq!(f.banded_with(x, z, r, true), want, "r {r} ({x}, {z})");
+                    early += usize::from(f.warp_octaves(x, z, r, true).is_ok());
+                    n += 1;
+                }
+            }
+        }
+        assert!(early * 3 > n, "{early} of {n}");
+        assert!(early < n, "every column stopped early");
     }
 
     #[test]

@@ -18,6 +18,7 @@
 pub mod block;
 pub mod config;
 
+mod bounds;
 mod codec;
 mod columns;
 mod cull;
@@ -68,6 +69,8 @@ pub struct Voxel {
     seed: u32,
     config: VoxelConfig,
     fields: Fields,
+    /// How steep the raw ground can be, when that proves erosion away (`bounds`).
+    slopes: Option<bounds::Slopes>,
     /// Chunks of column heights, shared by every clone (points, maps, heightmaps).
     heights: std::sync::Arc<heights::HeightCache>,
 }
@@ -98,6 +101,7 @@ impl Voxel {
             seed,
             config,
             fields: Fields::new(seed, config),
+            slopes: Voxel::slopes_of(&config),
             heights: std::sync::Arc::default(),
         })
     }
@@ -119,7 +123,7 @@ impl Voxel {
             move |cx: i64, cz: i64| f(cx as f64 + 0.5, cz as f64 + 0.5).map(|h| block_top(h, max))
         });
         let tops_dyn = tops.as_ref().map(|f| f as &dyn Fn(i64, i64) -> Option<i32>);
-        let c = self.columns(x, z, 1, 1, tops_dyn).v[0];
+        let c = self.column_data(x, z, tops_dyn);
         volume::public(&c, sea)
     }
 
@@ -144,12 +148,10 @@ impl Voxel {
         {
             return false;
         }
-        let sea = self.config.sea_level as i32;
-        let cols = self.columns(x0, z0, w, d, None);
+        let heights = self.heights_rect(x0, z0, w, d);
         for (&z, row) in zs.iter().zip(out.chunks_exact_mut(xs.len().max(1))) {
             for (&x, h) in xs.iter().zip(row.iter_mut()) {
-                let c = cols.at(column_of(x), column_of(z));
-                *h = f64::from(c.height(sea, c.biome.frozen()));
+                *h = f64::from(heights.at(column_of(x), column_of(z)));
             }
         }
         true
@@ -164,8 +166,7 @@ impl Generator for Voxel {
     /// The eroded ground without water, ice or decorations: what flat zones blend
     /// toward.
     fn procedural(&self, x: f64, z: f64) -> f64 {
-        let (x, z) = (column_of(x), column_of(z));
-        f64::from(self.eroded(x, z, 1, 1).v[0].0)
+        f64::from(self.eroded_point(column_of(x), column_of(z)).0)
     }
 
     /// The column's height when a flat zone reaches one of its neighbours: the coast

@@ -131,7 +131,7 @@ impl Padded {
     }
 }
 
-fn fill_column(out: &mut [BlockKind], c: &ColumnData, sea: i32) {
+pub(crate) fn fill_column(out: &mut [BlockKind], c: &ColumnData, sea: i32) {
     let g = c.ground as usize;
     for (y, b) in out.iter_mut().enumerate().take(g) {
         let y = y as i32;
@@ -179,7 +179,7 @@ fn fill_column(out: &mut [BlockKind], c: &ColumnData, sea: i32) {
 /// Whether a tree of trunk `size` on ground `g` has a leaf at offset `(dx, y, dz)`
 /// from its trunk column: two layers of radius 2 (corners cut) around the trunk's top
 /// two blocks, and a plus of radius 1 on top.
-fn leaf(dx: i64, dz: i64, y: i32, g: i32, size: i32) -> bool {
+pub(crate) fn leaf(dx: i64, dz: i64, y: i32, g: i32, size: i32) -> bool {
     let top = g + size;
     let (ax, az) = (dx.abs(), dz.abs());
     if y == top {

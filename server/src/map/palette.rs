@@ -216,7 +216,8 @@ impl<'a> Palette<'a> {
 /// The heights of every sample of `grid` and the top blocks of the samples inside
 /// its one-sample border, from voxel columns with the zones applied: one rectangle of
 /// columns under the whole grid when its samples are at most
-/// [`VOXEL_DENSE_METRES`] apart, else each sample's own column. A column beyond the
+/// [`VOXEL_DENSE_METRES`] apart, else each sample's own column
+/// ([`Terrain::voxel_column_top`], which builds no blocks). A column beyond the
 /// voxel range has the terrain's height and shows air.
 fn voxel_columns(terrain: &Terrain, grid: &Grid) -> (Vec<f64>, Vec<BlockKind>) {
     let (nx, nz) = (grid.nx, grid.nz);
@@ -234,15 +235,12 @@ fn voxel_columns(terrain: &Terrain, grid: &Grid) -> (Vec<f64>, Vec<BlockKind>) {
         for i in 0..nx {
             let (x, z) = (grid.x(i), grid.z(j));
             let (cx, cz) = (column(x), column(z));
-            let own;
-            let volume = match &dense {
-                Some(v) => Some(v),
-                None => {
-                    own = terrain.voxel_area(cx, cz, 1, 1);
-                    own.as_ref()
-                }
+            let found = match &dense {
+                Some(v) => v.column(cx, cz).map(|c| (c.height, v.top(cx, cz))),
+                None => terrain
+                    .voxel_column_top(cx, cz)
+                    .map(|(c, top)| (c.height, top)),
             };
-            let found = volume.and_then(|v| v.column(cx, cz).map(|c| (c.height, v.top(cx, cz))));
             let (height, top) = match found {
                 Some((h, top)) => (f64::from(h), top),
                 None => (terrain.height(x, z), BlockKind::Air),
