@@ -32,9 +32,9 @@ async fn serve() -> anyhow::Result<()> {
     }
     let config = Config::load(&cli)?;
     telemetry::init(config.log_format)?;
-    let server = Server::bind(config).await?;
     let token = CancellationToken::new();
     shutdown::cancel_on_signal(token.clone());
+    let server = Server::bind(config).await?;
     server.run(token).await?;
     Ok(())
 }

@@ -13,12 +13,15 @@ use std::{
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-/// Cancels `token` on the first SIGINT (Ctrl-C) or SIGTERM.
+/// Cancels `token` on the first SIGINT (Ctrl-C) or SIGTERM. The handlers are
+/// installed before this returns (call it from within the runtime, before the server
+/// announces its address), so a signal sent as soon as the server is seen listening
+/// starts a clean shutdown instead of the default action, which ends the process.
 pub fn cancel_on_signal(token: CancellationToken) {
+    let signals = Signals::install();
     tokio::spawn(async move {
         let signal = tokio::select! {
-            () = interrupt() => "SIGINT",
-            () = terminate() => "SIGTERM",
+            name = signals.first() => name,
             () = token.cancelled() => return,
         };
         tracing::info!(signal, "shutdown signal received");
@@ -26,30 +29,63 @@ pub fn cancel_on_signal(token: CancellationToken) {
     });
 }
 
-async fn interrupt() {
-    if let Err(e) = tokio::signal::ctrl_c().await {
-        tracing::error!(error = %e, "cannot listen for SIGINT");
-        std::future::pending::<()>().await;
-    }
+/// The installed handlers of the shutdown signals.
+#[cfg(unix)]
+struct Signals {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
 }
 
 #[cfg(unix)]
-async fn terminate() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut sigterm) => {
-            sigterm.recv().await;
+impl Signals {
+    fn install() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        let install = |kind: SignalKind, name: &str| match signal(kind) {
+            Ok(handler) => Some(handler),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for {name}");
+                None
+            }
+        };
+        Signals {
+            interrupt: install(SignalKind::interrupt(), "SIGINT"),
+            terminate: install(SignalKind::terminate(), "SIGTERM"),
         }
-        Err(e) => {
-            tracing::error!(error = %e, "cannot listen for SIGTERM");
-            std::future::pending::<()>().await;
+    }
+
+    /// The name of the first signal received.
+    async fn first(mut self) -> &'static str {
+        async fn next(handler: &mut Option<tokio::signal::unix::Signal>) {
+            match handler {
+                Some(handler) => {
+                    handler.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        tokio::select! {
+            () = next(&mut self.interrupt) => "SIGINT",
+            () = next(&mut self.terminate) => "SIGTERM",
         }
     }
 }
 
 #[cfg(not(unix))]
-async fn terminate() {
-    std::future::pending::<()>().await;
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn install() -> Self {
+        Signals
+    }
+
+    async fn first(self) -> &'static str {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+        "SIGINT"
+    }
 }
 
 /// Every background task of one server, and the token they end on. Cheap to clone;
