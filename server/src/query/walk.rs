@@ -115,9 +115,6 @@ impl QueryEngine {
             return Err(QueryError::invalid(naming.list(), reason));
         }
         let points = coords.len() / 2;
-        if points == 0 {
-            return Err(QueryError::invalid(naming.list(), "at least one point"));
-        }
         self.check_batch_size(points, naming.list())?;
         check_batch(&coords, world.max_coordinate(), naming)?;
         let state = world.snapshot();

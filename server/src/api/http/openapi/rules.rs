@@ -13,7 +13,10 @@ use crate::{
     config::Limits,
     lifecycle::rings::{MAX_VIEWER_ID_LEN, MAX_VIEWER_SPEED},
     map::{MAX_ZOOM, MIN_ZOOM},
-    query::MIN_HEIGHTMAP_STEP,
+    query::{
+        MIN_HEIGHTMAP_STEP,
+        walk::{MAX_DISTANCE, MAX_NODES, MAX_PATH_POINTS},
+    },
 };
 
 /// Query parameters that are a coordinate in metres, on every route that has them.
@@ -157,6 +160,36 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
             "prefixItems": [within(mc), within(mc)],
             "minItems": 2,
             "maxItems": 2,
+        });
+    }
+    let point = json!({
+        "type": "array",
+        "prefixItems": [within(mc), within(mc)],
+        "minItems": 2,
+        "maxItems": 2,
+    });
+    if let Some(check) = schemas.get_mut("CheckBody") {
+        check["additionalProperties"] = json!(false);
+        check["properties"]["points"]["minItems"] = json!(1);
+        check["properties"]["points"]["maxItems"] = json!(MAX_PATH_POINTS);
+        check["properties"]["points"]["items"] = point.clone();
+        check["properties"]["mode"] = json!({
+            "type": ["string", "null"],
+            "enum": ["hyperscape", "exact", null],
+            "description": "`hyperscape` (the original's 21 samples per segment) or `exact` (every 1 m tile crossed; the default)",
+        });
+    }
+    if let Some(find) = schemas.get_mut("FindBody") {
+        find["additionalProperties"] = json!(false);
+        find["properties"]["from"] = point.clone();
+        find["properties"]["to"] = point;
+        find["properties"]["maxNodes"] = json!({
+            "type": ["integer", "null"], "minimum": 1, "maximum": MAX_NODES,
+            "description": "Most tiles to expand (default 100,000)",
+        });
+        find["properties"]["maxDistance"] = json!({
+            "type": ["number", "null"], "exclusiveMinimum": 0.0, "maximum": MAX_DISTANCE,
+            "description": "Longest straight distance between `from` and `to`, metres (default 1,000)",
         });
     }
     if let Some(viewer) = schemas.get_mut("ViewerRequest") {
