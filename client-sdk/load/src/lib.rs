@@ -13,11 +13,14 @@
 //! - [`call`]: how one request is sent (unary and streaming), over a dynamic codec.
 //! - [`run`]: workers, connections, rate limit, durations; HDR histograms.
 //! - [`report`]: ghz's report (JSON fields and the text summary).
+//! - [`fanout`]: `terrain-fanout`, event fan-out latency and the server's CPU per
+//!   delivered event, with the subscribers in a process of their own.
 //! - [`soak`]: `terrain-soak`, a long mixed load (queries, meshes, zone churn,
 //!   subscribers, moving viewers) checked for errors, memory and lost zone changes.
 
 pub mod call;
 pub mod data;
+pub mod fanout;
 pub mod methods;
 pub mod options;
 pub mod report;
@@ -27,7 +30,7 @@ pub mod template;
 
 pub use methods::{Method, MethodKind};
 
-/// The exit of `terrain-load` and `terrain-soak`: an expected failure (a bad flag, an
+/// The exit of `terrain-load`, `terrain-soak` and `terrain-fanout`: an expected failure (a bad flag, an
 /// unreachable server, a failed soak check) prints its message and causes on one line
 /// and exits 1. A stack backtrace is for bugs (panics), so none is printed here even
 /// when `RUST_BACKTRACE` is set, as `main` returning the error would.

@@ -41,6 +41,8 @@ struct State {
     /// before any).
     published: u64,
     subscribers: Vec<Entry>,
+    /// Set at shutdown: no subscriber is added any more.
+    closed: bool,
 }
 
 /// A new subscriber's end of the hub.
@@ -69,6 +71,7 @@ impl Hub {
             state: Mutex::new(State {
                 published: revision,
                 subscribers: Vec::new(),
+                closed: false,
             }),
             metrics,
         }
@@ -135,17 +138,28 @@ impl Hub {
         }
     }
 
-    /// Adds subscriber `id` with a queue of `queue` events.
+    /// Ends every subscriber's queue (its stream reads what is queued, then the end),
+    /// now and for every later subscriber: shutdown. Nobody is cut off (no `resync`).
+    pub fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        state.subscribers.clear();
+    }
+
+    /// Adds subscriber `id` with a queue of `queue` events (a queue that is already
+    /// ended once the hub is closed).
     pub fn subscribe(&self, id: u64, area: Arc<AreaCell>, queue: usize) -> Joined {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let cut = Arc::new(AtomicU64::new(0));
         let mut state = self.lock();
-        state.subscribers.push(Entry {
-            id,
-            area,
-            tx,
-            cut: Arc::clone(&cut),
-        });
+        if !state.closed {
+            state.subscribers.push(Entry {
+                id,
+                area,
+                tx,
+                cut: Arc::clone(&cut),
+            });
+        }
         Joined {
             rx,
             live_from: state.published,
@@ -251,6 +265,28 @@ mod tests {
             [5],
             "4 was matched against the old area, 5 against the new"
         );
+    }
+
+    #[test]
+    fn closing_ends_every_queue_without_a_cut_and_refuses_later_ones() {
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let hub = Hub::new("main", 3, metrics);
+        let mut a = hub.subscribe(1, Arc::default(), 8);
+        hub.publish(event(4));
+        hub.close();
+        assert!(hub.is_empty());
+        assert_eq!(a.rx.try_recv().map(|e| e.revision).ok(), Some(4));
+        assert!(a.rx.try_recv().is_err() && a.rx.is_closed());
+        assert_eq!(
+            a.cut.load(Ordering::Acquire),
+            0,
+            "shutdown is not a cut-off"
+        );
+        let late = hub.subscribe(2, Arc::default(), 8);
+        assert!(late.rx.is_closed() && hub.is_empty());
+        assert_eq!(late.live_from, 4);
+        hub.publish(event(5));
+        assert!(late.rx.is_empty());
     }
 
     #[test]

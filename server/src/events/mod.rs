@@ -33,7 +33,7 @@ use std::{
     collections::HashMap,
     sync::{
         Arc, Mutex, OnceLock,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
 };
 
@@ -80,6 +80,9 @@ pub struct Events {
     next_id: AtomicU64,
     /// Fires at shutdown: every stream ends.
     closed: CancellationToken,
+    /// Set at shutdown, before the hubs close: what a stream checks per message
+    /// (reading `closed` takes its lock).
+    shut: AtomicBool,
     queue: usize,
     /// The cap on open streams.
     streams: Streams,
@@ -109,6 +112,7 @@ impl Events {
             areas: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: CancellationToken::new(),
+            shut: AtomicBool::new(false),
             queue: limits.subscriber_queue.max(1),
             streams: Streams::new(
                 connections.max_subscriptions_per_connection,
@@ -148,9 +152,22 @@ impl Events {
         Ok(())
     }
 
-    /// Ends every open stream, now and in future (shutdown).
+    /// Ends every open stream, now and in future (shutdown): the flag first, then
+    /// every hub's queues (waking the streams waiting on them), then the token (a
+    /// transport blocked writing stops).
     pub fn close(&self) {
+        self.shut.store(true, Ordering::SeqCst);
+        if let Some(attached) = self.attached.get() {
+            for hub in attached.hubs.values() {
+                hub.close();
+            }
+        }
         self.closed.cancel();
+    }
+
+    /// Whether [`Events::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.shut.load(Ordering::SeqCst)
     }
 
     /// Replaces the area of the open subscription `id`; answers the revision after

@@ -9,7 +9,9 @@
 //! stream opens with `resync` at that revision and continues live.
 //!
 //! The stream ends when its queue overflowed (after a final `resync`), or when the
-//! server shuts down ([`super::Events::close`]). Dropping it leaves the hub.
+//! server shuts down ([`super::Events::close`] ends every hub's queues). Dropping it
+//! leaves the hub. Per message it takes no lock and no registration of a shutdown
+//! waiter: a shared flag and the queue itself say when it is over.
 
 use std::{
     collections::VecDeque,
@@ -19,7 +21,7 @@ use std::{
     },
 };
 
-use tokio::sync::mpsc;
+use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -47,7 +49,8 @@ pub struct Subscription {
     live_from: u64,
     /// The revision of the last event sent; later duplicates are skipped.
     last_sent: u64,
-    closed: CancellationToken,
+    /// `terrain_events_sent_total` of the world.
+    sent: metrics::Counter,
     done: bool,
     /// The world's `max_coordinate`: a new area's centre must lie within it.
     max_coordinate: f64,
@@ -77,14 +80,14 @@ impl Subscription {
             key,
             id,
             events: Arc::clone(events),
-            hub,
+            hub: Arc::clone(&hub),
             area: cell,
             pending: VecDeque::new(),
             rx: joined.rx,
             cut: joined.cut,
             live_from: joined.live_from,
             last_sent: joined.live_from,
-            closed: events.closed.clone(),
+            sent: events.metrics.events_sent(hub.world()),
             done: false,
             max_coordinate: world.rules().limits.max_coordinate,
         };
@@ -121,15 +124,20 @@ impl Subscription {
         self.live_from
     }
 
-    /// Fires at server shutdown: a transport blocked writing to its client stops.
     /// The largest |x| and |z| an area's centre may have (the world's
     /// `max_coordinate`).
     pub fn max_coordinate(&self) -> f64 {
         self.max_coordinate
     }
 
+    /// Fires at server shutdown: a transport blocked writing to its client stops.
     pub fn closed(&self) -> CancellationToken {
-        self.closed.clone()
+        self.events.closed.clone()
+    }
+
+    /// Whether the server is shutting down (no lock: a flag).
+    pub fn is_closed(&self) -> bool {
+        self.events.is_closed()
     }
 
     /// Replaces the area of interest; answers the revision after which every event
@@ -142,38 +150,85 @@ impl Subscription {
     /// The next message, or `None` once the stream is over (cut off after its
     /// `resync`, or shutdown).
     pub async fn next(&mut self) -> Option<Message> {
-        let message = self.next_message().await?;
-        if let Message::Event(e) = &message {
-            self.last_sent = self.last_sent.max(e.revision);
-            self.events.metrics.event_sent(self.hub.world());
-        }
-        Some(message)
-    }
-
-    async fn next_message(&mut self) -> Option<Message> {
-        if self.done || self.closed.is_cancelled() {
+        if self.over() {
             return None;
         }
-        if let Some(message) = self.pending.pop_front() {
-            return Some(message);
-        }
-        loop {
-            let received = tokio::select! {
-                biased;
-                () = self.closed.cancelled() => return None,
-                received = self.rx.recv() => received,
-            };
-            match received {
-                Some(event) if event.revision <= self.last_sent => continue,
-                Some(event) => return Some(Message::Event(event)),
-                None => {
-                    self.done = true;
-                    let cut = self.cut.load(Ordering::Acquire);
-                    return (cut > 0).then_some(Message::Resync { revision: cut });
+        let message = match self.pending.pop_front() {
+            Some(message) => message,
+            None => loop {
+                let received = self.rx.recv().await;
+                match self.receive(received) {
+                    Read::Duplicate => {}
+                    Read::End(last) => return last,
+                    Read::Message(message) => break message,
                 }
+            },
+        };
+        Some(self.sending(message))
+    }
+
+    /// The next message if one is ready now, without waiting: what a transport
+    /// writes in the same batch as the one [`Subscription::next`] gave it. `None`
+    /// when nothing is queued or the stream is over ([`Subscription::next`] then
+    /// says which).
+    pub fn try_next(&mut self) -> Option<Message> {
+        if self.over() {
+            return None;
+        }
+        let message = match self.pending.pop_front() {
+            Some(message) => message,
+            None => loop {
+                let received = match self.rx.try_recv() {
+                    Ok(event) => Some(event),
+                    Err(TryRecvError::Empty) => return None,
+                    Err(TryRecvError::Disconnected) => None,
+                };
+                match self.receive(received) {
+                    Read::Duplicate => {}
+                    Read::End(last) => return last,
+                    Read::Message(message) => break message,
+                }
+            },
+        };
+        Some(self.sending(message))
+    }
+
+    fn over(&self) -> bool {
+        self.done || self.events.is_closed()
+    }
+
+    /// What an item read from the queue (`None`: its end) means.
+    fn receive(&mut self, received: Option<Arc<Published>>) -> Read {
+        match received {
+            Some(event) if event.revision <= self.last_sent => Read::Duplicate,
+            Some(event) => Read::Message(Message::Event(event)),
+            None => {
+                self.done = true;
+                let cut = self.cut.load(Ordering::Acquire);
+                // Shutdown ends the queue too, and is no cut-off.
+                let cut_off = cut > 0 && !self.events.is_closed();
+                Read::End(cut_off.then_some(Message::Resync { revision: cut }))
             }
         }
     }
+
+    /// Counts an event on its way out.
+    fn sending(&mut self, message: Message) -> Message {
+        if let Message::Event(e) = &message {
+            self.last_sent = self.last_sent.max(e.revision);
+            self.sent.increment(1);
+        }
+        message
+    }
+}
+
+/// An item read from the queue, as the stream sees it.
+enum Read {
+    /// An event already sent (replayed, and queued live as well).
+    Duplicate,
+    /// The end of the queue: the stream's last message (a cut-off's `resync`), if any.
+    End(Option<Message>),
+    Message(Message),
 }
 
 impl Drop for Subscription {

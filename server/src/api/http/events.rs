@@ -23,8 +23,12 @@
 
 pub mod frames;
 
-use std::sync::Arc;
+use std::{pin::pin, sync::Arc, task::Poll};
 
+use futures::{
+    SinkExt as _, StreamExt as _,
+    stream::{SplitSink, SplitStream},
+};
 use terrain_core::quote::Quoted;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -39,6 +43,7 @@ use axum::{
     http::{HeaderValue, header::RETRY_AFTER},
     response::{IntoResponse, Response},
 };
+use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
 use super::extract::{Query, World};
@@ -177,10 +182,10 @@ pub async fn events(
 }
 
 /// The socket's read buffer. tungstenite zero-fills up to this much of its buffer
-/// before every read attempt, and the stream attempts one after every event it sends
-/// (it waits for area messages meanwhile): at the default 128 KiB that memset was a
-/// quarter of the server's CPU per delivered event (perf, 1,000 subscribers). Client
-/// messages are small; a longer one is read in several pieces.
+/// before every read attempt: at the default 128 KiB, with a read attempt after every
+/// event sent, that memset was a quarter of the server's CPU per delivered event
+/// (perf, 1,000 subscribers). Client messages are small; a longer one is read in
+/// several pieces.
 const READ_BUFFER_BYTES: usize = 4096;
 
 /// How long a client refused for the stream caps is asked to wait.
@@ -196,59 +201,128 @@ fn refused(err: EventError) -> Response {
     response
 }
 
+/// Most queued messages written to the socket before it is flushed: a subscriber
+/// that fell behind catches up in writes of many frames, never holding its task for
+/// long.
+const BATCH: usize = 64;
+
 /// Pumps messages to the socket and area changes from it until either side ends;
-/// `_permit` is the subscription's place under the stream caps.
-async fn serve(mut socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) {
+/// `_permit` is the subscription's place under the stream caps. Each message the
+/// subscription gives is written with whatever else is already queued behind it, then
+/// flushed once: one `write` per batch, not per event.
+///
+/// The socket's reading side is a task of its own ([`read_client`]) that hands each
+/// client text message over and ends when the client does: waiting for client
+/// messages beside events in this loop would poll the socket for reading after every
+/// event sent (a read attempt through every layer of the connection), which was a
+/// sixth of the server's own time per delivered event. Its handover holds one
+/// message, so a client sending area changes faster than their acknowledgements go out
+/// is read no faster than that, as before.
+async fn serve(socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) {
     let closed = sub.closed();
+    let (mut sink, stream) = socket.split();
+    let (handover, mut incoming) = mpsc::channel(1);
+    let reader = AbortOnDrop(tokio::spawn(read_client(stream, handover)));
     loop {
         tokio::select! {
             message = sub.next() => {
-                let Some(message) = message else { break };
-                let text = match frames::message(&message) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        // Never an empty frame: end the stream; the client resumes.
-                        tracing::error!(error = %e, "serialising an event frame");
-                        close(socket, close_code::ERROR, "event not serialisable").await;
+                let Some(mut message) = message else { break };
+                let mut batch = 0;
+                loop {
+                    let text = match frames::message(&message) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            // Never an empty frame: end the stream; the client resumes.
+                            tracing::error!(error = %e, "serialising an event frame");
+                            close(sink, close_code::ERROR, "event not serialisable").await;
+                            return;
+                        }
+                    };
+                    if !unless_closed(sink.feed(WsMessage::Text(text)), &sub, &closed).await {
                         return;
                     }
-                };
-                if !send(&mut socket, text, &closed).await {
+                    batch += 1;
+                    if batch == BATCH {
+                        break;
+                    }
+                    match sub.try_next() {
+                        Some(next) => message = next,
+                        None => break,
+                    }
+                }
+                if !unless_closed(sink.flush(), &sub, &closed).await {
                     return;
                 }
             }
-            incoming = socket.recv() => match incoming {
-                Some(Ok(WsMessage::Text(text))) => {
-                    let reply = change_area(&sub, text.as_str()).into();
-                    if !send(&mut socket, reply, &closed).await {
-                        return;
-                    }
+            text = incoming.recv() => {
+                // None: the client closed, failed or went away.
+                let Some(text) = text else { return };
+                let reply = change_area(&sub, text.as_str()).into();
+                if !unless_closed(sink.send(WsMessage::Text(reply)), &sub, &closed).await {
+                    return;
                 }
-                Some(Ok(WsMessage::Close(_))) | Some(Err(_)) | None => return,
-                Some(Ok(_)) => {}
-            },
+            }
         }
     }
-    close(socket, close_code::NORMAL, "stream ended").await;
+    drop(reader);
+    close(sink, close_code::NORMAL, "stream ended").await;
+}
+
+/// Hands each text message of the client to `handover` until the client closes, fails
+/// or goes away, or the stream ends (`handover` closed); other messages are skipped
+/// (tungstenite answers pings itself).
+async fn read_client(mut stream: SplitStream<WebSocket>, handover: mpsc::Sender<Utf8Bytes>) {
+    while let Some(Ok(message)) = stream.next().await {
+        let text = match message {
+            WsMessage::Text(text) => text,
+            WsMessage::Close(_) => return,
+            _ => continue,
+        };
+        if handover.send(text).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A task that ends with the stream it serves.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Sends a close frame.
-async fn close(mut socket: WebSocket, code: u16, reason: &'static str) {
+async fn close(mut sink: SplitSink<WebSocket, WsMessage>, code: u16, reason: &'static str) {
     let frame = CloseFrame {
         code,
         reason: reason.into(),
     };
     // The peer may already be gone; nothing more to do either way.
-    let _ = socket.send(WsMessage::Close(Some(frame))).await;
+    let _ = sink.send(WsMessage::Close(Some(frame))).await;
 }
 
-/// Sends a text frame; false when the peer is gone or the server shuts down while
-/// the write is blocked (a client that stopped reading never holds up shutdown).
-async fn send(socket: &mut WebSocket, text: Utf8Bytes, closed: &CancellationToken) -> bool {
+/// Runs a socket write (queueing a frame, flushing, or both); false when the peer is
+/// gone or the server shuts down, before it or while the write is blocked (a client
+/// that stopped reading never holds up shutdown). A write that completes at once,
+/// the usual case, waits on nothing else: only a blocked one waits on `closed` too.
+async fn unless_closed(
+    write: impl Future<Output = Result<(), axum::Error>>,
+    sub: &Subscription,
+    closed: &CancellationToken,
+) -> bool {
+    if sub.is_closed() {
+        return false;
+    }
+    let mut write = pin!(write);
+    if let Poll::Ready(written) = futures::poll!(write.as_mut()) {
+        return written.is_ok();
+    }
     tokio::select! {
         biased;
         () = closed.cancelled() => false,
-        sent = socket.send(WsMessage::Text(text)) => sent.is_ok(),
+        written = write => written.is_ok(),
     }
 }
 
