@@ -178,6 +178,21 @@ impl Compute {
         self.costs.queued()
     }
 
+    /// [`Compute::run`], answering also the pool time `job` took, for a
+    /// [`crate::cost::Meter`].
+    pub async fn run_timed<T, F>(&self, job: F) -> Result<(T, Duration), ComputeError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.run(move || {
+            let start = Instant::now();
+            let value = job();
+            (value, start.elapsed())
+        })
+        .await
+    }
+
     /// [`Compute::run_sliced`], answering also the pool time the slices took (the sum
     /// of their run times, without the waits between them), for a [`crate::cost::Meter`].
     pub async fn run_sliced_timed<T, F>(

@@ -283,14 +283,20 @@ impl Metrics {
         self.with(|| gauge!("terrain_requests_in_flight").increment(delta));
     }
 
-    /// Sets the admission gauges: the queued work and `world`'s estimates per unit.
-    pub fn admission(&self, queued: Duration, world: &str, meters: &Meters) {
+    /// Sets the admission gauges: the queued work, and `worlds`' estimates per unit.
+    pub fn admission<'w>(
+        &self,
+        queued: Duration,
+        worlds: impl Iterator<Item = (&'w str, &'w Meters)>,
+    ) {
         self.with(|| {
             gauge!("terrain_compute_queued_seconds").set(queued.as_secs_f64());
-            for (work, meter) in meters.named() {
-                let seconds = meter.ns_per_unit() * 1e-9;
-                gauge!("terrain_work_estimate_seconds", "world" => world.to_string(), "work" => work)
-                    .set(seconds);
+            for (world, meters) in worlds {
+                for (work, meter) in meters.named() {
+                    let seconds = meter.ns_per_unit() * 1e-9;
+                    gauge!("terrain_work_estimate_seconds", "world" => world.to_string(), "work" => work)
+                        .set(seconds);
+                }
             }
         });
     }

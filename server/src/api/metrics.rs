@@ -155,10 +155,11 @@ pub async fn render(State(state): State<Arc<ApiState>>) -> Response {
     for stats in stats::collect(state.engine.worlds()).await {
         state.metrics.zone_stats(&stats);
     }
-    let queued = state.engine.compute().queued();
-    for world in state.engine.worlds().iter() {
-        state.metrics.admission(queued, world.id(), world.meters());
-    }
+    let worlds = state.engine.worlds().iter();
+    let meters = worlds.map(|w| (w.id(), &**w.meters()));
+    state
+        .metrics
+        .admission(state.engine.compute().queued(), meters);
     let content_type = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
     ([(CONTENT_TYPE, content_type)], state.metrics.render()).into_response()
 }

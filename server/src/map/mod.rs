@@ -27,7 +27,7 @@ use std::{
     collections::HashMap,
     fmt,
     sync::{Arc, Mutex, PoisonError},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use futures::future::{BoxFuture, FutureExt, Shared};
@@ -316,10 +316,7 @@ async fn render(
         .map_err(lost)?;
     let rgb = rows.concat();
     let (png, encoded) = compute
-        .run(move || {
-            let start = Instant::now();
-            (render::encode_png(&rgb), start.elapsed())
-        })
+        .run_timed(move || render::encode_png(&rgb))
         .await
         .map_err(lost)?;
     let png = png.map_err(|e| MapError::Render(e.to_string()))?;

@@ -525,7 +525,9 @@ impl MeshCache {
                 Ok((mesh, took)) => {
                     meters.mesh.observe(1, took);
                     meshes.metrics.mesh_built(took);
-                    Ok(meshes.keep_newest(job_key.clone(), Cached::new(mesh)).await)
+                    let kept = meshes.keep_newest(job_key.clone(), Cached::new(mesh)).await;
+                    meshes.update_size().await;
+                    Ok(kept)
                 }
                 Err(e) => Err(e),
             };
@@ -549,8 +551,9 @@ impl MeshCache {
         Ok((done, true))
     }
 
-    /// Puts `mesh` in the cache under `key` unless a newer mesh is there already, and
-    /// answers the one the cache holds.
+    /// Puts `mesh` in the cache under `key` unless a newer mesh is there already (the
+    /// per-key lock orders this with every other build of the tile), and answers the
+    /// one the cache holds.
     async fn keep_newest(&self, key: MeshKey, mesh: Cached) -> Cached {
         let version = mesh.mesh.version();
         let kept = mesh.clone();
@@ -564,7 +567,6 @@ impl MeshCache {
                 }
             })
             .await;
-        self.update_size().await;
         result.into_entry().map_or(mesh, |entry| entry.into_value())
     }
 
@@ -595,18 +597,7 @@ impl MeshCache {
             {
                 *pin = mesh.clone();
             }
-            // The per-key lock orders this with requests building the same tile; a
-            // newer mesh already there is kept.
-            let mesh = mesh.clone();
-            self.cache
-                .entry(key.clone())
-                .and_compute_with(|entry| async move {
-                    match entry {
-                        Some(e) if e.value().mesh.version() >= version => Op::Nop,
-                        _ => Op::Put(mesh),
-                    }
-                })
-                .await;
+            self.keep_newest(key.clone(), mesh.clone()).await;
         }
         let mut rebuilding = locked(&self.rebuilding);
         if rebuilding.get(&key).is_some_and(|r| r.version == version) {

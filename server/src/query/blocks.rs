@@ -93,10 +93,7 @@ impl QueryEngine {
         let (version, revision) = (state.tile_version(chunk), state.revision());
         let (built, took) = self
             .compute()
-            .run(move || {
-                let start = std::time::Instant::now();
-                (build(state.terrain(), chunk.0, chunk.1), start.elapsed())
-            })
+            .run_timed(move || build(state.terrain(), chunk.0, chunk.1))
             .await
             .map_err(|e| QueryError::Internal(format!("building chunk {what}: {e}")))?;
         meters.chunk.observe(1, took);

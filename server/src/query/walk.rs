@@ -174,14 +174,12 @@ impl QueryEngine {
         let rule = world.walk_rule().clone();
         let (check, took) = self
             .compute()
-            .run(move || {
-                let start = std::time::Instant::now();
+            .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
-                let check = match mode {
+                match mode {
                     PathMode::Hyperscape => walker.check_sampled(&points),
                     PathMode::Exact => walker.check_tiles(&points, MOVEMENT_TILE),
-                };
-                (check, start.elapsed())
+                }
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
@@ -243,14 +241,12 @@ impl QueryEngine {
         let rule = world.walk_rule().clone();
         let (found, took) = self
             .compute()
-            .run(move || {
-                let start = std::time::Instant::now();
+            .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
                 let mut grids = WalkGrids::new(&walker);
-                let found = find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, |ix, iz| {
+                find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, |ix, iz| {
                     grids.blocked(ix, iz)
-                });
-                (found, start.elapsed())
+                })
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;

@@ -62,6 +62,20 @@ fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     Ok(decoded)
 }
 
+/// The world a movement route names and its JSON body, read whole.
+fn json_request<'s>(
+    state: &'s ApiState,
+    world: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(&'s Arc<crate::world::World>, Bytes), ApiError> {
+    body::require_json(headers)?;
+    let engine = &state.engine;
+    let world = engine.world(world)?;
+    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    Ok((world, body))
+}
+
 /// One point of terrain info on the wire.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -118,10 +132,8 @@ pub async fn terrain_info(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    body::require_json(&headers)?;
     let engine = &state.engine;
-    let world = engine.world(&world)?;
-    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let (world, body) = json_request(&state, &world, &headers, body)?;
     let coords = body::decode_json(&body, engine.limits().max_batch_points)?;
     let answer = engine
         .terrain_info(world, coords, BatchNaming::Points)
@@ -180,10 +192,8 @@ pub async fn check_path(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<CheckJson>, ApiError> {
-    body::require_json(&headers)?;
     let engine = &state.engine;
-    let world = engine.world(&world)?;
-    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let (world, body) = json_request(&state, &world, &headers, body)?;
     let request: CheckBody = decode(&body)?;
     let mode = match request.mode.as_deref() {
         None => PathMode::Exact,
@@ -265,10 +275,8 @@ pub async fn find_path(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<FindJson>, ApiError> {
-    body::require_json(&headers)?;
     let engine = &state.engine;
-    let world = engine.world(&world)?;
-    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
+    let (world, body) = json_request(&state, &world, &headers, body)?;
     let request: FindBody = decode(&body)?;
     let req = FindRequest {
         from: (request.from[0], request.from[1]),
