@@ -17,6 +17,12 @@ use terrain_core::{Generator, Overlap, mesh::surface_height};
 use terrain_proto::v1::{GetHeightsRequest, HeightMode};
 use tonic::Code;
 
+/// The meshes of tiles (0, 0) and (1, 0), which the test caches.
+const MESHES: [&str; 2] = [
+    "/v1/worlds/main/tiles/0/0/mesh",
+    "/v1/worlds/main/tiles/1/0/mesh",
+];
+
 const CACHED: &str = r#"terrain_surface_tiles_read_total{world="main"}"#;
 
 /// `n` points spread over tile `(tx, tz)` of world `main` (100 m tiles centred on
@@ -46,15 +52,17 @@ async fn surface_batches_are_the_single_point_surface_cached_or_not() {
     let server = TestServer::start().await;
     let generator = main_generator();
     // Tiles (0, 0) and (1, 0) are cached; a zone over both rebuilds them at its revision.
-    for path in [
-        "/v1/worlds/main/tiles/0/0/mesh",
-        "/v1/worlds/main/tiles/1/0/mesh",
-    ] {
+    for path in MESHES {
         assert_eq!(server.get(path).await.0, 200);
     }
     let body = json!({"centerX": 50.0, "centerZ": 10.0, "width": 40.0, "depth": 30.0,
                       "heightOffset": 1.5, "blendRadius": 6.0});
     put_zone(&server, "pad", &body).await;
+    // The commit rebuilds both tiles in the background; asking for them joins those
+    // rebuilds, so the batches below find them cached at the zone's revision.
+    for path in MESHES {
+        assert_eq!(server.get(path).await.0, 200);
+    }
     let core = terrain(
         &generator,
         Overlap::Hyperscape,
