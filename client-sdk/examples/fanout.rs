@@ -66,6 +66,7 @@ async fn main() -> Result<(), ClientError> {
             blend_radius: 2.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         let sent = Instant::now();
         let id = format!("fanout-{round}");

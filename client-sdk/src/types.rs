@@ -237,6 +237,7 @@ pub(crate) fn zone_to_proto(id: &str, spec: &ZoneSpec) -> v1::FlatZone {
         carve_inset: spec.carve_inset,
         priority: spec.priority,
         revision: 0,
+        walkable: spec.walkable,
     }
 }
 
@@ -274,6 +275,7 @@ mod tests {
             blend_radius: 2.0,
             carve_inset: 0.5,
             priority: 3,
+            walkable: None,
         };
         let mut message = zone_to_proto("pad", &spec);
         assert_eq!((message.radius, message.width), (Some(4.0), None));

@@ -71,6 +71,7 @@ fn reason(code: i32) -> Result<Option<Reason>, ClientError> {
         Ok(v1::WalkReason::None) => Ok(None),
         Ok(v1::WalkReason::Water) => Ok(Some(Reason::Water)),
         Ok(v1::WalkReason::Slope) => Ok(Some(Reason::Slope)),
+        Ok(v1::WalkReason::Zone) => Ok(Some(Reason::Zone)),
         Err(_) => Err(ClientError::Protocol(format!("unknown walk reason {code}"))),
     }
 }

@@ -63,6 +63,7 @@ fn station(id: usize, x: f64, z: f64, rng: &mut Lcg) -> FlatZone {
         blend_radius: rng.range(2.0, 3.0),
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     }
 }
 
@@ -183,6 +184,7 @@ fn covered_tile(c: &mut Criterion) {
         blend_radius: 80.0,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     };
     set.insert(zone, 1);
     let t = Terrain::new(generator, set);

@@ -460,6 +460,7 @@ mod tests {
                 blend_radius: if i % 7 == 0 { 0.0 } else { next() * 9.0 },
                 carve_inset: 0.0,
                 priority: i % 3,
+                walkable: None,
             };
             set.insert(zone, i as u64 + 1);
         }

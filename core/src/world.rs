@@ -108,6 +108,7 @@ mod tests {
             blend_radius: 2.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         let layout = LayoutConfig {
             pattern: Pattern::Grid,

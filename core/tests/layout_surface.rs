@@ -471,6 +471,7 @@ fn area_paths_equal_the_per_point_path_bit_for_bit() {
                 blend_radius: 4.0,
                 carve_inset: 0.0,
                 priority: 0,
+                walkable: None,
             };
             zones.insert(
                 spec.resolve(format!("z{i}"), t0.procedural(x, z)),
@@ -622,6 +623,7 @@ fn registered_zones_stay_on_top_of_the_layout() {
             blend_radius: br,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         let zone = spec.resolve("floor", bare.procedural(hub.x, hub.z));
         assert_eq!(zone.height, clearing + 2.5);

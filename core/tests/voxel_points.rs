@@ -38,6 +38,7 @@ fn zone(id: &str, x: f64, z: f64, shape: Shape, height: f64, blend: f64) -> Flat
         blend_radius: blend,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     }
 }
 

@@ -73,6 +73,7 @@ fn zone(id: &str, x: f64, z: f64, height: f64, priority: i32) -> FlatZone {
         blend_radius: 3.0,
         carve_inset: 0.0,
         priority,
+        walkable: None,
     }
 }
 

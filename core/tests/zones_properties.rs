@@ -67,6 +67,7 @@ fn spec(x: f64, z: f64) -> impl Strategy<Value = ZoneSpec> {
                 blend_radius,
                 carve_inset: 0.0,
                 priority,
+                walkable: None,
             },
         )
 }

@@ -110,6 +110,7 @@ pub fn zone_file_doc(zone: &NamedZone) -> ZoneDoc {
         blend_radius,
         carve_inset,
         priority,
+        walkable,
     } = zone.spec;
     let (width, depth, radius) = match shape {
         Shape::Rect { width, depth } => (Some(width), Some(depth), None),
@@ -131,5 +132,6 @@ pub fn zone_file_doc(zone: &NamedZone) -> ZoneDoc {
         blend_radius,
         carve_inset,
         priority,
+        walkable,
     }
 }

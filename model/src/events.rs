@@ -210,6 +210,9 @@ pub struct TileEvent {
     /// The largest absolute height change inside `bounds`, metres; `None` only for a
     /// replayed event whose log entry never recorded it.
     pub max_height_delta: Option<f64>,
+    /// The zone's `walkable` after the change: `None` for a removal or a zone
+    /// without it (the terrain rule decides over its core).
+    pub walkable: Option<bool>,
 }
 
 impl TileEvent {
@@ -238,6 +241,7 @@ impl From<&TileEvent> for pb::TileEvent {
             cause: Some(pb::EventCause {
                 zone: e.zone.clone(),
                 kind: e.kind.as_str().to_string(),
+                walkable: e.walkable,
             }),
             tiles: tile_keys(&e.tiles),
             tile_rects: e.tile_rects.iter().map(rect_to_proto).collect(),
@@ -281,6 +285,7 @@ impl TryFrom<pb::TileEvent> for TileEvent {
                 max_z: b.max_z,
             },
             max_height_delta: t.max_height_delta,
+            walkable: cause.walkable,
         })
     }
 }
@@ -310,6 +315,7 @@ mod tests {
                 max_z: 10.0,
             },
             max_height_delta: Some(1.0),
+            walkable: None,
         }
     }
 

@@ -38,6 +38,7 @@ impl From<&ZoneEntry> for pb::FlatZone {
             carve_inset: z.carve_inset,
             priority: z.priority,
             revision: entry.revision,
+            walkable: z.walkable,
         }
     }
 }
@@ -71,6 +72,7 @@ impl TryFrom<pb::FlatZone> for ZoneEntry {
                 blend_radius: z.blend_radius,
                 carve_inset: z.carve_inset,
                 priority: z.priority,
+                walkable: z.walkable,
             },
             revision: z.revision,
         })
@@ -161,6 +163,7 @@ mod tests {
                     blend_radius: 2.0,
                     carve_inset: 0.5,
                     priority: 3,
+                    walkable: None,
                 },
                 revision: 7,
             };

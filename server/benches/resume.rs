@@ -33,6 +33,7 @@ fn zone(id: String, x: f64) -> FlatZone {
         blend_radius: 2.0,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     }
 }
 

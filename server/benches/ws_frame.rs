@@ -40,6 +40,7 @@ fn event() -> Event {
             max_z: 511.5,
         },
         max_height_delta: Some(3.25),
+        walkable: None,
     }
 }
 

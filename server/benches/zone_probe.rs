@@ -41,6 +41,7 @@ fn bench(c: &mut Criterion) {
             blend_radius: 10_000.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         let bounds = union([zone.outer_bounds()], 1.0).expect("one zone");
         let probe = Probe::over(&bounds);

@@ -16,5 +16,6 @@ pub(crate) fn square_zone(x: f64) -> FlatZone {
         blend_radius: 2.0,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     }
 }

@@ -153,6 +153,7 @@ pub fn rect(x: f64, z: f64, w: f64, d: f64, offset: f64) -> ZoneSpec {
         blend_radius: 2.0,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     }
 }
 

@@ -251,6 +251,7 @@ mod tests {
             blend_radius: 6.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         set.insert(zone, 1);
         Terrain::new(generator, set)

@@ -61,6 +61,10 @@ impl Walker<'_> {
         let mut cells = Vec::with_capacity(w * d);
         for (j, &z) in zs.iter().enumerate().take(d + 1).skip(1) {
             for (i, &x) in xs.iter().enumerate().take(w + 1).skip(1) {
+                if let Some(judged) = self.zone_judgement(x, z) {
+                    cells.push(judged);
+                    continue;
+                }
                 let h0 = h(i, j);
                 let (water, max_slope) = self.limits(self.biome(x, z, h0));
                 if water.is_some_and(|level| h0 < level) {
@@ -143,6 +147,17 @@ mod tests {
         )
         .unwrap();
         zones.insert(doc.spec().unwrap().resolve("steep", f64::NAN), 1);
+        // A building that blocks, and a floor over the steep zone's edge that does not.
+        for (revision, (id, json)) in [
+            ("hall", r#"{"centerX": -20.0, "centerZ": 0.0, "width": 10.0, "depth": 8.0, "height": 12.0, "blendRadius": 3.0, "walkable": false}"#),
+            ("floor", r#"{"centerX": 26.0, "centerZ": -20.0, "width": 8.0, "depth": 12.0, "height": 30.0, "blendRadius": 2.0, "walkable": true}"#),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let doc: ZoneDoc = serde_json::from_str(json).unwrap();
+            zones.insert(doc.spec().unwrap().resolve(id, f64::NAN), revision as u64 + 2);
+        }
         Terrain::new(
             WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap(),
             zones,
@@ -169,7 +184,7 @@ mod tests {
                 let walker = Walker::new(&t, &rule);
                 // Across the zone, the coast and the town block's edge.
                 let grid = walker.grid(-40, -60, 90, 70);
-                let mut kinds = [0usize; 3];
+                let mut kinds = [0usize; 4];
                 for iz in -60..10 {
                     for ix in -40..50 {
                         let want = walker.blocked(ix as f64 + 0.5, iz as f64 + 0.5);
@@ -178,10 +193,14 @@ mod tests {
                             None => 0,
                             Some(Reason::Water) => 1,
                             Some(Reason::Slope) => 2,
+                            Some(Reason::Zone) => 3,
                         }] += 1;
                     }
                 }
-                assert!(kinds[0] > 0 && kinds[2] > 0, "{rule:?}: {kinds:?}");
+                assert!(
+                    kinds[0] > 0 && kinds[2] > 0 && kinds[3] == 80,
+                    "{rule:?}: {kinds:?}"
+                );
                 assert_eq!(grid.get(50, 0), None);
             }
         }

@@ -25,6 +25,7 @@ use libm::{floor, sqrt};
 use crate::{
     Generator, Terrain, WorldGenerator,
     generator::hyperscape::{Biome, Colours, Hyperscape, colours::BIOME_NAMES},
+    zones::Reach,
 };
 
 pub use grid::{WalkGrid, WalkGrids};
@@ -53,6 +54,8 @@ pub enum Reason {
     Water,
     /// The slope is over the limit of the point's biome.
     Slope,
+    /// The core of a flat zone registered with `walkable: false` (a building).
+    Zone,
 }
 
 impl Reason {
@@ -61,6 +64,7 @@ impl Reason {
         match self {
             Reason::Water => "water",
             Reason::Slope => "slope",
+            Reason::Zone => "zone",
         }
     }
 
@@ -69,6 +73,8 @@ impl Reason {
         match self {
             Reason::Water => "Water bodies are impassable",
             Reason::Slope => "Steep mountain slopes block movement",
+            // The original's zones carry no walkability; this server's message.
+            Reason::Zone => "A structure blocks movement",
         }
     }
 }
@@ -127,6 +133,8 @@ pub struct Walker<'a> {
     terrain: &'a Terrain,
     rule: &'a WalkRule,
     biomes: Biomes<'a>,
+    /// Some zone carries `walkable`: points are looked up in the zones first.
+    zone_rules: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -148,10 +156,26 @@ impl<'a> Walker<'a> {
             },
             _ => Biomes::None,
         };
+        let zone_rules = terrain.zones().iter().any(|(z, _)| z.walkable.is_some());
         Walker {
             terrain,
             rule,
             biomes,
+            zone_rules,
+        }
+    }
+
+    /// The judgement of the zone whose core decides the ground at `(x, z)`, when that
+    /// zone carries `walkable`: `Some(None)` a floor (walkable whatever the terrain rule
+    /// says), `Some(Some(Zone))` a building. `None`: the terrain rule decides (no zone
+    /// there, its blend ring, or a zone without `walkable`).
+    pub fn zone_judgement(&self, x: f64, z: f64) -> Option<Option<Reason>> {
+        if !self.zone_rules {
+            return None;
+        }
+        match self.terrain.zones().zone_at(x, z)? {
+            (zone, Reach::Core { .. }) => zone.walkable.map(|w| (!w).then_some(Reason::Zone)),
+            (_, Reach::Blend { .. }) => None,
         }
     }
 
@@ -238,7 +262,9 @@ impl<'a> Walker<'a> {
         let slope = self.slope_from(x, z, height);
         let (water, max_slope) = self.limits(biome);
         let underwater = water.is_some_and(|w| height < w);
-        let reason = if underwater {
+        let reason = if let Some(judged) = self.zone_judgement(x, z) {
+            judged
+        } else if underwater {
             Some(Reason::Water)
         } else if slope > max_slope {
             Some(Reason::Slope)
@@ -254,9 +280,13 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// `None` if an entity may stand at `(x, z)`, else why not. Under water the slope
-    /// is not computed (one height instead of nine).
+    /// `None` if an entity may stand at `(x, z)`, else why not. A zone's `walkable`
+    /// decides over its core; under water the slope is not computed (one height
+    /// instead of nine).
     pub fn blocked(&self, x: f64, z: f64) -> Option<Reason> {
+        if let Some(judged) = self.zone_judgement(x, z) {
+            return judged;
+        }
         let height = self.height(x, z);
         let biome = self.biome(x, z, height);
         let (water, max_slope) = self.limits(biome);
@@ -264,5 +294,66 @@ impl<'a> Walker<'a> {
             return Some(Reason::Water);
         }
         (self.slope_from(x, z, height) > max_slope).then_some(Reason::Slope)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{GeneratorKind, Overlap, ZoneSet, zones::ZoneDoc};
+
+    /// The island with one zone given as JSON, under `overlap`.
+    fn island_with(overlap: Overlap, json: &str) -> Terrain {
+        let mut zones = ZoneSet::new(overlap, 100.0);
+        let doc: ZoneDoc = serde_json::from_str(json).unwrap();
+        zones.insert(doc.spec().unwrap().resolve("z", f64::NAN), 1);
+        Terrain::new(
+            WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap(),
+            zones,
+        )
+    }
+
+    #[test]
+    fn a_zone_s_walkable_decides_over_its_core_and_the_terrain_rule_elsewhere() {
+        let rule = WalkRule::MaxSlope {
+            max_slope: 0.5,
+            water_level: Some(9.0),
+        };
+        for overlap in [Overlap::Hyperscape, Overlap::Layered] {
+            // A steep plateau: its blend ring is too steep to walk under any of the
+            // three settings; only its core differs.
+            let zone = |walkable: &str| {
+                island_with(
+                    overlap,
+                    &format!(
+                        r#"{{"centerX": 0.0, "centerZ": 0.0, "width": 20.0, "depth": 20.0, "height": 60.0, "blendRadius": 4.0{walkable}}}"#
+                    ),
+                )
+            };
+            let (open, floor, hall) = (
+                zone(""),
+                zone(r#", "walkable": true"#),
+                zone(r#", "walkable": false"#),
+            );
+            let (open, floor, hall) = (
+                Walker::new(&open, &rule),
+                Walker::new(&floor, &rule),
+                Walker::new(&hall, &rule),
+            );
+            // The core's edge: flat on the zone side, the ring's drop a metre out.
+            let edge = (9.5, 0.0);
+            assert_eq!(open.blocked(edge.0, edge.1), Some(Reason::Slope));
+            assert_eq!(floor.blocked(edge.0, edge.1), None);
+            assert_eq!(floor.info(edge.0, edge.1).reason, None);
+            assert!(floor.info(edge.0, edge.1).slope > 0.5);
+            assert_eq!(hall.blocked(0.0, 0.0), Some(Reason::Zone));
+            assert_eq!(hall.info(0.0, 0.0).reason, Some(Reason::Zone));
+            assert_eq!(open.blocked(0.0, 0.0), None);
+            // The ring is the terrain rule's under all three.
+            for w in [&open, &floor, &hall] {
+                assert_eq!(w.blocked(12.0, 0.0), Some(Reason::Slope));
+                assert_eq!(w.info(12.0, 0.0).height, open.info(12.0, 0.0).height);
+            }
+        }
     }
 }

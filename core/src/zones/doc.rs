@@ -43,6 +43,10 @@ pub struct ZoneDoc {
     pub carve_inset: f64,
     #[serde(default)]
     pub priority: i32,
+    /// Movement over the core: `true` always walkable (a floor), `false` never (a
+    /// building); absent, the world's terrain rule decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walkable: Option<bool>,
 }
 
 impl ZoneDoc {
@@ -94,6 +98,7 @@ impl ZoneDoc {
             blend_radius: self.blend_radius,
             carve_inset: self.carve_inset,
             priority: self.priority,
+            walkable: self.walkable,
         })
     }
 
@@ -115,6 +120,7 @@ impl ZoneDoc {
             blend_radius: z.blend_radius,
             carve_inset: z.carve_inset,
             priority: z.priority,
+            walkable: z.walkable,
         }
     }
 }
@@ -130,7 +136,7 @@ pub(crate) enum DocForm {
 }
 
 /// The keys of a zone, in the order error messages list them.
-const ZONE_KEYS: [&str; 11] = [
+const ZONE_KEYS: [&str; 12] = [
     "id",
     "centerX",
     "centerZ",
@@ -142,9 +148,10 @@ const ZONE_KEYS: [&str; 11] = [
     "blendRadius",
     "carveInset",
     "priority",
+    "walkable",
 ];
 /// [`ZONE_KEYS`] and the output-only `revision`.
-const REQUEST_KEYS: [&str; 12] = [
+const REQUEST_KEYS: [&str; 13] = [
     "id",
     "centerX",
     "centerZ",
@@ -156,6 +163,7 @@ const REQUEST_KEYS: [&str; 12] = [
     "blendRadius",
     "carveInset",
     "priority",
+    "walkable",
     "revision",
 ];
 
@@ -297,6 +305,8 @@ struct Wire {
     carve_inset: Option<f64>,
     #[serde(default, deserialize_with = "integer")]
     priority: Option<i32>,
+    #[serde(default, deserialize_with = "boolean")]
+    walkable: Option<bool>,
     /// Whether the key is present, whatever it holds.
     #[serde(default, deserialize_with = "present")]
     revision: bool,
@@ -322,6 +332,7 @@ impl Wire {
             blend_radius: self.blend_radius.ok_or(DocError::Missing("blendRadius"))?,
             carve_inset: self.carve_inset.unwrap_or(0.0),
             priority: self.priority.unwrap_or(0),
+            walkable: self.walkable,
         })
     }
 }
@@ -392,6 +403,15 @@ fn integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
         None => Err(D::Error::custom(format!(
             "expected a 32-bit integer, got {v}"
         ))),
+    }
+}
+
+/// A boolean, or null (absent).
+fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Bool(b) => Ok(Some(b)),
+        Value::Null => Ok(None),
+        v => Err(D::Error::custom(format!("expected true or false, got {v}"))),
     }
 }
 
@@ -496,7 +516,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "colour: unknown field (expected one of: id, centerX, centerZ, width, depth, \
-             radius, height, heightOffset, blendRadius, carveInset, priority, revision)"
+             radius, height, heightOffset, blendRadius, carveInset, priority, walkable, \
+             revision)"
         );
     }
 
@@ -542,6 +563,7 @@ mod tests {
             blend_radius: 0.5,
             carve_inset: 0.25,
             priority: -2,
+            walkable: Some(false),
         };
         let json = serde_json::to_value(&full).unwrap();
         assert_eq!(json.as_object().map(|o| o.len()), Some(ZONE_KEYS.len()));

@@ -41,6 +41,8 @@ pub struct ZoneSpec {
     pub carve_inset: f64,
     /// Layered worlds apply zones in (priority, revision) order: higher lies on top.
     pub priority: i32,
+    /// Movement over the core ([`FlatZone::walkable`]).
+    pub walkable: Option<bool>,
 }
 
 /// A registered zone with its height resolved.
@@ -55,6 +57,10 @@ pub struct FlatZone {
     pub blend_radius: f64,
     pub carve_inset: f64,
     pub priority: i32,
+    /// Movement over the core: `Some(true)` a floor that is always walkable (as the
+    /// original's server treats building footprints), `Some(false)` a building that
+    /// blocks, `None` the world's terrain rule. Never changes a height.
+    pub walkable: Option<bool>,
 }
 
 /// Limits a zone must respect besides its own invariants.
@@ -249,6 +255,7 @@ impl ZoneSpec {
             blend_radius: self.blend_radius,
             carve_inset: self.carve_inset,
             priority: self.priority,
+            walkable: self.walkable,
         }
     }
 }
@@ -298,6 +305,7 @@ impl FlatZone {
             blend_radius: self.blend_radius,
             carve_inset: self.carve_inset,
             priority: self.priority,
+            walkable: self.walkable,
         }
     }
 
@@ -443,6 +451,7 @@ mod tests {
             blend_radius: 0.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         let e = spec.validate(&ZoneLimits::default()).unwrap_err();
         assert_eq!(

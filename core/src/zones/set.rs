@@ -606,6 +606,7 @@ mod tests {
             blend_radius: blend,
             carve_inset: 0.0,
             priority,
+            walkable: None,
         }
     }
 

@@ -219,6 +219,7 @@ mod tests {
                 max_z: 1.0,
             },
             max_height_delta: Some(1.0),
+            walkable: None,
         }
     }
 

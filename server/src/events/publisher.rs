@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use terrain_core::FlatZone;
+
 use super::{Event, Events};
 use crate::{
     store::MutationKind,
@@ -26,6 +28,14 @@ impl Publisher {
     /// The publisher into `events`' hubs.
     pub fn new(events: Arc<Events>) -> Self {
         Publisher { events }
+    }
+}
+
+/// A zone's `walkable` as an event of `kind` on it announces it: none for a removal.
+pub(crate) fn walkable_after(kind: MutationKind, zone: &FlatZone) -> Option<bool> {
+    match kind {
+        MutationKind::Removed => None,
+        MutationKind::Registered | MutationKind::Replaced => zone.walkable,
     }
 }
 
@@ -47,6 +57,7 @@ pub fn event_of(world: &str, outcome: &Outcome) -> Option<Event> {
         tile_count: outcome.changed.count,
         bounds: outcome.bounds,
         max_height_delta: Some(outcome.max_height_delta),
+        walkable: walkable_after(kind, &outcome.zone),
     })
 }
 

@@ -133,6 +133,7 @@ fn event_of(
         tile_count: changed.count,
         bounds: zone_bounds(zones()),
         max_height_delta: entry.max_height_delta,
+        walkable: super::publisher::walkable_after(entry.mutation.kind, zone),
     }
 }
 

@@ -143,6 +143,7 @@ mod tests {
                 max_z: 1.0,
             },
             max_height_delta: Some(1.0),
+            walkable: None,
         };
         Arc::new(Published::new(event, Arc::clone(metrics)))
     }

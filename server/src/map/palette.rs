@@ -408,6 +408,7 @@ mod tests {
             blend_radius: 0.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         t.zones_mut().insert(zone, 1);
         // ... and after: a high dry pad shows its bare surface, never water or leaves.
@@ -452,6 +453,7 @@ mod tests {
             blend_radius: 4.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         t.zones_mut().insert(zone, 1);
         for step in [0.25, 1.0, 2.0, 8.0] {

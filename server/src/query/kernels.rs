@@ -255,6 +255,7 @@ mod tests {
             blend_radius: 5.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         zones.insert(zone, 1);
         Terrain::new(generator, zones)

@@ -297,6 +297,7 @@ mod tests {
             blend_radius: 1.5,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         }
     }
 

@@ -218,6 +218,7 @@ mod tests {
                 blend_radius: 1.0,
                 carve_inset: 0.0,
                 priority: 0,
+                walkable: None,
             },
         }
     }

@@ -243,6 +243,7 @@ mod tests {
             blend_radius: 1.0 / 3.0,
             carve_inset: 0.0,
             priority: -4,
+            walkable: None,
         };
         assert_eq!(decode_zone(&encode_zone(&zone).unwrap()), Ok(zone.clone()));
         let mutation = Mutation {

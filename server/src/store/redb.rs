@@ -331,6 +331,7 @@ mod tests {
             blend_radius: 2.0,
             carve_inset: 0.5,
             priority: 1,
+            walkable: None,
         }
     }
 

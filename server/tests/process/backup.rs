@@ -294,6 +294,7 @@ fn a_store_holding_a_zone_the_api_would_refuse_stops_the_start() {
             blend_radius: 0.0,
             carve_inset: 0.0,
             priority: 0,
+            walkable: None,
         };
         let mutation = Mutation {
             kind: MutationKind::Registered,

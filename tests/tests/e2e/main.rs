@@ -76,6 +76,7 @@ mod voxel_grpc;
 mod voxel_http;
 mod voxel_range;
 mod walk;
+mod walk_zones;
 mod worlds;
 mod zones_auth;
 mod zones_errors;

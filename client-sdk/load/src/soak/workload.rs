@@ -134,6 +134,7 @@ fn zone_spec(i: usize, offset: f64) -> ZoneSpec {
         blend_radius: 2.0,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     }
 }
 

@@ -396,6 +396,7 @@ fn station_zone(
         blend_radius: t.blend,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     };
     named(WORLD_AREAS, &s.path, id, spec).map(Some)
 }
@@ -418,6 +419,7 @@ fn area_flat_zone(z: &Obj) -> Result<NamedZone, ManifestError> {
         blend_radius: z.num("blendRadius")?,
         carve_inset: 0.0,
         priority: 0,
+        walkable: None,
     };
     named(WORLD_AREAS, &z.path, z.str("id")?.to_string(), spec)
 }

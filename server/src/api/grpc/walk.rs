@@ -18,6 +18,7 @@ fn reason(r: Option<Reason>) -> pb::WalkReason {
         None => pb::WalkReason::None,
         Some(Reason::Water) => pb::WalkReason::Water,
         Some(Reason::Slope) => pb::WalkReason::Slope,
+        Some(Reason::Zone) => pb::WalkReason::Zone,
     }
 }
 

@@ -34,6 +34,7 @@ pub fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
         blend_radius: zone.blend_radius,
         carve_inset: zone.carve_inset,
         priority: zone.priority,
+        walkable: zone.walkable,
     }
 }
 

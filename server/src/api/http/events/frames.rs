@@ -35,6 +35,8 @@ struct EventJson<'a> {
 struct CauseJson<'a> {
     zone: &'a str,
     kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    walkable: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -84,6 +86,7 @@ fn event(e: &Event) -> Result<String, serde_json::Error> {
         cause: CauseJson {
             zone: &e.zone,
             kind: e.kind.as_str(),
+            walkable: e.walkable,
         },
         tiles: e.tiles.iter().map(|&(x, z)| [x, z]).collect(),
         tile_rects: e
@@ -244,6 +247,7 @@ mod tests {
                 max_z: 1.0,
             },
             max_height_delta: None,
+            walkable: None,
         };
         let metrics = Arc::new(Metrics::new().unwrap());
         let published = Message::Event(Arc::new(Published::new(event, metrics)));
