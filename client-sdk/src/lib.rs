@@ -39,7 +39,7 @@ mod mesh;
 mod replica;
 mod retry;
 mod subscription;
-mod tls;
+pub mod tls;
 mod types;
 mod walk;
 mod zones;
