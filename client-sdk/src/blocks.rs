@@ -38,15 +38,8 @@ pub struct ChunkBlocks {
     pub total_blocks: u64,
 }
 
-/// The visible blocks of one kind.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KindInstances {
-    pub kind: BlockKind,
-    /// World block coordinates.
-    pub positions: Vec<[i32; 3]>,
-    /// Linear RGB 0..1, one per position.
-    pub colours: Vec<[f32; 3]>,
-}
+/// The visible blocks of one kind: `terrain-core`'s, as a local cull makes them.
+pub use terrain_core::voxel::KindInstances;
 
 /// A chunk's visible blocks at its version.
 #[derive(Debug, Clone, PartialEq)]

@@ -272,11 +272,13 @@ impl TerrainClient {
                 let mut c = inner.clone();
                 async move {
                     let r = c.list_worlds(v1::ListWorldsRequest {}).await?;
-                    Ok(r.into_inner()
+                    r.into_inner()
                         .worlds
                         .into_iter()
-                        .map(WorldInfo::from)
-                        .collect())
+                        .map(|w| {
+                            WorldInfo::try_from(w).map_err(|e| ClientError::Protocol(e.to_string()))
+                        })
+                        .collect()
                 }
             })
             .await

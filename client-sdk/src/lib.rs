@@ -39,7 +39,7 @@ mod mesh;
 mod replica;
 mod retry;
 mod subscription;
-mod tls;
+pub mod tls;
 mod types;
 mod walk;
 mod zones;
@@ -49,8 +49,8 @@ pub use client::{BearerAuth, CONNECTION_WINDOW, ClientBuilder, STREAM_WINDOW, Te
 pub use error::ClientError;
 pub use events::{Area, CauseKind, EventStream, StreamMessage, TileEvent};
 pub use lifecycle::{
-    CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Tile, TileChange, TileSets,
-    TileTransition, Viewer, ViewerTracker, ZoneClass,
+    CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Step, Tile, TileChange,
+    TileSets, TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
 pub use mesh::{MeshPart, TileMesh};
 pub use replica::{LocalTerrain, Snapshot, SurfaceReader, build_terrain};
@@ -62,7 +62,7 @@ pub use terrain_core::{
 };
 pub use terrain_model::{ChangedTiles, TILE_LIST_MAX, TileRect};
 pub use types::{
-    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, VoxelInfo, WorldInfo,
-    WorldLayout, ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
+    Height, HeightMode, Heightmap, Heights, Registered, Unregistered, WorldInfo, WorldLayout,
+    ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
 };
 pub use walk::{PathChecked, PathFound, PathMode, PointInfo, TerrainInfos, Unreachable};

@@ -15,8 +15,10 @@ const UPDATE_BUFFER: usize = 256;
 
 /// A tile `(tx, tz)`, a viewer (a camera at `(x, z)` seeing `view_width` x
 /// `view_depth` metres), tile sets per ring (each row-major; each ring includes the
-/// ones inside it) and the rings: the shared model's types ([`terrain_model`]).
-pub use terrain_model::{Ring, Tile, TileSets, Viewer};
+/// ones inside it), the rings, and the transitions of tiles (a [`Step`] of
+/// [`TileTransition`]s, each a [`TileChange`]): the shared model's types
+/// ([`terrain_model`]).
+pub use terrain_model::{Ring, Step, Tile, TileChange, TileSets, TileTransition, Viewer};
 
 /// The world's live tiles as of a transition `sequence`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,34 +29,13 @@ pub struct LiveTiles {
     pub tiles: TileSets,
 }
 
-/// What happened to a tile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TileChange {
-    /// The tile joined the ring (its mesh is cached).
-    Entered(Ring),
-    /// The tile left the ring of every viewer.
-    Left(Ring),
-    /// The tile was released after the grace period outside every active ring.
-    Culled,
-}
-
-/// One transition of one tile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TileTransition {
-    pub tile: Tile,
-    pub change: TileChange,
-}
-
 /// A message of a [`ViewerTracker`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum LifecycleMessage {
     /// The announced tiles: first on every stream, and again after falling behind.
     Snapshot(LiveTiles),
     /// One step of the world's transitions, in order.
-    Transitions {
-        sequence: u64,
-        transitions: Vec<TileTransition>,
-    },
+    Transitions(Step),
     /// An update the server refused (it changed nothing).
     Rejected {
         viewer_id: String,
@@ -114,40 +95,20 @@ fn live(l: v1::LiveTiles) -> LiveTiles {
     }
 }
 
-fn ring(r: i32) -> Result<Ring, ClientError> {
-    Ring::from_proto(r).map_err(|e| ClientError::Protocol(format!("transition: {}", e.reason)))
-}
-
-fn transition(t: v1::TileTransition) -> Result<TileTransition, ClientError> {
-    let tile = t
-        .tile
-        .map(|k| (k.x, k.z))
-        .ok_or_else(|| ClientError::Protocol("transition without tile".into()))?;
-    let change = match v1::TransitionKind::try_from(t.kind) {
-        Ok(v1::TransitionKind::Entered) => TileChange::Entered(ring(t.ring)?),
-        Ok(v1::TransitionKind::Left) => TileChange::Left(ring(t.ring)?),
-        Ok(v1::TransitionKind::Culled) => TileChange::Culled,
-        _ => {
-            let kind = t.kind;
-            return Err(ClientError::Protocol(format!(
-                "transition: unknown kind {kind}"
-            )));
-        }
-    };
-    Ok(TileTransition { tile, change })
+/// The protocol error of a transition the model refuses.
+fn bad_transition(e: terrain_model::FieldError) -> ClientError {
+    if e.field == "tile" {
+        return ClientError::Protocol("transition without tile".into());
+    }
+    ClientError::Protocol(format!("transition: {}", e.reason))
 }
 
 fn message(event: v1::LifecycleEvent) -> Result<LifecycleMessage, ClientError> {
     match event.kind {
         Some(Kind::Snapshot(s)) => Ok(LifecycleMessage::Snapshot(live(s))),
-        Some(Kind::Transitions(t)) => Ok(LifecycleMessage::Transitions {
-            sequence: t.sequence,
-            transitions: t
-                .transitions
-                .into_iter()
-                .map(transition)
-                .collect::<Result<_, _>>()?,
-        }),
+        Some(Kind::Transitions(t)) => Ok(LifecycleMessage::Transitions(
+            Step::try_from(t).map_err(bad_transition)?,
+        )),
         Some(Kind::Rejected(r)) => Ok(LifecycleMessage::Rejected {
             viewer_id: r.viewer_id,
             field: r.field,

@@ -180,16 +180,12 @@ pub fn build_terrain(world: &WorldInfo, zones: &ZoneList) -> Result<Terrain, Cli
             })
         }
     };
-    let voxel = match &world.voxel {
-        Some(v) => Some(v.config()?),
-        None => None,
-    };
     let spec = WorldSpec {
         generator,
         seed: world.seed,
         overlap,
         layout,
-        voxel,
+        voxel: world.voxel,
     };
     let entries = zones.zones.iter().map(|e| (e.zone.clone(), e.revision));
     terrain_core::build_terrain(&spec, entries).map_err(|e| bad(e.field(), e.to_string()))

@@ -1,7 +1,8 @@
 //! TLS for `https://` URLs: the CA certificates a [`ClientBuilder`](crate::ClientBuilder)
 //! trusts (a PEM file or PEM bytes), checked when the client is built so a missing,
 //! unreadable or garbage file is an error naming `ca_file` rather than a failed
-//! handshake later; and the mapping of a refused handshake to [`ClientError::Tls`].
+//! handshake later ([`check_ca_pem`], public so tools built on the SDK refuse a CA file
+//! with the same words); and the mapping of a refused handshake to [`ClientError::Tls`].
 
 use std::path::{Path, PathBuf};
 
@@ -28,19 +29,26 @@ pub(crate) fn ca_pem(source: &CaSource) -> Result<Vec<u8>, ClientError> {
         ),
         CaSource::Pem(bytes) => ("(PEM given in memory)".to_string(), bytes.clone()),
     };
-    let bad = |reason: String| ClientError::CaFile {
-        path: label.clone(),
+    check_ca_pem(&pem).map_err(|reason| ClientError::CaFile {
+        path: label,
         reason,
-    };
+    })?;
+    Ok(pem)
+}
+
+/// Whether `pem` holds CA certificates to trust: at least one PEM `CERTIFICATE`
+/// block, every one well formed (the DER inside is checked by the handshake). The
+/// error is the reason, for a message that names the file.
+pub fn check_ca_pem(pem: &[u8]) -> Result<(), String> {
     let mut count = 0usize;
-    for cert in CertificateDer::pem_slice_iter(&pem) {
-        cert.map_err(|e| bad(format!("not a PEM certificate file: {e}")))?;
+    for cert in CertificateDer::pem_slice_iter(pem) {
+        cert.map_err(|e| format!("not a PEM certificate file: {e}"))?;
         count += 1;
     }
     if count == 0 {
-        return Err(bad("no PEM CERTIFICATE block in the file".into()));
+        return Err("no PEM CERTIFICATE block in the file".into());
     }
-    Ok(pem)
+    Ok(())
 }
 
 fn ca_error(path: &Path, reason: String) -> ClientError {

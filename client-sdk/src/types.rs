@@ -1,100 +1,18 @@
 //! Plain Rust types for the service's answers (no protobuf types in the public API).
 //! Zones are `terrain-core`'s own [`terrain_core::FlatZone`] and [`ZoneSpec`], so what
 //! the client receives is exactly what a local [`terrain_core::Terrain`] consumes.
-//! The types the server speaks too ([`HeightMode`], [`ZoneEntry`]) are the shared
-//! model's ([`terrain_model`]).
+//! The types the server speaks too ([`WorldInfo`], [`HeightMode`], [`ZoneEntry`],
+//! [`ZoneList`], [`ZoneAnswer`]) are the shared model's ([`terrain_model`]).
 
 use terrain_core::zones::{Shape, ZoneHeight, ZoneSpec};
-use terrain_model::ChangedTiles;
+use terrain_model::{ChangedTiles, Tile};
 use terrain_proto::v1;
 
 use crate::ClientError;
 
-/// A hosted world: what a local replica needs to build its generator.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorldInfo {
-    pub id: String,
-    /// `"hyperscape"`, `"osrs"` or `"voxel"`.
-    pub generator: String,
-    pub seed: u32,
-    /// Edge length of one mesh tile, in world units.
-    pub tile_size: f64,
-    /// Vertices along one edge of a tile mesh.
-    pub tile_resolution: u32,
-    /// The world's revision when it was listed.
-    pub revision: u64,
-    /// How overlapping zones combine: `"layered"` or `"hyperscape"`.
-    pub overlap: String,
-    /// The number of registered flat zones when it was listed.
-    pub zones: u64,
-    /// The layout layer, for worlds with one.
-    pub layout: Option<WorldLayout>,
-    /// A voxel world's generator parameters.
-    pub voxel: Option<VoxelInfo>,
-}
-
-/// A voxel world's generator parameters, as listed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VoxelInfo {
-    pub max_height: u32,
-    pub sea_level: u32,
-    pub erosion_iterations: u32,
-    pub talus_threshold: u32,
-    /// Empty: chosen per very large region from the seed.
-    pub primary_biome: String,
-    /// Every parameter as JSON (`[worlds.voxel]` keys): what
-    /// [`VoxelInfo::config`] decodes for a local replica.
-    pub config_json: String,
-}
-
-impl VoxelInfo {
-    /// The full generator configuration, as the server built the world with.
-    pub fn config(&self) -> Result<terrain_core::voxel::VoxelConfig, ClientError> {
-        serde_json::from_str(&self.config_json)
-            .map_err(|e| ClientError::Protocol(format!("voxel.config_json: {e}")))
-    }
-}
-
-/// A world's layout layer, as listed: with the world's generator and seed, everything
-/// its hubs, spokes and flattening derive from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WorldLayout {
-    /// `"grid"`, `"zigzag"`, `"rings"` or `"chaotic"`.
-    pub pattern: String,
-    /// `"grid"` or `"planar"`.
-    pub spokes: String,
-    pub chunk_size: f64,
-    pub cell_size: f64,
-}
-
-impl From<v1::World> for WorldInfo {
-    fn from(w: v1::World) -> Self {
-        WorldInfo {
-            id: w.id,
-            generator: w.generator,
-            seed: w.seed,
-            tile_size: w.tile_size,
-            tile_resolution: w.tile_resolution,
-            revision: w.revision,
-            overlap: w.overlap,
-            zones: w.zones,
-            layout: w.layout.map(|l| WorldLayout {
-                pattern: l.pattern,
-                spokes: l.spokes,
-                chunk_size: l.chunk_size,
-                cell_size: l.cell_size,
-            }),
-            voxel: w.voxel.map(|v| VoxelInfo {
-                max_height: v.max_height,
-                sea_level: v.sea_level,
-                erosion_iterations: v.erosion_iterations,
-                talus_threshold: v.talus_threshold,
-                primary_biome: v.primary_biome,
-                config_json: v.config_json,
-            }),
-        }
-    }
-}
+/// A hosted world, as listed: what a local replica needs to build its generator (a
+/// voxel world's parameters decoded, every key); its layout layer: the shared model's.
+pub use terrain_model::{WorldInfo, WorldLayout};
 
 /// Which height a point query answers ([`HeightMode::Exact`], the default, is what
 /// `LocalTerrain` computes): the shared model's.
@@ -168,7 +86,7 @@ pub struct Registered {
     pub revision: u64,
     /// The tiles whose heights or normals changed, row-major: listed only when
     /// there are at most [`terrain_model::TILE_LIST_MAX`] (empty otherwise).
-    pub tiles: Vec<(i64, i64)>,
+    pub tiles: Vec<Tile>,
     pub change: ZoneChange,
     /// The changed tiles as a few rectangles and their count, whatever their
     /// number ([`ChangedTiles::contains`] says whether a tile is one of them).
@@ -180,25 +98,15 @@ pub struct Registered {
 pub struct Unregistered {
     pub revision: u64,
     /// As in [`Registered::tiles`]: listed only up to `TILE_LIST_MAX` tiles.
-    pub tiles: Vec<(i64, i64)>,
+    pub tiles: Vec<Tile>,
     pub changed: ChangedTiles,
 }
 
-/// Every zone of a world, in registration order, as of `revision`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneList {
-    pub zones: Vec<ZoneEntry>,
-    pub revision: u64,
-}
+/// Every zone of a world, in registration order, as of `revision`, and one zone (or
+/// none) with the world's revision: the shared model's.
+pub use terrain_model::{ZoneAnswer, ZoneList};
 
-/// One zone (or none) and the world's revision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneAnswer {
-    pub zone: Option<ZoneEntry>,
-    pub revision: u64,
-}
-
-pub(crate) fn tiles_from_proto(tiles: Vec<v1::TileKey>) -> Vec<(i64, i64)> {
+pub(crate) fn tiles_from_proto(tiles: Vec<v1::TileKey>) -> Vec<Tile> {
     terrain_model::tiles_of_keys(tiles)
 }
 

@@ -34,6 +34,6 @@ pub mod zones;
 
 pub use generator::{Generator, GeneratorError, GeneratorKind, Grid, GridError, WorldGenerator};
 pub use terrain::{Sample, Terrain};
-pub use tile::{TileGrid, TileRect};
+pub use tile::{Tile, TileGrid, TileRect};
 pub use world::{BuildError, WorldSpec, build_terrain};
 pub use zones::{FlatZone, Overlap, ZoneSet};

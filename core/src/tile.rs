@@ -3,6 +3,10 @@
 
 use crate::zones::Bounds;
 
+/// A tile `(tx, tz)`: its column and row in a world's [`TileGrid`]. The one tile
+/// coordinate type of the project (the shared model and the server name it too).
+pub type Tile = (i64, i64);
+
 /// The largest tile index, in magnitude, that [`TileGrid::checked_tile_of`] and
 /// [`tile_index`] accept: 2^52, so every index is exact as an `f64` and the difference
 /// of two indices (plus one) fits an `i64` with room to spare.
@@ -65,7 +69,7 @@ impl TileGrid {
     /// The answer has one entry per tile: callers bound the area first, or use
     /// [`TileGrid::rect_touching`] (a 10 km zone with a 10 km blend ring on 32 m tiles
     /// touches about 880,000 tiles).
-    pub fn tiles_touching(&self, bounds: &Bounds, margin: f64) -> Vec<(i64, i64)> {
+    pub fn tiles_touching(&self, bounds: &Bounds, margin: f64) -> Vec<Tile> {
         self.rect_touching(bounds, margin).tiles().collect()
     }
 
@@ -98,7 +102,7 @@ pub struct TileRect {
 impl TileRect {
     /// True when `tile` lies inside.
     #[inline]
-    pub fn contains(&self, (tx, tz): (i64, i64)) -> bool {
+    pub fn contains(&self, (tx, tz): Tile) -> bool {
         (self.min_tx..=self.max_tx).contains(&tx) && (self.min_tz..=self.max_tz).contains(&tz)
     }
 
@@ -128,7 +132,7 @@ impl TileRect {
     }
 
     /// Its tiles, row-major (tz outer, tx inner).
-    pub fn tiles(&self) -> impl Iterator<Item = (i64, i64)> + use<> {
+    pub fn tiles(&self) -> impl Iterator<Item = Tile> + use<> {
         let (x0, x1) = (self.min_tx, self.max_tx);
         (self.min_tz..=self.max_tz).flat_map(move |tz| (x0..=x1).map(move |tx| (tx, tz)))
     }

@@ -5,10 +5,16 @@
 //!   it matches), [`MutationKind`] (what a committed mutation did to its zone) and
 //!   [`TileEvent`] (one committed mutation, as subscribers see it).
 //! - [`lifecycle`]: [`Viewer`], [`Ring`] and [`TileSets`] (the tile rings a world keeps
-//!   live around its viewers).
-//! - [`query`]: [`ZoneEntry`] (a registered zone and its revision) and [`HeightMode`].
+//!   live around its viewers), and the transitions a world announces: a [`Step`] of
+//!   [`TileTransition`]s, each a [`TileChange`] of one [`Tile`].
+//! - [`query`]: [`ZoneEntry`] (a registered zone and its revision), the zone reads'
+//!   answers [`ZoneList`] and [`ZoneAnswer`], and [`HeightMode`].
 //! - [`tiles`]: [`ChangedTiles`], the tiles a change touched as a few rectangles,
 //!   listed one by one only up to [`TILE_LIST_MAX`].
+//! - [`worlds`]: [`WorldInfo`], a hosted world as `ListWorlds` lists it, and the voxel
+//!   generator's block kinds ([`BlockKindInfo`]).
+//!
+//! A tile is `terrain-core`'s [`Tile`], `(tx, tz)`, re-exported here.
 //!
 //! The crate knows protobuf (through `terrain-proto`) but no transport: the server's
 //! domain uses these types, its edge (`api/`) and the client SDK convert them with the
@@ -24,16 +30,18 @@ pub mod events;
 pub mod lifecycle;
 pub mod query;
 pub mod tiles;
+pub mod worlds;
 
 use std::borrow::Cow;
 
 use terrain_proto::v1 as pb;
 
 pub use events::{Area, MutationKind, TileEvent};
-pub use lifecycle::{Ring, Tile, TileSets, Viewer};
-pub use query::{HeightMode, ZoneEntry};
-pub use terrain_core::TileRect;
+pub use lifecycle::{Ring, Step, TileChange, TileSets, TileTransition, Viewer};
+pub use query::{HeightMode, ZoneAnswer, ZoneEntry, ZoneList};
+pub use terrain_core::{Tile, TileRect};
 pub use tiles::{ChangedTiles, TILE_LIST_MAX};
+pub use worlds::{BlockKindInfo, WorldInfo, WorldLayout, block_kinds};
 
 /// A value refused by the model: the field it names and why. `Display` is
 /// `"{field}: {reason}"`.

@@ -1,13 +1,12 @@
 //! The tile lifecycle's shared types: a [`Viewer`] as a game server reports it, the
-//! three [`Ring`]s kept live around each view, and [`TileSets`] (a tile set per ring),
-//! with their protobuf forms (`Viewer`, `Ring`, `TileSets`).
+//! three [`Ring`]s kept live around each view, [`TileSets`] (a tile set per ring) and
+//! the transitions the tracker announces ([`TileChange`], [`TileTransition`], a
+//! [`Step`] of them), with their protobuf forms (`Viewer`, `Ring`, `TileSets`,
+//! `TileTransition`, `Transitions`).
 
 use terrain_proto::v1 as pb;
 
-use crate::{FieldError, tile_keys, tiles_of_keys};
-
-/// A tile, `(tx, tz)`.
-pub type Tile = (i64, i64);
+use crate::{FieldError, Tile, tile_keys, tiles_of_keys};
 
 /// A viewer: a camera at `(x, z)` seeing `view_width` x `view_depth` metres, moving at
 /// `(velocity_x, velocity_z)` metres per second (zero when still or not reported).
@@ -142,6 +141,99 @@ impl From<pb::TileSets> for TileSets {
     }
 }
 
+/// What a transition says about a tile (not the zone registry's change of a zone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileChange {
+    /// The tile joined the ring (its mesh is cached).
+    Entered(Ring),
+    /// The tile left the ring of every viewer.
+    Left(Ring),
+    /// The tile was released after the grace period outside every active ring.
+    Culled,
+}
+
+/// One announced change of one tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileTransition {
+    pub tile: Tile,
+    pub change: TileChange,
+}
+
+/// The transitions of one step of a world's tracker, numbered per world (a gap in
+/// `sequence` means steps were missed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Step {
+    pub sequence: u64,
+    pub transitions: Vec<TileTransition>,
+}
+
+impl From<TileTransition> for pb::TileTransition {
+    fn from(t: TileTransition) -> Self {
+        let (ring, kind) = match t.change {
+            TileChange::Entered(r) => (pb::Ring::from(r), pb::TransitionKind::Entered),
+            TileChange::Left(r) => (pb::Ring::from(r), pb::TransitionKind::Left),
+            TileChange::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
+        };
+        let (x, z) = t.tile;
+        pb::TileTransition {
+            tile: Some(pb::TileKey { x, z }),
+            ring: ring as i32,
+            kind: kind as i32,
+        }
+    }
+}
+
+impl TryFrom<pb::TileTransition> for TileTransition {
+    type Error = FieldError;
+
+    /// Refuses a transition without a tile (field `tile`), of an unknown or
+    /// unspecified kind (field `kind`), or entering or leaving no known ring (field
+    /// `ring`).
+    fn try_from(t: pb::TileTransition) -> Result<Self, FieldError> {
+        let tile = t
+            .tile
+            .map(|k| (k.x, k.z))
+            .ok_or_else(|| FieldError::new("tile", "missing"))?;
+        let change = match pb::TransitionKind::try_from(t.kind) {
+            Ok(pb::TransitionKind::Entered) => TileChange::Entered(Ring::from_proto(t.ring)?),
+            Ok(pb::TransitionKind::Left) => TileChange::Left(Ring::from_proto(t.ring)?),
+            Ok(pb::TransitionKind::Culled) => TileChange::Culled,
+            _ => {
+                let kind = t.kind;
+                return Err(FieldError::new("kind", format!("unknown kind {kind}")));
+            }
+        };
+        Ok(TileTransition { tile, change })
+    }
+}
+
+impl Step {
+    /// The protobuf form of this step of `world`'s transitions.
+    pub fn to_proto(&self, world: &str) -> pb::Transitions {
+        pb::Transitions {
+            world: world.to_string(),
+            sequence: self.sequence,
+            transitions: self.transitions.iter().map(|&t| t.into()).collect(),
+        }
+    }
+}
+
+impl TryFrom<pb::Transitions> for Step {
+    type Error = FieldError;
+
+    /// Refuses the step if one of its transitions is refused (see [`TileTransition`]).
+    fn try_from(t: pb::Transitions) -> Result<Self, FieldError> {
+        Ok(Step {
+            sequence: t.sequence,
+            transitions: t
+                .transitions
+                .into_iter()
+                .map(TileTransition::try_from)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +270,46 @@ mod tests {
             active: vec![(-1, -1), (0, -1), (-1, 0), (0, 0)],
         };
         assert_eq!(TileSets::from(pb::TileSets::from(&sets)), sets);
+    }
+
+    #[test]
+    fn steps_round_trip_through_protobuf_and_bad_transitions_name_their_field() {
+        let step = Step {
+            sequence: 9,
+            transitions: vec![
+                TileTransition {
+                    tile: (1, -2),
+                    change: TileChange::Entered(Ring::Active),
+                },
+                TileTransition {
+                    tile: (0, 0),
+                    change: TileChange::Left(Ring::Sim),
+                },
+                TileTransition {
+                    tile: (-5, 3),
+                    change: TileChange::Culled,
+                },
+            ],
+        };
+        let message = step.to_proto("main");
+        assert_eq!((message.world.as_str(), message.sequence), ("main", 9));
+        assert_eq!(message.transitions[2].ring, pb::Ring::Unspecified as i32);
+        assert_eq!(Step::try_from(message), Ok(step));
+        let entered = pb::TransitionKind::Entered as i32;
+        let bad = |t: pb::TileTransition| TileTransition::try_from(t).unwrap_err();
+        let tile = Some(pb::TileKey { x: 0, z: 0 });
+        assert_eq!(bad(pb::TileTransition::default()).field, "tile");
+        let unknown_kind = pb::TileTransition {
+            tile,
+            kind: 7,
+            ..Default::default()
+        };
+        assert_eq!(bad(unknown_kind).to_string(), "kind: unknown kind 7");
+        let no_ring = pb::TileTransition {
+            tile,
+            kind: entered,
+            ring: 0,
+        };
+        assert_eq!(bad(no_ring).field, "ring");
     }
 }

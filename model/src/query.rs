@@ -1,6 +1,7 @@
 //! The query surface's shared types: [`ZoneEntry`] (a registered zone, height
-//! resolved, with its revision; protobuf `FlatZone`) and [`HeightMode`] (protobuf
-//! `HeightMode`, HTTP `mode=exact|surface`).
+//! resolved, with its revision; protobuf `FlatZone`), the answers of the zone reads
+//! ([`ZoneList`], [`ZoneAnswer`]) and [`HeightMode`] (protobuf `HeightMode`, HTTP
+//! `mode=exact|surface`).
 
 use std::str::FromStr;
 
@@ -76,6 +77,49 @@ impl TryFrom<pb::FlatZone> for ZoneEntry {
             },
             revision: z.revision,
         })
+    }
+}
+
+/// Every zone of a world, in registration order, and the world's revision (protobuf
+/// `ListFlatZonesResponse`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneList {
+    pub zones: Vec<ZoneEntry>,
+    pub revision: u64,
+}
+
+impl From<&ZoneList> for pb::ListFlatZonesResponse {
+    fn from(list: &ZoneList) -> Self {
+        pb::ListFlatZonesResponse {
+            zones: list.zones.iter().map(pb::FlatZone::from).collect(),
+            revision: list.revision,
+        }
+    }
+}
+
+/// One zone (or none) and the world's revision (protobuf `GetFlatZoneResponse` and
+/// `GetFlatZoneAtResponse`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneAnswer {
+    pub zone: Option<ZoneEntry>,
+    pub revision: u64,
+}
+
+impl From<&ZoneAnswer> for pb::GetFlatZoneResponse {
+    fn from(answer: &ZoneAnswer) -> Self {
+        pb::GetFlatZoneResponse {
+            zone: answer.zone.as_ref().map(pb::FlatZone::from),
+            revision: answer.revision,
+        }
+    }
+}
+
+impl From<&ZoneAnswer> for pb::GetFlatZoneAtResponse {
+    fn from(answer: &ZoneAnswer) -> Self {
+        pb::GetFlatZoneAtResponse {
+            zone: answer.zone.as_ref().map(pb::FlatZone::from),
+            revision: answer.revision,
+        }
     }
 }
 

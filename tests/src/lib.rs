@@ -8,7 +8,8 @@
 //!   [`resolve`]) and point sets ([`POINTS`], [`spiral`], [`random_points`]);
 //! - `assert`: bit-equal heights, JSON numbers, the HTTP error shape, metrics;
 //! - [`events`]: WebSocket and gRPC event subscribers;
-//! - [`Proxy`] (`proxy`): a TCP proxy whose connections can be cut.
+//! - [`Proxy`] (`proxy`): a TCP proxy whose connections can be cut;
+//! - [`voxel`]: a voxel world's configuration and core terrain, and the glTF validator.
 //!
 //! The tests themselves are one binary, `tests/e2e` (see its `main.rs`). The tests of
 //! the `terrain-server` *process* (signals, flags, `kill -9`, NATS replicas) are
@@ -19,6 +20,7 @@ pub mod events;
 mod fixtures;
 mod proxy;
 mod server;
+pub mod voxel;
 
 pub use assert::{assert_http_error, assert_same, metric_sample, num, nums};
 pub use fixtures::{

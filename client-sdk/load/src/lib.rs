@@ -43,6 +43,6 @@ pub fn exit_code(result: anyhow::Result<()>) -> std::process::ExitCode {
         }
     }
 }
-pub use options::{Cli, Format, Options, OptionsError, Tls};
+pub use options::{Cli, Format, Options, OptionsError, Settings, Tls};
 pub use report::Report;
 pub use run::{LoadError, run};

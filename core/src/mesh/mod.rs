@@ -12,4 +12,4 @@ pub mod tile;
 
 pub use glb::{GlbError, to_glb};
 pub use surface::{SurfaceTile, SurfaceTiles, surface_height};
-pub use tile::{Indices, TileKey, TileMesh, build_tile};
+pub use tile::{Indices, TileMesh, build_tile};

@@ -13,15 +13,15 @@ use rustc_hash::FxHashMap;
 
 use crate::Generator;
 use crate::terrain::Terrain;
-use crate::tile::TileGrid;
+use crate::tile::{Tile, TileGrid};
 
-use super::tile::{TileKey, TileMesh, border_coord};
+use super::tile::{TileMesh, border_coord};
 
 /// Where a point falls on the mesh: its tile, the cell's lower vertex indices and the
 /// fractions across the cell.
 #[derive(Debug, Clone, Copy)]
 struct Cell {
-    tile: TileKey,
+    tile: Tile,
     ix: usize,
     iz: usize,
     fx: f64,
@@ -87,7 +87,7 @@ pub fn surface_height(terrain: &Terrain, x: f64, z: f64) -> f64 {
 #[derive(Debug, Clone)]
 pub struct SurfaceTile {
     layout: TileGrid,
-    key: TileKey,
+    key: Tile,
     /// Vertices per edge.
     n: usize,
     /// Row-major (`iz * n + ix`) f32 vertex heights, widened back to f64.
@@ -97,7 +97,7 @@ pub struct SurfaceTile {
 impl SurfaceTile {
     /// Tile `key` of `terrain`: one area pass over its vertices (the heights
     /// [`crate::mesh::build_tile`] gives the same tile).
-    pub fn new(terrain: &Terrain, key: TileKey) -> Self {
+    pub fn new(terrain: &Terrain, key: Tile) -> Self {
         let layout = terrain.generator().tile_grid();
         let n = layout.resolution.max(2) as usize;
         let xs: Vec<f64> = (0..n as i64)
@@ -142,7 +142,7 @@ impl SurfaceTile {
     }
 
     /// The tile this surface covers.
-    pub fn key(&self) -> TileKey {
+    pub fn key(&self) -> Tile {
         self.key
     }
 
@@ -169,7 +169,7 @@ impl SurfaceTile {
 pub struct SurfaceTiles {
     layout: TileGrid,
     tiles: Vec<SurfaceTile>,
-    index: FxHashMap<TileKey, usize>,
+    index: FxHashMap<Tile, usize>,
 }
 
 impl SurfaceTiles {
@@ -209,7 +209,7 @@ impl SurfaceTiles {
     }
 
     /// Whether tile `key` is held.
-    pub fn contains(&self, key: TileKey) -> bool {
+    pub fn contains(&self, key: Tile) -> bool {
         self.index.contains_key(&key)
     }
 

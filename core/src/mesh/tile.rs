@@ -14,10 +14,7 @@ use libm::sqrt;
 
 use crate::Generator;
 use crate::terrain::Terrain;
-use crate::tile::TileGrid;
-
-/// A tile's grid coordinates.
-pub type TileKey = (i64, i64);
+use crate::tile::{Tile, TileGrid};
 
 /// Triangle indices, 16-bit when every vertex index fits.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +47,7 @@ impl Indices {
 /// The mesh of one tile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TileMesh {
-    pub key: TileKey,
+    pub key: Tile,
     /// The revision of the last change that touched the tile (0: none).
     pub version: u64,
     /// Vertices per edge.
@@ -173,7 +170,7 @@ fn triangles(n: usize, carved: &[bool]) -> Vec<u32> {
 ///
 /// This is CPU work of about a millisecond for a 64x64 tile: keep it off async
 /// workers.
-pub fn build_tile(terrain: &Terrain, key: TileKey, version: u64) -> TileMesh {
+pub fn build_tile(terrain: &Terrain, key: Tile, version: u64) -> TileMesh {
     let layout = terrain.generator().tile_grid();
     let n = layout.resolution.max(2) as usize;
     let m = n + 2;

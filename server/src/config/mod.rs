@@ -4,7 +4,8 @@
 //! Each key is declared once, as a field of [`Settings`]: serde reads it from the file,
 //! clap from its flag and variable (every value optional). Clap lays the flags and
 //! variables given over the file's settings ([`Cli::layer_over`]); [`Config::resolve`]
-//! fills the rest with the defaults and validates the result once, into a [`Config`].
+//! lays the result over the defaults ([`Settings::defaults`], the lowest layer) and
+//! validates it once, into a [`Config`].
 //! Any problem names the key path it is about, e.g. `worlds[1].id: duplicate world id
 //! "main"` or `store.replicas: must be in 1..=5, got 7`.
 //!
@@ -12,6 +13,8 @@
 //!   ([`StoreSettings`], resolved into a [`StoreConfig`]); [`world`]: one
 //!   `[[worlds]]` entry ([`WorldSpec`], resolved into a [`WorldConfig`]) and its
 //!   start-up zone sources; [`lifecycle`]: rings, culling and a world's layout table.
+//! - `layer`: `Layer`, one source laid over another key by key, declared with
+//!   the settings structs so that no key is listed twice to merge it.
 //! - `file`: the TOML file, decoded by serde with `serde_path_to_error` naming the
 //!   key path; `de`: the serde decoders of its values.
 //! - [`cli`]: the command line ([`Cli`]): `--config`, the keys' flags, and the
@@ -22,6 +25,7 @@
 pub mod cli;
 mod de;
 mod file;
+mod layer;
 pub mod lifecycle;
 mod settings;
 pub mod store;
@@ -41,6 +45,8 @@ use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
 use terrain_core::WorldGenerator;
 
 use crate::auth::AdminToken;
+use layer::Layer;
+use lifecycle::WarmRadius;
 
 pub use cli::{Cli, Command};
 pub use connections::ConnectionConfig;
@@ -75,6 +81,68 @@ pub const DEFAULT_MAX_ZONES_PER_WORLD: usize = 100_000;
 pub const DEFAULT_STATS_INTERVAL: Duration = Duration::from_secs(60);
 /// Default nice increment of the compute pool's threads.
 pub const DEFAULT_COMPUTE_NICE: u8 = 5;
+
+/// The value of a key the defaults layer gives: always present once `settings` lie
+/// over [`Settings::defaults`] (an absent one is a key left out of the defaults).
+fn given<T>(value: Option<T>, key: &'static str) -> Result<T, ConfigError> {
+    value.ok_or_else(|| ConfigError::invalid(key, "no value and no default"))
+}
+
+impl Settings {
+    /// The lowest layer: every key that has a default, at it (the values of
+    /// [`Config::default`]). The keys without one stay unset: `worlds` (without it the
+    /// server hosts [`WorldConfig::default_main`]), `tls_cert`, `tls_key`,
+    /// `admin_token`, the gRPC message sizes (derived from the limits) and the `store`
+    /// table (whose NATS keys are refused unless `kind = "nats"` is given).
+    pub fn defaults() -> Settings {
+        let d = Config::default();
+        let (limits, connections, requests, lifecycle) =
+            (d.limits, d.connections, d.requests, d.lifecycle);
+        Settings {
+            listen: Some(d.listen),
+            data_dir: Some(d.data_dir),
+            worlds: None,
+            max_coordinate: Some(limits.max_coordinate),
+            max_batch_points: Some(limits.max_batch_points),
+            max_heightmap_samples: Some(limits.max_heightmap_samples),
+            shutdown_timeout: Some(d.shutdown_timeout),
+            header_read_timeout: Some(connections.header_read_timeout),
+            idle_timeout: Some(connections.idle_timeout),
+            request_body_timeout: Some(connections.request_body_timeout),
+            max_connections: Some(connections.max_connections),
+            max_in_flight: Some(requests.max_in_flight),
+            request_timeout: Some(requests.request_timeout),
+            retry_after: Some(requests.retry_after),
+            grpc_max_decoding_message_size: None,
+            grpc_max_encoding_message_size: None,
+            http2_keepalive_interval: Some(connections.http2_keepalive_interval),
+            http2_keepalive_timeout: Some(connections.http2_keepalive_timeout),
+            max_subscriptions_per_connection: Some(connections.max_subscriptions_per_connection),
+            max_subscriptions: Some(connections.max_subscriptions),
+            tls_cert: None,
+            tls_key: None,
+            log_format: Some(d.log_format),
+            admin_token: None,
+            insecure: Some(d.insecure),
+            max_zone_size: Some(limits.max_zone_size),
+            max_zones_per_world: Some(limits.max_zones_per_world),
+            compute_nice: Some(d.compute_nice),
+            stats_interval: Some(d.stats_interval),
+            mesh_cache_bytes: Some(limits.mesh_cache_bytes),
+            subscriber_queue: Some(limits.subscriber_queue),
+            event_history: Some(limits.event_history),
+            sim_range: Some(lifecycle.rings.sim),
+            spawn_range: Some(lifecycle.rings.spawn),
+            active_range: Some(lifecycle.rings.active),
+            cull_grace: Some(lifecycle.cull_grace),
+            viewer_ttl: Some(lifecycle.viewer_ttl),
+            max_viewers_per_world: Some(lifecycle.max_viewers_per_world),
+            lookahead: Some(lifecycle.lookahead),
+            warm_radius: Some(WarmRadius(lifecycle.warm_radius)),
+            store: StoreSettings::default(),
+        }
+    }
+}
 
 /// Why a configuration was refused. The message names the offending key.
 #[derive(Debug, thiserror::Error)]
@@ -250,80 +318,56 @@ impl Config {
         Config::resolve(file::parse_in(text, base)?)
     }
 
-    /// Fills what `settings` leave out with defaults and validates the result.
+    /// Lays `settings` over the defaults ([`Settings::defaults`]) and validates the
+    /// result.
     pub fn resolve(settings: Settings) -> Result<Config, ConfigError> {
-        let defaults = Config::default();
-        let worlds = match settings.worlds {
+        let s = settings.over(Settings::defaults());
+        let worlds = match s.worlds {
             Some(specs) => world::resolve_worlds(specs)?,
-            None => defaults.worlds,
+            None => vec![WorldConfig::default_main()],
         };
         let config = Config {
-            listen: settings.listen.unwrap_or(defaults.listen),
-            data_dir: settings.data_dir.unwrap_or(defaults.data_dir),
+            listen: given(s.listen, "listen")?,
+            data_dir: given(s.data_dir, "data_dir")?,
             worlds,
             limits: Limits {
-                max_coordinate: settings.max_coordinate.unwrap_or(DEFAULT_MAX_COORDINATE),
-                max_batch_points: settings
-                    .max_batch_points
-                    .unwrap_or(DEFAULT_MAX_BATCH_POINTS),
-                max_heightmap_samples: settings
-                    .max_heightmap_samples
-                    .unwrap_or(DEFAULT_MAX_HEIGHTMAP_SAMPLES),
-                max_zone_size: settings.max_zone_size.unwrap_or(DEFAULT_MAX_ZONE_SIZE),
-                max_zones_per_world: settings
-                    .max_zones_per_world
-                    .unwrap_or(DEFAULT_MAX_ZONES_PER_WORLD),
-                mesh_cache_bytes: settings
-                    .mesh_cache_bytes
-                    .unwrap_or(DEFAULT_MESH_CACHE_BYTES),
-                subscriber_queue: settings
-                    .subscriber_queue
-                    .unwrap_or(DEFAULT_SUBSCRIBER_QUEUE),
-                event_history: settings.event_history.unwrap_or(DEFAULT_EVENT_HISTORY),
+                max_coordinate: given(s.max_coordinate, "max_coordinate")?,
+                max_batch_points: given(s.max_batch_points, "max_batch_points")?,
+                max_heightmap_samples: given(s.max_heightmap_samples, "max_heightmap_samples")?,
+                max_zone_size: given(s.max_zone_size, "max_zone_size")?,
+                max_zones_per_world: given(s.max_zones_per_world, "max_zones_per_world")?,
+                mesh_cache_bytes: given(s.mesh_cache_bytes, "mesh_cache_bytes")?,
+                subscriber_queue: given(s.subscriber_queue, "subscriber_queue")?,
+                event_history: given(s.event_history, "event_history")?,
             },
-            shutdown_timeout: settings
-                .shutdown_timeout
-                .unwrap_or(defaults.shutdown_timeout),
+            shutdown_timeout: given(s.shutdown_timeout, "shutdown_timeout")?,
             connections: ConnectionConfig {
-                header_read_timeout: settings
-                    .header_read_timeout
-                    .unwrap_or(defaults.connections.header_read_timeout),
-                idle_timeout: settings
-                    .idle_timeout
-                    .unwrap_or(defaults.connections.idle_timeout),
-                request_body_timeout: settings
-                    .request_body_timeout
-                    .unwrap_or(defaults.connections.request_body_timeout),
-                max_connections: settings
-                    .max_connections
-                    .unwrap_or(defaults.connections.max_connections),
-                grpc_max_decoding_message_size: settings.grpc_max_decoding_message_size,
-                grpc_max_encoding_message_size: settings.grpc_max_encoding_message_size,
-                http2_keepalive_interval: settings
-                    .http2_keepalive_interval
-                    .unwrap_or(defaults.connections.http2_keepalive_interval),
-                http2_keepalive_timeout: settings
-                    .http2_keepalive_timeout
-                    .unwrap_or(defaults.connections.http2_keepalive_timeout),
-                max_subscriptions_per_connection: settings
-                    .max_subscriptions_per_connection
-                    .unwrap_or(defaults.connections.max_subscriptions_per_connection),
-                max_subscriptions: settings
-                    .max_subscriptions
-                    .unwrap_or(defaults.connections.max_subscriptions),
+                header_read_timeout: given(s.header_read_timeout, "header_read_timeout")?,
+                idle_timeout: given(s.idle_timeout, "idle_timeout")?,
+                request_body_timeout: given(s.request_body_timeout, "request_body_timeout")?,
+                max_connections: given(s.max_connections, "max_connections")?,
+                grpc_max_decoding_message_size: s.grpc_max_decoding_message_size,
+                grpc_max_encoding_message_size: s.grpc_max_encoding_message_size,
+                http2_keepalive_interval: given(
+                    s.http2_keepalive_interval,
+                    "http2_keepalive_interval",
+                )?,
+                http2_keepalive_timeout: given(
+                    s.http2_keepalive_timeout,
+                    "http2_keepalive_timeout",
+                )?,
+                max_subscriptions_per_connection: given(
+                    s.max_subscriptions_per_connection,
+                    "max_subscriptions_per_connection",
+                )?,
+                max_subscriptions: given(s.max_subscriptions, "max_subscriptions")?,
             },
             requests: RequestLimits {
-                max_in_flight: settings
-                    .max_in_flight
-                    .unwrap_or(defaults.requests.max_in_flight),
-                request_timeout: settings
-                    .request_timeout
-                    .unwrap_or(defaults.requests.request_timeout),
-                retry_after: settings
-                    .retry_after
-                    .unwrap_or(defaults.requests.retry_after),
+                max_in_flight: given(s.max_in_flight, "max_in_flight")?,
+                request_timeout: given(s.request_timeout, "request_timeout")?,
+                retry_after: given(s.retry_after, "retry_after")?,
             },
-            tls: match (settings.tls_cert, settings.tls_key) {
+            tls: match (s.tls_cert, s.tls_key) {
                 (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
                 (None, None) => None,
                 (Some(_), None) => {
@@ -333,32 +377,24 @@ impl Config {
                     return Err(ConfigError::invalid("tls_cert", "required with tls_key"));
                 }
             },
-            log_format: settings.log_format.unwrap_or(defaults.log_format),
-            admin_token: settings.admin_token,
-            insecure: settings.insecure.unwrap_or(defaults.insecure),
-            stats_interval: settings.stats_interval.unwrap_or(defaults.stats_interval),
-            compute_nice: settings.compute_nice.unwrap_or(defaults.compute_nice),
+            log_format: given(s.log_format, "log_format")?,
+            admin_token: s.admin_token,
+            insecure: given(s.insecure, "insecure")?,
+            stats_interval: given(s.stats_interval, "stats_interval")?,
+            compute_nice: given(s.compute_nice, "compute_nice")?,
             lifecycle: LifecycleConfig {
                 rings: Rings {
-                    sim: settings.sim_range.unwrap_or(lifecycle::DEFAULT_RINGS.sim),
-                    spawn: settings
-                        .spawn_range
-                        .unwrap_or(lifecycle::DEFAULT_RINGS.spawn),
-                    active: settings
-                        .active_range
-                        .unwrap_or(lifecycle::DEFAULT_RINGS.active),
+                    sim: given(s.sim_range, "sim_range")?,
+                    spawn: given(s.spawn_range, "spawn_range")?,
+                    active: given(s.active_range, "active_range")?,
                 },
-                cull_grace: settings.cull_grace.unwrap_or(lifecycle::DEFAULT_CULL_GRACE),
-                viewer_ttl: settings.viewer_ttl.unwrap_or(lifecycle::DEFAULT_VIEWER_TTL),
-                max_viewers_per_world: settings
-                    .max_viewers_per_world
-                    .unwrap_or(lifecycle::DEFAULT_MAX_VIEWERS),
-                warm_radius: settings
-                    .warm_radius
-                    .map_or(Some(lifecycle::DEFAULT_WARM_RADIUS), |w| w.0),
-                lookahead: settings.lookahead.unwrap_or(lifecycle::DEFAULT_LOOKAHEAD),
+                cull_grace: given(s.cull_grace, "cull_grace")?,
+                viewer_ttl: given(s.viewer_ttl, "viewer_ttl")?,
+                max_viewers_per_world: given(s.max_viewers_per_world, "max_viewers_per_world")?,
+                warm_radius: given(s.warm_radius, "warm_radius")?.0,
+                lookahead: given(s.lookahead, "lookahead")?,
             },
-            store: settings.store.resolve()?,
+            store: s.store.resolve()?,
         };
         config.validate()?;
         Ok(config)

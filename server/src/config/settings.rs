@@ -2,9 +2,10 @@
 //! same time a key of the TOML file (serde, unknown keys refused), a flag and a
 //! `TERRAIN_*` environment variable (clap's derive and `env`); its doc comment is the
 //! flag's help. Every value is optional: `None` where a source is silent. The sources
-//! are layered by clap itself ([`super::Cli::layer_over`]: each flag or variable given
-//! replaces the file's value) and the result resolved, with the defaults, into a
-//! [`super::Config`].
+//! are layered lowest first: the defaults ([`Settings::defaults`]), the file (laid over
+//! them by `Layer`, one merge for every key), then the flags and
+//! variables (laid over the file by clap itself, [`super::Cli::layer_over`]); the
+//! result is resolved into a [`super::Config`].
 
 use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
@@ -13,11 +14,13 @@ use serde::Deserialize;
 
 use super::{
     LogFormat, StoreSettings, WorldSpec, de,
+    layer::layered,
     lifecycle::{self, WarmRadius},
     values,
 };
 use crate::auth::AdminToken;
 
+layered! {
 /// One source's view of the configuration: `None` where the source is silent.
 #[derive(Debug, Clone, Default, PartialEq, Args, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -248,6 +251,7 @@ pub struct Settings {
     /// The `store` table, or the `--store-*` flags.
     #[command(flatten)]
     pub store: StoreSettings,
+}
 }
 
 impl Settings {

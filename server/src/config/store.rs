@@ -14,7 +14,7 @@ use std::{fmt, str::FromStr};
 use clap::Args;
 use serde::Deserialize;
 
-use super::{ConfigError, de};
+use super::{ConfigError, de, layer::layered};
 
 /// The default bucket name prefix: world `main` lives in bucket `terrain-main`.
 pub const DEFAULT_BUCKET: &str = "terrain";
@@ -59,6 +59,7 @@ impl fmt::Display for StoreKind {
     }
 }
 
+layered! {
 /// What one source says about the store; `None` where it is silent. Each field is a
 /// key of the `store` table and a `--store-*` flag / `TERRAIN_STORE_*` variable.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args, Deserialize)]
@@ -90,6 +91,7 @@ pub struct StoreSettings {
     /// JetStream replicas of each bucket, 1 to 5 [default: 1].
     #[arg(id = "store_replicas", long = "store-replicas", env = "TERRAIN_STORE_REPLICAS", value_name = "N", value_parser = parse_replicas)]
     pub replicas: Option<usize>,
+}
 }
 
 impl StoreSettings {

@@ -13,8 +13,8 @@
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
 use terrain_core::{
-    Generator, Grid, Terrain, TileGrid,
-    mesh::{SurfaceTiles, TileKey, surface_height},
+    Generator, Grid, Terrain, Tile, TileGrid,
+    mesh::{SurfaceTiles, surface_height},
 };
 
 use crate::{
@@ -67,7 +67,7 @@ fn coords_len(parts: &[Samples]) -> usize {
 }
 
 /// The distinct tiles the points of interleaved `coords` fall in, in first-seen order.
-pub fn distinct_tiles(layout: &TileGrid, coords: &[f64]) -> Vec<TileKey> {
+pub fn distinct_tiles(layout: &TileGrid, coords: &[f64]) -> Vec<Tile> {
     let (mut seen, mut keys, mut last) = (HashSet::new(), Vec::new(), None);
     for p in coords.chunks_exact(2) {
         let key = (layout.tile_of(p[0]), layout.tile_of(p[1]));

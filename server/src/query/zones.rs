@@ -5,23 +5,10 @@
 use super::{QueryEngine, QueryError, check_coordinate};
 use crate::world::World;
 
-/// A registered zone with the revision that registered (or last replaced) it: the
-/// shared model's.
-pub use terrain_model::ZoneEntry;
-
-/// Every zone of a world, in registration order, and the world's revision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneList {
-    pub zones: Vec<ZoneEntry>,
-    pub revision: u64,
-}
-
-/// One zone (or none) and the world's revision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ZoneAnswer {
-    pub zone: Option<ZoneEntry>,
-    pub revision: u64,
-}
+/// A registered zone with the revision that registered (or last replaced) it, every
+/// zone of a world and one zone (or none), each with the world's revision: the shared
+/// model's.
+pub use terrain_model::{ZoneAnswer, ZoneEntry, ZoneList};
 
 impl QueryEngine {
     /// Zone `id` of `world`; `NOT_FOUND` (field `id`) if absent.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-use crate::voxel_fixtures::{VOXEL, voxel_worlds};
+use common::voxel::{VOXEL, voxel_worlds};
 use terrain_proto::v1::GetHeightmapRequest;
 use tonic::Code;
 use tonic_types::StatusExt;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-use crate::voxel_fixtures::voxel_worlds;
+use common::voxel::voxel_worlds;
 
 /// Status and time of one GET.
 async fn timed_get(http: reqwest::Client, url: String) -> (u16, Duration) {

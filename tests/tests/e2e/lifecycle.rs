@@ -12,14 +12,13 @@ use std::{
 
 use common::{TestServer, assert_http_error};
 use serde_json::{Value, json};
+use terrain_client::Tile;
 use terrain_proto::v1::{
     self as pb, lifecycle_event::Kind, terrain_lifecycle_client::TerrainLifecycleClient,
     viewer_update::Update,
 };
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
-
-type Tile = (i64, i64);
 
 pub(crate) const VIEWERS: &str = "/v1/worlds/main/viewers";
 

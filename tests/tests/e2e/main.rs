@@ -71,7 +71,6 @@ mod stream_limits;
 mod tls;
 mod viewer_limits;
 mod voxel_bench;
-mod voxel_fixtures;
 mod voxel_grpc;
 mod voxel_http;
 mod voxel_range;

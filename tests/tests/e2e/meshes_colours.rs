@@ -9,7 +9,7 @@ use common::TestServer;
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet, mesh::build_tile};
 use terrain_proto::v1::GetTileMeshRequest;
 
-use crate::voxel_fixtures::validate_glb;
+use common::voxel::validate_glb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hyperscape_meshes_carry_the_worker_colours_on_every_surface() {

@@ -490,7 +490,10 @@ async fn lifecycle_calls_report_viewers_and_follow_transitions() {
     let mut entered = std::collections::BTreeSet::new();
     while entered.len() < 25 {
         match tracker.next().await.expect("open").expect("message") {
-            terrain_client::LifecycleMessage::Transitions { transitions, .. } => {
+            terrain_client::LifecycleMessage::Transitions(terrain_client::Step {
+                transitions,
+                ..
+            }) => {
                 for t in transitions {
                     if t.change == terrain_client::TileChange::Entered(terrain_client::Ring::Active)
                     {

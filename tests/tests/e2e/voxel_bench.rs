@@ -18,7 +18,7 @@ use std::{
 
 use common::TestServer;
 
-use super::voxel_fixtures::*;
+use common::voxel::*;
 
 /// Concurrent requests.
 const C: usize = 8;

@@ -22,7 +22,7 @@ use terrain_core::{
 use terrain_proto::v1 as pb;
 use tonic::Code;
 
-use super::voxel_fixtures::*;
+use common::voxel::*;
 
 fn blocks_request(world: &str, cx: i64, cz: i64) -> pb::GetChunkBlocksRequest {
     pb::GetChunkBlocksRequest {

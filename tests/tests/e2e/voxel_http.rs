@@ -16,7 +16,7 @@ use terrain_core::{
     voxel::{CHUNK, Chunk},
 };
 
-use super::voxel_fixtures::*;
+use common::voxel::*;
 
 fn chunk_path(route: &str, cx: i64, cz: i64) -> String {
     format!("/v1/worlds/{VOXEL}/tiles/{cx}/{cz}/{route}")

@@ -10,7 +10,7 @@ use common::{TestServer, assert_http_error};
 use serde_json::{Value, json};
 use terrain_core::voxel::MAX_COORDINATE;
 
-use super::voxel_fixtures::*;
+use common::voxel::*;
 
 fn viewer(x: f64, z: f64, w: f64, d: f64) -> Value {
     json!({"x": x, "z": z, "viewWidth": w, "viewDepth": d, "velocityX": 10000.0, "velocityZ": 10000.0})

@@ -175,7 +175,7 @@ async fn answers_equal_the_core_walker_on_every_generator() {
         let spec = config.worlds.iter().find(|w| w.id == world).unwrap();
         let rule = spec.walk_rule();
         let terrain = match world {
-            "blocks" => crate::voxel_fixtures::voxel_terrain(&[]),
+            "blocks" => common::voxel::voxel_terrain(&[]),
             _ => main_terrain(),
         };
         let walker = Walker::new(&terrain, &rule);

@@ -23,7 +23,7 @@ use terrain_proto::v1 as pb;
 use terrain_server::{Config, WorldConfig};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::voxel_fixtures::{SEED, VOXEL, voxel_config};
+use common::voxel::{SEED, VOXEL, voxel_config};
 
 /// The answer and event bound the issue sets.
 const BOUND: usize = 64 * 1024;

@@ -29,7 +29,7 @@ use crate::{
     lifecycle::{
         StepFeed, WorldLifecycle,
         rings::Viewer,
-        tracker::{Owner, Step, TileChange},
+        tracker::{Owner, Step},
     },
 };
 
@@ -40,31 +40,8 @@ const REJECTION_QUEUE: usize = 64;
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<pb::LifecycleEvent, Status>> + Send>>;
 
 fn step_proto(world: &str, step: &Step) -> pb::LifecycleEvent {
-    let transitions = step
-        .transitions
-        .iter()
-        .map(|t| {
-            let (ring, kind) = match t.change {
-                TileChange::Entered(r) => (pb::Ring::from(r), pb::TransitionKind::Entered),
-                TileChange::Left(r) => (pb::Ring::from(r), pb::TransitionKind::Left),
-                TileChange::Culled => (pb::Ring::Unspecified, pb::TransitionKind::Culled),
-            };
-            pb::TileTransition {
-                tile: Some(pb::TileKey {
-                    x: t.tile.0,
-                    z: t.tile.1,
-                }),
-                ring: ring as i32,
-                kind: kind as i32,
-            }
-        })
-        .collect();
     pb::LifecycleEvent {
-        kind: Some(pb::lifecycle_event::Kind::Transitions(pb::Transitions {
-            world: world.to_string(),
-            sequence: step.sequence,
-            transitions,
-        })),
+        kind: Some(pb::lifecycle_event::Kind::Transitions(step.to_proto(world))),
     }
 }
 

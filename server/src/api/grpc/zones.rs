@@ -10,14 +10,9 @@ use tonic::{Request, Response, Status};
 use super::authorize;
 use crate::{
     api::{ApiError, ApiState},
-    query::zones::{ZoneAnswer, ZoneEntry},
+    query::zones::ZoneEntry,
     world::Outcome,
 };
-
-/// A zone as the API answers it: height resolved, with its revision.
-pub fn zone_message(entry: &ZoneEntry) -> pb::FlatZone {
-    pb::FlatZone::from(entry)
-}
 
 /// The zone a request describes, as the HTTP body would (without `id`, which the
 /// caller takes from the message; `revision` is output-only and ignored).
@@ -39,11 +34,7 @@ pub fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
 }
 
 fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
-    outcome
-        .tiles
-        .iter()
-        .map(|&(x, z)| pb::TileKey { x, z })
-        .collect()
+    terrain_model::tile_keys(&outcome.tiles)
 }
 
 fn tile_rects(outcome: &Outcome) -> Vec<pb::TileRect> {
@@ -67,7 +58,7 @@ pub async fn register(
         revision: outcome.zone_revision,
     };
     Ok(Response::new(pb::RegisterFlatZoneResponse {
-        zone: Some(zone_message(&entry)),
+        zone: Some(pb::FlatZone::from(&entry)),
         revision: outcome.revision,
         tiles: tile_keys(&outcome),
         change: outcome.change.as_str().to_string(),
@@ -93,10 +84,6 @@ pub async fn unregister(
     }))
 }
 
-fn one(answer: &ZoneAnswer) -> Option<pb::FlatZone> {
-    answer.zone.as_ref().map(zone_message)
-}
-
 pub async fn get(
     state: &ApiState,
     request: Request<pb::GetFlatZoneRequest>,
@@ -106,10 +93,7 @@ pub async fn get(
     let answer = engine
         .zone(engine.world(&request.world)?, &request.id)
         .await?;
-    Ok(Response::new(pb::GetFlatZoneResponse {
-        zone: one(&answer),
-        revision: answer.revision,
-    }))
+    Ok(Response::new(pb::GetFlatZoneResponse::from(&answer)))
 }
 
 pub async fn list(
@@ -119,10 +103,7 @@ pub async fn list(
     let request = request.into_inner();
     let engine = &state.engine;
     let list = engine.zones(engine.world(&request.world)?).await;
-    Ok(Response::new(pb::ListFlatZonesResponse {
-        zones: list.zones.iter().map(zone_message).collect(),
-        revision: list.revision,
-    }))
+    Ok(Response::new(pb::ListFlatZonesResponse::from(&list)))
 }
 
 pub async fn at(
@@ -133,8 +114,5 @@ pub async fn at(
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
     let answer = engine.zone_at(world, request.x, request.z).await?;
-    Ok(Response::new(pb::GetFlatZoneAtResponse {
-        zone: one(&answer),
-        revision: answer.revision,
-    }))
+    Ok(Response::new(pb::GetFlatZoneAtResponse::from(&answer)))
 }

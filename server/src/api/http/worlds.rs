@@ -8,7 +8,7 @@ use terrain_core::voxel::VoxelConfig;
 
 use crate::api::{
     ApiState,
-    worlds::{self, BlockKindInfo, LayoutInfo, WorldInfo},
+    worlds::{self, BlockKindInfo, WorldInfo, WorldLayout},
 };
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -16,14 +16,14 @@ use crate::api::{
 pub struct WorldBody {
     id: String,
     #[schema(example = "osrs")]
-    generator: &'static str,
+    generator: String,
     seed: u32,
     tile_size: f64,
     tile_resolution: u32,
     revision: u64,
     #[schema(example = "priority")]
-    overlap: &'static str,
-    zones: usize,
+    overlap: String,
+    zones: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     layout: Option<WorldLayoutBody>,
     /// A voxel world's parameters: its `[worlds.voxel]` table, keys in lowerCamelCase.
@@ -104,14 +104,14 @@ impl From<VoxelConfig> for VoxelBody {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WorldLayoutBody {
-    pattern: &'static str,
-    spokes: &'static str,
+    pattern: String,
+    spokes: String,
     chunk_size: f64,
     cell_size: f64,
 }
 
-impl From<LayoutInfo> for WorldLayoutBody {
-    fn from(l: LayoutInfo) -> Self {
+impl From<WorldLayout> for WorldLayoutBody {
+    fn from(l: WorldLayout) -> Self {
         WorldLayoutBody {
             pattern: l.pattern,
             spokes: l.spokes,

@@ -38,33 +38,15 @@ use super::rings::{
 };
 use crate::config::LifecycleConfig;
 
-/// What a transition says about a tile (not the zone registry's change of a zone).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TileChange {
-    Entered(Ring),
-    Left(Ring),
-    Culled,
-}
+/// What a transition says about a tile, one announced change of one tile, and the
+/// transitions of one step, numbered per world: the shared model's.
+pub use terrain_model::{Step, TileChange, TileTransition};
 
-/// One announced change of one tile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Transition {
-    pub tile: Tile,
-    pub change: TileChange,
-}
-
-/// The transitions of one step, numbered per world.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub sequence: u64,
-    pub transitions: Vec<Transition>,
-}
-
-/// Who reported a viewer, which decides how it goes away.
 /// [`Tracker::remove`] found no viewer with that id and owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoSuchViewer;
 
+/// Who reported a viewer, which decides how it goes away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Owner {
     /// HTTP: removed by `DELETE`, or after `viewer_ttl` without an update.
@@ -184,7 +166,7 @@ pub struct Tracker {
 }
 
 /// Transitions gathered during one operation.
-type Out = Vec<Transition>;
+type Out = Vec<TileTransition>;
 
 impl Tracker {
     pub fn new(layout: TileGrid, config: LifecycleConfig, max_coordinate: f64) -> Self {
@@ -541,7 +523,7 @@ impl Tracker {
                 && let Some(state) = self.tiles.remove(&tile)
             {
                 if state.shown {
-                    out.push(Transition {
+                    out.push(TileTransition {
                         tile,
                         change: TileChange::Culled,
                     });
@@ -643,7 +625,7 @@ impl Tracker {
 fn announce(tile: Tile, from: u8, to: u8, out: &mut Out) {
     for ring in Ring::ALL.iter().rev() {
         if to & ring.bit() != 0 && from & ring.bit() == 0 {
-            out.push(Transition {
+            out.push(TileTransition {
                 tile,
                 change: TileChange::Entered(*ring),
             });
@@ -651,7 +633,7 @@ fn announce(tile: Tile, from: u8, to: u8, out: &mut Out) {
     }
     for ring in Ring::ALL {
         if from & ring.bit() != 0 && to & ring.bit() == 0 {
-            out.push(Transition {
+            out.push(TileTransition {
                 tile,
                 change: TileChange::Left(ring),
             });

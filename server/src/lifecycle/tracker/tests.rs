@@ -31,7 +31,7 @@ fn v(id: &str, x: f64, z: f64) -> Viewer {
 }
 
 /// Generates everything queued, nearest first; returns the order.
-fn drain(t: &mut Tracker, now: Instant) -> (Vec<Tile>, Vec<Transition>) {
+fn drain(t: &mut Tracker, now: Instant) -> (Vec<Tile>, Vec<TileTransition>) {
     let mut order = Vec::new();
     let mut out = Vec::new();
     while let Some(tile) = t.next_job() {

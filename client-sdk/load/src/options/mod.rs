@@ -1,13 +1,15 @@
-//! `terrain-load`'s settings: ghz's flags ([`Cli`]) and config file keys (JSON or
-//! TOML, `--config`), resolved into [`Options`]. Flags override the file; the
-//! defaults are ghz's (`-c 50`, `-n 200`, `--connections 1`, `-t 20s`).
+//! `terrain-load`'s settings: each declared once in [`Settings`] (`settings`), both a
+//! ghz flag and a key of the config file (JSON or TOML, `--config`); [`Cli`] lays the
+//! flags over the file and [`Options::resolve`] validates the result into [`Options`].
+//! The defaults are ghz's (`-c 50`, `-n 200`, `--connections 1`, `-t 20s`).
 
 use std::{collections::BTreeMap, path::PathBuf, time::Duration};
 
-use clap::Parser;
-use rustls_pki_types::{CertificateDer, pem::PemObject};
-use serde::Deserialize;
 use serde_json::Value;
+
+mod settings;
+
+pub use settings::{Cli, DataText, Metadata, Settings};
 
 use crate::{
     Method,
@@ -34,139 +36,6 @@ fn invalid(key: &'static str, reason: impl Into<String>) -> OptionsError {
         key,
         reason: reason.into(),
     }
-}
-
-/// Command-line flags, named as ghz's.
-#[derive(Debug, Clone, Default, Parser)]
-#[command(
-    name = "terrain-load",
-    about = "A ghz-compatible load generator for the terrain server",
-    version
-)]
-pub struct Cli {
-    /// Fully qualified method: package.Service/Method or package.Service.Method.
-    #[arg(long)]
-    pub call: Option<String>,
-    /// Number of request workers to run concurrently [default: 50].
-    #[arg(short = 'c', long)]
-    pub concurrency: Option<usize>,
-    /// Number of requests to run [default: 200]; ignored with --duration.
-    #[arg(short = 'n', long)]
-    pub total: Option<u64>,
-    /// Number of connections (HTTP/2) the workers share round-robin [default: 1].
-    #[arg(long)]
-    pub connections: Option<usize>,
-    /// Requests per second across all workers; 0 for no limit.
-    #[arg(short = 'r', long, alias = "qps")]
-    pub rps: Option<u64>,
-    /// Run for this long (e.g. 10s, 1m30s); overrides --total.
-    #[arg(short = 'z', long)]
-    pub duration: Option<String>,
-    /// Stop after this long whatever --total says.
-    #[arg(short = 'x', long = "max-duration")]
-    pub max_duration: Option<String>,
-    /// Deadline of each request [default: 20s].
-    #[arg(short = 't', long)]
-    pub timeout: Option<String>,
-    /// Connection timeout [default: 10s].
-    #[arg(long = "connect-timeout")]
-    pub connect_timeout: Option<String>,
-    /// Request data as JSON, with {{.RequestNumber}}-style templates.
-    #[arg(short = 'd', long)]
-    pub data: Option<String>,
-    /// Request data from a file.
-    #[arg(short = 'D', long = "data-file")]
-    pub data_file: Option<PathBuf>,
-    /// Request metadata as a JSON object of strings.
-    #[arg(short = 'm', long)]
-    pub metadata: Option<String>,
-    /// Plaintext connection; without it the connection is TLS and needs --cacert.
-    #[arg(long)]
-    pub insecure: bool,
-    /// PEM file of the CA certificates to trust for a TLS connection (the server's
-    /// `tls_cert`, or its CA); the host may then be given as `https://host:port`.
-    #[arg(long)]
-    pub cacert: Option<PathBuf>,
-    /// Server name to verify the certificate for, instead of the host's.
-    #[arg(long)]
-    pub cname: Option<String>,
-    /// JSON or TOML file with the same settings (flags override it).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Output format: summary, json or pretty [default: summary].
-    #[arg(short = 'O', long)]
-    pub format: Option<String>,
-    /// Write the report here instead of stdout.
-    #[arg(short = 'o', long)]
-    pub output: Option<PathBuf>,
-    /// Leave the first N results out of the report (warm-up).
-    #[arg(long = "skipFirst")]
-    pub skip_first: Option<u64>,
-    /// Close each stream call after this long.
-    #[arg(long = "stream-call-duration")]
-    pub stream_call_duration: Option<String>,
-    /// Close each stream call after receiving this many messages.
-    #[arg(long = "stream-call-count")]
-    pub stream_call_count: Option<u64>,
-    /// A name for the run, kept in the report.
-    #[arg(long)]
-    pub name: Option<String>,
-    /// Accepted for ghz compatibility and unused: the terrain and health services are
-    /// built in (give other services as a --protoset).
-    #[arg(long)]
-    pub proto: Option<PathBuf>,
-    /// An encoded FileDescriptorSet whose services are callable beside the built-in
-    /// ones (e.g. from `terrain-server protoset`, or `protoc --include_imports -o`).
-    #[arg(long)]
-    pub protoset: Option<PathBuf>,
-    /// host:port of the server.
-    pub host: Option<String>,
-}
-
-/// Config file keys, named as ghz's.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    host: Option<String>,
-    call: Option<String>,
-    concurrency: Option<usize>,
-    total: Option<u64>,
-    connections: Option<usize>,
-    #[serde(alias = "qps")]
-    rps: Option<u64>,
-    duration: Option<String>,
-    #[serde(rename = "max-duration")]
-    max_duration: Option<String>,
-    timeout: Option<String>,
-    #[serde(rename = "connect-timeout")]
-    connect_timeout: Option<String>,
-    data: Option<Value>,
-    #[serde(rename = "data-file")]
-    data_file: Option<PathBuf>,
-    metadata: Option<BTreeMap<String, String>>,
-    insecure: Option<bool>,
-    cacert: Option<PathBuf>,
-    cname: Option<String>,
-    format: Option<String>,
-    output: Option<PathBuf>,
-    #[serde(rename = "skipFirst")]
-    skip_first: Option<u64>,
-    #[serde(rename = "stream-call-duration")]
-    stream_call_duration: Option<String>,
-    #[serde(rename = "stream-call-count")]
-    stream_call_count: Option<u64>,
-    name: Option<String>,
-    protoset: Option<PathBuf>,
-    // Accepted so ghz configs load unchanged; unused here.
-    #[allow(dead_code)]
-    proto: Option<String>,
-    #[allow(dead_code)]
-    #[serde(rename = "import-paths")]
-    import_paths: Option<Vec<String>>,
-    #[allow(dead_code)]
-    cpus: Option<u64>,
-    #[allow(dead_code)]
-    tags: Option<BTreeMap<String, String>>,
 }
 
 /// Report formats.
@@ -261,7 +130,7 @@ fn duration_of(key: &'static str, v: Option<String>) -> Result<Option<Duration>,
         .transpose()
 }
 
-fn read_config(path: &PathBuf) -> Result<FileConfig, OptionsError> {
+fn read_config(path: &PathBuf) -> Result<Settings, OptionsError> {
     let bad = |reason: String| OptionsError::Config {
         path: path.clone(),
         reason,
@@ -275,19 +144,114 @@ fn read_config(path: &PathBuf) -> Result<FileConfig, OptionsError> {
     }
 }
 
-/// The PEM text of the `--cacert` file, with at least one certificate in it.
+/// The PEM text of the `--cacert` file, with at least one certificate in it (the
+/// client SDK's check, [`terrain_client::tls::check_ca_pem`]).
 fn read_cacert(path: &PathBuf) -> Result<Vec<u8>, OptionsError> {
     let bad = |reason: String| invalid("cacert", format!("{}: {reason}", path.display()));
     let pem = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let mut count = 0usize;
-    for cert in CertificateDer::pem_slice_iter(&pem) {
-        cert.map_err(|e| bad(format!("not a PEM certificate file: {e}")))?;
-        count += 1;
-    }
-    if count == 0 {
-        return Err(bad("no PEM CERTIFICATE block in the file".into()));
-    }
+    terrain_client::tls::check_ca_pem(&pem).map_err(bad)?;
     Ok(pem)
+}
+
+/// The host without its scheme and trailing `/`, and the scheme (`http://` or
+/// `https://`) if it had one.
+fn split_scheme(host: &str) -> (String, Option<&'static str>) {
+    let scheme = ["http://", "https://"]
+        .into_iter()
+        .find(|p| host.starts_with(p));
+    let rest = host.strip_prefix(scheme.unwrap_or("")).unwrap_or(host);
+    (rest.trim_end_matches('/').to_string(), scheme)
+}
+
+/// The TLS settings of `insecure`, `cacert` and the host's scheme, or why they
+/// disagree.
+fn tls_of(
+    insecure: bool,
+    cacert: Option<PathBuf>,
+    scheme: Option<&str>,
+    cname: Option<String>,
+) -> Result<Option<Tls>, OptionsError> {
+    match (insecure, cacert, scheme) {
+        (true, Some(_), _) => Err(invalid(
+            "cacert",
+            "--insecure makes a plaintext connection: give one of --insecure, --cacert",
+        )),
+        (true, None, Some("https://")) => Err(invalid(
+            "insecure",
+            "the host is https:// (TLS): give --cacert FILE instead of --insecure",
+        )),
+        (true, None, _) => Ok(None),
+        (false, Some(_), Some("http://")) => Err(invalid(
+            "cacert",
+            "the host is http:// (plaintext): use https:// with --cacert",
+        )),
+        (false, Some(path), _) => Ok(Some(Tls {
+            ca_pem: read_cacert(&path)?,
+            cacert: path,
+            cname,
+        })),
+        (false, None, _) => Err(invalid(
+            "insecure",
+            "give --insecure (plaintext) or --cacert FILE (TLS; the system roots are not loaded)",
+        )),
+    }
+}
+
+/// The method `call` names, among the built-in services and those of `protoset`.
+fn method_of(call: Option<String>, protoset: Option<PathBuf>) -> Result<Method, OptionsError> {
+    let call =
+        call.ok_or_else(|| invalid("call", "required, e.g. terrain.v1.TerrainService/GetHeight"))?;
+    let mut pool = builtin_pool()?;
+    if let Some(path) = protoset {
+        let bytes = std::fs::read(&path)
+            .map_err(|e| invalid("protoset", format!("{}: {e}", path.display())))?;
+        add_descriptor_set(&mut pool, &path.display().to_string(), &bytes)?;
+    }
+    Method::find(&pool, &call).map_err(|e| invalid("call", e))
+}
+
+/// The request data's text: `-d`, else the `data-file`'s contents, else `{}`.
+fn data_text(data: Option<DataText>, data_file: Option<PathBuf>) -> Result<String, OptionsError> {
+    match (data, data_file) {
+        (Some(DataText(d)), _) => Ok(d),
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .map_err(|e| invalid("data-file", format!("{}: {e}", path.display()))),
+        (None, None) => Ok("{}".to_string()),
+    }
+}
+
+/// The metadata as a map of valid ASCII headers.
+fn metadata_of(metadata: Option<Metadata>) -> Result<BTreeMap<String, String>, OptionsError> {
+    let metadata = match metadata {
+        Some(Metadata::Text(m)) => serde_json::from_str(&m)
+            .map_err(|e| invalid("metadata", format!("a JSON object of strings: {e}")))?,
+        Some(Metadata::Map(m)) => m,
+        None => BTreeMap::new(),
+    };
+    for (k, v) in &metadata {
+        let ok_key =
+            tonic::metadata::MetadataKey::<tonic::metadata::Ascii>::from_bytes(k.as_bytes())
+                .is_ok();
+        if !ok_key || v.parse::<tonic::metadata::AsciiMetadataValue>().is_err() {
+            return Err(invalid(
+                "metadata",
+                format!("{k:?}: not a valid ASCII header"),
+            ));
+        }
+    }
+    Ok(metadata)
+}
+
+fn format_of(format: Option<&str>) -> Result<Format, OptionsError> {
+    match format {
+        None | Some("summary") => Ok(Format::Summary),
+        Some("json") => Ok(Format::Json),
+        Some("pretty") => Ok(Format::Pretty),
+        Some(other) => Err(invalid(
+            "format",
+            format!("{other:?} is not one of summary, json, pretty"),
+        )),
+    }
 }
 
 impl Options {
@@ -295,123 +259,39 @@ impl Options {
     pub fn resolve(cli: Cli) -> Result<Options, OptionsError> {
         let file = match &cli.config {
             Some(path) => read_config(path)?,
-            None => FileConfig::default(),
+            None => Settings::default(),
         };
-        let host = cli
+        let s = cli.layer_over(file)?;
+        let host = s
             .host
-            .or(file.host)
             .ok_or_else(|| invalid("host", "required (host:port of the server)"))?;
-        let insecure = cli.insecure || file.insecure.unwrap_or(false);
-        let cacert = cli.cacert.or(file.cacert);
-        let scheme = ["http://", "https://"]
-            .into_iter()
-            .find(|p| host.starts_with(p));
-        let host = host
-            .strip_prefix(scheme.unwrap_or(""))
-            .unwrap_or(&host)
-            .trim_end_matches('/')
-            .to_string();
-        let tls = match (insecure, cacert, scheme) {
-            (true, Some(_), _) => {
-                return Err(invalid(
-                    "cacert",
-                    "--insecure makes a plaintext connection: give one of --insecure, --cacert",
-                ));
-            }
-            (true, None, Some("https://")) => {
-                return Err(invalid(
-                    "insecure",
-                    "the host is https:// (TLS): give --cacert FILE instead of --insecure",
-                ));
-            }
-            (true, None, _) => None,
-            (false, Some(_), Some("http://")) => {
-                return Err(invalid(
-                    "cacert",
-                    "the host is http:// (plaintext): use https:// with --cacert",
-                ));
-            }
-            (false, Some(path), _) => Some(Tls {
-                ca_pem: read_cacert(&path)?,
-                cacert: path,
-                cname: cli.cname.or(file.cname),
-            }),
-            (false, None, _) => {
-                return Err(invalid(
-                    "insecure",
-                    "give --insecure (plaintext) or --cacert FILE (TLS; the system roots are not loaded)",
-                ));
-            }
-        };
-        let call = cli
-            .call
-            .or(file.call)
-            .ok_or_else(|| invalid("call", "required, e.g. terrain.v1.TerrainService/GetHeight"))?;
-        let mut pool = builtin_pool()?;
-        if let Some(path) = cli.protoset.or(file.protoset) {
-            let bytes = std::fs::read(&path)
-                .map_err(|e| invalid("protoset", format!("{}: {e}", path.display())))?;
-            add_descriptor_set(&mut pool, &path.display().to_string(), &bytes)?;
-        }
-        let method = Method::find(&pool, &call).map_err(|e| invalid("call", e))?;
-        let concurrency = cli.concurrency.or(file.concurrency).unwrap_or(50);
+        let (host, scheme) = split_scheme(&host);
+        let tls = tls_of(s.insecure.unwrap_or(false), s.cacert, scheme, s.cname)?;
+        let method = method_of(s.call, s.protoset)?;
+        let concurrency = s.concurrency.unwrap_or(50);
         if concurrency == 0 {
             return Err(invalid("concurrency", "must be at least 1"));
         }
-        let connections = cli.connections.or(file.connections).unwrap_or(1);
+        let connections = s.connections.unwrap_or(1);
         if connections == 0 || connections > concurrency {
             return Err(invalid(
                 "connections",
                 format!("must be between 1 and the concurrency ({concurrency})"),
             ));
         }
-        let duration = duration_of("duration", cli.duration.or(file.duration))?;
-        let total = cli.total.or(file.total).unwrap_or(200);
+        let duration = duration_of("duration", s.duration)?;
+        let total = s.total.unwrap_or(200);
         if total == 0 && duration.is_none() {
             return Err(invalid("total", "must be at least 1 (or give a duration)"));
         }
-        let data_text = match (cli.data, cli.data_file.or(file.data_file), file.data) {
-            (Some(d), _, _) => d,
-            (None, Some(path), _) => std::fs::read_to_string(&path)
-                .map_err(|e| invalid("data-file", format!("{}: {e}", path.display())))?,
-            (None, None, Some(v)) => v.to_string(),
-            (None, None, None) => "{}".to_string(),
-        };
+        let data_text = data_text(s.data, s.data_file)?;
         let data = Data::parse(&data_text, &method)?;
         let data_json = serde_json::from_str(&data_text).unwrap_or(Value::String(data_text));
-        let metadata = match cli.metadata {
-            Some(m) => serde_json::from_str(&m)
-                .map_err(|e| invalid("metadata", format!("a JSON object of strings: {e}")))?,
-            None => file.metadata.unwrap_or_default(),
-        };
-        for (k, v) in &metadata {
-            let ok_key =
-                tonic::metadata::MetadataKey::<tonic::metadata::Ascii>::from_bytes(k.as_bytes())
-                    .is_ok();
-            if !ok_key || v.parse::<tonic::metadata::AsciiMetadataValue>().is_err() {
-                return Err(invalid(
-                    "metadata",
-                    format!("{k:?}: not a valid ASCII header"),
-                ));
-            }
-        }
-        let format = match cli.format.or(file.format).as_deref() {
-            None | Some("summary") => Format::Summary,
-            Some("json") => Format::Json,
-            Some("pretty") => Format::Pretty,
-            Some(other) => {
-                return Err(invalid(
-                    "format",
-                    format!("{other:?} is not one of summary, json, pretty"),
-                ));
-            }
-        };
+        let metadata = metadata_of(s.metadata)?;
+        let format = format_of(s.format.as_deref())?;
         let stream = StreamLimits {
-            duration: duration_of(
-                "stream-call-duration",
-                cli.stream_call_duration.or(file.stream_call_duration),
-            )?,
-            count: cli.stream_call_count.or(file.stream_call_count),
+            duration: duration_of("stream-call-duration", s.stream_call_duration)?,
+            count: s.stream_call_count,
         };
         if method.is_stream() && stream.duration.is_none() && stream.count.is_none() {
             return Err(invalid(
@@ -428,30 +308,28 @@ impl Options {
             concurrency,
             total,
             connections,
-            rps: cli.rps.or(file.rps).unwrap_or(0),
+            rps: s.rps.unwrap_or(0),
             duration,
-            max_duration: duration_of("max-duration", cli.max_duration.or(file.max_duration))?,
-            timeout: duration_of("timeout", cli.timeout.or(file.timeout))?
-                .unwrap_or(Duration::from_secs(20)),
-            connect_timeout: duration_of(
-                "connect-timeout",
-                cli.connect_timeout.or(file.connect_timeout),
-            )?
-            .unwrap_or(Duration::from_secs(10)),
+            max_duration: duration_of("max-duration", s.max_duration)?,
+            timeout: duration_of("timeout", s.timeout)?.unwrap_or(Duration::from_secs(20)),
+            connect_timeout: duration_of("connect-timeout", s.connect_timeout)?
+                .unwrap_or(Duration::from_secs(10)),
             data_json,
             data,
             metadata,
             format,
-            output: cli.output.or(file.output),
-            skip_first: cli.skip_first.or(file.skip_first).unwrap_or(0),
+            output: s.output,
+            skip_first: s.skip_first.unwrap_or(0),
             stream,
-            name: cli.name.or(file.name),
+            name: s.name,
         })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use clap::{CommandFactory, Parser};
+
     use super::*;
 
     fn cli(args: &[&str]) -> Cli {
@@ -521,6 +399,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("insecure:"), "{e}");
+    }
+
+    #[test]
+    fn each_key_is_one_flag_and_one_file_key_and_data_is_one_setting() {
+        Cli::command().debug_assert();
+        let dir = tempfile::tempdir().unwrap();
+        let body = dir.path().join("body.json");
+        std::fs::write(&body, r#"{"service":"from-file"}"#).unwrap();
+        let config = dir.path().join("run.toml");
+        let write = |extra: &str| {
+            let text = format!(
+                "host = \"h:1\"\ncall = \"grpc.health.v1.Health/Check\"\ninsecure = true\n{extra}"
+            );
+            std::fs::write(&config, text).unwrap();
+        };
+        let c = config.to_str().unwrap();
+        let data = |args: &[&str]| Options::resolve(cli(args)).unwrap().data_json;
+        let path = body.to_str().unwrap().replace('\\', "/");
+        // In the file, data-file wins over data.
+        write(&format!(
+            "data-file = \"{path}\"\n[data]\nservice = \"inline\"\n"
+        ));
+        assert_eq!(data(&["--config", c])["service"], "from-file");
+        // A flag for either replaces both of the file's; on the command line -d wins.
+        assert_eq!(
+            data(&["--config", c, "-d", r#"{"service":"flag"}"#])["service"],
+            "flag"
+        );
+        write("[data]\nservice = \"inline\"\n");
+        assert_eq!(data(&["--config", c, "-D", &path])["service"], "from-file");
+        let both = ["--config", c, "-D", &path, "-d", r#"{"service":"flag"}"#];
+        assert_eq!(data(&both)["service"], "flag");
+        // A flag without a value keeps the file's value of every other key.
+        write("total = 7\nmetadata = { a = \"b\" }\n");
+        let o = Options::resolve(cli(&["--config", c, "--insecure", "-c", "2"])).unwrap();
+        assert_eq!((o.total, o.concurrency), (7, 2));
+        assert_eq!(o.metadata.get("a").map(String::as_str), Some("b"));
     }
 
     #[test]

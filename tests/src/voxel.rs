@@ -1,6 +1,6 @@
-//! What the voxel end-to-end modules share: a server hosting a voxel world (and a
-//! hyperscape one beside it), the core terrain to compare its answers with, and the
-//! Khronos glTF validator run over served `.glb` files.
+//! What the voxel end-to-end tests share: the configuration of a server hosting a
+//! voxel world (and a hyperscape one beside it), the core terrain to compare its
+//! answers with, and the Khronos glTF validator run over served `.glb` files.
 
 use std::{path::PathBuf, process::Command};
 
@@ -13,8 +13,8 @@ use terrain_server::{Config, WorldConfig};
 pub const VOXEL: &str = "blocks";
 pub const SEED: u32 = 3;
 
-/// The voxel world's parameters: the defaults with a sea level some chunks near the
-/// origin reach, so water, coast and transparent kinds appear.
+/// The voxel world's parameters: the generator's defaults, unchanged (the tests that
+/// need water, coast or transparent kinds find them where the defaults put them).
 pub fn voxel_config() -> VoxelConfig {
     VoxelConfig::default()
 }

@@ -1,0 +1,223 @@
+//! What `ListWorlds` says of a hosted world: [`WorldInfo`] (its identity, tile grid,
+//! revision and zones at one snapshot, its [`WorldLayout`] and, for a voxel world, its
+//! generator parameters) and the voxel generator's block kinds ([`BlockKindInfo`]),
+//! with their protobuf forms (`World`, `WorldLayout`, `VoxelParameters`,
+//! `BlockKindInfo`).
+//!
+//! The generator, overlap rule and layout names stay names here: a client lists a
+//! world whose generator it does not know, and only building a local replica of it
+//! fails (`terrain_client::build_terrain`).
+
+use terrain_core::voxel::{BlockKind, VoxelConfig};
+use terrain_proto::v1 as pb;
+
+use crate::FieldError;
+
+/// One hosted world, as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldInfo {
+    pub id: String,
+    /// `"hyperscape"`, `"osrs"` or `"voxel"`.
+    pub generator: String,
+    pub seed: u32,
+    /// Edge length of one mesh tile, in world units.
+    pub tile_size: f64,
+    /// Vertices along one edge of a tile mesh.
+    pub tile_resolution: u32,
+    /// The world's revision when it was listed (read from the same snapshot as
+    /// `zones`).
+    pub revision: u64,
+    /// How overlapping zones combine: `"layered"` or `"hyperscape"`.
+    pub overlap: String,
+    /// The number of registered flat zones when it was listed.
+    pub zones: u64,
+    /// The layout layer, for worlds with one.
+    pub layout: Option<WorldLayout>,
+    /// A voxel world's generator parameters, every key (the wire carries them as
+    /// `VoxelParameters.config_json`; its block kinds are [`block_kinds`]).
+    pub voxel: Option<VoxelConfig>,
+}
+
+/// A world's layout layer, as listed: with the world's generator and seed, everything
+/// its hubs, spokes and flattening derive from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldLayout {
+    /// `"grid"`, `"zigzag"`, `"rings"` or `"chaotic"`.
+    pub pattern: String,
+    /// `"grid"` or `"planar"`.
+    pub spokes: String,
+    pub chunk_size: f64,
+    pub cell_size: f64,
+}
+
+/// One block kind of the voxel generator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockKindInfo {
+    pub id: u8,
+    pub name: &'static str,
+    /// sRGB 0..255.
+    pub colour: [u8; 3],
+    pub solid: bool,
+    pub occludes: bool,
+    pub jitter: f32,
+}
+
+/// The voxel generator's block kinds, in id order.
+pub fn block_kinds() -> Vec<BlockKindInfo> {
+    BlockKind::ALL
+        .iter()
+        .map(|&kind| {
+            let info = kind.info();
+            BlockKindInfo {
+                id: kind.id(),
+                name: kind.name(),
+                colour: info.colour,
+                solid: info.solid,
+                occludes: info.occludes,
+                jitter: info.jitter,
+            }
+        })
+        .collect()
+}
+
+impl From<BlockKindInfo> for pb::BlockKindInfo {
+    fn from(k: BlockKindInfo) -> Self {
+        let [r, g, b] = k.colour.map(u32::from);
+        pb::BlockKindInfo {
+            id: u32::from(k.id),
+            name: k.name.to_string(),
+            r,
+            g,
+            b,
+            solid: k.solid,
+            occludes: k.occludes,
+            jitter: k.jitter,
+        }
+    }
+}
+
+/// A voxel world's parameters on the wire: the main keys, all of them as JSON, and the
+/// block kinds.
+fn voxel_parameters(config: &VoxelConfig) -> pb::VoxelParameters {
+    pb::VoxelParameters {
+        max_height: config.max_height,
+        sea_level: config.sea_level,
+        erosion_iterations: config.erosion_iterations,
+        talus_threshold: config.talus_threshold,
+        primary_biome: config
+            .primary_biome
+            .map(|b| b.name().to_string())
+            .unwrap_or_default(),
+        // A derived Serialize of plain numbers and names cannot fail.
+        config_json: serde_json::to_string(config).unwrap_or_default(),
+        kinds: block_kinds()
+            .into_iter()
+            .map(pb::BlockKindInfo::from)
+            .collect(),
+    }
+}
+
+impl From<&WorldInfo> for pb::World {
+    fn from(w: &WorldInfo) -> Self {
+        pb::World {
+            id: w.id.clone(),
+            generator: w.generator.clone(),
+            seed: w.seed,
+            tile_size: w.tile_size,
+            tile_resolution: w.tile_resolution,
+            revision: w.revision,
+            overlap: w.overlap.clone(),
+            zones: w.zones,
+            layout: w.layout.as_ref().map(|l| pb::WorldLayout {
+                pattern: l.pattern.clone(),
+                spokes: l.spokes.clone(),
+                chunk_size: l.chunk_size,
+                cell_size: l.cell_size,
+            }),
+            voxel: w.voxel.as_ref().map(voxel_parameters),
+        }
+    }
+}
+
+impl TryFrom<pb::World> for WorldInfo {
+    type Error = FieldError;
+
+    /// Refuses a voxel world whose `config_json` is not a voxel configuration (field
+    /// `voxel.config_json`).
+    fn try_from(w: pb::World) -> Result<Self, FieldError> {
+        let voxel = w
+            .voxel
+            .map(|v| serde_json::from_str::<VoxelConfig>(&v.config_json))
+            .transpose()
+            .map_err(|e| FieldError::new("voxel.config_json", e.to_string()))?;
+        Ok(WorldInfo {
+            id: w.id,
+            generator: w.generator,
+            seed: w.seed,
+            tile_size: w.tile_size,
+            tile_resolution: w.tile_resolution,
+            revision: w.revision,
+            overlap: w.overlap,
+            zones: w.zones,
+            layout: w.layout.map(|l| WorldLayout {
+                pattern: l.pattern,
+                spokes: l.spokes,
+                chunk_size: l.chunk_size,
+                cell_size: l.cell_size,
+            }),
+            voxel,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world(voxel: Option<VoxelConfig>) -> WorldInfo {
+        WorldInfo {
+            id: "main".into(),
+            generator: "voxel".into(),
+            seed: 3,
+            tile_size: 32.0,
+            tile_resolution: 33,
+            revision: 4,
+            overlap: "layered".into(),
+            zones: 2,
+            layout: Some(WorldLayout {
+                pattern: "grid".into(),
+                spokes: "planar".into(),
+                chunk_size: 256.0,
+                cell_size: 8.0,
+            }),
+            voxel,
+        }
+    }
+
+    #[test]
+    fn worlds_round_trip_through_protobuf_with_their_block_kinds() {
+        let config = VoxelConfig {
+            sea_level: 41,
+            ..VoxelConfig::default()
+        };
+        let info = world(Some(config));
+        let message = pb::World::from(&info);
+        let voxel = message.voxel.as_ref().expect("voxel parameters");
+        assert_eq!(voxel.sea_level, 41);
+        assert_eq!(voxel.kinds.len(), BlockKind::ALL.len());
+        assert_eq!(voxel.kinds[0].id, 0);
+        assert_eq!(WorldInfo::try_from(message), Ok(info));
+        let plain = world(None);
+        assert_eq!(WorldInfo::try_from(pb::World::from(&plain)), Ok(plain));
+    }
+
+    #[test]
+    fn a_voxel_world_without_a_configuration_is_refused() {
+        let mut message = pb::World::from(&world(Some(VoxelConfig::default())));
+        if let Some(v) = message.voxel.as_mut() {
+            v.config_json = "{\"bogus\": 1}".into();
+        }
+        let err = WorldInfo::try_from(message).unwrap_err();
+        assert_eq!(err.field, "voxel.config_json");
+    }
+}
