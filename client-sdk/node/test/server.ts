@@ -4,8 +4,9 @@
 // tests start it (server/tests/process/common.rs): no TERRAIN_* variables from the
 // caller, the bound address read from the `listening on ADDR` log line, then ready
 // once /readyz answers 200. Only this process's own child is ever signalled.
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { get as httpsGet } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -28,6 +29,8 @@ export interface StartOptions {
   worlds: string[];
   /** More command-line arguments. */
   args?: string[];
+  /** TLS on both surfaces: the server's PEM files, and the CA readiness is checked with. */
+  tls?: { cert: string; key: string; ca: string };
 }
 
 export class TestServer {
@@ -37,10 +40,11 @@ export class TestServer {
     /** `127.0.0.1:PORT` */
     readonly addr: string,
     readonly log: string[],
+    private readonly ca: string | undefined,
   ) {}
 
   get url(): string {
-    return `http://${this.addr}`;
+    return `${this.ca === undefined ? "http" : "https"}://${this.addr}`;
   }
 
   static async start(options: StartOptions): Promise<TestServer> {
@@ -55,6 +59,7 @@ export class TestServer {
     }
     const args = ["--listen", "127.0.0.1:0", "--data-dir", join(data, "data")];
     for (const w of options.worlds) args.push("--world", w);
+    if (options.tls) args.push("--tls-cert", options.tls.cert, "--tls-key", options.tls.key);
     args.push(...(options.args ?? []));
     const child = spawn(bin, args, { env, stdio: ["ignore", "ignore", "pipe"] });
     const log: string[] = [];
@@ -81,7 +86,7 @@ export class TestServer {
       rmSync(data, { recursive: true, force: true });
       throw e;
     }
-    const server = new TestServer(child, data, addr, log);
+    const server = new TestServer(child, data, addr, log, options.tls?.ca);
     try {
       await server.ready();
     } catch (e) {
@@ -96,15 +101,31 @@ export class TestServer {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
       try {
-        const r = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(5_000) });
-        await r.arrayBuffer();
-        if (r.status === 200) return;
+        if ((await this.readyz()) === 200) return;
       } catch {
         // not yet
       }
       if (Date.now() > deadline) throw new Error(`not ready in ${WAIT_MS} ms`);
       await new Promise((ok) => setTimeout(ok, 100));
     }
+  }
+
+  /** `GET /readyz`'s status, over TLS with the test CA when the server has TLS. */
+  private async readyz(): Promise<number> {
+    if (this.ca === undefined) {
+      const r = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(5_000) });
+      await r.arrayBuffer();
+      return r.status;
+    }
+    const ca = readFileSync(this.ca);
+    return new Promise((ok, fail) => {
+      const req = httpsGet(`${this.url}/readyz`, { ca, timeout: 5_000 }, (res) => {
+        res.resume();
+        res.on("end", () => ok(res.statusCode ?? 0));
+      });
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.on("error", fail);
+    });
   }
 
   /** SIGTERM to this server's own process (SIGKILL after 15 s), then removes its data. */
@@ -177,4 +198,25 @@ export function firstBitDifference(a: Float64Array, b: Float64Array): number {
   const y = new BigUint64Array(b.buffer, b.byteOffset, b.length);
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
   return -1;
+}
+
+/**
+ * A throwaway CA and a server certificate it signed for 127.0.0.1 and localhost (openssl),
+ * in a new temporary directory: `{ dir, ca, cert, key }` paths.
+ */
+export function testCertificates(): { dir: string; ca: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), "terrain-node-tls-"));
+  const p = (f: string): string => join(dir, f);
+  const openssl = (...args: string[]): void => {
+    const r = spawnSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
+    if (r.status !== 0) throw new Error(`openssl ${args.join(" ")}: ${r.stderr?.toString()}`);
+  };
+  openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+    "-keyout", p("ca.key"), "-out", p("ca.pem"), "-days", "2", "-subj", "/CN=terrain-node test CA");
+  openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+    "-keyout", p("server.key"), "-out", p("server.csr"), "-subj", "/CN=127.0.0.1");
+  writeFileSync(p("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n");
+  openssl("x509", "-req", "-in", p("server.csr"), "-CA", p("ca.pem"), "-CAkey", p("ca.key"),
+    "-CAcreateserial", "-out", p("server.pem"), "-days", "2", "-extfile", p("ext.cnf"));
+  return { dir, ca: p("ca.pem"), cert: p("server.pem"), key: p("server.key") };
 }
