@@ -8,7 +8,7 @@
 //! (`heightAt`, `surfaceHeightAt`, `heights`, `surfaceHeights`) are synchronous, from
 //! the current snapshot.
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use napi::{Env, Error, Result, Status, bindgen_prelude::*};
 use napi_derive::napi;
@@ -16,6 +16,11 @@ use terrain_client::{ClientBuilder, Snapshot, SurfaceReader};
 use tokio::sync::watch;
 
 mod offline;
+
+/// Points of one `surfaceHeights` call in one tile from which computing the tile's
+/// whole surface once is cheaper than evaluating each point (a tile's surface costs
+/// about as much as 150 points evaluated on the spot).
+const DENSE_TILE: u32 = 128;
 
 /// What the JS object holds: a following replica, or a fixed snapshot.
 enum Source {
@@ -184,13 +189,28 @@ impl LocalTerrain {
         Ok(Float64Array::new(out))
     }
 
-    /// Surface-mode heights of `points` (as [`Self::heights`]), from tiles cached for
-    /// the call.
+    /// Surface-mode heights of `points` (as [`Self::heights`]). A tile holding at
+    /// least [`DENSE_TILE`] of the points has its surface computed once for the call
+    /// ([`SurfaceReader`]); the points of sparser tiles are evaluated on the spot. Both
+    /// are the same bits (the served mesh's).
     #[napi]
     pub fn surface_heights(&self, points: &[f64]) -> Result<Float64Array> {
-        let mut reader = SurfaceReader::new(self.source()?.snapshot());
+        let snapshot = self.source()?.snapshot();
+        let layout = snapshot.terrain().generator().tile_grid();
+        let tile = |p: &[f64]| (layout.tile_of(p[0]), layout.tile_of(p[1]));
+        let mut per_tile: HashMap<(i64, i64), u32> = HashMap::new();
+        for p in pairs(points)? {
+            *per_tile.entry(tile(p)).or_default() += 1;
+        }
+        let mut reader = SurfaceReader::new(Arc::clone(&snapshot));
         let out: Vec<f64> = pairs(points)?
-            .map(|p| reader.height_at(p[0], p[1]))
+            .map(|p| {
+                if per_tile.get(&tile(p)).is_some_and(|&n| n >= DENSE_TILE) {
+                    reader.height_at(p[0], p[1])
+                } else {
+                    snapshot.surface_height_at(p[0], p[1])
+                }
+            })
             .collect();
         Ok(Float64Array::new(out))
     }
