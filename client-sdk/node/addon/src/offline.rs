@@ -4,7 +4,8 @@
 //! function a live replica builds with.
 
 use serde_json::{Map, Value};
-use terrain_client::{VoxelInfo, WorldInfo, WorldLayout, ZoneEntry, ZoneHeight, ZoneList};
+use terrain_client::{WorldInfo, WorldLayout, ZoneEntry, ZoneHeight, ZoneList};
+use terrain_core::voxel::VoxelConfig;
 use terrain_core::zones::ZoneDoc;
 
 fn field<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
@@ -72,19 +73,9 @@ pub fn world_info(json: &str) -> Result<WorldInfo, String> {
                 .filter(|(_, value)| !value.is_null())
                 .map(|(k, value)| (snake(k), value.clone()))
                 .collect();
-            let get = |k: &str| u32_of(v, k).map_err(|e| format!("voxel.{e}"));
-            Some(VoxelInfo {
-                max_height: get("maxHeight")?,
-                sea_level: get("seaLevel")?,
-                erosion_iterations: get("erosionIterations")?,
-                talus_threshold: get("talusThreshold")?,
-                primary_biome: v
-                    .get("primaryBiome")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                config_json: Value::Object(config).to_string(),
-            })
+            let config: VoxelConfig =
+                serde_json::from_value(Value::Object(config)).map_err(|e| format!("voxel: {e}"))?;
+            Some(config)
         }
         Some(_) => return Err("voxel: expected an object".into()),
     };
