@@ -21,6 +21,10 @@ export {
   TerrainError,
   retryDelay,
 } from "./client";
+// - `Subscription`: a world's events, resumed across reconnections; `ViewerTracker`: a
+//   TrackViewers stream.
+export { type Area, Subscription, type SubscriptionEvent, type SubscriptionOptions } from "./subscription";
+export { type Viewer, ViewerTracker } from "./tracker";
 export { Code } from "@connectrpc/connect";
 // The generated messages and enums (e.g. HeightMode), for building requests.
 export * as pb from "./gen/terrain/v1/terrain_pb";

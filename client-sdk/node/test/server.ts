@@ -35,12 +35,14 @@ export interface StartOptions {
 
 export class TestServer {
   private constructor(
-    private readonly child: ChildProcess,
+    private child: ChildProcess,
     private readonly data: string,
     /** `127.0.0.1:PORT` */
     readonly addr: string,
     readonly log: string[],
     private readonly ca: string | undefined,
+    /** The arguments after `--listen ADDR`. */
+    private readonly args: string[],
   ) {}
 
   get url(): string {
@@ -53,40 +55,18 @@ export class TestServer {
       throw new Error(`no server binary at ${bin}: build it with cargo build -p terrain-server`);
     }
     const data = mkdtempSync(join(tmpdir(), "terrain-node-test-"));
-    const env: NodeJS.ProcessEnv = { ...process.env, RUST_LOG: "info" };
-    for (const key of Object.keys(env)) {
-      if (key.startsWith("TERRAIN_")) delete env[key];
-    }
-    const args = ["--listen", "127.0.0.1:0", "--data-dir", join(data, "data")];
+    const args = ["--data-dir", join(data, "data")];
     for (const w of options.worlds) args.push("--world", w);
     if (options.tls) args.push("--tls-cert", options.tls.cert, "--tls-key", options.tls.key);
     args.push(...(options.args ?? []));
-    const child = spawn(bin, args, { env, stdio: ["ignore", "ignore", "pipe"] });
-    const log: string[] = [];
-    const lines = createInterface({ input: child.stderr! });
-    let addr: string;
+    let spawned: { child: ChildProcess; addr: string; log: string[] };
     try {
-      addr = await new Promise<string>((ok, fail) => {
-        const timer = setTimeout(() => fail(new Error(`no 'listening on' line in ${WAIT_MS} ms:\n${log.join("\n")}`)), WAIT_MS);
-        child.once("exit", (code, signal) => {
-          clearTimeout(timer);
-          fail(new Error(`terrain-server exited (${code ?? signal}) before listening:\n${log.join("\n")}`));
-        });
-        lines.on("line", (line) => {
-          log.push(line);
-          const at = line.indexOf("listening on ");
-          if (at >= 0) {
-            clearTimeout(timer);
-            ok(line.slice(at + "listening on ".length).split(/\s/)[0] ?? "");
-          }
-        });
-      });
+      spawned = await spawnServer(bin, ["--listen", "127.0.0.1:0", ...args]);
     } catch (e) {
-      if (child.exitCode === null) child.kill("SIGKILL");
       rmSync(data, { recursive: true, force: true });
       throw e;
     }
-    const server = new TestServer(child, data, addr, log, options.tls?.ca);
+    const server = new TestServer(spawned.child, data, spawned.addr, spawned.log, options.tls?.ca, args);
     try {
       await server.ready();
     } catch (e) {
@@ -94,6 +74,16 @@ export class TestServer {
       throw e;
     }
     return server;
+  }
+
+  /**
+   * Stops this server (SIGTERM, as an operator's restart) and starts it again on the
+   * same address and data directory; resolves once it is ready again.
+   */
+  async restart(): Promise<void> {
+    await this.terminate();
+    this.child = (await spawnServer(serverBinary(), ["--listen", this.addr, ...this.args], this.log)).child;
+    await this.ready();
   }
 
   /** Waits for /readyz 200: the worlds are baked. */
@@ -130,6 +120,12 @@ export class TestServer {
 
   /** SIGTERM to this server's own process (SIGKILL after 15 s), then removes its data. */
   async stop(): Promise<void> {
+    await this.terminate();
+    rmSync(this.data, { recursive: true, force: true });
+  }
+
+  /** SIGTERM to this server's own process (SIGKILL after 15 s); waits for it to exit. */
+  private async terminate(): Promise<void> {
     const child = this.child;
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
@@ -138,7 +134,6 @@ export class TestServer {
       await exited;
       clearTimeout(timer);
     }
-    rmSync(this.data, { recursive: true, force: true });
   }
 
   /** A JSON request; throws on a non-2xx answer. */
@@ -172,6 +167,40 @@ export class TestServer {
     const heights = new Float64Array(bytes.length / 8);
     for (let i = 0; i < heights.length; i++) heights[i] = bytes.readDoubleLE(i * 8);
     return { heights, revision: Number(r.headers.get("x-terrain-revision")) };
+  }
+}
+
+/**
+ * Starts `bin` with `args` (no TERRAIN_* variables from the caller), its log lines
+ * appended to `log`, and resolves with the address of its `listening on ADDR` line.
+ */
+async function spawnServer(bin: string, args: string[], log: string[] = []): Promise<{ child: ChildProcess; addr: string; log: string[] }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, RUST_LOG: "info" };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith("TERRAIN_")) delete env[key];
+  }
+  const child = spawn(bin, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+  const lines = createInterface({ input: child.stderr! });
+  try {
+    const addr = await new Promise<string>((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no 'listening on' line in ${WAIT_MS} ms:\n${log.join("\n")}`)), WAIT_MS);
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        fail(new Error(`terrain-server exited (${code ?? signal}) before listening:\n${log.join("\n")}`));
+      });
+      lines.on("line", (line) => {
+        log.push(line);
+        const at = line.indexOf("listening on ");
+        if (at >= 0) {
+          clearTimeout(timer);
+          ok(line.slice(at + "listening on ".length).split(/\s/)[0] ?? "");
+        }
+      });
+    });
+    return { child, addr, log };
+  } catch (e) {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    throw e;
   }
 }
 
