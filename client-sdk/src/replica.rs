@@ -118,6 +118,13 @@ impl SurfaceReader {
         self.read_tile(x, z)
     }
 
+    /// The surface-mode height at `(x, z)` from a tile the reader already holds, or
+    /// `None` (nothing is computed).
+    #[inline]
+    pub fn cached_height_at(&mut self, x: f64, z: f64) -> Option<f64> {
+        self.tiles.height(&mut self.last, x, z)
+    }
+
     /// The first read in a tile: computes the tile's surface, keeps it, reads it.
     #[cold]
     fn read_tile(&mut self, x: f64, z: f64) -> f64 {

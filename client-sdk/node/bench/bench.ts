@@ -70,6 +70,24 @@ async function main(): Promise<void> {
         }
       }),
     );
+    // Entities clustered where they play: 10,000 points over 16 tiles, read once to
+    // warm them (each tile read often enough to be kept), then timed.
+    const near = randomPoints(10_000, 200, 777);
+    for (let r = 0; r < 2; r++) {
+      for (let i = 0; i < n; i++) sink += terrain.surfaceHeightAt(near[2 * i]!, near[2 * i + 1]!);
+    }
+    rows.push(
+      time("replica surfaceHeightAt(x, z), cached tiles", "per call", rounds * n, () => {
+        for (let r = 0; r < rounds; r++) {
+          for (let i = 0; i < n; i++) sink += terrain.surfaceHeightAt(near[2 * i]!, near[2 * i + 1]!);
+        }
+      }),
+    );
+    rows.push(
+      time("replica surfaceHeights(10,000 points over 16 tiles)", "per point", rounds * n, () => {
+        for (let r = 0; r < rounds; r++) sink += terrain.surfaceHeights(near)[0]!;
+      }),
+    );
     rows.push(
       time("replica heights(10,000 points)", "per point", rounds * n, () => {
         for (let r = 0; r < rounds; r++) sink += terrain.heights(points)[0]!;

@@ -45,6 +45,15 @@ describe("LocalTerrain against a real server", () => {
         assertSameBits(replica.surfaceHeights(points), surface.heights, "surfaceHeights()");
         for (let i = 0; i < one.length; i++) one[i] = replica.surfaceHeightAt(points[2 * i]!, points[2 * i + 1]!);
         assertSameBits(one, surface.heights, "surfaceHeightAt()");
+        // Clustered points: their few tiles are read often enough to be kept, so the
+        // second pass reads kept tiles only; both passes are the server's bits.
+        const near = randomPoints(2_000, 30, 0x77);
+        const nearSurface = await server.heights(world.id, near, "surface");
+        for (let pass = 0; pass < 2; pass++) {
+          const got = new Float64Array(2_000);
+          for (let i = 0; i < got.length; i++) got[i] = replica.surfaceHeightAt(near[2 * i]!, near[2 * i + 1]!);
+          assertSameBits(got, nearSurface.heights, `surfaceHeightAt() on kept tiles, pass ${pass}`);
+        }
         // The two modes are different functions: the comparison above can tell them apart.
         assert.notEqual(firstBitDifference(exact.heights, surface.heights), -1, "surface differs from exact somewhere");
       } finally {

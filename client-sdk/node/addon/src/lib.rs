@@ -8,7 +8,10 @@
 //! (`heightAt`, `surfaceHeightAt`, `heights`, `surfaceHeights`) are synchronous, from
 //! the current snapshot.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, RwLock},
+};
 
 use napi::{Env, Error, Result, Status, bindgen_prelude::*};
 use napi_derive::napi;
@@ -17,12 +20,104 @@ use tokio::sync::watch;
 
 mod offline;
 
-/// Points of one `surfaceHeights` call in one tile from which computing the tile's
-/// whole surface once is cheaper than evaluating each point (a tile's surface costs
-/// about as much as 150 points evaluated on the spot).
-const DENSE_TILE: u32 = 128;
+/// `heightAt` and `surfaceHeightAt` as plain functions of the replica's `External`
+/// handle. A `#[napi]` class method pays napi-rs's borrow tracking of `this` on every
+/// call (a registry lookup and an allocation, most of a call's cost when the height
+/// itself takes 100 ns); an `External` argument is one `napi_get_value_external`.
+/// `src/native.ts` puts them behind the class's methods, so callers see no difference.
+pub mod fast {
+    use std::sync::Arc;
+
+    use napi::{Result, bindgen_prelude::External};
+    use napi_derive::napi;
+
+    use crate::Replica;
+
+    /// `LocalTerrain.heightAt` through the handle.
+    #[napi(ts_args_type = "handle: unknown, x: number, z: number")]
+    pub fn replica_height_at(handle: &External<Arc<Replica>>, x: f64, z: f64) -> Result<f64> {
+        handle.height_at(x, z)
+    }
+
+    /// `LocalTerrain.surfaceHeightAt` through the handle.
+    #[napi(ts_args_type = "handle: unknown, x: number, z: number")]
+    pub fn replica_surface_height_at(
+        handle: &External<Arc<Replica>>,
+        x: f64,
+        z: f64,
+    ) -> Result<f64> {
+        handle.surface_height_at(x, z)
+    }
+}
+
+/// `surfaceHeightAt` reads of one tile, at one snapshot, after which the tile's whole
+/// surface is computed and kept: reads of a tile an entity stands on then cost a cell
+/// lookup. Computing a tile's surface costs about ten reads evaluated on the spot
+/// (2-8 us against 0.6 us, measured from Node), so a tile read once or twice is not
+/// computed, and one read often pays for itself within a few reads.
+const SURFACE_TILE_READS: u32 = 16;
+
+/// Surface tiles `surfaceHeightAt` keeps (about 32 KiB each), so a replica read all
+/// over the world stays bounded (32 MiB). A full cache computes no more tiles: reads of
+/// other tiles are evaluated on the spot ...
+const SURFACE_TILES_KEPT: usize = 1024;
+
+/// ... until this many of them, when the kept tiles are evidently no longer where the
+/// reads are (the entities moved on) and the cache starts afresh. Reads spread over
+/// more tiles than are kept then rebuild it every few passes instead of every pass.
+const SURFACE_FULL_MISSES: u32 = 16 * 1024;
+
+/// The surface tiles `surfaceHeightAt` has computed, at one snapshot.
+#[derive(Debug)]
+struct SurfaceCache {
+    reader: SurfaceReader,
+    /// Reads per tile not yet computed (forgotten past 16 entries per kept tile).
+    reads: HashMap<(i64, i64), u32>,
+    /// Reads evaluated on the spot because the cache was full.
+    full_misses: u32,
+}
+
+impl SurfaceCache {
+    fn new(snapshot: Arc<Snapshot>) -> Self {
+        SurfaceCache {
+            reader: SurfaceReader::new(snapshot),
+            reads: HashMap::new(),
+            full_misses: 0,
+        }
+    }
+
+    /// The surface-mode height at `(x, z)`: the same bits whether read from a kept
+    /// tile or evaluated on the spot.
+    fn height_at(&mut self, x: f64, z: f64) -> f64 {
+        if let Some(h) = self.reader.cached_height_at(x, z) {
+            return h;
+        }
+        let snapshot = Arc::clone(self.reader.snapshot());
+        let layout = snapshot.terrain().generator().tile_grid();
+        if self.reads.len() >= 16 * SURFACE_TILES_KEPT {
+            self.reads.clear();
+        }
+        let reads = self
+            .reads
+            .entry((layout.tile_of(x), layout.tile_of(z)))
+            .or_default();
+        *reads += 1;
+        if *reads < SURFACE_TILE_READS {
+            return snapshot.surface_height_at(x, z);
+        }
+        if self.reader.cached_tiles() >= SURFACE_TILES_KEPT {
+            self.full_misses += 1;
+            if self.full_misses < SURFACE_FULL_MISSES {
+                return snapshot.surface_height_at(x, z);
+            }
+            *self = SurfaceCache::new(snapshot);
+        }
+        self.reader.height_at(x, z)
+    }
+}
 
 /// What the JS object holds: a following replica, or a fixed snapshot.
+#[derive(Clone)]
 enum Source {
     Live(Arc<terrain_client::LocalTerrain>),
     Offline(Arc<Snapshot>),
@@ -47,12 +142,71 @@ pub struct OpenOptions {
     pub connect_timeout_ms: Option<u32>,
 }
 
+/// The state a `LocalTerrain` shares with the per-call functions of [`fast`]: the
+/// source (gone once closed) and `surfaceHeightAt`'s tiles.
+pub struct Replica {
+    source: RwLock<Option<Source>>,
+    /// `surfaceHeightAt`'s tiles, replaced when the snapshot moves on.
+    surface: Mutex<Option<SurfaceCache>>,
+}
+
+impl std::fmt::Debug for Replica {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replica")
+            .field("closed", &self.source().is_err())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Replica {
+    fn source(&self) -> Result<Source> {
+        self.source
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(closed_error)
+    }
+
+    fn height_at(&self, x: f64, z: f64) -> Result<f64> {
+        let source = self.source.read().unwrap_or_else(|e| e.into_inner());
+        Ok(match source.as_ref().ok_or_else(closed_error)? {
+            Source::Live(r) => r.height_at(x, z),
+            Source::Offline(s) => s.height_at(x, z),
+        })
+    }
+
+    fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
+        self.with_surface(|cache| cache.height_at(x, z))
+    }
+
+    /// The surface heights of `points`, all at one snapshot.
+    fn surface_heights(&self, points: std::slice::ChunksExact<'_, f64>) -> Result<Vec<f64>> {
+        self.with_surface(|cache| points.map(|p| cache.height_at(p[0], p[1])).collect())
+    }
+
+    /// `f` over the surface cache of the current snapshot (a new one when the replica
+    /// moved on).
+    fn with_surface<T>(&self, f: impl FnOnce(&mut SurfaceCache) -> T) -> Result<T> {
+        let snapshot = self.source()?.snapshot();
+        let mut cache = self.surface.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = match cache.as_mut() {
+            Some(c) if Arc::ptr_eq(c.reader.snapshot(), &snapshot) => c,
+            _ => cache.insert(SurfaceCache::new(snapshot)),
+        };
+        Ok(f(cache))
+    }
+
+    fn close(&self) {
+        *self.source.write().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.surface.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
 /// A local replica of one world: heights bit for bit what the server answers at
 /// [`LocalTerrain::revision`].
 #[napi]
 pub struct LocalTerrain {
-    /// `None` once closed.
-    source: Option<Source>,
+    shared: Arc<Replica>,
     world: String,
     /// Set on close: pending `waitForRevision` promises reject.
     closed: watch::Sender<bool>,
@@ -62,7 +216,7 @@ impl std::fmt::Debug for LocalTerrain {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalTerrain")
             .field("world", &self.world)
-            .field("closed", &self.source.is_none())
+            .field("closed", &self.shared.source().is_err())
             .finish()
     }
 }
@@ -93,14 +247,17 @@ fn pairs(points: &[f64]) -> Result<std::slice::ChunksExact<'_, f64>> {
 impl LocalTerrain {
     fn new(source: Source, world: String) -> Self {
         LocalTerrain {
-            source: Some(source),
+            shared: Arc::new(Replica {
+                source: RwLock::new(Some(source)),
+                surface: Mutex::new(None),
+            }),
             world,
             closed: watch::channel(false).0,
         }
     }
 
-    fn source(&self) -> Result<&Source> {
-        self.source.as_ref().ok_or_else(closed_error)
+    fn source(&self) -> Result<Source> {
+        self.shared.source()
     }
 }
 
@@ -153,7 +310,7 @@ impl LocalTerrain {
     /// Whether the replica follows a server (false for `offline` ones).
     #[napi(getter)]
     pub fn live(&self) -> bool {
-        matches!(self.source, Some(Source::Live(_)))
+        matches!(self.shared.source(), Ok(Source::Live(_)))
     }
 
     /// The world revision the replica reflects.
@@ -166,16 +323,24 @@ impl LocalTerrain {
     /// The exact height at `(x, z)` (`GetHeight`'s exact mode).
     #[napi]
     pub fn height_at(&self, x: f64, z: f64) -> Result<f64> {
-        Ok(match self.source()? {
-            Source::Live(r) => r.height_at(x, z),
-            Source::Offline(s) => s.height_at(x, z),
-        })
+        self.shared.height_at(x, z)
     }
 
     /// The surface-mode height at `(x, z)`: the served mesh's triangle under the point.
+    ///
+    /// A tile read [`SURFACE_TILE_READS`] times at one snapshot has its surface
+    /// computed and kept, so reads where entities stand are a cell lookup; at most
+    /// [`SURFACE_TILES_KEPT`] tiles are kept.
     #[napi]
     pub fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
-        Ok(self.source()?.snapshot().surface_height_at(x, z))
+        self.shared.surface_height_at(x, z)
+    }
+
+    /// The replica as an `External` for the per-call functions of [`fast`], which
+    /// `src/native.ts` routes `heightAt` and `surfaceHeightAt` through.
+    #[napi(getter, ts_type = "unknown")]
+    pub fn handle(&self) -> External<Arc<Replica>> {
+        External::new(Arc::clone(&self.shared))
     }
 
     /// Exact heights of `points` (`[x0, z0, x1, z1, ...]`, read in place), all at one
@@ -189,30 +354,13 @@ impl LocalTerrain {
         Ok(Float64Array::new(out))
     }
 
-    /// Surface-mode heights of `points` (as [`Self::heights`]). A tile holding at
-    /// least [`DENSE_TILE`] of the points has its surface computed once for the call
-    /// ([`SurfaceReader`]); the points of sparser tiles are evaluated on the spot. Both
-    /// are the same bits (the served mesh's).
+    /// Surface-mode heights of `points` (as [`Self::heights`]), through the same kept
+    /// tiles as [`Self::surface_height_at`]: the same bits (the served mesh's) either way.
     #[napi]
     pub fn surface_heights(&self, points: &[f64]) -> Result<Float64Array> {
-        let snapshot = self.source()?.snapshot();
-        let layout = snapshot.terrain().generator().tile_grid();
-        let tile = |p: &[f64]| (layout.tile_of(p[0]), layout.tile_of(p[1]));
-        let mut per_tile: HashMap<(i64, i64), u32> = HashMap::new();
-        for p in pairs(points)? {
-            *per_tile.entry(tile(p)).or_default() += 1;
-        }
-        let mut reader = SurfaceReader::new(Arc::clone(&snapshot));
-        let out: Vec<f64> = pairs(points)?
-            .map(|p| {
-                if per_tile.get(&tile(p)).is_some_and(|&n| n >= DENSE_TILE) {
-                    reader.height_at(p[0], p[1])
-                } else {
-                    snapshot.surface_height_at(p[0], p[1])
-                }
-            })
-            .collect();
-        Ok(Float64Array::new(out))
+        Ok(Float64Array::new(
+            self.shared.surface_heights(pairs(points)?)?,
+        ))
     }
 
     /// The revision of the zone deciding the height at `(x, z)`, with its id: `null`
@@ -240,7 +388,7 @@ impl LocalTerrain {
             .map_err(|_| invalid(format!("revision: must be >= 0, got {revision}")))?;
         let source = self.source()?;
         let replica = match source {
-            Source::Live(r) => Arc::clone(r),
+            Source::Live(r) => r,
             Source::Offline(s) => {
                 let at = s.revision();
                 return env.spawn_future(async move {
@@ -269,7 +417,7 @@ impl LocalTerrain {
     /// Stops following and releases the replica; later calls throw. Idempotent.
     #[napi]
     pub fn close(&mut self) {
-        self.source = None;
+        self.shared.close();
         self.closed.send_replace(true);
     }
 }
