@@ -53,7 +53,9 @@ pub use lifecycle::{
     TileSets, TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
 pub use mesh::{MeshPart, TileMesh};
-pub use replica::{LocalTerrain, Snapshot, SurfaceReader, build_terrain};
+pub use replica::{
+    LocalTerrain, REPLICA_EVENTS, ReplicaEvent, Snapshot, SurfaceReader, build_terrain,
+};
 pub use retry::RetryPolicy;
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
 pub use terrain_core::{

@@ -12,7 +12,8 @@
 //! server's state at the published revision. A `resync` rebuilds from a fresh list.
 //!
 //! Readers see immutable snapshots (`Arc<Snapshot>`), swapped by one follower task:
-//! the only writer.
+//! the only writer. [`LocalTerrain::events`] hands out what each swap applied, after
+//! the swap, so a caller that re-reads the heights inside an event's bounds sees them.
 
 use std::{
     collections::HashMap,
@@ -26,12 +27,31 @@ use terrain_core::{
     layout::{LayoutConfig, Pattern, SpokeRule},
     mesh::{SurfaceTile, SurfaceTiles, surface_height},
 };
-use tokio::{sync::watch, task::JoinHandle};
+use tokio::{
+    sync::{broadcast, watch},
+    task::JoinHandle,
+};
 
 use crate::{
     CauseKind, ClientError, ResyncMode, Subscription, SubscriptionEvent, TerrainClient, TileEvent,
     WorldInfo, ZoneList,
 };
+
+/// What [`LocalTerrain::events`] delivers, each after the snapshot it describes is
+/// the one readers see.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplicaEvent {
+    /// A committed mutation is now in the replica: re-read what stands inside its
+    /// `bounds`.
+    Tiles(TileEvent),
+    /// The replica was rebuilt from a fresh zone list at `revision` (the server
+    /// could not replay): re-read everything.
+    Rebuilt { revision: u64 },
+}
+
+/// Events [`LocalTerrain::events`] buffers per receiver; a receiver further behind
+/// gets `RecvError::Lagged` and should re-read everything.
+pub const REPLICA_EVENTS: usize = 1024;
 
 /// The replica's terrain at one revision.
 #[derive(Debug, Clone)]
@@ -151,6 +171,7 @@ pub struct LocalTerrain {
     world: WorldInfo,
     current: Arc<RwLock<Arc<Snapshot>>>,
     progress: watch::Receiver<Progress>,
+    events: broadcast::Sender<ReplicaEvent>,
     follower: JoinHandle<()>,
 }
 
@@ -220,6 +241,7 @@ impl LocalTerrain {
         let snapshot = Arc::new(Snapshot { terrain, revision });
         let current = Arc::new(RwLock::new(Arc::clone(&snapshot)));
         let (tx, progress) = watch::channel(Progress::At(revision));
+        let (events, _) = broadcast::channel(REPLICA_EVENTS);
         let follower = Follower {
             client,
             world: info.clone(),
@@ -227,12 +249,15 @@ impl LocalTerrain {
             ahead: HashMap::new(),
             current: Arc::clone(&current),
             progress: tx,
+            events: events.clone(),
+            applied: Vec::new(),
         };
         let follower = tokio::spawn(follower.run(subscription));
         Ok(LocalTerrain {
             world: info,
             current,
             progress,
+            events,
             follower,
         })
     }
@@ -278,6 +303,13 @@ impl LocalTerrain {
         self.snapshot().revision
     }
 
+    /// The events of every snapshot published from now on, in revision order, each
+    /// sent once the snapshot is the one readers see (so re-reading inside its bounds
+    /// gets the new heights). Buffers [`REPLICA_EVENTS`] per receiver.
+    pub fn events(&self) -> broadcast::Receiver<ReplicaEvent> {
+        self.events.subscribe()
+    }
+
     /// Waits until the replica reflects `revision` or later; answers the revision
     /// reached, or why the replica stopped following.
     pub async fn wait_for_revision(&self, revision: u64) -> Result<u64, ClientError> {
@@ -307,6 +339,9 @@ struct Follower {
     ahead: HashMap<String, Option<u64>>,
     current: Arc<RwLock<Arc<Snapshot>>>,
     progress: watch::Sender<Progress>,
+    events: broadcast::Sender<ReplicaEvent>,
+    /// Events applied to `working` since the last publish.
+    applied: Vec<TileEvent>,
 }
 
 /// Delay between attempts to fetch a zone while the server is away.
@@ -338,7 +373,12 @@ impl Follower {
     fn rebuild(&mut self, list: &ZoneList) -> Result<(), ClientError> {
         self.working = build_terrain(&self.world, list)?;
         self.ahead.clear();
+        self.applied.clear();
         self.publish(list.revision);
+        // No receiver is not an error: nobody listens.
+        let _ = self.events.send(ReplicaEvent::Rebuilt {
+            revision: list.revision,
+        });
         Ok(())
     }
 
@@ -358,8 +398,12 @@ impl Follower {
                 }
             }
         }
+        self.applied.push(event.clone());
         if self.ahead.is_empty() {
             self.publish(event.revision);
+            for applied in std::mem::take(&mut self.applied) {
+                let _ = self.events.send(ReplicaEvent::Tiles(applied));
+            }
         }
         Ok(())
     }

@@ -9,6 +9,36 @@ export interface OpenOptions {
   connectTimeoutMs?: number;
 }
 
+/** A rectangle in metres. */
+export interface EventBounds {
+  minX: number;
+  minZ: number;
+  maxX: number;
+  maxZ: number;
+}
+
+/**
+ * One event of a replica ({@link LocalTerrain.nextEvent}), handed over once the
+ * snapshot it describes is the one the reads see:
+ * - `registered`, `replaced`, `removed`: zone `zone` changed at `revision`; heights
+ *   inside `bounds` may differ (by at most `maxHeightDelta` metres): re-snap there;
+ * - `rebuilt`: rebuilt from a fresh zone list at `revision`: re-read everything;
+ * - `lagged`: `missed` events were dropped (the reader fell 1,024 behind); the
+ *   replica is at `revision`: re-read everything.
+ */
+export interface LocalEvent {
+  kind: "registered" | "replaced" | "removed" | "rebuilt" | "lagged";
+  revision: number;
+  zone?: string;
+  bounds?: EventBounds;
+  maxHeightDelta?: number;
+  /** The zone's `walkable` after the change (absent: the terrain rule decides). */
+  walkable?: boolean;
+  /** How many tiles the change touched. */
+  tileCount?: number;
+  missed?: number;
+}
+
 /**
  * A local replica of one world: heights computed in-process by the Rust SDK's code,
  * bit for bit what the server answers at {@link LocalTerrain.revision}.
@@ -40,6 +70,11 @@ export declare class LocalTerrain {
   zoneAt(x: number, z: number): string | null;
   /** Resolves once the replica reflects `revision` or later, with the revision reached. */
   waitForRevision(revision: number): Promise<number>;
+  /**
+   * The next event, in revision order, each once, from the replica's opening; `null`
+   * for an offline replica, once closed, or when the replica stopped following.
+   */
+  nextEvent(): Promise<LocalEvent | null>;
   /** Stops following; later calls throw. Idempotent. */
   close(): void;
 }

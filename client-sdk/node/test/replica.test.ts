@@ -103,6 +103,40 @@ describe("LocalTerrain against a real server", () => {
     }
   });
 
+  test("nextEvent: each change once, in order, when its heights are already the reads'", async () => {
+    const world = "hills";
+    const replica = await LocalTerrain.open(server.url, world);
+    try {
+      const zone = { centerX: 200, centerZ: -150, width: 16, depth: 10, height: 44.5, blendRadius: 3 };
+      const changes: [string, number][] = [];
+      const put = await server.json("PUT", `/v1/worlds/${world}/flat-zones/event-pad`, zone);
+      changes.push(["registered", put.revision]);
+      const moved = await server.json("PUT", `/v1/worlds/${world}/flat-zones/event-pad`, { ...zone, height: 12 });
+      changes.push(["replaced", moved.revision]);
+      const del = await server.json("DELETE", `/v1/worlds/${world}/flat-zones/event-pad`);
+      changes.push(["removed", del.revision]);
+      for (const [kind, revision] of changes) {
+        const event = await replica.nextEvent();
+        assert.ok(event, "an event");
+        assert.equal(event.kind, kind);
+        assert.equal(event.revision, revision);
+        assert.equal(event.zone, "event-pad");
+        const b = event.bounds!;
+        assert.ok(b.minX <= 192 && b.maxX >= 208 && b.minZ <= -155 && b.maxZ >= -145, JSON.stringify(b));
+        // Read at once: the replica is at least at the event's revision.
+        assert.ok(replica.revision >= revision, `replica at ${replica.revision}, event ${revision}`);
+      }
+      // The last event's heights are the server's now.
+      const points = randomPoints(500, 12, 5).map((v, i) => v + (i % 2 === 0 ? 200 : -150));
+      const now = await server.heights(world, points);
+      assert.equal(now.revision, replica.revision);
+      assertSameBits(replica.heights(points), now.heights, "heights after the events");
+    } finally {
+      replica.close();
+    }
+    assert.equal(await replica.nextEvent().catch(() => null), null, "closed: null or a throw");
+  });
+
   test("an offline replica from the listed world and zones answers the server's heights", async () => {
     const world = "classic";
     await server.json("PUT", `/v1/worlds/${world}/flat-zones/plaza`, {

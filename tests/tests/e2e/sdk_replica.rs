@@ -5,7 +5,7 @@
 use terrain_tests as common;
 
 use common::{TIMEOUT, TestServer, layout_world, random_points, rect};
-use terrain_client::{LocalTerrain, TerrainClient};
+use terrain_client::{LocalTerrain, ReplicaEvent, TerrainClient};
 use terrain_core::layout::Pattern;
 
 /// Asserts the replica answers `GetHeights` at `points` bit for bit, both at the
@@ -131,6 +131,69 @@ async fn the_replica_equals_the_server_bit_for_bit_while_zones_change_and_across
     let (h, zone) = replica.sample_at(0.0, 0.0);
     let served = client.height("main", 0.0, 0.0).await.unwrap();
     assert_eq!((h.to_bits(), zone), (served.height.to_bits(), served.zone));
+}
+
+/// Each event arrives once the replica shows it: re-reading inside its bounds when it
+/// arrives gives the server's heights at its revision. A registration, a replacement
+/// and a removal, in order.
+#[tokio::test]
+async fn replica_events_arrive_after_the_heights_they_describe() {
+    let server = TestServer::start_default().await;
+    let mut client = server.client().await;
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("open");
+    let mut events = replica.events();
+    let mut revisions = Vec::new();
+    for step in 0..3 {
+        let revision = match step {
+            0 | 1 => {
+                let spec = if step == 0 {
+                    rect(-40.0, 10.0, 12.0, 8.0, 4.5)
+                } else {
+                    rect(-38.0, 12.0, 14.0, 6.0, -3.0)
+                };
+                let change = client.register_flat_zone("main", "pad", &spec).await;
+                change.expect("register").revision
+            }
+            _ => {
+                let change = client.unregister_flat_zone("main", "pad").await;
+                change.expect("unregister").revision
+            }
+        };
+        revisions.push(revision);
+        let event = tokio::time::timeout(TIMEOUT, events.recv())
+            .await
+            .expect("an event in time")
+            .expect("not lagged");
+        let ReplicaEvent::Tiles(event) = event else {
+            panic!("expected a tile event, got {event:?}");
+        };
+        assert_eq!((event.revision, event.zone.as_str()), (revision, "pad"));
+        // Read at once, without waiting: the snapshot readers see is the event's.
+        let snapshot = replica.snapshot();
+        assert_eq!(snapshot.revision(), revision);
+        let b = event.bounds;
+        let points: Vec<(f64, f64)> = random_points(400, 1.0, revision)
+            .into_iter()
+            .map(|(u, v)| {
+                (
+                    b.min_x + (u + 1.0) / 2.0 * (b.max_x - b.min_x),
+                    b.min_z + (v + 1.0) / 2.0 * (b.max_z - b.min_z),
+                )
+            })
+            .collect();
+        let server = client.heights("main", &points).await.expect("heights");
+        assert_eq!(server.revision, revision);
+        for (&(x, z), want) in points.iter().zip(&server.heights) {
+            assert_eq!(
+                snapshot.height_at(x, z).to_bits(),
+                want.to_bits(),
+                "({x}, {z})"
+            );
+        }
+    }
+    assert_eq!(replica.revision(), revisions[2]);
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ use napi_derive::napi;
 use terrain_client::{ClientBuilder, Snapshot, SurfaceReader};
 use tokio::sync::watch;
 
+mod events;
 mod offline;
 
 /// `heightAt` and `surfaceHeightAt` as plain functions of the replica's `External`
@@ -208,8 +209,10 @@ impl Replica {
 pub struct LocalTerrain {
     shared: Arc<Replica>,
     world: String,
-    /// Set on close: pending `waitForRevision` promises reject.
+    /// Set on close: pending `waitForRevision` and `nextEvent` promises settle.
     closed: watch::Sender<bool>,
+    /// The follower's events, from the opening (none for offline replicas).
+    events: Option<events::Receiver>,
 }
 
 impl std::fmt::Debug for LocalTerrain {
@@ -246,7 +249,12 @@ fn pairs(points: &[f64]) -> Result<std::slice::ChunksExact<'_, f64>> {
 
 impl LocalTerrain {
     fn new(source: Source, world: String) -> Self {
+        let events = match &source {
+            Source::Live(r) => Some(Arc::new(tokio::sync::Mutex::new(r.events()))),
+            Source::Offline(_) => None,
+        };
         LocalTerrain {
+            events,
             shared: Arc::new(Replica {
                 source: RwLock::new(Some(source)),
                 surface: Mutex::new(None),
@@ -410,6 +418,40 @@ impl LocalTerrain {
                     i64::try_from(r).map_err(js_error)
                 }
                 _ = closed.wait_for(|c| *c) => Err(closed_error()),
+            }
+        })
+    }
+
+    /// The next event of the replica, once the snapshot it describes is the one the
+    /// reads see (re-snap what stands inside its `bounds`); events come in revision
+    /// order, each once, from the replica's opening. Resolves `null` for an offline
+    /// replica, once closed, or when the replica stopped following (see
+    /// `waitForRevision` for why).
+    #[napi(ts_return_type = "Promise<LocalEvent | null>")]
+    pub fn next_event<'env>(
+        &self,
+        env: &'env Env,
+    ) -> Result<PromiseRaw<'env, Option<events::LocalEvent>>> {
+        let Some(receiver) = self.events.clone() else {
+            return env.spawn_future(async { Ok(None) });
+        };
+        if self.shared.source().is_err() {
+            return env.spawn_future(async { Ok(None) });
+        }
+        let shared = Arc::clone(&self.shared);
+        let mut closed = self.closed.subscribe();
+        env.spawn_future(async move {
+            let mut receiver = receiver.lock().await;
+            tokio::select! {
+                event = receiver.recv() => Ok(match event {
+                    Ok(e) => Some(events::LocalEvent::of(e)),
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        let at = shared.source()?.snapshot().revision();
+                        Some(events::LocalEvent::lagged(at, missed))
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => None,
+                }),
+                _ = closed.wait_for(|c| *c) => Ok(None),
             }
         })
     }
