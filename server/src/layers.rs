@@ -286,13 +286,26 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// The edge crates `text` names as the root of a path.
+/// The edge crates `text` names as the root of a path, or imports whole (`use axum;`,
+/// `use tonic as rpc;`, which later paths would name through the alias).
 fn edge_crates(text: &str) -> BTreeSet<&'static str> {
     EDGE_CRATES
         .iter()
         .copied()
-        .filter(|name| !paths_from(text, name).is_empty())
+        .filter(|name| !paths_from(text, name).is_empty() || imports_whole(text, name))
         .collect()
+}
+
+/// True when `text` has `use NAME;` or `use NAME as ...` (comments left out).
+fn imports_whole(text: &str, name: &str) -> bool {
+    let code = code(text);
+    let words: Vec<&str> = code
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '{' || c == '}' || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .any(|w| w[0] == "use" && (w[1] == name || w[1] == format!("::{name}")))
 }
 
 /// True when `path` starts with the segments of `prefix`.
@@ -367,6 +380,13 @@ fn the_parser_finds_edge_crates_as_path_roots() {
                 // tonic::Status in a comment\nlet s = my_tonic::x(); let p: terrain_proto::v1::World;";
     let got: Vec<_> = edge_crates(text).into_iter().collect();
     assert_eq!(got, ["axum", "terrain_proto"]);
+}
+
+#[test]
+fn the_parser_finds_edge_crates_imported_whole() {
+    let text = "use tonic as rpc;\nuse hyper;\n// use axum;\nuse tonic_types_extra as t;\nlet use_tower_http = 1;";
+    let got: Vec<_> = edge_crates(text).into_iter().collect();
+    assert_eq!(got, ["hyper", "tonic"]);
 }
 
 #[test]
