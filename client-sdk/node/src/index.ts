@@ -5,7 +5,7 @@
 import type * as Addon from "./addon";
 import { addon } from "./native";
 
-export type { OpenOptions } from "./addon";
+export type { FindOptions, FoundPath, OpenOptions, PathCheck, TerrainInfo } from "./addon";
 export const LocalTerrain: typeof Addon.LocalTerrain = addon.LocalTerrain;
 export type LocalTerrain = Addon.LocalTerrain;
 export { addonPath } from "./native";
