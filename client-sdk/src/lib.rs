@@ -35,6 +35,7 @@ mod client;
 mod error;
 mod events;
 mod lifecycle;
+mod local_walk;
 mod mesh;
 mod replica;
 mod retry;
@@ -52,6 +53,7 @@ pub use lifecycle::{
     CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Step, Tile, TileChange,
     TileSets, TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
+pub use local_walk::LocalWalk;
 pub use mesh::{MeshPart, TileMesh};
 pub use replica::{
     LocalTerrain, REPLICA_EVENTS, ReplicaEvent, Snapshot, SurfaceReader, build_terrain,

@@ -14,6 +14,11 @@
 //! Readers see immutable snapshots (`Arc<Snapshot>`), swapped by one follower task:
 //! the only writer. [`LocalTerrain::events`] hands out what each swap applied, after
 //! the swap, so a caller that re-reads the heights inside an event's bounds sees them.
+//!
+//! Movement (terrain info, path checks, path finding) is answered locally too, by the
+//! world's listed walkability rule ([`LocalTerrain::terrain_info`],
+//! [`LocalTerrain::check_path`], [`LocalTerrain::find_path`]; [`LocalWalk`] at a held
+//! snapshot).
 
 use std::{
     collections::HashMap,
@@ -33,8 +38,8 @@ use tokio::{
 };
 
 use crate::{
-    CauseKind, ClientError, ResyncMode, Subscription, SubscriptionEvent, TerrainClient, TileEvent,
-    WorldInfo, ZoneList,
+    CauseKind, ClientError, LocalWalk, PathChecked, PathFound, PathMode, ResyncMode, Subscription,
+    SubscriptionEvent, TerrainClient, TerrainInfos, TileEvent, WorldInfo, ZoneList,
 };
 
 /// What [`LocalTerrain::events`] delivers, each after the snapshot it describes is
@@ -289,6 +294,50 @@ impl LocalTerrain {
     /// [`Snapshot::chunk`]); `None` for other worlds.
     pub fn chunk(&self, cx: i64, cz: i64) -> Option<terrain_core::voxel::Chunk> {
         self.snapshot().chunk(cx, cz)
+    }
+
+    /// The world's walkability rule, as listed; `NotFound` from a server that does not
+    /// describe it (the movement answers below need it).
+    pub fn walk_rule(&self) -> Result<&terrain_core::walk::WalkRule, ClientError> {
+        self.world.walkability.as_ref().ok_or_else(|| {
+            ClientError::NotFound(format!(
+                "walkability: the server lists no rule for world {:?}",
+                self.world.id
+            ))
+        })
+    }
+
+    /// Terrain info at `points` computed locally at the current revision: what
+    /// `GetTerrainInfo` answers at that revision, bit for bit ([`LocalWalk`]).
+    pub fn terrain_info(&self, points: &[(f64, f64)]) -> Result<TerrainInfos, ClientError> {
+        LocalWalk::new(&self.snapshot(), self.walk_rule()?).terrain_info(points)
+    }
+
+    /// The path check of `points` in `mode` computed locally at the current revision:
+    /// what `CheckPath` answers at that revision ([`LocalWalk`]).
+    pub fn check_path(
+        &self,
+        points: &[(f64, f64)],
+        mode: PathMode,
+    ) -> Result<PathChecked, ClientError> {
+        LocalWalk::new(&self.snapshot(), self.walk_rule()?).check_path(points, mode)
+    }
+
+    /// A path found locally at the current revision: what `FindPath` answers at that
+    /// revision ([`LocalWalk`]).
+    pub fn find_path(
+        &self,
+        from: (f64, f64),
+        to: (f64, f64),
+        max_nodes: Option<u64>,
+        max_distance: Option<f64>,
+    ) -> Result<PathFound, ClientError> {
+        LocalWalk::new(&self.snapshot(), self.walk_rule()?).find_path(
+            from,
+            to,
+            max_nodes,
+            max_distance,
+        )
     }
 
     /// The height at `(x, z)` and the zone that decided it.

@@ -72,6 +72,7 @@ fn reason(code: i32) -> Result<Option<Reason>, ClientError> {
         Ok(v1::WalkReason::Water) => Ok(Some(Reason::Water)),
         Ok(v1::WalkReason::Slope) => Ok(Some(Reason::Slope)),
         Ok(v1::WalkReason::Zone) => Ok(Some(Reason::Zone)),
+        Ok(v1::WalkReason::Step) => Ok(Some(Reason::Step)),
         Err(_) => Err(ClientError::Protocol(format!("unknown walk reason {code}"))),
     }
 }
@@ -94,6 +95,17 @@ pub enum Unreachable {
 }
 
 impl Unreachable {
+    /// The SDK's form of terrain-core's answer (the one a local search gives).
+    pub fn of(reason: terrain_core::walk::find::Unreachable) -> Self {
+        use terrain_core::walk::find::Unreachable as Core;
+        match reason {
+            Core::Start(_) => Unreachable::StartBlocked,
+            Core::Goal(_) => Unreachable::GoalBlocked,
+            Core::NoPath => Unreachable::NoPath,
+            Core::Budget => Unreachable::NodeBudget,
+        }
+    }
+
     /// The code on the wire (`reason` of `FindPathResponse`).
     pub fn parse(code: &str) -> Result<Self, ClientError> {
         match code {

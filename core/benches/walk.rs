@@ -17,7 +17,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use terrain_core::walk::{BiomeLimits, WalkGrids, WalkRule, Walker, find::find_path};
+use terrain_core::walk::{
+    BiomeLimits, WalkGrids, WalkRule, Walker, find::find_path, path::PointJudge,
+};
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
 fn bench(c: &mut Criterion) {
@@ -70,16 +72,23 @@ fn bench(c: &mut Criterion) {
     });
     let mut grids = WalkGrids::new(&walker);
     let (from, to) = ((-100.3, -20.2), (99.6, 10.4));
-    find_path(from, to, 1.0, 200_000, |x, z| grids.blocked(x, z)).unwrap();
+    find_path(from, to, 1.0, 200_000, &mut grids).unwrap();
     g.bench_function("find_200m_warm_grids", |b| {
-        b.iter(|| find_path(from, to, 1.0, 200_000, |x, z| grids.blocked(x, z)))
+        b.iter(|| find_path(from, to, 1.0, 200_000, &mut grids))
     });
     g.sample_size(10);
     g.bench_function("find_200m", |b| {
         b.iter(|| {
-            find_path((-100.3, -20.2), (99.6, 10.4), 1.0, 200_000, |x, z| {
-                walker.blocked(x as f64 + 0.5, z as f64 + 0.5)
-            })
+            find_path(
+                (-100.3, -20.2),
+                (99.6, 10.4),
+                1.0,
+                200_000,
+                PointJudge {
+                    walker: &walker,
+                    tile: 1.0,
+                },
+            )
         })
     });
     g.finish();

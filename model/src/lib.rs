@@ -11,7 +11,8 @@
 //!   answers [`ZoneList`] and [`ZoneAnswer`], and [`HeightMode`].
 //! - [`tiles`]: [`ChangedTiles`], the tiles a change touched as a few rectangles,
 //!   listed one by one only up to [`TILE_LIST_MAX`].
-//! - [`worlds`]: [`WorldInfo`], a hosted world as `ListWorlds` lists it, and the voxel
+//! - [`worlds`]: [`WorldInfo`], a hosted world as `ListWorlds` lists it (with its
+//!   walkability rule, [`walk_rule_message`] / [`walk_rule_of`]), and the voxel
 //!   generator's block kinds ([`BlockKindInfo`]).
 //!
 //! A tile is `terrain-core`'s [`Tile`], `(tx, tz)`, re-exported here.
@@ -41,7 +42,9 @@ pub use lifecycle::{Ring, Step, TileChange, TileSets, TileTransition, Viewer};
 pub use query::{HeightMode, ZoneAnswer, ZoneEntry, ZoneList};
 pub use terrain_core::{Tile, TileRect};
 pub use tiles::{ChangedTiles, TILE_LIST_MAX};
-pub use worlds::{BlockKindInfo, WorldInfo, WorldLayout, block_kinds};
+pub use worlds::{
+    BlockKindInfo, WorldInfo, WorldLayout, block_kinds, walk_rule_message, walk_rule_of,
+};
 
 /// A value refused by the model: the field it names and why. `Display` is
 /// `"{field}: {reason}"`.

@@ -8,7 +8,10 @@
 //! world whose generator it does not know, and only building a local replica of it
 //! fails (`terrain_client::build_terrain`).
 
-use terrain_core::voxel::{BlockKind, VoxelConfig};
+use terrain_core::{
+    voxel::{BlockKind, VoxelConfig},
+    walk::{BiomeLimits, HYPERSCAPE_WATER, MAX_STEP, WalkRule},
+};
 use terrain_proto::v1 as pb;
 
 use crate::FieldError;
@@ -36,6 +39,105 @@ pub struct WorldInfo {
     /// A voxel world's generator parameters, every key (the wire carries them as
     /// `VoxelParameters.config_json`; its block kinds are [`block_kinds`]).
     pub voxel: Option<VoxelConfig>,
+    /// The walkability rule the world judges movement by, with every parameter it
+    /// reads; `None` from a server that does not describe it.
+    pub walkability: Option<WalkRule>,
+}
+
+/// A walkability rule on the wire.
+pub fn walk_rule_message(rule: &WalkRule) -> pb::WalkRule {
+    pb::WalkRule {
+        name: rule.name().to_string(),
+        biomes: rule
+            .biome_limits()
+            .map(|l| {
+                l.entries()
+                    .map(|(id, max_slope)| pb::BiomeSlope {
+                        id: id.to_string(),
+                        max_slope,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        water_level: rule.water_level(),
+        max_slope: rule.max_slope(),
+        max_step: rule.max_step(),
+    }
+}
+
+/// The rule a `WalkRule` message describes; errors name the field under
+/// `walkability`.
+pub fn walk_rule_of(m: pb::WalkRule) -> Result<WalkRule, FieldError> {
+    let limits = |biomes: Vec<pb::BiomeSlope>| {
+        BiomeLimits::from_entries(biomes.into_iter().map(|b| (b.id, b.max_slope))).map_err(|e| {
+            let field = match e {
+                terrain_core::walk::BiomesError::Duplicate { index, .. } => {
+                    format!("walkability.biomes[{index}].id")
+                }
+                terrain_core::walk::BiomesError::MaxSlope { index, .. } => {
+                    format!("walkability.biomes[{index}].max_slope")
+                }
+                terrain_core::walk::BiomesError::Json { .. } => "walkability.biomes".into(),
+            };
+            FieldError::new(field, e.to_string())
+        })
+    };
+    let level = |v: Option<f64>| match v {
+        Some(l) if l.is_finite() => Ok(l),
+        Some(l) => Err(FieldError::new(
+            "walkability.water_level",
+            format!("must be finite, got {l}"),
+        )),
+        None => Err(FieldError::new(
+            "walkability.water_level",
+            format!("required by the {:?} rule", m.name),
+        )),
+    };
+    match m.name.as_str() {
+        "hyperscape" => {
+            if m.water_level.is_some_and(|l| l != HYPERSCAPE_WATER) {
+                return Err(FieldError::new(
+                    "walkability.water_level",
+                    format!("the hyperscape rule's water level is {HYPERSCAPE_WATER}"),
+                ));
+            }
+            Ok(WalkRule::Hyperscape {
+                limits: limits(m.biomes)?,
+            })
+        }
+        "slope" => Ok(WalkRule::Slope {
+            water_level: level(m.water_level)?,
+            limits: limits(m.biomes)?,
+        }),
+        "max-slope" => match m.max_slope {
+            Some(s) if s.is_finite() && s > 0.0 => Ok(WalkRule::MaxSlope {
+                max_slope: s,
+                water_level: m.water_level.map(|l| level(Some(l))).transpose()?,
+            }),
+            other => Err(FieldError::new(
+                "walkability.max_slope",
+                format!("must be a finite number above 0, got {other:?}"),
+            )),
+        },
+        "block-step" => {
+            if m.max_step.is_some_and(|s| s != MAX_STEP) {
+                return Err(FieldError::new(
+                    "walkability.max_step",
+                    format!(
+                        "only a step of {MAX_STEP} block is known, got {:?}",
+                        m.max_step
+                    ),
+                ));
+            }
+            Ok(WalkRule::BlockStep {
+                sea_level: level(m.water_level)?,
+            })
+        }
+        other => Err(FieldError::new(
+            "walkability.name",
+            format!("unknown rule {other:?}"),
+        )),
+    }
 }
 
 /// A world's layout layer, as listed: with the world's generator and seed, everything
@@ -135,6 +237,7 @@ impl From<&WorldInfo> for pb::World {
                 cell_size: l.cell_size,
             }),
             voxel: w.voxel.as_ref().map(voxel_parameters),
+            walkability: w.walkability.as_ref().map(walk_rule_message),
         }
     }
 }
@@ -143,13 +246,15 @@ impl TryFrom<pb::World> for WorldInfo {
     type Error = FieldError;
 
     /// Refuses a voxel world whose `config_json` is not a voxel configuration (field
-    /// `voxel.config_json`).
+    /// `voxel.config_json`), and a walkability rule that is not one (fields under
+    /// `walkability`).
     fn try_from(w: pb::World) -> Result<Self, FieldError> {
         let voxel = w
             .voxel
             .map(|v| serde_json::from_str::<VoxelConfig>(&v.config_json))
             .transpose()
             .map_err(|e| FieldError::new("voxel.config_json", e.to_string()))?;
+        let walkability = w.walkability.map(walk_rule_of).transpose()?;
         Ok(WorldInfo {
             id: w.id,
             generator: w.generator,
@@ -166,6 +271,7 @@ impl TryFrom<pb::World> for WorldInfo {
                 cell_size: l.cell_size,
             }),
             voxel,
+            walkability,
         })
     }
 }
@@ -191,6 +297,7 @@ mod tests {
                 cell_size: 8.0,
             }),
             voxel,
+            walkability: Some(WalkRule::BlockStep { sea_level: 41.0 }),
         }
     }
 
@@ -209,6 +316,92 @@ mod tests {
         assert_eq!(WorldInfo::try_from(message), Ok(info));
         let plain = world(None);
         assert_eq!(WorldInfo::try_from(pb::World::from(&plain)), Ok(plain));
+    }
+
+    #[test]
+    fn every_walkability_rule_round_trips_and_a_bad_one_names_its_field() {
+        let custom =
+            BiomeLimits::from_entries([("swamp".into(), 0.25), ("desert".into(), 0.5)]).unwrap();
+        for rule in [
+            WalkRule::Hyperscape {
+                limits: BiomeLimits::hyperscape(),
+            },
+            WalkRule::Slope {
+                limits: custom.clone(),
+                water_level: 7.5,
+            },
+            WalkRule::MaxSlope {
+                max_slope: 1.5,
+                water_level: None,
+            },
+            WalkRule::MaxSlope {
+                max_slope: 0.75,
+                water_level: Some(3.0),
+            },
+            WalkRule::BlockStep { sea_level: 24.0 },
+        ] {
+            let info = WorldInfo {
+                walkability: Some(rule),
+                ..world(None)
+            };
+            assert_eq!(WorldInfo::try_from(pb::World::from(&info)), Ok(info));
+        }
+        // The biomes go sorted by id.
+        let m = walk_rule_message(&WalkRule::Slope {
+            limits: custom,
+            water_level: 9.0,
+        });
+        let ids: Vec<&str> = m.biomes.iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["desert", "swamp"]);
+        assert_eq!(m.water_level, Some(9.0));
+        let good = walk_rule_message(&WalkRule::BlockStep { sea_level: 24.0 });
+        assert_eq!((good.max_step, good.max_slope), (Some(1.0), None));
+        let cases = [
+            (
+                pb::WalkRule {
+                    name: "steep".into(),
+                    ..good.clone()
+                },
+                "walkability.name",
+            ),
+            (
+                pb::WalkRule {
+                    max_step: Some(2.0),
+                    ..good.clone()
+                },
+                "walkability.max_step",
+            ),
+            (
+                pb::WalkRule {
+                    water_level: None,
+                    ..good.clone()
+                },
+                "walkability.water_level",
+            ),
+            (
+                pb::WalkRule {
+                    name: "max-slope".into(),
+                    ..good.clone()
+                },
+                "walkability.max_slope",
+            ),
+            (
+                pb::WalkRule {
+                    name: "slope".into(),
+                    biomes: vec![pb::BiomeSlope {
+                        id: "a".into(),
+                        max_slope: -1.0,
+                    }],
+                    ..good
+                },
+                "walkability.biomes[0].max_slope",
+            ),
+        ];
+        for (message, field) in cases {
+            let mut w = pb::World::from(&world(None));
+            w.walkability = Some(message);
+            assert_eq!(WorldInfo::try_from(w).unwrap_err().field, field);
+        }
     }
 
     #[test]

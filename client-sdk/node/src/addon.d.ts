@@ -39,6 +39,52 @@ export interface LocalEvent {
   missed?: number;
 }
 
+/** One point of terrain info by the world's walkability rule (the server's `terrain-info`). */
+export interface TerrainInfo {
+  /** The final height (zones included), metres. */
+  height: number;
+  /** The biome the rule used; null where the world has none. */
+  biome: string | null;
+  /** The 8-direction slope at 1 m (rise over run). */
+  slope: number;
+  underwater: boolean;
+  walkable: boolean;
+  /** null when walkable, else "water", "slope" or "zone". */
+  reason: string | null;
+}
+
+/** A path check's answer (the server's `paths/check`). */
+export interface PathCheck {
+  blocked: boolean;
+  /** The first blocked point [x, z], null when not blocked. */
+  at: number[] | null;
+  /** Why `at` is blocked ("water", "slope", "zone", "step"), null when not. */
+  reason: string | null;
+  /** [x0, z0, x1, z1, ...]: hyperscape mode the samples (empty when blocked), exact mode the tiles' centres up to the blocked one. */
+  path: Float64Array;
+}
+
+/** Options of {@link LocalTerrain.findPath}. */
+export interface FindOptions {
+  /** Most tiles to expand (default 100,000; 1 to 1,000,000). */
+  maxNodes?: number;
+  /** Longest straight distance between the ends, metres (default 1,000; at most 5,000). */
+  maxDistance?: number;
+}
+
+/** A path search's answer (the server's `paths/find`). */
+export interface FoundPath {
+  found: boolean;
+  /** [x0, z0, x1, z1, ...]: from, the corners, to; empty when not found. */
+  waypoints: Float64Array;
+  /** The waypoint polyline's length, metres (0 when not found). */
+  length: number;
+  /** Tiles taken off the open set. */
+  expanded: number;
+  /** When not found: "start_blocked", "goal_blocked", "no_path" or "node_budget"; else null. */
+  reason: string | null;
+}
+
 /**
  * A local replica of one world: heights computed in-process by the Rust SDK's code,
  * bit for bit what the server answers at {@link LocalTerrain.revision}.
@@ -66,6 +112,14 @@ export declare class LocalTerrain {
   heights(points: Float64Array): Float64Array;
   /** Surface-mode heights of `[x0, z0, x1, z1, ...]`, at one snapshot. */
   surfaceHeights(points: Float64Array): Float64Array;
+  /** Terrain info at (x, z) by the world's walkability rule, as the server answers at {@link revision}. */
+  terrainInfo(x: number, z: number): TerrainInfo;
+  /** Terrain info at `[x0, z0, x1, z1, ...]`, at one snapshot. */
+  terrainInfos(points: Float64Array): TerrainInfo[];
+  /** The path check of the polyline `[x0, z0, ...]` (1 to 1,024 points, at most 10 km) in `mode` (default "exact"). */
+  checkPath(points: Float64Array, mode?: "hyperscape" | "exact" | null): PathCheck;
+  /** A shortest path over the 1 m movement tiles, as the server's `paths/find`. */
+  findPath(fromX: number, fromZ: number, toX: number, toZ: number, options?: FindOptions | null): FoundPath;
   /** The id of the flat zone deciding the height at (x, z), or null. */
   zoneAt(x: number, z: number): string | null;
   /** Resolves once the replica reflects `revision` or later, with the revision reached. */

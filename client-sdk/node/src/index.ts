@@ -5,7 +5,7 @@
 import type * as Addon from "./addon";
 import { addon } from "./native";
 
-export type { EventBounds, LocalEvent, OpenOptions } from "./addon";
+export type { EventBounds, FindOptions, FoundPath, LocalEvent, OpenOptions, PathCheck, TerrainInfo } from "./addon";
 export const LocalTerrain: typeof Addon.LocalTerrain = addon.LocalTerrain;
 export type LocalTerrain = Addon.LocalTerrain;
 export { addonPath } from "./native";

@@ -9,13 +9,32 @@
 //! ([`super::path::tiles_crossed`]) cannot skip: from each waypoint the walk goes as far
 //! along the tile path as a straight segment stays on walkable tiles. Every returned
 //! polyline therefore passes the tiles-mode check.
+//!
+//! Under a rule that judges steps (`block-step`) a move may rise at most one block: a
+//! straight move from its tile to the next, a diagonal one from its tile to the
+//! diagonal tile and through both tiles beside it (from the tile to each, from each to
+//! the diagonal one), as the tiles-mode check judges a corner crossing. Moves are then
+//! directed (a fall is allowed where the climb back is not).
 
 use std::{cmp::Ordering, collections::BinaryHeap};
 
 use libm::floor;
 use rustc_hash::FxHashMap;
 
-use super::{Reason, path::tiles_crossed};
+use super::{
+    Reason,
+    path::{TileJudge, walk_tiles},
+};
+
+/// Most nodes one path search may expand, and its default.
+pub const MAX_NODES: usize = 1_000_000;
+pub const DEFAULT_MAX_NODES: usize = 100_000;
+/// Longest straight distance between a search's ends, metres, and its default.
+pub const MAX_DISTANCE: f64 = 5_000.0;
+pub const DEFAULT_MAX_DISTANCE: f64 = 1_000.0;
+/// The movement tile of the exact path check and of path finding: 1 m, as the
+/// original's server moves.
+pub const MOVEMENT_TILE: f64 = 1.0;
 
 const SQRT2: f64 = std::f64::consts::SQRT_2;
 
@@ -31,8 +50,7 @@ const STEPS: [(i64, i64); 8] = [
     (-1, -1),
 ];
 
-/// A tile of the movement grid.
-type Tile = (i64, i64);
+use super::path::Tile;
 /// Each reached tile's best known cost and the tile it was reached from.
 type Best = FxHashMap<Tile, (f64, Tile)>;
 
@@ -116,27 +134,55 @@ fn octile(a: (i64, i64), b: (i64, i64)) -> f64 {
     (hi - lo) + lo * SQRT2
 }
 
-/// A shortest path from `from` to `to` over tiles of edge `tile`, where `blocked(ix,
-/// iz)` says why tile `(ix, iz)` may not be entered (judged at its centre), expanding
-/// at most `max_nodes` tiles. Each tile is judged at most once.
+/// A judge whose standing answers are kept: each tile is judged at most once.
+struct Cached<J> {
+    inner: J,
+    judged: FxHashMap<Tile, Option<Reason>>,
+}
+
+impl<J: TileJudge> Cached<J> {
+    fn get(&mut self, t: Tile) -> Option<Reason> {
+        let inner = &mut self.inner;
+        *self
+            .judged
+            .entry(t)
+            .or_insert_with(|| inner.blocked(t.0, t.1))
+    }
+}
+
+impl<J: TileJudge> TileJudge for Cached<J> {
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        self.get((ix, iz))
+    }
+
+    fn step_blocked(&mut self, from: Tile, to: Tile) -> bool {
+        self.inner.step_blocked(from, to)
+    }
+}
+
+/// A shortest path from `from` to `to` over tiles of edge `tile`, where `judge` says
+/// why a tile may not be entered (judged at its centre) and which moves rise too much,
+/// expanding at most `max_nodes` tiles. Each tile is judged at most once.
 pub fn find_path(
     from: (f64, f64),
     to: (f64, f64),
     tile: f64,
     max_nodes: usize,
-    mut blocked: impl FnMut(i64, i64) -> Option<Reason>,
+    judge: impl TileJudge,
 ) -> Result<Found, NotFound> {
     let cell = |p: (f64, f64)| (floor(p.0 / tile) as i64, floor(p.1 / tile) as i64);
     let (start, goal) = (cell(from), cell(to));
-    let mut judged: FxHashMap<(i64, i64), Option<Reason>> = FxHashMap::default();
-    let mut judge = |t: (i64, i64)| *judged.entry(t).or_insert_with(|| blocked(t.0, t.1));
-    if let Some(r) = judge(start) {
+    let mut judge = Cached {
+        inner: judge,
+        judged: FxHashMap::default(),
+    };
+    if let Some(r) = judge.get(start) {
         return Err(NotFound {
             reason: Unreachable::Start(r),
             expanded: 0,
         });
     }
-    if let Some(r) = judge(goal) {
+    if let Some(r) = judge.get(goal) {
         return Err(NotFound {
             reason: Unreachable::Goal(r),
             expanded: 0,
@@ -181,14 +227,19 @@ pub fn find_path(
         expanded += 1;
         for (dx, dz) in STEPS {
             let next = (at.0 + dx, at.1 + dz);
-            if judge(next).is_some() {
+            if judge.get(next).is_some() || judge.step_blocked(at, next) {
                 continue;
             }
             let diagonal = dx != 0 && dz != 0;
-            if diagonal
-                && (judge((at.0 + dx, at.1)).is_some() || judge((at.0, at.1 + dz)).is_some())
-            {
-                continue;
+            if diagonal {
+                let sides = [(at.0 + dx, at.1), (at.0, at.1 + dz)];
+                if sides.into_iter().any(|side| {
+                    judge.get(side).is_some()
+                        || judge.step_blocked(at, side)
+                        || judge.step_blocked(side, next)
+                }) {
+                    continue;
+                }
             }
             let ng = g + if diagonal { SQRT2 } else { 1.0 };
             if best.get(&next).is_some_and(|&(known, _)| known <= ng) {
@@ -228,7 +279,7 @@ fn reduce(
     to: (f64, f64),
     tiles: &[(i64, i64)],
     tile: f64,
-    judge: &mut impl FnMut((i64, i64)) -> Option<Reason>,
+    judge: &mut impl TileJudge,
 ) -> Vec<(f64, f64)> {
     let centre = |t: (i64, i64)| ((t.0 as f64 + 0.5) * tile, (t.1 as f64 + 0.5) * tile);
     // The points of the tile path: `from`, the inner tiles' centres, `to`.
@@ -239,14 +290,8 @@ fn reduce(
     if tiles.len() > 1 || from != to {
         points.push(to);
     }
-    let mut clear = |a: (f64, f64), b: (f64, f64)| {
-        let mut ok = true;
-        tiles_crossed(a, b, tile, |ix, iz| {
-            ok = judge((ix, iz)).is_none();
-            ok
-        });
-        ok
-    };
+    let mut clear =
+        |a: (f64, f64), b: (f64, f64)| walk_tiles(&[a, b], tile, &mut *judge, |_| {}).is_none();
     let mut waypoints = vec![points[0]];
     let mut anchor = 0;
     while anchor + 1 < points.len() {
@@ -265,6 +310,7 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::walk::path::{Standing, tiles_crossed};
 
     /// A maze of `n` x `n` tiles: walls on a fixed pseudo-random pattern, an open border.
     fn maze(seed: u64, n: i64, density: u64) -> impl Fn(i64, i64) -> Option<Reason> {
@@ -317,7 +363,7 @@ mod tests {
             let blocked = maze(seed, n, 30);
             let from = (0.25, 0.75);
             let to = (n as f64 - 0.4, n as f64 - 0.6);
-            let answer = find_path(from, to, 1.0, 1_000_000, &blocked);
+            let answer = find_path(from, to, 1.0, 1_000_000, Standing(&blocked));
             match (answer, dijkstra(n, &blocked)) {
                 (Ok(f), Some(want)) => {
                     found += 1;
@@ -329,7 +375,7 @@ mod tests {
                     assert!(f.length <= f.grid_length + 2.0, "seed {seed}");
                     assert_eq!((f.waypoints[0], *f.waypoints.last().unwrap()), (from, to));
                     for w in f.waypoints.windows(2) {
-                        tiles_crossed(w[0], w[1], 1.0, |x, z| {
+                        tiles_crossed(w[0], w[1], 1.0, |x, z, _| {
                             assert!(blocked(x, z).is_none(), "seed {seed}: ({x}, {z}) on {w:?}");
                             true
                         });
@@ -345,15 +391,103 @@ mod tests {
         assert!(found > 10 && none > 0, "{found} found, {none} unreachable");
     }
 
+    /// Terraces of `n` x `n` tiles, heights 0 to 3 on a pseudo-random pattern, a move
+    /// rising more than one blocked; walls outside.
+    struct Terraces {
+        seed: u64,
+        n: i64,
+    }
+
+    impl Terraces {
+        fn height(&self, x: i64, z: i64) -> i64 {
+            let mut s = self.seed ^ ((x as u64) << 32) ^ (z as u64) ^ 0x2545_f491_4f6c_dd1d;
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            if (x, z) == (0, 0) || (x, z) == (self.n - 1, self.n - 1) {
+                0
+            } else {
+                (s % 4) as i64
+            }
+        }
+    }
+
+    impl TileJudge for Terraces {
+        fn blocked(&mut self, x: i64, z: i64) -> Option<Reason> {
+            (!(0..self.n).contains(&x) || !(0..self.n).contains(&z)).then_some(Reason::Slope)
+        }
+
+        fn step_blocked(&mut self, from: Tile, to: Tile) -> bool {
+            self.height(to.0, to.1) - self.height(from.0, from.1) > 1
+        }
+    }
+
+    #[test]
+    fn paths_over_terraces_are_shortest_and_climb_one_step_at_a_time() {
+        let n = 30;
+        let (mut found, mut none) = (0, 0);
+        for seed in 0..40 {
+            let mut t = Terraces { seed, n };
+            // Dijkstra over the directed moves, by brute-force relaxation.
+            let idx = |x: i64, z: i64| (z * n + x) as usize;
+            let mut cost = vec![f64::INFINITY; (n * n) as usize];
+            cost[0] = 0.0;
+            let mut queue = VecDeque::from([(0i64, 0i64)]);
+            while let Some((x, z)) = queue.pop_front() {
+                for (dx, dz) in STEPS {
+                    let next = (x + dx, z + dz);
+                    if t.blocked(next.0, next.1).is_some() || t.step_blocked((x, z), next) {
+                        continue;
+                    }
+                    let diagonal = dx != 0 && dz != 0;
+                    if diagonal
+                        && [(x + dx, z), (x, z + dz)].into_iter().any(|s| {
+                            t.blocked(s.0, s.1).is_some()
+                                || t.step_blocked((x, z), s)
+                                || t.step_blocked(s, next)
+                        })
+                    {
+                        continue;
+                    }
+                    let c = cost[idx(x, z)] + if diagonal { SQRT2 } else { 1.0 };
+                    if c < cost[idx(next.0, next.1)] - 1e-12 {
+                        cost[idx(next.0, next.1)] = c;
+                        queue.push_back(next);
+                    }
+                }
+            }
+            let want = cost[idx(n - 1, n - 1)];
+            let (from, to) = ((0.3, 0.6), (n as f64 - 0.2, n as f64 - 0.7));
+            match find_path(from, to, 1.0, 1_000_000, &mut t) {
+                Ok(f) => {
+                    found += 1;
+                    assert!(
+                        (f.grid_length - want).abs() < 1e-9,
+                        "seed {seed}: {f:?} vs {want}"
+                    );
+                    let check = walk_tiles(&f.waypoints, 1.0, &mut t, |_| {});
+                    assert_eq!(check, None, "seed {seed}: {f:?}");
+                }
+                Err(e) => {
+                    none += 1;
+                    assert!(want.is_infinite(), "seed {seed}: {e:?} vs {want}");
+                    assert_eq!(e.reason, Unreachable::NoPath);
+                }
+            }
+        }
+        assert!(found > 5 && none > 0, "{found} found, {none} unreachable");
+    }
+
     #[test]
     fn the_budget_and_blocked_ends_are_reported() {
         let open = |_: i64, _: i64| None;
+        let open = Standing(open);
         let far = find_path((0.5, 0.5), (300.5, 0.5), 1.0, 100, open).unwrap_err();
         assert_eq!((far.reason, far.expanded), (Unreachable::Budget, 100));
         let straight = find_path((0.5, 0.5), (300.5, 0.5), 1.0, 1_000, open).unwrap();
         assert_eq!(straight.waypoints, [(0.5, 0.5), (300.5, 0.5)]);
         assert_eq!(straight.length, 300.0);
-        let wall = |x: i64, _: i64| (x == 5).then_some(Reason::Water);
+        let wall = Standing(|x: i64, _: i64| (x == 5).then_some(Reason::Water));
         let goal = find_path((0.5, 0.5), (5.5, 0.5), 1.0, 1_000, wall).unwrap_err();
         assert_eq!(goal.reason, Unreachable::Goal(Reason::Water));
         let start = find_path((5.5, 0.5), (0.5, 0.5), 1.0, 1_000, wall).unwrap_err();

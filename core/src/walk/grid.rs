@@ -27,6 +27,8 @@ pub struct WalkGrid {
     d: usize,
     /// Row-major (z outer): `None` walkable, else why not.
     cells: Vec<Option<Reason>>,
+    /// The tiles' heights, row-major, kept only when the rule judges steps.
+    heights: Vec<f64>,
 }
 
 impl WalkGrid {
@@ -39,9 +41,21 @@ impl WalkGrid {
         Some(self.cells[j as usize * self.w + i as usize])
     }
 
+    /// The height at tile `(ix, iz)`'s centre, when the grid keeps heights (rules that
+    /// judge steps) and the tile is inside.
+    pub fn height(&self, ix: i64, iz: i64) -> Option<f64> {
+        let (i, j) = (ix.checked_sub(self.x0)?, iz.checked_sub(self.z0)?);
+        if i < 0 || j < 0 || i as usize >= self.w || j as usize >= self.d {
+            return None;
+        }
+        self.heights.get(j as usize * self.w + i as usize).copied()
+    }
+
     /// The bytes it holds, for a cache's budget.
     pub fn bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + self.cells.len() * std::mem::size_of::<Option<Reason>>()
+        std::mem::size_of::<Self>()
+            + self.cells.len() * std::mem::size_of::<Option<Reason>>()
+            + self.heights.len() * std::mem::size_of::<f64>()
     }
 }
 
@@ -59,16 +73,25 @@ impl Walker<'_> {
         let stride = xs.len();
         let h = |i: usize, j: usize| heights[j * stride + i];
         let mut cells = Vec::with_capacity(w * d);
+        let steps = self.judges_steps();
+        let mut kept = Vec::with_capacity(if steps { w * d } else { 0 });
         for (j, &z) in zs.iter().enumerate().take(d + 1).skip(1) {
             for (i, &x) in xs.iter().enumerate().take(w + 1).skip(1) {
+                if steps {
+                    kept.push(h(i, j));
+                }
                 if let Some(judged) = self.zone_judgement(x, z) {
                     cells.push(judged);
                     continue;
                 }
                 let h0 = h(i, j);
                 let (water, max_slope) = self.limits(self.biome(x, z, h0));
-                if water.is_some_and(|level| h0 < level) {
+                if self.underwater(x, z, h0, water) {
                     cells.push(Some(Reason::Water));
+                    continue;
+                }
+                if max_slope == f64::INFINITY {
+                    cells.push(None);
                     continue;
                 }
                 let neighbours = [
@@ -92,6 +115,7 @@ impl Walker<'_> {
             w,
             d,
             cells,
+            heights: kept,
         }
     }
 }
@@ -111,14 +135,34 @@ impl<'w, 'a> WalkGrids<'w, 'a> {
         }
     }
 
-    /// The judgement of movement tile `(ix, iz)`.
-    pub fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+    /// The block holding movement tile `(ix, iz)`, built on first use.
+    fn block(&mut self, ix: i64, iz: i64) -> &WalkGrid {
         let key = (ix.div_euclid(BLOCK), iz.div_euclid(BLOCK));
         let walker = self.walker;
-        let grid = self.blocks.entry(key).or_insert_with(|| {
+        self.blocks.entry(key).or_insert_with(|| {
             walker.grid(key.0 * BLOCK, key.1 * BLOCK, BLOCK as usize, BLOCK as usize)
-        });
-        grid.get(ix, iz).flatten()
+        })
+    }
+
+    /// The judgement of movement tile `(ix, iz)`.
+    pub fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        self.block(ix, iz).get(ix, iz).flatten()
+    }
+
+    /// Whether the move from tile `from` to its neighbour `to` rises too much for the
+    /// rule ([`Walker::step_blocked`] of the tiles' centre heights).
+    pub fn step_blocked(&mut self, from: (i64, i64), to: (i64, i64)) -> bool {
+        if !self.walker.judges_steps() {
+            return false;
+        }
+        let walker = self.walker;
+        let mut height = |(ix, iz): (i64, i64)| {
+            self.block(ix, iz)
+                .height(ix, iz)
+                .unwrap_or_else(|| walker.height(ix as f64 + 0.5, iz as f64 + 0.5))
+        };
+        let (a, b) = (height(from), height(to));
+        walker.step_blocked(a, b)
     }
 
     /// Blocks built so far.
@@ -194,6 +238,7 @@ mod tests {
                             Some(Reason::Water) => 1,
                             Some(Reason::Slope) => 2,
                             Some(Reason::Zone) => 3,
+                            Some(Reason::Step) => unreachable!("a point never blocks for its step"),
                         }] += 1;
                     }
                 }

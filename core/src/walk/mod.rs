@@ -30,7 +30,7 @@ use crate::{
 
 pub use grid::{WalkGrid, WalkGrids};
 pub use path::PathCheck;
-pub use rule::{BiomeLimits, BiomesError, HYPERSCAPE_WATER, WalkRule};
+pub use rule::{BiomeLimits, BiomesError, HYPERSCAPE_WATER, MAX_STEP, WalkRule};
 
 /// The distance of the slope's neighbour samples, `TERRAIN_CONSTANTS.SLOPE_CHECK_DISTANCE`.
 const SLOPE_DISTANCE: f64 = 1.0;
@@ -56,6 +56,9 @@ pub enum Reason {
     Slope,
     /// The core of a flat zone registered with `walkable: false` (a building).
     Zone,
+    /// A move rises more than one block ([`WalkRule::BlockStep`]): judged between
+    /// consecutive movement tiles, never at a point alone.
+    Step,
 }
 
 impl Reason {
@@ -65,6 +68,7 @@ impl Reason {
             Reason::Water => "water",
             Reason::Slope => "slope",
             Reason::Zone => "zone",
+            Reason::Step => "step",
         }
     }
 
@@ -75,6 +79,7 @@ impl Reason {
             Reason::Slope => "Steep mountain slopes block movement",
             // The original's zones carry no walkability; this server's message.
             Reason::Zone => "A structure blocks movement",
+            Reason::Step => "The step up is more than one block",
         }
     }
 }
@@ -250,7 +255,38 @@ impl<'a> Walker<'a> {
                 max_slope,
                 water_level,
             } => (*water_level, *max_slope),
+            WalkRule::BlockStep { sea_level } => (Some(*sea_level), f64::INFINITY),
         }
+    }
+
+    /// Whether ground of final height `height` at `(x, z)` is under water below
+    /// `level`. Under `block-step` a column a flat zone levels is dry whatever its
+    /// height (the zone's columns hold no water), the rest is the top block's: water
+    /// exactly where the column is below sea level (ice stands at sea level).
+    fn underwater(&self, x: f64, z: f64, height: f64, level: Option<f64>) -> bool {
+        let Some(level) = level else {
+            return false;
+        };
+        if height >= level {
+            return false;
+        }
+        match self.rule {
+            WalkRule::BlockStep { .. } => {
+                self.terrain.zones().is_empty() || self.terrain.sample(x, z).zone.is_none()
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether the rule judges moves between neighbouring tiles (`block-step`).
+    pub fn judges_steps(&self) -> bool {
+        self.rule.max_step().is_some()
+    }
+
+    /// Whether a move from ground of height `from` to a neighbouring tile of height
+    /// `to` rises too much for the rule (never, for rules without steps).
+    pub fn step_blocked(&self, from: f64, to: f64) -> bool {
+        self.rule.max_step().is_some_and(|max| to - from > max)
     }
 
     /// Terrain info at `(x, z)`: the original's `getTerrainInfoAt` with the reason of its
@@ -261,7 +297,7 @@ impl<'a> Walker<'a> {
         let biome = self.biome(x, z, height);
         let slope = self.slope_from(x, z, height);
         let (water, max_slope) = self.limits(biome);
-        let underwater = water.is_some_and(|w| height < w);
+        let underwater = self.underwater(x, z, height, water);
         let reason = if let Some(judged) = self.zone_judgement(x, z) {
             judged
         } else if underwater {
@@ -290,8 +326,11 @@ impl<'a> Walker<'a> {
         let height = self.height(x, z);
         let biome = self.biome(x, z, height);
         let (water, max_slope) = self.limits(biome);
-        if water.is_some_and(|w| height < w) {
+        if self.underwater(x, z, height, water) {
             return Some(Reason::Water);
+        }
+        if max_slope == f64::INFINITY {
+            return None;
         }
         (self.slope_from(x, z, height) > max_slope).then_some(Reason::Slope)
     }

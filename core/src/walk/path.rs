@@ -8,10 +8,93 @@
 //!   original's server moves) the segment crosses, judged at the tile's centre as that
 //!   server asks; where a segment passes exactly through a tile corner both tiles beside
 //!   the corner are judged too (no slipping diagonally between two blocked tiles).
+//!   Under a rule that judges steps (`block-step`), each move between consecutive tiles
+//!   may rise at most one block; at an exact corner crossing the two tiles beside the
+//!   corner must each be a step from the tile before and to the tile after, as must
+//!   the diagonal move itself. A step that rises more blocks at the tile it enters,
+//!   reason [`Reason::Step`].
 
 use libm::floor;
 
 use super::{Reason, WalkGrids, Walker};
+
+/// A movement tile `(ix, iz)`.
+pub type Tile = (i64, i64);
+
+/// How a tiles-mode check and a path search judge movement tiles.
+pub trait TileJudge {
+    /// Why tile `(ix, iz)` may not be stood on, judged at its centre.
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason>;
+
+    /// Whether a move from tile `from` to its neighbour `to` rises too much.
+    fn step_blocked(&mut self, _from: Tile, _to: Tile) -> bool {
+        false
+    }
+}
+
+impl<J: TileJudge + ?Sized> TileJudge for &mut J {
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        (**self).blocked(ix, iz)
+    }
+
+    fn step_blocked(&mut self, from: Tile, to: Tile) -> bool {
+        (**self).step_blocked(from, to)
+    }
+}
+
+/// A judge of standing only (no steps): `blocked(ix, iz)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Standing<F>(pub F);
+
+impl<F: FnMut(i64, i64) -> Option<Reason>> TileJudge for Standing<F> {
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        (self.0)(ix, iz)
+    }
+}
+
+/// Tiles of edge `tile` judged one point at a time by a walker ([`Walker::blocked`] at
+/// the centre; steps by the centres' heights).
+#[derive(Debug, Clone, Copy)]
+pub struct PointJudge<'w, 'a> {
+    pub walker: &'w Walker<'a>,
+    pub tile: f64,
+}
+
+impl PointJudge<'_, '_> {
+    fn centre(&self, i: i64) -> f64 {
+        (i as f64 + 0.5) * self.tile
+    }
+}
+
+impl TileJudge for PointJudge<'_, '_> {
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        self.walker.blocked(self.centre(ix), self.centre(iz))
+    }
+
+    fn step_blocked(&mut self, from: Tile, to: Tile) -> bool {
+        if !self.walker.judges_steps() {
+            return false;
+        }
+        let a = self.walker.height(self.centre(from.0), self.centre(from.1));
+        let b = self.walker.height(self.centre(to.0), self.centre(to.1));
+        self.walker.step_blocked(a, b)
+    }
+}
+
+impl TileJudge for WalkGrids<'_, '_> {
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        WalkGrids::blocked(self, ix, iz)
+    }
+
+    fn step_blocked(&mut self, from: Tile, to: Tile) -> bool {
+        WalkGrids::step_blocked(self, from, to)
+    }
+}
+
+/// Most points of one polyline a query checks.
+pub const MAX_PATH_POINTS: usize = 1024;
+/// Longest polyline a query checks, metres (the sum of its segments).
+pub const MAX_PATH_LENGTH: f64 = 10_000.0;
 
 /// Samples per segment beyond the start, the original's `steps`.
 const STEPS: u32 = 20;
@@ -30,12 +113,13 @@ pub struct PathCheck {
 /// The movement tiles a segment from `a` to `b` crosses, in order, with tiles of edge
 /// `tile`: a grid walk (Amanatides and Woo) that takes exactly as many steps as the
 /// cells between the end cells, so it always ends; at an exact corner crossing the two
-/// cells beside the corner come before the diagonal one.
+/// cells beside the corner come before the diagonal one, called with `beside = true`.
+/// `each(ix, iz, beside)` answers whether to go on.
 pub fn tiles_crossed(
     a: (f64, f64),
     b: (f64, f64),
     tile: f64,
-    mut each: impl FnMut(i64, i64) -> bool,
+    mut each: impl FnMut(i64, i64, bool) -> bool,
 ) {
     let cell = |v: f64| floor(v / tile) as i64;
     let (mut ix, mut iz) = (cell(a.0), cell(a.1));
@@ -63,7 +147,7 @@ pub fn tiles_crossed(
             tile / dz.abs()
         },
     );
-    if !each(ix, iz) {
+    if !each(ix, iz, false) {
         return;
     }
     let (mut left_x, mut left_z) = ((ex - ix).unsigned_abs(), (ez - iz).unsigned_abs());
@@ -80,7 +164,7 @@ pub fn tiles_crossed(
             left_z -= 1;
         } else {
             // Exactly through a corner: both cells beside it, then the diagonal one.
-            if !each(ix + sx, iz) || !each(ix, iz + sz) {
+            if !each(ix + sx, iz, true) || !each(ix, iz + sz, true) {
                 return;
             }
             ix += sx;
@@ -90,7 +174,7 @@ pub fn tiles_crossed(
             left_x -= 1;
             left_z -= 1;
         }
-        if !each(ix, iz) {
+        if !each(ix, iz, false) {
             return;
         }
     }
@@ -123,54 +207,75 @@ impl Walker<'_> {
     /// Every movement tile of edge `tile` each segment of `points` crosses, judged at
     /// its centre one point at a time ([`Walker::blocked`]).
     pub fn check_tiles(&self, points: &[(f64, f64)], tile: f64) -> PathCheck {
-        let centre = |i: i64| (i as f64 + 0.5) * tile;
-        check_tiles_by(points, tile, |ix, iz| self.blocked(centre(ix), centre(iz)))
+        check_tiles_by(points, tile, PointJudge { walker: self, tile })
     }
 }
 
 impl WalkGrids<'_, '_> {
     /// [`Walker::check_tiles`] over 1 m tiles, each judged from its block's grid.
     pub fn check_tiles(&mut self, points: &[(f64, f64)]) -> PathCheck {
-        check_tiles_by(points, 1.0, |ix, iz| self.blocked(ix, iz))
+        check_tiles_by(points, 1.0, self)
     }
 }
 
-/// The tiles-mode check of `points` over tiles of edge `tile`, `judge(ix, iz)` saying
-/// why a tile is blocked; a tile shared by consecutive segments is judged once.
-pub fn check_tiles_by(
+/// The tiles-mode check of `points` over tiles of edge `tile` by `judge`; a tile
+/// shared by consecutive segments is judged once.
+pub fn check_tiles_by(points: &[(f64, f64)], tile: f64, judge: impl TileJudge) -> PathCheck {
+    let mut path = Vec::new();
+    let blocked = walk_tiles(points, tile, judge, |at| path.push(at));
+    PathCheck { blocked, path }
+}
+
+/// Walks the tiles of `points` in order, calling `each` with every tile's centre, up
+/// to and including the first blocked one; answers it and why.
+pub(crate) fn walk_tiles(
     points: &[(f64, f64)],
     tile: f64,
-    mut judge: impl FnMut(i64, i64) -> Option<Reason>,
-) -> PathCheck {
-    let mut path: Vec<(f64, f64)> = Vec::new();
-    let mut last: Option<(i64, i64)> = None;
+    mut judge: impl TileJudge,
+    mut each: impl FnMut((f64, f64)),
+) -> Option<((f64, f64), Reason)> {
+    let mut last: Option<Tile> = None;
+    // The last tile entered along the walk, and the tiles beside a corner since.
+    let mut from: Option<Tile> = None;
+    let mut beside: [Option<Tile>; 2] = [None, None];
     let mut blocked = None;
     let centre = |i: i64| (i as f64 + 0.5) * tile;
-    let mut visit = |ix: i64, iz: i64| {
-        if last == Some((ix, iz)) {
+    let mut visit = |ix: i64, iz: i64, corner: bool| {
+        let t = (ix, iz);
+        if last == Some(t) {
             return true;
         }
-        last = Some((ix, iz));
+        last = Some(t);
         let at = (centre(ix), centre(iz));
-        path.push(at);
-        match judge(ix, iz) {
-            Some(reason) => {
-                blocked = Some((at, reason));
-                false
-            }
-            None => true,
+        each(at);
+        let reason = judge.blocked(ix, iz).or_else(|| {
+            let step = from.is_some_and(|f| judge.step_blocked(f, t))
+                || (!corner && beside.iter().flatten().any(|&b| judge.step_blocked(b, t)));
+            step.then_some(Reason::Step)
+        });
+        if let Some(reason) = reason {
+            blocked = Some((at, reason));
+            return false;
         }
+        if corner {
+            let free = usize::from(beside[0].is_some());
+            beside[free] = Some(t);
+        } else {
+            from = Some(t);
+            beside = [None, None];
+        }
+        true
     };
     match points {
         [] => {}
         [(x, z)] => {
-            visit(floor(x / tile) as i64, floor(z / tile) as i64);
+            visit(floor(x / tile) as i64, floor(z / tile) as i64, false);
         }
         _ => {
             for pair in points.windows(2) {
                 let mut go = true;
-                tiles_crossed(pair[0], pair[1], tile, |ix, iz| {
-                    go = visit(ix, iz);
+                tiles_crossed(pair[0], pair[1], tile, |ix, iz, corner| {
+                    go = visit(ix, iz, corner);
                     go
                 });
                 if !go {
@@ -179,7 +284,7 @@ pub fn check_tiles_by(
             }
         }
     }
-    PathCheck { blocked, path }
+    blocked
 }
 
 #[cfg(test)]
@@ -188,7 +293,7 @@ mod tests {
 
     fn crossed(a: (f64, f64), b: (f64, f64)) -> Vec<(i64, i64)> {
         let mut out = Vec::new();
-        tiles_crossed(a, b, 1.0, |x, z| {
+        tiles_crossed(a, b, 1.0, |x, z, _| {
             out.push((x, z));
             true
         });

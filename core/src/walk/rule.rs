@@ -10,6 +10,10 @@
 //!   the limit is that biome's `maxSlope`; water is below the world's water level.
 //! - [`WalkRule::MaxSlope`]: one slope limit everywhere (osrs tile heights, whose worlds
 //!   have no biomes), and an optional water level.
+//! - [`WalkRule::BlockStep`]: block games' rule on voxel worlds. A column may be stood on
+//!   when its top block is solid and not under water (ice over water is solid, so
+//!   walkable); a move to a neighbouring column may rise at most [`MAX_STEP`] block (a
+//!   two-block rise blocks, reason `step`), falls of any height are allowed.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +21,10 @@ use serde::Deserialize;
 
 /// The original's water threshold, `TERRAIN_CONSTANTS.WATER_THRESHOLD`: land is `h >= 9`.
 pub const HYPERSCAPE_WATER: f64 = 9.0;
+
+/// The largest rise, in blocks, of one move between neighbouring columns under
+/// [`WalkRule::BlockStep`].
+pub const MAX_STEP: f64 = 1.0;
 
 /// The biome manifest (`biomes.json` of the original's assets at 23cfb78): each biome's
 /// largest walkable slope, as tabulated in WALKABILITY.md §9.
@@ -87,19 +95,32 @@ impl BiomeLimits {
                 path: e.path().to_string(),
                 message: e.inner().to_string(),
             })?;
+        Self::from_entries(docs.into_iter().map(|d| (d.id, d.max_slope)))
+    }
+
+    /// The limits of `(id, maxSlope)` entries (a world description's list), checked as
+    /// a manifest's entries are.
+    pub fn from_entries(
+        entries: impl IntoIterator<Item = (String, f64)>,
+    ) -> Result<Self, BiomesError> {
         let mut max_slope = BTreeMap::new();
-        for (index, doc) in docs.into_iter().enumerate() {
-            if !doc.max_slope.is_finite() || doc.max_slope < 0.0 {
+        for (index, (id, slope)) in entries.into_iter().enumerate() {
+            if !slope.is_finite() || slope < 0.0 {
                 return Err(BiomesError::MaxSlope {
                     index,
-                    value: doc.max_slope,
+                    value: slope,
                 });
             }
-            if max_slope.insert(doc.id.clone(), doc.max_slope).is_some() {
-                return Err(BiomesError::Duplicate { index, id: doc.id });
+            if max_slope.insert(id.clone(), slope).is_some() {
+                return Err(BiomesError::Duplicate { index, id });
             }
         }
         Ok(BiomeLimits { max_slope })
+    }
+
+    /// Every biome's limit, sorted by id.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
+        self.max_slope.iter().map(|(id, &s)| (id.as_str(), s))
     }
 
     /// The largest walkable slope of `biome`; a biome the manifest lacks has no limit.
@@ -123,6 +144,10 @@ pub enum WalkRule {
         max_slope: f64,
         water_level: Option<f64>,
     },
+    /// Voxel worlds: the top block solid and not water (a column below `sea_level` that
+    /// no flat zone levels is under water, unless frozen: ice stands at sea level), and
+    /// a move between neighbouring columns rising at most [`MAX_STEP`] block.
+    BlockStep { sea_level: f64 },
 }
 
 impl WalkRule {
@@ -132,6 +157,41 @@ impl WalkRule {
             WalkRule::Hyperscape { .. } => "hyperscape",
             WalkRule::Slope { .. } => "slope",
             WalkRule::MaxSlope { .. } => "max-slope",
+            WalkRule::BlockStep { .. } => "block-step",
+        }
+    }
+
+    /// The per-biome limits the rule reads, if any.
+    pub fn biome_limits(&self) -> Option<&BiomeLimits> {
+        match self {
+            WalkRule::Hyperscape { limits } | WalkRule::Slope { limits, .. } => Some(limits),
+            WalkRule::MaxSlope { .. } | WalkRule::BlockStep { .. } => None,
+        }
+    }
+
+    /// The water level: ground strictly below it is under water.
+    pub fn water_level(&self) -> Option<f64> {
+        match self {
+            WalkRule::Hyperscape { .. } => Some(HYPERSCAPE_WATER),
+            WalkRule::Slope { water_level, .. } => Some(*water_level),
+            WalkRule::MaxSlope { water_level, .. } => *water_level,
+            WalkRule::BlockStep { sea_level } => Some(*sea_level),
+        }
+    }
+
+    /// The one slope limit of `max-slope`.
+    pub fn max_slope(&self) -> Option<f64> {
+        match self {
+            WalkRule::MaxSlope { max_slope, .. } => Some(*max_slope),
+            _ => None,
+        }
+    }
+
+    /// The largest rise of one move between neighbouring columns, under `block-step`.
+    pub fn max_step(&self) -> Option<f64> {
+        match self {
+            WalkRule::BlockStep { .. } => Some(MAX_STEP),
+            _ => None,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! What `ListWorlds` reports of each hosted world, read once here for both surfaces
 //! (`GET /v1/worlds` and `TerrainService.ListWorlds` each only spell it): the shared
 //! model's [`WorldInfo`] (the world's identity and tile grid, its revision and zones at
-//! one snapshot, its layout layer and, for a voxel world, its parameters) and the voxel
+//! one snapshot, its layout layer, its walkability rule and, for a voxel world, its
+//! parameters) and the voxel
 //! generator's block kinds ([`block_kinds`]).
 
 pub use terrain_model::{BlockKindInfo, WorldInfo, WorldLayout, block_kinds};
@@ -28,6 +29,7 @@ pub fn info(world: &World) -> WorldInfo {
             cell_size: l.layout.cell_size,
         }),
         voxel: world.voxel().copied(),
+        walkability: Some(world.walk_rule().clone()),
     }
 }
 

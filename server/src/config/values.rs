@@ -70,7 +70,7 @@ pub struct WorldSpec {
     /// The `[worlds.voxel]` table: a voxel world's generator parameters (each key
     /// optional, defaults from `VoxelConfig::default()`).
     pub voxel: Option<VoxelConfig>,
-    /// The walkability rule's name (`hyperscape`, `slope`, `max-slope`); `None`: the
+    /// The walkability rule's name (`hyperscape`, `slope`, `max-slope`, `block-step`); `None`: the
     /// generator's default.
     pub walkability: Option<String>,
     /// Where the per-biome slope limits come from: `builtin:hyperscape` or a directory

@@ -19,9 +19,10 @@
 //! Defaults by generator: a hyperscape world under the `hyperscape` overlap rule takes
 //! `hyperscape` (the original's answers, bit for bit); under `layered`, `slope` (the
 //! biome at the point and its limit, water below 9 m). osrs worlds take `max-slope`
-//! with limit 1 and no water; voxel worlds `max-slope` with limit 1 (a one-block step
-//! between neighbouring columns is walkable, two blocks are not) and water below the
-//! sea level (ice on the sea stands at sea level, so it is walkable).
+//! with limit 1 and no water; voxel worlds `block-step` (the top block solid and not
+//! water, ice over water walkable, a move to a neighbouring column rising at most one
+//! block). `block-step` reads blocks, so only voxel worlds take it; they may take
+//! `max-slope` instead (water below the sea level).
 
 use std::path::Path;
 
@@ -45,6 +46,7 @@ pub enum RuleName {
     Hyperscape,
     Slope,
     MaxSlope,
+    BlockStep,
 }
 
 impl RuleName {
@@ -53,6 +55,7 @@ impl RuleName {
             "hyperscape" => Some(RuleName::Hyperscape),
             "slope" => Some(RuleName::Slope),
             "max-slope" => Some(RuleName::MaxSlope),
+            "block-step" => Some(RuleName::BlockStep),
             _ => None,
         }
     }
@@ -84,7 +87,7 @@ impl WalkSettings {
                 ConfigError::invalid(
                     key("walkability"),
                     format!(
-                        "unknown rule {}; expected \"hyperscape\", \"slope\" or \"max-slope\"",
+                        "unknown rule {}; expected \"hyperscape\", \"slope\", \"max-slope\" or \"block-step\"",
                         terrain_core::quote::Quoted(name)
                     ),
                 )
@@ -98,6 +101,15 @@ impl WalkSettings {
                 format!(
                     "the {:?} rule reads hyperscape biomes; a {:?} world takes \"max-slope\"",
                     walkability.unwrap_or_default(),
+                    generator.as_str()
+                ),
+            ));
+        }
+        if rule == Some(RuleName::BlockStep) && generator != GeneratorKind::Voxel {
+            return Err(ConfigError::invalid(
+                key("walkability"),
+                format!(
+                    "the \"block-step\" rule reads blocks; a {:?} world takes \"max-slope\"",
                     generator.as_str()
                 ),
             ));
@@ -134,6 +146,7 @@ impl WalkSettings {
         let name = self.rule.unwrap_or(match (generator, overlap) {
             (GeneratorKind::Hyperscape, Overlap::Hyperscape) => RuleName::Hyperscape,
             (GeneratorKind::Hyperscape, _) => RuleName::Slope,
+            (GeneratorKind::Voxel, _) => RuleName::BlockStep,
             _ => RuleName::MaxSlope,
         });
         match name {
@@ -149,6 +162,11 @@ impl WalkSettings {
                     GeneratorKind::Voxel => voxel.map(|v| f64::from(v.sea_level)),
                     _ => None,
                 },
+            },
+            RuleName::BlockStep => WalkRule::BlockStep {
+                sea_level: f64::from(
+                    voxel.map_or(VoxelConfig::default().sea_level, |v| v.sea_level),
+                ),
             },
         }
     }
@@ -186,11 +204,21 @@ mod tests {
             }
         );
         let voxel = VoxelConfig::default();
+        let voxel = VoxelConfig {
+            sea_level: 30,
+            ..voxel
+        };
         assert_eq!(
             none.rule(GeneratorKind::Voxel, Overlap::Layered, Some(&voxel)),
+            WalkRule::BlockStep { sea_level: 30.0 }
+        );
+        let slope =
+            WalkSettings::resolve(0, GeneratorKind::Voxel, Some("max-slope"), None, None).unwrap();
+        assert_eq!(
+            slope.rule(GeneratorKind::Voxel, Overlap::Layered, Some(&voxel)),
             WalkRule::MaxSlope {
                 max_slope: 1.0,
-                water_level: Some(f64::from(voxel.sea_level))
+                water_level: Some(30.0)
             }
         );
     }
@@ -203,6 +231,9 @@ mod tests {
         let err =
             WalkSettings::resolve(0, GeneratorKind::Osrs, Some("slope"), None, None).unwrap_err();
         assert!(err.to_string().contains("worlds[0].walkability"), "{err}");
+        let err = WalkSettings::resolve(3, GeneratorKind::Osrs, Some("block-step"), None, None)
+            .unwrap_err();
+        assert!(err.to_string().contains("worlds[3].walkability"), "{err}");
         let err = WalkSettings::resolve(1, h, None, None, Some(-1.0)).unwrap_err();
         assert!(err.to_string().contains("worlds[1].max_slope"), "{err}");
         let err = WalkSettings::resolve(1, h, None, Some("/nonexistent-dir"), None).unwrap_err();

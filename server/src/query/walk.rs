@@ -23,19 +23,10 @@ use terrain_core::{
 use super::{BatchNaming, QueryEngine, QueryError, check_batch};
 use crate::{validate::check_coordinate, world::World};
 
-/// Most points of one polyline.
-pub const MAX_PATH_POINTS: usize = 1024;
-/// Longest polyline, metres (the sum of its segments).
-pub const MAX_PATH_LENGTH: f64 = 10_000.0;
-/// Most nodes one path search may expand, and its default.
-pub const MAX_NODES: usize = 1_000_000;
-pub const DEFAULT_MAX_NODES: usize = 100_000;
-/// Longest straight distance between a search's ends, metres, and its default.
-pub const MAX_DISTANCE: f64 = 5_000.0;
-pub const DEFAULT_MAX_DISTANCE: f64 = 1_000.0;
-/// The movement tile of the exact path check and of path finding: 1 m, as the
-/// original's server moves.
-pub const MOVEMENT_TILE: f64 = 1.0;
+pub use terrain_core::walk::find::{
+    DEFAULT_MAX_DISTANCE, DEFAULT_MAX_NODES, MAX_DISTANCE, MAX_NODES, MOVEMENT_TILE,
+};
+pub use terrain_core::walk::path::{MAX_PATH_LENGTH, MAX_PATH_POINTS};
 
 /// Terrain info up to this many points is computed in place.
 const INFO_IN_PLACE: usize = 256;
@@ -244,9 +235,7 @@ impl QueryEngine {
             .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
                 let mut grids = WalkGrids::new(&walker);
-                find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, |ix, iz| {
-                    grids.blocked(ix, iz)
-                })
+                find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, &mut grids)
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;

@@ -153,8 +153,11 @@ async fn http_list_worlds_fields() {
         "revision": 0,
         "overlap": "layered",
         "zones": 0,
+        "walkability": body["worlds"][0]["walkability"].clone(),
     }]});
     assert_eq!(body, expected);
+    // The rule in full is `worlds::`'s test; here its name.
+    assert_eq!(body["worlds"][0]["walkability"]["name"], "slope");
     assert_eq!(num(&body["worlds"][0]["tileSize"]), 100.0);
     assert_eq!(body["worlds"][0]["tileResolution"], 64);
     server.stop().await;

@@ -75,6 +75,7 @@ mod voxel_grpc;
 mod voxel_http;
 mod voxel_range;
 mod walk;
+mod walk_local;
 mod walk_zones;
 mod worlds;
 mod zones_auth;

@@ -75,6 +75,11 @@ async fn worlds_list_the_seed_and_voxel_parameters() {
     assert_eq!(world["seed"], SEED);
     assert_eq!(world["tileSize"], 32.0);
     assert_eq!(world["tileResolution"], 33);
+    assert_eq!(
+        world["walkability"],
+        json!({"name": "block-step", "biomes": [], "waterLevel": f64::from(voxel_config().sea_level),
+            "maxSlope": null, "maxStep": 1.0})
+    );
     // The `[worlds.voxel]` keys in lowerCamelCase, as every JSON field.
     let camel = |key: &str| {
         let mut parts = key.split('_');

@@ -35,10 +35,28 @@ async fn worlds_are_listed_in_order_on_both_surfaces() {
         .iter()
         .map(|&(id, kind, seed)| {
             let core = generator(kind, seed);
+            // Layered hyperscape worlds judge by `slope` (the builtin manifest, sorted by
+            // id, water below 9 m); osrs ones by `max-slope` 1 without water.
+            let walkability = match kind {
+                GeneratorKind::Hyperscape => json!({
+                    "name": "slope",
+                    "biomes": [
+                        {"id": "desert", "maxSlope": 0.6}, {"id": "forest", "maxSlope": 0.8},
+                        {"id": "lakes", "maxSlope": 0.8}, {"id": "mountains", "maxSlope": 0.9},
+                        {"id": "plains", "maxSlope": 0.8}, {"id": "swamp", "maxSlope": 0.5},
+                        {"id": "tundra", "maxSlope": 0.8}, {"id": "valley", "maxSlope": 0.8},
+                    ],
+                    "waterLevel": 9.0, "maxSlope": null, "maxStep": null,
+                }),
+                _ => json!({
+                    "name": "max-slope", "biomes": [], "waterLevel": null, "maxSlope": 1.0,
+                    "maxStep": null,
+                }),
+            };
             json!({
                 "id": id, "generator": kind.as_str(), "seed": seed,
                 "tileSize": core.tile_size(), "tileResolution": core.tile_resolution(), "revision": 0,
-                "overlap": "layered", "zones": 0,
+                "overlap": "layered", "zones": 0, "walkability": walkability,
             })
         })
         .collect();
@@ -63,6 +81,23 @@ async fn worlds_are_listed_in_order_on_both_surfaces() {
             (core.tile_size(), core.tile_resolution())
         );
         assert_eq!((world.overlap.as_str(), world.zones), ("layered", 0));
+        let rule = world.walkability.as_ref().expect("walkability");
+        match kind {
+            GeneratorKind::Hyperscape => {
+                assert_eq!(
+                    (rule.name.as_str(), rule.biomes.len(), rule.water_level),
+                    ("slope", 8, Some(9.0))
+                );
+                assert_eq!(
+                    (rule.biomes[5].id.as_str(), rule.biomes[5].max_slope),
+                    ("swamp", 0.5)
+                );
+            }
+            _ => assert_eq!(
+                (rule.name.as_str(), rule.max_slope, rule.water_level),
+                ("max-slope", Some(1.0), None)
+            ),
+        }
         if kind == GeneratorKind::Hyperscape {
             assert_eq!((world.tile_size, world.tile_resolution), (100.0, 64));
         }

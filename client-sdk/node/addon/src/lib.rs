@@ -6,7 +6,9 @@
 //! on the addon's tokio runtime (napi's `tokio_rt`); `LocalTerrain.offline(world,
 //! zones)` builds a fixed replica from JSON descriptions with no server. Reads
 //! (`heightAt`, `surfaceHeightAt`, `heights`, `surfaceHeights`) are synchronous, from
-//! the current snapshot.
+//! the current snapshot, and so is movement (`terrainInfo`, `terrainInfos`, `checkPath`,
+//! `findPath`): the Rust SDK's [`terrain_client::LocalWalk`] by the world's listed
+//! walkability rule, the server's answers bit for bit.
 
 use std::{
     collections::HashMap,
@@ -15,7 +17,8 @@ use std::{
 
 use napi::{Env, Error, Result, Status, bindgen_prelude::*};
 use napi_derive::napi;
-use terrain_client::{ClientBuilder, Snapshot, SurfaceReader};
+use terrain_client::{ClientBuilder, LocalWalk, PathMode, Snapshot, SurfaceReader};
+use terrain_core::walk::WalkRule;
 use tokio::sync::watch;
 
 mod events;
@@ -117,19 +120,130 @@ impl SurfaceCache {
     }
 }
 
-/// What the JS object holds: a following replica, or a fixed snapshot.
+/// What the JS object holds: a following replica, or a fixed snapshot and the rule
+/// its world description gave (if any).
 #[derive(Clone)]
 enum Source {
     Live(Arc<terrain_client::LocalTerrain>),
-    Offline(Arc<Snapshot>),
+    Offline(Arc<Snapshot>, Option<WalkRule>),
 }
 
 impl Source {
     fn snapshot(&self) -> Arc<Snapshot> {
         match self {
             Source::Live(r) => r.snapshot(),
-            Source::Offline(s) => Arc::clone(s),
+            Source::Offline(s, _) => Arc::clone(s),
         }
+    }
+
+    fn walk_rule(&self) -> Result<&WalkRule> {
+        match self {
+            Source::Live(r) => r.walk_rule().map_err(js_error),
+            Source::Offline(_, rule) => rule.as_ref().ok_or_else(|| {
+                invalid("world: the description has no `walkability` (GET /v1/worlds lists it)")
+            }),
+        }
+    }
+}
+
+/// One point of terrain info, as the server's `terrain-info` answers it.
+#[napi(object, use_nullable = true)]
+#[derive(Debug)]
+pub struct TerrainInfo {
+    /// The final height (zones included), metres.
+    pub height: f64,
+    /// The biome the rule used; `null` where the world has none.
+    pub biome: Option<String>,
+    /// The 8-direction slope at 1 m (rise over run).
+    pub slope: f64,
+    pub underwater: bool,
+    pub walkable: bool,
+    /// `null` when walkable, else `water`, `slope` or `zone`.
+    pub reason: Option<String>,
+}
+
+/// A path check's answer.
+#[napi(object, use_nullable = true)]
+pub struct PathCheck {
+    pub blocked: bool,
+    /// The first blocked point `[x, z]`, `null` when not blocked.
+    pub at: Option<Vec<f64>>,
+    /// Why `at` is blocked (`water`, `slope`, `zone`, `step`), `null` when not.
+    pub reason: Option<String>,
+    /// `[x0, z0, x1, z1, ...]`: hyperscape mode the samples when not blocked (empty when
+    /// blocked), exact mode the centres of the tiles crossed up to the blocked one.
+    pub path: Float64Array,
+}
+
+impl std::fmt::Debug for PathCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PathCheck")
+            .field("blocked", &self.blocked)
+            .field("at", &self.at)
+            .field("reason", &self.reason)
+            .field("path", &&self.path[..])
+            .finish()
+    }
+}
+
+/// Options of `findPath`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct FindOptions {
+    /// Most tiles to expand (default 100,000; 1 to 1,000,000).
+    pub max_nodes: Option<f64>,
+    /// Longest straight distance between the ends, metres (default 1,000; at most 5,000).
+    pub max_distance: Option<f64>,
+}
+
+/// A path search's answer.
+#[napi(object, use_nullable = true)]
+pub struct FoundPath {
+    pub found: bool,
+    /// `[x0, z0, x1, z1, ...]`: `from`, the corners, `to`; empty when not found.
+    pub waypoints: Float64Array,
+    /// The waypoint polyline's length, metres (0 when not found).
+    pub length: f64,
+    /// Tiles taken off the open set.
+    pub expanded: f64,
+    /// When not found: `start_blocked`, `goal_blocked`, `no_path` or `node_budget`.
+    pub reason: Option<String>,
+}
+
+impl std::fmt::Debug for FoundPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoundPath")
+            .field("found", &self.found)
+            .field("waypoints", &&self.waypoints[..])
+            .field("length", &self.length)
+            .field("expanded", &self.expanded)
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+fn info_object(p: terrain_client::PointInfo) -> TerrainInfo {
+    TerrainInfo {
+        height: p.height,
+        walkable: p.walkable(),
+        biome: p.biome,
+        slope: p.slope,
+        underwater: p.underwater,
+        reason: p.reason.map(|r| r.code().to_string()),
+    }
+}
+
+fn flat(points: &[(f64, f64)]) -> Float64Array {
+    Float64Array::new(points.iter().flat_map(|&(x, z)| [x, z]).collect())
+}
+
+/// `unreachable` code of the SDK's answer, as the server spells it.
+fn unreachable_code(u: terrain_client::Unreachable) -> &'static str {
+    match u {
+        terrain_client::Unreachable::StartBlocked => "start_blocked",
+        terrain_client::Unreachable::GoalBlocked => "goal_blocked",
+        terrain_client::Unreachable::NoPath => "no_path",
+        terrain_client::Unreachable::NodeBudget => "node_budget",
     }
 }
 
@@ -172,7 +286,7 @@ impl Replica {
         let source = self.source.read().unwrap_or_else(|e| e.into_inner());
         Ok(match source.as_ref().ok_or_else(closed_error)? {
             Source::Live(r) => r.height_at(x, z),
-            Source::Offline(s) => s.height_at(x, z),
+            Source::Offline(s, _) => s.height_at(x, z),
         })
     }
 
@@ -247,11 +361,39 @@ fn pairs(points: &[f64]) -> Result<std::slice::ChunksExact<'_, f64>> {
     Ok(points.chunks_exact(2))
 }
 
+/// An SDK error as a JS error; an invalid argument names its field as JS spells it.
+fn sdk_error(e: terrain_client::ClientError) -> Error {
+    match e {
+        terrain_client::ClientError::InvalidArgument { field, message } => {
+            let field = match field.as_str() {
+                "max_nodes" => "maxNodes".to_string(),
+                "max_distance" => "maxDistance".to_string(),
+                _ => match field.strip_prefix("coordinates") {
+                    // The flat array's index, as the server's `coordinates[k]`.
+                    Some(rest) => format!("points{rest}"),
+                    None => field,
+                },
+            };
+            invalid(format!("{field}: {message}"))
+        }
+        other => js_error(other),
+    }
+}
+
 impl LocalTerrain {
+    fn infos(&self, points: &[(f64, f64)]) -> Result<Vec<TerrainInfo>> {
+        let source = self.source()?;
+        let snapshot = source.snapshot();
+        let infos = LocalWalk::new(&snapshot, source.walk_rule()?)
+            .terrain_info(points)
+            .map_err(sdk_error)?;
+        Ok(infos.points.into_iter().map(info_object).collect())
+    }
+
     fn new(source: Source, world: String) -> Self {
         let events = match &source {
             Source::Live(r) => Some(Arc::new(tokio::sync::Mutex::new(r.events()))),
-            Source::Offline(_) => None,
+            Source::Offline(..) => None,
         };
         LocalTerrain {
             events,
@@ -304,7 +446,7 @@ impl LocalTerrain {
         let terrain = terrain_client::build_terrain(&info, &list).map_err(js_error)?;
         let snapshot = Snapshot::from_terrain(terrain, list.revision);
         Ok(LocalTerrain::new(
-            Source::Offline(Arc::new(snapshot)),
+            Source::Offline(Arc::new(snapshot), info.walkability),
             info.id,
         ))
     }
@@ -383,6 +525,96 @@ impl LocalTerrain {
             .map(|(z, _)| z.id.clone()))
     }
 
+    /// Terrain info at `(x, z)` by the world's walkability rule: what the server's
+    /// `terrain-info` answers at [`Self::revision`].
+    #[napi]
+    pub fn terrain_info(&self, x: f64, z: f64) -> Result<TerrainInfo> {
+        let mut infos = self.infos(&[(x, z)])?;
+        infos.pop().ok_or_else(|| js_error("no answer"))
+    }
+
+    /// Terrain info at `points` (`[x0, z0, x1, z1, ...]`), all at one snapshot.
+    #[napi]
+    pub fn terrain_infos(&self, points: &[f64]) -> Result<Vec<TerrainInfo>> {
+        let points: Vec<(f64, f64)> = pairs(points)?.map(|p| (p[0], p[1])).collect();
+        self.infos(&points)
+    }
+
+    /// The path check of the polyline `points` (`[x0, z0, ...]`) in `mode`
+    /// (`"hyperscape"` or `"exact"`, the default).
+    #[napi(ts_args_type = "points: Float64Array, mode?: \"hyperscape\" | \"exact\" | null")]
+    pub fn check_path(&self, points: &[f64], mode: Option<String>) -> Result<PathCheck> {
+        let mode = match mode.as_deref() {
+            None | Some("exact") => PathMode::Exact,
+            Some("hyperscape") => PathMode::Hyperscape,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "mode: unknown mode {other:?}; expected \"hyperscape\" or \"exact\""
+                )));
+            }
+        };
+        let points: Vec<(f64, f64)> = pairs(points)?.map(|p| (p[0], p[1])).collect();
+        let source = self.source()?;
+        let snapshot = source.snapshot();
+        let check = LocalWalk::new(&snapshot, source.walk_rule()?)
+            .check_path(&points, mode)
+            .map_err(sdk_error)?;
+        Ok(PathCheck {
+            blocked: check.blocked.is_some(),
+            at: check.blocked.map(|((x, z), _)| vec![x, z]),
+            reason: check.blocked.map(|(_, r)| r.code().to_string()),
+            path: flat(&check.path),
+        })
+    }
+
+    /// A shortest path over the 1 m movement tiles from `(fromX, fromZ)` to `(toX, toZ)`.
+    #[napi]
+    pub fn find_path(
+        &self,
+        from_x: f64,
+        from_z: f64,
+        to_x: f64,
+        to_z: f64,
+        options: Option<FindOptions>,
+    ) -> Result<FoundPath> {
+        let options = options.unwrap_or_default();
+        let max_nodes = match options.max_nodes {
+            None => None,
+            Some(n) if n.fract() == 0.0 && n >= 0.0 && n <= u64::MAX as f64 => Some(n as u64),
+            Some(n) => {
+                return Err(invalid(format!(
+                    "maxNodes: must be a whole number, got {n}"
+                )));
+            }
+        };
+        let source = self.source()?;
+        let snapshot = source.snapshot();
+        let found = LocalWalk::new(&snapshot, source.walk_rule()?)
+            .find_path(
+                (from_x, from_z),
+                (to_x, to_z),
+                max_nodes,
+                options.max_distance,
+            )
+            .map_err(sdk_error)?;
+        Ok(match found.found {
+            Ok(waypoints) => FoundPath {
+                found: true,
+                waypoints: flat(&waypoints),
+                length: found.length,
+                expanded: found.expanded as f64,
+                reason: None,
+            },
+            Err(why) => FoundPath {
+                found: false,
+                waypoints: Float64Array::new(Vec::new()),
+                length: found.length,
+                expanded: found.expanded as f64,
+                reason: Some(unreachable_code(why).to_string()),
+            },
+        })
+    }
+
     /// Resolves once the replica reflects `revision` or later, with the revision
     /// reached; rejects if the replica stopped following (the error says why) or was
     /// closed. An offline replica resolves at once when it is at `revision`.
@@ -397,7 +629,7 @@ impl LocalTerrain {
         let source = self.source()?;
         let replica = match source {
             Source::Live(r) => r,
-            Source::Offline(s) => {
+            Source::Offline(s, _) => {
                 let at = s.revision();
                 return env.spawn_future(async move {
                     if at >= wanted {

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 use terrain_client::{WorldInfo, WorldLayout, ZoneEntry, ZoneHeight, ZoneList};
 use terrain_core::voxel::VoxelConfig;
+use terrain_core::walk::{BiomeLimits, MAX_STEP, WalkRule};
 use terrain_core::zones::ZoneDoc;
 
 fn field<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a Value, String> {
@@ -49,6 +50,67 @@ fn snake(key: &str) -> String {
     out
 }
 
+fn optional_number(o: &Map<String, Value>, name: &str) -> Result<Option<f64>, String> {
+    match o.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("{name}: expected a number or null")),
+    }
+}
+
+/// A world's `walkability` object as `GET /v1/worlds` lists it; errors name the field
+/// under `walkability`.
+fn walk_rule(o: &Map<String, Value>) -> Result<WalkRule, String> {
+    let name = string(o, "name")?;
+    let limits = || -> Result<BiomeLimits, String> {
+        let list = match o.get("biomes") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list.clone(),
+            Some(_) => return Err("biomes: expected an array".into()),
+        };
+        let mut entries = Vec::with_capacity(list.len());
+        for (i, b) in list.iter().enumerate() {
+            let b = b
+                .as_object()
+                .ok_or_else(|| format!("biomes[{i}]: expected an object"))?;
+            let id = string(b, "id").map_err(|e| format!("biomes[{i}].{e}"))?;
+            let slope = number(b, "maxSlope").map_err(|e| format!("biomes[{i}].{e}"))?;
+            entries.push((id, slope));
+        }
+        BiomeLimits::from_entries(entries).map_err(|e| format!("biomes: {e}"))
+    };
+    let water = optional_number(o, "waterLevel")?;
+    let needs_water = || water.ok_or_else(|| format!("waterLevel: required by the {name:?} rule"));
+    match name.as_str() {
+        "hyperscape" => Ok(WalkRule::Hyperscape { limits: limits()? }),
+        "slope" => Ok(WalkRule::Slope {
+            limits: limits()?,
+            water_level: needs_water()?,
+        }),
+        "max-slope" => match optional_number(o, "maxSlope")? {
+            Some(s) if s.is_finite() && s > 0.0 => Ok(WalkRule::MaxSlope {
+                max_slope: s,
+                water_level: water,
+            }),
+            other => Err(format!("maxSlope: must be a number above 0, got {other:?}")),
+        },
+        "block-step" => match optional_number(o, "maxStep")? {
+            None => Ok(WalkRule::BlockStep {
+                sea_level: needs_water()?,
+            }),
+            Some(s) if s == MAX_STEP => Ok(WalkRule::BlockStep {
+                sea_level: needs_water()?,
+            }),
+            Some(s) => Err(format!(
+                "maxStep: only a step of {MAX_STEP} is known, got {s}"
+            )),
+        },
+        other => Err(format!("name: unknown rule {other:?}")),
+    }
+}
+
 /// One world of `GET /v1/worlds` (its lowerCamelCase JSON).
 pub fn world_info(json: &str) -> Result<WorldInfo, String> {
     let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
@@ -79,6 +141,11 @@ pub fn world_info(json: &str) -> Result<WorldInfo, String> {
         }
         Some(_) => return Err("voxel: expected an object".into()),
     };
+    let walkability = match o.get("walkability") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(w)) => Some(walk_rule(w).map_err(|e| format!("walkability.{e}"))?),
+        Some(_) => return Err("walkability: expected an object".into()),
+    };
     Ok(WorldInfo {
         id: string(o, "id")?,
         generator: string(o, "generator")?,
@@ -90,6 +157,7 @@ pub fn world_info(json: &str) -> Result<WorldInfo, String> {
         zones: unsigned(o, "zones")?,
         layout,
         voxel,
+        walkability,
     })
 }
 

@@ -19,6 +19,7 @@ fn reason(r: Option<Reason>) -> pb::WalkReason {
         Some(Reason::Water) => pb::WalkReason::Water,
         Some(Reason::Slope) => pb::WalkReason::Slope,
         Some(Reason::Zone) => pb::WalkReason::Zone,
+        Some(Reason::Step) => pb::WalkReason::Step,
     }
 }
 

@@ -88,7 +88,8 @@ pub struct InfoJson {
     slope: f64,
     underwater: bool,
     walkable: bool,
-    /// `null` when walkable, else `water` or `slope`.
+    /// `null` when walkable, else `water`, `slope` or `zone` (a point is never blocked
+    /// for a `step`).
     reason: Option<&'static str>,
 }
 
@@ -163,7 +164,8 @@ pub struct CheckJson {
     blocked: bool,
     /// The first blocked point, `null` when not blocked.
     at: Option<[f64; 2]>,
-    /// Why `at` is blocked: `water` or `slope`; `null` when not blocked.
+    /// Why `at` is blocked: `water`, `slope`, `zone` or `step` (a move rising more than
+    /// one block under `block-step`, exact mode); `null` when not blocked.
     reason: Option<&'static str>,
     /// Hyperscape mode: the samples when not blocked, empty when blocked (the
     /// original's path). Exact mode: the centres of the tiles crossed, up to and

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::{Json, extract::State};
 use serde::Serialize;
-use terrain_core::voxel::VoxelConfig;
+use terrain_core::{voxel::VoxelConfig, walk::WalkRule};
 
 use crate::api::{
     ApiState,
@@ -32,11 +32,68 @@ pub struct WorldBody {
     /// A voxel world's block kinds, in id order.
     #[serde(skip_serializing_if = "Option::is_none")]
     block_kinds: Option<Vec<BlockKindBody>>,
+    /// The walkability rule the world judges movement by, every parameter it reads
+    /// (what a client needs to judge movement locally with the same answers). Every
+    /// world this server hosts has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    walkability: Option<WalkRuleBody>,
+}
+
+/// A world's walkability rule (see the movement chapter).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WalkRuleBody {
+    /// `hyperscape`, `slope`, `max-slope` or `block-step`.
+    #[schema(example = "block-step")]
+    name: &'static str,
+    /// `hyperscape` and `slope`: each biome's largest walkable slope, sorted by id (a
+    /// biome not listed has no limit); empty for the other rules.
+    biomes: Vec<BiomeSlopeBody>,
+    /// Ground strictly below this height is under water; `null`: no water.
+    water_level: Option<f64>,
+    /// `max-slope`: the one slope limit (rise over run); `null` for the other rules.
+    max_slope: Option<f64>,
+    /// `block-step`: the largest rise of one move between neighbouring columns, in
+    /// blocks; `null` for the other rules.
+    max_step: Option<f64>,
+}
+
+/// One biome's largest walkable slope.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BiomeSlopeBody {
+    #[schema(example = "swamp")]
+    id: String,
+    max_slope: f64,
+}
+
+impl From<&WalkRule> for WalkRuleBody {
+    fn from(rule: &WalkRule) -> Self {
+        WalkRuleBody {
+            name: rule.name(),
+            biomes: rule
+                .biome_limits()
+                .map(|l| {
+                    l.entries()
+                        .map(|(id, max_slope)| BiomeSlopeBody {
+                            id: id.to_string(),
+                            max_slope,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            water_level: rule.water_level(),
+            max_slope: rule.max_slope(),
+            max_step: rule.max_step(),
+        }
+    }
 }
 
 impl From<WorldInfo> for WorldBody {
     fn from(w: WorldInfo) -> Self {
+        let walkability = w.walkability.as_ref().map(WalkRuleBody::from);
         WorldBody {
+            walkability,
             id: w.id,
             generator: w.generator,
             seed: w.seed,

@@ -1,0 +1,198 @@
+//! Movement answers computed locally: terrain info, path checks (both modes) and path
+//! finding at one replica snapshot, by the world's walkability rule as `ListWorlds`
+//! describes it (`WorldInfo::walkability`). They run the same `terrain-core` walker the
+//! server runs (`Walker::info`, `check_sampled`, `check_tiles`, `find_path` over
+//! `WalkGrids`), on the same terrain, so they are the server's answers bit for bit at
+//! the snapshot's revision.
+//!
+//! Requests are checked as the server checks them (the sizes of
+//! [`terrain_core::walk::path`] and [`terrain_core::walk::find`]), naming the field in
+//! [`ClientError::InvalidArgument`] (or [`ClientError::ResourceExhausted`] for a
+//! polyline over its limits). The server's coordinate range (its `max_coordinate`) is
+//! not known here: only finiteness is checked.
+
+use terrain_core::{
+    quote::Num,
+    walk::{
+        WalkGrids, WalkRule, Walker,
+        find::{
+            DEFAULT_MAX_DISTANCE, DEFAULT_MAX_NODES, MAX_DISTANCE, MAX_NODES, MOVEMENT_TILE,
+            find_path,
+        },
+        path::{MAX_PATH_LENGTH, MAX_PATH_POINTS},
+    },
+};
+
+use crate::{
+    ClientError, PathChecked, PathFound, PathMode, PointInfo, Snapshot, TerrainInfos, Unreachable,
+};
+
+fn invalid(field: impl Into<String>, message: impl Into<String>) -> ClientError {
+    ClientError::InvalidArgument {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn finite(field: impl FnOnce() -> String, (x, z): (f64, f64)) -> Result<(), ClientError> {
+    for (axis, v) in [("x", x), ("z", z)] {
+        if !v.is_finite() {
+            return Err(invalid(field(), format!("{axis} must be finite")));
+        }
+    }
+    Ok(())
+}
+
+/// The movement queries at one snapshot by one rule; see the module docs.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalWalk<'a> {
+    snapshot: &'a Snapshot,
+    rule: &'a WalkRule,
+}
+
+impl<'a> LocalWalk<'a> {
+    /// The queries over `snapshot` by `rule`.
+    pub fn new(snapshot: &'a Snapshot, rule: &'a WalkRule) -> Self {
+        LocalWalk { snapshot, rule }
+    }
+
+    fn walker(&self) -> Walker<'a> {
+        Walker::new(self.snapshot.terrain(), self.rule)
+    }
+
+    /// Terrain info at each of `points`, as `GetTerrainInfo` answers.
+    pub fn terrain_info(&self, points: &[(f64, f64)]) -> Result<TerrainInfos, ClientError> {
+        if points.is_empty() {
+            return Err(invalid("coordinates", "at least one point"));
+        }
+        for (i, &p) in points.iter().enumerate() {
+            finite(|| format!("coordinates[{}]", 2 * i), p)?;
+        }
+        let walker = self.walker();
+        let points = points
+            .iter()
+            .map(|&(x, z)| {
+                let info = walker.info(x, z);
+                PointInfo {
+                    height: info.height,
+                    biome: info.biome.map(str::to_string),
+                    slope: info.slope,
+                    underwater: info.underwater,
+                    reason: info.reason,
+                }
+            })
+            .collect();
+        Ok(TerrainInfos {
+            points,
+            revision: self.snapshot.revision(),
+        })
+    }
+
+    /// Checks the polyline `points` in `mode`, as `CheckPath` answers.
+    pub fn check_path(
+        &self,
+        points: &[(f64, f64)],
+        mode: PathMode,
+    ) -> Result<PathChecked, ClientError> {
+        check_polyline(points)?;
+        let walker = self.walker();
+        let check = match mode {
+            PathMode::Hyperscape => walker.check_sampled(points),
+            PathMode::Exact => walker.check_tiles(points, MOVEMENT_TILE),
+        };
+        Ok(PathChecked {
+            blocked: check.blocked,
+            path: check.path,
+            revision: self.snapshot.revision(),
+        })
+    }
+
+    /// A shortest path over the movement tiles from `from` to `to`, as `FindPath`
+    /// answers (the server's default budget and distance when `None`).
+    pub fn find_path(
+        &self,
+        from: (f64, f64),
+        to: (f64, f64),
+        max_nodes: Option<u64>,
+        max_distance: Option<f64>,
+    ) -> Result<PathFound, ClientError> {
+        finite(|| "from".into(), from)?;
+        finite(|| "to".into(), to)?;
+        let max_nodes = match max_nodes {
+            None => DEFAULT_MAX_NODES,
+            Some(n) if n >= 1 && n <= MAX_NODES as u64 => n as usize,
+            Some(n) => {
+                let reason = format!("must be between 1 and {MAX_NODES}, got {n}");
+                return Err(invalid("max_nodes", reason));
+            }
+        };
+        let max_distance = match max_distance {
+            None => DEFAULT_MAX_DISTANCE,
+            Some(d) if d.is_finite() && d > 0.0 && d <= MAX_DISTANCE => d,
+            Some(d) => {
+                let reason = format!(
+                    "must be above 0 and at most {}, got {}",
+                    Num(MAX_DISTANCE),
+                    Num(d)
+                );
+                return Err(invalid("max_distance", reason));
+            }
+        };
+        let distance = libm::hypot(to.0 - from.0, to.1 - from.1);
+        if distance > max_distance {
+            let reason = format!(
+                "{} m from `from`, farther than maxDistance ({} m)",
+                Num(distance),
+                Num(max_distance)
+            );
+            return Err(invalid("to", reason));
+        }
+        let walker = self.walker();
+        let mut grids = WalkGrids::new(&walker);
+        let revision = self.snapshot.revision();
+        Ok(
+            match find_path(from, to, MOVEMENT_TILE, max_nodes, &mut grids) {
+                Ok(found) => PathFound {
+                    found: Ok(found.waypoints),
+                    length: found.length,
+                    expanded: found.expanded as u64,
+                    revision,
+                },
+                Err(none) => PathFound {
+                    found: Err(Unreachable::of(none.reason)),
+                    length: 0.0,
+                    expanded: none.expanded as u64,
+                    revision,
+                },
+            },
+        )
+    }
+}
+
+/// A polyline's size, coordinates and length, checked as the server checks them.
+fn check_polyline(points: &[(f64, f64)]) -> Result<(), ClientError> {
+    if points.is_empty() {
+        return Err(invalid("points", "at least one point"));
+    }
+    if points.len() > MAX_PATH_POINTS {
+        return Err(ClientError::ResourceExhausted(format!(
+            "points: {} points exceed the limit of {MAX_PATH_POINTS} per path",
+            points.len()
+        )));
+    }
+    for (i, &p) in points.iter().enumerate() {
+        finite(|| format!("points[{i}]"), p)?;
+    }
+    let length: f64 = points
+        .windows(2)
+        .map(|w| libm::hypot(w[1].0 - w[0].0, w[1].1 - w[0].1))
+        .sum();
+    if length > MAX_PATH_LENGTH {
+        return Err(ClientError::ResourceExhausted(format!(
+            "points: the path is {} m long, over the limit of {} m",
+            Num(length),
+            Num(MAX_PATH_LENGTH)
+        )));
+    }
+    Ok(())
+}
