@@ -53,7 +53,7 @@ pub use lifecycle::{
     CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Step, Tile, TileChange,
     TileSets, TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
-pub use local_walk::LocalWalk;
+pub use local_walk::{LocalMover, LocalWalk};
 pub use mesh::{MeshPart, TileMesh};
 pub use replica::{
     LocalTerrain, REPLICA_EVENTS, ReplicaEvent, Snapshot, SurfaceReader, build_terrain,

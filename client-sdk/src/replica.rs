@@ -38,8 +38,8 @@ use tokio::{
 };
 
 use crate::{
-    CauseKind, ClientError, LocalWalk, PathChecked, PathFound, PathMode, ResyncMode, Subscription,
-    SubscriptionEvent, TerrainClient, TerrainInfos, TileEvent, WorldInfo, ZoneList,
+    CauseKind, ClientError, LocalMover, LocalWalk, PathChecked, PathFound, PathMode, ResyncMode,
+    Subscription, SubscriptionEvent, TerrainClient, TerrainInfos, TileEvent, WorldInfo, ZoneList,
 };
 
 /// What [`LocalTerrain::events`] delivers, each after the snapshot it describes is
@@ -338,6 +338,12 @@ impl LocalTerrain {
             max_nodes,
             max_distance,
         )
+    }
+
+    /// A mover over the current snapshot: exact checks of many entities' moves from
+    /// cached grids ([`LocalMover`]).
+    pub fn mover(&self) -> Result<LocalMover, ClientError> {
+        Ok(LocalMover::new(self.snapshot(), self.walk_rule()?.clone()))
     }
 
     /// The height at `(x, z)` and the zone that decided it.

@@ -7,7 +7,9 @@
 //! - `check_tiles_100m_warm_grids`: the same over the cached 64 x 64 grids it touches;
 //! - `grid_64x64`: one block of 4,096 movement tiles judged from the area path;
 //! - `find_200m_warm_grids`: a path found over 200 m on warm grids;
-//! - `find_200m`: the same, every tile judged point by point (no grids).
+//! - `find_200m`: the same, every tile judged point by point (no grids);
+//! - `voxel_check_tiles_100m_warm_grids`, `voxel_find_100m_warm_grids`: a voxel world
+//!   (seed 3, the defaults) under `block-step`, every move's rise judged too.
 //!
 //! The original's code under Node on this machine class: `getTerrainInfoAt` 85 us,
 //! `isPositionWalkable` 40 us, `findWalkablePath` over 100 m 577 us.
@@ -90,6 +92,57 @@ fn bench(c: &mut Criterion) {
                 },
             )
         })
+    });
+    g.sample_size(100);
+    let voxel = terrain_core::build_terrain(
+        &terrain_core::WorldSpec {
+            generator: GeneratorKind::Voxel,
+            seed: 3,
+            overlap: Overlap::Layered,
+            layout: None,
+            voxel: Some(Default::default()),
+        },
+        std::iter::empty(),
+    )
+    .unwrap();
+    let steps = WalkRule::BlockStep { sea_level: 24.0 };
+    let walker = Walker::new(&voxel, &steps);
+    let mut grids = WalkGrids::new(&walker);
+    // The first clear 100 m segment of a scan (land, no two-block rise on the way), and
+    // the first pair of land points 100 m apart that the straight check blocks but a
+    // search connects.
+    let candidates = (0..400).map(|k| {
+        let (x, z) = (
+            f64::from(k % 20) * 53.1 - 530.0,
+            f64::from(k / 20) * 47.3 - 470.0,
+        );
+        [(x, z), (x + 96.0, z + 28.0)]
+    });
+    let mut segment = None;
+    let mut search = None;
+    for seg in candidates {
+        let check = grids.check_tiles(&seg);
+        if check.blocked.is_none() && segment.is_none() {
+            segment = Some(seg);
+        }
+        if search.is_none()
+            && matches!(check.blocked, Some((_, terrain_core::walk::Reason::Step)))
+            && walker.blocked(seg[0].0, seg[0].1).is_none()
+            && walker.blocked(seg[1].0, seg[1].1).is_none()
+            && let Ok(f) = find_path(seg[0], seg[1], 1.0, 200_000, &mut grids)
+        {
+            search = Some((seg, f.length, f.expanded));
+        }
+    }
+    let segment = segment.expect("a clear voxel segment");
+    let (pair, length, expanded) = search.expect("a voxel search");
+    eprintln!("voxel segment {segment:?}; search {pair:?}: {length:.1} m, {expanded} expanded");
+    g.bench_function("voxel_check_tiles_100m_warm_grids", |b| {
+        b.iter(|| black_box(grids.check_tiles(black_box(&segment))))
+    });
+    let (from, to) = (pair[0], pair[1]);
+    g.bench_function("voxel_find_100m_warm_grids", |b| {
+        b.iter(|| find_path(from, to, 1.0, 200_000, &mut grids))
     });
     g.finish();
 }

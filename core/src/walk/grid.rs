@@ -120,6 +120,28 @@ impl Walker<'_> {
     }
 }
 
+/// The blocks of a [`WalkGrids`] apart from its walker, so that they outlive it: a
+/// replica keeps them with its snapshot across calls. They are only valid for walkers
+/// over the terrain and rule that built them.
+#[derive(Debug, Clone, Default)]
+pub struct GridBlocks(FxHashMap<(i64, i64), WalkGrid>);
+
+impl GridBlocks {
+    /// Blocks held.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The bytes they hold.
+    pub fn bytes(&self) -> usize {
+        self.0.values().map(WalkGrid::bytes).sum()
+    }
+}
+
 /// The blocks of movement tiles a walker's queries touched, built on first use.
 #[derive(Debug)]
 pub struct WalkGrids<'w, 'a> {
@@ -129,10 +151,21 @@ pub struct WalkGrids<'w, 'a> {
 
 impl<'w, 'a> WalkGrids<'w, 'a> {
     pub fn new(walker: &'w Walker<'a>) -> Self {
+        Self::with_blocks(walker, GridBlocks::default())
+    }
+
+    /// Grids over `walker` starting from `blocks` (built earlier by a walker over the
+    /// same terrain and rule).
+    pub fn with_blocks(walker: &'w Walker<'a>, blocks: GridBlocks) -> Self {
         WalkGrids {
             walker,
-            blocks: FxHashMap::default(),
+            blocks: blocks.0,
         }
+    }
+
+    /// The blocks built so far, to reuse with [`WalkGrids::with_blocks`].
+    pub fn into_blocks(self) -> GridBlocks {
+        GridBlocks(self.blocks)
     }
 
     /// The block holding movement tile `(ix, iz)`, built on first use.
