@@ -297,6 +297,22 @@ impl TerrainClient {
         z: f64,
         mode: HeightMode,
     ) -> Result<Height, ClientError> {
+        self.height_as_of(world, x, z, mode, None).await
+    }
+
+    /// [`TerrainClient::height_with_mode`] as of `revision` (`None`: now): the height
+    /// the world had at that earlier revision, for lag compensation; the answer
+    /// carries that revision. A revision older than the server's history holds
+    /// (`asof_revisions`), or newer than the world's, is
+    /// [`ClientError::FailedPrecondition`] (naming `revision`).
+    pub async fn height_as_of(
+        &mut self,
+        world: &str,
+        x: f64,
+        z: f64,
+        mode: HeightMode,
+        revision: Option<u64>,
+    ) -> Result<Height, ClientError> {
         let inner = self.inner.clone();
         self.retry
             .run("GetHeight", || {
@@ -306,6 +322,7 @@ impl TerrainClient {
                     x,
                     z,
                     mode: v1::HeightMode::from(mode) as i32,
+                    revision,
                 };
                 async move {
                     let r = c.get_height(req).await?.into_inner();
@@ -340,6 +357,18 @@ impl TerrainClient {
         points: &[(f64, f64)],
         mode: HeightMode,
     ) -> Result<Heights, ClientError> {
+        self.heights_as_of(world, points, mode, None).await
+    }
+
+    /// [`TerrainClient::heights_with_mode`] as of `revision` (`None`: now), as
+    /// [`TerrainClient::height_as_of`].
+    pub async fn heights_as_of(
+        &mut self,
+        world: &str,
+        points: &[(f64, f64)],
+        mode: HeightMode,
+        revision: Option<u64>,
+    ) -> Result<Heights, ClientError> {
         let coordinates: Vec<f64> = points.iter().flat_map(|&(x, z)| [x, z]).collect();
         let req_len = points.len();
         let inner = self.inner.clone();
@@ -350,6 +379,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     coordinates: coordinates.clone(),
                     mode: v1::HeightMode::from(mode) as i32,
+                    revision,
                 };
                 async move {
                     let r = c.get_heights(req).await?.into_inner();

@@ -127,6 +127,19 @@ impl TerrainClient {
         world: &str,
         points: &[(f64, f64)],
     ) -> Result<TerrainInfos, ClientError> {
+        self.terrain_info_as_of(world, points, None).await
+    }
+
+    /// [`TerrainClient::terrain_info`] as of `revision` (`None`: now): for the world as
+    /// it was at that earlier revision (lag compensation), answered with it. A
+    /// revision older than the server's history holds (`asof_revisions`), or newer than
+    /// the world's, is [`ClientError::FailedPrecondition`] (naming `revision`).
+    pub async fn terrain_info_as_of(
+        &mut self,
+        world: &str,
+        points: &[(f64, f64)],
+        revision: Option<u64>,
+    ) -> Result<TerrainInfos, ClientError> {
         let coordinates: Vec<f64> = points.iter().flat_map(|&(x, z)| [x, z]).collect();
         let expected = points.len();
         let inner = self.inner.clone();
@@ -136,6 +149,7 @@ impl TerrainClient {
                 let req = v1::GetTerrainInfoRequest {
                     world: world.to_string(),
                     coordinates: coordinates.clone(),
+                    revision,
                 };
                 async move {
                     let r = c.get_terrain_info(req).await?.into_inner();
@@ -174,6 +188,19 @@ impl TerrainClient {
         points: &[(f64, f64)],
         mode: PathMode,
     ) -> Result<PathChecked, ClientError> {
+        self.check_path_as_of(world, points, mode, None).await
+    }
+
+    /// [`TerrainClient::check_path`] as of `revision` (`None`: now): whether the move
+    /// was walkable on the ground the world had at that earlier revision (judging a
+    /// client's move against what it saw), as [`TerrainClient::terrain_info_as_of`].
+    pub async fn check_path_as_of(
+        &mut self,
+        world: &str,
+        points: &[(f64, f64)],
+        mode: PathMode,
+        revision: Option<u64>,
+    ) -> Result<PathChecked, ClientError> {
         let points: Vec<v1::Point2> = points.iter().map(|&(x, z)| v1::Point2 { x, z }).collect();
         let mode = match mode {
             PathMode::Hyperscape => v1::PathMode::Hyperscape,
@@ -187,6 +214,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     points: points.clone(),
                     mode: mode.into(),
+                    revision,
                 };
                 async move {
                     let r = c.check_path(req).await?.into_inner();

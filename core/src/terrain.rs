@@ -82,6 +82,22 @@ impl Terrain {
         &mut self.zones
     }
 
+    /// The same generator and layout (shared) with `zones` (each with the revision
+    /// that registered it, in registration order) instead of this terrain's: the
+    /// terrain [`crate::build_terrain`] builds from the same world with those zones,
+    /// without building the generator or the layout again.
+    pub fn with_zones(&self, zones: impl IntoIterator<Item = (FlatZone, u64)>) -> Terrain {
+        let mut set = ZoneSet::new(self.zones.overlap(), self.generator.tile_size());
+        for (zone, revision) in zones {
+            set.insert(zone, revision);
+        }
+        Terrain {
+            generator: self.generator.clone(),
+            layout: self.layout.clone(),
+            zones: set,
+        }
+    }
+
     /// The height zones blend toward at `(x, z)` (hyperscape: procedural with mountain
     /// boost, without shoreline), which also resolves a zone's `heightOffset`.
     /// With a layout, the layout applied to it.

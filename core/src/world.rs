@@ -168,4 +168,59 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.field(), "layout");
     }
+
+    /// Another zone set over the same generator and layout answers what the world
+    /// built with those zones answers, and shares the layout.
+    #[test]
+    fn with_zones_is_the_world_built_with_those_zones() {
+        let zone = |id: &str, x: f64, height: f64| FlatZone {
+            id: id.into(),
+            center_x: x,
+            center_z: 4.0,
+            shape: Shape::Circle { radius: 6.0 },
+            height,
+            blend_radius: 3.0,
+            carve_inset: 0.0,
+            priority: 0,
+            walkable: None,
+        };
+        let layout = LayoutConfig {
+            pattern: Pattern::Grid,
+            spokes: SpokeRule::Grid,
+            chunk_size: 256.0,
+            cell_size: 16.0,
+            seed: 0,
+        };
+        for overlap in [Overlap::Layered, Overlap::Hyperscape] {
+            let spec = WorldSpec {
+                generator: GeneratorKind::Hyperscape,
+                seed: 3,
+                overlap,
+                layout: Some(layout),
+                voxel: None,
+            };
+            let first = [(zone("a", 0.0, 30.0), 1), (zone("b", 5.0, 35.0), 2)];
+            let second = [(zone("b", 5.0, 35.0), 2), (zone("a", 8.0, 20.0), 4)];
+            let built = build_terrain(&spec, first.clone()).unwrap();
+            let other = built.with_zones(second.clone());
+            let fresh = build_terrain(&spec, second).unwrap();
+            assert_eq!(other.zones().overlap(), overlap);
+            assert_eq!(other.zones().revision_of("a"), Some(4));
+            assert!(std::ptr::eq(
+                other.layout().unwrap(),
+                built.layout().unwrap()
+            ));
+            for i in 0..400 {
+                let (x, z) = (f64::from(i % 20) - 4.5, f64::from(i / 20) - 6.25);
+                assert_eq!(
+                    other.height(x, z).to_bits(),
+                    fresh.height(x, z).to_bits(),
+                    "({x}, {z})"
+                );
+            }
+            // Zone a's old core: level ground before, the terrain now.
+            assert_eq!(built.height(-4.0, 4.0), 30.0);
+            assert_ne!(other.height(-4.0, 4.0), 30.0);
+        }
+    }
 }

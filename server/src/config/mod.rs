@@ -71,6 +71,8 @@ pub const DEFAULT_MESH_CACHE_BYTES: usize = 256 * 1024 * 1024;
 pub const DEFAULT_SUBSCRIBER_QUEUE: usize = 1024;
 /// Default mutation-log history kept for resuming subscribers, in revisions.
 pub const DEFAULT_EVENT_HISTORY: usize = 100_000;
+/// Default reach of as-of-revision queries, in revisions before the current one.
+pub const DEFAULT_ASOF_REVISIONS: usize = 1000;
 /// The default bound on the shutdown drain.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default largest zone width, depth, radius, blend radius or carve inset.
@@ -131,6 +133,7 @@ impl Settings {
             mesh_cache_bytes: Some(limits.mesh_cache_bytes),
             subscriber_queue: Some(limits.subscriber_queue),
             event_history: Some(limits.event_history),
+            asof_revisions: Some(limits.asof_revisions),
             sim_range: Some(lifecycle.rings.sim),
             spawn_range: Some(lifecycle.rings.spawn),
             active_range: Some(lifecycle.rings.active),
@@ -196,6 +199,11 @@ pub struct Limits {
     /// Revisions of each world's mutation log kept for resuming subscribers; older
     /// entries are pruned and a resume from before them gets a `resync`.
     pub event_history: usize,
+    /// How many revisions before the current one heights, terrain info and path
+    /// checks can be asked as of (lag compensation), per world; an older revision is
+    /// `FAILED_PRECONDITION` (field `revision`). After a restart the reach is rebuilt
+    /// from the retained mutation log, so it is at most `event_history` then.
+    pub asof_revisions: usize,
 }
 
 impl Limits {
@@ -222,6 +230,7 @@ impl Default for Limits {
             mesh_cache_bytes: DEFAULT_MESH_CACHE_BYTES,
             subscriber_queue: DEFAULT_SUBSCRIBER_QUEUE,
             event_history: DEFAULT_EVENT_HISTORY,
+            asof_revisions: DEFAULT_ASOF_REVISIONS,
         }
     }
 }
@@ -339,6 +348,7 @@ impl Config {
                 mesh_cache_bytes: given(s.mesh_cache_bytes, "mesh_cache_bytes")?,
                 subscriber_queue: given(s.subscriber_queue, "subscriber_queue")?,
                 event_history: given(s.event_history, "event_history")?,
+                asof_revisions: given(s.asof_revisions, "asof_revisions")?,
             },
             shutdown_timeout: given(s.shutdown_timeout, "shutdown_timeout")?,
             connections: ConnectionConfig {

@@ -208,6 +208,13 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub event_history: Option<usize>,
 
+    /// Revisions before the current one that heights, terrain info and path checks
+    /// may be asked as of (lag compensation), per world; after a restart at most the
+    /// retained log's (--event-history) [default: 1000].
+    #[arg(long, env = "TERRAIN_ASOF_REVISIONS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub asof_revisions: Option<usize>,
+
     /// Tiles beyond a viewer's view in its sim ring [default: 0.5].
     #[arg(long, env = "TERRAIN_SIM_RANGE", value_name = "TILES", value_parser = lifecycle::parse_ring)]
     pub sim_range: Option<f64>,

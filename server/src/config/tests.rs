@@ -65,6 +65,7 @@ fn full_file() {
         mesh_cache_bytes = 1048576
         subscriber_queue = 16
         event_history = 500
+        asof_revisions = 20
         [[worlds]]
         id = "main"
         generator = "hyperscape"
@@ -91,6 +92,7 @@ fn full_file() {
             mesh_cache_bytes: 1_048_576,
             subscriber_queue: 16,
             event_history: 500,
+            asof_revisions: 20,
         }
     );
     assert_eq!(config.shutdown_timeout, Duration::from_millis(1500));

@@ -4,7 +4,7 @@ use crate::{
     cost::Busy,
     error::{ErrorCode, Field, ServiceError},
     mesh::MeshError,
-    world::error::UnknownWorld,
+    world::{asof::AsOfError, error::UnknownWorld},
 };
 
 /// A refused or failed query.
@@ -43,6 +43,10 @@ pub enum QueryError {
     /// The compute pool's queued work and this request's would not finish in time.
     #[error(transparent)]
     Busy(#[from] Busy),
+    /// The revision asked for is newer than the world's, or older than its history
+    /// reaches (field `revision`).
+    #[error(transparent)]
+    AsOf(#[from] AsOfError),
 }
 
 impl QueryError {
@@ -75,6 +79,7 @@ impl ServiceError for QueryError {
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
             QueryError::Busy(e) => e.error_code(),
+            QueryError::AsOf(e) => e.error_code(),
         }
     }
 
@@ -92,6 +97,7 @@ impl ServiceError for QueryError {
             QueryError::UnknownWorld(e) => e.field(),
             QueryError::UnknownZone { .. } => Some("id"),
             QueryError::NoLayout { .. } | QueryError::NotVoxel { .. } => Some("world"),
+            QueryError::AsOf(e) => e.field(),
             QueryError::Internal(_) | QueryError::Mesh(_) | QueryError::Busy(_) => None,
         }
     }

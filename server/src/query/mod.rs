@@ -5,7 +5,9 @@
 //! [`QueryError`]s) back, so the two surfaces validate identically and answer with the
 //! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
 //! flat zones), read from one snapshot of the world together with the revision they
-//! reflect. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls,
+//! reflect; or, for a query as of an earlier revision (`revision`), from the ground
+//! the world had then ([`World::ground`], [`crate::world::asof`]), answered with that
+//! revision. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls,
 //! [`blocks`] the voxel chunk calls (blocks and instances).
 
 pub mod blocks;
@@ -33,7 +35,7 @@ use crate::{
     config::Limits,
     mesh::MeshCache,
     metrics::Metrics,
-    world::{World, Worlds},
+    world::{AsTerrain, World, Worlds, asof::Ground},
 };
 
 /// How a surface names the elements of a batch in error messages.
@@ -174,27 +176,52 @@ impl QueryEngine {
         Ok(self.worlds.get(id)?)
     }
 
-    /// The height at `(x, z)` in `mode`, and the zone that decided the exact height
-    /// there. A surface height samples four vertices: cheap, computed in place.
+    /// The ground of `world` to answer from as of `revision` ([`World::ground`]): the
+    /// current state at once when `None` (or the current revision); the ground of an
+    /// earlier revision from the cache or built on the pool. A revision newer than the
+    /// world's, or older than its history reaches, is `FAILED_PRECONDITION` (field
+    /// `revision`).
+    pub async fn ground(
+        &self,
+        world: &Arc<World>,
+        revision: Option<u64>,
+    ) -> Result<Ground, QueryError> {
+        let current = world.snapshot();
+        match revision {
+            Some(r) if r != current.revision() => {
+                drop(current);
+                let world = Arc::clone(world);
+                self.offload(move || world.ground(Some(r)).map_err(QueryError::from))
+                    .await
+            }
+            _ => Ok(Ground::Current(current)),
+        }
+    }
+
+    /// The height at `(x, z)` in `mode` as of `revision` (`None`: now), and the zone
+    /// that decided the exact height there. A surface height samples four vertices:
+    /// cheap, computed in place.
     pub async fn height_in(
         &self,
-        world: &World,
+        world: &Arc<World>,
         x: f64,
         z: f64,
         mode: HeightMode,
+        revision: Option<u64>,
     ) -> Result<HeightAnswer, QueryError> {
         let max = world.max_coordinate();
         check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
         let (height, zone, revision) = {
-            let state = world.snapshot();
-            let sample = state.terrain().sample(x, z);
+            let ground = self.ground(world, revision).await?;
+            let terrain = ground.terrain();
+            let sample = terrain.sample(x, z);
             let zone = sample.zone.map(|(zone, _)| zone.id.clone());
             let height = match mode {
                 HeightMode::Exact => sample.height,
-                HeightMode::Surface => surface_height(state.terrain(), x, z),
+                HeightMode::Surface => surface_height(terrain, x, z),
             };
-            (height, zone, state.revision())
+            (height, zone, ground.revision())
         };
         world.lookups().record(1, u64::from(zone.is_some()));
         self.metrics.heights_computed(world.id(), 1);
@@ -207,10 +234,10 @@ impl QueryEngine {
         })
     }
 
-    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order, in `mode`.
-    /// Exact heights come with the deciding zone of each point if `ids` asks for
-    /// them; surface heights never do. Large batches are validated and computed on
-    /// the pool.
+    /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order, in `mode`, as
+    /// of `revision` (`None`: now). Exact heights come with the deciding zone of each
+    /// point if `ids` asks for them; surface heights never do. Large batches are
+    /// validated and computed on the pool.
     pub async fn heights(
         &self,
         world: &Arc<World>,
@@ -218,6 +245,7 @@ impl QueryEngine {
         naming: BatchNaming,
         ids: ZoneIds,
         mode: HeightMode,
+        revision: Option<u64>,
     ) -> Result<BatchAnswer, QueryError> {
         if !coords.len().is_multiple_of(2) {
             let reason = format!(
@@ -230,14 +258,14 @@ impl QueryEngine {
         self.check_batch_size(points, naming.list())?;
         let max = world.max_coordinate();
         if mode == HeightMode::Surface {
-            return self.surface_heights(world, coords, naming).await;
+            return self.surface_heights(world, coords, naming, revision).await;
         }
         let with_zones = ids == ZoneIds::Include;
         let (samples, revision) = if points <= OFFLOAD_THRESHOLD {
             check_batch(&coords, max, naming)?;
-            let state = world.snapshot();
-            let samples = kernels::samples_serial(state.terrain(), &coords, with_zones);
-            (samples, state.revision())
+            let ground = self.ground(world, revision).await?;
+            let samples = kernels::samples_serial(ground.terrain(), &coords, with_zones);
+            (samples, ground.revision())
         } else {
             let meters = world.meters();
             let _admitted = self.compute.admit(meters.batch.estimate(points as u64))?;
@@ -245,11 +273,12 @@ impl QueryEngine {
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
                 .await?;
-            let state = world.snapshot();
-            let revision = state.revision();
-            let (samples, took) = kernels::samples_sliced(&self.compute, state, coords, with_zones)
-                .await
-                .map_err(|e| QueryError::Internal(e.to_string()))?;
+            let ground = self.ground(world, revision).await?;
+            let revision = ground.revision();
+            let (samples, took) =
+                kernels::samples_sliced(&self.compute, ground, coords, with_zones)
+                    .await
+                    .map_err(|e| QueryError::Internal(e.to_string()))?;
             meters.batch.observe(points as u64, took);
             (samples, revision)
         };
@@ -266,11 +295,14 @@ impl QueryEngine {
     /// the points fall in, its cached mesh's vertex heights when the cache holds the
     /// tile at the snapshot's version (no evaluation at all), else the surface
     /// evaluated point by point. Bit for bit the single-point surface height either way.
+    /// As of an earlier `revision` every point is evaluated on that revision's ground:
+    /// the cached meshes are of the current versions.
     async fn surface_heights(
         &self,
         world: &Arc<World>,
         coords: Vec<f64>,
         naming: BatchNaming,
+        revision: Option<u64>,
     ) -> Result<BatchAnswer, QueryError> {
         let max = world.max_coordinate();
         let points = coords.len() / 2;
@@ -286,21 +318,23 @@ impl QueryEngine {
             let checked = Arc::clone(&coords);
             self.offload(move || tiles(&checked)).await?
         };
-        let state = world.snapshot();
-        let revision = state.revision();
+        let ground = self.ground(world, revision).await?;
+        let revision = ground.revision();
         let mut surfaces = SurfaceTiles::new(layout);
-        for key in keys {
-            let version = state.tile_version(key);
-            if let Some(tile) = self
-                .meshes
-                .surface_tile(world.id(), key, version, layout)
-                .await
-            {
-                surfaces.insert(tile);
+        if let Some(state) = ground.current() {
+            for key in keys {
+                let version = state.tile_version(key);
+                if let Some(tile) = self
+                    .meshes
+                    .surface_tile(world.id(), key, version, layout)
+                    .await
+                {
+                    surfaces.insert(tile);
+                }
             }
         }
         let cached = surfaces.len();
-        let heights = kernels::surface_sliced(&self.compute, state, Arc::new(surfaces), coords)
+        let heights = kernels::surface_sliced(&self.compute, ground, Arc::new(surfaces), coords)
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
         world.lookups().record(points as u64, 0);

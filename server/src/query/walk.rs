@@ -1,7 +1,8 @@
 //! Movement queries both surfaces share: terrain info at points, path checks along a
 //! polyline, and path finding, each by the world's walkability rule
 //! ([`World::walk_rule`]) on one snapshot of its terrain, answered with the revision
-//! of that snapshot.
+//! of that snapshot; terrain info and path checks also as of an earlier revision
+//! (`revision`, [`QueryEngine::ground`]), answered with that revision.
 //!
 //! Every query's size is bounded before any work: at most `max_batch_points` points of
 //! terrain info, a polyline of at most [`MAX_PATH_POINTS`] points and
@@ -21,7 +22,10 @@ use terrain_core::{
 };
 
 use super::{BatchNaming, QueryEngine, QueryError, check_batch};
-use crate::{validate::check_coordinate, world::World};
+use crate::{
+    validate::check_coordinate,
+    world::{AsTerrain, World},
+};
 
 pub use terrain_core::walk::find::{
     DEFAULT_MAX_DISTANCE, DEFAULT_MAX_NODES, MAX_DISTANCE, MAX_NODES, MOVEMENT_TILE,
@@ -94,12 +98,13 @@ pub struct FindFields {
 
 impl QueryEngine {
     /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`, checked in size and
-    /// range, errors named by `naming`).
+    /// range, errors named by `naming`) as of `revision` (`None`: now).
     pub async fn terrain_info(
         &self,
         world: &Arc<World>,
         coords: Vec<f64>,
         naming: BatchNaming,
+        revision: Option<u64>,
     ) -> Result<InfoAnswer, QueryError> {
         if !coords.len().is_multiple_of(2) {
             let reason = format!("an odd number of coordinates ({})", coords.len());
@@ -108,7 +113,7 @@ impl QueryEngine {
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list())?;
         check_batch(&coords, world.max_coordinate(), naming)?;
-        let state = world.snapshot();
+        let state = self.ground(world, revision).await?;
         let revision = state.revision();
         if points <= INFO_IN_PLACE {
             let walker = Walker::new(state.terrain(), world.walk_rule());
@@ -142,16 +147,18 @@ impl QueryEngine {
         })
     }
 
-    /// Checks the polyline `points` in `mode`; errors name `field` (or `field[i]`).
+    /// Checks the polyline `points` in `mode` as of `revision` (`None`: now); errors
+    /// name `field` (or `field[i]`).
     pub async fn check_path(
         &self,
         world: &Arc<World>,
         points: Vec<(f64, f64)>,
         mode: PathMode,
         field: &'static str,
+        revision: Option<u64>,
     ) -> Result<CheckAnswer, QueryError> {
         let length = check_polyline(&points, world.max_coordinate(), field)?;
-        let state = world.snapshot();
+        let state = self.ground(world, revision).await?;
         let revision = state.revision();
         // The exact mode judges about 1.5 tiles per metre; the sampled one 21 points a
         // segment; nine heights each.

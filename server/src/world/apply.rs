@@ -38,7 +38,7 @@ impl World {
         copy: bool,
     ) -> Result<Option<Outcome>, StoreError> {
         let revision = entry.revision;
-        let (planned, probe, before, skipped) = {
+        let (planned, probe, before, skipped, undo) = {
             let state = self.snapshot();
             let skipped = revision > state.revision + 1;
             let Some(planned) = plan_entry(&self.grid, &state, entry.write, revision) else {
@@ -48,12 +48,17 @@ impl World {
             };
             let probe = Probe::over(&planned.outcome.bounds);
             let before = probe.sample(state.terrain());
-            (planned, probe, before, skipped)
+            // What the zone was before: how an as-of query undoes this revision.
+            let id = planned.mutation.zone.id.clone();
+            let zones = state.zones();
+            let was = zones.get(&id).cloned().zip(zones.revision_of(&id));
+            (planned, probe, before, skipped, (id, was))
         };
         if copy {
             self.store
                 .commit_replicated(&self.id, revision, &planned.mutation)?;
         }
+        self.remember(revision, Some(undo));
         let outcome = self.finish(planned.mutation, planned.outcome, &probe, &before);
         if skipped {
             for listener in &self.listeners {
@@ -66,6 +71,7 @@ impl World {
     /// Moves the world's revision to `revision` without changing anything (an entry
     /// that changes nothing here, or one skipped as poison).
     pub(super) fn advance(&self, revision: u64) {
+        self.remember(revision, None);
         self.update(|state| state.revision = state.revision.max(revision));
     }
 

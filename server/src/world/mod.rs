@@ -16,8 +16,11 @@
 //! - [`stats`]: lookup counters and the periodic statistics log line.
 //! - [`versions`]: per-tile versions (the revision of the last change to touch each
 //!   tile), kept beside the zones so heights and versions always agree.
+//! - [`asof`]: the ground as of an earlier revision (lag compensation), rebuilt from
+//!   the undo records of the world's last `asof_revisions` revisions.
 
 mod apply;
+pub mod asof;
 pub mod delta;
 pub mod error;
 pub mod follow;
@@ -38,7 +41,10 @@ use terrain_core::{
 
 use tokio::sync::Mutex;
 
-use self::versions::TileVersions;
+use self::{
+    asof::{AsOf, AsOfError, Ground, History},
+    versions::TileVersions,
+};
 
 use crate::{
     config::{LayoutSettings, Limits, WorldConfig},
@@ -203,6 +209,9 @@ pub struct World {
     meters: Arc<Meters>,
     /// Which points an entity may stand on.
     walk: terrain_core::walk::WalkRule,
+    /// The undo records of the last `asof_revisions` revisions and the grounds of
+    /// past revisions built from them ([`World::ground`]).
+    asof: std::sync::Mutex<AsOf>,
 }
 
 impl World {
@@ -247,6 +256,7 @@ impl World {
             resolution * resolution,
             chunk * chunk,
         ));
+        let history = History::from_log(limits.asof_revisions, &log, stored.revision);
         let mut tiles = TileVersions::replay(&grid, &log);
         tiles.cover(&grid, terrain.zones().iter());
         let state = WorldState {
@@ -274,7 +284,63 @@ impl World {
             history: limits.event_history.max(1),
             meters,
             walk: config.walk_rule(),
+            asof: std::sync::Mutex::new(AsOf::new(history)),
         })
+    }
+
+    /// The ground to answer from as of `revision`: the current state when `None` or
+    /// the current revision; else the ground the world had at `revision`, if its
+    /// history still reaches it (`asof_revisions`), built (or taken from the cache of
+    /// recently built ones) from the current zones with the later changes undone.
+    /// Building costs about as much as loading the world's zones: call it from a
+    /// compute thread when `revision` is set.
+    pub fn ground(&self, revision: Option<u64>) -> Result<Ground, AsOfError> {
+        let state = self.snapshot();
+        let current = state.revision();
+        let Some(revision) = revision.filter(|&r| r != current) else {
+            return Ok(Ground::Current(state));
+        };
+        if revision > current {
+            return Err(AsOfError::Ahead {
+                world: self.id.clone(),
+                revision,
+                current,
+            });
+        }
+        let undos = {
+            let mut asof = self.asof.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(terrain) = asof.cached(revision) {
+                return Ok(Ground::Past { terrain, revision });
+            }
+            let history = &asof.history;
+            history
+                .between(revision, current)
+                .ok_or_else(|| AsOfError::Gone {
+                    world: self.id.clone(),
+                    revision,
+                    oldest: history.floor().min(current),
+                    current,
+                    window: history.limit(),
+                })?
+        };
+        let zones = asof::zones_at(state.zones().iter(), &undos);
+        let terrain = Arc::new(state.terrain().with_zones(zones));
+        self.asof
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keep(revision, Arc::clone(&terrain));
+        Ok(Ground::Past { terrain, revision })
+    }
+
+    /// Records what `revision` changes (`change`: the zone and its version before;
+    /// `None`: nothing) before the revision's state is installed, so a reader of that
+    /// state finds its record.
+    fn remember(&self, revision: u64, change: Option<(String, Option<asof::Version>)>) {
+        self.asof
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .history
+            .record(revision, change);
     }
 
     /// The walkability rule of terrain info, path checks and path finding.

@@ -118,6 +118,7 @@ async fn surface_batches_are_the_single_point_surface_cached_or_not() {
             world: "main".into(),
             coordinates: points.iter().flat_map(|&(x, z)| [x, z]).collect(),
             mode: HeightMode::Surface as i32,
+            revision: None,
         })
         .await
         .expect("GetHeights")
@@ -156,6 +157,7 @@ async fn a_bad_batch_mode_is_refused_naming_the_field() {
             world: "main".into(),
             coordinates: vec![0.0, 0.0],
             mode: 9,
+            revision: None,
         })
         .await
         .unwrap_err();
@@ -202,6 +204,7 @@ async fn surface_vs_exact_batches_over_cached_tiles() {
                 world: "main".into(),
                 coordinates: coordinates.clone(),
                 mode: mode as i32,
+                revision: None,
             };
             let start = Instant::now();
             grpc.get_heights(request).await.expect("GetHeights");

@@ -33,6 +33,7 @@
 mod admission;
 mod admission_cost;
 mod admission_probe;
+mod asof;
 mod bake_bench;
 mod connections;
 mod error_echoes;

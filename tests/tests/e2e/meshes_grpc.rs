@@ -149,6 +149,7 @@ async fn tile_errors_name_their_field() {
         x: 1.0,
         z: 2.0,
         mode: 9,
+        revision: None,
     };
     let err = client.get_height(height).await.unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
@@ -173,6 +174,7 @@ async fn get_height_surface_mode_is_the_mesh_height() {
                 x,
                 z,
                 mode: mode as i32,
+                revision: None,
             };
             let got = client.get_height(req).await.unwrap().into_inner().height;
             assert_same(got, want, &format!("({x}, {z}) {mode:?}"));

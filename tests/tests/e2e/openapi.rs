@@ -254,3 +254,56 @@ async fn the_document_carries_the_servers_limits() {
     assert_eq!(points["maxItems"], 7);
     server.stop().await;
 }
+
+/// The as-of `revision` of heights, terrain info and path checks is described as an
+/// optional unsigned 64-bit integer (query parameter or body field), and those
+/// operations list the `409` that refuses a revision out of reach.
+#[tokio::test]
+async fn the_as_of_revision_is_an_optional_unsigned_integer() {
+    let server = TestServer::start().await;
+    let (doc, _) = document(&server).await;
+    let unsigned = |schema: &Value, what: &str| {
+        assert_eq!(schema["minimum"], 0, "{what}: {schema}");
+        assert_eq!(
+            schema["maximum"].as_u64(),
+            Some(u64::MAX),
+            "{what}: {schema}"
+        );
+        let types = schema["type"].to_string();
+        assert!(types.contains("integer"), "{what}: {schema}");
+    };
+    for (path, method) in [
+        ("/v1/worlds/{world}/height", "get"),
+        ("/v1/worlds/{world}/heights", "post"),
+    ] {
+        let op = &doc["paths"][path][method];
+        let param = op["parameters"]
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .find(|p| p["name"] == "revision")
+            .unwrap_or_else(|| panic!("{path}: revision"));
+        assert_eq!(param["in"], "query", "{path}");
+        assert_ne!(param["required"], true, "{path}: optional");
+        unsigned(&param["schema"], path);
+    }
+    let schemas = &doc["components"]["schemas"];
+    for body in ["PointsBody", "CheckBody"] {
+        let schema = &schemas[body];
+        unsigned(&schema["properties"]["revision"], body);
+        let types = schema["properties"]["revision"]["type"].to_string();
+        assert!(types.contains("null"), "{body}: {types}");
+        let required = schema["required"].as_array().cloned().unwrap_or_default();
+        assert!(!required.contains(&Value::from("revision")), "{body}");
+    }
+    for (path, method) in [
+        ("/v1/worlds/{world}/height", "get"),
+        ("/v1/worlds/{world}/heights", "post"),
+        ("/v1/worlds/{world}/terrain-info", "post"),
+        ("/v1/worlds/{world}/paths/check", "post"),
+    ] {
+        let op = &doc["paths"][path][method];
+        assert!(op["responses"].get("409").is_some(), "{path}: 409");
+    }
+    server.stop().await;
+}

@@ -93,6 +93,7 @@ async fn terrain_info_and_path_checks_match_the_original_s_tables() {
         .get_terrain_info(pb::GetTerrainInfoRequest {
             world: "ref".into(),
             coordinates,
+            revision: None,
         })
         .await
         .unwrap()

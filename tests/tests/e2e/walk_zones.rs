@@ -139,6 +139,7 @@ async fn a_zone_s_walkable_is_served_announced_stored_and_decides_movement() {
         .get_terrain_info(pb::GetTerrainInfoRequest {
             world: "main".into(),
             coordinates: POINTS.iter().flat_map(|&(x, z)| [x, z]).collect(),
+            revision: None,
         })
         .await
         .expect("GetTerrainInfo")

@@ -17,7 +17,9 @@ pub async fn height(
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
     let mode = mode::from_proto(request.mode)?;
-    let answer = engine.height_in(world, request.x, request.z, mode).await?;
+    let answer = engine
+        .height_in(world, request.x, request.z, mode, request.revision)
+        .await?;
     Ok(Response::new(pb::GetHeightResponse {
         x: answer.x,
         z: answer.z,
@@ -43,6 +45,7 @@ pub async fn heights(
             BatchNaming::Coordinates,
             ZoneIds::Include,
             mode,
+            request.revision,
         )
         .await?;
     Ok(Response::new(pb::GetHeightsResponse {

@@ -47,7 +47,12 @@ pub async fn terrain_info(
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
     let answer = engine
-        .terrain_info(world, request.coordinates, BatchNaming::Coordinates)
+        .terrain_info(
+            world,
+            request.coordinates,
+            BatchNaming::Coordinates,
+            request.revision,
+        )
         .await?;
     Ok(Response::new(pb::GetTerrainInfoResponse {
         points: answer.points.into_iter().map(info).collect(),
@@ -72,7 +77,9 @@ pub async fn check_path(
         }
     };
     let points = request.points.iter().map(|p| (p.x, p.z)).collect();
-    let answer = engine.check_path(world, points, mode, "points").await?;
+    let answer = engine
+        .check_path(world, points, mode, "points", request.revision)
+        .await?;
     let check = answer.check;
     Ok(Response::new(pb::CheckPathResponse {
         blocked: check.blocked.is_some(),

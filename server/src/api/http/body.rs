@@ -1,5 +1,5 @@
-//! Batch request bodies: `{"points": [[x, z], ...]}` JSON, or little-endian f64 pairs
-//! (`application/octet-stream`).
+//! Batch request bodies: `{"points": [[x, z], ...], "revision"?: r}` JSON, or
+//! little-endian f64 pairs (`application/octet-stream`).
 //!
 //! The JSON is decoded straight into interleaved coordinates by a streaming visitor (no
 //! intermediate `Value` tree: a million points stay one allocation), which tracks the
@@ -98,9 +98,20 @@ pub fn encode_binary(heights: &[f64]) -> Vec<u8> {
     heights.iter().flat_map(|h| h.to_le_bytes()).collect()
 }
 
-/// Decodes `{"points": [[x, z], ...]}` into interleaved coordinates, refusing more than
-/// `max_points` points (`RESOURCE_EXHAUSTED`, field `points`) as soon as it sees one.
-pub fn decode_json(body: &[u8], max_points: usize) -> Result<Vec<f64>, ApiError> {
+/// A decoded JSON batch body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    /// Interleaved coordinates `x0, z0, x1, z1, ...`.
+    pub coords: Vec<f64>,
+    /// The revision to answer as of (`null` or absent: now).
+    pub revision: Option<u64>,
+}
+
+/// Decodes `{"points": [[x, z], ...], "revision"?: r}` into interleaved coordinates
+/// and the revision, refusing more than `max_points` points (`RESOURCE_EXHAUSTED`,
+/// field `points`) as soon as it sees one, and a revision that is not an unsigned
+/// integer (field `revision`).
+pub fn decode_json(body: &[u8], max_points: usize) -> Result<Batch, ApiError> {
     let progress = Progress {
         max_points,
         point: Cell::new(None),
@@ -116,6 +127,10 @@ pub fn decode_json(body: &[u8], max_points: usize) -> Result<Vec<f64>, ApiError>
             format!("more than {max_points} points; the limit per request is {max_points}"),
         ),
         Some(Failure::MissingPoints) => ApiError::invalid("points", "missing (required)"),
+        Some(Failure::Revision) => ApiError::invalid(
+            "revision",
+            format!("expected an unsigned integer (a revision) or null: {err}"),
+        ),
         None => match progress.point.get() {
             Some(i) => ApiError::invalid(format!("points[{i}]"), err.to_string()),
             None => ApiError::invalid("body", err.to_string()),
@@ -136,13 +151,17 @@ struct Progress {
 enum Failure {
     TooMany,
     MissingPoints,
+    Revision,
 }
 
-/// The top-level object: exactly one key, `points`.
+/// The keys of a batch body.
+const KEYS: &[&str] = &["points", "revision"];
+
+/// The top-level object: the key `points`, and optionally `revision`.
 struct BodySeed<'a>(&'a Progress);
 
 impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
-    type Value = Vec<f64>;
+    type Value = Batch;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
@@ -150,26 +169,40 @@ impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
 }
 
 impl<'de> Visitor<'de> for BodySeed<'_> {
-    type Value = Vec<f64>;
+    type Value = Batch;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(r#"an object {"points": [[x, z], ...]}"#)
+        f.write_str(r#"an object {"points": [[x, z], ...], "revision"?: r}"#)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut coords = None;
+        let mut revision: Option<Option<u64>> = None;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if key != "points" {
-                return Err(de::Error::unknown_field(&key, &["points"]));
+            match &*key {
+                "points" if coords.is_some() => {
+                    return Err(de::Error::duplicate_field("points"));
+                }
+                "points" => coords = Some(map.next_value_seed(PointsSeed(self.0))?),
+                "revision" if revision.is_some() => {
+                    self.0.failure.set(Some(Failure::Revision));
+                    return Err(de::Error::duplicate_field("revision"));
+                }
+                "revision" => {
+                    self.0.failure.set(Some(Failure::Revision));
+                    revision = Some(map.next_value::<Option<u64>>()?);
+                    self.0.failure.set(None);
+                }
+                _ => return Err(de::Error::unknown_field(&key, KEYS)),
             }
-            if coords.is_some() {
-                return Err(de::Error::duplicate_field("points"));
-            }
-            coords = Some(map.next_value_seed(PointsSeed(self.0))?);
         }
-        coords.ok_or_else(|| {
+        let coords = coords.ok_or_else(|| {
             self.0.failure.set(Some(Failure::MissingPoints));
             de::Error::missing_field("points")
+        })?;
+        Ok(Batch {
+            coords,
+            revision: revision.flatten(),
         })
     }
 }
@@ -258,12 +291,41 @@ mod tests {
 
     #[test]
     fn decodes_in_order() {
-        let coords = decode_json(br#"{"points": [[1, 2.5], [-3e2, 0.1]]}"#, 3).unwrap();
-        assert_eq!(coords, [1.0, 2.5, -300.0, 0.1]);
+        let batch = decode_json(br#"{"points": [[1, 2.5], [-3e2, 0.1]]}"#, 3).unwrap();
+        assert_eq!(batch.coords, [1.0, 2.5, -300.0, 0.1]);
+        assert_eq!(batch.revision, None);
         assert_eq!(
-            decode_json(br#"{"points": []}"#, 3).unwrap(),
+            decode_json(br#"{"points": []}"#, 3).unwrap().coords,
             Vec::<f64>::new()
         );
+    }
+
+    #[test]
+    fn reads_the_revision() {
+        let revision = |body: &str| decode_json(body.as_bytes(), 3).map(|b| b.revision);
+        assert_eq!(
+            revision(r#"{"points": [[1, 2]], "revision": 7}"#),
+            Ok(Some(7))
+        );
+        assert_eq!(revision(r#"{"revision": 0, "points": []}"#), Ok(Some(0)));
+        assert_eq!(revision(r#"{"points": [], "revision": null}"#), Ok(None));
+        assert_eq!(
+            revision(r#"{"points": [], "revision": 18446744073709551615}"#),
+            Ok(Some(u64::MAX))
+        );
+        for bad in [
+            r#"{"points": [], "revision": -1}"#,
+            r#"{"points": [], "revision": 1.5}"#,
+            r#"{"points": [], "revision": "3"}"#,
+            r#"{"points": [], "revision": 18446744073709551616}"#,
+            r#"{"points": [], "revision": 1, "revision": 2}"#,
+        ] {
+            let err = decode_json(bad.as_bytes(), 3).unwrap_err();
+            assert_eq!(err.field(), Some("revision"), "{bad}: {err}");
+            assert_eq!(err.code(), crate::error::ErrorCode::InvalidArgument);
+        }
+        // A missing points list is still `points`, with or without a revision.
+        assert_eq!(field(r#"{"revision": 3}"#), "points");
     }
 
     #[test]

@@ -185,6 +185,20 @@ impl Query {
             .map_err(|_| ApiError::invalid(name, format!("expected a number, got {}", Quoted(raw))))
     }
 
+    /// An optional revision: an unsigned integer, given at most once.
+    pub fn revision(&self, name: &'static str) -> Result<Option<u64>, ApiError> {
+        let Some(raw) = self.at_most_once(name)? else {
+            return Ok(None);
+        };
+        raw.parse().map(Some).map_err(|_| {
+            let reason = format!(
+                "expected an unsigned integer (a revision), got {}",
+                Quoted(raw)
+            );
+            ApiError::invalid(name, reason)
+        })
+    }
+
     /// A sample count: an integer; zero and negatives come back as 0, which the engine
     /// refuses with "must be greater than 0".
     pub fn count(&self, name: &'static str) -> Result<u64, ApiError> {

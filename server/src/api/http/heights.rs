@@ -2,8 +2,12 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "zone", "revision"}` (`zone`: the deciding flat zone's id, or null); `mode=exact\|surface` |
-//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...]}` -> `{"heights", "zones", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` (no zones) |
+//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "zone", "revision"}` (`zone`: the deciding flat zone's id, or null); `mode=exact\|surface`; `revision=r` (as of revision r) |
+//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...], "revision"?: r}` -> `{"heights", "zones", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` (no zones); `?revision=r` for either |
+//!
+//! With a revision, the answer is for the world as it was at that revision
+//! ([`crate::world::asof`]) and carries it; a revision the world's history no longer
+//! holds, or one newer than the world's, is `409` (field `revision`).
 //! | `GET /v1/worlds/{world}/heightmap?x0=&z0=&nx=&nz=&step=` | `{"x0", "z0", "step", "nx", "nz", "heights", "revision"}` |
 
 use std::sync::Arc;
@@ -47,11 +51,13 @@ pub struct HeightBody {
         ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the rendered mesh surface)", example = "exact"),
+        ("revision" = Option<u64>, Query, description = REVISION_PARAM),
     ),
     responses(
         (status = 200, description = "The height at (x, z)", body = HeightBody),
         (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = REVISION_REFUSED),
     ),
 )]
 pub async fn height(
@@ -63,7 +69,8 @@ pub async fn height(
     let world = engine.world(&world)?;
     let mode = mode::from_query(query.at_most_once("mode")?)?;
     let (x, z) = (query.number("x")?, query.number("z")?);
-    let a = engine.height_in(world, x, z, mode).await?;
+    let revision = query.revision("revision")?;
+    let a = engine.height_in(world, x, z, mode, revision).await?;
     Ok(Json(HeightBody {
         x: a.x,
         z: a.z,
@@ -100,6 +107,7 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
         `application/x-www-form-urlencoded`.",
     params(
         ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the served meshes' surface, read from cached tile meshes where held; `zones` is then empty)", example = "exact"),
+        ("revision" = Option<u64>, Query, description = "As the body's `revision` (the only way to give one with a binary body); not with it"),
     ),
     request_body(
         description = "The points",
@@ -118,6 +126,7 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
         ),
         (status = 400, description = "A malformed body (field `body`) or point (`points[i]`), a binary body whose length is not a multiple of 16, a coordinate out of range, an unknown `mode`"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = REVISION_REFUSED),
         (status = 413, description = "More than `max_batch_points` points (field `points`), or a body over the byte limit (field `body`)"),
         (status = 415, description = "A `Content-Type` other than JSON or `application/octet-stream` (field `content-type`)"),
     ),
@@ -133,14 +142,29 @@ pub async fn heights(
     let world = engine.world(&world)?;
     let mode = mode::from_query(query.at_most_once("mode")?)?;
     let format = BodyFormat::of(&headers)?;
+    let in_query = query.revision("revision")?;
     let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
-    let coords = decode_batch(engine, format, body).await?;
+    let batch = decode_batch(engine, format, body).await?;
+    let revision = match (in_query, batch.revision) {
+        (Some(_), Some(_)) => {
+            let reason = "given both in the query string and in the body; give one";
+            return Err(ApiError::invalid("revision", reason));
+        }
+        (q, b) => q.or(b),
+    };
     let ids = match format {
         BodyFormat::Json => ZoneIds::Include,
         BodyFormat::Binary => ZoneIds::Omit,
     };
     let answer = engine
-        .heights(world, coords, BatchNaming::Points, ids, mode)
+        .heights(
+            world,
+            batch.coords,
+            BatchNaming::Points,
+            ids,
+            mode,
+            revision,
+        )
         .await?;
     match format {
         BodyFormat::Json => {
@@ -156,12 +180,22 @@ pub async fn heights(
     }
 }
 
+/// What the `revision` query parameter (or body field) means, in the document.
+pub const REVISION_PARAM: &str = "Answer as of this earlier revision of the world (lag \
+    compensation), while its history still holds it (`asof_revisions` revisions before the \
+    current one); the answer then carries it. Absent: now.";
+
+/// The `409` of a route taking a revision, in the document.
+pub const REVISION_REFUSED: &str = "A `revision` older than the world's history holds \
+    (`asof_revisions`), or newer than the world's current revision (field `revision`, \
+    `FAILED_PRECONDITION`)";
+
 /// Decodes a batch body, on the pool when it is large.
 async fn decode_batch(
     engine: &QueryEngine,
     format: BodyFormat,
     body: Bytes,
-) -> Result<Vec<f64>, ApiError> {
+) -> Result<body::Batch, ApiError> {
     let max_points = engine.limits().max_batch_points;
     if format == BodyFormat::Binary && body.len().is_multiple_of(16) {
         // Refused before decoding; JSON is counted as it is decoded.
@@ -169,7 +203,10 @@ async fn decode_batch(
     }
     let small = body.len() <= OFFLOAD_BODY_BYTES;
     let decode = move || match format {
-        BodyFormat::Binary => body::decode_binary(&body),
+        BodyFormat::Binary => body::decode_binary(&body).map(|coords| body::Batch {
+            coords,
+            revision: None,
+        }),
         BodyFormat::Json => body::decode_json(&body, max_points),
     };
     if small {

@@ -3,8 +3,8 @@
 //!
 //! | route | body | answer |
 //! | --- | --- | --- |
-//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...]}` | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
-//! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact"}` | `{"blocked", "at", "reason", "path", "revision"}` |
+//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
+//! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact", "revision"?: r}` | `{"blocked", "at", "reason", "path", "revision"}` |
 //! | `POST /v1/worlds/{world}/paths/find` | `{"from": [x, z], "to": [x, z], "maxNodes"?, "maxDistance"?}` | `{"found", "waypoints", "length", "expanded", "reason", "revision"}` |
 
 use std::sync::Arc;
@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_path_to_error::Segment;
 use terrain_core::walk::TerrainInfo;
 
-use super::{body, body_limit, body_rejection, extract::World, json_response};
+use super::{
+    body, body_limit, body_rejection, extract::World, heights::REVISION_REFUSED, json_response,
+};
 use crate::{
     api::{ApiError, ApiState},
     query::{
@@ -123,6 +125,7 @@ pub struct TerrainInfoJson {
         (status = 200, description = "One answer per point, in order", body = TerrainInfoJson),
         (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`)"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = REVISION_REFUSED),
         (status = 413, description = "More than `max_batch_points` points (field `points`)"),
         (status = 415, description = "A `Content-Type` other than JSON (field `content-type`)"),
     ),
@@ -135,9 +138,9 @@ pub async fn terrain_info(
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let (world, body) = json_request(&state, &world, &headers, body)?;
-    let coords = body::decode_json(&body, engine.limits().max_batch_points)?;
+    let batch = body::decode_json(&body, engine.limits().max_batch_points)?;
     let answer = engine
-        .terrain_info(world, coords, BatchNaming::Points)
+        .terrain_info(world, batch.coords, BatchNaming::Points, batch.revision)
         .await?;
     let count = answer.points.len();
     let body = TerrainInfoJson {
@@ -157,6 +160,11 @@ pub struct CheckBody {
     /// crossed; the default).
     #[serde(default)]
     mode: Option<String>,
+    /// Check as of this earlier revision of the world (lag compensation), while its
+    /// history still holds it (`asof_revisions` revisions before the current one);
+    /// the answer then carries it. Absent or null: now.
+    #[serde(default)]
+    revision: Option<u64>,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -184,6 +192,7 @@ pub struct CheckJson {
         (status = 200, description = "The check", body = CheckJson),
         (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`), an unknown `mode`"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = REVISION_REFUSED),
         (status = 413, description = "More than 1,024 points or a path over 10 km (field `points`)"),
         (status = 415, description = "A `Content-Type` other than JSON (field `content-type`)"),
     ),
@@ -210,7 +219,9 @@ pub async fn check_path(
         })?,
     };
     let points = request.points.iter().map(|p| (p[0], p[1])).collect();
-    let answer = engine.check_path(world, points, mode, "points").await?;
+    let answer = engine
+        .check_path(world, points, mode, "points", request.revision)
+        .await?;
     let check = answer.check;
     Ok(Json(CheckJson {
         blocked: check.blocked.is_some(),

@@ -97,7 +97,9 @@ fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<
             json!({"type": "integer", "minimum": 1, "maximum": limits.max_heightmap_samples})
         }
         ("query", "radius") => json!({"type": "number", "exclusiveMinimum": 0.0}),
-        ("query", "fromRevision") => json!({"type": "integer", "minimum": 0, "maximum": u64::MAX}),
+        ("query", "fromRevision" | "revision") => {
+            json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
+        }
         ("query", "tiles") => {
             json!({"type": "string", "pattern": "^-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+$"})
         }
@@ -161,6 +163,7 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
             "minItems": 2,
             "maxItems": 2,
         });
+        revision_property(&mut points["properties"]["revision"]);
     }
     let point = json!({
         "type": "array",
@@ -173,6 +176,7 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
         check["properties"]["points"]["minItems"] = json!(1);
         check["properties"]["points"]["maxItems"] = json!(MAX_PATH_POINTS);
         check["properties"]["points"]["items"] = point.clone();
+        revision_property(&mut check["properties"]["revision"]);
         check["properties"]["mode"] = json!({
             "type": ["string", "null"],
             "enum": ["hyperscape", "exact", null],
@@ -205,6 +209,16 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
             props[key] = within(MAX_VIEWER_SPEED);
             props[key]["description"] = json!("Metres per second (0 when absent)");
         }
+    }
+}
+
+/// A body's optional `revision`: an unsigned 64-bit integer or null (the derived
+/// schema's `int64` format would cap it at 2^63 - 1), with its derived description.
+fn revision_property(property: &mut Value) {
+    let description = property.get("description").cloned();
+    *property = json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX});
+    if let Some(description) = description {
+        property["description"] = description;
     }
 }
 

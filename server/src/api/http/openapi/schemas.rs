@@ -29,16 +29,21 @@ impl PartialSchema for Bytes {
 
 impl ToSchema for Bytes {}
 
-/// `POST /v1/worlds/{world}/heights` as JSON: the points to sample, `[x, z]` each, in
-/// metres. Keys other than `points` are refused (field `body`); a malformed point is
+/// `POST /v1/worlds/{world}/heights` (and `.../terrain-info`) as JSON: the points to
+/// sample, `[x, z]` each, in metres, and optionally the revision to answer as of. Keys
+/// other than `points` and `revision` are refused (field `body`); a malformed point is
 /// refused naming it (`points[3]`); more than `max_batch_points` is `413` (field
-/// `points`).
+/// `points`); a revision that is not an unsigned integer is `400` (field `revision`).
 #[derive(Debug, ToSchema)]
 #[schema(example = json!({"points": [[0.0, 0.0], [12.5, -40.0]]}))]
+#[allow(dead_code)] // Read by the schema only: the route decodes the body itself.
 pub struct PointsBody {
     /// `[x, z]` pairs.
-    #[allow(dead_code)] // Read by the schema only: the route decodes the body itself.
     points: Vec<[f64; 2]>,
+    /// Answer as of this earlier revision of the world (lag compensation), while its
+    /// history still holds it (`asof_revisions` revisions before the current one); the
+    /// answer then carries it. Absent or null: now.
+    revision: Option<u64>,
 }
 
 /// The error body as a response's content.
