@@ -251,3 +251,48 @@ async fn shutdown_waits_for_the_followers_and_nothing_is_applied_after() {
     assert_eq!(f.world().snapshot().revision(), 1);
     assert_eq!(f.store.load("main").unwrap().revision, 1);
 }
+
+/// The ground as of each applied revision holds that revision's zones (with the
+/// revisions that registered them), a poison entry (a change of nothing here)
+/// included; a revision newer than the world's is refused naming `revision`.
+#[tokio::test]
+async fn the_ground_as_of_each_applied_revision_has_that_revision_s_zones() {
+    let f = Fixture::new().await;
+    let world = f.world();
+    let moved = FlatZone {
+        center_x: 10.0,
+        ..zone(0.0)
+    };
+    let b = FlatZone {
+        id: "b".into(),
+        ..zone(300.0)
+    };
+    assert_eq!(f.log.append(Write::Put(zone(0.0))), 1);
+    assert_eq!(f.log.append(Write::Put(moved)), 2);
+    assert_eq!(f.log.append(Write::Delete("a".into())), 3);
+    assert_eq!(f.log.append_poison("a", "not a zone"), 4);
+    assert_eq!(f.log.append(Write::Put(b)), 5);
+    f.applied(5).await;
+    let zones = |revision| -> Vec<(String, f64, u64)> {
+        let ground = world.ground(Some(revision)).unwrap();
+        assert_eq!(ground.revision(), revision);
+        let terrain = crate::world::AsTerrain::terrain(&ground);
+        terrain
+            .zones()
+            .iter()
+            .map(|(z, r)| (z.id.clone(), z.center_x, r))
+            .collect()
+    };
+    assert_eq!(zones(0), []);
+    assert_eq!(zones(1), [("a".to_string(), 0.0, 1)]);
+    assert_eq!(zones(2), [("a".to_string(), 10.0, 2)]);
+    assert_eq!(zones(3), []);
+    assert_eq!(zones(4), []);
+    assert_eq!(zones(5), [("b".to_string(), 300.0, 5)]);
+    // Asked again: the same ground, from the cache.
+    assert_eq!(zones(2), [("a".to_string(), 10.0, 2)]);
+    let err = world.ground(Some(6)).unwrap_err();
+    assert_eq!(err.error_code(), ErrorCode::FailedPrecondition);
+    assert_eq!(err.field(), Some("revision"));
+    assert!(err.to_string().starts_with("revision: 6 is newer"), "{err}");
+}
