@@ -242,7 +242,7 @@ try {
   check(JSON.stringify(shadings.map((e) => e.reason)) === '["water","slope","zone"]',
     `the slope rule shades ${shadings.map((e) => e.reason)}`);
   // Zoom 5 (0.5 m a pixel) over the coast and the steep ground north-east of the spawn.
-  await page.evaluate(() => window.terrainMap.map.setView([200, 200], 5));
+  await page.evaluate(() => { window.terrainMap.map.closePopup(); window.terrainMap.map.setView([200, 200], 5); });
   await allLoaded();
   await page.click('.leaflet-control-layers label:has-text("walkability")');
   await page.waitForSelector('#walk-legend', { state: 'visible' });
@@ -338,22 +338,52 @@ try {
     const [i, j] = [Math.floor(x / m) - tx * 256, Math.floor(z / m) - ty * 256];
     return Array.from(g.getImageData(i, j, 1, 1).data);
   }, [x, z]);
-  const beforeHall = await walkAt(40.1, 40.1);
+  // The pixel once the view's walk tile holding it has loaded.
+  const walkAtLoaded = async (x, z) => {
+    for (let i = 0; ; i++) {
+      const p = await walkAt(x, z);
+      if (p) return p;
+      if (i > 100) throw new Error(`FAILED: no walk tile loaded at (${x}, ${z}) in 10 s`);
+      await sleep(100);
+    }
+  };
+  const beforeHall = await walkAtLoaded(40.1, 40.1);
   check(reasonOf(beforeHall) !== 'zone', `(40.1, 40.1) before the hall: ${reasonOf(beforeHall) ?? 'walkable'}`);
   const reloadsBefore = await page.evaluate(() => window.terrainMap.reloads.length);
   await api('PUT', '/v1/worlds/main/flat-zones/browser-hall',
     { centerX: 40, centerZ: 40, width: 10, depth: 10, heightOffset: 0.5, blendRadius: 2, walkable: false });
-  await page.waitForFunction((n) => window.terrainMap.reloads.slice(n).some((r) => r.layer === 'walk'), reloadsBefore, { timeout: 2000 });
+  // The zone event reloads the walk tiles it touches (a resync redraws them all).
+  const putAt = Date.now();
   for (let i = 0; ; i++) {
     const p = await walkAt(40.1, 40.1);
     if (p && reasonOf(p) === 'zone') break;
-    if (i > 100) throw new Error(`FAILED: the hall's core not shaded zone after 10 s: ${p}`);
+    if (i > 150) {
+      const seen = await page.evaluate((n) => ({
+        reloads: window.terrainMap.reloads.slice(n),
+        socket: window.terrainMap.socket()?.readyState,
+        area: window.terrainMap.area,
+      }), reloadsBefore);
+      throw new Error(`FAILED: the hall's core not shaded zone after 15 s: ${p} ${JSON.stringify(seen)}`);
+    }
     await sleep(100);
   }
-  check(true, 'the walk layer reloaded and shades the hall (walkable false) as zone');
+  const walkReloads = await page.evaluate((n) => window.terrainMap.reloads.slice(n).filter((r) => r.layer === 'walk').length, reloadsBefore);
+  check(walkReloads > 0, `${walkReloads} walk tiles reloaded by the zone event; the hall's core shaded after ${Date.now() - putAt} ms`);
   await walkLoaded();
+  await sleep(1700); // past the changed-tile highlight, so the shading shows
   await shot('11-walk-zone');
+  // Removed: the layer's tile reloads, and the core is clear again, before the layer
+  // is turned off (so no reload is left in flight).
   await api('DELETE', '/v1/worlds/main/flat-zones/browser-hall');
+  for (let i = 0; ; i++) {
+    const p = await walkAt(40.1, 40.1);
+    if (p && reasonOf(p) !== 'zone') break;
+    if (i > 100) throw new Error(`FAILED: the hall's core still shaded 10 s after DELETE: ${p}`);
+    await sleep(100);
+  }
+  await allLoaded();
+  await walkLoaded();
+  check(true, 'the hall removed: its core is clear again');
   await page.click('.leaflet-control-layers label:has-text("walkability")');
   await page.waitForFunction(() => !document.getElementById('walk-legend'));
   check(true, 'walk layer off: its legend is gone');
