@@ -260,3 +260,37 @@ fn a_two_block_rise_blocks_and_the_search_takes_the_stair() {
     assert_eq!(back.waypoints, [(15.5, 5.5), (5.5, 5.5)]);
     assert_eq!(back.grid_length, 10.0);
 }
+
+/// The map's walk layer reads judgements and rises off a lattice of pixel centres: each
+/// point as the walker judges it, and rising exactly where the blocks of its column
+/// stand more than one block above one of its eight neighbours'.
+#[test]
+fn a_lattice_s_rises_are_the_columns_over_a_two_block_step() {
+    let rule = rule();
+    for (name, t) in worlds() {
+        let walker = Walker::new(&t, &rule);
+        let cols = columns(&t, 2);
+        // Pixel centres at 0.5 m and at 2 m (zooms 5 and 3 of the map).
+        for (m, n) in [(0.5, 96), (2.0, 30)] {
+            let axis: Vec<f64> = (0..n)
+                .map(|i| (i as f64 - n as f64 / 2.0 + 0.5) * m)
+                .collect();
+            let lattice = walker.step_rises(&axis, &axis);
+            let mut rising = 0;
+            for (j, &z) in axis.iter().enumerate() {
+                for (i, &x) in axis.iter().enumerate() {
+                    let k = j * axis.len() + i;
+                    assert_eq!(lattice.cells[k], walker.blocked(x, z), "{name} ({x}, {z})");
+                    let (tx, tz) = (x.floor() as i64, z.floor() as i64);
+                    let top = cols[&(tx, tz)].height;
+                    let want = (-1..=1)
+                        .flat_map(|dz| (-1..=1).map(move |dx| (dx, dz)))
+                        .any(|(dx, dz)| top - cols[&(tx + dx, tz + dz)].height > 1.0);
+                    assert_eq!(lattice.rises[k], want, "{name} {m} m ({x}, {z})");
+                    rising += usize::from(want);
+                }
+            }
+            assert!(rising > 0, "{name} {m} m: no column over a two-block step");
+        }
+    }
+}

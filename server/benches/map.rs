@@ -3,7 +3,8 @@
 //! and zoom 5 (0.5 m a pixel), over the island of hyperscape seed 0 and a voxel world (seed 1, default
 //! parameters: each pixel is coloured by its column's top block). Cold renders run on
 //! the server's compute pool, band by band, as a request's would; one iteration is one
-//! map tile.
+//! map tile. The walk layer's cold renders (`walk-cold`) judge every pixel by the
+//! world's walkability rule.
 //!
 //! `cargo bench -p terrain-server --bench map`
 
@@ -14,7 +15,7 @@ use terrain_core::GeneratorKind;
 use terrain_server::{
     Limits, WorldConfig,
     compute::Compute,
-    map::{MAP_CACHE_BYTES, MapCache, MapTile},
+    map::{Layer, MAP_CACHE_BYTES, MapCache, MapTile},
     store::ZoneStore,
     world::World,
 };
@@ -43,17 +44,33 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     // A fresh cache each time: every call renders.
                     let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
-                    let served = runtime.block_on(cache.get(&world, tile)).unwrap();
+                    let served = runtime
+                        .block_on(cache.get(&world, tile, Layer::Terrain))
+                        .unwrap();
                     assert!(!served.cached);
                     black_box(served.png.png.len())
                 })
             });
             let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
-            runtime.block_on(cache.get(&world, tile)).unwrap();
+            runtime
+                .block_on(cache.get(&world, tile, Layer::Terrain))
+                .unwrap();
             group.bench_function(format!("{name}/warm/zoom{zoom}"), |b| {
                 b.iter(|| {
-                    let served = runtime.block_on(cache.get(&world, tile)).unwrap();
+                    let served = runtime
+                        .block_on(cache.get(&world, tile, Layer::Terrain))
+                        .unwrap();
                     assert!(served.cached);
+                    black_box(served.png.png.len())
+                })
+            });
+            group.bench_function(format!("{name}/walk-cold/zoom{zoom}"), |b| {
+                b.iter(|| {
+                    let cache = MapCache::new(MAP_CACHE_BYTES, compute.clone());
+                    let served = runtime
+                        .block_on(cache.get(&world, tile, Layer::Walk))
+                        .unwrap();
+                    assert!(!served.cached);
                     black_box(served.png.png.len())
                 })
             });

@@ -96,6 +96,8 @@ pub struct Meters {
     pub heightmap: Meter,
     /// Per map tile rendered.
     pub map: Meter,
+    /// Per height a walk-layer map tile reads.
+    pub walk_map: Meter,
     /// Per mesh built (a heightfield tile, or a voxel chunk's greedy mesh).
     pub mesh: Meter,
     /// Per voxel chunk of blocks or instances built.
@@ -114,6 +116,7 @@ impl Meters {
             batch: Meter::new(height_ns),
             heightmap: Meter::new(height_ns),
             map: Meter::new(height_ns * MAP_HEIGHTS),
+            walk_map: Meter::new(height_ns),
             mesh: Meter::new(height_ns * tile_vertices),
             chunk: Meter::new(height_ns * chunk_columns),
         }
@@ -121,11 +124,12 @@ impl Meters {
 
     /// Each meter by the name of its work (the `work` label of
     /// `terrain_work_estimate_seconds`).
-    pub fn named(&self) -> [(&'static str, &Meter); 5] {
+    pub fn named(&self) -> [(&'static str, &Meter); 6] {
         [
             ("batch_point", &self.batch),
             ("heightmap_sample", &self.heightmap),
             ("map_tile", &self.map),
+            ("walk_map_height", &self.walk_map),
             ("mesh", &self.mesh),
             ("chunk", &self.chunk),
         ]

@@ -5,8 +5,14 @@
 //   the picker; the map (no console error, no failed request, tiles not blank, water
 //   exactly where GET .../height is below 9 m); a zone registered through the API
 //   (outline and re-requested tiles within 1 s), then removed; a viewer moved (its
-//   marker moves); a click (the height shown is the API's, digit for digit); the
-//   3-D view of tile (0, 0) (canvas not blank); an osrs world; a voxel world (map
+//   marker moves); a click (the height shown is the API's, digit for digit, and the
+//   biome, slope, walkable and reason are POST .../terrain-info's); the 3-D view of
+//   tile (0, 0) (canvas not blank); the walkability layer turned on in the layers
+//   control (its legend shown, its ?layer=walk tiles loaded with shaded pixels, each
+//   sampled pixel shaded exactly where terrain-info at its centre says not walkable,
+//   in its reason's colour; a click on steep ground showing reason slope as the API
+//   does; a zone registered with walkable false reloading the layer's tiles and
+//   shading its core); an osrs world; a voxel world (map
 //   pixels in block colours, water exactly the water block's colour, chunk (0, 0) in
 //   3-D as one instanced mesh per block kind of its instances, canvas not blank).
 //
@@ -101,6 +107,19 @@ try {
     for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
     return set.size;
   });
+
+  // The click panel's terrain info against POST .../terrain-info at the clicked point.
+  async function checkPanel(clicked, world = 'main') {
+    const text = await api('POST', `/v1/worlds/${world}/terrain-info`, { points: [[clicked.x, clicked.z]] });
+    const info = JSON.parse(text).points[0];
+    const rawSlope = text.match(/"slope":(-?[0-9.eE+-]+)/)[1];
+    const panel = await page.evaluate(() => Object.fromEntries(['biome', 'slope', 'walkable', 'reason']
+      .map((k) => [k, document.getElementById(`clicked-${k}`)?.textContent])));
+    const want = { biome: info.biome ?? 'none', slope: rawSlope, walkable: info.walkable ? 'yes' : 'no', reason: info.reason ?? 'none' };
+    check(JSON.stringify(panel) === JSON.stringify(want),
+      `panel at (${clicked.x}, ${clicked.z}) shows ${JSON.stringify(panel)}, terrain-info says ${JSON.stringify(want)}`);
+    return info;
+  }
 
   // 1. The picker.
   await page.goto(`${origin}/map`);
@@ -199,6 +218,7 @@ try {
   const text = await api('GET', `/v1/worlds/main/height?x=${clicked.x}&z=${clicked.z}`);
   const raw = text.match(/"height":(-?[0-9.eE+-]+)/)[1];
   check(shown === raw, `clicked (${clicked.x}, ${clicked.z}): page shows ${shown}, API says ${raw}`);
+  await checkPanel(clicked);
   await shot('07-click-height');
 
   // 7. The 3-D view of tile (0, 0).
@@ -215,7 +235,160 @@ try {
   check(page.url().includes('tile=0,0'), `the open tile is in the URL fragment (${page.url()})`);
   await shot('08-tile-3d');
 
-  // 8. An osrs world.
+  // 8. The walkability layer, turned on in the layers control.
+  await page.click('#viewer3d-close');
+  const legendJson = JSON.parse(await api('GET', '/v1/worlds/main/map/legend'));
+  const shadings = legendJson.walk.entries;
+  check(JSON.stringify(shadings.map((e) => e.reason)) === '["water","slope","zone"]',
+    `the slope rule shades ${shadings.map((e) => e.reason)}`);
+  // Zoom 5 (0.5 m a pixel) over the coast and the steep ground north-east of the spawn.
+  await page.evaluate(() => { window.terrainMap.map.closePopup(); window.terrainMap.map.setView([200, 200], 5); });
+  await allLoaded();
+  await page.click('.leaflet-control-layers label:has-text("walkability")');
+  await page.waitForSelector('#walk-legend', { state: 'visible' });
+  const legendText = await page.textContent('#walk-legend');
+  check(shadings.every((e) => legendText.includes(e.label)) && legendText.includes('slope'),
+    `walk legend shown: ${legendText}`);
+  const walkLoaded = () => page.waitForFunction(() => {
+    const imgs = [...document.querySelectorAll('.walk-tiles img.leaflet-tile')];
+    return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth === 256);
+  }, null, { timeout: 30000 });
+  await walkLoaded();
+  check(page.url().includes('walk=1'), `the walk layer is in the URL fragment (${page.url()})`);
+  const walkPixels = () => page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = c.height = 256;
+    const g = c.getContext('2d', { willReadFrequently: true });
+    const out = [];
+    for (const [key, t] of Object.entries(window.terrainMap.walkTiles._tiles)) {
+      if (!t.el.complete) continue;
+      g.clearRect(0, 0, 256, 256);
+      g.drawImage(t.el, 0, 0);
+      out.push({ key, src: t.el.src, pixels: Array.from(g.getImageData(0, 0, 256, 256).data) });
+    }
+    return out;
+  });
+  // The reason a pixel's RGBA shows (a canvas reads semi-transparent colours back
+  // within a few units), or null for a clear pixel.
+  const reasonOf = (p) => {
+    if (p[3] === 0) return null;
+    const near = shadings.find((e) => e.rgba.every((v, k) => Math.abs(v - p[k]) <= 3));
+    return near ? near.reason : `unknown ${p.join(',')}`;
+  };
+  const walkTiles = await walkPixels();
+  check(walkTiles.length >= 4 && walkTiles.every((t) => t.src.includes('layer=walk')),
+    `${walkTiles.length} walk tiles loaded with ?layer=walk`);
+  const counts = {};
+  let steep = null;
+  for (const t of walkTiles) {
+    const [x, y, z] = t.key.split(':').map(Number);
+    const m = 16 / 2 ** z;
+    const points = [];
+    for (let j = 2; j < 254; j += 5) for (let i = 4; i < 254; i += 5) points.push([i, j]);
+    const body = { points: points.map(([i, j]) => [(x * 256 + i + 0.5) * m, (y * 256 + j + 0.5) * m]) };
+    const infos = JSON.parse(await api('POST', '/v1/worlds/main/terrain-info', body)).points;
+    const bad = [];
+    points.forEach(([i, j], n) => {
+      const k = (j * 256 + i) * 4;
+      const got = reasonOf(t.pixels.slice(k, k + 4));
+      counts[got ?? 'walkable'] = (counts[got ?? 'walkable'] ?? 0) + 1;
+      if (got !== infos[n].reason) bad.push(`(${body.points[n]}): pixel ${got}, terrain-info ${infos[n].reason}`);
+      // Steep ground with steep pixels all around it, for a click.
+      if (!steep && got === 'slope' && i > 8 && j > 8) {
+        const around = [[-1, 0], [1, 0], [0, -1], [0, 1], [-1, -1], [1, 1], [-1, 1], [1, -1]].every(([di, dj]) =>
+          reasonOf(t.pixels.slice(((j + dj) * 256 + i + di) * 4, ((j + dj) * 256 + i + di) * 4 + 4)) === 'slope');
+        if (around) steep = body.points[n];
+      }
+    });
+    check(bad.length === 0, `walk tile ${t.key}: ${points.length} pixels shaded as terrain-info says${bad.length ? ':\n  ' + bad.slice(0, 10).join('\n  ') : ''}`);
+  }
+  check((counts.walkable ?? 0) > 20 && (counts.water ?? 0) > 20 && (counts.slope ?? 0) > 5,
+    `walk layer shows ${JSON.stringify(counts)}`);
+  await shot('09-walk-layer');
+
+  // A click on steep ground: the panel says why it is not walkable, as the API does.
+  check(steep !== null, `steep ground found at ${steep}`);
+  await page.evaluate(([x, z]) => window.terrainMap.map.setView([z, x], 7), steep);
+  await allLoaded();
+  await walkLoaded();
+  const sp = await page.evaluate(([x, z]) => window.terrainMap.map.latLngToContainerPoint([z, x]), steep);
+  await page.mouse.click(box.x + sp.x, box.y + sp.y);
+  await page.waitForFunction(([x, z]) => {
+    const c = window.terrainMap.clicked;
+    return c && Math.abs(c.x - x) < 1 && Math.abs(c.z - z) < 1 && document.getElementById('clicked-reason');
+  }, steep);
+  const steepInfo = await checkPanel(await page.evaluate(() => window.terrainMap.clicked));
+  check(steepInfo.reason === 'slope' && !steepInfo.walkable, `the clicked steep ground is reason ${steepInfo.reason}`);
+  await shot('10-walk-click');
+
+  // A zone registered with walkable false: the layer's tiles reload and shade its core.
+  await page.evaluate(() => { window.terrainMap.map.closePopup(); window.terrainMap.map.setView([40, 40], 5); });
+  await allLoaded();
+  await walkLoaded();
+  const walkAt = (x, z) => page.evaluate(([x, z]) => {
+    const zoom = window.terrainMap.map.getZoom();
+    const m = 16 / 2 ** zoom;
+    const [tx, ty] = [Math.floor(x / (256 * m)), Math.floor(z / (256 * m))];
+    const t = window.terrainMap.walkTiles._tiles[`${tx}:${ty}:${zoom}`];
+    if (!t || !t.el.complete) return null;
+    const c = document.createElement('canvas');
+    c.width = c.height = 256;
+    const g = c.getContext('2d', { willReadFrequently: true });
+    g.drawImage(t.el, 0, 0);
+    const [i, j] = [Math.floor(x / m) - tx * 256, Math.floor(z / m) - ty * 256];
+    return Array.from(g.getImageData(i, j, 1, 1).data);
+  }, [x, z]);
+  // The pixel once the view's walk tile holding it has loaded.
+  const walkAtLoaded = async (x, z) => {
+    for (let i = 0; ; i++) {
+      const p = await walkAt(x, z);
+      if (p) return p;
+      if (i > 100) throw new Error(`FAILED: no walk tile loaded at (${x}, ${z}) in 10 s`);
+      await sleep(100);
+    }
+  };
+  const beforeHall = await walkAtLoaded(40.1, 40.1);
+  check(reasonOf(beforeHall) !== 'zone', `(40.1, 40.1) before the hall: ${reasonOf(beforeHall) ?? 'walkable'}`);
+  const reloadsBefore = await page.evaluate(() => window.terrainMap.reloads.length);
+  await api('PUT', '/v1/worlds/main/flat-zones/browser-hall',
+    { centerX: 40, centerZ: 40, width: 10, depth: 10, heightOffset: 0.5, blendRadius: 2, walkable: false });
+  // The zone event reloads the walk tiles it touches (a resync redraws them all).
+  const putAt = Date.now();
+  for (let i = 0; ; i++) {
+    const p = await walkAt(40.1, 40.1);
+    if (p && reasonOf(p) === 'zone') break;
+    if (i > 150) {
+      const seen = await page.evaluate((n) => ({
+        reloads: window.terrainMap.reloads.slice(n),
+        socket: window.terrainMap.socket()?.readyState,
+        area: window.terrainMap.area,
+      }), reloadsBefore);
+      throw new Error(`FAILED: the hall's core not shaded zone after 15 s: ${p} ${JSON.stringify(seen)}`);
+    }
+    await sleep(100);
+  }
+  const walkReloads = await page.evaluate((n) => window.terrainMap.reloads.slice(n).filter((r) => r.layer === 'walk').length, reloadsBefore);
+  check(walkReloads > 0, `${walkReloads} walk tiles reloaded by the zone event; the hall's core shaded after ${Date.now() - putAt} ms`);
+  await walkLoaded();
+  await sleep(1700); // past the changed-tile highlight, so the shading shows
+  await shot('11-walk-zone');
+  // Removed: the layer's tile reloads, and the core is clear again, before the layer
+  // is turned off (so no reload is left in flight).
+  await api('DELETE', '/v1/worlds/main/flat-zones/browser-hall');
+  for (let i = 0; ; i++) {
+    const p = await walkAt(40.1, 40.1);
+    if (p && reasonOf(p) !== 'zone') break;
+    if (i > 100) throw new Error(`FAILED: the hall's core still shaded 10 s after DELETE: ${p}`);
+    await sleep(100);
+  }
+  await allLoaded();
+  await walkLoaded();
+  check(true, 'the hall removed: its core is clear again');
+  await page.click('.leaflet-control-layers label:has-text("walkability")');
+  await page.waitForFunction(() => !document.getElementById('walk-legend'));
+  check(true, 'walk layer off: its legend is gone');
+
+  // 9. An osrs world.
   await page.goto(`${origin}/map/classic#zoom=2&x=0&z=0`);
   await page.waitForFunction(() => window.terrainMap?.ready);
   await allLoaded();
@@ -223,9 +396,9 @@ try {
   const osrsColours = new Set();
   for (const t of osrs) for (let i = 0; i < t.pixels.length; i += 4 * 89) osrsColours.add(t.pixels.slice(i, i + 3).join(','));
   check(osrsColours.size > 10, `osrs map not blank: ${osrsColours.size} distinct colours`);
-  await shot('09-osrs');
+  await shot('12-osrs');
 
-  // 9. A voxel world: coloured by the block seen from above.
+  // 10. A voxel world: coloured by the block seen from above.
   const { worlds: listed } = JSON.parse(await api('GET', '/v1/worlds'));
   const kinds = listed.find((w) => w.id === 'blocks').blockKinds;
   const colourOf = new Map(kinds.map((k) => [k.colour.join(','), k.name]));
@@ -248,7 +421,7 @@ try {
   const chunk = JSON.parse(await api('GET', '/v1/worlds/blocks/tiles/0/0/blocks'));
   const wet = chunk.columns.filter((c) => c.waterDepth > 0).length;
   if (wet > 0) check(flat.includes('water') || flat.includes('ice'), `chunk (0, 0) has ${wet} wet columns: the map shows flat ${flat}`);
-  await shot('10-voxel');
+  await shot('13-voxel');
 
   await page.evaluate(() => window.terrainMap.openTile(0, 0));
   await page.waitForFunction(() => window.terrainMap.view3d?.rendered, null, { timeout: 30000 });
@@ -259,7 +432,7 @@ try {
     `chunk (0, 0) drawn as one instanced mesh per kind: ${drawn.map((d) => `${d.kind} x${d.count}`).join(', ')}`);
   const voxelCanvas = await viewerColours();
   check(voxelCanvas > 20, `3-D canvas of chunk (0, 0) not blank: ${voxelCanvas} distinct colours`);
-  await shot('11-chunk-3d');
+  await shot('14-chunk-3d');
 
   check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
   console.log(`screenshots in ${shots}`);

@@ -23,7 +23,18 @@ fi
 
 cd "$repo"
 echo "== cargo build -p terrain-server"
-cargo build -p terrain-server --locked
-target="${CARGO_TARGET_DIR:-target}"
-echo "== map browser test"
-node "$here/map.test.mjs" "$target/debug/terrain-server"
+# The binary's path as cargo reports it (whatever target directory is configured).
+bin="$(cargo build -p terrain-server --bin terrain-server --locked --message-format=json-render-diagnostics \
+  | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      for (const line of s.split("\n")) {
+        if (!line) continue;
+        const m = JSON.parse(line);
+        if (m.reason === "compiler-artifact" && m.target.name === "terrain-server" && m.executable) console.log(m.executable);
+      }
+    });')"
+if [ -z "$bin" ]; then
+    echo "cargo reported no terrain-server executable" >&2
+    exit 1
+fi
+echo "== map browser test ($bin)"
+node "$here/map.test.mjs" "$bin"

@@ -12,6 +12,8 @@
 
 use rustc_hash::FxHashMap;
 
+use libm::floor;
+
 use super::{Reason, Walker};
 use crate::Generator;
 
@@ -117,6 +119,146 @@ impl Walker<'_> {
             cells,
             heights: kept,
         }
+    }
+}
+
+/// The distinct values of `points` and, when `neighbours`, of each point offset by the
+/// slope's distance both ways (`p - 1`, `p + 1`: the f64s [`Walker::slope_from`]
+/// reads), sorted; and for each point the indices of `p - 1`, `p` and `p + 1` among
+/// them (all three `p`'s without `neighbours`).
+fn spread(points: &[f64], neighbours: bool) -> (Vec<f64>, Vec<[usize; 3]>) {
+    let c = super::SLOPE_DISTANCE;
+    let trio = |p: f64| {
+        if neighbours {
+            [p - c, p, p + c]
+        } else {
+            [p, p, p]
+        }
+    };
+    let mut values: Vec<f64> = points.iter().flat_map(|&p| trio(p)).collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    // Every value searched for is among `values`: the search always finds it.
+    let at = |v: f64| {
+        values
+            .binary_search_by(|probe| probe.total_cmp(&v))
+            .unwrap_or_else(|i| i)
+    };
+    let indices = points.iter().map(|&p| trio(p).map(at)).collect();
+    (values, indices)
+}
+
+/// The judgement of every point of a lattice, and the heights it read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lattice {
+    /// Row-major (z outer): `None` walkable, else why not.
+    pub cells: Vec<Option<Reason>>,
+    /// Row-major (z outer), filled only by [`Walker::step_rises`]: whether the point's
+    /// movement tile stands more than the rule's step above one of its eight
+    /// neighbouring tiles.
+    pub rises: Vec<bool>,
+    /// The heights computed (for a cost meter).
+    pub heights: usize,
+}
+
+impl Walker<'_> {
+    /// The judgement at every point `(x, z)` of the lattice `xs` x `zs`, row-major (z
+    /// outer): each equal to [`Walker::blocked`] at the point (tested). The heights it
+    /// needs, each point's and (for rules with a slope limit) its eight neighbours' at
+    /// 1 m, are computed once each by the generator's area path, which answers bit for
+    /// bit as the point path does: a lattice whose spacing divides 1 m shares them
+    /// between neighbouring points.
+    pub fn lattice(&self, xs: &[f64], zs: &[f64]) -> Lattice {
+        // Only `block-step` never reads a slope.
+        let slopes = !matches!(self.rule, super::WalkRule::BlockStep { .. });
+        let (vx, ix) = spread(xs, slopes);
+        let (vz, iz) = spread(zs, slopes);
+        let mut heights = vec![0.0; vx.len() * vz.len()];
+        self.terrain().fill_axes(&vx, &vz, &mut heights);
+        let stride = vx.len();
+        let h = |i: usize, j: usize| heights[j * stride + i];
+        let mut cells = Vec::with_capacity(xs.len() * zs.len());
+        for (&z, &[s, jc, n]) in zs.iter().zip(&iz) {
+            for (&x, &[w, ic, e]) in xs.iter().zip(&ix) {
+                if let Some(judged) = self.zone_judgement(x, z) {
+                    cells.push(judged);
+                    continue;
+                }
+                let h0 = h(ic, jc);
+                let (water, max_slope) = self.limits(self.biome(x, z, h0));
+                if self.underwater(x, z, h0, water) {
+                    cells.push(Some(Reason::Water));
+                    continue;
+                }
+                if max_slope == f64::INFINITY {
+                    cells.push(None);
+                    continue;
+                }
+                // N, S, E, W, then NE, NW, SE, SW: the order of `slope_from`.
+                let neighbours = [
+                    h(ic, n),
+                    h(ic, s),
+                    h(e, jc),
+                    h(w, jc),
+                    h(e, n),
+                    h(w, n),
+                    h(e, s),
+                    h(w, s),
+                ];
+                let slope = super::slope_of(h0, neighbours);
+                cells.push((slope > max_slope).then_some(Reason::Slope));
+            }
+        }
+        Lattice {
+            cells,
+            rises: Vec::new(),
+            heights: heights.len(),
+        }
+    }
+
+    /// [`Walker::lattice`], with [`Lattice::rises`] filled when the rule judges steps
+    /// (`block-step`): for each point, whether its movement tile `(floor(x),
+    /// floor(z))` stands higher than one of its eight neighbouring tiles by more than
+    /// the rule's step ([`Walker::step_blocked`] of the tiles' centre heights), so that
+    /// it cannot be stepped up onto from there.
+    pub fn step_rises(&self, xs: &[f64], zs: &[f64]) -> Lattice {
+        let mut lattice = self.lattice(xs, zs);
+        if !self.judges_steps() {
+            return lattice;
+        }
+        let centre = |p: &f64| floor(*p) + 0.5;
+        let tx: Vec<f64> = xs.iter().map(centre).collect();
+        let tz: Vec<f64> = zs.iter().map(centre).collect();
+        let (vx, ix) = spread(&tx, true);
+        let (vz, iz) = spread(&tz, true);
+        let mut heights = vec![0.0; vx.len() * vz.len()];
+        self.terrain().fill_axes(&vx, &vz, &mut heights);
+        let stride = vx.len();
+        let h = |i: usize, j: usize| heights[j * stride + i];
+        let mut rises = Vec::with_capacity(xs.len() * zs.len());
+        for &[s, jc, n] in &iz {
+            for &[w, ic, e] in &ix {
+                let top = h(ic, jc);
+                let around = [
+                    (ic, n),
+                    (ic, s),
+                    (e, jc),
+                    (w, jc),
+                    (e, n),
+                    (w, n),
+                    (e, s),
+                    (w, s),
+                ];
+                rises.push(
+                    around
+                        .into_iter()
+                        .any(|(i, j)| self.step_blocked(h(i, j), top)),
+                );
+            }
+        }
+        lattice.rises = rises;
+        lattice.heights += heights.len();
+        lattice
     }
 }
 
@@ -281,6 +423,73 @@ mod tests {
                 );
                 assert_eq!(grid.get(50, 0), None);
             }
+        }
+    }
+
+    /// The pixel centres of a map tile at `m` metres a pixel, `n` of them from `t0`.
+    fn centres(t0: i64, n: i64, m: f64) -> Vec<f64> {
+        (0..n).map(|i| ((t0 + i) as f64 + 0.5) * m).collect()
+    }
+
+    #[test]
+    fn every_lattice_point_equals_the_point_judgement() {
+        let t = island(Overlap::Layered);
+        let rules = [
+            WalkRule::Slope {
+                limits: BiomeLimits::hyperscape(),
+                water_level: 9.0,
+            },
+            WalkRule::MaxSlope {
+                max_slope: 0.3,
+                water_level: Some(9.0),
+            },
+        ];
+        // 0.25 m to 16 m a pixel: the neighbours at 1 m are pixel centres (shared) at
+        // the fine spacings, between them at the coarse ones.
+        for rule in &rules {
+            let walker = Walker::new(&t, rule);
+            let mut seen = [0usize; 3];
+            for (m, x0, z0, n) in [
+                // The hall, the floor and the steep zone's ring, the coast.
+                (0.25, -104, -24, 48),
+                (0.5, 40, -60, 40),
+                (1.0, -30, -10, 60),
+                (2.0, -30, -40, 30),
+                (16.0, -8, -8, 16),
+            ] {
+                let (xs, zs) = (centres(x0, n, m), centres(z0, n, m));
+                let lattice = walker.lattice(&xs, &zs);
+                assert_eq!(lattice.cells.len(), xs.len() * zs.len());
+                let mut kinds = [0usize; 3];
+                for (j, &z) in zs.iter().enumerate() {
+                    for (i, &x) in xs.iter().enumerate() {
+                        let want = walker.blocked(x, z);
+                        assert_eq!(want, walker.info(x, z).reason);
+                        assert_eq!(lattice.cells[j * xs.len() + i], want, "{m} m ({x}, {z})");
+                        kinds[match want {
+                            None => 0,
+                            Some(Reason::Slope) => 1,
+                            _ => 2,
+                        }] += 1;
+                    }
+                }
+                for (k, n) in kinds.into_iter().enumerate() {
+                    seen[k] += n;
+                }
+                // Distinct coordinates per axis: shared at 1 m or finer, the even
+                // metres between odd centres at 2 m, three per centre at 16 m.
+                let n = n as usize;
+                let per_axis = match m {
+                    0.25 => n + 8,
+                    0.5 => n + 4,
+                    1.0 => n + 2,
+                    2.0 => 2 * n + 1,
+                    _ => 3 * n,
+                };
+                assert_eq!(lattice.heights, per_axis * per_axis, "{m} m");
+            }
+            // Walkable, too steep, and blocked otherwise (the hall, the sea).
+            assert!(seen.iter().all(|&n| n > 0), "{rule:?}: {seen:?}");
         }
     }
 }

@@ -1,9 +1,12 @@
 // The live map page: a world picker at /map, the map of one world at /map/{world}.
 //
 // Map tiles come from GET /v1/worlds/{w}/map/{z}/{x}/{y}.png (zoom z: 2^(4 - z)
-// metres a pixel, north up: Leaflet's lat is world z, lng is world x). Overlays:
-// flat zones, viewers with their rings, the tile grid when zoomed in, layout hubs
-// and spokes. Live: a WebSocket on /v1/worlds/{w}/events for the tiles in view (the
+// metres a pixel, north up: Leaflet's lat is world z, lng is world x). Overlays,
+// each toggled in the layers control: the walkability layer (the same tiles with
+// ?layer=walk: transparent PNGs shading unwalkable ground by reason, off by
+// default), flat zones, viewers with their rings, the tile grid when zoomed in,
+// layout hubs and spokes. A click shows the height (GET .../height) and the terrain
+// info (POST .../terrain-info: biome, slope, walkable and its reason). Live: a WebSocket on /v1/worlds/{w}/events for the tiles in view (the
 // area follows pans and zooms); each event reloads the map tiles it touches and
 // highlights them; viewers are polled from /v1/worlds/{w}/map/viewers every 500 ms.
 // The view (world, centre, zoom, open tile) is kept in the URL fragment.
@@ -70,35 +73,52 @@ async function worldMap(worldId) {
   window.terrainMap = { map, world: worldId }; // for tests and the console
   map.setView([Number(view.z ?? 0), Number(view.x ?? 0)], Number(view.zoom ?? 3));
 
-  // Map tiles, with a per-tile cache buster bumped when an event touches the tile.
+  // Map tiles, with a per-tile cache buster bumped when an event touches the tile;
+  // the walk layer is the same tiles with ?layer=walk, drawn over them.
   const bust = new Map();
   const MapTiles = L.TileLayer.extend({
     getTileUrl(c) {
       const key = `${c.z}/${c.x}/${c.y}`;
       const b = bust.get(key);
-      return `${base}/map/${key}.png${b ? `?r=${b}` : ''}`;
+      const query = [this.options.layer ? `layer=${this.options.layer}` : '', b ? `r=${b}` : ''].filter(Boolean);
+      return `${base}/map/${key}.png${query.length ? `?${query.join('&')}` : ''}`;
     },
   });
-  const tiles = new MapTiles('', {
+  const tileOptions = {
     tileSize: legend.tilePixels,
     minZoom: legend.minZoom,
     maxZoom: legend.maxZoom + 2,
     maxNativeZoom: legend.maxZoom,
     noWrap: true,
     keepBuffer: 1,
-  }).addTo(map);
+  };
+  const tiles = new MapTiles('', tileOptions).addTo(map);
+  const walkTiles = new MapTiles('', { ...tileOptions, layer: 'walk', className: 'walk-tiles', zIndex: 2 });
+  if (view.walk === '1') walkTiles.addTo(map);
   window.terrainMap.tiles = tiles;
+  window.terrainMap.walkTiles = walkTiles;
   window.terrainMap.reloads = [];
 
-  // Legend.
+  // Legend: the map's colours, the overlays, and the walk layer's shadings while it
+  // is shown.
   const legendBox = document.getElementById('legend');
   legendBox.hidden = false;
-  legendBox.innerHTML = `<b>${escapeHtml(world.id)}</b> (${escapeHtml(legend.generator)})` +
-    legend.entries.map((e) => `<div><span class="swatch" style="background:rgb(${e.rgb.join(',')})"></span>${escapeHtml(e.label)}</div>`).join('') +
-    '<div class="key"><span class="swatch" style="border-color:#ff00ff"></span>flat zone</div>' +
-    '<div><span class="swatch" style="border-color:#ffeb3b"></span>changed tile</div>' +
-    '<div><span class="swatch" style="border-color:#d32f2f"></span>viewer sim / <span style="color:#f57c00">spawn</span> / <span style="color:#1976d2">active</span></div>' +
-    (world.layout ? '<div><span class="swatch" style="border-color:#000"></span>layout hubs and spokes</div>' : '');
+  const rgba = (c) => `rgba(${c.slice(0, 3).join(',')},${(c[3] / 255).toFixed(3)})`;
+  function drawLegend() {
+    const walkOn = map.hasLayer(walkTiles);
+    legendBox.innerHTML = `<b>${escapeHtml(world.id)}</b> (${escapeHtml(legend.generator)})` +
+      legend.entries.map((e) => `<div><span class="swatch" style="background:rgb(${e.rgb.join(',')})"></span>${escapeHtml(e.label)}</div>`).join('') +
+      '<div class="key"><span class="swatch" style="border-color:#ff00ff"></span>flat zone</div>' +
+      '<div><span class="swatch" style="border-color:#ffeb3b"></span>changed tile</div>' +
+      '<div><span class="swatch" style="border-color:#d32f2f"></span>viewer sim / <span style="color:#f57c00">spawn</span> / <span style="color:#1976d2">active</span></div>' +
+      (world.layout ? '<div><span class="swatch" style="border-color:#000"></span>layout hubs and spokes</div>' : '') +
+      (walkOn
+        ? `<div id="walk-legend" class="key"><b>not walkable</b> (rule ${escapeHtml(legend.walk.rule)})` +
+          legend.walk.entries.map((e) => `<div class="walk-entry" data-reason="${escapeHtml(e.reason)}"><span class="swatch" style="background:${rgba(e.rgba)}"></span>${escapeHtml(e.label)}</div>`).join('') +
+          '</div>'
+        : '');
+  }
+  drawLegend();
 
   // Flat zones.
   const zoneLayer = L.layerGroup().addTo(map);
@@ -177,6 +197,17 @@ async function worldMap(worldId) {
 
   // Layout hubs and spokes.
   const layoutLayer = L.layerGroup().addTo(map);
+
+  // The layers control: every overlay can be hidden, the walk layer shown.
+  const overlays = { walkability: walkTiles, 'flat zones': zoneLayer, viewers: viewerLayer, 'tile grid': gridLayer };
+  if (world.layout) overlays['layout hubs'] = layoutLayer;
+  L.control.layers(null, overlays, { collapsed: false, position: 'topright' }).addTo(map);
+  map.on('overlayadd overlayremove', (e) => {
+    if (e.layer === walkTiles) {
+      drawLegend();
+      writeFragment();
+    }
+  });
   async function drawLayout() {
     if (!world.layout) return;
     const b = map.getBounds();
@@ -200,15 +231,27 @@ async function worldMap(worldId) {
     }
   }
 
-  // Click: the exact height, the deciding zone, the zone class; a button for 3-D.
+  // Click: the exact height, the deciding zone, the zone class, the terrain info
+  // (biome, slope, walkable and why not); a button for 3-D.
   map.on('click', async (e) => {
     const x = e.latlng.lng;
     const z = e.latlng.lat;
-    const r = await fetch(`${base}/height?x=${x}&z=${z}`);
-    const text = await r.text();
+    const [r, ri] = await Promise.all([
+      fetch(`${base}/height?x=${x}&z=${z}`),
+      fetch(`${base}/terrain-info`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ points: [[x, z]] }),
+      }),
+    ]);
+    if (!r.ok || !ri.ok) throw new Error(`click at (${x}, ${z}): HTTP ${r.status}, ${ri.status}`);
+    const [text, infoText] = await Promise.all([r.text(), ri.text()]);
     const answer = JSON.parse(text);
-    // The number exactly as the API wrote it.
+    const info = JSON.parse(infoText).points[0];
+    // The numbers exactly as the API wrote them.
     const raw = (text.match(/"height":(-?[0-9.eE+-]+)/) || [])[1] ?? String(answer.height);
+    const rawSlope = (infoText.match(/"slope":(-?[0-9.eE+-]+)/) || [])[1] ?? String(info.slope);
+    const shading = legend.walk.entries.find((w) => w.reason === info.reason);
     let cls = '';
     if (world.layout) {
       const c = await api(`${base}/zone-class?x=${x}&z=${z}`);
@@ -217,9 +260,13 @@ async function worldMap(worldId) {
     const [tx, tz] = [tileOf(x), tileOf(z)];
     const html = `<div class="height-popup">(${x}, ${z})<br>height <code id="clicked-height">${escapeHtml(raw)}</code>` +
       `<br>zone ${answer.zone ? `<b>${escapeHtml(answer.zone)}</b>` : 'none (terrain)'}${cls}` +
+      `<br>biome <span id="clicked-biome">${escapeHtml(info.biome ?? 'none')}</span>` +
+      `, slope <code id="clicked-slope">${escapeHtml(rawSlope)}</code>` +
+      `<br>walkable <b id="clicked-walkable">${info.walkable ? 'yes' : 'no'}</b>` +
+      `, reason ${shading ? `<span class="swatch" style="background:${rgba(shading.rgba)}"></span>` : ''}<span id="clicked-reason">${escapeHtml(info.reason ?? 'none')}</span>` +
       `<br>${world.blockKinds ? 'chunk' : 'tile'} ${tx}, ${tz} <button type="button" id="open3d">3-D</button></div>`;
     L.popup().setLatLng(e.latlng).setContent(html).openOn(map);
-    window.terrainMap.clicked = { x, z, raw };
+    window.terrainMap.clicked = { x, z, raw, slope: rawSlope, info };
     document.getElementById('open3d').onclick = () => openTile(tx, tz);
   });
 
@@ -237,6 +284,7 @@ async function worldMap(worldId) {
   function writeFragment() {
     const c = map.getCenter();
     const parts = [`world=${encodeURIComponent(worldId)}`, `x=${c.lng.toFixed(2)}`, `z=${c.lat.toFixed(2)}`, `zoom=${map.getZoom()}`];
+    if (map.hasLayer(walkTiles)) parts.push('walk=1');
     if (openTileKey) parts.push(`tile=${openTileKey}`);
     history.replaceState(null, '', `#${parts.join('&')}`);
   }
@@ -259,10 +307,12 @@ async function worldMap(worldId) {
       for (let x = x0; x <= x1; x++) {
         const key = `${z}/${x}/${y}`;
         bust.set(key, revision);
-        const held = tiles._tiles[`${x}:${y}:${z}`];
-        if (held) {
-          held.el.src = tiles.getTileUrl({ x, y, z });
-          window.terrainMap.reloads.push({ key, revision, at: performance.now() });
+        for (const layer of [tiles, walkTiles]) {
+          const held = map.hasLayer(layer) && layer._tiles[`${x}:${y}:${z}`];
+          if (held) {
+            held.el.src = layer.getTileUrl({ x, y, z });
+            window.terrainMap.reloads.push({ key, layer: layer.options.layer ?? 'terrain', revision, at: performance.now() });
+          }
         }
         const r = L.rectangle([[y * span, x * span], [(y + 1) * span, (x + 1) * span]],
           { className: 'changed-tile', color: '#ffeb3b', weight: 3, fill: true, fillOpacity: 0.15 }).addTo(flash);
@@ -284,6 +334,7 @@ async function worldMap(worldId) {
       } else if (msg.type === 'resync') {
         bust.clear();
         tiles.redraw();
+        if (map.hasLayer(walkTiles)) walkTiles.redraw();
         loadZones().catch((e) => console.warn('zones', e));
       } else if (msg.type === 'area') {
         window.terrainMap.area = msg.area;

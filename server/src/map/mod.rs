@@ -6,9 +6,12 @@
 //! - [`shade`]: hill shading from the terrain's normals, light from the north-west.
 //! - [`palette`]: the colours, per generator kind ([`palette::Palette::of`] is the one
 //!   dispatch on the kind).
+//! - [`walk`]: the walkability layer ([`Layer::Walk`]), a transparent overlay shading
+//!   the ground the world's walkability rule refuses, by reason.
 //!
 //! A map tile's version is the largest version of the mesh tiles it reads
-//! ([`render::MapTile::covered`]): a change to any of them gives it a new revision,
+//! ([`render::MapTile::covered`]; for the walk layer every mesh tile within
+//! [`walk::MARGIN`] of its pixel centres): a change to any of them gives it a new revision,
 //! larger than every earlier version, so the version changes whenever a pixel may
 //! have, and the tile is then rendered again. Its HTTP tag is made of the [`digest`]
 //! of the PNG it renders to (and [`RENDERING`]), so the tag follows the pixels: a zone that changes a mesh tile
@@ -22,6 +25,7 @@
 pub mod palette;
 pub mod render;
 pub mod shade;
+pub mod walk;
 
 use std::{
     collections::HashMap,
@@ -52,6 +56,42 @@ pub const MAP_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// A prefix of every map tile's version tag, changed when the rendering changes so
 /// clients drop what an older server drew.
 pub const RENDERING: &str = "map1";
+
+/// What a map tile shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// The terrain, hill-shaded and coloured as the game colours it (an opaque RGB PNG).
+    Terrain,
+    /// Where the world's walkability rule refuses the ground, shaded by reason (an RGBA
+    /// PNG, transparent where walkable): [`walk`].
+    Walk,
+}
+
+impl Layer {
+    /// Every layer, as named on the wire.
+    pub const ALL: [Layer; 2] = [Layer::Terrain, Layer::Walk];
+
+    /// The layer's name on the wire (`layer=` of the map tile route).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Terrain => "terrain",
+            Layer::Walk => "walk",
+        }
+    }
+
+    /// The layer named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// The prefix of the layer's version tags ([`RENDERING`], [`walk::RENDERING`]).
+    pub fn rendering(self) -> &'static str {
+        match self {
+            Layer::Terrain => RENDERING,
+            Layer::Walk => walk::RENDERING,
+        }
+    }
+}
 
 /// Why a map tile could not be served.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,8 +207,8 @@ pub struct ServedMap {
     pub cached: bool,
 }
 
-/// `(world id, zoom, x, y)`.
-type MapKey = (String, u8, i64, i64);
+/// `(world id, layer, zoom, x, y)`.
+type MapKey = (String, Layer, u8, i64, i64);
 
 /// The map tile cache of one server.
 pub struct MapCache {
@@ -196,9 +236,14 @@ impl fmt::Debug for MapCache {
     }
 }
 
-/// The version of `tile` in `state`: the largest version of the mesh tiles it reads.
-pub fn version_of(world: &World, state: &WorldState, tile: MapTile) -> u64 {
-    let (xs, zs) = tile.covered(&world.tile_grid());
+/// The version of `tile` of `layer` in `state`: the largest version of the mesh tiles
+/// it reads.
+pub fn version_of(world: &World, state: &WorldState, tile: MapTile, layer: Layer) -> u64 {
+    let grid = world.tile_grid();
+    let (xs, zs) = match layer {
+        Layer::Terrain => tile.covered(&grid),
+        Layer::Walk => tile.covered_within(&grid, walk::MARGIN),
+    };
     let mut version = 0;
     for tz in zs {
         for tx in xs.clone() {
@@ -223,11 +268,11 @@ impl MapCache {
         }
     }
 
-    /// The current version of `tile` of `world` and the world's revision, without
-    /// rendering anything.
-    pub async fn version(&self, world: &World, tile: MapTile) -> (u64, u64) {
+    /// The current version of `tile` of `layer` of `world` and the world's revision,
+    /// without rendering anything.
+    pub async fn version(&self, world: &World, tile: MapTile, layer: Layer) -> (u64, u64) {
         let state = world.snapshot();
-        (version_of(world, &state, tile), state.revision())
+        (version_of(world, &state, tile, layer), state.revision())
     }
 
     /// `tile` of `world` at its current version: cached, or rendered on the compute
@@ -235,10 +280,15 @@ impl MapCache {
     /// a task of its own, so it fills the cache even when the request that started it
     /// times out or goes away, and requests for a tile being rendered wait for that
     /// render.
-    pub async fn get(&self, world: &World, tile: MapTile) -> Result<ServedMap, MapError> {
+    pub async fn get(
+        &self,
+        world: &World,
+        tile: MapTile,
+        layer: Layer,
+    ) -> Result<ServedMap, MapError> {
         let state = world.snapshot();
-        let (version, revision) = (version_of(world, &state, tile), state.revision());
-        let key = (world.id().to_string(), tile.zoom, tile.x, tile.y);
+        let (version, revision) = (version_of(world, &state, tile, layer), state.revision());
+        let key = (world.id().to_string(), layer, tile.zoom, tile.x, tile.y);
         if let Some(png) = self.cache.get(&key).await
             && png.version >= version
         {
@@ -254,16 +304,37 @@ impl MapCache {
                 Some((_, render)) => (render.clone(), false),
                 None => {
                     let meters = Arc::clone(world.meters());
-                    let admitted = self.compute.admit(meters.map.estimate(1))?;
+                    let rule = world.walk_rule().clone();
+                    let estimate = match layer {
+                        Layer::Terrain => meters.map.estimate(1),
+                        Layer::Walk => meters.walk_map.estimate(walk::heights_estimate(
+                            tile,
+                            TILE_PIXELS,
+                            &rule,
+                        )),
+                    };
+                    let admitted = self.compute.admit(estimate)?;
                     let (cache, compute) = (self.cache.clone(), self.compute.clone());
                     let renders = Arc::clone(&self.rendering);
                     let job_key = key.clone();
                     let task = tokio::spawn(async move {
                         let _admitted = admitted;
-                        let rendered = render(&compute, state, tile).await;
+                        let rendered = match layer {
+                            Layer::Terrain => {
+                                render(&compute, state, tile).await.map(|(png, took)| {
+                                    meters.map.observe(1, took);
+                                    png
+                                })
+                            }
+                            Layer::Walk => render_walk(&compute, state, rule, tile).await.map(
+                                |(png, took, heights)| {
+                                    meters.walk_map.observe(heights as u64, took);
+                                    png
+                                },
+                            ),
+                        };
                         let result = match rendered {
-                            Ok((png, took)) => {
-                                meters.map.observe(1, took);
+                            Ok(png) => {
                                 let png = Arc::new(MapPng::new(version, png));
                                 Ok(keep_newest(&cache, job_key.clone(), png).await)
                             }
@@ -321,6 +392,33 @@ async fn render(
         .map_err(lost)?;
     let png = png.map_err(|e| MapError::Render(e.to_string()))?;
     Ok((png, banded + encoded))
+}
+
+/// Renders the walk layer of `tile` from `state` by `rule` on the compute pool, band by
+/// band, and encodes it; with the pool time that took and the heights read.
+async fn render_walk(
+    compute: &Compute,
+    state: Arc<WorldState>,
+    rule: terrain_core::walk::WalkRule,
+    tile: MapTile,
+) -> Result<(Vec<u8>, Duration, usize), MapError> {
+    let lost = |e: crate::compute::ComputeError| MapError::Render(e.to_string());
+    let bands = TILE_PIXELS / render::BAND_ROWS;
+    let (parts, banded) = compute
+        .run_sliced_timed(bands, move |b| {
+            let rows = b * render::BAND_ROWS..(b + 1) * render::BAND_ROWS;
+            walk::render_rows(state.terrain(), &rule, tile, rows)
+        })
+        .await
+        .map_err(lost)?;
+    let heights = parts.iter().map(|(_, h)| h).sum();
+    let rgba: Vec<u8> = parts.into_iter().flat_map(|(rows, _)| rows).collect();
+    let (png, encoded) = compute
+        .run_timed(move || render::encode_png_as(&rgba, png::ColorType::Rgba))
+        .await
+        .map_err(lost)?;
+    let png = png.map_err(|e| MapError::Render(e.to_string()))?;
+    Ok((png, banded + encoded, heights))
 }
 
 /// Puts `png` in `cache` under `key` unless a newer rendering is there already, and

@@ -66,6 +66,23 @@ impl MapTile {
             grid.tile_of(z0)..=grid.tile_of(z1),
         )
     }
+
+    /// The mesh tiles owning a point within `margin` metres (on each axis) of one of
+    /// this tile's pixel centres: those a rendering reading that far around its pixels
+    /// reads.
+    pub fn covered_within(
+        &self,
+        grid: &TileGrid,
+        margin: f64,
+    ) -> (std::ops::RangeInclusive<i64>, std::ops::RangeInclusive<i64>) {
+        let p = TILE_PIXELS as i64;
+        let (x0, z0) = self.pixel_centre(0, 0);
+        let (x1, z1) = self.pixel_centre(p - 1, p - 1);
+        (
+            grid.tile_of(x0 - margin)..=grid.tile_of(x1 + margin),
+            grid.tile_of(z0 - margin)..=grid.tile_of(z1 + margin),
+        )
+    }
 }
 
 /// Metres per pixel at `zoom`: `2^(4 - zoom)`.
@@ -110,15 +127,20 @@ pub fn render(terrain: &Terrain, tile: MapTile) -> Vec<u8> {
 
 /// `rgb` (`TILE_PIXELS` square, 3 bytes a pixel) as a PNG.
 pub fn encode_png(rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
+    encode_png_as(rgb, png::ColorType::Rgb)
+}
+
+/// `pixels` (`TILE_PIXELS` square, of colour type `colour`: RGB or RGBA) as a PNG.
+pub fn encode_png_as(pixels: &[u8], colour: png::ColorType) -> Result<Vec<u8>, png::EncodingError> {
     let mut out = Vec::new();
     {
         let side = TILE_PIXELS as u32;
         let mut encoder = png::Encoder::new(&mut out, side, side);
-        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_color(colour);
         encoder.set_depth(png::BitDepth::Eight);
         encoder.set_compression(png::Compression::Fast);
         let mut writer = encoder.write_header()?;
-        writer.write_image_data(rgb)?;
+        writer.write_image_data(pixels)?;
         writer.finish()?;
     }
     Ok(out)

@@ -55,6 +55,7 @@ mod layout_world;
 mod lifecycle;
 mod live_budget;
 mod map;
+mod map_walk;
 mod meshes_colours;
 mod meshes_encoded;
 mod meshes_grpc;

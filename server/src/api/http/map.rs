@@ -2,19 +2,21 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /v1/worlds/{world}/map/{z}/{x}/{y}.png` | a 256 x 256 PNG, hill-shaded and coloured as the game colours the world (projection: [`crate::map::render`]) |
-//! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "tileGrid": {"size", "resolution", "centred"}, "entries": [{"label", "rgb"}]}` |
+//! | `GET /v1/worlds/{world}/map/{z}/{x}/{y}.png` | a 256 x 256 PNG, hill-shaded and coloured as the game colours the world (projection: [`crate::map::render`]); with `?layer=walk`, the walkability layer: an RGBA PNG, transparent where walkable, shaded by reason elsewhere ([`crate::map::walk`]) |
+//! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "tileGrid": {"size", "resolution", "centred"}, "entries": [{"label", "rgb"}], "walk": {"rule", "entries": [{"reason", "label", "rgba"}]}}` |
 //! | `GET /v1/worlds/{world}/map/viewers` | `{"sequence", "viewers": [{"id", "x", "z", "viewWidth", "viewDepth", "rings": {"sim", "spawn", "active"}}]}`, each ring `[minTx, minTz, maxTx, maxTz]` (inclusive), by id |
 //! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map) |
 //! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet and three.js, embedded in the binary |
 //!
-//! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:<digest>"`, the digest being that of
+//! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:<digest>"` (`walk1` for the walk
+//! layer), the digest being that of
 //! the PNG (so the tag changes exactly when the bytes do), and `Cache-Control:
 //! no-cache` (keep it, ask again); a request whose `If-None-Match` lists the current
 //! tag gets `304 Not Modified` (rendering only when a mesh tile the map tile reads
-//! changed since the cached PNG). A query string is ignored (the page
+//! changed since the cached PNG). The query's `layer` (`terrain`, the default, or
+//! `walk`) picks the layer; other query parameters are ignored (the page
 //! adds one to re-request a changed tile past the browser's cache). Bad input is the
-//! JSON error naming `z`, `x` or `y`; an unknown world names `world`.
+//! JSON error naming `z`, `x`, `y` or `layer`; an unknown world names `world`.
 
 use std::sync::Arc;
 
@@ -22,7 +24,10 @@ use terrain_core::quote::Quoted;
 
 use axum::{
     Extension, Json,
-    extract::{FromRequestParts, Path, State, rejection::PathRejection},
+    extract::{
+        FromRequestParts, Path, Query, State,
+        rejection::{PathRejection, QueryRejection},
+    },
     http::{
         HeaderMap, HeaderValue,
         header::{CACHE_CONTROL, CONTENT_TYPE, ETAG},
@@ -30,7 +35,7 @@ use axum::{
     },
     response::{IntoResponse, Response},
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
     CACHE_HEADER, REVISION_HEADER,
@@ -40,7 +45,7 @@ use crate::{
     api::{ApiError, ApiState},
     lifecycle::rings::TileRect,
     map::{
-        MAP_CACHE_BYTES, MAX_ZOOM, MIN_ZOOM, MapCache, MapTile, RENDERING, TILE_PIXELS, palette,
+        Layer, MAP_CACHE_BYTES, MAX_ZOOM, MIN_ZOOM, MapCache, MapTile, TILE_PIXELS, palette, walk,
     },
 };
 
@@ -102,11 +107,33 @@ pub fn map_tile_of(z: &str, x: &str, file: &str, max_coordinate: f64) -> Result<
     )?)
 }
 
-/// The strong validator of `tile` of `world` rendered to a PNG whose
+/// The strong validator of `tile` of `layer` of `world` rendered to a PNG whose
 /// [`crate::map::digest`] is `digest`: the tag follows the pixels.
-fn map_etag(world: &str, tile: MapTile, digest: u64) -> HeaderValue {
+fn map_etag(world: &str, layer: Layer, tile: MapTile, digest: u64) -> HeaderValue {
     let digest = format!("{digest:016x}");
-    etag(&[&world, &RENDERING, &tile.zoom, &tile.x, &tile.y, &digest])
+    let rendering = layer.rendering();
+    etag(&[&world, &rendering, &tile.zoom, &tile.x, &tile.y, &digest])
+}
+
+/// The query of a map tile: the layer; every other parameter is ignored.
+#[derive(Debug, Deserialize)]
+pub struct MapQuery {
+    layer: Option<String>,
+}
+
+/// The layer a map tile's query names (`terrain` without one); errors name `layer`.
+pub fn layer_of(query: Result<Query<MapQuery>, QueryRejection>) -> Result<Layer, ApiError> {
+    let Query(query) = query.map_err(|r| ApiError::invalid("layer", r.body_text()))?;
+    match query.layer.as_deref() {
+        None => Ok(Layer::Terrain),
+        Some(name) => Layer::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = Layer::ALL.iter().map(|l| l.name()).collect();
+            ApiError::invalid(
+                "layer",
+                format!("expected one of {}, got {}", names.join(", "), Quoted(name)),
+            )
+        }),
+    }
 }
 
 #[utoipa::path(
@@ -114,17 +141,21 @@ fn map_etag(world: &str, tile: MapTile, digest: u64) -> HeaderValue {
     path = "/v1/worlds/{world}/map/{z}/{x}/{file}",
     tag = "map",
     description = "A 256 x 256 PNG map tile (slippy-map `z/x/y` addressing), hill-shaded and coloured \
-        as the game colours the world. `Cache-Control: no-cache`; a query string is ignored.",
+        as the game colours the world; with `layer=walk`, the walkability layer: an RGBA PNG, \
+        transparent where the world's walkability rule lets an entity stand at the pixel's centre, \
+        elsewhere the legend's colour of the reason (`walk.entries`). `Cache-Control: no-cache`; \
+        query parameters other than `layer` are ignored.",
     params(
         ("z" = i64, Path, description = "Zoom level, `minZoom` to `maxZoom` of the legend"),
         ("x" = i64, Path, description = "Column, 0 to 2^z - 1"),
         ("file" = String, Path, description = "`<y>.png`: the row, 0 to 2^z - 1", example = "0.png"),
+        ("layer" = Option<String>, Query, description = "`terrain` (the default) or `walk`"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
     ),
     responses(
         (status = 200, description = "The PNG",
             headers(
-                ("ETag" = String, description = "`\"<world>:map1:<z>:<x>:<y>:<digest>\"`: the digest of the PNG"),
+                ("ETag" = String, description = "`\"<world>:map1:<z>:<x>:<y>:<digest>\"` (`walk1` for the walk layer): the digest of the PNG"),
                 ("x-terrain-revision" = u64, description = "The world revision served"),
                 ("x-terrain-cache" = String, description = "`hit` or `miss`"),
                 ("Cache-Control" = String),
@@ -133,7 +164,7 @@ fn map_etag(world: &str, tile: MapTile, digest: u64) -> HeaderValue {
         ),
         (status = 304, description = "The client holds the current PNG",
             headers(("ETag" = String), ("x-terrain-revision" = u64), ("Cache-Control" = String))),
-        (status = 400, description = "A malformed or out-of-range `z`, `x` or `y` (the field names it)"),
+        (status = 400, description = "A malformed or out-of-range `z`, `x` or `y`, or an unknown `layer` (the field names it)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
@@ -141,16 +172,18 @@ pub async fn map_tile(
     State(state): State<Arc<ApiState>>,
     Extension(cache): Extension<Arc<MapCache>>,
     MapPath { world, tile }: MapPath,
+    query: Result<Query<MapQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    let layer = layer_of(query)?;
     let engine = &state.engine;
     let world = engine.world(&world)?;
     // The world's own range (a voxel world's is narrower than the server's).
     let tile = MapTile::checked(i64::from(tile.zoom), tile.x, tile.y, world.max_coordinate())?;
     // The tag is the current PNG's digest: cached at the current version, or rendered
     // now (a change to a mesh tile this one reads may leave its pixels as they were).
-    let served = cache.get(world, tile).await?;
-    let tag = map_etag(world.id(), tile, served.png.digest);
+    let served = cache.get(world, tile, layer).await?;
+    let tag = map_etag(world.id(), layer, tile, served.png.digest);
     let no_cache = HeaderValue::from_static("no-cache");
     let extra = Some((CACHE_CONTROL, no_cache.clone()));
     if let Some(response) = not_modified(&headers, &tag, served.revision, extra) {
@@ -179,6 +212,26 @@ pub struct LegendBody {
     water_threshold: Option<f64>,
     tile_grid: TileGridBody,
     entries: Vec<LegendEntryBody>,
+    walk: WalkLegendBody,
+}
+
+/// The legend of the walk layer (`layer=walk`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct WalkLegendBody {
+    /// The world's walkability rule (`hyperscape`, `slope`, `max-slope`, `block-step`).
+    rule: &'static str,
+    /// The shadings the rule can draw, one per `reason` of terrain info (and `step`,
+    /// under `block-step`); walkable ground is transparent.
+    entries: Vec<WalkLegendEntryBody>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct WalkLegendEntryBody {
+    /// `water`, `slope`, `zone` or `step`.
+    reason: &'static str,
+    label: String,
+    /// Straight-alpha RGBA, exactly the layer's pixels.
+    rgba: [u8; 4],
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -241,6 +294,17 @@ pub async fn legend(
             }
         },
         entries,
+        walk: WalkLegendBody {
+            rule: world.walk_rule().name(),
+            entries: walk::legend(world.walk_rule())
+                .into_iter()
+                .map(|e| WalkLegendEntryBody {
+                    reason: e.reason,
+                    label: e.label,
+                    rgba: e.rgba,
+                })
+                .collect(),
+        },
     }))
 }
 
@@ -496,12 +560,42 @@ mod tests {
             x: 1,
             y: -2,
         };
-        let tag = map_etag("main", tile, 0xab);
+        let tag = map_etag("main", Layer::Terrain, tile, 0xab);
         assert_eq!(
             tag.to_str().unwrap(),
             "\"main:map1:3:1:-2:00000000000000ab\""
         );
-        assert_ne!(tag, map_etag("main", tile, 0xac));
+        assert_ne!(tag, map_etag("main", Layer::Terrain, tile, 0xac));
+        let walk = map_etag("main", Layer::Walk, tile, 0xab);
+        assert_eq!(
+            walk.to_str().unwrap(),
+            "\"main:walk1:3:1:-2:00000000000000ab\""
+        );
+    }
+
+    #[test]
+    fn layers_are_named_and_a_bad_one_names_the_field() {
+        use axum::http::Uri;
+        let layer = |query: &str| {
+            let uri: Uri = format!("/v1/worlds/main/map/0/0/0.png{query}")
+                .parse()
+                .unwrap();
+            layer_of(Query::try_from_uri(&uri))
+        };
+        assert_eq!(layer("").unwrap(), Layer::Terrain);
+        assert_eq!(layer("?r=3").unwrap(), Layer::Terrain);
+        assert_eq!(layer("?layer=terrain").unwrap(), Layer::Terrain);
+        assert_eq!(layer("?layer=walk&r=3").unwrap(), Layer::Walk);
+        for bad in ["?layer=Walk", "?layer=", "?layer=walk&layer=terrain"] {
+            let err = layer(bad).unwrap_err();
+            assert_eq!(err.field(), Some("layer"), "{bad}");
+        }
+        assert!(
+            layer("?layer=roads")
+                .unwrap_err()
+                .to_string()
+                .contains("expected one of terrain, walk, got \"roads\""),
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::{
     config::Limits,
     lifecycle::rings::{MAX_VIEWER_ID_LEN, MAX_VIEWER_SPEED},
-    map::{MAX_ZOOM, MIN_ZOOM},
+    map::{Layer, MAX_ZOOM, MIN_ZOOM},
     query::{
         MIN_HEIGHTMAP_STEP,
         walk::{MAX_DISTANCE, MAX_NODES, MAX_PATH_POINTS},
@@ -89,6 +89,10 @@ fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<
             json!({"type": "integer", "minimum": MIN_ZOOM, "maximum": MAX_ZOOM})
         }
         ("path", "file") if map_tile => json!({"type": "string", "pattern": "^-?[0-9]+[.]png$"}),
+        ("query", "layer") if map_tile => {
+            let names: Vec<&str> = Layer::ALL.iter().map(|l| l.name()).collect();
+            json!({"type": "string", "enum": names})
+        }
         ("path", "id") => id_schema(),
         ("query", "mode") => json!({"type": "string", "enum": ["exact", "surface"]}),
         ("query", "format") => json!({"type": "string", "enum": ["json", "binary"]}),
