@@ -1,7 +1,12 @@
 // `surfaceHeightAt` in JavaScript: the tile surfaces a replica reads are kept here, as
-// the addon hands them over (one Float64Array of vertex heights per tile, at one
+// the addon hands them over (one Float32Array of vertex heights per tile, at one
 // epoch of the replica's view), and a read of a kept tile is evaluated here with no
 // call into the addon.
+//
+// The heights are float32 values: core rounds each vertex height to f32 and
+// interpolates the f32 widened back to f64 (SurfaceTile). A Float32Array holds them
+// exactly and an element read is that same double; half the memory of doubles, so more
+// of the tiles a game reads stay in the processor's caches.
 //
 // Bits: the evaluation is core's, operation for operation (core/src/mesh/surface.rs:
 // `cell_of`, `on_triangle`, `SurfaceTile::on_cell`; core/src/tile.rs: `tile_of`,
@@ -19,7 +24,7 @@
  * addon's own tile cache keeps the same rule: a tile costs about ten reads evaluated
  * on the spot to compute and hand over). */
 export const SURFACE_TILE_READS = 16;
-/** At most this many tiles are kept (32 KiB each for 64 x 64 vertices). */
+/** At most this many tiles are kept (16 KiB each for 64 x 64 vertices). */
 export const SURFACE_TILES_KEPT = 1024;
 /** With all kept, reads of other tiles are evaluated on the spot until this many of
  * them, then the kept tiles are dropped (the reads have moved elsewhere). */
@@ -31,6 +36,8 @@ const FAR = 2 ** 21;
 /** Slots of the kept tiles' index: open addressing, at most a quarter full. */
 const SLOTS = 4 * SURFACE_TILES_KEPT;
 const MASK = SLOTS - 1;
+/** `tx * ROW + tz`: one exact number per tile within FAR. */
+const ROW = 2 ** 22;
 /** No tile index (beyond FAR). */
 const NONE = 0x7fffffff;
 
@@ -43,7 +50,7 @@ function slotOf(tx: number, tz: number): number {
 export interface SurfaceAddon {
   replicaSurfaceEvaluated(handle: unknown, x: number, z: number): number;
   replicaSurfaceLayout(handle: unknown): Float64Array;
-  replicaSurfaceTile(handle: unknown, tx: number, tz: number): Float64Array;
+  replicaSurfaceTile(handle: unknown, tx: number, tz: number): Float32Array;
 }
 
 /** One replica's kept tile surfaces, at one epoch of its view. */
@@ -58,17 +65,17 @@ export class SurfaceTiles {
   private n = 2;
   /** The kept tiles, by slot (`undefined`: an empty slot), and their indices. A
    * hand-made index: a `Map` by a number key costs more than the whole evaluation. */
-  private tiles: (Float64Array | undefined)[] = new Array<Float64Array | undefined>(SLOTS).fill(undefined);
+  private tiles: (Float32Array | undefined)[] = new Array<Float32Array | undefined>(SLOTS).fill(undefined);
   private readonly slotX = new Int32Array(SLOTS);
   private readonly slotZ = new Int32Array(SLOTS);
   private count = 0;
-  /** Reads per tile not kept, at this epoch, by `tx,tz`. */
-  private readonly reads = new Map<string, number>();
+  /** Reads per tile not kept, at this epoch, by `tx * ROW + tz`. */
+  private readonly reads = new Map<number, number>();
   private fullMisses = 0;
   /** The tile of the last read from a kept tile: consecutive reads mostly stay in one. */
   private lastX = NONE;
   private lastZ = NONE;
-  private last: Float64Array | undefined;
+  private last: Float32Array | undefined;
 
   constructor(
     private readonly addon: SurfaceAddon,
@@ -118,7 +125,7 @@ export class SurfaceTiles {
   }
 
   /** Kept tile `(tx, tz)`, or `undefined`. */
-  private find(tx: number, tz: number): Float64Array | undefined {
+  private find(tx: number, tz: number): Float32Array | undefined {
     const tiles = this.tiles;
     for (let slot = slotOf(tx, tz); ; slot = (slot + 1) & MASK) {
       const h = tiles[slot];
@@ -128,7 +135,7 @@ export class SurfaceTiles {
   }
 
   /** Keeps `h` as tile `(tx, tz)` (not kept yet; fewer than SURFACE_TILES_KEPT are). */
-  private keep(tx: number, tz: number, h: Float64Array): void {
+  private keep(tx: number, tz: number, h: Float32Array): void {
     let slot = slotOf(tx, tz);
     while (this.tiles[slot] !== undefined) slot = (slot + 1) & MASK;
     this.tiles[slot] = h;
@@ -139,7 +146,7 @@ export class SurfaceTiles {
 
   /** The height at `(x, z)` on tile `(tx, tz)`'s vertex heights `h`: core's
    * `cell_of` then `on_triangle`, the same operations in the same order. */
-  private onTile(h: Float64Array, tx: number, tz: number, x: number, z: number): number {
+  private onTile(h: Float32Array, tx: number, tz: number, x: number, z: number): number {
     const size = this.size;
     const step = this.step;
     const last = this.n - 2;
@@ -180,7 +187,7 @@ export class SurfaceTiles {
    * `SurfaceCache`), here. */
   private miss(tx: number, tz: number, x: number, z: number): number {
     if (this.reads.size >= SURFACE_TILE_READS * SURFACE_TILES_KEPT) this.reads.clear();
-    const key = `${tx},${tz}`;
+    const key = tx * ROW + tz;
     const reads = (this.reads.get(key) ?? 0) + 1;
     this.reads.set(key, reads);
     if (reads < SURFACE_TILE_READS) return this.addon.replicaSurfaceEvaluated(this.handle, x, z);
@@ -209,7 +216,7 @@ export class SurfaceTiles {
     const info = this.addon.replicaSurfaceLayout(this.handle);
     const [epoch, size, shift, step, n] = info;
     for (let slot = 0; slot < SLOTS; slot++) {
-      if (this.tiles[slot] !== undefined) this.reads.set(`${this.slotX[slot]},${this.slotZ[slot]}`, SURFACE_TILE_READS - 1);
+      if (this.tiles[slot] !== undefined) this.reads.set(this.slotX[slot]! * ROW + this.slotZ[slot]!, SURFACE_TILE_READS - 1);
     }
     this.drop();
     this.size = size!;
@@ -221,7 +228,7 @@ export class SurfaceTiles {
   }
 
   private drop(): void {
-    if (this.count > 0) this.tiles = new Array<Float64Array | undefined>(SLOTS).fill(undefined);
+    if (this.count > 0) this.tiles = new Array<Float32Array | undefined>(SLOTS).fill(undefined);
     this.count = 0;
     this.fullMisses = 0;
     this.lastX = NONE;

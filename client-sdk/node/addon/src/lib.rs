@@ -43,14 +43,14 @@ mod offline;
 ///
 /// `surfaceHeightAt` is answered in JavaScript (`src/surface.ts`) from tile surfaces
 /// these functions hand over: [`replica_surface_layout`] gives the tile grid and the
-/// view's epoch, [`replica_surface_tile`] one tile's vertex heights at the view, and
+/// view's epoch, [`replica_surface_tile`] one tile's float32 vertex heights at the view, and
 /// [`replica_surface_evaluated`] answers a point on the spot (tiles not kept).
 pub mod fast {
     use std::sync::Arc;
 
     use napi::{
         Result,
-        bindgen_prelude::{External, Float64Array},
+        bindgen_prelude::{External, Float32Array, Float64Array},
     };
     use napi_derive::napi;
     use terrain_core::mesh::SurfaceTile;
@@ -92,14 +92,17 @@ pub mod fast {
         ]))
     }
 
-    /// Tile `(tx, tz)`'s float32 vertex heights at the view, widened to f64,
-    /// row-major (`iz * n + ix`): the surface the server serves for that tile.
+    /// Tile `(tx, tz)`'s float32 vertex heights at the view, row-major (`iz * n +
+    /// ix`): the surface the server serves for that tile. Each is a float32 value
+    /// already (core rounds the vertex heights to f32 and widens them back), so the
+    /// `Float32Array` holds it exactly, in half the memory, and JavaScript reads back
+    /// the very double core interpolates.
     #[napi(ts_args_type = "handle: unknown, tx: number, tz: number")]
     pub fn replica_surface_tile(
         handle: &External<Arc<Replica>>,
         tx: f64,
         tz: f64,
-    ) -> Result<Float64Array> {
+    ) -> Result<Float32Array> {
         let index = |t: f64, name: &str| {
             if t.fract() == 0.0 && t.abs() <= f64::from(1u32 << 30) {
                 Ok(t as i64)
@@ -110,7 +113,8 @@ pub mod fast {
         let key = (index(tx, "tx")?, index(tz, "tz")?);
         let snapshot = handle.snapshot()?;
         let tile = SurfaceTile::new(snapshot.terrain(), key);
-        Ok(Float64Array::new(tile.heights().to_vec()))
+        let heights: Vec<f32> = tile.heights().iter().map(|&h| h as f32).collect();
+        Ok(Float32Array::new(heights))
     }
 }
 
