@@ -88,6 +88,10 @@ export interface FoundPath {
 /**
  * A local replica of one world: heights computed in-process by the Rust SDK's code,
  * bit for bit what the server answers at {@link LocalTerrain.revision}.
+ *
+ * Every read answers at the replica's view: one snapshot, which moves on to the
+ * follower's latest between JavaScript tasks, never while JavaScript code runs (so a
+ * synchronous tick reads one revision throughout).
  */
 export declare class LocalTerrain {
   private constructor();
@@ -102,11 +106,16 @@ export declare class LocalTerrain {
   readonly world: string;
   /** Whether the replica follows a server (false for offline ones). */
   readonly live: boolean;
-  /** The world revision the replica reflects. */
+  /** The world revision the replica reflects: its view's. */
   readonly revision: number;
   /** The exact height at (x, z). */
   heightAt(x: number, z: number): number;
-  /** The surface-mode height at (x, z): the served mesh's triangle under the point. */
+  /**
+   * The surface-mode height at (x, z): the served mesh's triangle under the point.
+   * A tile read 16 times at one view is kept in JavaScript (at most 1,024 tiles;
+   * all dropped when the view moves on) and its reads are evaluated there, with no
+   * call into the addon, in the same operations as the Rust code: the same bits.
+   */
   surfaceHeightAt(x: number, z: number): number;
   /** Exact heights of `[x0, z0, x1, z1, ...]` (read in place), at one snapshot. */
   heights(points: Float64Array): Float64Array;

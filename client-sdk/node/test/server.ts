@@ -1,9 +1,9 @@
 // A real terrain-server for the tests: the debug binary of the workspace's target
-// directory (CARGO_TARGET_DIR, else ../../target; TERRAIN_SERVER_BIN overrides),
-// started on 127.0.0.1 port 0 with a temporary data directory, as the Rust process
-// tests start it (server/tests/process/common.rs): no TERRAIN_* variables from the
-// caller, the bound address read from the `listening on ADDR` log line, then ready
-// once /readyz answers 200. Only this process's own child is ever signalled.
+// directory (as `cargo metadata` reports it: CARGO_TARGET_DIR, else ../../target;
+// TERRAIN_SERVER_BIN overrides), started on 127.0.0.1 port 0 with a temporary data
+// directory, as the Rust process tests start it (server/tests/process/common.rs): no
+// TERRAIN_* variables from the caller, the bound address read from the `listening on
+// ADDR` log line, then ready once /readyz answers 200. Only this process's own child is ever signalled.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get as httpsGet } from "node:https";
@@ -13,13 +13,31 @@ import { createInterface } from "node:readline";
 
 const root = resolve(__dirname, "..", "..", "..", "..");
 
-/** The server binary the tests run. */
+/**
+ * The workspace's target directory as cargo resolves it (`cargo metadata`: it follows
+ * CARGO_TARGET_DIR, cargo configuration and wrappers alike), else CARGO_TARGET_DIR,
+ * else ../../target.
+ */
+function targetDir(): string {
+  const env = { ...process.env };
+  if (env.CARGO_TARGET_DIR) env.CARGO_TARGET_DIR = resolve(root, env.CARGO_TARGET_DIR);
+  const r = spawnSync("cargo", ["metadata", "--format-version", "1", "--no-deps", "--offline"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "ignore"],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status === 0) {
+    const dir = (JSON.parse(r.stdout.toString()) as { target_directory?: string }).target_directory;
+    if (dir) return dir;
+  }
+  return env.CARGO_TARGET_DIR ?? join(root, "target");
+}
+
+/** The server binary the tests run: TERRAIN_SERVER_BIN, else the target's debug build. */
 export function serverBinary(): string {
   if (process.env.TERRAIN_SERVER_BIN) return process.env.TERRAIN_SERVER_BIN;
-  const target = process.env.CARGO_TARGET_DIR
-    ? resolve(root, process.env.CARGO_TARGET_DIR)
-    : join(root, "target");
-  return join(target, "debug", "terrain-server");
+  return join(targetDir(), "debug", "terrain-server");
 }
 
 const WAIT_MS = 120_000;

@@ -146,6 +146,14 @@ impl SurfaceTile {
         self.key
     }
 
+    /// The vertex heights (float32 values widened to f64), row-major: vertex `(ix,
+    /// iz)` at `iz * n + ix`, `n` the layout's vertices per edge. A point's height is
+    /// the plane of its cell's triangle through these (see [`surface_height`]), so a
+    /// client that holds them can answer the tile's points itself.
+    pub fn heights(&self) -> &[f64] {
+        &self.heights
+    }
+
     /// The surface height at `(x, z)`, bit for bit [`surface_height`]'s; `None` when
     /// the point lies in another tile.
     #[inline]

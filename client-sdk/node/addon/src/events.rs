@@ -1,5 +1,5 @@
 //! `LocalTerrain.nextEvent()`: the replica's events handed to JavaScript, each once the
-//! snapshot it describes is the one `heightAt` reads, so a game can re-snap the
+//! snapshot it describes is the one `heightAt` reads (the view), so a game can re-snap the
 //! entities inside an event's bounds as soon as it arrives.
 
 use std::sync::Arc;
@@ -43,8 +43,8 @@ pub struct LocalEvent {
 }
 
 /// The receiving end a `LocalTerrain` holds from its opening, so no event published
-/// after `open` resolved is missed.
-pub type Receiver = Arc<Mutex<broadcast::Receiver<ReplicaEvent>>>;
+/// after `open` resolved is missed; each arrives once the view shows it.
+pub type Receiver = Arc<Mutex<broadcast::Receiver<crate::Applied>>>;
 
 fn revision(r: u64) -> i64 {
     i64::try_from(r).unwrap_or(i64::MAX)

@@ -9,33 +9,53 @@
 //! the current snapshot, and so is movement (`terrainInfo`, `terrainInfos`, `checkPath`,
 //! `findPath`): the Rust SDK's [`terrain_client::LocalWalk`] by the world's listed
 //! walkability rule, the server's answers bit for bit.
+//!
+//! The snapshot the reads see (the *view*) moves on only on the JavaScript thread:
+//! each snapshot the follower publishes is handed over through a threadsafe function,
+//! whose callback takes it as the view and then calls the package's `onPublish` with
+//! the view's epoch, in one step no JavaScript code runs between. So JavaScript can
+//! keep what it read at one epoch (`src/surface.ts` keeps tile surfaces) and know,
+//! from a number it holds, the moment that stops being the replica's state.
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, RwLock},
+    sync::{Arc, Mutex, RwLock, Weak},
 };
 
-use napi::{Env, Error, Result, Status, bindgen_prelude::*};
+use napi::{
+    Env, Error, Result, Status,
+    bindgen_prelude::*,
+    threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode},
+};
 use napi_derive::napi;
-use terrain_client::{ClientBuilder, LocalWalk, PathMode, Snapshot, SurfaceReader};
+use terrain_client::{ClientBuilder, LocalWalk, PathMode, ReplicaEvent, Snapshot, SurfaceReader};
 use terrain_core::walk::WalkRule;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 mod events;
 mod offline;
 
-/// `heightAt` and `surfaceHeightAt` as plain functions of the replica's `External`
-/// handle. A `#[napi]` class method pays napi-rs's borrow tracking of `this` on every
-/// call (a registry lookup and an allocation, most of a call's cost when the height
-/// itself takes 100 ns); an `External` argument is one `napi_get_value_external`.
+/// The per-call reads as plain functions of the replica's `External` handle. A
+/// `#[napi]` class method pays napi-rs's borrow tracking of `this` on every call (a
+/// registry lookup and an allocation, most of a call's cost when the height itself
+/// takes 100 ns); an `External` argument is one `napi_get_value_external`.
 /// `src/native.ts` puts them behind the class's methods, so callers see no difference.
+///
+/// `surfaceHeightAt` is answered in JavaScript (`src/surface.ts`) from tile surfaces
+/// these functions hand over: [`replica_surface_layout`] gives the tile grid and the
+/// view's epoch, [`replica_surface_tile`] one tile's float32 vertex heights at the view, and
+/// [`replica_surface_evaluated`] answers a point on the spot (tiles not kept).
 pub mod fast {
     use std::sync::Arc;
 
-    use napi::{Result, bindgen_prelude::External};
+    use napi::{
+        Result,
+        bindgen_prelude::{External, Float32Array, Float64Array},
+    };
     use napi_derive::napi;
+    use terrain_core::mesh::SurfaceTile;
 
-    use crate::Replica;
+    use crate::{Replica, invalid};
 
     /// `LocalTerrain.heightAt` through the handle.
     #[napi(ts_args_type = "handle: unknown, x: number, z: number")]
@@ -43,14 +63,58 @@ pub mod fast {
         handle.height_at(x, z)
     }
 
-    /// `LocalTerrain.surfaceHeightAt` through the handle.
+    /// The surface-mode height at `(x, z)` at the view, evaluated on the spot (no tile
+    /// is computed or kept).
     #[napi(ts_args_type = "handle: unknown, x: number, z: number")]
-    pub fn replica_surface_height_at(
+    pub fn replica_surface_evaluated(
         handle: &External<Arc<Replica>>,
         x: f64,
         z: f64,
     ) -> Result<f64> {
-        handle.surface_height_at(x, z)
+        Ok(handle.snapshot()?.surface_height_at(x, z))
+    }
+
+    /// `[epoch, size, shift, step, n]`: the view's epoch and the tile grid surface
+    /// reads use (tile `t` owns `floor(c / size + shift) = t`, its vertices are
+    /// `step` apart, `n` per edge).
+    #[napi(ts_args_type = "handle: unknown")]
+    pub fn replica_surface_layout(handle: &External<Arc<Replica>>) -> Result<Float64Array> {
+        let (snapshot, epoch) = handle.view()?;
+        let layout = snapshot.terrain().generator().tile_grid();
+        let shift = if layout.centred { 0.5 } else { 0.0 };
+        let n = layout.resolution.max(2);
+        Ok(Float64Array::new(vec![
+            epoch as f64,
+            layout.size,
+            shift,
+            layout.step(),
+            f64::from(n),
+        ]))
+    }
+
+    /// Tile `(tx, tz)`'s float32 vertex heights at the view, row-major (`iz * n +
+    /// ix`): the surface the server serves for that tile. Each is a float32 value
+    /// already (core rounds the vertex heights to f32 and widens them back), so the
+    /// `Float32Array` holds it exactly, in half the memory, and JavaScript reads back
+    /// the very double core interpolates.
+    #[napi(ts_args_type = "handle: unknown, tx: number, tz: number")]
+    pub fn replica_surface_tile(
+        handle: &External<Arc<Replica>>,
+        tx: f64,
+        tz: f64,
+    ) -> Result<Float32Array> {
+        let index = |t: f64, name: &str| {
+            if t.fract() == 0.0 && t.abs() <= f64::from(1u32 << 30) {
+                Ok(t as i64)
+            } else {
+                Err(invalid(format!("{name}: expected a tile index, got {t}")))
+            }
+        };
+        let key = (index(tx, "tx")?, index(tz, "tz")?);
+        let snapshot = handle.snapshot()?;
+        let tile = SurfaceTile::new(snapshot.terrain(), key);
+        let heights: Vec<f32> = tile.heights().iter().map(|&h| h as f32).collect();
+        Ok(Float32Array::new(heights))
     }
 }
 
@@ -120,30 +184,33 @@ impl SurfaceCache {
     }
 }
 
-/// What the JS object holds: a following replica, or a fixed snapshot and the rule
-/// its world description gave (if any).
+/// What the JS object reads from: a following replica, or a fixed snapshot and the
+/// rule its world description gave (if any).
 #[derive(Clone)]
 enum Source {
     Live(Arc<terrain_client::LocalTerrain>),
-    Offline(Arc<Snapshot>, Option<WalkRule>),
+    Offline(Option<WalkRule>),
 }
 
 impl Source {
-    fn snapshot(&self) -> Arc<Snapshot> {
-        match self {
-            Source::Live(r) => r.snapshot(),
-            Source::Offline(s, _) => Arc::clone(s),
-        }
-    }
-
     fn walk_rule(&self) -> Result<&WalkRule> {
         match self {
             Source::Live(r) => r.walk_rule().map_err(js_error),
-            Source::Offline(_, rule) => rule.as_ref().ok_or_else(|| {
+            Source::Offline(rule) => rule.as_ref().ok_or_else(|| {
                 invalid("world: the description has no `walkability` (GET /v1/worlds lists it)")
             }),
         }
     }
+}
+
+/// An open replica: where it reads from and the snapshot the reads see.
+struct Open {
+    source: Source,
+    /// The snapshot every read answers at. A live replica's is the follower's latest
+    /// as of the last hand-over on the JavaScript thread ([`Replica::publish`]).
+    view: Arc<Snapshot>,
+    /// Bumped each time `view` changes: what JavaScript keeps, it keeps by epoch.
+    epoch: u64,
 }
 
 /// One point of terrain info, as the server's `terrain-info` answers it.
@@ -257,11 +324,24 @@ pub struct OpenOptions {
     pub connect_timeout_ms: Option<u32>,
 }
 
+/// What the follower applied, handed to `nextEvent` once the view shows it.
+#[derive(Debug, Clone)]
+pub enum Applied {
+    Event(ReplicaEvent),
+    /// The forwarding task fell behind the follower by this many events.
+    Missed(u64),
+}
+
 /// The state a `LocalTerrain` shares with the per-call functions of [`fast`]: the
-/// source (gone once closed) and `surfaceHeightAt`'s tiles.
+/// source and view (gone once closed), and `surfaceHeights`' tiles.
 pub struct Replica {
-    source: RwLock<Option<Source>>,
-    /// `surfaceHeightAt`'s tiles, replaced when the snapshot moves on.
+    open: RwLock<Option<Open>>,
+    /// The view's revision, sent on each change of the view: `waitForRevision` waits
+    /// on it.
+    published: watch::Sender<u64>,
+    /// What the follower applied, sent once the view shows it: `nextEvent` reads it.
+    applied: broadcast::Sender<Applied>,
+    /// `surfaceHeights`' tiles, replaced when the view moves on.
     surface: Mutex<Option<SurfaceCache>>,
 }
 
@@ -274,20 +354,58 @@ impl std::fmt::Debug for Replica {
 }
 
 impl Replica {
+    fn new(source: Source, view: Arc<Snapshot>) -> Self {
+        Replica {
+            published: watch::channel(view.revision()).0,
+            applied: broadcast::channel(terrain_client::REPLICA_EVENTS).0,
+            open: RwLock::new(Some(Open {
+                source,
+                view,
+                epoch: 0,
+            })),
+            surface: Mutex::new(None),
+        }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Open) -> T) -> Result<T> {
+        let open = self.open.read().unwrap_or_else(|e| e.into_inner());
+        Ok(f(open.as_ref().ok_or_else(closed_error)?))
+    }
+
     fn source(&self) -> Result<Source> {
-        self.source
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-            .ok_or_else(closed_error)
+        self.read(|o| o.source.clone())
+    }
+
+    /// The snapshot reads answer at.
+    fn snapshot(&self) -> Result<Arc<Snapshot>> {
+        self.read(|o| Arc::clone(&o.view))
+    }
+
+    /// The view and its epoch.
+    fn view(&self) -> Result<(Arc<Snapshot>, u64)> {
+        self.read(|o| (Arc::clone(&o.view), o.epoch))
+    }
+
+    /// Takes the follower's latest snapshot as the view (on the JavaScript thread,
+    /// from the hand-over's callback); answers the view's epoch (0 once closed).
+    fn publish(&self) -> u64 {
+        let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
+        let Some(open) = open.as_mut() else {
+            return 0;
+        };
+        if let Source::Live(r) = &open.source {
+            let latest = r.snapshot();
+            if !Arc::ptr_eq(&latest, &open.view) {
+                open.view = latest;
+                open.epoch += 1;
+                self.published.send_replace(open.view.revision());
+            }
+        }
+        open.epoch
     }
 
     fn height_at(&self, x: f64, z: f64) -> Result<f64> {
-        let source = self.source.read().unwrap_or_else(|e| e.into_inner());
-        Ok(match source.as_ref().ok_or_else(closed_error)? {
-            Source::Live(r) => r.height_at(x, z),
-            Source::Offline(s, _) => s.height_at(x, z),
-        })
+        self.read(|o| o.view.height_at(x, z))
     }
 
     fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
@@ -299,10 +417,9 @@ impl Replica {
         self.with_surface(|cache| points.map(|p| cache.height_at(p[0], p[1])).collect())
     }
 
-    /// `f` over the surface cache of the current snapshot (a new one when the replica
-    /// moved on).
+    /// `f` over the surface cache of the view (a new one when the view moved on).
     fn with_surface<T>(&self, f: impl FnOnce(&mut SurfaceCache) -> T) -> Result<T> {
-        let snapshot = self.source()?.snapshot();
+        let snapshot = self.snapshot()?;
         let mut cache = self.surface.lock().unwrap_or_else(|e| e.into_inner());
         let cache = match cache.as_mut() {
             Some(c) if Arc::ptr_eq(c.reader.snapshot(), &snapshot) => c,
@@ -312,8 +429,60 @@ impl Replica {
     }
 
     fn close(&self) {
-        *self.source.write().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.open.write().unwrap_or_else(|e| e.into_inner()) = None;
         *self.surface.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// One hand-over to the JavaScript thread: take the follower's latest snapshot as the
+/// view, then pass on what it applied.
+struct Handoff {
+    replica: Arc<Replica>,
+    applied: Applied,
+}
+
+impl Handoff {
+    /// On the JavaScript thread: the view's epoch after the hand-over, for `onPublish`.
+    fn run(self) -> f64 {
+        let epoch = self.replica.publish();
+        // No receiver is not an error: nobody reads events.
+        let _ = self.replica.applied.send(self.applied);
+        epoch as f64
+    }
+}
+
+/// The threadsafe function of `onPublish`: weak, so a replica never keeps Node's event
+/// loop alive by itself.
+type Publisher = ThreadsafeFunction<Handoff, (), f64, Status, false, true>;
+
+/// Hands every snapshot the follower publishes to the JavaScript thread, until the
+/// replica is closed or gone.
+async fn forward(
+    mut feed: broadcast::Receiver<ReplicaEvent>,
+    replica: Weak<Replica>,
+    mut closed: watch::Receiver<bool>,
+    publisher: Publisher,
+) {
+    loop {
+        let applied = tokio::select! {
+            event = feed.recv() => match event {
+                Ok(e) => Applied::Event(e),
+                Err(broadcast::error::RecvError::Lagged(missed)) => Applied::Missed(missed),
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = closed.wait_for(|c| *c) => return,
+        };
+        let Some(replica) = replica.upgrade() else {
+            return;
+        };
+        let status = publisher.call(
+            Handoff { replica, applied },
+            ThreadsafeFunctionCallMode::NonBlocking,
+        );
+        if status != Status::Ok {
+            // The environment is going away.
+            return;
+        }
     }
 }
 
@@ -325,7 +494,8 @@ pub struct LocalTerrain {
     world: String,
     /// Set on close: pending `waitForRevision` and `nextEvent` promises settle.
     closed: watch::Sender<bool>,
-    /// The follower's events, from the opening (none for offline replicas).
+    /// What the follower applied, from the opening, each once the view shows it
+    /// (none for offline replicas).
     events: Option<events::Receiver>,
 }
 
@@ -382,58 +552,87 @@ fn sdk_error(e: terrain_client::ClientError) -> Error {
 
 impl LocalTerrain {
     fn infos(&self, points: &[(f64, f64)]) -> Result<Vec<TerrainInfo>> {
-        let source = self.source()?;
-        let snapshot = source.snapshot();
+        let (source, snapshot) = self.reading()?;
         let infos = LocalWalk::new(&snapshot, source.walk_rule()?)
             .terrain_info(points)
             .map_err(sdk_error)?;
         Ok(infos.points.into_iter().map(info_object).collect())
     }
 
-    fn new(source: Source, world: String) -> Self {
-        let events = match &source {
-            Source::Live(r) => Some(Arc::new(tokio::sync::Mutex::new(r.events()))),
-            Source::Offline(..) => None,
-        };
+    fn new(source: Source, view: Arc<Snapshot>, world: String) -> Self {
+        let live = matches!(source, Source::Live(_));
+        let shared = Arc::new(Replica::new(source, view));
+        let events = live.then(|| Arc::new(tokio::sync::Mutex::new(shared.applied.subscribe())));
         LocalTerrain {
             events,
-            shared: Arc::new(Replica {
-                source: RwLock::new(Some(source)),
-                surface: Mutex::new(None),
-            }),
+            shared,
             world,
             closed: watch::channel(false).0,
         }
     }
 
-    fn source(&self) -> Result<Source> {
-        self.shared.source()
+    /// The source and the view, at once.
+    fn reading(&self) -> Result<(Source, Arc<Snapshot>)> {
+        self.shared
+            .read(|o| (o.source.clone(), Arc::clone(&o.view)))
+    }
+
+    fn snapshot(&self) -> Result<Arc<Snapshot>> {
+        self.shared.snapshot()
     }
 }
 
 #[napi]
 impl LocalTerrain {
     /// Connects to `url`, loads world `world` (config and zones at one revision) and
-    /// follows its events from that revision.
-    #[napi]
-    pub async fn open(
+    /// follows its events from that revision. Each snapshot the follower publishes
+    /// becomes the view on the JavaScript thread, and `onPublish` is then called with
+    /// the view's epoch (`src/native.ts` passes it; see the module docs).
+    ///
+    /// Writable: `src/native.ts` puts the package's `open` (which passes `onPublish`)
+    /// in its place.
+    #[napi(
+        writable,
+        ts_args_type = "url: string, world: string, options: OpenOptions | null | undefined, onPublish: (epoch: number) => void",
+        ts_return_type = "Promise<LocalTerrain>"
+    )]
+    pub fn open<'env>(
+        env: &'env Env,
         url: String,
         world: String,
         options: Option<OpenOptions>,
-    ) -> Result<LocalTerrain> {
+        on_publish: Function<'env, f64, ()>,
+    ) -> Result<PromiseRaw<'env, LocalTerrain>> {
+        let publisher: Publisher = on_publish
+            .build_threadsafe_function::<Handoff>()
+            .weak::<true>()
+            .build_callback(|ctx: ThreadsafeCallContext<Handoff>| Ok(ctx.value.run()))?;
         let options = options.unwrap_or_default();
-        let mut builder = ClientBuilder::new(url);
-        if let Some(ca) = options.ca_file {
-            builder = builder.ca_file(ca);
-        }
-        if let Some(ms) = options.connect_timeout_ms {
-            builder = builder.connect_timeout(std::time::Duration::from_millis(ms.into()));
-        }
-        let client = builder.connect().await.map_err(js_error)?;
-        let replica = terrain_client::LocalTerrain::open(client, &world)
-            .await
-            .map_err(js_error)?;
-        Ok(LocalTerrain::new(Source::Live(Arc::new(replica)), world))
+        env.spawn_future(async move {
+            let mut builder = ClientBuilder::new(url);
+            if let Some(ca) = options.ca_file {
+                builder = builder.ca_file(ca);
+            }
+            if let Some(ms) = options.connect_timeout_ms {
+                builder = builder.connect_timeout(std::time::Duration::from_millis(ms.into()));
+            }
+            let client = builder.connect().await.map_err(js_error)?;
+            let replica = terrain_client::LocalTerrain::open(client, &world)
+                .await
+                .map_err(js_error)?;
+            let replica = Arc::new(replica);
+            // Subscribed before the first view is taken: no later snapshot is missed.
+            let feed = replica.events();
+            let view = replica.snapshot();
+            let terrain = LocalTerrain::new(Source::Live(replica), view, world);
+            tokio::spawn(forward(
+                feed,
+                Arc::downgrade(&terrain.shared),
+                terrain.closed.subscribe(),
+                publisher,
+            ));
+            Ok(terrain)
+        })
     }
 
     /// A fixed replica with no server: `world` is one world of `GET /v1/worlds` (JSON),
@@ -446,7 +645,8 @@ impl LocalTerrain {
         let terrain = terrain_client::build_terrain(&info, &list).map_err(js_error)?;
         let snapshot = Snapshot::from_terrain(terrain, list.revision);
         Ok(LocalTerrain::new(
-            Source::Offline(Arc::new(snapshot), info.walkability),
+            Source::Offline(info.walkability),
+            Arc::new(snapshot),
             info.id,
         ))
     }
@@ -466,7 +666,7 @@ impl LocalTerrain {
     /// The world revision the replica reflects.
     #[napi(getter)]
     pub fn revision(&self) -> Result<i64> {
-        let r = self.source()?.snapshot().revision();
+        let r = self.snapshot()?.revision();
         i64::try_from(r).map_err(js_error)
     }
 
@@ -480,7 +680,8 @@ impl LocalTerrain {
     ///
     /// A tile read [`SURFACE_TILE_READS`] times at one snapshot has its surface
     /// computed and kept, so reads where entities stand are a cell lookup; at most
-    /// [`SURFACE_TILES_KEPT`] tiles are kept.
+    /// [`SURFACE_TILES_KEPT`] tiles are kept. (The package's `surfaceHeightAt` answers
+    /// in JavaScript instead, from tiles of [`fast::replica_surface_tile`].)
     #[napi]
     pub fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
         self.shared.surface_height_at(x, z)
@@ -497,7 +698,7 @@ impl LocalTerrain {
     /// snapshot.
     #[napi]
     pub fn heights(&self, points: &[f64]) -> Result<Float64Array> {
-        let snapshot = self.source()?.snapshot();
+        let snapshot = self.snapshot()?;
         let out: Vec<f64> = pairs(points)?
             .map(|p| snapshot.height_at(p[0], p[1]))
             .collect();
@@ -517,7 +718,7 @@ impl LocalTerrain {
     /// where the terrain decided.
     #[napi]
     pub fn zone_at(&self, x: f64, z: f64) -> Result<Option<String>> {
-        let snapshot = self.source()?.snapshot();
+        let snapshot = self.snapshot()?;
         Ok(snapshot
             .terrain()
             .sample(x, z)
@@ -554,8 +755,7 @@ impl LocalTerrain {
             }
         };
         let points: Vec<(f64, f64)> = pairs(points)?.map(|p| (p[0], p[1])).collect();
-        let source = self.source()?;
-        let snapshot = source.snapshot();
+        let (source, snapshot) = self.reading()?;
         let check = LocalWalk::new(&snapshot, source.walk_rule()?)
             .check_path(&points, mode)
             .map_err(sdk_error)?;
@@ -587,8 +787,7 @@ impl LocalTerrain {
                 )));
             }
         };
-        let source = self.source()?;
-        let snapshot = source.snapshot();
+        let (source, snapshot) = self.reading()?;
         let found = LocalWalk::new(&snapshot, source.walk_rule()?)
             .find_path(
                 (from_x, from_z),
@@ -626,11 +825,11 @@ impl LocalTerrain {
     ) -> Result<PromiseRaw<'env, i64>> {
         let wanted = u64::try_from(revision)
             .map_err(|_| invalid(format!("revision: must be >= 0, got {revision}")))?;
-        let source = self.source()?;
+        let (source, view) = self.reading()?;
         let replica = match source {
             Source::Live(r) => r,
-            Source::Offline(s, _) => {
-                let at = s.revision();
+            Source::Offline(_) => {
+                let at = view.revision();
                 return env.spawn_future(async move {
                     if at >= wanted {
                         i64::try_from(at).map_err(js_error)
@@ -643,19 +842,28 @@ impl LocalTerrain {
             }
         };
         let mut closed = self.closed.subscribe();
+        let mut published = self.shared.published.subscribe();
         env.spawn_future(async move {
+            // The follower reaching `wanted`, then the view (which takes the
+            // follower's snapshots on the JavaScript thread) reaching it too.
+            let reached = async {
+                replica.wait_for_revision(wanted).await.map_err(js_error)?;
+                let at = published
+                    .wait_for(|r| *r >= wanted)
+                    .await
+                    .map_err(|_| closed_error())?;
+                i64::try_from(*at).map_err(js_error)
+            };
             tokio::select! {
-                reached = replica.wait_for_revision(wanted) => {
-                    let r = reached.map_err(js_error)?;
-                    i64::try_from(r).map_err(js_error)
-                }
+                r = reached => r,
                 _ = closed.wait_for(|c| *c) => Err(closed_error()),
             }
         })
     }
 
     /// The next event of the replica, once the snapshot it describes is the one the
-    /// reads see (re-snap what stands inside its `bounds`); events come in revision
+    /// reads see (the view took it on the JavaScript thread before the event was
+    /// passed on: re-snap what stands inside its `bounds`); events come in revision
     /// order, each once, from the replica's opening. Resolves `null` for an offline
     /// replica, once closed, or when the replica stopped following (see
     /// `waitForRevision` for why).
@@ -676,12 +884,13 @@ impl LocalTerrain {
             let mut receiver = receiver.lock().await;
             tokio::select! {
                 event = receiver.recv() => Ok(match event {
-                    Ok(e) => Some(events::LocalEvent::of(e)),
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                        let at = shared.source()?.snapshot().revision();
+                    Ok(Applied::Event(e)) => Some(events::LocalEvent::of(e)),
+                    Ok(Applied::Missed(missed))
+                    | Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        let at = shared.snapshot()?.revision();
                         Some(events::LocalEvent::lagged(at, missed))
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => None,
+                    Err(broadcast::error::RecvError::Closed) => None,
                 }),
                 _ = closed.wait_for(|c| *c) => Ok(None),
             }
