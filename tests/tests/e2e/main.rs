@@ -58,6 +58,7 @@ mod meshes_colours;
 mod meshes_encoded;
 mod meshes_grpc;
 mod meshes_http;
+mod meshes_lod;
 mod openapi;
 mod ops;
 mod prefetch;
