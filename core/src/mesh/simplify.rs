@@ -8,8 +8,10 @@
 //! (ix, iz+1)-(ix+1, iz) diagonal as the full mesh; a leaf with vertices of smaller
 //! neighbours on its sides is a fan from its centre vertex, so no T-junction opens a
 //! crack inside the mesh. Leaves are split until the largest vertical distance between
-//! the triangles and the height of **every** grid vertex under them is at most the
-//! error asked for (measured exactly, not estimated), and leaves holding carved cells
+//! the triangles and the grid's own surface (its vertices, and every point where a
+//! triangle's side crosses a grid cell's side or diagonal: the distance between two
+//! piecewise-planar surfaces peaks at those) is at most the error asked for (measured
+//! exactly, not estimated), and leaves holding carved cells
 //! are split down to single cells, whose carved ones are left out: carved floors stay
 //! carved.
 //!
@@ -138,7 +140,58 @@ fn triangle_error(grid: &HeightGrid<'_>, t: [(u32, u32); 3]) -> f64 {
             worst = worst.max((v - grid.h(x as u32, z as u32)).abs());
         }
     }
+    // Between the grid's vertices the distance to the grid's own surface is linear on
+    // each piece where both are planes, so the rest of its extremes lie where the
+    // triangle's sides cross the grid's cell sides and diagonals.
+    for e in 0..3 {
+        worst = worst.max(side_error(grid, p[e], p[(e + 1) % 3], h[e], h[(e + 1) % 3]));
+    }
     worst
+}
+
+/// The largest distance between side `p -> q` of a triangle (heights `hp`, `hq`) and
+/// the grid's surface at every point where the side crosses a grid line (x or z an
+/// integer) or a cell diagonal (x + z an integer).
+fn side_error(grid: &HeightGrid<'_>, p: (i64, i64), q: (i64, i64), hp: f64, hq: f64) -> f64 {
+    let (dx, dz) = (q.0 - p.0, q.1 - p.1);
+    let mut worst = 0.0f64;
+    let mut at = |num: i64, den: i64| {
+        // The point p + (num / den) (q - p), strictly inside the side.
+        if den == 0 || num <= 0 || num >= den {
+            return;
+        }
+        let s = num as f64 / den as f64;
+        let (x, z) = (p.0 as f64 + s * dx as f64, p.1 as f64 + s * dz as f64);
+        let on_side = hp + s * (hq - hp);
+        worst = worst.max((on_side - grid_surface(grid, x, z)).abs());
+    };
+    // Crossing x = p.x + k (k = 1 .. |dx| - 1) is at s = k / |dx|; likewise z and
+    // x + z (whose integer values step by one along the side every 1 / |dx + dz|).
+    for d in [dx.abs(), dz.abs(), (dx + dz).abs()] {
+        for k in 1..d {
+            at(k, d);
+        }
+    }
+    worst
+}
+
+/// The height of the full grid's surface at `(x, z)` (grid units): the plane of the
+/// cell triangle under it, cells split along the (ix, iz+1)-(ix+1, iz) diagonal.
+fn grid_surface(grid: &HeightGrid<'_>, x: f64, z: f64) -> f64 {
+    let ix = (x.floor().max(0.0) as u32).min(grid.nx as u32 - 2);
+    let iz = (z.floor().max(0.0) as u32).min(grid.nz as u32 - 2);
+    let (u, v) = (x - f64::from(ix), z - f64::from(iz));
+    if u + v <= 1.0 {
+        let (a, b, d) = (grid.h(ix, iz), grid.h(ix, iz + 1), grid.h(ix + 1, iz));
+        a + (d - a) * u + (b - a) * v
+    } else {
+        let (b, c, d) = (
+            grid.h(ix, iz + 1),
+            grid.h(ix + 1, iz + 1),
+            grid.h(ix + 1, iz),
+        );
+        c + (b - c) * (1.0 - u) + (d - c) * (1.0 - v)
+    }
 }
 
 /// Winds `t` as the full mesh does (negative orientation in (x, z)).
