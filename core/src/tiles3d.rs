@@ -373,8 +373,7 @@ pub fn content_mesh(
     let s = simplify_grid(&grid, tolerance);
     // World coordinates of the union's samples: every `stride`-th lattice vertex.
     let n = layout.n() as u64;
-    let stride =
-        (1u64 << (layout.levels - key.level - depth.min(layout.levels - key.level))) as u64;
+    let stride = 1u64 << (layout.levels - key.level - depth.min(layout.levels - key.level));
     let span = 1u64 << (layout.levels - key.level);
     let (gx0, gz0) = (key.ix * span * (n - 1), key.iz * span * (n - 1));
     let xs: Vec<f64> = (0..m as u64)
@@ -503,7 +502,7 @@ pub fn subtree() -> Vec<u8> {
         "childSubtreeAvailability": {"constant": 0}
     });
     let mut text = serde_json::to_vec(&doc).unwrap_or_default();
-    while text.len() % 8 != 0 {
+    while !text.len().is_multiple_of(8) {
         text.push(b' ');
     }
     let mut out = Vec::with_capacity(24 + text.len());

@@ -47,6 +47,7 @@ use std::{
 };
 
 mod encoded;
+pub mod tiles3d;
 
 pub use encoded::{Encodings, MeshFormat};
 
@@ -244,6 +245,8 @@ pub struct MeshCache {
     cache: Cache<MeshKey, Cached>,
     /// Simplified meshes, by tile and error.
     lod: Cache<LodKey, Cached>,
+    /// The worlds' 3D Tiles grids and contents ([`tiles3d`]).
+    tilesets: tiles3d::Tilesets,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
     pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
@@ -299,6 +302,7 @@ impl MeshCache {
         MeshCache {
             cache,
             lod,
+            tilesets: tiles3d::Tilesets::new(budget),
             pinned: Arc::default(),
             rebuilding: Arc::default(),
             building: Arc::default(),

@@ -203,6 +203,8 @@ pub struct World {
     meters: Arc<Meters>,
     /// Which points an entity may stand on.
     walk: terrain_core::walk::WalkRule,
+    /// The side of the square its 3D Tiles tileset covers, in metres.
+    tileset_extent: f64,
 }
 
 impl World {
@@ -274,7 +276,13 @@ impl World {
             history: limits.event_history.max(1),
             meters,
             walk: config.walk_rule(),
+            tileset_extent: config.tileset_extent,
         })
+    }
+
+    /// The side in metres of the square the world's 3D Tiles tileset covers.
+    pub fn tileset_extent(&self) -> f64 {
+        self.tileset_extent
     }
 
     /// The walkability rule of terrain info, path checks and path finding.

@@ -69,6 +69,7 @@ mod sdk_subscription;
 mod sdk_tls;
 mod snapshot;
 mod stream_limits;
+mod tiles3d;
 mod tls;
 mod viewer_limits;
 mod voxel_bench;
