@@ -145,6 +145,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     tile_x,
                     tile_z,
+                    max_error: 0.0,
                 };
                 async move { TileMesh::try_from(c.get_tile_mesh(req).await?.into_inner()) }
             })
@@ -165,6 +166,7 @@ impl TerrainClient {
                 let req = v1::GetTileMeshesRequest {
                     world: world.to_string(),
                     tiles: keys.clone(),
+                    max_error: 0.0,
                 };
                 async move {
                     let stream = c.get_tile_meshes(req).await?.into_inner();

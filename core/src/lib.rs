@@ -27,6 +27,7 @@ pub mod names;
 pub mod quote;
 pub mod terrain;
 pub mod tile;
+pub mod tiles3d;
 pub mod voxel;
 pub mod walk;
 pub mod world;

@@ -4,12 +4,15 @@
 //!
 //! - [`tile`]: building one [`TileMesh`].
 //! - [`glb`]: a tile mesh as binary glTF 2.0.
+//! - [`simplify`]: a mesh simplified to a maximum vertical error (levels of detail).
 //! - [`surface`]: the height on the triangle mesh under a point (what a player sees).
 
 pub mod glb;
+pub mod simplify;
 pub mod surface;
 pub mod tile;
 
 pub use glb::{GlbError, to_glb};
+pub use simplify::{HeightGrid, Simplified, simplify_grid, simplify_tile, skirt_depth};
 pub use surface::{SurfaceTile, SurfaceTiles, surface_height};
 pub use tile::{Indices, TileMesh, build_tile};

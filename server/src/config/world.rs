@@ -127,6 +127,23 @@ pub struct WorldConfig {
     pub voxel: Option<VoxelConfig>,
     /// The walkability rule as configured (each part defaulted by [`WorldConfig::walk_rule`]).
     pub walk: WalkSettings,
+    /// The side in metres of the square the world's 3D Tiles tileset covers
+    /// (`tileset_extent`; default [`default_tileset_extent`]).
+    pub tileset_extent: f64,
+}
+
+/// The largest `tileset_extent`, in metres.
+pub const MAX_TILESET_EXTENT: f64 = 1_000_000.0;
+
+/// The square a world's tileset covers by default: the original's 10 km island for
+/// hyperscape worlds, 100 map squares (6.4 km) for osrs worlds, 4,096 columns for voxel
+/// worlds.
+pub fn default_tileset_extent(generator: GeneratorKind) -> f64 {
+    match generator {
+        GeneratorKind::Hyperscape => 10_000.0,
+        GeneratorKind::Osrs => 6_400.0,
+        GeneratorKind::Voxel => 4_096.0,
+    }
 }
 
 impl WorldConfig {
@@ -150,6 +167,7 @@ impl WorldConfig {
             layout: None,
             voxel: (generator == GeneratorKind::Voxel).then(VoxelConfig::default),
             walk: WalkSettings::default(),
+            tileset_extent: default_tileset_extent(generator),
         }
     }
 
@@ -245,6 +263,16 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 spec.biomes.as_deref(),
                 spec.max_slope,
             )?;
+            let tileset_extent = match spec.tileset_extent {
+                None => default_tileset_extent(generator),
+                Some(e) if e.is_finite() && e > 0.0 && e <= MAX_TILESET_EXTENT => e,
+                Some(e) => {
+                    return Err(ConfigError::invalid(
+                        key("tileset_extent"),
+                        format!("must be a side in metres above 0 and at most {MAX_TILESET_EXTENT} (got {e})"),
+                    ));
+                }
+            };
             let mut spawn = spec.spawn;
             let layout = match spec.layout {
                 None => None,
@@ -272,6 +300,7 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 manifests: spec.manifests,
                 zone_files: spec.zone_files,
                 spawn: spawn.unwrap_or_else(|| vec![[0.0, 0.0]]),
+                tileset_extent,
                 layout,
                 voxel,
                 walk,

@@ -24,6 +24,10 @@
 //! - Each cached tile also keeps the response bodies encoded from it, per format
 //!   ([`encoded`]): a warm request copies bytes and encodes nothing. They count in
 //!   the cache's budget.
+//! - Simplified meshes (a `maxError` above 0, [`MeshCache::simplified`]) are kept in a
+//!   cache of their own, by tile and error, holding at most a quarter of
+//!   `limits.mesh_cache_bytes`; an entry is served only for the tile version it was
+//!   simplified from, and is made from the full-detail mesh this cache serves.
 //! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
 //!   state already shows the new heights and versions), it starts rebuilding the
 //!   affected tiles that are cached, in parallel on the compute pool (one request of
@@ -43,6 +47,7 @@ use std::{
 };
 
 mod encoded;
+pub mod tiles3d;
 
 pub use encoded::{Encodings, MeshFormat};
 
@@ -53,7 +58,7 @@ use futures::{
 };
 use moka::{future::Cache, ops::compute::Op};
 use terrain_core::{
-    mesh::{TileMesh, build_tile},
+    mesh::{TileMesh, build_tile, simplify_tile},
     voxel::{MeshPart, VoxelMesh},
 };
 
@@ -100,6 +105,9 @@ impl ServiceError for MeshError {
 
 /// A tile of a world: `(world id, tile x, tile z)`.
 type MeshKey = (String, i64, i64);
+
+/// A simplified tile of a world: `(world id, tile x, tile z, max error's f64 bits)`.
+type LodKey = (String, i64, i64, u64);
 
 /// A voxel world's chunk mesh: the greedy mesh of its blocks, with positions made
 /// relative to the chunk's placement (as a [`TileMesh`]'s are).
@@ -235,6 +243,10 @@ type Rebuilds = Arc<Mutex<HashMap<MeshKey, Rebuild>>>;
 #[derive(Clone)]
 pub struct MeshCache {
     cache: Cache<MeshKey, Cached>,
+    /// Simplified meshes, by tile and error.
+    lod: Cache<LodKey, Cached>,
+    /// The worlds' 3D Tiles grids and contents ([`tiles3d`]).
+    tilesets: tiles3d::Tilesets,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
     pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
@@ -281,8 +293,16 @@ impl MeshCache {
             .max_capacity(budget as u64)
             .weigher(|_key: &MeshKey, entry: &Cached| entry.weight())
             .build();
+        let lod = Cache::builder()
+            .name("tile-meshes-simplified")
+            .max_capacity(budget as u64 / 4)
+            // Weighed at twice their arrays: room for the encodings made of them.
+            .weigher(|_key: &LodKey, entry: &Cached| entry.mesh.bytes().saturating_mul(2))
+            .build();
         MeshCache {
             cache,
+            lod,
+            tilesets: tiles3d::Tilesets::new(budget),
             pinned: Arc::default(),
             rebuilding: Arc::default(),
             building: Arc::default(),
@@ -319,6 +339,65 @@ impl MeshCache {
         let served = self.fetch(world, state, tile, Work::Request).await?;
         self.metrics.mesh_lookup(world.id(), served.cached);
         Ok(served)
+    }
+
+    /// `served` (a full-detail mesh of `world`) simplified to at most `max_error`
+    /// metres of vertical error at every vertex ([`simplify_tile`]): cached per tile,
+    /// version and error, or simplified now on the compute pool. `max_error <= 0` and
+    /// voxel chunks (exact greedy meshes) answer `served` itself.
+    pub async fn simplified(
+        &self,
+        world: &str,
+        served: ServedMesh,
+        max_error: f64,
+    ) -> Result<ServedMesh, MeshError> {
+        if max_error.is_nan() || max_error <= 0.0 || !matches!(&*served.mesh, CachedMesh::Tile(_)) {
+            return Ok(served);
+        }
+        let (tile, version) = (served.mesh.key(), served.mesh.version());
+        let key = (world.to_string(), tile.0, tile.1, max_error.to_bits());
+        if let Some(entry) = self.lod.get(&key).await
+            && entry.mesh.version() == version
+        {
+            return Ok(ServedMesh {
+                mesh: entry.mesh,
+                revision: served.revision,
+                cached: served.cached,
+                encoded: entry.encoded,
+            });
+        }
+        let full = Arc::clone(&served.mesh);
+        let simple = self
+            .compute
+            .run(move || match &*full {
+                CachedMesh::Tile(mesh) => CachedMesh::Tile(simplify_tile(mesh, max_error)),
+                CachedMesh::Chunk(chunk) => CachedMesh::Chunk(chunk.clone()),
+            })
+            .await
+            .map_err(|e| MeshError::Build(e.to_string()))?;
+        let entry = Cached::new(simple);
+        let kept = entry.clone();
+        let stored = self
+            .lod
+            .entry(key)
+            .and_compute_with(|old| async move {
+                match old {
+                    Some(e) if e.value().mesh.version() >= version => Op::Nop,
+                    _ => Op::Put(kept),
+                }
+            })
+            .await;
+        let entry = stored
+            .into_entry()
+            .map(|e| e.into_value())
+            .filter(|e| e.mesh.version() == version)
+            .unwrap_or(entry);
+        Ok(ServedMesh {
+            mesh: entry.mesh,
+            revision: served.revision,
+            cached: false,
+            encoded: entry.encoded,
+        })
     }
 
     /// Builds `tile` into the cache ahead of requests (the lifecycle's generation);

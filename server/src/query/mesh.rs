@@ -99,6 +99,22 @@ impl QueryEngine {
         Ok(self.meshes().get(world, state, tile).await?)
     }
 
+    /// The mesh of `tile` (validated) at its current version, simplified to at most
+    /// `max_error` metres (checked by [`check_max_error`]; 0: full detail).
+    pub async fn tile_mesh_lod(
+        &self,
+        world: &Arc<World>,
+        tile: (i64, i64),
+        fields: &TileFields,
+        max_error: f64,
+    ) -> Result<ServedMesh, QueryError> {
+        let served = self.tile_mesh(world, tile, fields).await?;
+        Ok(self
+            .meshes()
+            .simplified(world.id(), served, max_error)
+            .await?)
+    }
+
     /// Refuses a tile list longer than [`MAX_TILES_PER_CALL`].
     pub fn check_tile_count(&self, n: usize) -> Result<(), QueryError> {
         if n > MAX_TILES_PER_CALL {
@@ -107,4 +123,23 @@ impl QueryEngine {
         }
         Ok(())
     }
+}
+
+/// The largest `maxError` a mesh route takes, in metres.
+pub const MAX_MESH_ERROR: f64 = 1000.0;
+
+/// A mesh's maximum vertical error as asked for (field `field`): finite, from 0 (full
+/// detail) to [`MAX_MESH_ERROR`] metres.
+pub fn check_max_error(value: f64, field: impl Into<Field>) -> Result<f64, QueryError> {
+    if !value.is_finite() {
+        return Err(QueryError::invalid(field, "must be finite"));
+    }
+    if !(0.0..=MAX_MESH_ERROR).contains(&value) {
+        return Err(QueryError::invalid(
+            field,
+            format!("must be from 0 to {MAX_MESH_ERROR} metres (got {value})"),
+        ));
+    }
+    // -0.0 and 0.0 are one error (one cache entry).
+    Ok(value + 0.0)
 }

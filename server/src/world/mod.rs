@@ -212,6 +212,8 @@ pub struct World {
     /// The undo records of the last `asof_revisions` revisions and the grounds of
     /// past revisions built from them ([`World::ground`]).
     asof: std::sync::Mutex<AsOf>,
+    /// The side of the square its 3D Tiles tileset covers, in metres.
+    tileset_extent: f64,
 }
 
 impl World {
@@ -285,6 +287,7 @@ impl World {
             meters,
             walk: config.walk_rule(),
             asof: std::sync::Mutex::new(AsOf::new(history)),
+            tileset_extent: config.tileset_extent,
         })
     }
 
@@ -341,6 +344,11 @@ impl World {
             .unwrap_or_else(PoisonError::into_inner)
             .history
             .record(revision, change);
+    }
+
+    /// The side in metres of the square the world's 3D Tiles tileset covers.
+    pub fn tileset_extent(&self) -> f64 {
+        self.tileset_extent
     }
 
     /// The walkability rule of terrain info, path checks and path finding.

@@ -52,6 +52,7 @@ async fn hyperscape_meshes_carry_the_worker_colours_on_every_surface() {
             world: "main".into(),
             tile_x: 1,
             tile_z: -1,
+            ..Default::default()
         })
         .await
         .unwrap()

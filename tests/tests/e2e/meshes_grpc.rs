@@ -25,6 +25,7 @@ fn request(tx: i64, tz: i64) -> GetTileMeshRequest {
         world: "main".into(),
         tile_x: tx,
         tile_z: tz,
+        ..Default::default()
     }
 }
 
@@ -93,6 +94,7 @@ async fn get_tile_meshes_streams_each_tile_in_order() {
     let list = GetTileMeshesRequest {
         world: "main".into(),
         tiles: keys,
+        ..Default::default()
     };
     let mut stream = client.get_tile_meshes(list).await.unwrap().into_inner();
     let mut got = Vec::new();
@@ -129,6 +131,7 @@ async fn tile_errors_name_their_field() {
     let many = GetTileMeshesRequest {
         world: "main".into(),
         tiles: vec![TileKey { x: 0, z: 0 }; 1025],
+        ..Default::default()
     };
     let err = client.get_tile_meshes(many).await.unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted);
@@ -136,6 +139,7 @@ async fn tile_errors_name_their_field() {
     let bad = GetTileMeshesRequest {
         world: "main".into(),
         tiles: vec![TileKey { x: 0, z: 0 }, TileKey { x: -1, z: i64::MAX }],
+        ..Default::default()
     };
     let err = client.get_tile_meshes(bad).await.unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);

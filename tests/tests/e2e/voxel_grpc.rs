@@ -116,6 +116,7 @@ async fn chunk_rpcs_equal_core_and_http() {
             world: VOXEL.into(),
             tile_x: 0,
             tile_z: 0,
+            ..Default::default()
         })
         .await
         .expect("GetTileMesh")

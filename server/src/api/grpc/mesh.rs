@@ -18,7 +18,7 @@ use tonic::{Request, Response, Status};
 use crate::{
     api::ApiState,
     mesh::{CachedMesh, ChunkMesh, ServedMesh},
-    query::mesh::TileFields,
+    query::mesh::{TileFields, check_max_error},
 };
 
 /// How gRPC names a tile's indices in errors: the request fields.
@@ -43,7 +43,10 @@ pub async fn get(
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
     let tile = (request.tile_x, request.tile_z);
-    let served = engine.tile_mesh(world, tile, &tile_fields()).await?;
+    let max_error = check_max_error(request.max_error, "max_error")?;
+    let served = engine
+        .tile_mesh_lod(world, tile, &tile_fields(), max_error)
+        .await?;
     Ok(Response::new(message(&served)))
 }
 
@@ -58,6 +61,7 @@ pub async fn get_many(
     let engine = &state.engine;
     let world = Arc::clone(engine.world(&request.world)?);
     engine.check_tile_count(request.tiles.len())?;
+    let max_error = check_max_error(request.max_error, "max_error")?;
     let tiles: Vec<(i64, i64)> = request.tiles.iter().map(|t| (t.x, t.z)).collect();
     for (i, &tile) in tiles.iter().enumerate() {
         engine.check_tile(&world, tile, &element_fields(i))?;
@@ -68,7 +72,10 @@ pub async fn get_many(
         let world = Arc::clone(&world);
         async move {
             let fields = element_fields(i);
-            let served = state.engine.tile_mesh(&world, tile, &fields).await?;
+            let served = state
+                .engine
+                .tile_mesh_lod(&world, tile, &fields, max_error)
+                .await?;
             Ok(message(&served))
         }
     });

@@ -46,13 +46,30 @@ use terrain_core::{
 use super::{
     CACHE_HEADER, REVISION_HEADER,
     conditional::{not_modified, tile_etag},
-    extract::TilePath,
+    extract::{Query, TilePath},
 };
 use crate::{
     api::{ApiError, ApiState},
     mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh},
-    query::mesh::TileFields,
+    query::mesh::{TileFields, check_max_error},
 };
+
+/// The `maxError` query parameter: the largest vertical error, in metres, the mesh may
+/// have at any full-detail vertex (absent or 0: full detail).
+fn max_error(query: &Query) -> Result<f64, ApiError> {
+    let Some(raw) = query.at_most_once("maxError")? else {
+        return Ok(0.0);
+    };
+    let value: f64 = raw
+        .parse()
+        .map_err(|_| ApiError::invalid("maxError", format!("expected a number, got {raw:?}")))?;
+    Ok(check_max_error(value, "maxError")?)
+}
+
+/// The ETag form of a simplified mesh: `e<maxError>` (none at full detail).
+fn error_form(max_error: f64) -> Option<String> {
+    (max_error > 0.0).then(|| format!("e{max_error}"))
+}
 
 /// How HTTP names a tile's indices in errors: the path segments `tx` and `tz`.
 fn tile_fields() -> TileFields {
@@ -65,6 +82,7 @@ fn tile_fields() -> TileFields {
 async fn serve(
     state: &ApiState,
     TilePath { world, tile }: TilePath,
+    query: &Query,
     headers: &HeaderMap,
     content_type: &'static str,
     format: MeshFormat,
@@ -74,12 +92,16 @@ async fn serve(
     let world = engine.world(&world)?;
     let fields = tile_fields();
     let current = engine.tile_version(world, tile, &fields).await?;
-    let tag = tile_etag(world.id(), tile, current.version, None);
+    let max_error = max_error(query)?;
+    let form = error_form(max_error);
+    let tag = tile_etag(world.id(), tile, current.version, form.as_deref());
     if let Some(response) = not_modified(headers, &tag, current.revision, None) {
         return Ok(response);
     }
-    let served = engine.tile_mesh(world, tile, &fields).await?;
-    let tag = tile_etag(world.id(), tile, served.mesh.version(), None);
+    let served = engine
+        .tile_mesh_lod(world, tile, &fields, max_error)
+        .await?;
+    let tag = tile_etag(world.id(), tile, served.mesh.version(), form.as_deref());
     let revision = HeaderValue::from(served.revision);
     let cache = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
     // The stored JSON is encoded at revision 0; each answer stamps its own in.
@@ -116,12 +138,13 @@ async fn serve(
     params(
         ("tx" = i64, Path, description = "Tile index along x"),
         ("tz" = i64, Path, description = "Tile index along z"),
+        ("maxError" = Option<f64>, Query, minimum = 0, maximum = 1000, description = "The largest vertical error in metres the mesh may have at any full-detail vertex: the mesh simplified to it (kept vertices are full-detail vertices, with skirts twice the error deep along the edges). Absent or 0: full detail. Voxel chunks are exact greedy meshes at any error."),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
     ),
     responses(
         (status = 200, description = "The mesh (`MeshBody`, or `ChunkMeshBody` on a voxel world)",
             headers(
-                ("ETag" = String, description = "`\"<world>:<tx>:<tz>:v<version>\"`: the tile's version"),
+                ("ETag" = String, description = "`\"<world>:<tx>:<tz>:v<version>\"` (`...:v<version>:e<maxError>` when simplified): the tile's version"),
                 ("x-terrain-revision" = u64, description = "The world revision served"),
                 ("x-terrain-cache" = String, description = "`hit` or `miss`"),
             ),
@@ -129,7 +152,7 @@ async fn serve(
         ),
         (status = 304, description = "The client holds the current version",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range"),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range, or a `maxError` that is not a number from 0 to 1000"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 413, description = "A tile beyond the configured limits (field `tiles`)"),
     ),
@@ -137,12 +160,14 @@ async fn serve(
 pub async fn mesh_json(
     State(state): State<Arc<ApiState>>,
     path: TilePath,
+    query: Query,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let format = MeshFormat::Json;
     serve(
         &state,
         path,
+        &query,
         &headers,
         "application/json",
         format,
@@ -161,12 +186,13 @@ pub async fn mesh_json(
     params(
         ("tx" = i64, Path, description = "Tile index along x"),
         ("tz" = i64, Path, description = "Tile index along z"),
+        ("maxError" = Option<f64>, Query, minimum = 0, maximum = 1000, description = "The largest vertical error in metres the mesh may have at any full-detail vertex: the mesh simplified to it (kept vertices are full-detail vertices, with skirts twice the error deep along the edges). Absent or 0: full detail. Voxel chunks are exact greedy meshes at any error."),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
     ),
     responses(
         (status = 200, description = "The glb file",
             headers(
-                ("ETag" = String, description = "`\"<world>:<tx>:<tz>:v<version>\"`: the tile's version"),
+                ("ETag" = String, description = "`\"<world>:<tx>:<tz>:v<version>\"` (`...:v<version>:e<maxError>` when simplified): the tile's version"),
                 ("x-terrain-revision" = u64, description = "The world revision served"),
                 ("x-terrain-cache" = String, description = "`hit` or `miss`"),
             ),
@@ -174,7 +200,7 @@ pub async fn mesh_json(
         ),
         (status = 304, description = "The client holds the current version",
             headers(("ETag" = String), ("x-terrain-revision" = u64))),
-        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range"),
+        (status = 400, description = "A tile index that is not an integer (field `tx` / `tz`) or out of range, or a `maxError` that is not a number from 0 to 1000"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 413, description = "A tile beyond the configured limits (field `tiles`)"),
     ),
@@ -182,12 +208,14 @@ pub async fn mesh_json(
 pub async fn mesh_glb(
     State(state): State<Arc<ApiState>>,
     path: TilePath,
+    query: Query,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let format = MeshFormat::Glb;
     serve(
         &state,
         path,
+        &query,
         &headers,
         "model/gltf-binary",
         format,

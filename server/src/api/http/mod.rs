@@ -35,6 +35,7 @@ pub mod map;
 pub mod mesh;
 pub mod openapi;
 pub mod ops;
+pub mod tiles3d;
 pub mod walk;
 pub mod worlds;
 pub mod zone_body;
@@ -125,6 +126,18 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/paths/find", post(walk::find_path))
         .route("/v1/worlds/{world}/map/{z}/{x}/{file}", get(map::map_tile))
         .route("/v1/worlds/{world}/map/legend", get(map::legend))
+        .route(
+            "/v1/worlds/{world}/3dtiles/tileset.json",
+            get(tiles3d::tileset),
+        )
+        .route(
+            "/v1/worlds/{world}/3dtiles/subtrees/{file}",
+            get(tiles3d::subtree_file),
+        )
+        .route(
+            "/v1/worlds/{world}/3dtiles/content/{level}/{x}/{file}",
+            get(tiles3d::content),
+        )
         .route("/v1/worlds/{world}/map/viewers", get(map::viewers))
         .route("/map", get(map::page))
         .route("/map/", get(map::page))

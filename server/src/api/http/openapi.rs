@@ -42,7 +42,7 @@ use utoipa::{
 };
 
 use super::{
-    admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, walk, worlds, zones,
+    admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, tiles3d, walk, worlds, zones,
 };
 use crate::{api::metrics, config::Limits};
 
@@ -75,6 +75,9 @@ use crate::{api::metrics, config::Limits};
         zones::zone_at,
         mesh::mesh_json,
         mesh::mesh_glb,
+        tiles3d::tileset,
+        tiles3d::subtree_file,
+        tiles3d::content,
         blocks::blocks,
         blocks::instances,
         lifecycle::put_viewer,
@@ -100,6 +103,7 @@ use crate::{api::metrics, config::Limits};
         (name = "worlds", description = "The hosted worlds and their heights"),
         (name = "zones", description = "Flat zones: registered areas of fixed height"),
         (name = "meshes", description = "Tile meshes (JSON and glTF binary)"),
+        (name = "3dtiles", description = "The world as an OGC 3D Tiles 1.1 tileset of error-bounded meshes"),
         (name = "voxel", description = "A voxel world's chunk blocks and instances"),
         (name = "lifecycle", description = "Viewers and the tiles kept live around them"),
         (name = "layout", description = "Hubs, spokes and zone classes of a layout world"),

@@ -1,0 +1,601 @@
+//! Far terrain as an OGC 3D Tiles 1.1 tileset: an implicit quadtree over a square of
+//! mesh tiles, whose finest level is the full-detail tiles and whose every coarser
+//! level covers four times the ground with one error-bounded mesh.
+//!
+//! - [`TilesetLayout`]: the square (a power of two of mesh tiles a side, from the
+//!   world's extent), the levels, and each level's geometric error, halving per level
+//!   down to the full-detail tiles.
+//! - [`ContentGrid`]: what a content knows of its ground, computed bottom-up: the
+//!   heights of the full-detail vertices at its own spacing (every `2^(levels - level)`-th
+//!   vertex), the exact range of every full-detail height under it, and `error`, a
+//!   proven bound on the vertical distance between the surface of those samples and
+//!   the full-detail surface. A tile's grid is its mesh's heights (error 0); a parent's
+//!   is its four children's union taken every other vertex, and its error is the
+//!   children's largest plus the largest distance between the two surfaces at the
+//!   union's vertices. That distance is exact: both grids split every cell along the
+//!   same diagonal, so the finer triangulation refines the coarser one and their
+//!   difference is linear on each finer triangle.
+//! - [`content_mesh`]: a coarse content's mesh: the union of descendants' grids (as
+//!   deep as needed for their error to leave room) simplified by
+//!   [`crate::mesh::simplify_grid`] to what is left of the level's error, so that the
+//!   content is within its level's geometric error of the full-detail surface; skirts
+//!   hang twice the level's error below its edges (neighbouring contents at different
+//!   levels meet without cracks, see [`crate::mesh::skirt_depth`]).
+//! - [`tileset_json`] and [`subtree`]: the tileset document and its one subtree.
+//!
+//! Coordinates: meshes are glTF (y up, world metres, as the tile meshes); the tileset
+//! frame is 3D Tiles' z-up one, so world `(x, y, z)` is tileset `(x, -z, y)`, and a
+//! content's quadtree index `(x, y)` counts tileset `y`, which runs towards world `-z`.
+
+use serde_json::{Value, json};
+
+use crate::mesh::{HeightGrid, Indices, TileMesh, simplify::add_skirts, simplify_grid};
+use crate::terrain::Terrain;
+use crate::tile::{TileGrid, TileRect};
+use crate::{Generator, WorldGenerator};
+
+/// How deep a coarse content may take its samples below its own level.
+const MAX_DEPTH: u32 = 3;
+
+/// The tileset's square and levels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TilesetLayout {
+    /// The world's mesh tile grid.
+    pub grid: TileGrid,
+    /// The tile at the square's lowest x and z.
+    pub min_tile: (i64, i64),
+    /// Levels below the root: the square is `2^levels` tiles a side, level `levels`
+    /// is the full-detail tiles.
+    pub levels: u32,
+    /// The geometric error of the full-detail level, in metres; each coarser level
+    /// doubles it.
+    pub leaf_error: f64,
+}
+
+/// A content of the quadtree: its level and its indices along world x and z
+/// (`iz` counts world +z; see [`TilesetLayout::tileset_y`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContentKey {
+    pub level: u32,
+    pub ix: u64,
+    pub iz: u64,
+}
+
+impl ContentKey {
+    /// The four children, in the order (x, z): (0, 0), (1, 0), (0, 1), (1, 1).
+    pub fn children(&self) -> [ContentKey; 4] {
+        let (l, x, z) = (self.level + 1, self.ix * 2, self.iz * 2);
+        [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(a, b)| ContentKey {
+            level: l,
+            ix: x + a,
+            iz: z + b,
+        })
+    }
+}
+
+/// The largest number of levels a tileset has (a square of 2^20 tiles a side).
+pub const MAX_LEVELS: u32 = 20;
+
+impl TilesetLayout {
+    /// The square of the fewest tiles, a power of two a side, centred on the origin,
+    /// that covers `extent` metres a side; the full-detail level's error is
+    /// `leaf_error`.
+    pub fn covering(grid: TileGrid, extent: f64, leaf_error: f64) -> Self {
+        let tiles = (extent / grid.size).ceil().max(1.0);
+        let mut levels = 0;
+        while ((1u64 << levels) as f64) < tiles && levels < MAX_LEVELS {
+            levels += 1;
+        }
+        let half = 1i64 << levels >> 1;
+        // Centred tiles (hyperscape) own [-size/2, size/2) around their index; corner
+        // tiles (osrs, voxel) start at it, so the square starts half of it lower.
+        let min = if levels == 0 { 0 } else { -half };
+        TilesetLayout {
+            grid,
+            min_tile: (min, min),
+            levels,
+            leaf_error,
+        }
+    }
+
+    /// Tiles a side of the whole square.
+    pub fn side(&self) -> u64 {
+        1u64 << self.levels
+    }
+
+    /// The geometric error of `level`.
+    pub fn geometric_error(&self, level: u32) -> f64 {
+        self.leaf_error * (1u64 << (self.levels - level.min(self.levels))) as f64
+    }
+
+    /// Whether `key` is a content of this tileset.
+    pub fn contains(&self, key: ContentKey) -> bool {
+        key.level <= self.levels && key.ix < (1u64 << key.level) && key.iz < (1u64 << key.level)
+    }
+
+    /// The mesh tiles `key` covers.
+    pub fn tiles(&self, key: ContentKey) -> TileRect {
+        let span = 1i64 << (self.levels - key.level);
+        let (x0, z0) = (
+            self.min_tile.0 + key.ix as i64 * span,
+            self.min_tile.1 + key.iz as i64 * span,
+        );
+        TileRect {
+            min_tx: x0,
+            min_tz: z0,
+            max_tx: x0 + span - 1,
+            max_tz: z0 + span - 1,
+        }
+    }
+
+    /// The contents of `level` covering any tile of `tiles` (what a change of those
+    /// tiles changes at that level).
+    pub fn covering_contents(
+        &self,
+        level: u32,
+        tiles: &TileRect,
+    ) -> Option<(ContentKey, ContentKey)> {
+        let level = level.min(self.levels);
+        let span = 1i64 << (self.levels - level);
+        let n = 1i64 << level;
+        let index = |t: i64, min: i64| (t - min).div_euclid(span).clamp(0, n - 1) as u64;
+        let (x0, x1) = (self.min_tile.0, self.min_tile.0 + (self.side() as i64) - 1);
+        let (z0, z1) = (self.min_tile.1, self.min_tile.1 + (self.side() as i64) - 1);
+        if tiles.max_tx < x0 || tiles.min_tx > x1 || tiles.max_tz < z0 || tiles.min_tz > z1 {
+            return None;
+        }
+        let lo = ContentKey {
+            level,
+            ix: index(tiles.min_tx, x0),
+            iz: index(tiles.min_tz, z0),
+        };
+        let hi = ContentKey {
+            level,
+            ix: index(tiles.max_tx, x0),
+            iz: index(tiles.max_tz, z0),
+        };
+        Some((lo, hi))
+    }
+
+    /// The content's tileset `y` index (tileset y runs towards world -z).
+    pub fn tileset_y(&self, key: ContentKey) -> u64 {
+        (1u64 << key.level) - 1 - key.iz
+    }
+
+    /// The content at tileset indices `(level, x, y)`, if in the tileset.
+    pub fn from_tileset(&self, level: u32, x: u64, y: u64) -> Option<ContentKey> {
+        if level > self.levels || x >= (1u64 << level) || y >= (1u64 << level) {
+            return None;
+        }
+        Some(ContentKey {
+            level,
+            ix: x,
+            iz: (1u64 << level) - 1 - y,
+        })
+    }
+
+    /// Full-detail vertices a side of one tile.
+    fn n(&self) -> usize {
+        self.grid.resolution.max(2) as usize
+    }
+
+    /// The world coordinate of full-detail lattice vertex `g` (counted from the square's
+    /// lowest corner) on one axis whose lowest tile is `min`.
+    fn lattice_coord(&self, min: i64, g: u64) -> f64 {
+        let cells = (self.n() - 1) as u64;
+        let (t, i) = (g / cells, g % cells);
+        crate::mesh::tile::vertex_coord(&self.grid, min + t as i64, i as usize)
+    }
+
+    /// The square's world bounds: `(min x, min z, max x, max z)`.
+    pub fn bounds(&self) -> (f64, f64, f64, f64) {
+        let last = self.side() * (self.n() as u64 - 1);
+        (
+            self.lattice_coord(self.min_tile.0, 0),
+            self.lattice_coord(self.min_tile.1, 0),
+            self.lattice_coord(self.min_tile.0, last),
+            self.lattice_coord(self.min_tile.1, last),
+        )
+    }
+}
+
+/// What a content knows of its ground (see the module documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentGrid {
+    pub key: ContentKey,
+    /// Samples a side (a tile's vertices a side).
+    pub n: usize,
+    /// The float32 heights of the samples, row by row (x fastest), as served.
+    pub heights: Vec<f32>,
+    /// A bound on the vertical distance between the samples' surface and the
+    /// full-detail surface.
+    pub error: f64,
+    /// The lowest and highest full-detail height under the content.
+    pub min: f32,
+    pub max: f32,
+}
+
+impl ContentGrid {
+    /// The bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.heights.len() * 4 + 64
+    }
+}
+
+/// A full-detail tile's grid: its mesh's vertex heights (the same evaluation as
+/// [`crate::mesh::build_tile`]'s), error 0.
+pub fn leaf_grid(terrain: &Terrain, layout: &TilesetLayout, key: ContentKey) -> ContentGrid {
+    let tiles = layout.tiles(ContentKey {
+        level: layout.levels,
+        ..key
+    });
+    let tile = (tiles.min_tx, tiles.min_tz);
+    let mesh_layout = terrain.generator().tile_grid();
+    let n = layout.n();
+    let bx: Vec<f64> = (-1..=n as i64)
+        .map(|i| crate::mesh::tile::border_coord(&mesh_layout, tile.0, i))
+        .collect();
+    let bz: Vec<f64> = (-1..=n as i64)
+        .map(|i| crate::mesh::tile::border_coord(&mesh_layout, tile.1, i))
+        .collect();
+    let mut out = vec![0.0; n * n];
+    terrain.fill_axes(&bx[1..=n], &bz[1..=n], &mut out);
+    let heights: Vec<f32> = out.iter().map(|&h| h as f32).collect();
+    let (min, max) = range(&heights);
+    ContentGrid {
+        key,
+        n,
+        heights,
+        error: 0.0,
+        min,
+        max,
+    }
+}
+
+fn range(h: &[f32]) -> (f32, f32) {
+    h.iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        })
+}
+
+/// The height at `(fx, fz)` (grid units) of the surface of a grid of `m` samples a
+/// side, cells split along the (ix, iz+1)-(ix+1, iz) diagonal.
+fn interpolate(h: &[f64], m: usize, fx: f64, fz: f64) -> f64 {
+    let ix = (fx.floor().max(0.0) as usize).min(m - 2);
+    let iz = (fz.floor().max(0.0) as usize).min(m - 2);
+    let (u, v) = (fx - ix as f64, fz - iz as f64);
+    let at = |i: usize, j: usize| h[(iz + j) * m + ix + i];
+    if u + v <= 1.0 {
+        let (a, b, d) = (at(0, 0), at(0, 1), at(1, 0));
+        a + (d - a) * u + (b - a) * v
+    } else {
+        let (b, c, d) = (at(0, 1), at(1, 1), at(1, 0));
+        c + (b - c) * (1.0 - u) + (d - c) * (1.0 - v)
+    }
+}
+
+/// The union of `grids` (`k x k` of them, row by row from the lowest x and z, each
+/// `n` samples a side, neighbours sharing their edge samples): `(k (n - 1) + 1)`
+/// samples a side, and the largest error of a grid plus the largest disagreement of
+/// two grids on a shared sample.
+pub fn union_grid(grids: &[&ContentGrid], k: usize) -> (Vec<f64>, usize, f64) {
+    let n = grids[0].n;
+    let m = k * (n - 1) + 1;
+    let mut out = vec![f64::NAN; m * m];
+    let mut error = 0.0f64;
+    for (g, grid) in grids.iter().enumerate() {
+        let (ox, oz) = ((g % k) * (n - 1), (g / k) * (n - 1));
+        error = error.max(grid.error);
+        for j in 0..n {
+            for i in 0..n {
+                let h = f64::from(grid.heights[j * n + i]);
+                let at = &mut out[(oz + j) * m + ox + i];
+                if at.is_nan() {
+                    *at = h;
+                } else {
+                    error = error.max((*at - h).abs());
+                }
+            }
+        }
+    }
+    (out, m, error)
+}
+
+/// The parent of four grids (ordered as [`ContentKey::children`]): their union every
+/// other sample, with its proven error.
+pub fn parent_grid(key: ContentKey, children: [&ContentGrid; 4]) -> ContentGrid {
+    let n = children[0].n;
+    let (u, m, union_error) = union_grid(&children, 2);
+    let heights: Vec<f32> = (0..n)
+        .flat_map(|j| (0..n).map(move |i| (j, i)))
+        .map(|(j, i)| u[(2 * j) * m + 2 * i] as f32)
+        .collect();
+    let coarse: Vec<f64> = heights.iter().map(|&h| f64::from(h)).collect();
+    let mut worst = 0.0f64;
+    for j in 0..m {
+        for i in 0..m {
+            let s = interpolate(&coarse, n, i as f64 / 2.0, j as f64 / 2.0);
+            worst = worst.max((s - u[j * m + i]).abs());
+        }
+    }
+    let (min, max) = children
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
+            (lo.min(c.min), hi.max(c.max))
+        });
+    ContentGrid {
+        key,
+        n,
+        heights,
+        error: union_error + worst,
+        min,
+        max,
+    }
+}
+
+/// How many levels below `key` a coarse content takes its samples from: the fewest
+/// (at least one, at most [`MAX_DEPTH`], never below the full-detail level) whose
+/// grids' error, `error_at(depth)`, leaves at least half the level's error to the
+/// simplification.
+pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u32) -> f64) -> u32 {
+    let budget = layout.geometric_error(key.level) / 2.0;
+    let deepest = (layout.levels - key.level).clamp(1, MAX_DEPTH);
+    (1..=deepest)
+        .find(|&d| error_at(d) <= budget)
+        .unwrap_or(deepest)
+}
+
+/// A coarse content's mesh from `samples` (the `2^depth x 2^depth` descendants'
+/// grids, row by row from the lowest x and z, as [`union_grid`] takes them): the
+/// union simplified to what the level's error leaves beyond the grids' own, with
+/// normals from the union's spacing, the worker's vertex colours on hyperscape worlds
+/// and skirts twice the level's error deep. Answers the mesh and the bound it holds
+/// (at most the level's geometric error whenever the grids' error leaves room).
+pub fn content_mesh(
+    terrain: &Terrain,
+    layout: &TilesetLayout,
+    key: ContentKey,
+    samples: &[&ContentGrid],
+    depth: u32,
+    version: u64,
+) -> (TileMesh, f64) {
+    let k = 1usize << depth;
+    let (u, m, grid_error) = union_grid(samples, k);
+    let level_error = layout.geometric_error(key.level);
+    let tolerance = (level_error - grid_error).max(0.0);
+    let grid = HeightGrid {
+        nx: m,
+        nz: m,
+        heights: &u,
+        carved: &[],
+    };
+    let s = simplify_grid(&grid, tolerance);
+    // World coordinates of the union's samples: every `stride`-th lattice vertex.
+    let n = layout.n() as u64;
+    let stride = 1u64 << (layout.levels - key.level - depth.min(layout.levels - key.level));
+    let span = 1u64 << (layout.levels - key.level);
+    let (gx0, gz0) = (key.ix * span * (n - 1), key.iz * span * (n - 1));
+    let xs: Vec<f64> = (0..m as u64)
+        .map(|i| layout.lattice_coord(layout.min_tile.0, gx0 + i * stride))
+        .collect();
+    let zs: Vec<f64> = (0..m as u64)
+        .map(|i| layout.lattice_coord(layout.min_tile.1, gz0 + i * stride))
+        .collect();
+    let placement = [xs[0], 0.0, zs[0]];
+    let colouring = match terrain.generator() {
+        WorldGenerator::Hyperscape(h) => Some((h.colours(), h.noise())),
+        _ => None,
+    };
+    let mut mesh = TileMesh {
+        key: (key.ix as i64, key.iz as i64),
+        version,
+        resolution: 0,
+        placement,
+        positions: Vec::with_capacity(s.vertices.len() * 3),
+        normals: Vec::with_capacity(s.vertices.len() * 3),
+        indices: Indices::U32(Vec::new()),
+        heights: Vec::with_capacity(s.vertices.len()),
+        min_height: f32::INFINITY,
+        max_height: f32::NEG_INFINITY,
+        colours: Vec::new(),
+        biomes: Vec::new(),
+    };
+    let mut remap = vec![u32::MAX; m * m];
+    for (k, &v) in s.vertices.iter().enumerate() {
+        let (i, j) = (v as usize % m, v as usize / m);
+        remap[v as usize] = k as u32;
+        let h = u[v as usize];
+        let y = h as f32;
+        mesh.min_height = mesh.min_height.min(y);
+        mesh.max_height = mesh.max_height.max(y);
+        mesh.positions.extend([
+            (xs[i] - placement[0]) as f32,
+            y,
+            (zs[j] - placement[2]) as f32,
+        ]);
+        mesh.heights.push(h);
+        // Centred differences at the union's spacing (one-sided at its edges).
+        let at = |i: usize, j: usize| u[j * m + i];
+        let (i0, i1, j0, j1) = (
+            i.saturating_sub(1),
+            (i + 1).min(m - 1),
+            j.saturating_sub(1),
+            (j + 1).min(m - 1),
+        );
+        let dx = (at(i1, j) - at(i0, j)) / (xs[i1] - xs[i0]);
+        let dz = (at(i, j1) - at(i, j0)) / (zs[j1] - zs[j0]);
+        let len = libm::sqrt(dx * dx + 1.0 + dz * dz);
+        mesh.normals
+            .extend([(-dx / len) as f32, (1.0 / len) as f32, (-dz / len) as f32]);
+        if let Some((colours, noise)) = &colouring {
+            let c = colours.at(noise, xs[i], zs[j], y);
+            mesh.colours.extend(c.rgb);
+            mesh.biomes.push(c.biome);
+        }
+    }
+    let mut indices: Vec<u32> = s
+        .triangles
+        .iter()
+        .flat_map(|t| t.map(|v| remap[v as usize]))
+        .collect();
+    let edges = s
+        .edges
+        .clone()
+        .map(|e| e.into_iter().map(|v| remap[v as usize]).collect());
+    add_skirts(
+        &mut mesh,
+        &edges,
+        crate::mesh::skirt_depth(level_error) as f32,
+        |_, _| false,
+        &mut indices,
+    );
+    mesh.indices = if mesh.positions.len() / 3 <= usize::from(u16::MAX) + 1 {
+        Indices::U16(indices.into_iter().map(|i| i as u16).collect())
+    } else {
+        Indices::U32(indices)
+    };
+    (mesh, grid_error + s.max_error)
+}
+
+/// The 3D Tiles box (tileset frame, z up) over world `(x0, z0)-(x1, z1)` and heights
+/// `lo..hi`.
+pub fn bounding_box(x0: f64, z0: f64, x1: f64, z1: f64, lo: f64, hi: f64) -> [f64; 12] {
+    let (cx, cz, cy) = ((x0 + x1) / 2.0, (z0 + z1) / 2.0, (lo + hi) / 2.0);
+    let (hx, hz, hy) = ((x1 - x0) / 2.0, (z1 - z0) / 2.0, ((hi - lo) / 2.0).max(0.5));
+    [cx, -cz, cy, hx, 0.0, 0.0, 0.0, hz, 0.0, 0.0, 0.0, hy]
+}
+
+/// The tileset document: one root over the square, implicit quadtree tiling with one
+/// subtree holding every level, content at every tile (`content/{level}/{x}/{y}.glb`),
+/// geometric errors halving per level. `heights` is the range every content lies in
+/// (the root grid's, widened by the deepest skirt), `version` the newest tile
+/// version under the square.
+pub fn tileset_json(layout: &TilesetLayout, heights: (f64, f64), version: u64) -> Value {
+    let (x0, z0, x1, z1) = layout.bounds();
+    let skirt = crate::mesh::skirt_depth(layout.geometric_error(0));
+    let bbox = bounding_box(x0, z0, x1, z1, heights.0 - skirt, heights.1);
+    json!({
+        "asset": {"version": "1.1", "generator": "terrain-server", "tilesetVersion": format!("v{version}")},
+        "geometricError": layout.geometric_error(0) * 2.0,
+        "root": {
+            "boundingVolume": {"box": bbox},
+            "geometricError": layout.geometric_error(0),
+            "refine": "REPLACE",
+            "content": {"uri": "content/{level}/{x}/{y}.glb"},
+            "implicitTiling": {
+                "subdivisionScheme": "QUADTREE",
+                "subtreeLevels": layout.levels + 1,
+                "availableLevels": layout.levels + 1,
+                "subtrees": {"uri": "subtrees/{level}.{x}.{y}.subtree"}
+            }
+        }
+    })
+}
+
+/// The binary subtree file of the tileset's one subtree: every tile and content
+/// available, no child subtrees.
+pub fn subtree() -> Vec<u8> {
+    let doc = json!({
+        "tileAvailability": {"constant": 1},
+        "contentAvailability": [{"constant": 1}],
+        "childSubtreeAvailability": {"constant": 0}
+    });
+    let mut text = serde_json::to_vec(&doc).unwrap_or_default();
+    while !text.len().is_multiple_of(8) {
+        text.push(b' ');
+    }
+    let mut out = Vec::with_capacity(24 + text.len());
+    out.extend_from_slice(b"subt");
+    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes());
+    out.extend_from_slice(&text);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid() -> TileGrid {
+        TileGrid {
+            size: 100.0,
+            resolution: 64,
+            centred: true,
+        }
+    }
+
+    #[test]
+    fn the_island_square_is_128_tiles_and_errors_halve() {
+        let l = TilesetLayout::covering(grid(), 10_000.0, 0.125);
+        assert_eq!((l.levels, l.side(), l.min_tile), (7, 128, (-64, -64)));
+        assert_eq!(l.geometric_error(7), 0.125);
+        assert_eq!(l.geometric_error(0), 16.0);
+        let root = ContentKey {
+            level: 0,
+            ix: 0,
+            iz: 0,
+        };
+        assert_eq!(
+            l.tiles(root),
+            TileRect {
+                min_tx: -64,
+                min_tz: -64,
+                max_tx: 63,
+                max_tz: 63
+            }
+        );
+        let leaf = l.from_tileset(7, 64, 0).unwrap();
+        assert_eq!(
+            l.tiles(leaf),
+            TileRect {
+                min_tx: 0,
+                min_tz: 63,
+                max_tx: 0,
+                max_tz: 63
+            }
+        );
+        assert_eq!(l.tileset_y(leaf), 0);
+        assert_eq!(l.from_tileset(8, 0, 0), None);
+        assert_eq!(l.from_tileset(2, 4, 0), None);
+        let (lo, hi) = l
+            .covering_contents(
+                3,
+                &TileRect {
+                    min_tx: 0,
+                    min_tz: 0,
+                    max_tx: 0,
+                    max_tz: 0,
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            (lo, hi),
+            (
+                ContentKey {
+                    level: 3,
+                    ix: 4,
+                    iz: 4
+                },
+                ContentKey {
+                    level: 3,
+                    ix: 4,
+                    iz: 4
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn a_subtree_has_its_header_and_padded_json() {
+        let s = subtree();
+        assert_eq!(&s[..4], b"subt");
+        assert_eq!(u32::from_le_bytes(s[4..8].try_into().unwrap()), 1);
+        let json_len = u64::from_le_bytes(s[8..16].try_into().unwrap()) as usize;
+        assert_eq!(json_len % 8, 0);
+        assert_eq!(s.len(), 24 + json_len);
+        let doc: Value = serde_json::from_slice(&s[24..]).unwrap();
+        assert_eq!(doc["tileAvailability"]["constant"], 1);
+    }
+}
