@@ -157,12 +157,11 @@ impl AxisSet {
 }
 
 impl AxisSet {
-    /// [`AxisSet::new`] of four coordinates, each part four at a time in lanes (the
-    /// same bits).
+    /// [`AxisSet::new`] of four coordinates into `sets`, each part four at a time in
+    /// lanes (the same bits).
     #[inline(always)]
-    pub(crate) fn new_lanes(noise: &Noise, c: [f64; LANES]) -> [AxisSet; LANES] {
+    pub(crate) fn fill_lanes(noise: &Noise, c: [f64; LANES], sets: &mut [AxisSet; LANES]) {
         let c = F4(c);
-        let mut sets = [AxisSet::default(); LANES];
         for (k, &(scale, freq)) in PART_SPECS.iter().enumerate() {
             let v = if k == ERO_STEP_AT {
                 c * scale + EROSION_STEP
@@ -173,7 +172,6 @@ impl AxisSet {
                 set.0[k] = axis;
             }
         }
-        sets
     }
 }
 

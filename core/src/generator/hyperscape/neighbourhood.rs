@@ -75,10 +75,8 @@ impl Hyperscape {
         };
         let mut sets = [[AxisSet::default(); LANES]; G];
         for (g, set) in sets.iter_mut().enumerate() {
-            *set = AxisSet::new_lanes(
-                &self.noise,
-                std::array::from_fn(|i| coordinate(g * LANES + i)),
-            );
+            let c = std::array::from_fn(|i| coordinate(g * LANES + i));
+            AxisSet::fill_lanes(&self.noise, c, set);
         }
         let set = |s: usize| &sets[s / LANES][s % LANES];
         let xset = |k: usize, i: usize| set(6 * k + i);

@@ -194,14 +194,22 @@ impl Noise {
     pub(crate) fn perlin_lanes(&self, ax: [Axis; LANES], ay: [Axis; LANES]) -> F4 {
         // Gradient signs of the four corners, x and y component, per lane.
         let mut g = [[0.0f64; LANES]; 8];
+        // Neighbouring points often share their lattice cell: a lane whose hash inputs
+        // equal the previous lane's takes its corner hashes.
+        let mut last = (u64::MAX, [0; 4]);
         for (i, (a, b)) in ax.iter().zip(&ay).enumerate() {
-            let l = usize::from(a.hashed[0]) + usize::from(b.cell);
-            let r = usize::from(a.hashed[1]) + usize::from(b.cell);
-            let h00 = self.p(self.p(l)) & 3;
-            let h01 = self.p(self.p(l + 1)) & 3;
-            let h10 = self.p(self.p(r)) & 3;
-            let h11 = self.p(self.p(r + 1)) & 3;
-            for (k, h) in [h00, h10, h01, h11].into_iter().enumerate() {
+            let key =
+                u64::from(a.hashed[0]) | u64::from(a.hashed[1]) << 16 | u64::from(b.cell) << 32;
+            if key != last.0 {
+                let l = usize::from(a.hashed[0]) + usize::from(b.cell);
+                let r = usize::from(a.hashed[1]) + usize::from(b.cell);
+                let h00 = self.p(self.p(l)) & 3;
+                let h01 = self.p(self.p(l + 1)) & 3;
+                let h10 = self.p(self.p(r)) & 3;
+                let h11 = self.p(self.p(r + 1)) & 3;
+                last = (key, [h00, h10, h01, h11]);
+            }
+            for (k, h) in last.1.into_iter().enumerate() {
                 g[2 * k][i] = GRAD_X[h];
                 g[2 * k + 1][i] = GRAD_Y[h];
             }
