@@ -7,7 +7,10 @@
 //!   (its grids warm);
 //! - `tick_1000_entities_point_by_point`: the same moves by [`LocalWalk::check_path`]
 //!   (every tile judged from its nine heights, no grids);
-//! - `terrain_info_1000`: terrain info at 1,000 random points in one call.
+//! - `terrain_info_1000`: terrain info at 1,000 random points in one call (the
+//!   neighbourhoods in batches, `Walker::infos`);
+//! - `terrain_info_1000_point_by_point`: the same points by
+//!   `Walker::info_point_by_point` (nine heights one by one), for comparison.
 //!
 //! Run: `cargo bench -p terrain-client --bench walk -- --warm-up-time 1 --measurement-time 5`
 
@@ -18,7 +21,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use terrain_client::{LocalMover, LocalWalk, PathMode, Snapshot};
 use terrain_core::{
     GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet,
-    walk::{BiomeLimits, WalkRule},
+    walk::{BiomeLimits, WalkRule, Walker},
 };
 
 /// An entity: its position and its velocity per tick.
@@ -107,6 +110,14 @@ fn bench(c: &mut Criterion) {
     let points: Vec<(f64, f64)> = entities(1000).into_iter().map(|(p, _)| p).collect();
     group.bench_function("terrain_info_1000", |b| {
         b.iter(|| black_box(walk.terrain_info(black_box(&points)).expect("valid")))
+    });
+    let walker = Walker::new(snapshot.terrain(), &rule);
+    group.bench_function("terrain_info_1000_point_by_point", |b| {
+        b.iter(|| {
+            for &(x, z) in &points {
+                black_box(walker.info_point_by_point(x, z));
+            }
+        })
     });
     group.finish();
 }

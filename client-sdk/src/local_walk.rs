@@ -71,17 +71,15 @@ impl<'a> LocalWalk<'a> {
             finite(|| format!("coordinates[{}]", 2 * i), p)?;
         }
         let walker = self.walker();
-        let points = points
-            .iter()
-            .map(|&(x, z)| {
-                let info = walker.info(x, z);
-                PointInfo {
-                    height: info.height,
-                    biome: info.biome.map(str::to_string),
-                    slope: info.slope,
-                    underwater: info.underwater,
-                    reason: info.reason,
-                }
+        let points = walker
+            .infos(points)
+            .into_iter()
+            .map(|info| PointInfo {
+                height: info.height,
+                biome: info.biome.map(str::to_string),
+                slope: info.slope,
+                underwater: info.underwater,
+                reason: info.reason,
             })
             .collect();
         Ok(TerrainInfos {

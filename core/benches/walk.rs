@@ -1,6 +1,10 @@
 //! Movement queries on the island (seed 0, no zones) by the original's rule:
 //!
-//! - `info_per_point`: terrain info (nine heights, biome, reason) at 1,000 land points;
+//! - `info_per_point`: terrain info (nine heights, biome, reason) at 1,000 land points,
+//!   one `info` call each (the nine heights computed together);
+//! - `info_per_point_nine_heights`: the same by `info_point_by_point`, the nine heights
+//!   evaluated one by one (the straightforward path, for comparison);
+//! - `infos_1000`: the same 1,000 points in one `infos` call;
 //! - `blocked_per_point`: the walkable test alone at the same points;
 //! - `check_tiles_100m`: a tiles-mode path check over a 100 m segment (about 140 tiles);
 //! - `check_sampled_100m`: the original's 21-sample check over the same segment;
@@ -48,6 +52,16 @@ fn bench(c: &mut Criterion) {
                 black_box(walker.info(x, z));
             }
         })
+    });
+    g.bench_function("info_per_point_nine_heights", |b| {
+        b.iter(|| {
+            for &(x, z) in &points {
+                black_box(walker.info_point_by_point(x, z));
+            }
+        })
+    });
+    g.bench_function("infos_1000", |b| {
+        b.iter(|| black_box(walker.infos(&points)))
     });
     g.bench_function("blocked_per_point", |b| {
         b.iter(|| {

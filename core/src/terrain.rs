@@ -249,6 +249,51 @@ impl Terrain {
         Some(voxel::greedy_mesh(&vol, x0, z0, n, n))
     }
 
+    /// The heights of the 3 x 3 neighbourhood of each of `centres` at spacing `d`, into
+    /// `out` (one array per centre): entry `3 * j + i` is [`Generator::height`] at
+    /// `(xs[i], zs[j])` with `xs = [x - d, x, x + d]` and `zs = [z - d, z, z + d]`, bit
+    /// for bit (what a slope at the centre reads).
+    ///
+    /// On the hyperscape island without a layout the generator computes the nine
+    /// points together ([`Hyperscape::neighbourhoods`]); the zone index is asked once
+    /// per neighbourhood whether a zone lies near it, and only then is each of its
+    /// points a zone may affect redone by the point path. Other worlds evaluate the
+    /// nine points one by one.
+    ///
+    /// [`Hyperscape::neighbourhoods`]: crate::generator::hyperscape::Hyperscape::neighbourhoods
+    pub fn neighbourhoods(&self, centres: &[(f64, f64)], d: f64, out: &mut [[f64; 9]]) {
+        assert_eq!(centres.len(), out.len(), "one neighbourhood per centre");
+        let axes = |c: f64| [c - d, c, c + d];
+        let (WorldGenerator::Hyperscape(h), None) = (&self.generator, &self.layout) else {
+            for (&(x, z), o) in centres.iter().zip(out.iter_mut()) {
+                let (xs, zs) = (axes(x), axes(z));
+                for (k, h) in o.iter_mut().enumerate() {
+                    *h = self.height(xs[k % 3], zs[k / 3]);
+                }
+            }
+            return;
+        };
+        h.neighbourhoods(centres, d, out);
+        if self.zones.is_empty() {
+            return;
+        }
+        // A point within `d` of the centre on each axis (at most `2 d` once rounded)
+        // reads a zone only if the centre is within this of it.
+        let margin = SAMPLE_REACH + 2.0 * d + 1.0;
+        for (&(x, z), o) in centres.iter().zip(out.iter_mut()) {
+            if !self.zones.near(x, z, margin) {
+                continue;
+            }
+            let (xs, zs) = (axes(x), axes(z));
+            for (k, h) in o.iter_mut().enumerate() {
+                let (px, pz) = (xs[k % 3], zs[k / 3]);
+                if self.zones.near(px, pz, SAMPLE_REACH) {
+                    *h = self.height(px, pz);
+                }
+            }
+        }
+    }
+
     /// After the generator's area path filled `out` (rows along `zs`, `nx` columns at
     /// `x(ix)`), redoes point by point the samples a zone may affect.
     fn redo_near_zones(

@@ -210,6 +210,20 @@ impl<'a> Walker<'a> {
         slope_of(h0, neighbours)
     }
 
+    /// The heights of the 3 x 3 neighbourhoods of `points` at the slope's distance
+    /// ([`Terrain::neighbourhoods`]).
+    fn neighbourhoods(&self, points: &[(f64, f64)], out: &mut [[f64; 9]]) {
+        self.terrain.neighbourhoods(points, SLOPE_DISTANCE, out);
+    }
+
+    /// The slope at a point from its neighbourhood's heights (`3 * j + i` at
+    /// `(x + (i - 1) c, z + (j - 1) c)`): the neighbours `slope_from` reads, in its
+    /// order.
+    fn slope_of_neighbourhood(h: &[f64; 9]) -> f64 {
+        // N, S, E, W, then NE, NW, SE, SW.
+        slope_of(h[4], [h[7], h[1], h[5], h[3], h[8], h[6], h[2], h[0]])
+    }
+
     /// The biome the rule uses at `(x, z)` with final height `height`.
     fn biome(&self, x: f64, z: f64, height: f64) -> Option<&'static str> {
         match &self.biomes {
@@ -292,10 +306,51 @@ impl<'a> Walker<'a> {
     /// Terrain info at `(x, z)`: the original's `getTerrainInfoAt` with the reason of its
     /// `isPositionWalkable`, by this walker's rule. The slope is computed even under
     /// water, as the original does.
+    ///
+    /// The nine heights are computed together ([`Terrain::neighbourhoods`]); the
+    /// answer equals [`Walker::info_point_by_point`]'s bit for bit (tested).
     pub fn info(&self, x: f64, z: f64) -> TerrainInfo {
+        let mut h = [[0.0; 9]];
+        self.neighbourhoods(&[(x, z)], &mut h);
+        self.info_from(x, z, &h[0])
+    }
+
+    /// [`Walker::info`] at each of `points`, in order: their neighbourhoods computed
+    /// in batches, several sharing the generator's lane groups.
+    pub fn infos(&self, points: &[(f64, f64)]) -> Vec<TerrainInfo> {
+        const BATCH: usize = 64;
+        let mut h = [[0.0; 9]; BATCH];
+        let mut out = Vec::with_capacity(points.len());
+        for batch in points.chunks(BATCH) {
+            let h = &mut h[..batch.len()];
+            self.neighbourhoods(batch, h);
+            out.extend(
+                batch
+                    .iter()
+                    .zip(h.iter())
+                    .map(|(&(x, z), h)| self.info_from(x, z, h)),
+            );
+        }
+        out
+    }
+
+    /// [`Walker::info`] with its nine heights evaluated one by one
+    /// ([`Walker::height`] and [`Walker::slope_from`]): the straightforward reference
+    /// the neighbourhood path is tested (and benchmarked) against.
+    pub fn info_point_by_point(&self, x: f64, z: f64) -> TerrainInfo {
         let height = self.height(x, z);
-        let biome = self.biome(x, z, height);
         let slope = self.slope_from(x, z, height);
+        self.judge(x, z, height, slope)
+    }
+
+    /// Terrain info from the point's neighbourhood heights.
+    fn info_from(&self, x: f64, z: f64, h: &[f64; 9]) -> TerrainInfo {
+        self.judge(x, z, h[4], Self::slope_of_neighbourhood(h))
+    }
+
+    /// Terrain info at `(x, z)` of final height `height` and slope `slope`.
+    fn judge(&self, x: f64, z: f64, height: f64, slope: f64) -> TerrainInfo {
+        let biome = self.biome(x, z, height);
         let (water, max_slope) = self.limits(biome);
         let underwater = self.underwater(x, z, height, water);
         let reason = if let Some(judged) = self.zone_judgement(x, z) {
@@ -332,7 +387,9 @@ impl<'a> Walker<'a> {
         if max_slope == f64::INFINITY {
             return None;
         }
-        (self.slope_from(x, z, height) > max_slope).then_some(Reason::Slope)
+        let mut h = [[0.0; 9]];
+        self.neighbourhoods(&[(x, z)], &mut h);
+        (Self::slope_of_neighbourhood(&h[0]) > max_slope).then_some(Reason::Slope)
     }
 }
 
@@ -350,6 +407,125 @@ mod tests {
             WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap(),
             zones,
         )
+    }
+
+    /// The island of `seed` with zones (when `zoned`) around the points
+    /// `neighbourhood_path_equals_the_point_by_point_one` draws: blended plateaus and
+    /// pits, a building and a floor, on land, the pond and the coast.
+    fn zoned_island(seed: u32, overlap: Overlap, zoned: bool) -> Terrain {
+        let mut zones = ZoneSet::new(overlap, 100.0);
+        if zoned {
+            let specs = [
+                r#"{"centerX": 0.0, "centerZ": 0.0, "width": 20.0, "depth": 14.0, "height": 40.0, "blendRadius": 6.0}"#,
+                r#"{"centerX": -80.0, "centerZ": 60.0, "radius": 12.0, "height": 11.0, "blendRadius": 5.0, "walkable": true}"#,
+                r#"{"centerX": 300.0, "centerZ": -40.0, "width": 30.0, "depth": 10.0, "height": 9.5, "blendRadius": 8.0}"#,
+                r#"{"centerX": 40.5, "centerZ": -30.0, "width": 8.0, "depth": 8.0, "height": 14.0, "blendRadius": 3.0, "walkable": false}"#,
+                r#"{"centerX": -250.0, "centerZ": 200.0, "radius": 20.0, "height": 3.0, "blendRadius": 10.0}"#,
+            ];
+            for (i, json) in specs.iter().enumerate() {
+                let doc: ZoneDoc = serde_json::from_str(json).unwrap();
+                let id = format!("z{i}");
+                zones.insert(doc.spec().unwrap().resolve(&id, f64::NAN), i as u64 + 1);
+            }
+        }
+        Terrain::new(
+            WorldGenerator::new(GeneratorKind::Hyperscape, seed).unwrap(),
+            zones,
+        )
+    }
+
+    /// `info` (and `infos`, `blocked`), which compute a point's nine heights together,
+    /// equal the straightforward point-by-point info bit for bit: random points (and
+    /// whole and half metres) over the island, the pond, the coast and the zones,
+    /// several seeds, both overlap rules, with and without zones, under every
+    /// height-field rule.
+    #[test]
+    fn neighbourhood_path_equals_the_point_by_point_one() {
+        let mut s: u64 = 0x0123_4567_89ab_cdef;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let rules = [
+            WalkRule::Hyperscape {
+                limits: BiomeLimits::hyperscape(),
+            },
+            WalkRule::Slope {
+                limits: BiomeLimits::hyperscape(),
+                water_level: 9.0,
+            },
+            WalkRule::MaxSlope {
+                max_slope: 0.3,
+                water_level: Some(9.0),
+            },
+        ];
+        let (mut seen, mut zoned_heights) = ([0usize; 4], 0);
+        for seed in [0, 1, 7] {
+            for overlap in [Overlap::Hyperscape, Overlap::Layered] {
+                for zoned in [false, true] {
+                    let t = zoned_island(seed, overlap, zoned);
+                    let bare = zoned_island(seed, overlap, false);
+                    let points: Vec<(f64, f64)> = (0..700)
+                        .map(|k| {
+                            let (cx, cz, r) = [
+                                (0.0, 0.0, 40.0),
+                                (-80.0, 60.0, 30.0),
+                                (300.0, -40.0, 30.0),
+                                (40.5, -30.0, 12.0),
+                                (-250.0, 200.0, 40.0),
+                                (0.0, 0.0, 480.0),
+                            ][k % 6];
+                            let (x, z) =
+                                (cx + (next() - 0.5) * r * 2.0, cz + (next() - 0.5) * r * 2.0);
+                            match k % 3 {
+                                0 => (x.floor() + 0.5, z.floor() + 0.5),
+                                1 => (x.floor(), z),
+                                _ => (x, z),
+                            }
+                        })
+                        .collect();
+                    for rule in &rules {
+                        let walker = Walker::new(&t, rule);
+                        let batch = walker.infos(&points);
+                        for (&(x, z), got) in points.iter().zip(&batch) {
+                            let want = walker.info_point_by_point(x, z);
+                            let bits = |i: &TerrainInfo| {
+                                (
+                                    i.height.to_bits(),
+                                    i.slope.to_bits(),
+                                    i.biome,
+                                    i.underwater,
+                                    i.reason,
+                                )
+                            };
+                            assert_eq!(
+                                bits(&walker.info(x, z)),
+                                bits(&want),
+                                "{rule:?} ({x}, {z})"
+                            );
+                            assert_eq!(bits(got), bits(&want), "{rule:?} batch ({x}, {z})");
+                            assert_eq!(walker.blocked(x, z), want.reason, "{rule:?} ({x}, {z})");
+                            seen[match want.reason {
+                                None => 0,
+                                Some(Reason::Water) => 1,
+                                Some(Reason::Slope) => 2,
+                                _ => 3,
+                            }] += 1;
+                            if zoned && want.height != bare.height(x, z) {
+                                zoned_heights += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 50), "{seen:?}");
+        assert!(
+            zoned_heights > 500,
+            "{zoned_heights} points the zones change"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The hyperscape area path four columns at a time: the procedural height (base layers,
-//! island mask, pond, mountain boost) of four points of one grid row in [`F4`] lanes,
-//! each lane bit-identical to the scalar [`super::Hyperscape::procedural`].
+//! The hyperscape area path four points at a time: the procedural height (base layers,
+//! island mask, pond, mountain boost) of four points (four columns of one grid row, or
+//! any four points whose axis parts are known) in [`F4`] lanes, each lane
+//! bit-identical to the scalar [`super::Hyperscape::procedural`].
 //!
 //! The layer sum, the pond, the boost and the `pow` run lane-wise (libm's `exp` and
 //! `log` ported lane by lane in [`super::lanes`]); the island mask runs per lane on the
@@ -18,11 +19,11 @@ use super::layers::{
 };
 use super::noise::{Axis, Noise, erode_lanes, erosion_factor_lanes};
 
-/// The x parts of four columns and the z parts of their row.
+/// The x parts and the z parts of four points (a grid row: one z set for all four).
 #[derive(Clone, Copy)]
 pub(crate) struct Parts<'a> {
     pub xs: [&'a AxisSet; LANES],
-    pub z: &'a AxisSet,
+    pub zs: [&'a AxisSet; LANES],
 }
 
 impl Parts<'_> {
@@ -32,16 +33,23 @@ impl Parts<'_> {
     }
 
     #[inline(always)]
-    fn z(&self, k: usize) -> Axis {
-        self.z.0[k]
+    fn z(&self, k: usize) -> [Axis; LANES] {
+        self.zs.map(|s| s.0[k])
     }
 }
 
 /// `fractal` of §2.4 over parts `at..at+amps.len()`, per lane.
 #[inline(always)]
 fn fractal(noise: &Noise, a: &Parts, at: usize, amps: &[f64], norm: f64) -> F4 {
-    let mut value = F4::splat(0.0);
-    for (k, &amp) in amps.iter().enumerate() {
+    let first = noise.perlin_lanes(a.x(at), a.z(at));
+    fractal_from(noise, a, at, first, amps, norm)
+}
+
+/// [`fractal`] given its first octave's Perlin value `first` (the same bits).
+#[inline(always)]
+fn fractal_from(noise: &Noise, a: &Parts, at: usize, first: F4, amps: &[f64], norm: f64) -> F4 {
+    let mut value = F4::splat(0.0) + first * amps[0];
+    for (k, &amp) in amps.iter().enumerate().skip(1) {
         value = value + noise.perlin_lanes(a.x(at + k), a.z(at + k)) * amp;
     }
     value / norm
@@ -54,9 +62,11 @@ fn layer_sum(noise: &Noise, a: &Parts) -> F4 {
     let ridge = 1.0 - noise.perlin_lanes(a.x(RIDGE_AT), a.z(RIDGE_AT)).abs();
     let hill = fractal(noise, a, HILL_AT, &HILL_OCT.1, HILL_OCT.2);
     let erosion = {
-        let h = fractal(noise, a, ERO_AT, &ERO_OCT.1, ERO_OCT.2);
+        // The erosion slope's centre sample is the fractal's first octave (the same
+        // parts): one evaluation serves both.
         let (x0, z0) = (a.x(ERO_AT), a.z(ERO_AT));
         let c = noise.perlin_lanes(x0, z0);
+        let h = fractal_from(noise, a, ERO_AT, c, &ERO_OCT.1, ERO_OCT.2);
         let ex = noise.perlin_lanes(a.x(ERO_STEP_AT), z0);
         let ez = noise.perlin_lanes(x0, a.z(ERO_STEP_AT));
         erode_lanes(h, erosion_factor_lanes(c, ex, ez), EROSION_ITERATIONS)
@@ -74,7 +84,7 @@ fn layer_sum(noise: &Noise, a: &Parts) -> F4 {
 
 /// The pond depression of §3.4, per lane.
 #[inline(always)]
-fn pond(x: F4, z: f64) -> F4 {
+fn pond(x: F4, z: F4) -> F4 {
     let (dx, dz) = (x - POND_CENTER.0, z - POND_CENTER.1);
     let dp = (dx * dx + dz * dz).sqrt();
     let reach = POND_RADIUS * 2.0;
@@ -89,8 +99,10 @@ fn pond(x: F4, z: f64) -> F4 {
 
 /// `base(x, z)` of §3 (`layers::base_from_axes`), per lane.
 #[inline(always)]
-fn base(noise: &Noise, coast: &Coast, x: F4, z: f64, a: &Parts) -> F4 {
-    let m = x.map(|x| island_mask(noise, coast, x, z));
+fn base(noise: &Noise, coast: &Coast, x: F4, z: F4, a: &Parts) -> F4 {
+    let m = F4(std::array::from_fn(|i| {
+        island_mask(noise, coast, x.0[i], z.0[i])
+    }));
     let ocean = m.test(F4::splat(0.0), |a, b| a == b);
     let floor = F4::splat(OCEAN_FLOOR * MAX_HEIGHT);
     if ocean == [true; LANES] {
@@ -105,7 +117,7 @@ fn base(noise: &Noise, coast: &Coast, x: F4, z: f64, a: &Parts) -> F4 {
 
 /// The mountain boost of §4.2 (`biome::boost`), per lane.
 #[inline(always)]
-fn boost(base: F4, x: F4, z: f64, mountains: &[BiomeCenter]) -> F4 {
+fn boost(base: F4, x: F4, z: F4, mountains: &[BiomeCenter]) -> F4 {
     let mut hn = base / 50.0;
     let mut boost = F4::splat(0.0);
     for c in mountains {
@@ -125,14 +137,14 @@ fn boost(base: F4, x: F4, z: f64, mountains: &[BiomeCenter]) -> F4 {
     hn * 50.0
 }
 
-/// `procedural(x, z)` at four points of one row from their axis parts.
+/// `procedural(x, z)` at four points from their axis parts.
 #[inline(always)]
 pub(crate) fn procedural(
     noise: &Noise,
     coast: &Coast,
     mountains: &[BiomeCenter],
     x: F4,
-    z: f64,
+    z: F4,
     a: &Parts,
 ) -> F4 {
     boost(base(noise, coast, x, z, a), x, z, mountains)

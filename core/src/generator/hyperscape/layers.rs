@@ -10,6 +10,7 @@
 use libm::{atan2, exp, log, sincos, sqrt};
 
 use super::coast::Coast;
+use super::lanes::{F4, LANES};
 use super::noise::{Axis, EROSION_STEP, Noise, erode, erosion_factor, smooth};
 
 /// Heights are normalised to [0, 1] and scaled by this many metres.
@@ -103,7 +104,7 @@ const _: () = assert!(
 );
 
 /// The Perlin axis parts of one coordinate for every (layer, octave) of the base height.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct AxisSet(pub(super) [Axis; PARTS]);
 
 /// `(scale, freq)` of every part: the part samples `(c * scale) * freq`, except the
@@ -152,6 +153,25 @@ impl AxisSet {
             *part = part_axis(noise, c, k);
         }
         AxisSet(parts)
+    }
+}
+
+impl AxisSet {
+    /// [`AxisSet::new`] of four coordinates into `sets`, each part four at a time in
+    /// lanes (the same bits).
+    #[inline(always)]
+    pub(crate) fn fill_lanes(noise: &Noise, c: [f64; LANES], sets: &mut [AxisSet; LANES]) {
+        let c = F4(c);
+        for (k, &(scale, freq)) in PART_SPECS.iter().enumerate() {
+            let v = if k == ERO_STEP_AT {
+                c * scale + EROSION_STEP
+            } else {
+                (c * scale) * freq
+            };
+            for (set, axis) in sets.iter_mut().zip(noise.axes_lanes(v)) {
+                set.0[k] = axis;
+            }
+        }
     }
 }
 
@@ -226,8 +246,23 @@ impl Axes for Direct<'_> {
 /// `fractal` of §2.4 over precomputed parts `at..at+amps.len()`.
 #[inline(always)]
 fn fractal(noise: &Noise, a: &impl Axes, at: usize, amps: &[f64], norm: f64) -> f64 {
+    let first = noise.perlin_axes(a.x(at), a.z(at));
+    fractal_from(noise, a, at, first, amps, norm)
+}
+
+/// [`fractal`] given its first octave's Perlin value `first` (the same bits).
+#[inline(always)]
+fn fractal_from(
+    noise: &Noise,
+    a: &impl Axes,
+    at: usize,
+    first: f64,
+    amps: &[f64],
+    norm: f64,
+) -> f64 {
     let mut value = 0.0;
-    for (k, amp) in amps.iter().enumerate() {
+    value += first * amps[0];
+    for (k, amp) in amps.iter().enumerate().skip(1) {
         value += noise.perlin_axes(a.x(at + k), a.z(at + k)) * amp;
     }
     value / norm
@@ -240,9 +275,11 @@ fn layer_sum(noise: &Noise, a: &impl Axes) -> f64 {
     let ridge = 1.0 - noise.perlin_axes(a.x(RIDGE_AT), a.z(RIDGE_AT)).abs();
     let hill = fractal(noise, a, HILL_AT, &HILL_OCT.1, HILL_OCT.2);
     let erosion = {
-        let h = fractal(noise, a, ERO_AT, &ERO_OCT.1, ERO_OCT.2);
+        // The erosion slope's centre sample is the fractal's first octave (the same
+        // parts): one evaluation serves both.
         let (x0, z0) = (a.x(ERO_AT), a.z(ERO_AT));
         let c = noise.perlin_axes(x0, z0);
+        let h = fractal_from(noise, a, ERO_AT, c, &ERO_OCT.1, ERO_OCT.2);
         let ex = noise.perlin_axes(a.x(ERO_STEP_AT), z0);
         let ez = noise.perlin_axes(x0, a.z(ERO_STEP_AT));
         erode(h, erosion_factor(c, ex, ez), EROSION_ITERATIONS)

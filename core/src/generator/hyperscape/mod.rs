@@ -22,6 +22,7 @@ pub mod colours;
 mod lanes;
 mod layers;
 pub mod manifest;
+mod neighbourhood;
 mod noise;
 mod shore;
 pub mod tile;
@@ -249,9 +250,16 @@ impl Hyperscape {
                 let x = F4(std::array::from_fn(|i| x4[i]));
                 let parts = area::Parts {
                     xs: std::array::from_fn(|i| &a4[i]),
-                    z: &az,
+                    zs: [&az; LANES],
                 };
-                let b = area::procedural(&self.noise, &self.coast, &self.mountains, x, z, &parts);
+                let b = area::procedural(
+                    &self.noise,
+                    &self.coast,
+                    &self.mountains,
+                    x,
+                    F4::splat(z),
+                    &parts,
+                );
                 if let Some(p) = proc_row.as_deref_mut() {
                     p[g * LANES..(g + 1) * LANES].copy_from_slice(&b.0);
                 }

@@ -144,6 +144,25 @@ impl Noise {
         Axis::new(self, c)
     }
 
+    /// [`Noise::axis`] of four coordinates, lane by lane: the lattice cells per lane,
+    /// the fractions and fades on the lanes (the same operations in the same order).
+    #[inline(always)]
+    pub(crate) fn axes_lanes(&self, c: F4) -> [Axis; LANES] {
+        let parts = c.0.map(floor_parts);
+        let frac = c - F4(parts.map(|(_, f)| f));
+        let t = frac;
+        let fade = ((t * t) * t) * ((t * ((t * 6.0) - 15.0)) + 10.0);
+        std::array::from_fn(|i| {
+            let cell = parts[i].0;
+            Axis {
+                cell: cell as u16,
+                hashed: [self.p(cell) as u16, self.p(cell + 1) as u16],
+                frac: frac.0[i],
+                fade: fade.0[i],
+            }
+        })
+    }
+
     /// `perlin(x, y)` of §2.1, in [-1, 1].
     #[inline]
     pub fn perlin(&self, x: f64, y: f64) -> f64 {
@@ -169,33 +188,41 @@ impl Noise {
         r.clamp(-1.0, 1.0)
     }
 
-    /// [`Noise::perlin_axes`] for four x parts sharing one y part, lane by lane: the
-    /// hashes per lane, then the same float operations in the same order on the lanes.
+    /// [`Noise::perlin_axes`] for four (x part, y part) pairs, lane by lane: the hashes
+    /// per lane, then the same float operations in the same order on the lanes.
     #[inline(always)]
-    pub(crate) fn perlin_lanes(&self, ax: [Axis; LANES], ay: Axis) -> F4 {
+    pub(crate) fn perlin_lanes(&self, ax: [Axis; LANES], ay: [Axis; LANES]) -> F4 {
         // Gradient signs of the four corners, x and y component, per lane.
         let mut g = [[0.0f64; LANES]; 8];
-        for (i, a) in ax.iter().enumerate() {
-            let l = usize::from(a.hashed[0]) + usize::from(ay.cell);
-            let r = usize::from(a.hashed[1]) + usize::from(ay.cell);
-            let h00 = self.p(self.p(l)) & 3;
-            let h01 = self.p(self.p(l + 1)) & 3;
-            let h10 = self.p(self.p(r)) & 3;
-            let h11 = self.p(self.p(r + 1)) & 3;
-            for (k, h) in [h00, h10, h01, h11].into_iter().enumerate() {
+        // Neighbouring points often share their lattice cell: a lane whose hash inputs
+        // equal the previous lane's takes its corner hashes.
+        let mut last = (u64::MAX, [0; 4]);
+        for (i, (a, b)) in ax.iter().zip(&ay).enumerate() {
+            let key =
+                u64::from(a.hashed[0]) | u64::from(a.hashed[1]) << 16 | u64::from(b.cell) << 32;
+            if key != last.0 {
+                let l = usize::from(a.hashed[0]) + usize::from(b.cell);
+                let r = usize::from(a.hashed[1]) + usize::from(b.cell);
+                let h00 = self.p(self.p(l)) & 3;
+                let h01 = self.p(self.p(l + 1)) & 3;
+                let h10 = self.p(self.p(r)) & 3;
+                let h11 = self.p(self.p(r + 1)) & 3;
+                last = (key, [h00, h10, h01, h11]);
+            }
+            for (k, h) in last.1.into_iter().enumerate() {
                 g[2 * k][i] = GRAD_X[h];
                 g[2 * k + 1][i] = GRAD_Y[h];
             }
         }
         let fx = F4(ax.map(|a| a.frac));
-        let fy = ay.frac;
+        let fy = F4(ay.map(|a| a.frac));
         let (fx1, fy1) = (fx - 1.0, fy - 1.0);
         let n00 = F4(g[0]) * fx + F4(g[1]) * fy;
         let n10 = F4(g[2]) * fx1 + F4(g[3]) * fy;
         let n01 = F4(g[4]) * fx + F4(g[5]) * fy1;
         let n11 = F4(g[6]) * fx1 + F4(g[7]) * fy1;
         let u = F4(ax.map(|a| a.fade));
-        let v = F4::splat(ay.fade);
+        let v = F4(ay.map(|a| a.fade));
         let r = lerp_lanes(v, lerp_lanes(u, n00, n10), lerp_lanes(u, n01, n11));
         r.clamp(-1.0, 1.0)
     }
