@@ -49,6 +49,7 @@ fn json(body: &[u8]) {
             return;
         }
     };
+    let coords = coords.coords;
     assert!(coords.len().is_multiple_of(2) && coords.len() / 2 <= MAX_POINTS);
     assert!(
         coords.iter().all(|c| c.is_finite()),
@@ -56,7 +57,9 @@ fn json(body: &[u8]) {
     );
     let points: Vec<[f64; 2]> = coords.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
     let text = serde_json::to_vec(&serde_json::json!({ "points": points })).expect("encodes");
-    let again = body::decode_json(&text, MAX_POINTS).expect("re-encoded batch decodes");
+    let again = body::decode_json(&text, MAX_POINTS)
+        .expect("re-encoded batch decodes")
+        .coords;
     assert_eq!(again.len(), coords.len());
     assert!(
         again.iter().zip(&coords).all(|(a, b)| same(*a, *b)),
