@@ -434,15 +434,7 @@ pub fn content_mesh(
             mesh.biomes.push(c.biome);
         }
     }
-    let mut indices: Vec<u32> = s
-        .triangles
-        .iter()
-        .flat_map(|t| t.map(|v| remap[v as usize]))
-        .collect();
-    let edges = s
-        .edges
-        .clone()
-        .map(|e| e.into_iter().map(|v| remap[v as usize]).collect());
+    let (mut indices, edges) = s.remapped(&remap);
     add_skirts(
         &mut mesh,
         &edges,
@@ -450,11 +442,7 @@ pub fn content_mesh(
         |_, _| false,
         &mut indices,
     );
-    mesh.indices = if mesh.positions.len() / 3 <= usize::from(u16::MAX) + 1 {
-        Indices::U16(indices.into_iter().map(|i| i as u16).collect())
-    } else {
-        Indices::U32(indices)
-    };
+    mesh.indices = Indices::fitting(indices, mesh.positions.len() / 3);
     (mesh, grid_error + s.max_error)
 }
 

@@ -101,6 +101,23 @@ pub struct Simplified {
     pub max_error: f64,
 }
 
+impl Simplified {
+    /// The triangles' indices and the edges' vertices through `remap` (grid vertex
+    /// index to the index of a mesh's vertex arrays).
+    pub fn remapped(&self, remap: &[u32]) -> (Vec<u32>, [Vec<u32>; 4]) {
+        let indices = self
+            .triangles
+            .iter()
+            .flat_map(|t| t.map(|v| remap[v as usize]))
+            .collect();
+        let edges = self
+            .edges
+            .clone()
+            .map(|e| e.into_iter().map(|v| remap[v as usize]).collect());
+        (indices, edges)
+    }
+}
+
 /// Twice the signed area of `(a, b, c)` in (x, z): negative for the full mesh's winding.
 fn orient(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> i64 {
     (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
@@ -542,15 +559,7 @@ pub fn simplify_tile(mesh: &TileMesh, max_error: f64) -> TileMesh {
         }
         out.heights.push(mesh.heights[i]);
     }
-    let mut indices: Vec<u32> = s
-        .triangles
-        .iter()
-        .flat_map(|t| t.map(|v| remap[v as usize]))
-        .collect();
-    let edges = s
-        .edges
-        .clone()
-        .map(|e| e.into_iter().map(|v| remap[v as usize]).collect());
+    let (mut indices, edges) = s.remapped(&remap);
     // Two consecutive edge vertices one cell apart bound a carved cell when that cell is.
     let cell_of_pair = |a: u32, b: u32| -> Option<usize> {
         let (a, b) = (
@@ -572,11 +581,7 @@ pub fn simplify_tile(mesh: &TileMesh, max_error: f64) -> TileMesh {
         |a, b| cell_of_pair(a, b).is_some_and(|c| carved[c]),
         &mut indices,
     );
-    out.indices = if out.positions.len() / 3 <= usize::from(u16::MAX) + 1 {
-        Indices::U16(indices.into_iter().map(|i| i as u16).collect())
-    } else {
-        Indices::U32(indices)
-    };
+    out.indices = Indices::fitting(indices, out.positions.len() / 3);
     out
 }
 

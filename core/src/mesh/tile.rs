@@ -35,6 +35,15 @@ impl Indices {
         self.len() == 0
     }
 
+    /// `idx` as 16-bit indices when `vertices` fit in them, else as they are.
+    pub fn fitting(idx: Vec<u32>, vertices: usize) -> Self {
+        if vertices <= usize::from(u16::MAX) + 1 {
+            Indices::U16(idx.into_iter().map(|i| i as u16).collect())
+        } else {
+            Indices::U32(idx)
+        }
+    }
+
     /// Index `k` widened to u32.
     pub fn get(&self, k: usize) -> Option<u32> {
         match self {
@@ -204,11 +213,7 @@ pub fn build_tile(terrain: &Terrain, key: Tile, version: u64) -> TileMesh {
         }
     }
     let idx = triangles(n, &carved_cells(terrain, &xs, &zs));
-    let indices = if n * n <= usize::from(u16::MAX) + 1 {
-        Indices::U16(idx.into_iter().map(|i| i as u16).collect())
-    } else {
-        Indices::U32(idx)
-    };
+    let indices = Indices::fitting(idx, n * n);
     let (colours, biomes) = vertex_colours(terrain, &bx, &bz, &grid32, n);
     TileMesh {
         key,
