@@ -11,7 +11,7 @@ use std::{
 
 use crate::{
     config::{Cli, Command, Config, ConfigError},
-    healthcheck,
+    fetch,
     store::{
         StoreError, ZoneStore,
         backup::{Backup, BackupError},
@@ -31,7 +31,7 @@ pub enum CommandError {
     },
     /// The readiness URL did not answer 200.
     #[error(transparent)]
-    Healthcheck(#[from] healthcheck::CheckError),
+    Healthcheck(#[from] fetch::CheckError),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -63,7 +63,7 @@ pub fn run(cli: &Cli, command: &Command) -> Result<(), CommandError> {
                 source,
             })
         }
-        Command::Healthcheck { url } => Ok(healthcheck::check(url)?),
+        Command::Healthcheck { url } => Ok(fetch::check(url)?),
     }
 }
 
@@ -84,7 +84,7 @@ fn backup(
                 .admin_token
                 .as_ref()
                 .map(|t| format!("Bearer {}", t.expose()));
-            Backup::from_json(&healthcheck::fetch(&url, auth.as_deref(), ca_file)?)?
+            Backup::from_json(&fetch::fetch(&url, auth.as_deref(), ca_file)?)?
         }
         None => {
             let store = ZoneStore::open_existing(&config.data_dir)?;

@@ -54,7 +54,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "api",
             "transport",
             "server",
-            "healthcheck",
+            "fetch",
             "commands",
             "telemetry",
         ],

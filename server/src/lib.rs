@@ -14,7 +14,7 @@
 //!   codes and HTTP statuses, [`api::error`]) lives in `api` itself. [`transport`]
 //!   carries requests to it: the accept loop and connection limits, TLS, admission
 //!   and the bodies of requests hyper cannot parse. [`commands`] (the `protoset` and
-//!   `healthcheck` subcommands), [`healthcheck`], [`telemetry`] (logging set-up).
+//!   `healthcheck` subcommands), [`fetch`] (their HTTP client), [`telemetry`] (logging set-up).
 //! - **Domain** (no axum, tonic, hyper, tungstenite or protobuf types): [`world`]: the hosted worlds, their
 //!   flat-zone registry (every mutation is proposed to the world's zone log and applied
 //!   from what the log returns, [`world::follow`]), start-up zones and statistics.
@@ -57,7 +57,7 @@ pub mod config;
 pub mod cost;
 pub mod error;
 pub mod events;
-pub mod healthcheck;
+pub mod fetch;
 #[cfg(test)]
 mod layers;
 pub mod lifecycle;

@@ -11,6 +11,7 @@
 //! | `terrain_http_request_duration_seconds` (histogram) | `route`, `method` |
 //! | `terrain_grpc_requests_total` | `method` (`/package.Service/Method`), `code` |
 //! | `terrain_grpc_request_duration_seconds` (histogram) | `method` |
+//! | `terrain_connections_open` (gauge) | (accepted connections not yet closed, under `max_connections`) |
 //! | `terrain_requests_in_flight` (gauge) | (unary requests holding a `max_in_flight` slot) |
 //! | `terrain_requests_shed_total` | (refused at once: every slot busy) |
 //! | `terrain_requests_timed_out_total` | (cut off by `request_timeout`) |
@@ -227,6 +228,10 @@ impl Metrics {
                 "Estimated compute pool time of one unit of work, by world and kind of work"
             );
             describe_gauge!(
+                "terrain_connections_open",
+                "Accepted connections not yet closed"
+            );
+            describe_gauge!(
                 "terrain_requests_in_flight",
                 "Requests holding a max_in_flight slot now"
             );
@@ -276,6 +281,11 @@ impl Metrics {
     /// Counts one request refused for want of a slot (`max_in_flight`).
     pub fn request_shed(&self) {
         self.with(|| counter!("terrain_requests_shed_total").increment(1));
+    }
+
+    /// Moves the count of open connections by `delta` (+1 accepted, -1 closed).
+    pub fn connections_open(&self, delta: f64) {
+        self.with(|| gauge!("terrain_connections_open").increment(delta));
     }
 
     /// Moves the count of requests holding a slot by `delta` (+1 admitted, -1 done).

@@ -1,4 +1,4 @@
-//! The server's lifecycle: [`Server::bind`] (validate, open the zone store, load the
+//! Starting and stopping the server: [`Server::bind`] (validate, open the zone store, load the
 //! worlds and register their start-up zones, bind the port),
 //! [`Server::run`] (serve until the cancellation token fires, then drain for at most
 //! `shutdown_timeout`), and [`Server::spawn`] for running it in the background.
@@ -23,7 +23,7 @@
 use std::{
     net::SocketAddr,
     path::PathBuf,
-    pin::pin,
+    pin::{Pin, pin},
     sync::Arc,
     time::{Duration, Instant},
 };
@@ -224,93 +224,44 @@ impl Server {
     }
 
     /// Serves until `shutdown` fires, then drains for at most the configured
-    /// `shutdown_timeout`.
+    /// `shutdown_timeout`. The steps: start the background tasks, accept connections
+    /// while the worlds bake, serve until the token fires (or baking fails), drain,
+    /// then end the tasks and close the store.
     pub async fn run(self, shutdown: CancellationToken) -> Result<(), ServeError> {
-        let addr = self.local_addr;
-        info!(%addr, "listening on {addr}");
-        let tasks = &self.tasks;
-        tasks.spawn(metrics_upkeep(
-            Arc::clone(&self.state.metrics),
-            tasks.token().clone(),
-        ));
-        tasks.spawn(stats::report_periodically(
-            Arc::clone(self.state.engine.worlds()),
-            self.stats_interval,
-            tasks.token().clone(),
-        ));
-        let mut connections = self.connections;
+        let Server {
+            listener,
+            local_addr,
+            router,
+            state,
+            shutdown_timeout,
+            mut connections,
+            tls,
+            stats_interval,
+            warm_radius,
+            storage,
+            tasks,
+        } = self;
+        info!(addr = %local_addr, "listening on {local_addr}");
+        start_tasks(&tasks, &state, &storage, stats_interval);
         connections.max_connections = transport::conn::connection_cap(connections.max_connections);
         let stop_accepting = CancellationToken::new();
-        let serve = transport::conn::serve(
-            self.listener,
-            self.router,
+        let mut serve = pin!(transport::conn::serve(
+            listener,
+            router,
             connections,
-            self.tls.clone(),
+            tls,
             stop_accepting.clone(),
-        );
-        let mut serve = pin!(serve);
-        let engine = &self.state.engine;
-        let threads = engine.compute().threads();
-        self.state.lifecycles.spawn_tasks(threads);
-        let bake = async {
-            for world in engine.worlds().iter() {
-                let baked = bake::bake(
-                    world,
-                    engine.meshes(),
-                    engine.compute(),
-                    self.warm_radius,
-                    threads,
-                )
-                .await?;
-                self.state.metrics.baked(world.id(), baked.elapsed);
-            }
-            self.state.readiness.set(true).await;
-            info!("ready: every world baked");
-            Ok::<_, crate::lifecycle::LifecycleError>(())
-        };
-        let mut bake = pin!(bake);
-        let mut baking = true;
-        let storage = self.storage;
-        if storage.shared {
-            tasks.spawn(report_readiness(
-                Arc::clone(&storage.replication),
-                Arc::clone(&self.state),
-                tasks.token().clone(),
-            ));
-        }
-        let result = loop {
-            tokio::select! {
-                biased;
-                () = shutdown.cancelled() => break None,
-                result = &mut bake, if baking => {
-                    baking = false;
-                    if let Err(err) = result {
-                        break Some(Err(ServeError::Bake(err)));
-                    }
-                }
-                // The accept loop ends only once `stop_accepting` fires.
-                () = &mut serve => break Some(Ok(())),
-            }
-        };
-        let deadline = Instant::now() + self.shutdown_timeout;
-        let result = match result {
-            Some(result) => result,
-            None => {
-                let timeout = self.shutdown_timeout;
-                info!(?timeout, "shutting down: draining in-flight requests");
-                self.state.readiness.set(false).await;
-                // Open event and lifecycle streams end now, so they do not hold up the
-                // drain; the other background tasks are asked to end with them.
-                self.state.events.close();
-                tasks.cancel();
-                stop_accepting.cancel();
-                match tokio::time::timeout(timeout, &mut serve).await {
-                    Ok(()) => Ok(()),
-                    Err(_) => {
-                        warn!(?timeout, "drain timed out; abandoning open connections");
-                        Ok(())
-                    }
-                }
+            Arc::clone(&state.metrics),
+        ));
+        let bake = bake_worlds(&state, warm_radius);
+        let stopped = serve_until(&shutdown, bake, serve.as_mut()).await;
+        let deadline = Instant::now() + shutdown_timeout;
+        let result = match stopped {
+            Stopped::Failed(err) => Err(ServeError::Bake(err)),
+            Stopped::ListenerEnded => Ok(()),
+            Stopped::Asked => {
+                drain(&state, &tasks, &stop_accepting, serve, shutdown_timeout).await;
+                Ok(())
             }
         };
         let left = deadline.saturating_duration_since(Instant::now());
@@ -332,6 +283,109 @@ impl Server {
             token,
             task,
         }
+    }
+}
+
+/// Why [`serve_until`] returned.
+enum Stopped {
+    /// The shutdown token fired.
+    Asked,
+    /// Baking a world failed: the server cannot become ready.
+    Failed(crate::lifecycle::LifecycleError),
+    /// The accept loop ended on its own.
+    ListenerEnded,
+}
+
+/// The background tasks of a running server: metrics upkeep, zone statistics, the
+/// lifecycle workers and timers, and (with a shared store) the readiness reporter.
+fn start_tasks(tasks: &Tasks, state: &Arc<ApiState>, storage: &Storage, stats_interval: Duration) {
+    tasks.spawn(metrics_upkeep(
+        Arc::clone(&state.metrics),
+        tasks.token().clone(),
+    ));
+    tasks.spawn(stats::report_periodically(
+        Arc::clone(state.engine.worlds()),
+        stats_interval,
+        tasks.token().clone(),
+    ));
+    state
+        .lifecycles
+        .spawn_tasks(state.engine.compute().threads());
+    if storage.shared {
+        tasks.spawn(report_readiness(
+            Arc::clone(&storage.replication),
+            Arc::clone(state),
+            tasks.token().clone(),
+        ));
+    }
+}
+
+/// Bakes every world (meshes around its spawn points), then marks the server ready.
+async fn bake_worlds(
+    state: &ApiState,
+    warm_radius: Option<u32>,
+) -> Result<(), crate::lifecycle::LifecycleError> {
+    let engine = &state.engine;
+    let threads = engine.compute().threads();
+    for world in engine.worlds().iter() {
+        let baked = bake::bake(
+            world,
+            engine.meshes(),
+            engine.compute(),
+            warm_radius,
+            threads,
+        )
+        .await?;
+        state.metrics.baked(world.id(), baked.elapsed);
+    }
+    state.readiness.set(true).await;
+    info!("ready: every world baked");
+    Ok(())
+}
+
+/// Serves (through `serve`, which is polled, not consumed) while `bake` runs, until
+/// the shutdown token fires, baking fails or the accept loop ends.
+async fn serve_until(
+    shutdown: &CancellationToken,
+    bake: impl Future<Output = Result<(), crate::lifecycle::LifecycleError>>,
+    mut serve: Pin<&mut impl Future<Output = ()>>,
+) -> Stopped {
+    let mut bake = pin!(bake);
+    let mut baking = true;
+    loop {
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => return Stopped::Asked,
+            result = &mut bake, if baking => {
+                baking = false;
+                if let Err(err) = result {
+                    return Stopped::Failed(err);
+                }
+            }
+            // The accept loop ends only once `stop_accepting` fires.
+            () = &mut serve => return Stopped::ListenerEnded,
+        }
+    }
+}
+
+/// Drops readiness, ends the event streams and the background tasks' token, stops
+/// accepting and waits at most `timeout` for in-flight requests.
+async fn drain(
+    state: &ApiState,
+    tasks: &Tasks,
+    stop_accepting: &CancellationToken,
+    serve: Pin<&mut impl Future<Output = ()>>,
+    timeout: Duration,
+) {
+    info!(?timeout, "shutting down: draining in-flight requests");
+    state.readiness.set(false).await;
+    // Open event and lifecycle streams end now, so they do not hold up the drain;
+    // the other background tasks are asked to end with them.
+    state.events.close();
+    tasks.cancel();
+    stop_accepting.cancel();
+    if tokio::time::timeout(timeout, serve).await.is_err() {
+        warn!(?timeout, "drain timed out; abandoning open connections");
     }
 }
 
@@ -460,26 +514,13 @@ async fn open_worlds(
     })
     .await??;
     let (opened, store) = opened;
-    let (worlds, startup) = match opened {
-        Ok(opened) => opened,
+    // Until the followers run, a failure closes the store here, once.
+    let (worlds, startup, replication) = match follow_worlds(config, &store, opened, metrics).await
+    {
+        Ok(followed) => followed,
         Err(e) => {
             close_store(store).await;
             return Err(e);
-        }
-    };
-    let worlds = Arc::new(worlds);
-    let logs = match open_logs(&config.store, &store, &worlds).await {
-        Ok(logs) => logs,
-        Err(e) => {
-            close_store(store).await;
-            return Err(e);
-        }
-    };
-    let replication = match follow::start(&worlds, logs, Arc::clone(metrics)).await {
-        Ok(replication) => Arc::new(replication),
-        Err(message) => {
-            close_store(store).await;
-            return Err(StartError::Shared(message));
         }
     };
     let storage = Storage {
@@ -504,6 +545,29 @@ async fn open_worlds(
         );
     }
     Ok((worlds, storage))
+}
+
+/// The opened worlds' logs, followed until caught up.
+async fn follow_worlds(
+    config: &Config,
+    store: &Arc<ZoneStore>,
+    opened: Result<(Worlds, Vec<Vec<sources::StartupZone>>), StartError>,
+    metrics: &Arc<Metrics>,
+) -> Result<
+    (
+        Arc<Worlds>,
+        Vec<Vec<sources::StartupZone>>,
+        Arc<Replication>,
+    ),
+    StartError,
+> {
+    let (worlds, startup) = opened?;
+    let worlds = Arc::new(worlds);
+    let logs = open_logs(&config.store, store, &worlds).await?;
+    let replication = follow::start(&worlds, logs, Arc::clone(metrics))
+        .await
+        .map_err(StartError::Shared)?;
+    Ok((worlds, startup, Arc::new(replication)))
 }
 
 /// Folds buffered histogram samples in periodically, until `shutdown`.

@@ -9,6 +9,7 @@
 //! - `assert`: bit-equal heights, JSON numbers, the HTTP error shape, metrics;
 //! - [`events`]: WebSocket and gRPC event subscribers;
 //! - [`Proxy`] (`proxy`): a TCP proxy whose connections can be cut;
+//! - [`Identity`] (`tls`): a self-signed certificate for [`TestServer::start_tls`];
 //! - [`voxel`]: a voxel world's configuration and core terrain, and the glTF validator.
 //!
 //! The tests themselves are one binary, `tests/e2e` (see its `main.rs`). The tests of
@@ -20,6 +21,7 @@ pub mod events;
 mod fixtures;
 mod proxy;
 mod server;
+mod tls;
 pub mod voxel;
 
 pub use assert::{assert_http_error, assert_same, metric_sample, num, nums};
@@ -29,3 +31,4 @@ pub use fixtures::{
 };
 pub use proxy::Proxy;
 pub use server::{TIMEOUT, TestServer};
+pub use tls::Identity;

@@ -14,22 +14,28 @@
 //!   same port (so a client's address stays valid), and [`TestServer::elsewhere`] runs a
 //!   second server over the data while this one is down.
 //!
+//! [`TestServer::start_tls`] serves TLS on the port (every start of it, restarts
+//! included), with an [`Identity`]'s certificate; its [`TestServer::base_url`] and
+//! [`TestServer::client`] are `https://` and trust that certificate, while
+//! [`TestServer::http`] speaks plain HTTP only (TLS tests make their HTTP/1.1 requests
+//! over tokio-rustls).
+//!
 //! Every start waits until the server is ready (`/readyz` 200 and `grpc.health.v1`
 //! `SERVING`: its worlds are baked), except [`TestServer::launch_in`]. Every network call
 //! has a timeout, and the HTTP client ignores proxy settings: the tests only ever talk to
 //! loopback.
 
-use std::{future::Future, net::SocketAddr, time::Duration};
+use std::{future::Future, net::SocketAddr, path::PathBuf, time::Duration};
 
 use reqwest::StatusCode;
 use serde_json::Value;
 use tempfile::TempDir;
-use terrain_client::TerrainClient;
+use terrain_client::{ClientBuilder, TerrainClient};
 use terrain_proto::v1::terrain_service_client::TerrainServiceClient;
-use terrain_server::{Config, RunningServer, Server};
+use terrain_server::{Config, RunningServer, Server, config::TlsFiles};
 use tonic::transport::{Channel, Endpoint};
 
-use crate::metric_sample;
+use crate::{Identity, metric_sample};
 
 /// The bound on any one request, on a server's start-up and on its drain.
 pub const TIMEOUT: Duration = Duration::from_secs(60);
@@ -44,6 +50,8 @@ pub struct TestServer {
     /// An HTTP client with [`TIMEOUT`] per request, without proxies.
     pub http: reqwest::Client,
     data: TempDir,
+    /// The certificate every start serves, with [`TestServer::start_tls`].
+    tls: Option<TlsFiles>,
 }
 
 impl TestServer {
@@ -79,13 +87,29 @@ impl TestServer {
     /// once it is ready.
     pub async fn start_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
         let server = Self::launch_in(data, edit).await;
-        wait_ready(&server.http, server.addr).await;
+        server.wait_ready(server.addr).await;
         server
     }
 
     /// [`TestServer::start_in`] without waiting for readiness.
     pub async fn launch_in(data: TempDir, edit: impl FnOnce(&mut Config)) -> Self {
-        let running = bind(loopback(0), &data, edit).await;
+        Self::launch(data, None, edit).await
+    }
+
+    /// [`TestServer::start_with`] serving TLS with `identity`'s certificate.
+    pub async fn start_tls(identity: &Identity, edit: impl FnOnce(&mut Config)) -> Self {
+        let server = Self::launch(temporary_dir(), Some(identity.files()), |c| {
+            c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+            c.lifecycle.warm_radius = None;
+            edit(c);
+        })
+        .await;
+        server.wait_ready(server.addr).await;
+        server
+    }
+
+    async fn launch(data: TempDir, tls: Option<TlsFiles>, edit: impl FnOnce(&mut Config)) -> Self {
+        let running = bind(loopback(0), &data, tls.as_ref(), edit).await;
         assert!(
             data.path().join("data").is_dir(),
             "data_dir is created at start-up"
@@ -95,7 +119,13 @@ impl TestServer {
             running: Some(running),
             http: http_client(),
             data,
+            tls,
         }
+    }
+
+    /// The CA file clients trust, for a TLS server.
+    fn ca_file(&self) -> Option<PathBuf> {
+        self.tls.as_ref().map(|files| files.cert.clone())
     }
 
     /// `http://ADDR` followed by `path`.
@@ -103,16 +133,15 @@ impl TestServer {
         format!("http://{}{path}", self.addr)
     }
 
-    /// `http://ADDR`, the URL an SDK client connects to.
+    /// `http://ADDR` (`https://ADDR` with TLS), the URL an SDK client connects to.
     pub fn base_url(&self) -> String {
-        self.url("")
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 
-    /// An SDK client connected to the server.
+    /// An SDK client connected to the server (trusting its certificate, with TLS).
     pub async fn client(&self) -> TerrainClient {
-        TerrainClient::connect(self.base_url())
-            .await
-            .expect("connect")
+        connect(&self.base_url(), self.ca_file()).await
     }
 
     /// An HTTP/2 channel to the server.
@@ -282,8 +311,8 @@ impl TestServer {
     /// same data, configured by `edit` over `Config::default()`, once it is ready.
     pub async fn restart(&mut self, edit: impl FnOnce(&mut Config)) {
         self.stop_in_place().await;
-        let running = bind(self.addr, &self.data, edit).await;
-        wait_ready(&self.http, self.addr).await;
+        let running = bind(self.addr, &self.data, self.tls.as_ref(), edit).await;
+        self.wait_ready(self.addr).await;
         self.running = Some(running);
     }
 
@@ -296,11 +325,14 @@ impl TestServer {
         Fut: Future<Output = ()>,
     {
         assert!(self.running.is_none(), "stop the server first");
-        let other = bind(loopback(0), &self.data, edit).await;
-        wait_ready(&self.http, other.local_addr()).await;
-        let client = TerrainClient::connect(format!("http://{}", other.local_addr()))
-            .await
-            .expect("connect");
+        let other = bind(loopback(0), &self.data, self.tls.as_ref(), edit).await;
+        self.wait_ready(other.local_addr()).await;
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let client = connect(
+            &format!("{scheme}://{}", other.local_addr()),
+            self.ca_file(),
+        )
+        .await;
         work(client).await;
         drain(other).await;
     }
@@ -331,14 +363,30 @@ fn http_client() -> reqwest::Client {
         .expect("client")
 }
 
-/// Binds a server on `listen` with its data in `data/data`, configured by `edit` over
-/// `Config::default()`, and spawns it. A fixed port may take a moment to be free again
-/// after a restart: binding it is retried for up to 5 s.
-async fn bind(listen: SocketAddr, data: &TempDir, edit: impl FnOnce(&mut Config)) -> RunningServer {
+/// An SDK client of `url`, trusting `ca_file` if given.
+async fn connect(url: &str, ca_file: Option<PathBuf>) -> TerrainClient {
+    let builder = ClientBuilder::new(url);
+    let builder = match ca_file {
+        Some(ca) => builder.ca_file(ca),
+        None => builder,
+    };
+    builder.connect().await.expect("connect")
+}
+
+/// Binds a server on `listen` with its data in `data/data` (and `tls`, if given),
+/// configured by `edit` over `Config::default()`, and spawns it. A fixed port may take
+/// a moment to be free again after a restart: binding it is retried for up to 5 s.
+async fn bind(
+    listen: SocketAddr,
+    data: &TempDir,
+    tls: Option<&TlsFiles>,
+    edit: impl FnOnce(&mut Config),
+) -> RunningServer {
     let mut config = Config {
         listen,
         data_dir: data.path().join("data"),
         shutdown_timeout: Duration::from_secs(5),
+        tls: tls.cloned(),
         ..Config::default()
     };
     edit(&mut config);
@@ -364,25 +412,26 @@ async fn drain(running: RunningServer) {
         .expect("stops cleanly");
 }
 
-/// Waits until the server at `addr` answers `/readyz` 200 and reports `SERVING` over
-/// `grpc.health.v1` (its worlds are baked).
-async fn wait_ready(http: &reqwest::Client, addr: SocketAddr) {
-    let ready = async {
-        loop {
-            let response = http.get(format!("http://{addr}/readyz")).send().await;
-            if response.is_ok_and(|r| r.status() == StatusCode::OK) {
-                break;
+impl TestServer {
+    /// Waits until the server at `addr` reports ready: `/readyz` 200 (plain HTTP only)
+    /// and `SERVING` over `grpc.health.v1` (its worlds are baked).
+    async fn wait_ready(&self, addr: SocketAddr) {
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let ready = async {
+            while self.tls.is_none() {
+                let response = self.http.get(format!("http://{addr}/readyz")).send().await;
+                if response.is_ok_and(|r| r.status() == StatusCode::OK) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        let mut client = TerrainClient::connect(format!("http://{addr}"))
+            let mut client = connect(&format!("{scheme}://{addr}"), self.ca_file()).await;
+            while !client.is_serving("").await.expect("health") {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(TIMEOUT, ready)
             .await
-            .expect("connect");
-        while !client.is_serving("").await.expect("health") {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(TIMEOUT, ready)
-        .await
-        .expect("ready in time");
+            .expect("ready in time");
+    }
 }

@@ -6,7 +6,8 @@
 //! - [`http`]: every HTTP route, in one table in its `mod.rs`, each capability in a
 //!   module of its own: [`http::ops`] (`/healthz`, `/readyz`), [`http::worlds`],
 //!   [`http::heights`], [`http::zones`], [`http::mesh`], [`http::blocks`],
-//!   [`http::lifecycle`] (viewers, live tiles), [`http::layout`], [`http::map`],
+//!   [`http::lifecycle`] (viewers, live tiles), [`http::layout`], [`http::walk`]
+//!   (terrain info and path checks), [`http::tiles3d`] (the 3D Tiles tileset), [`http::map`],
 //!   [`http::events`] (the WebSocket), [`http::admin`] (backups), [`http::openapi`]
 //!   (`GET /openapi.json`); and its input and caching pieces: [`http::extract`]
 //!   (path, query and admin-token extractors), [`http::body`] and
@@ -15,7 +16,7 @@
 //! - [`grpc`]: every gRPC service, in one table in its `mod.rs`, with the same
 //!   capability modules: [`grpc::worlds`], [`grpc::heights`], [`grpc::zones`],
 //!   [`grpc::mesh`], [`grpc::blocks`], [`grpc::lifecycle`], [`grpc::layout`],
-//!   [`grpc::events`].
+//!   [`grpc::walk`], [`grpc::events`].
 //! - What both surfaces share: [`error`] (the one mapping from error classes to gRPC
 //!   codes and HTTP statuses), [`access`] (the admin token check before a mutation),
 //!   [`mode`] (the `mode` of a height query), [`worlds`] (what `ListWorlds` reports),

@@ -6,7 +6,7 @@
 //!
 //! A content's version is the newest version of the mesh tiles it covers, so after a
 //! zone change exactly the contents covering the changed tiles get a new version (and
-//! ETag); everything else is served from the caches as before. The finest level's
+//! ETag); everything else is served from the caches. The finest level's
 //! contents are the full-detail tile meshes of [`MeshCache`].
 
 use std::{

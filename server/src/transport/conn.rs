@@ -58,7 +58,7 @@ use super::{
     parse_errors::{ErrorBodies, MAX_HEAD_BYTES, MAX_HEADERS},
     tls::Tls,
 };
-use crate::{api::ApiError, config::ConnectionConfig, events::ConnectionStreams};
+use crate::{api::ApiError, config::ConnectionConfig, events::ConnectionStreams, metrics::Metrics};
 
 /// How long the loop waits after an accept error that is not the client's (such as
 /// `EMFILE`, too many open files) before accepting again.
@@ -74,6 +74,7 @@ pub async fn serve(
     config: ConnectionConfig,
     tls: Option<Tls>,
     stop: CancellationToken,
+    metrics: Arc<Metrics>,
 ) {
     let max = config.max_connections;
     let permits = Arc::new(Semaphore::new(max));
@@ -109,6 +110,7 @@ pub async fn serve(
                 }
             },
         };
+        let permit = Slot::taken(permit, &metrics);
         let (router, builder, stop) = (router.clone(), Arc::clone(&builder), stop.clone());
         let Some(tls) = tls.clone() else {
             tokio::spawn(connection(tcp, router, builder, config, stop, permit));
@@ -129,6 +131,29 @@ pub async fn serve(
     // Every connection holds a permit until it closes: all back means all closed.
     let all = u32::try_from(max).unwrap_or(u32::MAX);
     drop(permits.acquire_many(all).await);
+}
+
+/// An accepted connection's place under `max_connections`, counted in
+/// `terrain_connections_open` until it is dropped with the connection.
+struct Slot {
+    _permit: OwnedSemaphorePermit,
+    metrics: Arc<Metrics>,
+}
+
+impl Slot {
+    fn taken(permit: OwnedSemaphorePermit, metrics: &Arc<Metrics>) -> Self {
+        metrics.connections_open(1.0);
+        Slot {
+            _permit: permit,
+            metrics: Arc::clone(metrics),
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.metrics.connections_open(-1.0);
+    }
 }
 
 /// What a connection is served over: plain TCP, or TLS over it.
@@ -223,14 +248,14 @@ fn builder(config: &ConnectionConfig) -> Builder<TokioExecutor> {
 }
 
 /// Serves one connection until it ends, is closed for a missing first request, or
-/// has drained after `stop`; `_permit` is its place under `max_connections`.
+/// has drained after `stop`; `_slot` is its place under `max_connections`.
 async fn connection<IO: Connection>(
     io: IO,
     router: Router,
     builder: Arc<Builder<TokioExecutor>>,
     config: ConnectionConfig,
     stop: CancellationToken,
-    _permit: OwnedSemaphorePermit,
+    _slot: Slot,
 ) {
     // No Nagle: a response written in pieces (a large mesh, its trailers) would
     // otherwise wait for the client's delayed ACK, 40 ms on Linux.

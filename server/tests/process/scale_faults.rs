@@ -35,6 +35,12 @@ async fn joined(writer: thread::JoinHandle<Written>) -> Written {
         .expect("join")
 }
 
+/// Runs a blocking step (the scale helpers poll and start processes with blocking
+/// calls) without holding up the runtime's other tasks.
+fn blocking<T>(step: impl FnOnce() -> T) -> T {
+    tokio::task::block_in_place(step)
+}
+
 /// Registers `prefix0, prefix1, ...` on `addr` until `stop`.
 fn write_until(
     addr: std::net::SocketAddr,
@@ -103,14 +109,14 @@ async fn a_killed_replica_converges_and_its_resumed_subscribers_miss_nothing() {
         let (id, _) = acked.iter().find(|(_, rev)| *rev == r).expect("acked");
         assert_eq!(e["cause"]["zone"].as_str(), Some(id.as_str()));
     }
-    wait_revision(b.addr, last);
+    blocking(|| wait_revision(b.addr, last));
     assert_eq!(zones(b.addr), zones(a.addr), "B converged to A");
     // No duplicate after the last one.
     put_zone(a.addr, "after", &zone(500, 1.0));
     assert_eq!(event(&mut ws).await["revision"], last + 1);
     drop(ws);
-    a.stop();
-    b.stop();
+    blocking(|| a.stop());
+    blocking(|| b.stop());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,7 +185,7 @@ async fn one_nats_node_down_loses_nothing_acknowledged() {
     assert!(!acked.is_empty() && !more.is_empty());
     let last = more.last().expect("writes").1;
     for r in [&a, &b] {
-        wait_revision(r.addr, last);
+        blocking(|| wait_revision(r.addr, last));
         let list = zones(r.addr);
         for (id, revision) in acked.iter().chain(&more) {
             let found = list["zones"]
@@ -192,8 +198,8 @@ async fn one_nats_node_down_loses_nothing_acknowledged() {
         }
     }
     assert_eq!(zones(a.addr), zones(b.addr));
-    a.stop();
-    b.stop();
+    blocking(|| a.stop());
+    blocking(|| b.stop());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -209,9 +215,9 @@ async fn without_nats_mutations_fail_fast_reads_go_on_and_then_everything_conver
     let a = replica(&url, "away", 1, &dir.path().join("a"));
     let b = replica(&url, "away", 1, &dir.path().join("b"));
     put_zone(a.addr, "before", &zone(3, 7.0));
-    wait_revision(b.addr, 29);
+    blocking(|| wait_revision(b.addr, 29));
 
-    nats.kill();
+    blocking(|| nats.kill());
     let started = Instant::now();
     let (status, body) = call(
         a.addr,
@@ -232,7 +238,7 @@ async fn without_nats_mutations_fail_fast_reads_go_on_and_then_everything_conver
         (503, Some("UNAVAILABLE"))
     );
     for r in [&a, &b] {
-        wait_ready(r.addr, 503);
+        blocking(|| wait_ready(r.addr, 503));
         // Reads answer from the last applied state.
         let z = common::get_json(r.addr, "/v1/worlds/main/flat-zones/before");
         assert_eq!(z["revision"], 29);
@@ -240,19 +246,19 @@ async fn without_nats_mutations_fail_fast_reads_go_on_and_then_everything_conver
         assert_eq!(h["height"].as_f64(), Some(7.0));
     }
 
-    nats.start();
+    blocking(|| nats.start());
     for r in [&a, &b] {
-        wait_ready(r.addr, 200);
+        blocking(|| wait_ready(r.addr, 200));
     }
     let answer = put_zone(b.addr, "during", &zone(4, 1.0));
     assert_eq!(answer["revision"], 30);
-    wait_revision(a.addr, 30);
+    blocking(|| wait_revision(a.addr, 30));
     assert_eq!(zones(a.addr), zones(b.addr));
     let mut ws = subscribe(a.addr, "fromRevision=28").await;
     for r in [29, 30] {
         assert_eq!(event(&mut ws).await["revision"], r);
     }
     drop(ws);
-    a.stop();
-    b.stop();
+    blocking(|| a.stop());
+    blocking(|| b.stop());
 }

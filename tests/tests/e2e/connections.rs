@@ -67,6 +67,28 @@ async fn read_until_closed(tcp: &mut TcpStream, wait: Duration) -> Option<String
     Some(String::from_utf8_lossy(&seen).into_owned())
 }
 
+/// Scrapes `terrain_connections_open` over a connection of its own (closed after the
+/// answer) until that connection is the only one open.
+async fn wait_until_only_the_scrape_is_open(addr: SocketAddr) {
+    let deadline = Instant::now() + SLACK;
+    loop {
+        let mut tcp = connect(addr).await;
+        tcp.write_all(b"GET /metrics HTTP/1.1\r\nHost: terrain\r\nConnection: close\r\n\r\n")
+            .await
+            .expect("writes");
+        let seen = read_until_closed(&mut tcp, SLACK).await.expect("answered");
+        let open = common::metric_sample(&seen, "terrain_connections_open");
+        if open == Some(1.0) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "connections still open after {SLACK:?}: {open:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Whether the server has already closed `tcp` (it reads EOF or an error at once).
 async fn is_closed(tcp: &mut TcpStream) -> bool {
     read_until_closed(tcp, Duration::from_millis(50))
@@ -146,10 +168,11 @@ async fn beyond_max_connections_a_new_client_waits_for_an_idle_one_to_be_closed(
         c.connections.max_connections = 2;
     })
     .await;
-    // The harness's own keep-alive connection (readiness) closes first.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The harness's own keep-alive connection (readiness) closes first: only the
+    // scrape's own connection is left open. The listener's backlog is first in, first
+    // accepted, so the two idle connections hold both places before the new client.
+    wait_until_only_the_scrape_is_open(server.addr).await;
     let mut idle = [connect(server.addr).await, connect(server.addr).await];
-    tokio::time::sleep(Duration::from_millis(100)).await;
     let started = Instant::now();
     let mut tcp = connect(server.addr).await;
     tcp.write_all(b"GET /v1/worlds HTTP/1.1\r\nHost: terrain\r\nConnection: close\r\n\r\n")

@@ -289,7 +289,7 @@ async fn a_zone_that_blocks_shades_its_core_and_retags_the_walk_tile() {
         "a walk tile the zone does not reach keeps its tag"
     );
 
-    // Removed: the pixels are as before.
+    // Removed: the pixels are those of the terrain without the zone.
     let (status, _) = server
         .delete("/v1/worlds/main/flat-zones/walk-hall", None)
         .await;

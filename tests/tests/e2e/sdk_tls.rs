@@ -5,74 +5,16 @@
 
 use terrain_tests as common;
 
-use std::{net::SocketAddr, time::Duration};
+use std::time::Duration;
 
-use common::{TIMEOUT, rect};
+use common::{Identity, TIMEOUT, TestServer, rect};
 use terrain_client::{ClientBuilder, ClientError, SubscriptionEvent, TerrainClient};
-use terrain_server::{
-    RunningServer, Server,
-    config::{Config, TlsFiles},
-};
-
-/// A self-signed certificate for `localhost` and 127.0.0.1, as PEM files.
-struct Identity {
-    dir: tempfile::TempDir,
-}
-
-impl Identity {
-    fn new() -> Self {
-        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
-            .expect("a certificate");
-        let dir = tempfile::tempdir().expect("temporary directory");
-        std::fs::write(dir.path().join("cert.pem"), cert.cert.pem()).unwrap();
-        std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
-        Identity { dir }
-    }
-
-    fn cert(&self) -> std::path::PathBuf {
-        self.dir.path().join("cert.pem")
-    }
-}
-
-/// A TLS server (world `main` without start-up zones), ready.
-async fn start(identity: &Identity, data: &tempfile::TempDir) -> RunningServer {
-    let mut c = Config {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        data_dir: data.path().join("data"),
-        tls: Some(TlsFiles {
-            cert: identity.cert(),
-            key: identity.dir.path().join("key.pem"),
-        }),
-        ..Config::default()
-    };
-    c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
-    c.lifecycle.warm_radius = None;
-    let running = Server::bind(c).await.expect("binds").spawn();
-    let url = url(running.local_addr());
-    let mut client = ClientBuilder::new(&url)
-        .ca_file(identity.cert())
-        .connect()
-        .await
-        .expect("connects over TLS");
-    for _ in 0..400 {
-        if client.is_serving("").await.unwrap_or(false) {
-            return running;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("not serving over TLS");
-}
-
-fn url(addr: SocketAddr) -> String {
-    format!("https://127.0.0.1:{}", addr.port())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typed_calls_and_events_over_https_with_the_ca() {
     let identity = Identity::new();
-    let data = tempfile::tempdir().unwrap();
-    let running = start(&identity, &data).await;
-    let url = url(running.local_addr());
+    let server = TestServer::start_tls(&identity, |_| {}).await;
+    let url = server.base_url();
     let mut client: TerrainClient = ClientBuilder::new(&url)
         .ca_file(identity.cert())
         .connect()
@@ -111,16 +53,15 @@ async fn typed_calls_and_events_over_https_with_the_ca() {
     .await
     .expect("an event in time");
     assert_eq!((event.revision, event.zone.as_str()), (r, "pad"));
-    running.shutdown().await.unwrap();
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_ca_it_fails_at_once_with_a_typed_error() {
     let identity = Identity::new();
     let other = Identity::new();
-    let data = tempfile::tempdir().unwrap();
-    let running = start(&identity, &data).await;
-    let url = url(running.local_addr());
+    let server = TestServer::start_tls(&identity, |_| {}).await;
+    let url = server.base_url();
     let connect = |b: ClientBuilder| async move {
         tokio::time::timeout(Duration::from_secs(10), b.connect())
             .await
@@ -153,9 +94,9 @@ async fn without_the_ca_it_fails_at_once_with_a_typed_error() {
         "{e}"
     );
     // A missing or garbage CA file names the option and the path.
-    let garbage = identity.dir.path().join("garbage.pem");
+    let garbage = identity.path("garbage.pem");
     std::fs::write(&garbage, "not a certificate").unwrap();
-    for path in [identity.dir.path().join("missing.pem"), garbage] {
+    for path in [identity.path("missing.pem"), garbage] {
         let e = connect(ClientBuilder::new(&url).ca_file(&path))
             .await
             .expect_err("refused");
@@ -167,10 +108,10 @@ async fn without_the_ca_it_fails_at_once_with_a_typed_error() {
         );
     }
     // A CA file with a plain http:// URL is a mistake, not silently ignored.
-    let plain = format!("http://127.0.0.1:{}", running.local_addr().port());
+    let plain = format!("http://{}", server.addr);
     let e = connect(ClientBuilder::new(&plain).ca_file(identity.cert()))
         .await
         .expect_err("refused");
     assert!(matches!(e, ClientError::InvalidUrl { .. }), "{e}");
-    running.shutdown().await.unwrap();
+    server.stop().await;
 }

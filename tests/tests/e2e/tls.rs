@@ -9,40 +9,16 @@ use std::{net::SocketAddr, sync::Arc, time::Duration};
 use rustls_pki_types::{CertificateDer, ServerName, pem::PemObject};
 use terrain_proto::v1::{GetHeightRequest, terrain_service_client::TerrainServiceClient};
 use terrain_server::{
-    RunningServer, Server, StartError,
+    Server, StartError,
     config::{Config, TlsFiles},
 };
+use terrain_tests::{Identity, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::{
     TlsConnector,
     rustls::{ClientConfig, RootCertStore, crypto::ring},
 };
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
-
-/// A self-signed certificate for `localhost` and 127.0.0.1, written as PEM files.
-struct Identity {
-    dir: tempfile::TempDir,
-    cert_pem: String,
-}
-
-impl Identity {
-    fn new() -> Self {
-        let cert = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
-            .expect("a certificate");
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let cert_pem = cert.cert.pem();
-        std::fs::write(dir.path().join("cert.pem"), &cert_pem).unwrap();
-        std::fs::write(dir.path().join("key.pem"), cert.signing_key.serialize_pem()).unwrap();
-        Identity { dir, cert_pem }
-    }
-
-    fn files(&self) -> TlsFiles {
-        TlsFiles {
-            cert: self.dir.path().join("cert.pem"),
-            key: self.dir.path().join("key.pem"),
-        }
-    }
-}
 
 fn config(data: &tempfile::TempDir, tls: TlsFiles) -> Config {
     let mut c = Config {
@@ -88,31 +64,13 @@ async fn get(addr: SocketAddr, cert_pem: &str, path: &str) -> (u16, String) {
     (head[9..12].parse().unwrap(), body.to_string())
 }
 
-async fn start(identity: &Identity, data: &tempfile::TempDir) -> RunningServer {
-    start_with(config(data, identity.files()), identity).await
-}
-
-async fn start_with(config: Config, identity: &Identity) -> RunningServer {
-    let server = Server::bind(config).await.expect("binds");
-    let running = server.spawn();
-    for _ in 0..200 {
-        let (status, _) = get(running.local_addr(), &identity.cert_pem, "/readyz").await;
-        if status == 200 {
-            return running;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("not ready over TLS");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_surfaces_speak_tls_on_the_one_port() {
     let identity = Identity::new();
-    let data = tempfile::tempdir().unwrap();
-    let running = start(&identity, &data).await;
-    let addr = running.local_addr();
+    let server = TestServer::start_tls(&identity, |_| {}).await;
+    let addr = server.addr;
     // HTTP/1.1 over TLS.
-    let (status, body) = get(addr, &identity.cert_pem, "/v1/worlds/main/height?x=1&z=2").await;
+    let (status, body) = get(addr, identity.cert_pem(), "/v1/worlds/main/height?x=1&z=2").await;
     assert_eq!(status, 200, "{body}");
     let body: serde_json::Value = serde_json::from_str(&body).unwrap();
     let want = terrain_core::Generator::height(
@@ -123,7 +81,7 @@ async fn both_surfaces_speak_tls_on_the_one_port() {
     assert_eq!(body["height"].as_f64().unwrap().to_bits(), want.to_bits());
     // gRPC over TLS (HTTP/2 by ALPN), with the CA file.
     let tls = ClientTlsConfig::new()
-        .ca_certificate(Certificate::from_pem(&identity.cert_pem))
+        .ca_certificate(Certificate::from_pem(identity.cert_pem()))
         .domain_name("localhost");
     let channel = Endpoint::from_shared(format!("https://127.0.0.1:{}", addr.port()))
         .unwrap()
@@ -158,7 +116,7 @@ async fn both_surfaces_speak_tls_on_the_one_port() {
         !String::from_utf8_lossy(&seen).contains("200 OK"),
         "plain text was served"
     );
-    running.shutdown().await.unwrap();
+    server.stop().await;
 }
 
 #[tokio::test]
@@ -166,9 +124,9 @@ async fn a_bad_certificate_or_key_stops_start_up_naming_the_key() {
     let identity = Identity::new();
     let other = Identity::new();
     let data = tempfile::tempdir().unwrap();
-    let garbage = identity.dir.path().join("garbage.pem");
+    let garbage = identity.path("garbage.pem");
     std::fs::write(&garbage, "not a pem file").unwrap();
-    let missing = identity.dir.path().join("missing.pem");
+    let missing = identity.path("missing.pem");
     for (files, key) in [
         (
             TlsFiles {
@@ -250,18 +208,18 @@ async fn backup_from_an_https_server_with_the_ca_file_and_the_token() {
     let identity = Identity::new();
     let other = Identity::new();
     let data = tempfile::tempdir().unwrap();
-    let mut c = config(&data, identity.files());
-    c.admin_token = Some(terrain_server::auth::AdminToken::new(TOKEN).unwrap());
-    let running = start_with(c, &identity).await;
-    let addr = running.local_addr();
+    let server = TestServer::start_tls(&identity, |c| {
+        c.admin_token = Some(terrain_server::auth::AdminToken::new(TOKEN).unwrap());
+    })
+    .await;
+    let addr = server.addr;
     let zone =
         r#"{"centerX": 12.5, "centerZ": -3.25, "radius": 4.0, "height": 7.75, "blendRadius": 1.0}"#;
     let path = "/v1/worlds/main/flat-zones/tls-zone";
-    let (status, answer) = put(addr, &identity.cert_pem, path, TOKEN, zone).await;
+    let (status, answer) = put(addr, identity.cert_pem(), path, TOKEN, zone).await;
     assert_eq!(status, 200, "{answer}");
 
-    let dir = identity.dir.path();
-    let out = dir.join("backup.json");
+    let out = identity.path("backup.json");
     let args = |token: &str, ca: Option<&std::path::Path>| {
         let mut args: Vec<String> = ["terrain-server", "--admin-token", token, "--data-dir"]
             .map(String::from)
@@ -277,7 +235,7 @@ async fn backup_from_an_https_server_with_the_ca_file_and_the_token() {
         args.push(out.display().to_string());
         args
     };
-    let ca = dir.join("cert.pem");
+    let ca = identity.cert();
     command(args(TOKEN, Some(&ca)))
         .await
         .expect("backup over TLS");
@@ -292,14 +250,12 @@ async fn backup_from_an_https_server_with_the_ca_file_and_the_token() {
     // Without the CA file, with another CA, with a wrong token: refused, nothing written.
     let err = command(args(TOKEN, None)).await.unwrap_err();
     assert!(err.contains("--ca-file"), "{err}");
-    let err = command(args(TOKEN, Some(&other.dir.path().join("cert.pem"))))
-        .await
-        .unwrap_err();
+    let err = command(args(TOKEN, Some(&other.cert()))).await.unwrap_err();
     assert!(err.contains("127.0.0.1"), "{err}");
     let err = command(args("wrong-token-value", Some(&ca)))
         .await
         .unwrap_err();
     assert!(err.contains("401"), "{err}");
     assert!(!out.exists());
-    running.shutdown().await.unwrap();
+    server.stop().await;
 }

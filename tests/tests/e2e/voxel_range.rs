@@ -1,8 +1,7 @@
-//! One coordinate range for every route of a voxel world (issue 22): heights, zones,
-//! viewers and map tiles take `|x|, |z| <= 2^24` (`terrain_core::voxel::MAX_COORDINATE`)
-//! and refuse beyond it naming the field, and every chunk a viewer inside the range is
-//! announced is served (a viewer at x = z = 999,999,000 used to be announced chunks
-//! that `GetTileMesh` refused).
+//! One coordinate range for every route of a voxel world: heights, zones, viewers and
+//! map tiles take `|x|, |z| <= 2^24` (`terrain_core::voxel::MAX_COORDINATE`) and refuse
+//! beyond it naming the field, and every chunk a viewer inside the range is announced
+//! is served by `GetTileMesh`.
 
 use terrain_tests as common;
 

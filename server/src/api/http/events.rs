@@ -214,10 +214,10 @@ const BATCH: usize = 64;
 /// The socket's reading side is a task of its own ([`read_client`]) that hands each
 /// client text message over and ends when the client does: waiting for client
 /// messages beside events in this loop would poll the socket for reading after every
-/// event sent (a read attempt through every layer of the connection), which was a
-/// sixth of the server's own time per delivered event. Its handover holds one
-/// message, so a client sending area changes faster than their acknowledgements go out
-/// is read no faster than that, as before.
+/// event sent (a read attempt through every layer of the connection), a sixth of the
+/// server's own time per delivered event. Its handover holds one message, so a client
+/// sending area changes faster than their acknowledgements go out is read no faster
+/// than that.
 async fn serve(socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) {
     let closed = sub.closed();
     let (mut sink, stream) = socket.split();

@@ -353,7 +353,7 @@ mod tests {
                 .to_string()
                 .starts_with("area: not JSON")
         );
-        // Unknown fields beside a known one are ignored, as before.
+        // Unknown fields beside a known one are ignored.
         assert!(matches!(
             area(r#"{"tiles": [0, 0, 1, 1], "note": "x"}"#),
             Ok(Area::Tiles { max_tx: 1, .. })

@@ -1,10 +1,10 @@
-//! `terrain-server healthcheck [URL]`: one `GET` of a readiness URL over plain
-//! HTTP/1.1, for container health checks (the runtime image has no curl). Exits 0 when
-//! the answer is 200, 1 otherwise; never waits longer than [`TIMEOUT`] per step. The
-//! default URL is the command line's ([`crate::config::cli::DEFAULT_HEALTHCHECK_URL`]);
-//! [`crate::commands`] runs the check. [`fetch`] is the same `GET` reading the whole
-//! answer (the `backup --from` command), over plain HTTP or, for an `https://` URL,
-//! over TLS (rustls, ring provider) trusting the PEM certificates of a CA file.
+//! The commands' HTTP client: one `GET` over plain HTTP/1.1 or, for an `https://` URL,
+//! over TLS (rustls, ring provider) trusting the PEM certificates of a CA file; never
+//! waits longer than [`TIMEOUT`] per step. [`check`] is `terrain-server healthcheck
+//! [URL]` for container health checks (the runtime image has no curl): exit 0 when the
+//! readiness URL answers 200, 1 otherwise; the default URL is the command line's
+//! ([`crate::config::cli::DEFAULT_HEALTHCHECK_URL`]). [`fetch`] reads the whole answer
+//! (the `backup --from` command). Readiness itself is [`crate::api::health`].
 
 use std::{
     io::{Read, Write},
