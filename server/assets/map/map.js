@@ -98,6 +98,7 @@ async function worldMap(worldId) {
   window.terrainMap.tiles = tiles;
   window.terrainMap.walkTiles = walkTiles;
   window.terrainMap.reloads = [];
+  window.terrainMap.messages = [];
 
   // Legend: the map's colours, the overlays, and the walk layer's shadings while it
   // is shown.
@@ -320,24 +321,60 @@ async function worldMap(worldId) {
       }
     }
   }
+  // Every tile held in view, reloaded at `revision`: an area acknowledged past the
+  // last revision the page heard of means events before it were matched against the
+  // old area, so tiles that came into view may have changed unheard.
+  function reloadHeldTiles(revision) {
+    for (const layer of [tiles, walkTiles]) {
+      if (!map.hasLayer(layer)) continue;
+      for (const held of Object.values(layer._tiles)) {
+        // Tiles of another zoom, kept only until Leaflet prunes them, are left alone.
+        if (!held.current) continue;
+        const { x, y, z } = held.coords;
+        const key = `${z}/${x}/${y}`;
+        bust.set(key, revision);
+        const reload = () => {
+          held.el.src = layer.getTileUrl(held.coords);
+          window.terrainMap.reloads.push({ key, layer: layer.options.layer ?? 'terrain', revision, at: performance.now() });
+        };
+        // A tile still loading may be answered from before `revision`: reload it once
+        // it has loaded, rather than cut its request off.
+        if (held.el.complete) reload();
+        else held.el.addEventListener('load', reload, { once: true });
+      }
+    }
+  }
+  // The newest revision the page has heard of (events, resyncs, area acknowledgements).
+  let heard = null;
   function connect() {
     const [a, b, c, d] = viewArea();
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
     socket = new WebSocket(`${proto}://${location.host}${base}/events?tiles=${a},${b},${c},${d}`);
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
+      // The last messages, for the browser test's diagnostics.
+      const seen = window.terrainMap.messages;
+      seen.push({ type: msg.type, revision: msg.revision, bounds: msg.bounds, at: performance.now() });
+      if (seen.length > 50) seen.shift();
       if (msg.type === 'event') {
+        heard = Math.max(heard ?? 0, msg.revision);
         // Zones first: the outline should not wait behind the tile reloads.
         loadZones().catch((e) => console.warn('zones', e));
         reloadMapTiles(msg.bounds, msg.revision);
         say(`revision ${msg.revision}: zone ${escapeHtml(msg.cause?.zone ?? "?")} ${escapeHtml(msg.cause?.kind ?? "changed")}`);
       } else if (msg.type === 'resync') {
+        heard = Math.max(heard ?? 0, msg.revision);
         bust.clear();
         tiles.redraw();
         if (map.hasLayer(walkTiles)) walkTiles.redraw();
         loadZones().catch((e) => console.warn('zones', e));
       } else if (msg.type === 'area') {
         window.terrainMap.area = msg.area;
+        if (heard !== null && msg.revision > heard) {
+          loadZones().catch((e) => console.warn('zones', e));
+          reloadHeldTiles(msg.revision);
+        }
+        heard = Math.max(heard ?? 0, msg.revision);
       }
     };
     socket.onclose = () => setTimeout(connect, 1000);

@@ -188,7 +188,9 @@ async fn bad_tileset_paths_are_refused_naming_the_field() {
     for (path, field) in [
         ("content/3/0/0.glb", "level"),
         ("content/x/0/0.glb", "level"),
+        ("content/99999999999/0/0.glb", "level"),
         ("content/1/2/0.glb", "x"),
+        ("content/1/-1/0.glb", "x"),
         ("content/1/0/0.png", "file"),
         ("content/1/0/-1.glb", "file"),
         ("subtrees/1.0.0.subtree", "file"),

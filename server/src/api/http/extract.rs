@@ -1,7 +1,7 @@
 //! The HTTP request parts every route reads, as axum extractors whose rejection is the
 //! [`ApiError`] naming the field: the `{world}` path, the world and id of a zone or
-//! viewer path, the world and indices of a tile or voxel chunk path, the query string
-//! and the admin token.
+//! viewer path, the world and indices of a tile or voxel chunk path, of a 3D Tiles
+//! subtree or content path, the query string and the admin token.
 //!
 //! One number grammar for every query parameter, as for path indices: the value as
 //! Rust parses it, with no surrounding spaces (`x=%201` is refused, as a tile index
@@ -84,6 +84,60 @@ impl<S: Send + Sync> FromRequestParts<S> for ChunkPath {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let (world, chunk) = indexed_path(parts, state, ["cx", "cz"], "chunk").await?;
         Ok(ChunkPath { world, chunk })
+    }
+}
+
+/// `/v1/worlds/{world}/3dtiles/subtrees/{file}`: a subtree file's world and name
+/// (field `path`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubtreePath {
+    pub world: String,
+    pub file: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for SubtreePath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path((world, file)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
+        Ok(SubtreePath { world, file })
+    }
+}
+
+/// `/v1/worlds/{world}/3dtiles/content/{level}/{x}/{y}.glb`: a tileset content's
+/// world and indices, refused naming `level`, `x` or `file`. Whether the indices are
+/// inside the world's tileset is the route's check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentPath {
+    pub world: String,
+    pub level: u32,
+    pub x: u64,
+    pub y: u64,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ContentPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path((world, level, x, file)) =
+            Path::<(String, String, String, String)>::from_request_parts(parts, state)
+                .await
+                .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
+        let index = |field: &'static str, raw: &str| {
+            raw.parse::<u64>().map_err(|_| {
+                ApiError::invalid(field, format!("expected a tile index, got {raw:?}"))
+            })
+        };
+        let level = u32::try_from(index("level", &level)?)
+            .map_err(|_| ApiError::invalid("level", "too large"))?;
+        let x = index("x", &x)?;
+        let y = file
+            .strip_suffix(".glb")
+            .ok_or_else(|| ApiError::invalid("file", format!("{file:?}: expected {{y}}.glb")))?;
+        let y = index("file", y)?;
+        Ok(ContentPath { world, level, x, y })
     }
 }
 

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use axum::{
-    extract::{Path, State},
+    extract::State,
     http::{
         HeaderMap, HeaderValue,
         header::{CACHE_CONTROL, CONTENT_TYPE, ETAG},
@@ -29,6 +29,7 @@ use terrain_core::{
 use super::{
     REVISION_HEADER,
     conditional::{etag, not_modified},
+    extract::{self, ContentPath, SubtreePath},
 };
 use crate::{
     api::{ApiError, ApiState},
@@ -72,7 +73,7 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
 )]
 pub async fn tileset(
     State(state): State<Arc<ApiState>>,
-    Path(world): Path<String>,
+    extract::World(world): extract::World,
 ) -> Result<Response, ApiError> {
     let (world, layout) = world_of(&state, &world)?;
     let snapshot = world.snapshot();
@@ -113,7 +114,7 @@ pub async fn tileset(
 )]
 pub async fn subtree_file(
     State(state): State<Arc<ApiState>>,
-    Path((world, file)): Path<(String, String)>,
+    SubtreePath { world, file }: SubtreePath,
 ) -> Result<Response, ApiError> {
     world_of(&state, &world)?;
     if file != "0.0.0.subtree" {
@@ -130,11 +131,6 @@ pub async fn subtree_file(
         (CACHE_CONTROL, HeaderValue::from_static("max-age=3600")),
     ];
     Ok((head, subtree()).into_response())
-}
-
-fn index(field: &'static str, raw: &str) -> Result<u64, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::invalid(field, format!("expected a tile index, got {raw:?}")))
 }
 
 /// One content.
@@ -162,24 +158,16 @@ fn index(field: &'static str, raw: &str) -> Result<u64, ApiError> {
 )]
 pub async fn content(
     State(state): State<Arc<ApiState>>,
-    Path((world, level, x, file)): Path<(String, String, String, String)>,
+    ContentPath { world, level, x, y }: ContentPath,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (world, layout) = world_of(&state, &world)?;
-    let level = u32::try_from(index("level", &level)?)
-        .map_err(|_| ApiError::invalid("level", "too large"))?;
     if level > layout.levels {
         return Err(ApiError::invalid(
             "level",
             format!("must be at most {} (the full-detail level)", layout.levels),
         ));
     }
-    let x = index("x", &x)?;
-    let y = index(
-        "file",
-        file.strip_suffix(".glb")
-            .ok_or_else(|| ApiError::invalid("file", format!("{file:?}: expected {{y}}.glb")))?,
-    )?;
     let key: ContentKey = layout.from_tileset(level, x, y).ok_or_else(|| {
         let n = 1u64 << level;
         ApiError::invalid(
