@@ -135,8 +135,13 @@ impl TestServer {
 
     /// `http://ADDR` (`https://ADDR` with TLS), the URL an SDK client connects to.
     pub fn base_url(&self) -> String {
+        self.origin(self.addr)
+    }
+
+    /// `http://addr`, or `https://addr` with TLS.
+    fn origin(&self, addr: SocketAddr) -> String {
         let scheme = if self.tls.is_some() { "https" } else { "http" };
-        format!("{scheme}://{}", self.addr)
+        format!("{scheme}://{addr}")
     }
 
     /// An SDK client connected to the server (trusting its certificate, with TLS).
@@ -327,12 +332,7 @@ impl TestServer {
         assert!(self.running.is_none(), "stop the server first");
         let other = bind(loopback(0), &self.data, self.tls.as_ref(), edit).await;
         self.wait_ready(other.local_addr()).await;
-        let scheme = if self.tls.is_some() { "https" } else { "http" };
-        let client = connect(
-            &format!("{scheme}://{}", other.local_addr()),
-            self.ca_file(),
-        )
-        .await;
+        let client = connect(&self.origin(other.local_addr()), self.ca_file()).await;
         work(client).await;
         drain(other).await;
     }
@@ -416,7 +416,6 @@ impl TestServer {
     /// Waits until the server at `addr` reports ready: `/readyz` 200 (plain HTTP only)
     /// and `SERVING` over `grpc.health.v1` (its worlds are baked).
     async fn wait_ready(&self, addr: SocketAddr) {
-        let scheme = if self.tls.is_some() { "https" } else { "http" };
         let ready = async {
             while self.tls.is_none() {
                 let response = self.http.get(format!("http://{addr}/readyz")).send().await;
@@ -425,7 +424,7 @@ impl TestServer {
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
-            let mut client = connect(&format!("{scheme}://{addr}"), self.ca_file()).await;
+            let mut client = connect(&self.origin(addr), self.ca_file()).await;
             while !client.is_serving("").await.expect("health") {
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }

@@ -297,6 +297,11 @@ async function worldMap(worldId) {
     const b = map.getBounds();
     return [tileOf(b.getWest()), tileOf(b.getSouth()), tileOf(b.getEast()), tileOf(b.getNorth())];
   }
+  // One held tile fetched again (its cache buster already bumped).
+  function reloadTile(layer, held, key, revision) {
+    held.el.src = layer.getTileUrl(held.coords);
+    window.terrainMap.reloads.push({ key, layer: layer.options.layer ?? 'terrain', revision, at: performance.now() });
+  }
   function reloadMapTiles(bounds, revision) {
     const z = Math.min(map.getZoom(), legend.maxZoom);
     const span = legend.tilePixels * legend.metresPerPixelAtZoom0 / 2 ** z;
@@ -310,10 +315,7 @@ async function worldMap(worldId) {
         bust.set(key, revision);
         for (const layer of [tiles, walkTiles]) {
           const held = map.hasLayer(layer) && layer._tiles[`${x}:${y}:${z}`];
-          if (held) {
-            held.el.src = layer.getTileUrl({ x, y, z });
-            window.terrainMap.reloads.push({ key, layer: layer.options.layer ?? 'terrain', revision, at: performance.now() });
-          }
+          if (held) reloadTile(layer, held, key, revision);
         }
         const r = L.rectangle([[y * span, x * span], [(y + 1) * span, (x + 1) * span]],
           { className: 'changed-tile', color: '#ffeb3b', weight: 3, fill: true, fillOpacity: 0.15 }).addTo(flash);
@@ -333,10 +335,7 @@ async function worldMap(worldId) {
         const { x, y, z } = held.coords;
         const key = `${z}/${x}/${y}`;
         bust.set(key, revision);
-        const reload = () => {
-          held.el.src = layer.getTileUrl(held.coords);
-          window.terrainMap.reloads.push({ key, layer: layer.options.layer ?? 'terrain', revision, at: performance.now() });
-        };
+        const reload = () => reloadTile(layer, held, key, revision);
         // A tile still loading may be answered from before `revision`: reload it once
         // it has loaded, rather than cut its request off.
         if (held.el.complete) reload();
@@ -356,25 +355,24 @@ async function worldMap(worldId) {
       const seen = window.terrainMap.messages;
       seen.push({ type: msg.type, revision: msg.revision, bounds: msg.bounds, at: performance.now() });
       if (seen.length > 50) seen.shift();
+      const missed = msg.type === 'area' && heard !== null && msg.revision > heard;
+      if (typeof msg.revision === 'number') heard = Math.max(heard ?? 0, msg.revision);
       if (msg.type === 'event') {
-        heard = Math.max(heard ?? 0, msg.revision);
         // Zones first: the outline should not wait behind the tile reloads.
         loadZones().catch((e) => console.warn('zones', e));
         reloadMapTiles(msg.bounds, msg.revision);
         say(`revision ${msg.revision}: zone ${escapeHtml(msg.cause?.zone ?? "?")} ${escapeHtml(msg.cause?.kind ?? "changed")}`);
       } else if (msg.type === 'resync') {
-        heard = Math.max(heard ?? 0, msg.revision);
         bust.clear();
         tiles.redraw();
         if (map.hasLayer(walkTiles)) walkTiles.redraw();
         loadZones().catch((e) => console.warn('zones', e));
       } else if (msg.type === 'area') {
         window.terrainMap.area = msg.area;
-        if (heard !== null && msg.revision > heard) {
+        if (missed) {
           loadZones().catch((e) => console.warn('zones', e));
           reloadHeldTiles(msg.revision);
         }
-        heard = Math.max(heard ?? 0, msg.revision);
       }
     };
     socket.onclose = () => setTimeout(connect, 1000);
