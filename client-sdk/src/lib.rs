@@ -62,6 +62,7 @@ pub use retry::RetryPolicy;
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
 pub use terrain_core::{
     FlatZone,
+    tiles3d::ContentRect,
     zones::{Shape, ZoneHeight, ZoneSpec},
 };
 pub use terrain_model::{ChangedTiles, TILE_LIST_MAX, TileRect};

@@ -76,6 +76,26 @@ impl ContentKey {
 /// The largest number of levels a tileset has (a square of 2^20 tiles a side).
 pub const MAX_LEVELS: u32 = 20;
 
+/// The contents of one level in tileset indices, the `{level}/{x}/{y}` of content
+/// URIs: `x` in `min_x..=max_x` and `y` in `min_y..=max_y`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContentRect {
+    pub level: u32,
+    pub min_x: u64,
+    pub min_y: u64,
+    pub max_x: u64,
+    pub max_y: u64,
+}
+
+impl ContentRect {
+    /// Whether content `(level, x, y)` (tileset indices) lies inside.
+    pub fn contains(&self, level: u32, x: u64, y: u64) -> bool {
+        level == self.level
+            && (self.min_x..=self.max_x).contains(&x)
+            && (self.min_y..=self.max_y).contains(&y)
+    }
+}
+
 impl TilesetLayout {
     /// The square of the fewest tiles, a power of two a side, centred on the origin,
     /// that covers `extent` metres a side; the full-detail level's error is
@@ -155,6 +175,31 @@ impl TilesetLayout {
             iz: index(tiles.max_tz, z0),
         };
         Some((lo, hi))
+    }
+
+    /// The contents a change of the tiles of `changed` changes: at every level, those
+    /// covering any of its tiles, as one rectangle per level and tile rectangle,
+    /// coarsest level first, repeats left out. Tiles outside the square change none.
+    pub fn changed_contents(&self, changed: &[TileRect]) -> Vec<ContentRect> {
+        let mut out = Vec::new();
+        for level in 0..=self.levels {
+            for tiles in changed {
+                let Some((lo, hi)) = self.covering_contents(level, tiles) else {
+                    continue;
+                };
+                let rect = ContentRect {
+                    level,
+                    min_x: lo.ix,
+                    min_y: self.tileset_y(hi),
+                    max_x: hi.ix,
+                    max_y: self.tileset_y(lo),
+                };
+                if !out.contains(&rect) {
+                    out.push(rect);
+                }
+            }
+        }
+        out
     }
 
     /// The content's tileset `y` index (tileset y runs towards world -z).
@@ -573,6 +618,49 @@ mod tests {
                 }
             )
         );
+    }
+
+    #[test]
+    fn a_change_names_the_contents_covering_its_tiles_at_every_level() {
+        // 16 x 16 tiles, -8..=7 on both axes, levels 0 to 4.
+        let l = TilesetLayout::covering(grid(), 1600.0, 0.25);
+        assert_eq!((l.levels, l.min_tile), (4, (-8, -8)));
+        let rect = |min_tx, min_tz, max_tx, max_tz| TileRect {
+            min_tx,
+            min_tz,
+            max_tx,
+            max_tz,
+        };
+        // Tiles x 0..=1, z -1..=0, and one far outside the square.
+        let changed = l.changed_contents(&[rect(0, -1, 1, 0), rect(40, 40, 41, 41)]);
+        let expected: Vec<(u32, u64, u64, u64, u64)> = vec![
+            (0, 0, 0, 0, 0),
+            (1, 1, 0, 1, 1),
+            (2, 2, 1, 2, 2),
+            (3, 4, 3, 4, 4),
+            // Tile x 0 is index 8; z -1 is index 7, tileset y 15 - 7 = 8; z 0 is y 7.
+            (4, 8, 7, 9, 8),
+        ];
+        let got: Vec<_> = changed
+            .iter()
+            .map(|c| (c.level, c.min_x, c.min_y, c.max_x, c.max_y))
+            .collect();
+        assert_eq!(got, expected);
+        // Every content of every level: named exactly when it covers a changed tile.
+        for level in 0..=l.levels {
+            for x in 0..1u64 << level {
+                for y in 0..1u64 << level {
+                    let key = l.from_tileset(level, x, y).unwrap();
+                    let covered = l.tiles(key);
+                    let touched = covered.min_tx <= 1
+                        && covered.max_tx >= 0
+                        && covered.min_tz <= 0
+                        && covered.max_tz >= -1;
+                    let named = changed.iter().any(|c| c.contains(level, x, y));
+                    assert_eq!(named, touched, "({level}, {x}, {y})");
+                }
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use terrain_core::zones::Bounds;
+use terrain_core::{tiles3d::ContentRect, zones::Bounds};
 use terrain_proto::v1 as pb;
 
 use crate::{
@@ -213,6 +213,9 @@ pub struct TileEvent {
     /// The zone's `walkable` after the change: `None` for a removal or a zone
     /// without it (the terrain rule decides over its core).
     pub walkable: Option<bool>,
+    /// The world's 3D Tiles contents the change changed, per level
+    /// ([`terrain_core::tiles3d::TilesetLayout::changed_contents`]).
+    pub tileset_contents: Vec<ContentRect>,
 }
 
 impl TileEvent {
@@ -253,6 +256,17 @@ impl From<&TileEvent> for pb::TileEvent {
                 max_z: e.bounds.max_z,
             }),
             max_height_delta: e.max_height_delta,
+            tileset_contents: e
+                .tileset_contents
+                .iter()
+                .map(|c| pb::TilesetContentRect {
+                    level: c.level,
+                    min_x: c.min_x,
+                    min_y: c.min_y,
+                    max_x: c.max_x,
+                    max_y: c.max_y,
+                })
+                .collect(),
         }
     }
 }
@@ -286,6 +300,17 @@ impl TryFrom<pb::TileEvent> for TileEvent {
             },
             max_height_delta: t.max_height_delta,
             walkable: cause.walkable,
+            tileset_contents: t
+                .tileset_contents
+                .iter()
+                .map(|c| ContentRect {
+                    level: c.level,
+                    min_x: c.min_x,
+                    min_y: c.min_y,
+                    max_x: c.max_x,
+                    max_y: c.max_y,
+                })
+                .collect(),
         })
     }
 }
@@ -316,6 +341,13 @@ mod tests {
             },
             max_height_delta: Some(1.0),
             walkable: None,
+            tileset_contents: vec![ContentRect {
+                level: 3,
+                min_x: 4,
+                min_y: 2,
+                max_x: 5,
+                max_y: 3,
+            }],
         }
     }
 

@@ -11,7 +11,7 @@
 use std::{collections::HashMap, hint::black_box};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use terrain_core::{FlatZone, TileGrid, zones::Shape};
+use terrain_core::{FlatZone, TileGrid, tiles3d::TilesetLayout, zones::Shape};
 use terrain_server::{
     events::{Area, replay::replay},
     store::{LogEntry, Mutation, MutationKind, ZoneStore},
@@ -68,6 +68,7 @@ fn bench(c: &mut Criterion) {
         resolution: 64,
         centred: true,
     };
+    let tileset = TilesetLayout::covering(layout, 10_000.0, 0.25);
     // 1,000 zones, each registered and then replaced 99 times, spread over the map.
     let entries: Vec<LogEntry> = (1..=RETAINED)
         .map(|revision| {
@@ -108,13 +109,13 @@ fn bench(c: &mut Criterion) {
     group.bench_function("last_10/unlinked", |b| {
         b.iter(|| {
             let from = RETAINED - 10;
-            black_box(replay(&unlinked, &layout, "main", from, RETAINED, &Area::All).unwrap())
+            black_box(replay(&unlinked, &tileset, "main", from, RETAINED, &Area::All).unwrap())
         })
     });
     for (name, from) in [("last_10", RETAINED - 10), ("whole", 0)] {
         group.bench_function(format!("{name}/by_revision"), |b| {
             b.iter(|| {
-                black_box(replay(&store, &layout, "main", from, RETAINED, &Area::All).unwrap())
+                black_box(replay(&store, &tileset, "main", from, RETAINED, &Area::All).unwrap())
             })
         });
         group.bench_function(format!("{name}/whole_log_fold"), |b| {

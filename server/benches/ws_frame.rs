@@ -10,7 +10,7 @@ use std::{hint::black_box, sync::Arc};
 
 use axum::extract::ws::Utf8Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
-use terrain_core::zones::Bounds;
+use terrain_core::{TileGrid, tiles3d::TilesetLayout, zones::Bounds};
 use terrain_server::{
     api::http::events::frames,
     events::{Event, Message, Published},
@@ -20,17 +20,28 @@ use terrain_server::{
 
 fn event() -> Event {
     let tiles: Vec<(i64, i64)> = (0..256).map(|i| (i % 16 - 8, i / 16 - 8)).collect();
+    let rects = vec![terrain_core::TileRect {
+        min_tx: -8,
+        min_tz: -8,
+        max_tx: 7,
+        max_tz: 7,
+    }];
+    // The island's tileset (10 km, 128 x 128 tiles of 64 vertices).
+    let island = TilesetLayout::covering(
+        TileGrid {
+            size: 100.0,
+            resolution: 64,
+            centred: true,
+        },
+        10_000.0,
+        0.25,
+    );
     Event {
         world: "main".into(),
         revision: 123_456,
         zone: "market-square".into(),
         kind: MutationKind::Replaced,
-        tile_rects: vec![terrain_core::TileRect {
-            min_tx: -8,
-            min_tz: -8,
-            max_tx: 7,
-            max_tz: 7,
-        }],
+        tile_rects: rects.clone(),
         tile_count: tiles.len() as u64,
         tiles,
         bounds: Bounds {
@@ -41,6 +52,7 @@ fn event() -> Event {
         },
         max_height_delta: Some(3.25),
         walkable: None,
+        tileset_contents: island.changed_contents(&rects),
     }
 }
 

@@ -220,6 +220,7 @@ mod tests {
             },
             max_height_delta: Some(1.0),
             walkable: None,
+            tileset_contents: Vec::new(),
         }
     }
 

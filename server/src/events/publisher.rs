@@ -10,10 +10,11 @@
 
 use std::sync::Arc;
 
-use terrain_core::FlatZone;
+use terrain_core::{FlatZone, tiles3d::TilesetLayout};
 
 use super::{Event, Events};
 use crate::{
+    mesh::tiles3d,
     store::MutationKind,
     world::{Change, CommitListener, Outcome, World},
 };
@@ -39,8 +40,9 @@ pub(crate) fn walkable_after(kind: MutationKind, zone: &FlatZone) -> Option<bool
     }
 }
 
-/// The event for a committed `outcome` of `world` (none for a no-op).
-pub fn event_of(world: &str, outcome: &Outcome) -> Option<Event> {
+/// The event for a committed `outcome` of `world`, whose tileset is `tileset` (none
+/// for a no-op).
+pub fn event_of(world: &str, tileset: &TilesetLayout, outcome: &Outcome) -> Option<Event> {
     let kind = match outcome.change {
         Change::Registered => MutationKind::Registered,
         Change::Replaced => MutationKind::Replaced,
@@ -58,12 +60,13 @@ pub fn event_of(world: &str, outcome: &Outcome) -> Option<Event> {
         bounds: outcome.bounds,
         max_height_delta: Some(outcome.max_height_delta),
         walkable: walkable_after(kind, &outcome.zone),
+        tileset_contents: tileset.changed_contents(&outcome.changed.rects),
     })
 }
 
 impl CommitListener for Publisher {
     fn committed(&self, world: &World, outcome: &Outcome) {
-        let Some(event) = event_of(world.id(), outcome) else {
+        let Some(event) = event_of(world.id(), &tiles3d::layout(world), outcome) else {
             return;
         };
         match self.events.hub_of(world.id()) {

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use terrain_core::{FlatZone, TileGrid};
+use terrain_core::{FlatZone, tiles3d::TilesetLayout};
 
 use super::{Area, Event};
 use crate::{
@@ -31,10 +31,11 @@ pub enum Replay {
     Events(Vec<Event>),
 }
 
-/// The events of `world` in `(from, to]` that touch `area`. Blocks on the store.
+/// The events of `world` in `(from, to]` that touch `area`, on the world's tileset
+/// layout `tileset` (whose grid is the world's tile grid). Blocks on the store.
 pub fn replay(
     store: &ZoneStore,
-    layout: &TileGrid,
+    tileset: &TilesetLayout,
     world: &str,
     from: u64,
     to: u64,
@@ -61,7 +62,7 @@ pub fn replay(
             MutationKind::Replaced => latest.get(zone.id.as_str()).cloned().flatten(),
             _ => None,
         };
-        let event = event_of(layout, world, entry, previous.as_ref());
+        let event = event_of(tileset, world, entry, previous.as_ref());
         if area.matches(&event) {
             events.push(event);
         }
@@ -115,25 +116,26 @@ fn before_resume<'a>(
 }
 
 fn event_of(
-    layout: &TileGrid,
+    tileset: &TilesetLayout,
     world: &str,
     entry: &LogEntry,
     previous: Option<&FlatZone>,
 ) -> Event {
     let zone = &entry.mutation.zone;
     let zones = || previous.into_iter().chain([zone]);
-    let changed = changed_tiles(layout, zones());
+    let changed = changed_tiles(&tileset.grid, zones());
     Event {
         world: world.to_string(),
         revision: entry.revision,
         zone: zone.id.clone(),
         kind: entry.mutation.kind,
         tiles: changed.listed(),
-        tile_rects: changed.rects,
+        tile_rects: changed.rects.clone(),
         tile_count: changed.count,
         bounds: zone_bounds(zones()),
         max_height_delta: entry.max_height_delta,
         walkable: super::publisher::walkable_after(entry.mutation.kind, zone),
+        tileset_contents: tileset.changed_contents(&changed.rects),
     }
 }
 
@@ -141,6 +143,7 @@ fn event_of(
 mod tests {
     use super::*;
     use crate::store::Mutation;
+    use terrain_core::TileGrid;
 
     use crate::test_support::square_zone as zone;
 
@@ -156,11 +159,15 @@ mod tests {
     fn replacements_count_the_old_tiles_and_pruned_history_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();
-        let layout = TileGrid {
-            size: 100.0,
-            resolution: 64,
-            centred: true,
-        };
+        let layout = TilesetLayout::covering(
+            TileGrid {
+                size: 100.0,
+                resolution: 64,
+                centred: true,
+            },
+            1600.0,
+            0.25,
+        );
         commit(&store, 1, MutationKind::Registered, 0.0);
         commit(&store, 2, MutationKind::Replaced, 300.0);
         let Replay::Events(events) = replay(&store, &layout, "main", 1, 2, &Area::All).unwrap()
@@ -197,7 +204,7 @@ mod tests {
     /// What a resume found when it folded the whole retained log (the previous way).
     fn replay_whole(
         store: &ZoneStore,
-        layout: &TileGrid,
+        layout: &TilesetLayout,
         from: u64,
         to: u64,
         area: &Area,
@@ -227,11 +234,15 @@ mod tests {
 
     #[test]
     fn a_resume_from_anywhere_finds_what_folding_the_whole_log_found() {
-        let layout = TileGrid {
-            size: 100.0,
-            resolution: 64,
-            centred: true,
-        };
+        let layout = TilesetLayout::covering(
+            TileGrid {
+                size: 100.0,
+                resolution: 64,
+                centred: true,
+            },
+            1600.0,
+            0.25,
+        );
         // Three ids registered, replaced, removed and registered again, moving.
         let kinds = [
             MutationKind::Registered,
@@ -288,11 +299,15 @@ mod tests {
     fn a_hole_in_a_replicated_log_is_gone_only_for_resumes_before_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();
-        let layout = TileGrid {
-            size: 100.0,
-            resolution: 64,
-            centred: true,
-        };
+        let layout = TilesetLayout::covering(
+            TileGrid {
+                size: 100.0,
+                resolution: 64,
+                centred: true,
+            },
+            1600.0,
+            0.25,
+        );
         let m = |x| Mutation {
             kind: MutationKind::Registered,
             zone: zone(x),

@@ -10,6 +10,9 @@ use std::path::PathBuf;
 
 use terrain_tests as common;
 
+use common::events::{
+    events_client, grpc_subscribe, grpc_tile_event, revision, ws_connect, ws_event,
+};
 use common::voxel::{validate_glb, voxel_worlds};
 use common::*;
 use reqwest::header::{ETAG, IF_NONE_MATCH};
@@ -20,6 +23,7 @@ use terrain_core::{
     tile::TileRect,
     tiles3d::TilesetLayout,
 };
+use terrain_proto::v1 as pb;
 
 const BASE: &str = "/v1/worlds/main/3dtiles";
 
@@ -146,13 +150,57 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
     }
     validate_glb(&files);
 
-    // A zone near the origin: exactly the contents over its tiles change tags.
+    // A zone near the origin: exactly the contents over its tiles change tags, and
+    // its event names them, live on both surfaces and when resumed.
+    let mut ws = ws_connect(&server, "main", "").await;
+    let mut events = events_client(&server).await;
+    let (mut stream, _) = grpc_subscribe(
+        &mut events,
+        pb::SubscribeRequest {
+            world: "main".into(),
+            ..Default::default()
+        },
+    )
+    .await;
     let zone = json!({"centerX": 20.0, "centerZ": 30.0, "width": 16.0, "depth": 16.0,
                       "heightOffset": 4.0, "blendRadius": 2.0});
     let (status, answer) = server
         .put_json("/v1/worlds/main/flat-zones/plaza", &zone, None)
         .await;
     assert!(status.is_success(), "{answer}");
+    let live = ws_event(&mut ws).await;
+    assert_eq!(live["revision"], answer["revision"], "{live}");
+    let mut resumed = ws_connect(
+        &server,
+        "main",
+        &format!("fromRevision={}", revision(&live) - 1),
+    )
+    .await;
+    let replayed = ws_event(&mut resumed).await;
+    assert_eq!(replayed["revision"], live["revision"]);
+    // `[level, minX, minY, maxX, maxY]`.
+    let named_json = |event: &Value| -> Vec<[u64; 5]> {
+        event["tilesetContents"]
+            .as_array()
+            .expect("tilesetContents")
+            .iter()
+            .map(|c| std::array::from_fn(|i| c[i].as_u64().expect("an index")))
+            .collect()
+    };
+    let named = named_json(&live);
+    assert_eq!(named_json(&replayed), named);
+    let grpc: Vec<[u64; 5]> = grpc_tile_event(&mut stream)
+        .await
+        .tileset_contents
+        .iter()
+        .map(|c| [u64::from(c.level), c.min_x, c.min_y, c.max_x, c.max_y])
+        .collect();
+    assert_eq!(grpc, named);
+    let is_named = |(l, x, y): (u32, u64, u64)| {
+        named.iter().any(|&[nl, x0, y0, x1, y1]| {
+            nl == u64::from(l) && (x0..=x1).contains(&x) && (y0..=y1).contains(&y)
+        })
+    };
     let changed: Vec<(i64, i64)> = answer["tiles"]
         .as_array()
         .unwrap()
@@ -174,6 +222,11 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
         } else {
             assert_eq!(status, 304, "{path} does not cover the zone");
         }
+        assert_eq!(
+            is_named((*l, *x, *y)),
+            covers,
+            "{path} in the event: {named:?}"
+        );
     }
     assert!(
         retagged >= 3,

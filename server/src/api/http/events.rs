@@ -11,8 +11,10 @@
 //!
 //! Server to client, one JSON text frame per message: events
 //! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
-//! "tileRects", "tileCount", "bounds", "maxHeightDelta"}` (`tiles` listed only up
-//! to 256 tiles, `tileRects` always) and `{"type": "resync", "revision"}`. Client to
+//! "tileRects", "tileCount", "bounds", "maxHeightDelta", "tilesetContents"}` (`tiles`
+//! listed only up to 256 tiles, `tileRects` always; `tilesetContents` the 3D Tiles
+//! contents the change changed, `[level, minX, minY, maxX, maxY]`) and
+//! `{"type": "resync", "revision"}`. Client to
 //! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
 //! (everything), acknowledged once it applies with
 //! `{"type": "area", "area", "revision"}` (every event after `revision` is matched
@@ -131,8 +133,10 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
         `tiles=minTx,minTz,maxTx,maxTz` (inclusive), or `x`, `z`, `radius` (metres), or everything; \
         `fromRevision` resumes after that revision. Server to client, one JSON text frame per \
         message: `{\"type\": \"event\", \"world\", \"revision\", \"cause\": {\"zone\", \"kind\"}, \
-        \"tiles\", \"tileRects\", \"tileCount\", \"bounds\", \"maxHeightDelta\"}` (`tiles` listed \
-        only up to 256 tiles, `tileRects` always) and `{\"type\": \"resync\", \"revision\"}`. Client \
+        \"tiles\", \"tileRects\", \"tileCount\", \"bounds\", \"maxHeightDelta\", \"tilesetContents\"}` \
+        (`tiles` listed only up to 256 tiles, `tileRects` always; `tilesetContents` the 3D Tiles \
+        contents the change changed, `[level, minX, minY, maxX, maxY]` in tileset indices) and \
+        `{\"type\": \"resync\", \"revision\"}`. Client \
         to server: a new area (`{\"tiles\": [...]}`, `{\"x\", \"z\", \"radius\"}` or `{}`), \
         acknowledged by `{\"type\": \"area\", \"area\", \"revision\"}`, or refused by \
         `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \

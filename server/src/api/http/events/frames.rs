@@ -29,6 +29,8 @@ struct EventJson<'a> {
     tile_count: u64,
     bounds: BoundsJson,
     max_height_delta: Option<f64>,
+    /// `[level, minX, minY, maxX, maxY]` in tileset indices.
+    tileset_contents: Vec<[u64; 5]>,
 }
 
 #[derive(Serialize)]
@@ -58,7 +60,8 @@ struct ResyncJson {
 /// The frame of a stream message: an event
 /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 /// "tileRects": [[minTx, minTz, maxTx, maxTz]], "tileCount",
-/// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta"}` or
+/// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta",
+/// "tilesetContents": [[level, minX, minY, maxX, maxY]]}` or
 /// `{"type": "resync", "revision"}`. An event's JSON is serialised once and shared
 /// by every subscriber it reaches ([`crate::events::Published::json`]); each frame
 /// borrows that buffer (checked as UTF-8, not copied).
@@ -102,6 +105,11 @@ fn event(e: &Event) -> Result<String, serde_json::Error> {
             max_z: e.bounds.max_z,
         },
         max_height_delta: e.max_height_delta,
+        tileset_contents: e
+            .tileset_contents
+            .iter()
+            .map(|c| [u64::from(c.level), c.min_x, c.min_y, c.max_x, c.max_y])
+            .collect(),
     })
 }
 
@@ -248,6 +256,13 @@ mod tests {
             },
             max_height_delta: None,
             walkable: None,
+            tileset_contents: vec![terrain_core::tiles3d::ContentRect {
+                level: 2,
+                min_x: 1,
+                min_y: 0,
+                max_x: 2,
+                max_y: 1,
+            }],
         };
         let metrics = Arc::new(Metrics::new().unwrap());
         let published = Message::Event(Arc::new(Published::new(event, metrics)));
@@ -256,6 +271,10 @@ mod tests {
         assert_eq!(
             (json["type"].as_str(), json["revision"].as_u64()),
             (Some("event"), Some(4))
+        );
+        assert_eq!(
+            json["tilesetContents"],
+            serde_json::json!([[2, 1, 0, 2, 1]])
         );
         assert!(
             frames
