@@ -509,7 +509,7 @@ pub fn tileset_json(layout: &TilesetLayout, heights: (f64, f64), version: u64) -
     let skirt = crate::mesh::skirt_depth(layout.geometric_error(0));
     let bbox = bounding_box(x0, z0, x1, z1, heights.0 - skirt, heights.1);
     json!({
-        "asset": {"version": "1.1", "generator": "terrain-server", "tilesetVersion": format!("v{version}")},
+        "asset": {"version": "1.1", "tilesetVersion": format!("v{version}"), "extras": {"generator": "terrain-server"}},
         "geometricError": layout.geometric_error(0) * 2.0,
         "root": {
             "boundingVolume": {"box": bbox},

@@ -10,7 +10,9 @@
 //! - [`events`]: WebSocket and gRPC event subscribers;
 //! - [`Proxy`] (`proxy`): a TCP proxy whose connections can be cut;
 //! - [`Identity`] (`tls`): a self-signed certificate for [`TestServer::start_tls`];
-//! - [`voxel`]: a voxel world's configuration and core terrain, and the glTF validator.
+//! - [`voxel`]: a voxel world's configuration and core terrain, and the glTF validator;
+//! - [`tiles3d`]: 3D Tiles tilesets and subtrees checked against the 3D Tiles 1.1
+//!   schemas.
 //!
 //! The tests themselves are one binary, `tests/e2e` (see its `main.rs`). The tests of
 //! the `terrain-server` *process* (signals, flags, `kill -9`, NATS replicas) are
@@ -21,6 +23,7 @@ pub mod events;
 mod fixtures;
 mod proxy;
 mod server;
+pub mod tiles3d;
 mod tls;
 pub mod voxel;
 

@@ -13,6 +13,7 @@ use terrain_tests as common;
 use common::events::{
     events_client, grpc_subscribe, grpc_tile_event, revision, ws_connect, ws_event,
 };
+use common::tiles3d::{check_subtree, check_tileset};
 use common::voxel::{validate_glb, voxel_worlds};
 use common::*;
 use reqwest::header::{ETAG, IF_NONE_MATCH};
@@ -65,6 +66,7 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
 
     let (status, tileset) = server.get(&format!("{BASE}/tileset.json")).await;
     assert_eq!(status, 200, "{tileset}");
+    check_tileset(&tileset);
     assert_eq!(tileset["asset"]["version"], "1.1");
     let root = &tileset["root"];
     assert_eq!(root["refine"], "REPLACE");
@@ -92,9 +94,7 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
     let (status, _, subtree) =
         get_bytes(&server, &format!("{BASE}/subtrees/0.0.0.subtree"), None).await;
     assert_eq!(status, 200);
-    assert_eq!(&subtree[..4], b"subt");
-    let json_len = u64::from_le_bytes(subtree[8..16].try_into().unwrap()) as usize;
-    let doc: Value = serde_json::from_slice(&subtree[24..24 + json_len]).unwrap();
+    let doc = check_subtree(&subtree);
     assert_eq!(doc["tileAvailability"]["constant"], 1);
     assert_eq!(doc["contentAvailability"][0]["constant"], 1);
     assert_eq!(doc["childSubtreeAvailability"]["constant"], 0);
