@@ -1,5 +1,7 @@
 //! Coarse 3D Tiles contents against the full-detail surface: on squares of the island
-//! (plains, hills, the coast), every content of every level is within its level's
+//! (its centre, its western slopes, where it meets the sea; each varies by more than
+//! its root's error) and of an osrs world (its first map squares, and the
+//! Lumbridge region's), every content of every level is within its level's
 //! geometric error of the full-detail height at every full-detail vertex under it, the
 //! proven grid errors really bound their grids, and each level's content covers its
 //! ground.
@@ -10,11 +12,14 @@ use terrain_core::tiles3d::{
 };
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
+fn world(kind: GeneratorKind) -> Terrain {
+    let generator = WorldGenerator::new(kind, 0).unwrap();
+    let size = generator.tile_size();
+    Terrain::new(generator, ZoneSet::new(Overlap::Layered, size))
+}
+
 fn island() -> Terrain {
-    Terrain::new(
-        WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap(),
-        ZoneSet::new(Overlap::Layered, 100.0),
-    )
+    world(GeneratorKind::Hyperscape)
 }
 
 /// Every grid of the square, by level (level `levels` first).
@@ -51,24 +56,34 @@ fn grids(t: &Terrain, l: &TilesetLayout) -> Vec<Vec<ContentGrid>> {
     out
 }
 
-fn check_square(min_tile: (i64, i64)) {
-    let t = island();
-    let mut l = TilesetLayout::covering(t.generator().tile_grid(), 400.0, 0.25);
+/// A 4 x 4-tile square of `t` from `min_tile`.
+fn check_square(t: &Terrain, min_tile: (i64, i64)) {
+    let grid = t.generator().tile_grid();
+    let (n, size) = (grid.resolution as usize, grid.size);
+    let mut l = TilesetLayout::covering(grid, 4.0 * size, 0.25);
+    assert_eq!(l.levels, 2);
     l.min_tile = min_tile;
-    let all = grids(&t, &l);
+    let all = grids(t, &l);
+    // Ground that varies by more than the root's error, so every level simplifies.
+    let root = &all[l.levels as usize][0];
+    assert!(
+        f64::from(root.max - root.min) > l.geometric_error(0),
+        "{min_tile:?}: heights {} to {}",
+        root.min,
+        root.max
+    );
     let at_level = |level: u32| &all[(l.levels - level) as usize];
     // The full-detail heights of the square, by world position.
     let mut full = Vec::new();
     for tz in 0..l.side() as i64 {
         for tx in 0..l.side() as i64 {
             let tile = (min_tile.0 + tx, min_tile.1 + tz);
-            let m = build_tile(&t, tile, 0);
-            let grid = t.generator().tile_grid();
-            for iz in 0..64 {
-                for ix in 0..64 {
+            let m = build_tile(t, tile, 0);
+            for iz in 0..n {
+                for ix in 0..n {
                     let x = vertex_coord(&grid, tile.0, ix);
                     let z = vertex_coord(&grid, tile.1, iz);
-                    full.push((x, z, f64::from(m.positions[(iz * 64 + ix) * 3 + 1])));
+                    full.push((x, z, f64::from(m.positions[(iz * n + ix) * 3 + 1])));
                 }
             }
             // A leaf grid is the tile's mesh heights.
@@ -100,7 +115,7 @@ fn check_square(min_tile: (i64, i64)) {
                 .collect();
             samples.sort_by_key(|s| (s.key.iz, s.key.ix));
             assert_eq!(samples.len() as u64, k * k);
-            let (mesh, bound) = content_mesh(&t, &l, key, &samples, depth, 0);
+            let (mesh, bound) = content_mesh(t, &l, key, &samples, depth, 0);
             let limit = l.geometric_error(level);
             assert!(bound <= limit, "{key:?}: bound {bound} > {limit}");
             // The surface at every full-detail vertex under the content.
@@ -122,11 +137,11 @@ fn check_square(min_tile: (i64, i64)) {
                 .collect();
             let (x0, x1) = (
                 mesh.placement[0],
-                mesh.placement[0] + 100.0 * (rect.max_tx - rect.min_tx + 1) as f64,
+                mesh.placement[0] + size * (rect.max_tx - rect.min_tx + 1) as f64,
             );
             let (z0, z1) = (
                 mesh.placement[2],
-                mesh.placement[2] + 100.0 * (rect.max_tz - rect.min_tz + 1) as f64,
+                mesh.placement[2] + size * (rect.max_tz - rect.min_tz + 1) as f64,
             );
             let mut worst = 0.0f64;
             let mut seen = 0;
@@ -164,15 +179,26 @@ fn check_square(min_tile: (i64, i64)) {
 
 #[test]
 fn contents_hold_their_level_error_on_the_plains_around_the_origin() {
-    check_square((-2, -2));
+    check_square(&island(), (-2, -2));
 }
 
 #[test]
-fn contents_hold_their_level_error_in_the_hills() {
-    check_square((18, -27));
+fn contents_hold_their_level_error_on_the_western_slopes() {
+    check_square(&island(), (-4, 0));
 }
 
 #[test]
-fn contents_hold_their_level_error_on_the_coast() {
-    check_square((-48, 30));
+fn contents_hold_their_level_error_where_the_island_meets_the_sea() {
+    check_square(&island(), (-4, -4));
+}
+
+#[test]
+fn osrs_contents_hold_their_level_error_on_the_first_map_squares() {
+    check_square(&world(GeneratorKind::Osrs), (0, 0));
+}
+
+#[test]
+fn osrs_contents_hold_their_level_error_around_lumbridge() {
+    // Map squares (48..=51, 48..=51): x and z 3072..3328, Lumbridge's region.
+    check_square(&world(GeneratorKind::Osrs), (48, 48));
 }
