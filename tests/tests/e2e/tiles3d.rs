@@ -235,6 +235,94 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
     server.stop().await;
 }
 
+/// An osrs world's tileset: its square starts at map square (0, 0) and covers 4 x 4
+/// map squares here; the finest contents are the map squares' full-detail meshes, the
+/// coarser ones valid glbs of fewer triangles whose every vertex is a full-detail
+/// vertex at its exact height (or a skirt vertex below one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_osrs_world_serves_its_map_squares_as_a_tileset() {
+    let server = TestServer::start_with(|c| {
+        plain_config(c);
+        c.worlds[1].tileset_extent = 256.0;
+    })
+    .await;
+    let base = "/v1/worlds/old/3dtiles";
+    let generator = generator(terrain_core::GeneratorKind::Osrs, 0);
+    let grid = generator.tile_grid();
+    let mut layout = TilesetLayout::covering(grid, 256.0, 0.25);
+    layout.min_tile = (0, 0);
+    assert_eq!(layout.levels, 2);
+    let (status, tileset) = server.get(&format!("{base}/tileset.json")).await;
+    assert_eq!(status, 200, "{tileset}");
+    check_tileset(&tileset);
+    // The box: x over 0..256 (map squares 0..=3), tileset y (world -z) over -256..0.
+    let bbox = nums(&tileset["root"]["boundingVolume"]["box"]);
+    assert_eq!(
+        (bbox[0], bbox[1], bbox[3], bbox[7]),
+        (128.0, -128.0, 128.0, 128.0)
+    );
+    let (status, _, subtree) =
+        get_bytes(&server, &format!("{base}/subtrees/0.0.0.subtree"), None).await;
+    assert_eq!(status, 200);
+    check_subtree(&subtree);
+
+    let core = terrain(&generator, Overlap::Layered, &[]);
+    // Every full-detail vertex's height, by world position (whole metres on osrs).
+    let mut full = std::collections::HashMap::new();
+    for tz in 0..4 {
+        for tx in 0..4 {
+            let m = build_tile(&core, (tx, tz), 0);
+            for p in m.positions.chunks_exact(3) {
+                let at = (
+                    (f64::from(p[0]) + m.placement[0]) as i64,
+                    (f64::from(p[2]) + m.placement[2]) as i64,
+                );
+                full.insert(at, p[1]);
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (l, x, y) in contents(2) {
+        let path = format!("{base}/content/{l}/{x}/{y}.glb");
+        let (status, tag, body) = get_bytes(&server, &path, None).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(tag.contains(&format!("old:3dtiles:{l}:{x}:{y}:v")), "{tag}");
+        let key = layout.from_tileset(l, x, y).unwrap();
+        let r = layout.tiles(key);
+        if l == 2 {
+            let want = to_glb(&build_tile(&core, (r.min_tx, r.min_tz), 0)).unwrap();
+            assert!(body == want, "content {path} is map square {r:?}");
+        } else {
+            let doc = gltf::Gltf::from_slice(&body).expect("a glb");
+            let blob = doc.blob.as_deref().unwrap();
+            let t = doc.nodes().next().unwrap().transform().decomposed().0;
+            let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+            let reader = prim.reader(|_| Some(blob));
+            let tris = reader.read_indices().unwrap().into_u32().count() / 3;
+            assert!(
+                tris < r.len() as usize * 64 * 64 * 2,
+                "{path}: {tris} triangles"
+            );
+            let skirt = terrain_core::mesh::skirt_depth(layout.geometric_error(l));
+            for p in reader.read_positions().unwrap() {
+                let at = ((p[0] + t[0]).round() as i64, (p[2] + t[2]).round() as i64);
+                let (h, y) = (full[&at], p[1] + t[1]);
+                assert!(
+                    y == h || (f64::from(h - y) - skirt).abs() < 1e-3,
+                    "{path}: vertex {p:?} neither at the full-detail height {h} at {at:?} \
+                     nor a skirt {skirt} m below it"
+                );
+            }
+        }
+        let file = dir.path().join(format!("{l}_{x}_{y}.glb"));
+        std::fs::write(&file, &body).unwrap();
+        files.push(file);
+    }
+    validate_glb(&files);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn bad_tileset_paths_are_refused_naming_the_field() {
     let server = TestServer::start_with(small).await;
