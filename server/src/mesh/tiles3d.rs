@@ -84,12 +84,7 @@ pub fn layout(world: &World) -> TilesetLayout {
 
 /// The newest tile version under `key`.
 pub fn content_version(state: &WorldState, layout: &TilesetLayout, key: ContentKey) -> u64 {
-    layout
-        .tiles(key)
-        .tiles()
-        .map(|t| state.tile_version(t))
-        .max()
-        .unwrap_or(0)
+    state.newest_tile_version(&layout.tiles(key))
 }
 
 impl MeshCache {

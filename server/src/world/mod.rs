@@ -33,7 +33,7 @@ use std::{collections::HashMap, sync::Arc};
 
 use std::sync::{PoisonError, RwLock};
 use terrain_core::{
-    BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, WorldSpec, ZoneSet,
+    BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, TileRect, WorldSpec, ZoneSet,
     build_terrain,
     layout::{LayoutError, LayoutGround},
     zones::ZoneLimits,
@@ -134,6 +134,11 @@ impl WorldState {
     /// (0: none since the world began).
     pub fn tile_version(&self, tile: (i64, i64)) -> u64 {
         self.tiles.get(tile)
+    }
+
+    /// The newest version of any tile of `rect`.
+    pub fn newest_tile_version(&self, rect: &TileRect) -> u64 {
+        self.tiles.newest_in(rect)
     }
 }
 
