@@ -297,6 +297,23 @@ pub fn leaf_grid(terrain: &Terrain, layout: &TilesetLayout, key: ContentKey) -> 
     }
 }
 
+/// The grid of `key` made from the terrain alone: the grids of the full-detail tiles
+/// under it, merged up to its level (how a grid near the finest level is built, where
+/// none is kept).
+pub fn grid_from_terrain(
+    terrain: &Terrain,
+    layout: &TilesetLayout,
+    key: ContentKey,
+) -> ContentGrid {
+    if key.level >= layout.levels {
+        return leaf_grid(terrain, layout, key);
+    }
+    let c = key
+        .children()
+        .map(|child| grid_from_terrain(terrain, layout, child));
+    parent_grid(key, [&c[0], &c[1], &c[2], &c[3]])
+}
+
 fn range(h: &[f32]) -> (f32, f32) {
     h.iter()
         .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {

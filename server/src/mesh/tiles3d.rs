@@ -1,8 +1,8 @@
 //! A world's 3D Tiles tileset ([`terrain_core::tiles3d`]): content grids built
-//! bottom-up on the compute pool (one pool job per grid, so a cold root takes turns
-//! with every other request instead of holding the pool), kept by content and
-//! version, and content glbs cached by content and version within an eighth of
-//! `limits.mesh_cache_bytes`.
+//! bottom-up on the compute pool (one sliced job per level, so a cold root takes turns
+//! with every other request slice by slice instead of holding the pool), kept by
+//! content and version, and content glbs cached by content and version within an
+//! eighth of `limits.mesh_cache_bytes`.
 //!
 //! A content's version is the newest version of the mesh tiles it covers, so after a
 //! zone change exactly the contents covering the changed tiles get a new version (and
@@ -10,17 +10,17 @@
 //! contents are the full-detail tile meshes of [`MeshCache`].
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeMap, HashMap, HashSet},
     sync::{Arc, Mutex},
 };
 
 use bytes::Bytes;
-use futures::future::{BoxFuture, FutureExt, try_join_all};
 use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_grid, parent_grid, sample_depth,
+        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, parent_grid,
+        sample_depth,
     },
 };
 
@@ -88,78 +88,121 @@ pub fn content_version(state: &WorldState, layout: &TilesetLayout, key: ContentK
 }
 
 impl MeshCache {
-    /// The grid of `key` as of `state`: kept, or built from its children (or, for a
-    /// full-detail tile, from the terrain) on the compute pool.
-    pub fn content_grid(
+    /// The grids of `keys` as of `state`, in their order: kept grids as they are, the
+    /// others built bottom-up on the compute pool, one sliced job per level. A grid at
+    /// the kept level or finer is made from the terrain in one slice (16 full-detail
+    /// tiles at most, [`grid_from_terrain`]); coarser ones from their children. So a
+    /// cold root (1,024 slices of 16 tiles on the island, then 256, 64, ... parents) is
+    /// one request of the fair queue, taking turns with every other request slice by
+    /// slice, and holds the grids of the kept level only.
+    pub async fn content_grids(
         &self,
-        world: Arc<World>,
-        state: Arc<WorldState>,
+        world: &World,
+        state: &Arc<WorldState>,
         layout: TilesetLayout,
-        key: ContentKey,
-    ) -> BoxFuture<'static, Result<Arc<ContentGrid>, MeshError>> {
-        let meshes = self.clone();
-        async move {
-            let version = content_version(&state, &layout, key);
-            let gk = (world.id().to_string(), key);
-            if let Some((v, g)) = locked(&meshes.tilesets.grids).get(&gk)
-                && *v == version
-            {
-                return Ok(Arc::clone(g));
+        keys: &[ContentKey],
+    ) -> Result<Vec<Arc<ContentGrid>>, MeshError> {
+        let base = layout.levels.saturating_sub(2);
+        let kept = |level: u32| level + 2 <= layout.levels;
+        let id = world.id().to_string();
+        // Top-down: the grids kept at their current version, and those to build, by
+        // level (a grid coarser than `base` needs its children).
+        let mut have: HashMap<ContentKey, Arc<ContentGrid>> = HashMap::new();
+        let mut build: BTreeMap<u32, Vec<ContentKey>> = BTreeMap::new();
+        let mut seen = HashSet::new();
+        let mut frontier = keys.to_vec();
+        {
+            let grids = locked(&self.tilesets.grids);
+            while let Some(key) = frontier.pop() {
+                if !seen.insert(key) {
+                    continue;
+                }
+                let version = content_version(state, &layout, key);
+                if let Some((v, g)) = grids.get(&(id.clone(), key))
+                    && *v == version
+                {
+                    have.insert(key, Arc::clone(g));
+                    continue;
+                }
+                build.entry(key.level).or_default().push(key);
+                if key.level < base {
+                    frontier.extend(key.children());
+                }
             }
-            let grid = if key.level == layout.levels {
-                let job = Arc::clone(&state);
-                meshes
-                    .compute
-                    .run(move || leaf_grid(job.terrain(), &layout, key))
-                    .await
-                    .map_err(|e| MeshError::Build(e.to_string()))?
-            } else {
-                let children = try_join_all(key.children().map(|c| {
-                    meshes.content_grid(Arc::clone(&world), Arc::clone(&state), layout, c)
-                }))
-                .await?;
-                meshes
-                    .compute
-                    .run(move || {
-                        let c: Vec<&ContentGrid> = children.iter().map(|c| &**c).collect();
-                        parent_grid(key, [c[0], c[1], c[2], c[3]])
+        }
+        // Bottom-up, finest level first.
+        for (&level, keys) in build.iter().rev() {
+            let keys: Arc<[ContentKey]> = keys.as_slice().into();
+            let job_keys = Arc::clone(&keys);
+            let built = if level >= base {
+                let job = Arc::clone(state);
+                self.compute
+                    .run_sliced(keys.len(), move |i| {
+                        grid_from_terrain(job.terrain(), &layout, job_keys[i])
                     })
                     .await
-                    .map_err(|e| MeshError::Build(e.to_string()))?
-            };
-            let grid = Arc::new(grid);
-            if key.level + 2 <= layout.levels {
-                let mut grids = locked(&meshes.tilesets.grids);
-                if grids.len() >= MAX_GRIDS {
-                    grids.clear();
-                }
-                grids.insert(gk, (version, Arc::clone(&grid)));
+            } else {
+                let children = keys
+                    .iter()
+                    .map(|k| {
+                        let c = k.children().map(|c| have.get(&c).cloned());
+                        match c {
+                            [Some(a), Some(b), Some(c), Some(d)] => Ok([a, b, c, d]),
+                            _ => Err(MeshError::Build(format!(
+                                "3D Tiles grid {k:?}: a child grid is missing"
+                            ))),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.compute
+                    .run_sliced(keys.len(), move |i| {
+                        let [a, b, c, d] = &children[i];
+                        parent_grid(job_keys[i], [&**a, &**b, &**c, &**d])
+                    })
+                    .await
             }
-            Ok(grid)
+            .map_err(|e| MeshError::Build(e.to_string()))?;
+            let mut grids = locked(&self.tilesets.grids);
+            for (&key, grid) in keys.iter().zip(built) {
+                let grid = Arc::new(grid);
+                if kept(level) {
+                    if grids.len() >= MAX_GRIDS {
+                        grids.clear();
+                    }
+                    let version = content_version(state, &layout, key);
+                    grids.insert((id.clone(), key), (version, Arc::clone(&grid)));
+                }
+                have.insert(key, grid);
+            }
         }
-        .boxed()
+        keys.iter()
+            .map(|k| {
+                have.get(k)
+                    .cloned()
+                    .ok_or_else(|| MeshError::Build(format!("3D Tiles grid {k:?} not built")))
+            })
+            .collect()
     }
 
     /// The grids of `key`'s descendants `depth` levels down, row by row from the
     /// lowest x and z.
     async fn descendants(
         &self,
-        world: &Arc<World>,
+        world: &World,
         state: &Arc<WorldState>,
         layout: TilesetLayout,
         key: ContentKey,
         depth: u32,
     ) -> Result<Vec<Arc<ContentGrid>>, MeshError> {
         let k = 1u64 << depth;
-        let keys = (0..k * k).map(|i| ContentKey {
-            level: key.level + depth,
-            ix: key.ix * k + i % k,
-            iz: key.iz * k + i / k,
-        });
-        try_join_all(
-            keys.map(|c| self.content_grid(Arc::clone(world), Arc::clone(state), layout, c)),
-        )
-        .await
+        let keys: Vec<ContentKey> = (0..k * k)
+            .map(|i| ContentKey {
+                level: key.level + depth,
+                ix: key.ix * k + i % k,
+                iz: key.iz * k + i / k,
+            })
+            .collect();
+        self.content_grids(world, state, layout, &keys).await
     }
 
     /// Content `key` of `world`'s tileset as glb, with its version: cached, or built
@@ -242,8 +285,9 @@ impl MeshCache {
         };
         let version = content_version(&state, &layout, root);
         let grid = self
-            .content_grid(Arc::clone(world), state, layout, root)
-            .await?;
+            .content_grids(world, &state, layout, &[root])
+            .await?
+            .remove(0);
         Ok(((f64::from(grid.min), f64::from(grid.max)), version))
     }
 }

@@ -6,7 +6,10 @@
 //! themselves; a zone change retags exactly the contents covering its tiles; bad
 //! paths are refused naming their field.
 
-use std::path::PathBuf;
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant},
+};
 
 use terrain_tests as common;
 
@@ -233,6 +236,49 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
         "the root, a level-1 content and a tile: {retagged}"
     );
     server.stop().await;
+}
+
+/// A cold root (every full-detail height of the island, 128 x 128 tiles) is built in
+/// slices the pool takes in turn with other requests: a heightmap asked for meanwhile
+/// is answered while the root is still being built, in a fraction of its time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_root_does_not_starve_height_queries() {
+    let server = TestServer::start().await;
+    let root = {
+        let (http, url) = (
+            server.http.clone(),
+            server.url(&format!("{BASE}/content/0/0/0.glb")),
+        );
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let answer = http.get(url).send().await.expect("GET the root");
+            let status = answer.status().as_u16();
+            (
+                status,
+                answer.bytes().await.unwrap().len(),
+                started.elapsed(),
+            )
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = Instant::now();
+    let small = server
+        .http
+        .get(server.url("/v1/worlds/main/heightmap?x0=0&z0=0&nx=128&nz=128&step=2"))
+        .send()
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert_eq!(small.status(), 200);
+    let small_done_first = !root.is_finished();
+    let (status, bytes, root_took) = root.await.unwrap();
+    assert_eq!(status, 200);
+    assert!(bytes > 1000);
+    assert!(
+        small_done_first && waited * 5 < root_took,
+        "the heightmap took {waited:?} while the cold root took {root_took:?}"
+    );
+    eprintln!("a heightmap took {waited:?} during a cold root of {root_took:?}");
 }
 
 /// An osrs world's tileset: its square starts at map square (0, 0) and covers 4 x 4
