@@ -38,33 +38,23 @@ use crate::{
     world::{AsTerrain, World, Worlds, asof::Ground},
 };
 
-/// How a surface names the elements of a batch in error messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchNaming {
-    /// `points[i]` with the axis in the message (HTTP: `[[x, z], ...]` or binary pairs).
-    Points,
-    /// `coordinates[k]`, the flat index (gRPC: interleaved `coordinates`).
-    Coordinates,
+/// How a surface names a batch and its elements in error messages: the edge's
+/// business, so each surface passes its own (`api::http::heights::POINTS`,
+/// `api::grpc::heights::COORDINATES`).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchNaming {
+    /// The name of the whole batch.
+    pub list: &'static str,
+    /// The field and reason for flat coordinate `k` (x at even `k`, z at odd)
+    /// failing with `reason`.
+    pub element: fn(k: usize, reason: String) -> (String, String),
 }
 
 impl BatchNaming {
-    /// The name of the whole batch.
-    pub fn list(self) -> &'static str {
-        match self {
-            BatchNaming::Points => "points",
-            BatchNaming::Coordinates => "coordinates",
-        }
-    }
-
     /// The error for flat coordinate `k` failing with `reason`.
     fn element_error(self, k: usize, reason: String) -> QueryError {
-        match self {
-            BatchNaming::Points => {
-                let axis = if k.is_multiple_of(2) { "x" } else { "z" };
-                QueryError::invalid(format!("points[{}]", k / 2), format!("{axis} {reason}"))
-            }
-            BatchNaming::Coordinates => QueryError::invalid(format!("coordinates[{k}]"), reason),
-        }
+        let (field, reason) = (self.element)(k, reason);
+        QueryError::invalid(field, reason)
     }
 }
 
@@ -252,10 +242,10 @@ impl QueryEngine {
                 "odd number of coordinates ({}), expected x, z pairs",
                 coords.len()
             );
-            return Err(QueryError::invalid(naming.list(), reason));
+            return Err(QueryError::invalid(naming.list, reason));
         }
         let points = coords.len() / 2;
-        self.check_batch_size(points, naming.list())?;
+        self.check_batch_size(points, naming.list)?;
         let max = world.max_coordinate();
         if mode == HeightMode::Surface {
             return self.surface_heights(world, coords, naming, revision).await;

@@ -108,10 +108,10 @@ impl QueryEngine {
     ) -> Result<InfoAnswer, QueryError> {
         if !coords.len().is_multiple_of(2) {
             let reason = format!("an odd number of coordinates ({})", coords.len());
-            return Err(QueryError::invalid(naming.list(), reason));
+            return Err(QueryError::invalid(naming.list, reason));
         }
         let points = coords.len() / 2;
-        self.check_batch_size(points, naming.list())?;
+        self.check_batch_size(points, naming.list)?;
         check_batch(&coords, world.max_coordinate(), naming)?;
         let state = self.ground(world, revision).await?;
         let revision = state.revision();

@@ -8,6 +8,12 @@ use crate::{
     query::{BatchNaming, HeightmapRequest, ZoneIds},
 };
 
+/// gRPC batches are interleaved `coordinates`: element `coordinates[k]`, the flat index.
+pub const COORDINATES: BatchNaming = BatchNaming {
+    list: "coordinates",
+    element: |k, reason| (format!("coordinates[{k}]"), reason),
+};
+
 /// `GetHeight`: the height at one point.
 pub async fn height(
     state: &ApiState,
@@ -42,7 +48,7 @@ pub async fn heights(
         .heights(
             world,
             request.coordinates,
-            BatchNaming::Coordinates,
+            COORDINATES,
             ZoneIds::Include,
             mode,
             request.revision,

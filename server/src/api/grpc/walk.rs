@@ -7,10 +7,7 @@ use tonic::{Request, Response, Status};
 
 use crate::{
     api::{ApiError, ApiState},
-    query::{
-        BatchNaming,
-        walk::{FindFields, FindRequest, PathMode},
-    },
+    query::walk::{FindFields, FindRequest, PathMode},
 };
 
 fn reason(r: Option<Reason>) -> pb::WalkReason {
@@ -50,7 +47,7 @@ pub async fn terrain_info(
         .terrain_info(
             world,
             request.coordinates,
-            BatchNaming::Coordinates,
+            super::heights::COORDINATES,
             request.revision,
         )
         .await?;

@@ -33,6 +33,16 @@ use crate::{
     query::{BatchNaming, HeightmapRequest, QueryEngine, ZoneIds},
 };
 
+/// HTTP batches are `points`, `[[x, z], ...]` or binary pairs: element `points[i]`,
+/// with the axis in the reason.
+pub const POINTS: BatchNaming = BatchNaming {
+    list: "points",
+    element: |k, reason| {
+        let axis = if k.is_multiple_of(2) { "x" } else { "z" };
+        (format!("points[{}]", k / 2), format!("{axis} {reason}"))
+    },
+};
+
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct HeightBody {
     x: f64,
@@ -157,14 +167,7 @@ pub async fn heights(
         BodyFormat::Binary => ZoneIds::Omit,
     };
     let answer = engine
-        .heights(
-            world,
-            batch.coords,
-            BatchNaming::Points,
-            ids,
-            mode,
-            revision,
-        )
+        .heights(world, batch.coords, POINTS, ids, mode, revision)
         .await?;
     match format {
         BodyFormat::Json => {

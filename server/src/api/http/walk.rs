@@ -25,10 +25,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    query::{
-        BatchNaming,
-        walk::{FindFields, FindRequest, PathMode},
-    },
+    query::walk::{FindFields, FindRequest, PathMode},
 };
 
 /// Decodes a small JSON body through serde, naming the field at fault from the
@@ -140,7 +137,7 @@ pub async fn terrain_info(
     let (world, body) = json_request(&state, &world, &headers, body)?;
     let batch = body::decode_json(&body, engine.limits().max_batch_points)?;
     let answer = engine
-        .terrain_info(world, batch.coords, BatchNaming::Points, batch.revision)
+        .terrain_info(world, batch.coords, super::heights::POINTS, batch.revision)
         .await?;
     let count = answer.points.len();
     let body = TerrainInfoJson {
