@@ -23,6 +23,13 @@
 //!   levels meet without cracks, see [`crate::mesh::skirt_depth`]).
 //! - [`tileset_json`] and [`subtree`]: the tileset document and its one subtree.
 //!
+//! On a voxel world the grids are of the top-block heightfield: the height queries'
+//! answer (the top of a column's highest solid block) at every block corner, corner
+//! `(x, z)` carrying the height of column `(x, z)`, the column it is the lowest
+//! corner of. The distances above are to the surface through those samples;
+//! the blocks themselves (their steps, overhangs, water) are the server's finest
+//! level, the chunks' greedy meshes.
+//!
 //! Coordinates: meshes are glTF (y up, world metres, as the tile meshes); the tileset
 //! frame is 3D Tiles' z-up one, so world `(x, y, z)` is tileset `(x, -z, y)`, and a
 //! content's quadtree index `(x, y)` counts tileset `y`, which runs towards world `-z`.
@@ -32,6 +39,7 @@ use serde_json::{Value, json};
 use crate::mesh::{HeightGrid, Indices, TileMesh, simplify::add_skirts, simplify_grid};
 use crate::terrain::Terrain;
 use crate::tile::{TileGrid, TileRect};
+use crate::voxel::base_colour;
 use crate::{Generator, WorldGenerator};
 
 /// How deep a coarse content may take its samples below its own level.
@@ -350,7 +358,8 @@ pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u
 /// grids, row by row from the lowest x and z, as [`union_grid`] takes them): the
 /// union simplified to what the level's error leaves beyond the grids' own, with
 /// normals from the union's spacing, the worker's vertex colours on hyperscape worlds
-/// and skirts twice the level's error deep. Answers the mesh and the bound it holds
+/// (the colour of the block seen from straight above each vertex's column on voxel
+/// worlds) and skirts twice the level's error deep. Answers the mesh and the bound it holds
 /// (at most the level's geometric error whenever the grids' error leaves room).
 pub fn content_mesh(
     terrain: &Terrain,
@@ -432,6 +441,19 @@ pub fn content_mesh(
             let c = colours.at(noise, xs[i], zs[j], y);
             mesh.colours.extend(c.rgb);
             mesh.biomes.push(c.biome);
+        }
+    }
+    if terrain.generator().as_voxel().is_some() {
+        // Lattice vertices are block corners, so each names the column whose height
+        // it carries.
+        let column = |v: &u32| {
+            let (i, j) = (*v as usize % m, *v as usize / m);
+            let (x, z) = (libm::floor(xs[i]) as i64, libm::floor(zs[j]) as i64);
+            let (_, kind) = terrain.voxel_column_top(x, z)?;
+            Some(base_colour(kind).map(|c| c as f32))
+        };
+        if let Some(colours) = s.vertices.iter().map(column).collect::<Option<Vec<_>>>() {
+            mesh.colours = colours.into_iter().flatten().collect();
         }
     }
     let (mut indices, edges) = s.remapped(&remap);

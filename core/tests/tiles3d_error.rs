@@ -1,14 +1,20 @@
 //! Coarse 3D Tiles contents against the full-detail surface: on squares of the island
-//! (plains, hills, the coast), every content of every level is within its level's
+//! (plains, hills, the coast) and of a voxel world (its top-block heightfield, with
+//! and without a flat zone), every content of every level is within its level's
 //! geometric error of the full-detail height at every full-detail vertex under it, the
 //! proven grid errors really bound their grids, and each level's content covers its
-//! ground.
+//! ground. A voxel world's grids are its height queries' answers at the block
+//! corners, and its coarse contents carry the colour of the block seen from above.
 
 use terrain_core::mesh::{build_tile, tile::vertex_coord};
 use terrain_core::tiles3d::{
     ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_grid, parent_grid, sample_depth,
 };
-use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
+use terrain_core::voxel::{BlockKind, VoxelConfig, base_colour};
+use terrain_core::{
+    FlatZone, Generator, GeneratorKind, Overlap, Terrain, WorldGenerator, WorldSpec, ZoneSet,
+    build_terrain, zones::Shape,
+};
 
 fn island() -> Terrain {
     Terrain::new(
@@ -51,24 +57,45 @@ fn grids(t: &Terrain, l: &TilesetLayout) -> Vec<Vec<ContentGrid>> {
     out
 }
 
-fn check_square(min_tile: (i64, i64)) {
-    let t = island();
-    let mut l = TilesetLayout::covering(t.generator().tile_grid(), 400.0, 0.25);
+/// A voxel world (seed 3, the default parameters) with `zones`.
+fn blocks(zones: Vec<FlatZone>) -> Terrain {
+    let spec = WorldSpec {
+        generator: GeneratorKind::Voxel,
+        seed: 3,
+        overlap: Overlap::default(),
+        layout: None,
+        voxel: Some(VoxelConfig::default()),
+    };
+    build_terrain(&spec, zones.into_iter().zip(1..)).unwrap()
+}
+
+/// Checks the square of `extent` metres from `min_tile` of `t`; answers the kinds of
+/// block a voxel world's coarse contents were coloured with.
+fn check_square(t: &Terrain, extent: f64, min_tile: (i64, i64)) -> Vec<BlockKind> {
+    let grid = t.generator().tile_grid();
+    let (n, size) = (grid.resolution as usize, grid.size);
+    let voxel = t.generator().as_voxel().is_some();
+    let mut kinds = Vec::new();
+    let mut l = TilesetLayout::covering(grid, extent, 0.25);
     l.min_tile = min_tile;
-    let all = grids(&t, &l);
+    let all = grids(t, &l);
     let at_level = |level: u32| &all[(l.levels - level) as usize];
     // The full-detail heights of the square, by world position.
     let mut full = Vec::new();
     for tz in 0..l.side() as i64 {
         for tx in 0..l.side() as i64 {
             let tile = (min_tile.0 + tx, min_tile.1 + tz);
-            let m = build_tile(&t, tile, 0);
-            let grid = t.generator().tile_grid();
-            for iz in 0..64 {
-                for ix in 0..64 {
+            let m = build_tile(t, tile, 0);
+            for iz in 0..n {
+                for ix in 0..n {
                     let x = vertex_coord(&grid, tile.0, ix);
                     let z = vertex_coord(&grid, tile.1, iz);
-                    full.push((x, z, f64::from(m.positions[(iz * 64 + ix) * 3 + 1])));
+                    let h = m.positions[(iz * n + ix) * 3 + 1];
+                    if voxel {
+                        // The top of the highest solid block, as height queries answer.
+                        assert_eq!(h, t.height(x, z) as f32, "({x}, {z})");
+                    }
+                    full.push((x, z, f64::from(h)));
                 }
             }
             // A leaf grid is the tile's mesh heights.
@@ -100,7 +127,7 @@ fn check_square(min_tile: (i64, i64)) {
                 .collect();
             samples.sort_by_key(|s| (s.key.iz, s.key.ix));
             assert_eq!(samples.len() as u64, k * k);
-            let (mesh, bound) = content_mesh(&t, &l, key, &samples, depth, 0);
+            let (mesh, bound) = content_mesh(t, &l, key, &samples, depth, 0);
             let limit = l.geometric_error(level);
             assert!(bound <= limit, "{key:?}: bound {bound} > {limit}");
             // The surface at every full-detail vertex under the content.
@@ -122,11 +149,11 @@ fn check_square(min_tile: (i64, i64)) {
                 .collect();
             let (x0, x1) = (
                 mesh.placement[0],
-                mesh.placement[0] + 100.0 * (rect.max_tx - rect.min_tx + 1) as f64,
+                mesh.placement[0] + size * (rect.max_tx - rect.min_tx + 1) as f64,
             );
             let (z0, z1) = (
                 mesh.placement[2],
-                mesh.placement[2] + 100.0 * (rect.max_tz - rect.min_tz + 1) as f64,
+                mesh.placement[2] + size * (rect.max_tz - rect.min_tz + 1) as f64,
             );
             let mut worst = 0.0f64;
             let mut seen = 0;
@@ -152,6 +179,21 @@ fn check_square(min_tile: (i64, i64)) {
             assert!(seen > 0);
             assert!(worst <= bound + 1e-4, "{key:?}: {worst} > bound {bound}");
             assert!(worst <= limit + 1e-4, "{key:?}: {worst} > {limit}");
+            if voxel {
+                // Each vertex (skirts too) in the colour of its column's top block.
+                assert_eq!(mesh.colours.len(), mesh.positions.len(), "{key:?}");
+                for (p, c) in mesh
+                    .positions
+                    .chunks_exact(3)
+                    .zip(mesh.colours.chunks_exact(3))
+                {
+                    let x = (f64::from(p[0]) + mesh.placement[0]).floor() as i64;
+                    let z = (f64::from(p[2]) + mesh.placement[2]).floor() as i64;
+                    let kind = t.voxel_column_top(x, z).unwrap().1;
+                    assert_eq!(c, base_colour(kind).map(|c| c as f32), "({x}, {z})");
+                    kinds.push(kind);
+                }
+            }
             // The exact range holds every height.
             assert!(
                 full.iter()
@@ -160,19 +202,58 @@ fn check_square(min_tile: (i64, i64)) {
             );
         }
     }
+    kinds.sort_by_key(|k| k.id());
+    kinds.dedup();
+    kinds
 }
 
 #[test]
 fn contents_hold_their_level_error_on_the_plains_around_the_origin() {
-    check_square((-2, -2));
+    check_square(&island(), 400.0, (-2, -2));
 }
 
 #[test]
 fn contents_hold_their_level_error_in_the_hills() {
-    check_square((18, -27));
+    check_square(&island(), 400.0, (18, -27));
 }
 
 #[test]
 fn contents_hold_their_level_error_on_the_coast() {
-    check_square((-48, 30));
+    check_square(&island(), 400.0, (-48, 30));
+}
+
+#[test]
+fn voxel_contents_hold_their_level_error_over_the_top_blocks() {
+    let kinds = check_square(&blocks(Vec::new()), 128.0, (0, 0));
+    for kind in [
+        BlockKind::Grass,
+        BlockKind::Sand,
+        BlockKind::Water,
+        BlockKind::Leaves,
+    ] {
+        assert!(kinds.contains(&kind), "{kind:?} in {kinds:?}");
+    }
+}
+
+#[test]
+fn voxel_contents_hold_their_level_error_around_a_raised_pad() {
+    // A pad at 60 blocks (the ground lies near 26) at the square's centre: cliffs on
+    // every side.
+    let pad = FlatZone {
+        id: "pad".into(),
+        center_x: 128.0,
+        center_z: 128.0,
+        shape: Shape::Rect {
+            width: 40.0,
+            depth: 24.0,
+        },
+        height: 60.0,
+        blend_radius: 1.0,
+        carve_inset: 0.0,
+        priority: 0,
+        walkable: None,
+    };
+    let t = blocks(vec![pad]);
+    assert_eq!(t.height(128.5, 128.5), 60.0);
+    check_square(&t, 256.0, (0, 0));
 }

@@ -7,7 +7,9 @@
 //! A content's version is the newest version of the mesh tiles it covers, so after a
 //! zone change exactly the contents covering the changed tiles get a new version (and
 //! ETag); everything else is served from the caches. The finest level's
-//! contents are the full-detail tile meshes of [`MeshCache`].
+//! contents are the meshes of [`MeshCache`], as `mesh.glb` serves them: the
+//! full-detail tile meshes, or a voxel world's greedy chunk meshes (whose coarse
+//! levels are grids of the top-block heightfield, see [`terrain_core::tiles3d`]).
 
 use std::{
     collections::HashMap,
@@ -24,7 +26,7 @@ use terrain_core::{
     },
 };
 
-use super::{CachedMesh, MeshCache, MeshError, locked};
+use super::{MeshCache, MeshError, locked};
 use crate::world::{World, WorldState};
 
 /// The geometric error of the full-detail level, in metres (each coarser level
@@ -190,10 +192,7 @@ impl MeshCache {
                 .await?;
             let mesh = Arc::clone(&served.mesh);
             self.compute
-                .run(move || match &*mesh {
-                    CachedMesh::Tile(m) => to_glb(m).map_err(|e| e.to_string()),
-                    CachedMesh::Chunk(_) => Err("voxel chunks are not tileset contents".into()),
-                })
+                .run(move || mesh.to_glb().map_err(|e| e.to_string()))
                 .await
                 .map_err(|e| MeshError::Build(e.to_string()))?
                 .map_err(MeshError::Encode)?
@@ -233,7 +232,11 @@ impl MeshCache {
         Ok((version, bytes))
     }
 
-    /// The root grid's height range and the newest tile version of the square.
+    /// The heights every content lies in and the newest tile version of the square:
+    /// the root grid's exact range, or on a voxel world the whole block range, 0 to
+    /// `max_height`, which needs no grid (a chunk mesh is its blocks, which the
+    /// top-block heightfield does not bound: water and leaves lie above it, faces
+    /// beside ice and toward columns beyond the square reach below it).
     pub async fn tileset_range(
         &self,
         world: &Arc<World>,
@@ -246,6 +249,9 @@ impl MeshCache {
             iz: 0,
         };
         let version = content_version(&state, &layout, root);
+        if let Some(voxel) = state.terrain().generator().as_voxel() {
+            return Ok(((0.0, f64::from(voxel.config().max_height)), version));
+        }
         let grid = self
             .content_grid(Arc::clone(world), state, layout, root)
             .await?;
