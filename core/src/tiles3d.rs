@@ -598,6 +598,45 @@ mod tests {
     }
 
     #[test]
+    fn a_voxel_parent_grid_bounds_the_top_block_heightfield() {
+        use crate::{GeneratorKind, Overlap, ZoneSet};
+        let generator = WorldGenerator::new(GeneratorKind::Voxel, 3).unwrap();
+        let terrain = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 32.0));
+        let mut l = TilesetLayout::covering(terrain.generator().tile_grid(), 64.0, 0.25);
+        l.min_tile = (0, 0);
+        assert_eq!((l.levels, l.bounds()), (1, (0.0, 0.0, 64.0, 64.0)));
+        let root = ContentKey {
+            level: 0,
+            ix: 0,
+            iz: 0,
+        };
+        let leaves = root.children().map(|k| leaf_grid(&terrain, &l, k));
+        // A leaf is the height queries' answers at its chunk's block corners.
+        for g in &leaves {
+            let (x0, z0) = (g.key.ix as usize * 32, g.key.iz as usize * 32);
+            for (k, &h) in g.heights.iter().enumerate() {
+                let (x, z) = ((x0 + k % 33) as f64, (z0 + k / 33) as f64);
+                assert_eq!(f64::from(h), terrain.height(x, z), "({x}, {z})");
+            }
+        }
+        let parent = parent_grid(root, [&leaves[0], &leaves[1], &leaves[2], &leaves[3]]);
+        let coarse: Vec<f64> = parent.heights.iter().map(|&h| f64::from(h)).collect();
+        let mut worst = 0.0f64;
+        for z in 0..=64 {
+            for x in 0..=64 {
+                let h = terrain.height(f64::from(x), f64::from(z));
+                let s = interpolate(&coarse, 33, f64::from(x) / 2.0, f64::from(z) / 2.0);
+                worst = worst.max((s - h).abs());
+                assert!(h as f32 >= parent.min && h as f32 <= parent.max);
+            }
+        }
+        // Whole-block steps: the surface through every other corner misses some corners
+        // by half a block or more.
+        assert!(worst >= 0.5, "{worst}");
+        assert!(worst <= parent.error, "{worst} > {}", parent.error);
+    }
+
+    #[test]
     fn a_subtree_has_its_header_and_padded_json() {
         let s = subtree();
         assert_eq!(&s[..4], b"subt");
