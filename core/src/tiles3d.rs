@@ -359,8 +359,8 @@ pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u
 /// union simplified to what the level's error leaves beyond the grids' own, with
 /// normals from the union's spacing, the worker's vertex colours on hyperscape worlds
 /// (the colour of the block seen from straight above each vertex's column on voxel
-/// worlds) and skirts twice the level's error deep. Answers the mesh and the bound it holds
-/// (at most the level's geometric error whenever the grids' error leaves room).
+/// worlds) and skirts twice the level's error deep. Answers the mesh and the bound it
+/// holds (at most the level's geometric error whenever the grids' error leaves room).
 pub fn content_mesh(
     terrain: &Terrain,
     layout: &TilesetLayout,
