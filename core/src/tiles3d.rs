@@ -40,7 +40,7 @@ use crate::mesh::{HeightGrid, Indices, TileMesh, simplify::add_skirts, simplify_
 use crate::terrain::Terrain;
 use crate::tile::{TileGrid, TileRect};
 use crate::voxel::base_colour;
-use crate::{Generator, WorldGenerator};
+use crate::{Generator, GeneratorKind, WorldGenerator};
 
 /// How deep a coarse content may take its samples below its own level.
 const MAX_DEPTH: u32 = 3;
@@ -83,6 +83,20 @@ impl ContentKey {
 
 /// The largest number of levels a tileset has (a square of 2^20 tiles a side).
 pub const MAX_LEVELS: u32 = 20;
+
+/// The geometric error of a world's finest level, in metres (each coarser level
+/// doubles it): 0.25 m on heightfield worlds; one block, 1 m, on voxel worlds. A voxel
+/// world's heightfield steps by whole blocks, and a trunk or a cactus one column wide
+/// stands blocks above the corners around it, so a grid that skips its corner is that
+/// far off, and grid errors add up level by level. From 0.25 m, the root of a square of
+/// 16 x 16 chunks or more is beyond its error with samples at most three levels below
+/// it (`tiles3d_error`).
+pub fn leaf_error(generator: &WorldGenerator) -> f64 {
+    match generator.kind() {
+        GeneratorKind::Voxel => 1.0,
+        GeneratorKind::Hyperscape | GeneratorKind::Osrs => 0.25,
+    }
+}
 
 impl TilesetLayout {
     /// The square of the fewest tiles, a power of two a side, centred on the origin,
@@ -599,7 +613,7 @@ mod tests {
 
     #[test]
     fn a_voxel_parent_grid_bounds_the_top_block_heightfield() {
-        use crate::{GeneratorKind, Overlap, ZoneSet};
+        use crate::{Overlap, ZoneSet};
         let generator = WorldGenerator::new(GeneratorKind::Voxel, 3).unwrap();
         let terrain = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 32.0));
         let mut l = TilesetLayout::covering(terrain.generator().tile_grid(), 64.0, 0.25);

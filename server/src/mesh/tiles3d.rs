@@ -22,16 +22,13 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_grid, parent_grid, sample_depth,
+        ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_error, leaf_grid, parent_grid,
+        sample_depth,
     },
 };
 
 use super::{MeshCache, MeshError, locked};
 use crate::world::{World, WorldState};
-
-/// The geometric error of the full-detail level, in metres (each coarser level
-/// doubles it).
-pub const LEAF_ERROR: f64 = 0.25;
 
 /// Grids kept at most (about 16 KiB each); levels above the two finest only, whose
 /// grids are cheap to make again from the tiles.
@@ -72,11 +69,13 @@ impl Tilesets {
     }
 }
 
-/// A world's tileset layout: the square of its `tileset_extent`.
+/// A world's tileset layout: the square of its `tileset_extent`, with its finest
+/// level's error ([`leaf_error`]).
 pub fn layout(world: &World) -> TilesetLayout {
     let state = world.snapshot();
     let grid = state.terrain().generator().tile_grid();
-    let mut layout = TilesetLayout::covering(grid, world.tileset_extent(), LEAF_ERROR);
+    let leaf = leaf_error(state.terrain().generator());
+    let mut layout = TilesetLayout::covering(grid, world.tileset_extent(), leaf);
     if !grid.centred {
         // Corner-based tiles (osrs map squares, voxel chunks) start at tile 0.
         layout.min_tile = (0, 0);

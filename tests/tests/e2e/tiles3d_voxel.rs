@@ -31,10 +31,11 @@ fn small(c: &mut terrain_server::Config) {
     c.worlds[0].tileset_extent = EXTENT;
 }
 
-/// The square's layout as the server makes it: corner-based chunks from chunk 0.
+/// The square's layout as the server makes it: corner-based chunks from chunk 0, one
+/// block of error at the finest level.
 fn layout() -> TilesetLayout {
     let generator = WorldGenerator::new(GeneratorKind::Voxel, SEED).unwrap();
-    let mut layout = TilesetLayout::covering(generator.tile_grid(), EXTENT, 0.25);
+    let mut layout = TilesetLayout::covering(generator.tile_grid(), EXTENT, 1.0);
     layout.min_tile = (0, 0);
     layout
 }
@@ -183,14 +184,15 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
     assert_eq!(status, 200, "{tileset}");
     assert_eq!(tileset["asset"]["version"], "1.1");
     let root = &tileset["root"];
-    assert_eq!(root["geometricError"], 1.0);
+    // One block at the chunks, doubling per level.
+    assert_eq!(root["geometricError"], 4.0);
     assert_eq!(root["implicitTiling"]["availableLevels"], 3);
     assert_eq!(root["content"]["uri"], "content/{level}/{x}/{y}.glb");
     // The box: x over 0..128 m, tileset y (world -z) over -128..0, z up over every
-    // block (0 to max_height) and the root's skirt (2 m) below.
+    // block (0 to max_height) and the root's skirt (8 m) below.
     let bbox = nums(&root["boundingVolume"]["box"]);
-    assert_eq!(&bbox[..4], &[64.0, -64.0, (max_height - 2.0) / 2.0, 64.0]);
-    assert_eq!((bbox[7], bbox[11]), (64.0, (max_height + 2.0) / 2.0));
+    assert_eq!(&bbox[..4], &[64.0, -64.0, (max_height - 8.0) / 2.0, 64.0]);
+    assert_eq!((bbox[7], bbox[11]), (64.0, (max_height + 8.0) / 2.0));
     let box_heights = (bbox[2] - bbox[11], bbox[2] + bbox[11]);
 
     let (status, _, subtree) = server
