@@ -6,7 +6,7 @@
 //! (`terrain-core`'s height queries) at every block corner under it, coloured by the
 //! block seen from above each vertex; a zone change retags exactly the contents over
 //! its chunks (the others answer `304`), which then follow the new heights; bad paths
-//! are refused naming their field.
+//! are refused naming their field; the default square is 4,096 m from block (0, 0).
 
 use std::path::PathBuf;
 
@@ -320,5 +320,22 @@ async fn bad_voxel_tileset_paths_are_refused_naming_the_field() {
         .get("/v1/worlds/nowhere/3dtiles/content/0/0/0.glb")
         .await;
     assert_eq!(answer.0, 404);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_default_voxel_square_is_4096_m_from_block_0() {
+    let server = TestServer::start_with(voxel_worlds).await;
+    let (status, tileset) = server.get(&format!("{BASE}/tileset.json")).await;
+    assert_eq!(status, 200, "{tileset}");
+    let root = &tileset["root"];
+    // 128 x 128 chunks: 7 levels below the root, 1 m at the chunks.
+    assert_eq!(root["implicitTiling"]["availableLevels"], 8);
+    assert_eq!(root["geometricError"], 128.0);
+    let bbox = nums(&root["boundingVolume"]["box"]);
+    assert_eq!(
+        [bbox[0], bbox[1], bbox[3], bbox[7]],
+        [2048.0, -2048.0, 2048.0, 2048.0]
+    );
     server.stop().await;
 }
