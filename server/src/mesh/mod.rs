@@ -195,6 +195,12 @@ impl ChunkMesh {
     }
 }
 
+/// `served` as glb, as [`MeshCache::encoded`] stores it: the body of `mesh.glb` and a
+/// finest 3D Tiles content alike.
+pub fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, String> {
+    served.mesh.to_glb().map_err(|e| e.to_string())
+}
+
 /// What the cache holds for one tile.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CachedMesh {
@@ -221,7 +227,7 @@ impl CachedMesh {
         }
     }
 
-    /// The mesh as glb (the body of `mesh.glb`, and a finest 3D Tiles content).
+    /// The mesh as glb.
     pub fn to_glb(&self) -> Result<Vec<u8>, GlbError> {
         match self {
             CachedMesh::Tile(m) => to_glb(m),

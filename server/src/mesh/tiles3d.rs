@@ -7,9 +7,10 @@
 //! A content's version is the newest version of the mesh tiles it covers, so after a
 //! zone change exactly the contents covering the changed tiles get a new version (and
 //! ETag); everything else is served from the caches. The finest level's
-//! contents are the meshes of [`MeshCache`], as `mesh.glb` serves them: the
-//! full-detail tile meshes, or a voxel world's greedy chunk meshes (whose coarse
-//! levels are grids of the top-block heightfield, see [`terrain_core::tiles3d`]).
+//! contents are the meshes of [`MeshCache`] in the glb encoding kept with them, the
+//! bytes `mesh.glb` serves: the full-detail tile meshes, or a voxel world's greedy
+//! chunk meshes (whose coarse levels are grids of the top-block heightfield, see
+//! [`terrain_core::tiles3d`]).
 
 use std::{
     collections::HashMap,
@@ -27,7 +28,7 @@ use terrain_core::{
     },
 };
 
-use super::{MeshCache, MeshError, locked};
+use super::{MeshCache, MeshError, MeshFormat, encode_glb, locked};
 use crate::world::{World, WorldState};
 
 /// Grids kept at most (about 16 KiB each); levels above the two finest only, whose
@@ -189,12 +190,9 @@ impl MeshCache {
             let served = self
                 .get(world, Arc::clone(&state), (tiles.min_tx, tiles.min_tz))
                 .await?;
-            let mesh = Arc::clone(&served.mesh);
-            self.compute
-                .run(move || mesh.to_glb().map_err(|e| e.to_string()))
-                .await
-                .map_err(|e| MeshError::Build(e.to_string()))?
-                .map_err(MeshError::Encode)?
+            // The tile's own glb encoding: `mesh.glb`'s bytes, made once for both.
+            self.encoded(world.id(), &served, MeshFormat::Glb, encode_glb)
+                .await?
         } else {
             let mut depth = 1;
             let budget = layout.geometric_error(key.level);
@@ -221,9 +219,9 @@ impl MeshCache {
                 })
                 .await
                 .map_err(|e| MeshError::Build(e.to_string()))?
+                .map(Bytes::from)
                 .map_err(MeshError::Encode)?
         };
-        let bytes = Bytes::from(bytes);
         self.tilesets
             .contents
             .insert(ck, (version, bytes.clone()))

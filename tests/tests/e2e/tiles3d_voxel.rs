@@ -224,6 +224,19 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
             let (status, _, want) = server.get_tagged(&chunk, None).await;
             assert_eq!(status, 200);
             assert!(body == want, "{path} is not {chunk}");
+            // And it is terrain-core's greedy mesh of the chunk.
+            let core = terrain.voxel_mesh(r.min_tx, r.min_tz).unwrap();
+            let doc = gltf::Gltf::from_slice(&body).expect("a glb");
+            let t = doc.nodes().next().unwrap().transform().decomposed().0;
+            let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+            let blob = doc.blob.as_deref().unwrap();
+            let opaque: Vec<[f32; 3]> = prim
+                .reader(|_| Some(blob))
+                .read_positions()
+                .unwrap()
+                .map(|p| [p[0] + t[0], p[1] + t[1], p[2] + t[2]])
+                .collect();
+            assert!(opaque == core.opaque.positions, "{path}: opaque positions");
             let ys = read_positions_y(&body);
             assert!(!ys.is_empty());
             assert!(ys.iter().all(|&y| y >= box_heights.0 && y <= box_heights.1));

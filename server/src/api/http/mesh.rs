@@ -43,7 +43,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh},
+    mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh, encode_glb},
     query::mesh::{TileFields, check_max_error},
 };
 
@@ -288,10 +288,6 @@ fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, String> {
         biomes: &mesh.biomes,
     };
     serde_json::to_vec(&body).map_err(|e| format!("encoding mesh JSON: {e}"))
-}
-
-fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, String> {
-    served.mesh.to_glb().map_err(|e| e.to_string())
 }
 
 /// `[x, y, z]` triples written as one flat array.
