@@ -19,12 +19,11 @@ use std::time::Instant;
 
 use terrain_core::mesh::{build_tile, to_glb};
 use terrain_core::tiles3d::{
-    ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_grid, parent_grid, sample_depth,
+    ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_error, leaf_grid, parent_grid,
+    sample_depth,
 };
 use terrain_core::{Generator, GeneratorKind, Overlap, Terrain, TileRect, WorldGenerator, ZoneSet};
 
-/// The server's full-detail geometric error (server/src/mesh/tiles3d.rs).
-const LEAF_ERROR: f64 = 0.25;
 /// Screen-space error above which a tile is refined, in pixels.
 const MAX_SSE: f64 = 16.0;
 const SCREEN_HEIGHT: f64 = 1080.0;
@@ -251,7 +250,11 @@ fn main() {
         ZoneSet::new(Overlap::Layered, 100.0),
     );
     let t = &terrain;
-    let l = TilesetLayout::covering(t.generator().tile_grid(), 10_000.0, LEAF_ERROR);
+    let l = TilesetLayout::covering(
+        t.generator().tile_grid(),
+        10_000.0,
+        leaf_error(t.generator()),
+    );
     let root = ContentKey {
         level: 0,
         ix: 0,

@@ -23,6 +23,13 @@
 //!   levels meet without cracks, see [`crate::mesh::skirt_depth`]).
 //! - [`tileset_json`] and [`subtree`]: the tileset document and its one subtree.
 //!
+//! On a voxel world the grids are of the top-block heightfield: the height queries'
+//! answer (the top of a column's highest solid block) at every block corner, corner
+//! `(x, z)` carrying the height of column `(x, z)`, the column it is the lowest
+//! corner of. The distances above are to the surface through those samples;
+//! the blocks themselves (their steps, overhangs, water) are the server's finest
+//! level, the chunks' greedy meshes.
+//!
 //! Coordinates: meshes are glTF (y up, world metres, as the tile meshes); the tileset
 //! frame is 3D Tiles' z-up one, so world `(x, y, z)` is tileset `(x, -z, y)`, and a
 //! content's quadtree index `(x, y)` counts tileset `y`, which runs towards world `-z`.
@@ -32,7 +39,8 @@ use serde_json::{Value, json};
 use crate::mesh::{HeightGrid, Indices, TileMesh, simplify::add_skirts, simplify_grid};
 use crate::terrain::Terrain;
 use crate::tile::{TileGrid, TileRect};
-use crate::{Generator, WorldGenerator};
+use crate::voxel::base_colour;
+use crate::{Generator, GeneratorKind, WorldGenerator};
 
 /// How deep a coarse content may take its samples below its own level.
 const MAX_DEPTH: u32 = 3;
@@ -93,6 +101,20 @@ impl ContentRect {
         level == self.level
             && (self.min_x..=self.max_x).contains(&x)
             && (self.min_y..=self.max_y).contains(&y)
+    }
+}
+
+/// The geometric error of a world's finest level, in metres (each coarser level
+/// doubles it): 0.25 m on heightfield worlds; one block, 1 m, on voxel worlds. A voxel
+/// world's heightfield steps by whole blocks, and a trunk or a cactus one column wide
+/// stands blocks above the corners around it, so a grid that skips its corner is that
+/// far off, and grid errors add up level by level. From 0.25 m, the root of a square of
+/// 16 x 16 chunks or more is beyond its error with samples at most three levels below
+/// it (`tiles3d_error`).
+pub fn leaf_error(generator: &WorldGenerator) -> f64 {
+    match generator.kind() {
+        GeneratorKind::Voxel => 1.0,
+        GeneratorKind::Hyperscape | GeneratorKind::Osrs => 0.25,
     }
 }
 
@@ -412,8 +434,9 @@ pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u
 /// grids, row by row from the lowest x and z, as [`union_grid`] takes them): the
 /// union simplified to what the level's error leaves beyond the grids' own, with
 /// normals from the union's spacing, the worker's vertex colours on hyperscape worlds
-/// and skirts twice the level's error deep. Answers the mesh and the bound it holds
-/// (at most the level's geometric error whenever the grids' error leaves room).
+/// (the colour of the block seen from straight above each vertex's column on voxel
+/// worlds) and skirts twice the level's error deep. Answers the mesh and the bound it
+/// holds (at most the level's geometric error whenever the grids' error leaves room).
 pub fn content_mesh(
     terrain: &Terrain,
     layout: &TilesetLayout,
@@ -494,6 +517,19 @@ pub fn content_mesh(
             let c = colours.at(noise, xs[i], zs[j], y);
             mesh.colours.extend(c.rgb);
             mesh.biomes.push(c.biome);
+        }
+    }
+    if terrain.generator().as_voxel().is_some() {
+        // Lattice vertices are block corners, so each names the column whose height
+        // it carries.
+        let column = |v: &u32| {
+            let (i, j) = (*v as usize % m, *v as usize / m);
+            let (x, z) = (libm::floor(xs[i]) as i64, libm::floor(zs[j]) as i64);
+            let (_, kind) = terrain.voxel_column_top(x, z)?;
+            Some(base_colour(kind).map(|c| c as f32))
+        };
+        if let Some(colours) = s.vertices.iter().map(column).collect::<Option<Vec<_>>>() {
+            mesh.colours = colours.into_iter().flatten().collect();
         }
     }
     let (mut indices, edges) = s.remapped(&remap);
@@ -678,6 +714,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_voxel_parent_grid_bounds_the_top_block_heightfield() {
+        use crate::{Overlap, ZoneSet};
+        let generator = WorldGenerator::new(GeneratorKind::Voxel, 3).unwrap();
+        let terrain = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 32.0));
+        let mut l = TilesetLayout::covering(terrain.generator().tile_grid(), 64.0, 0.25);
+        l.min_tile = (0, 0);
+        assert_eq!((l.levels, l.bounds()), (1, (0.0, 0.0, 64.0, 64.0)));
+        let root = ContentKey {
+            level: 0,
+            ix: 0,
+            iz: 0,
+        };
+        let leaves = root.children().map(|k| leaf_grid(&terrain, &l, k));
+        // A leaf is the height queries' answers at its chunk's block corners.
+        for g in &leaves {
+            let (x0, z0) = (g.key.ix as usize * 32, g.key.iz as usize * 32);
+            for (k, &h) in g.heights.iter().enumerate() {
+                let (x, z) = ((x0 + k % 33) as f64, (z0 + k / 33) as f64);
+                assert_eq!(f64::from(h), terrain.height(x, z), "({x}, {z})");
+            }
+        }
+        let parent = parent_grid(root, [&leaves[0], &leaves[1], &leaves[2], &leaves[3]]);
+        let coarse: Vec<f64> = parent.heights.iter().map(|&h| f64::from(h)).collect();
+        let mut worst = 0.0f64;
+        for z in 0..=64 {
+            for x in 0..=64 {
+                let h = terrain.height(f64::from(x), f64::from(z));
+                let s = interpolate(&coarse, 33, f64::from(x) / 2.0, f64::from(z) / 2.0);
+                worst = worst.max((s - h).abs());
+                assert!(h as f32 >= parent.min && h as f32 <= parent.max);
+            }
+        }
+        // Whole-block steps: the surface through every other corner misses some corners
+        // by half a block or more.
+        assert!(worst >= 0.5, "{worst}");
+        assert!(worst <= parent.error, "{worst} > {}", parent.error);
     }
 
     #[test]

@@ -174,6 +174,27 @@ impl TestServer {
         (status, response.json().await.expect("JSON body"))
     }
 
+    /// `GET path`, with `If-None-Match: tag` when given, answering the status, the ETag
+    /// (empty without one) and the body's bytes.
+    pub async fn get_tagged(&self, path: &str, tag: Option<&str>) -> (u16, String, Vec<u8>) {
+        let mut request = self.http.get(self.url(path));
+        if let Some(tag) = tag {
+            request = request.header(reqwest::header::IF_NONE_MATCH, tag);
+        }
+        let response = request.send().await.expect("GET");
+        let status = response.status().as_u16();
+        let etag = response
+            .headers()
+            .get(reqwest::header::ETAG)
+            .map(|v| v.to_str().expect("an ASCII ETag").to_string())
+            .unwrap_or_default();
+        (
+            status,
+            etag,
+            response.bytes().await.expect("a body").to_vec(),
+        )
+    }
+
     /// `POST path` with a JSON body, answering the status and the JSON body.
     pub async fn post_json(&self, path: &str, body: &Value) -> (StatusCode, Value) {
         self.post_raw(path, "application/json", body.to_string().into_bytes())

@@ -56,13 +56,15 @@ fn bounds(values: &[f32]) -> ([f32; 3], [f32; 3]) {
 /// Encodes `mesh` as a `.glb` file. Positions are relative to the node, whose
 /// translation is the tile's placement, so the mesh lands at its world position.
 ///
-/// Hyperscape tiles also carry the original worker's vertex colours as `COLOR_0`
-/// (float VEC3, linear RGB) and each vertex's dominant biome id as `_BIOME` (float
-/// SCALAR, as the original's `biomeId` attribute).
+/// A mesh with a colour per vertex carries them as `COLOR_0` (float VEC3, linear
+/// RGB): the original worker's on hyperscape tiles, the top blocks' on a voxel world's
+/// coarse 3D Tiles contents. One with a biome id per vertex too (hyperscape) carries
+/// each vertex's dominant biome id as `_BIOME` (float SCALAR, as the original's
+/// `biomeId` attribute).
 pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
     let vertices = mesh.positions.len() / 3;
-    let coloured =
-        vertices > 0 && mesh.colours.len() == vertices * 3 && mesh.biomes.len() == vertices;
+    let coloured = vertices > 0 && mesh.colours.len() == vertices * 3;
+    let with_biomes = coloured && mesh.biomes.len() == vertices;
     let mut bin = Vec::with_capacity(mesh.positions.len() * 12 + mesh.indices.len() * 4);
     // Vertex attributes first, each a tightly packed float array (4-byte aligned).
     let mut views = Vec::new();
@@ -78,6 +80,8 @@ pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
     attribute(&mut bin, &mesh.normals, 12);
     if coloured {
         attribute(&mut bin, &mesh.colours, 12);
+    }
+    if with_biomes {
         let biomes: Vec<f32> = mesh.biomes.iter().map(|&b| f32::from(b)).collect();
         attribute(&mut bin, &biomes, 4);
     }
@@ -113,10 +117,12 @@ pub fn to_glb(mesh: &TileMesh) -> Result<Vec<u8>, GlbError> {
         accessors.push(
             json!({ "bufferView": 2, "componentType": FLOAT, "count": vertices, "type": "VEC3" }),
         );
+        attributes["COLOR_0"] = json!(2);
+    }
+    if with_biomes {
         accessors.push(
             json!({ "bufferView": 3, "componentType": FLOAT, "count": vertices, "type": "SCALAR" }),
         );
-        attributes["COLOR_0"] = json!(2);
         attributes["_BIOME"] = json!(3);
     }
     let index_accessor = accessors.len();

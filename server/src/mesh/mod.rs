@@ -58,7 +58,11 @@ use futures::{
 };
 use moka::{future::Cache, ops::compute::Op};
 use terrain_core::{
-    mesh::{TileMesh, build_tile, simplify_tile},
+    mesh::{
+        GlbError, TileMesh, build_tile,
+        glb::{ColouredMesh, ColouredPrimitive, coloured_to_glb},
+        simplify_tile, to_glb,
+    },
     voxel::{MeshPart, VoxelMesh},
 };
 
@@ -159,6 +163,42 @@ impl ChunkMesh {
         });
         if lo > hi { (0.0, 0.0) } else { (lo, hi) }
     }
+
+    /// The chunk's mesh as glb: a node at the chunk's placement, the opaque part and
+    /// the transparent part as two coloured primitives.
+    pub fn to_glb(&self) -> Result<Vec<u8>, GlbError> {
+        let (cx, cz) = self.key;
+        fn primitive(part: &MeshPart, transparent: bool) -> ColouredPrimitive<'_> {
+            ColouredPrimitive {
+                positions: &part.positions,
+                normals: &part.normals,
+                colours: &part.colours,
+                indices: &part.indices,
+                transparent,
+            }
+        }
+        coloured_to_glb(&ColouredMesh {
+            name: format!("chunk_{cx}_{cz}"),
+            translation: self.placement,
+            extras: serde_json::json!({
+                "chunkX": cx,
+                "chunkZ": cz,
+                "version": self.version,
+                "quads": self.mesh.quads,
+                "visibleFaces": self.mesh.visible_faces,
+            }),
+            primitives: vec![
+                primitive(&self.mesh.opaque, false),
+                primitive(&self.mesh.transparent, true),
+            ],
+        })
+    }
+}
+
+/// `served` as glb, as [`MeshCache::encoded`] stores it: the body of `mesh.glb` and a
+/// finest 3D Tiles content alike.
+pub fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, String> {
+    served.mesh.to_glb().map_err(|e| e.to_string())
 }
 
 /// What the cache holds for one tile.
@@ -184,6 +224,14 @@ impl CachedMesh {
         match self {
             CachedMesh::Tile(m) => m.key,
             CachedMesh::Chunk(m) => m.key,
+        }
+    }
+
+    /// The mesh as glb.
+    pub fn to_glb(&self) -> Result<Vec<u8>, GlbError> {
+        match self {
+            CachedMesh::Tile(m) => to_glb(m),
+            CachedMesh::Chunk(m) => m.to_glb(),
         }
     }
 

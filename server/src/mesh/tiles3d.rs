@@ -7,7 +7,10 @@
 //! A content's version is the newest version of the mesh tiles it covers, so after a
 //! zone change exactly the contents covering the changed tiles get a new version (and
 //! ETag); everything else is served from the caches. The finest level's
-//! contents are the full-detail tile meshes of [`MeshCache`].
+//! contents are the meshes of [`MeshCache`] in the glb encoding kept with them, the
+//! bytes `mesh.glb` serves: the full-detail tile meshes, or a voxel world's greedy
+//! chunk meshes (whose coarse levels are grids of the top-block heightfield, see
+//! [`terrain_core::tiles3d`]).
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
@@ -19,17 +22,13 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, parent_grid,
-        sample_depth,
+        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, leaf_error,
+        parent_grid, sample_depth,
     },
 };
 
-use super::{CachedMesh, MeshCache, MeshError, locked};
+use super::{MeshCache, MeshError, MeshFormat, encode_glb, locked};
 use crate::world::{World, WorldState};
-
-/// The geometric error of the full-detail level, in metres (each coarser level
-/// doubles it).
-pub const LEAF_ERROR: f64 = 0.25;
 
 /// Grids kept at most (about 16 KiB each); levels above the two finest only, whose
 /// grids are cheap to make again from the tiles.
@@ -70,11 +69,13 @@ impl Tilesets {
     }
 }
 
-/// A world's tileset layout: the square of its `tileset_extent`.
+/// A world's tileset layout: the square of its `tileset_extent`, with its finest
+/// level's error ([`leaf_error`]).
 pub fn layout(world: &World) -> TilesetLayout {
     let state = world.snapshot();
     let grid = state.terrain().generator().tile_grid();
-    let mut layout = TilesetLayout::covering(grid, world.tileset_extent(), LEAF_ERROR);
+    let leaf = leaf_error(state.terrain().generator());
+    let mut layout = TilesetLayout::covering(grid, world.tileset_extent(), leaf);
     if !grid.centred {
         // Corner-based tiles (osrs map squares, voxel chunks) start at tile 0.
         layout.min_tile = (0, 0);
@@ -226,15 +227,9 @@ impl MeshCache {
             let served = self
                 .get(world, Arc::clone(&state), (tiles.min_tx, tiles.min_tz))
                 .await?;
-            let mesh = Arc::clone(&served.mesh);
-            self.compute
-                .run(move || match &*mesh {
-                    CachedMesh::Tile(m) => to_glb(m).map_err(|e| e.to_string()),
-                    CachedMesh::Chunk(_) => Err("voxel chunks are not tileset contents".into()),
-                })
-                .await
-                .map_err(|e| MeshError::Build(e.to_string()))?
-                .map_err(MeshError::Encode)?
+            // The tile's own glb encoding: `mesh.glb`'s bytes, made once for both.
+            self.encoded(world.id(), &served, MeshFormat::Glb, encode_glb)
+                .await?
         } else {
             let mut depth = 1;
             let budget = layout.geometric_error(key.level);
@@ -261,9 +256,9 @@ impl MeshCache {
                 })
                 .await
                 .map_err(|e| MeshError::Build(e.to_string()))?
+                .map(Bytes::from)
                 .map_err(MeshError::Encode)?
         };
-        let bytes = Bytes::from(bytes);
         self.tilesets
             .contents
             .insert(ck, (version, bytes.clone()))
@@ -271,7 +266,11 @@ impl MeshCache {
         Ok((version, bytes))
     }
 
-    /// The root grid's height range and the newest tile version of the square.
+    /// The heights every content lies in and the newest tile version of the square:
+    /// the root grid's exact range, or on a voxel world the whole block range, 0 to
+    /// `max_height`, which needs no grid (a chunk mesh is its blocks, which the
+    /// top-block heightfield does not bound: water and leaves lie above it, faces
+    /// beside ice and toward columns beyond the square reach below it).
     pub async fn tileset_range(
         &self,
         world: &Arc<World>,
@@ -284,6 +283,9 @@ impl MeshCache {
             iz: 0,
         };
         let version = content_version(&state, &layout, root);
+        if let Some(voxel) = state.terrain().generator().as_voxel() {
+            return Ok(((0.0, f64::from(voxel.config().max_height)), version));
+        }
         let grid = self
             .content_grids(world, &state, layout, &[root])
             .await?

@@ -20,7 +20,7 @@
 //! has `resolution` 0, the opaque part in `positions`, `normals`, `colours` (linear
 //! RGB per vertex) and `indices`, the transparent kinds in `transparent` (the same
 //! four arrays), and `quads` and `visibleFaces`; the glb holds one primitive per part
-//! with `COLOR_0` (see [`terrain_core::mesh::glb::coloured_to_glb`]).
+//! with `COLOR_0` ([`crate::mesh::ChunkMesh::to_glb`]).
 
 use std::sync::Arc;
 
@@ -34,14 +34,7 @@ use axum::{
 };
 use bytes::Bytes;
 use serde::{Serialize, Serializer};
-use terrain_core::{
-    mesh::{
-        Indices,
-        glb::{ColouredMesh, ColouredPrimitive, coloured_to_glb},
-        to_glb,
-    },
-    voxel::MeshPart,
-};
+use terrain_core::{mesh::Indices, voxel::MeshPart};
 
 use super::{
     CACHE_HEADER, REVISION_HEADER,
@@ -50,7 +43,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh},
+    mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh, encode_glb},
     query::mesh::{TileFields, check_max_error},
 };
 
@@ -295,44 +288,6 @@ fn encode_json(served: &ServedMesh) -> Result<Vec<u8>, String> {
         biomes: &mesh.biomes,
     };
     serde_json::to_vec(&body).map_err(|e| format!("encoding mesh JSON: {e}"))
-}
-
-fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, String> {
-    match &*served.mesh {
-        CachedMesh::Tile(mesh) => to_glb(mesh),
-        CachedMesh::Chunk(chunk) => chunk_glb(chunk),
-    }
-    .map_err(|e| e.to_string())
-}
-
-/// A voxel chunk's mesh as glb: a node at the chunk's placement, the opaque part and
-/// the transparent part as two coloured primitives.
-pub fn chunk_glb(chunk: &ChunkMesh) -> Result<Vec<u8>, terrain_core::mesh::GlbError> {
-    let (cx, cz) = chunk.key;
-    fn primitive(part: &MeshPart, transparent: bool) -> ColouredPrimitive<'_> {
-        ColouredPrimitive {
-            positions: &part.positions,
-            normals: &part.normals,
-            colours: &part.colours,
-            indices: &part.indices,
-            transparent,
-        }
-    }
-    coloured_to_glb(&ColouredMesh {
-        name: format!("chunk_{cx}_{cz}"),
-        translation: chunk.placement,
-        extras: serde_json::json!({
-            "chunkX": cx,
-            "chunkZ": cz,
-            "version": chunk.version,
-            "quads": chunk.mesh.quads,
-            "visibleFaces": chunk.mesh.visible_faces,
-        }),
-        primitives: vec![
-            primitive(&chunk.mesh.opaque, false),
-            primitive(&chunk.mesh.transparent, true),
-        ],
-    })
 }
 
 /// `[x, y, z]` triples written as one flat array.

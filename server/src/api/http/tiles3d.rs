@@ -9,7 +9,8 @@
 //! Contents send `ETag: "<world>:3dtiles:<level>:<x>:<y>:v<version>"` (the newest
 //! version of the mesh tiles under the content) and answer `304` to an
 //! `If-None-Match` that lists it without building anything; the tileset sends the
-//! newest version of the square. Voxel worlds have no tileset (field `world`).
+//! newest version of the square. On a voxel world the finest contents are the
+//! chunks' greedy meshes and the coarser ones meshes of the top-block heightfield.
 
 use std::sync::Arc;
 
@@ -21,10 +22,7 @@ use axum::{
     },
     response::{IntoResponse, Response},
 };
-use terrain_core::{
-    GeneratorKind,
-    tiles3d::{ContentKey, TilesetLayout, subtree, tileset_json},
-};
+use terrain_core::tiles3d::{ContentKey, TilesetLayout, subtree, tileset_json};
 
 use super::{
     REVISION_HEADER,
@@ -42,14 +40,6 @@ fn world_of<'a>(
     id: &str,
 ) -> Result<(&'a Arc<World>, TilesetLayout), ApiError> {
     let world = state.engine.world(id)?;
-    if world.kind() == GeneratorKind::Voxel {
-        return Err(ApiError::invalid(
-            "world",
-            format!(
-                "{id:?} is a voxel world: 3D Tiles tilesets are served for heightfield worlds (hyperscape, osrs)"
-            ),
-        ));
-    }
     Ok((world, layout(world)))
 }
 
@@ -64,10 +54,10 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
     tag = "3dtiles",
     description = "The world's OGC 3D Tiles 1.1 tileset: implicit quadtree tiling over the square \
         of `tileset_extent`, content at every tile, geometric errors halving per level down to the \
-        full-detail tile meshes, the root box from the real height range.",
+        full-detail tile meshes (a voxel world's greedy chunk meshes), the root box from the real \
+        height range (a voxel world's whole block range).",
     responses(
         (status = 200, description = "The tileset (JSON)"),
-        (status = 400, description = "A voxel world (field `world`)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
@@ -108,7 +98,7 @@ pub async fn tileset(
     responses(
         (status = 200, description = "The subtree (binary)",
             content((crate::api::http::openapi::schemas::Bytes = "application/octet-stream"))),
-        (status = 400, description = "Not a subtree of the tileset (field `file`), or a voxel world"),
+        (status = 400, description = "Not a subtree of the tileset (field `file`)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
@@ -139,8 +129,9 @@ pub async fn subtree_file(
     path = "/v1/worlds/{world}/3dtiles/content/{level}/{x}/{file}",
     tag = "3dtiles",
     description = "Content `(level, x, y)` of the tileset as glb (`{y}.glb`): the full-detail tile \
-        mesh at the finest level, above it one mesh over the content's square within its level's \
-        geometric error of the full-detail surface, with skirts twice that error deep.",
+        mesh (a voxel world's greedy chunk mesh) at the finest level, above it one mesh over the \
+        content's square within its level's geometric error of the full-detail surface (a voxel \
+        world's top-block heightfield), with skirts twice that error deep.",
     params(
         ("level" = u32, Path, description = "Quadtree level (0: the root)"),
         ("x" = u64, Path, description = "Index along tileset x (world +x)"),
@@ -152,7 +143,7 @@ pub async fn subtree_file(
             headers(("ETag" = String, description = "`\"<world>:3dtiles:<level>:<x>:<y>:v<version>\"`: the newest version of the tiles under it")),
             content((crate::api::http::openapi::schemas::Bytes = "model/gltf-binary"))),
         (status = 304, description = "The client holds the current version"),
-        (status = 400, description = "Not a content of the tileset (field `level`, `x` or `file`), or a voxel world"),
+        (status = 400, description = "Not a content of the tileset (field `level`, `x` or `file`)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
