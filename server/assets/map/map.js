@@ -129,6 +129,8 @@ async function worldMap(worldId) {
   // The open 3-D view of the whole world (heightfield worlds), fed zones, viewers and
   // tile events.
   let world3d = null;
+  // Whether a tile changed while the 3-D view covered the map.
+  let changedUnder3d = false;
   const zoneShapes = new Map();
   window.terrainMap.zones = zoneShapes;
   let zoneList = [];
@@ -309,6 +311,9 @@ async function worldMap(worldId) {
         world3d = null;
         closed3d();
         sendArea();
+        // The map tiles are reloaded once the 3-D view is closed, not under it.
+        if (changedUnder3d) reloadHeldTiles(heard);
+        changedUnder3d = false;
       },
     });
     world3d.zones(zoneList);
@@ -421,8 +426,12 @@ async function worldMap(worldId) {
       if (msg.type === 'event') {
         // Zones first: the outline should not wait behind the tile reloads.
         loadZones().catch((e) => console.warn('zones', e));
-        reloadMapTiles(msg.bounds, msg.revision);
-        world3d?.changed(msg);
+        if (world3d) {
+          world3d.changed(msg);
+          changedUnder3d = true;
+        } else {
+          reloadMapTiles(msg.bounds, msg.revision);
+        }
         say(`revision ${msg.revision}: zone ${escapeHtml(msg.cause?.zone ?? "?")} ${escapeHtml(msg.cause?.kind ?? "changed")}`);
       } else if (msg.type === 'resync') {
         bust.clear();
@@ -434,8 +443,12 @@ async function worldMap(worldId) {
         window.terrainMap.area = msg.area;
         if (missed) {
           loadZones().catch((e) => console.warn('zones', e));
-          reloadHeldTiles(msg.revision);
-          world3d?.reloadAll();
+          if (world3d) {
+            world3d.reloadAll();
+            changedUnder3d = true;
+          } else {
+            reloadHeldTiles(msg.revision);
+          }
         }
       }
     };

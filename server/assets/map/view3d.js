@@ -172,6 +172,9 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
   tiles.registerPlugin(new ImplicitTilingPlugin());
   // Every content request revalidates what the browser holds with its ETag.
   tiles.fetchOptions = { cache: 'no-cache' };
+  // Downloads start as soon as they are queued, not at the next animation frame (a
+  // frame of the software renderer can take a few hundred milliseconds).
+  tiles.downloadQueue.schedulingCallback = (run) => setTimeout(run, 0);
   tiles.group.rotation.x = -Math.PI / 2; // the tileset frame is z up; three.js is y up
   tiles.setCamera(camera);
   scene.add(tiles.group);
@@ -305,6 +308,8 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
       const tz = layout.minTz + (2 ** level - 1 - y) * s;
       return rects.some(([a, b, c, d]) => a <= tx + s - 1 && c >= tx && b <= tz + s - 1 && d >= tz);
     });
+    // Request them again now rather than at the next frame.
+    tiles.update();
   }
 
   let frames = 0;
@@ -356,7 +361,7 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
     fly,
     startFlight,
     frames: () => frames,
-    loading: () => tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0,
+    loading: () => !layout || tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0,
     layout: () => layout,
     visibleLevels: () => [...tiles.visibleTiles].map(contentOf).filter(Boolean).map((c) => c[0]),
     zoneOutlines: () => zoneGroup.children.length,
