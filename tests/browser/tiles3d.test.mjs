@@ -216,13 +216,17 @@ try {
   // The page hears of the event on its socket, so it may ask before the PUT's answer is read.
   console.log(`  zone ${JSON.stringify(changedTiles)}: first content re-requested ${asked.at - putAt} ms from the PUT's answer; ` +
     `first changed content ${first.url.replace(origin, '')} ${first.etag} answered after ${latency} ms`);
+  // The dropped contents' copies drawn meanwhile: one at least, all gone once settled.
+  const ghosted = await page.evaluate(() => window.terrainMap.view3d.ghosts());
   await settle('after the zone');
+  const ghostsLeft = await page.evaluate(() => window.terrainMap.view3d.ghosts());
   const reloaded = await page.evaluate((n) => window.terrainMap.view3d.reloads.slice(n).map((r) => r.uri), reloadsAt);
   const again = answers.slice(afterAt);
   const changed = again.filter((a) => a.status === 200 && tagBefore.has(a.url) && a.etag !== tagBefore.get(a.url));
   const sameTag = again.filter((a) => a.status === 304 || (tagBefore.has(a.url) && a.etag === tagBefore.get(a.url)));
   check(reloaded.length > 0 && reloaded.length < loaded,
     `${reloaded.length} of ${loaded} loaded contents reloaded: ${reloaded.map((u) => u.match(/content\/(.*)\.glb/)[1]).join(' ')}`);
+  check(ghostsLeft === 0, `the reloaded contents' old meshes were drawn until their new answers (${ghosted} on screen after the first answer, ${ghostsLeft} once settled)`);
   check(requests.length - requestsAt >= reloaded.length, `${requests.length - requestsAt} content requests after the zone`);
   check(changed.length > 0, `${changed.length} reloaded contents answered 200 with a new ETag, ${sameTag.length} kept their tag`);
   check(latency <= 1000, `the first changed content answered ${latency} ms after the PUT's answer (at most 1000 ms)`);

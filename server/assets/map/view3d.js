@@ -269,7 +269,23 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
 
   // Live reload. Loaded contents are dropped from the renderer's cache, so its next
   // update requests them again; one still loading may be answered from before the
-  // change, so it is dropped once it has loaded.
+  // change, so it is dropped once it has loaded. A dropped content on screen leaves a
+  // copy of its meshes (a ghost, in the tiles' frame) drawn until its new answer is
+  // drawn, or until the renderer has nothing left to load (it was not needed again).
+  const ghosts = new THREE.Group();
+  ghosts.rotation.x = -Math.PI / 2;
+  scene.add(ghosts);
+  const ghostOf = new Map();
+  function unghost(tile) {
+    const ghost = ghostOf.get(tile);
+    ghostOf.delete(tile);
+    ghosts.remove(ghost);
+    // The ghost shares the dropped meshes' geometry and materials: drawing it uploaded
+    // them again.
+    ghost.traverse((o) => {
+      if (o.isMesh) { o.geometry.dispose(); o.material.dispose(); }
+    });
+  }
   const contentOf = (tile) => {
     const m = tile.content?.uri?.match(/content\/(\d+)\/(\d+)\/(\d+)\.glb$/);
     return m ? m.slice(1, 4).map(Number) : null;
@@ -279,6 +295,12 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
   function drop(tile) {
     const state = tile.__loadingState;
     if (state === LOADED || state === FAILED) {
+      const shown = tile.cached.scene;
+      if (shown?.parent && !ghostOf.has(tile)) {
+        const ghost = shown.clone();
+        ghosts.add(ghost);
+        ghostOf.set(tile, ghost);
+      }
       tiles.lruCache.remove(tile);
       reloads.push({ uri: tile.content.uri, at: performance.now() });
     } else if (state !== UNLOADED) {
@@ -335,6 +357,10 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
     camera.updateMatrixWorld();
     tiles.setResolutionFromRenderer(camera, renderer);
     tiles.update();
+    for (const tile of ghostOf.keys()) {
+      const state = tile.__loadingState;
+      if (state === LOADED || state === FAILED || (state === UNLOADED && !tiles.isLoading)) unghost(tile);
+    }
     frames++;
   };
   view.onDispose = () => {
@@ -364,6 +390,7 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
     loading: () => !layout || tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0,
     layout: () => layout,
     visibleLevels: () => [...tiles.visibleTiles].map(contentOf).filter(Boolean).map((c) => c[0]),
+    ghosts: () => ghostOf.size,
     zoneOutlines: () => zoneGroup.children.length,
     viewerMarkers: () => viewerGroup.children.filter((o) => o.isMesh).map((o) => o.name),
     rendered: true,
