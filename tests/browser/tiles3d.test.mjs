@@ -83,6 +83,17 @@ try {
     args: ['--headless=new', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox'],
   });
   const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  // The page's own timings of its content requests (epoch ms), as its resource timing
+  // entries give them.
+  await page.addInitScript(() => {
+    window.contentTimings = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (!/\/3dtiles\/content\//.test(e.name)) continue;
+        window.contentTimings.push({ url: e.name, start: performance.timeOrigin + e.startTime, end: performance.timeOrigin + e.responseEnd });
+      }
+    }).observe({ type: 'resource', buffered: true });
+  });
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
     else if (process.env.MAP_TEST_VERBOSE) console.log(`console ${m.type()}: ${m.text()}`);
@@ -232,6 +243,8 @@ try {
   check(latency <= 1000, `the first changed content answered ${latency} ms after the PUT's answer (at most 1000 ms)`);
   const byLevel = changed.map((a) => `${a.url.match(contentPath)[1]}: ${a.at - putAt} ms`);
   console.log(`  changed contents answered, by level, after the PUT's answer: ${byLevel.join(', ')}`);
+  const timings = await page.evaluate((t) => window.contentTimings.filter((e) => e.end >= t), putAt - 1000);
+  console.log(`  in the page's resource timings: ${timings.map((e) => `${e.url.match(contentPath)[1]}: asked ${Math.round(e.start - putAt)}, answered ${Math.round(e.end - putAt)} ms`).join('; ')}`);
   const finest = changed.find((a) => Number(a.url.match(contentPath)[1]) === layout.levels);
   check(finest && finest.at - putAt <= 1000,
     `the full-detail content under the zone answered 200 with a new ETag ${finest?.at - putAt} ms after the PUT's answer (at most 1000 ms)`);

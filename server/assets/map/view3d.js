@@ -204,8 +204,7 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
 
   // The flight: from 2 km east of the focus and 1 km above its ground to 30 m east and
   // 8 m above, each offset shrinking geometrically (the camera slows as it nears).
-  const [ground] = await heightsAt(base, [[focus.x + 30, focus.z]]);
-  const [focusGround] = await heightsAt(base, [[focus.x, focus.z]]);
+  const [ground, focusGround] = await heightsAt(base, [[focus.x + 30, focus.z], [focus.x, focus.z]]);
   const target = new THREE.Vector3(focus.x, focusGround, focus.z);
   function place(t) {
     const east = 2000 * (30 / 2000) ** t;
@@ -269,9 +268,11 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
 
   // Live reload. Loaded contents are dropped from the renderer's cache, so its next
   // update requests them again; one still loading may be answered from before the
-  // change, so it is dropped once it has loaded. A dropped content on screen leaves a
-  // copy of its meshes (a ghost, in the tiles' frame) drawn until its new answer is
-  // drawn, or until the renderer has nothing left to load (it was not needed again).
+  // change, so it is dropped once it has loaded. The contents on screen go first; the
+  // others (coarser ones kept for zooming out) once those have been drawn again, so the
+  // server builds what is seen first. A dropped content on screen leaves a copy of its
+  // meshes (a ghost, in the tiles' frame) drawn until its new answer is drawn, or until
+  // the renderer has nothing left to load (it was not needed again).
   const ghosts = new THREE.Group();
   ghosts.rotation.x = -Math.PI / 2;
   scene.add(ghosts);
@@ -307,11 +308,16 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
       stale.add(tile);
     }
   }
+  const later = new Set();
   function reloadWhere(covers) {
     for (const tile of tiles.lruCache.itemSet.keys()) {
       const c = contentOf(tile);
-      if (c && covers(c)) drop(tile);
+      if (!c || !covers(c)) continue;
+      if (tile.cached.scene?.parent) drop(tile);
+      else later.add(tile);
     }
+    // Request them again now rather than at the next frame.
+    tiles.update();
   }
   // The tile rectangles [minTx, minTz, maxTx, maxTz] of an event.
   function rectsOf(msg) {
@@ -330,8 +336,6 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
       const tz = layout.minTz + (2 ** level - 1 - y) * s;
       return rects.some(([a, b, c, d]) => a <= tx + s - 1 && c >= tx && b <= tz + s - 1 && d >= tz);
     });
-    // Request them again now rather than at the next frame.
-    tiles.update();
   }
 
   let frames = 0;
@@ -361,6 +365,10 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
       const state = tile.__loadingState;
       if (state === LOADED || state === FAILED || (state === UNLOADED && !tiles.isLoading)) unghost(tile);
     }
+    if (ghostOf.size === 0 && stale.size === 0 && later.size > 0) {
+      for (const tile of later) drop(tile);
+      later.clear();
+    }
     frames++;
   };
   view.onDispose = () => {
@@ -387,7 +395,7 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
     fly,
     startFlight,
     frames: () => frames,
-    loading: () => !layout || tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0,
+    loading: () => !layout || tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0 || later.size > 0,
     layout: () => layout,
     visibleLevels: () => [...tiles.visibleTiles].map(contentOf).filter(Boolean).map((c) => c[0]),
     ghosts: () => ghostOf.size,
