@@ -415,6 +415,8 @@ async function worldMap(worldId) {
     const { tiles: t } = area();
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
     socket = new WebSocket(`${proto}://${location.host}${base}/events${t ? `?tiles=${t.join(',')}` : ''}`);
+    // The 3-D view may have opened while the socket was connecting.
+    socket.onopen = () => { if (world3d) sendArea(); };
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
       // The last messages, for the browser test's diagnostics.
