@@ -9,7 +9,8 @@
 //   live reload: a flat zone PUT under the camera's view; the loaded contents covering
 //   its tiles are requested again and answered 200 with a new ETag, the first of them
 //   and the full-detail one within 1 s of the PUT's answer; the frame rate and every
-//   content's reload time are printed;
+//   content's reload time are printed; every loaded content reloaded with nothing
+//   changed is answered 304;
 //   no console error and no failed request.
 // Screenshots (far, near, after the zone) go to target/browser/.
 //
@@ -90,7 +91,13 @@ try {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
         if (!/\/3dtiles\/content\//.test(e.name)) continue;
-        window.contentTimings.push({ url: e.name, start: performance.timeOrigin + e.startTime, end: performance.timeOrigin + e.responseEnd });
+        window.contentTimings.push({
+          url: e.name,
+          start: performance.timeOrigin + e.startTime,
+          end: performance.timeOrigin + e.responseEnd,
+          // A 304 transfers its headers alone: less than the body the browser holds.
+          revalidated: e.transferSize < e.encodedBodySize,
+        });
       }
     }).observe({ type: 'resource', buffered: true });
   });
@@ -244,7 +251,7 @@ try {
   const byLevel = changed.map((a) => `${a.url.match(contentPath)[1]}: ${a.at - putAt} ms`);
   console.log(`  changed contents answered, by level, after the PUT's answer: ${byLevel.join(', ')}`);
   const timings = await page.evaluate((t) => window.contentTimings.filter((e) => e.end >= t), putAt - 1000);
-  console.log(`  in the page's resource timings: ${timings.map((e) => `${e.url.match(contentPath)[1]}: asked ${Math.round(e.start - putAt)}, answered ${Math.round(e.end - putAt)} ms`).join('; ')}`);
+  console.log(`  in the page's resource timings: ${timings.map((e) => `${e.url.match(contentPath)[1]}: asked ${Math.round(e.start - putAt)}, answered ${Math.round(e.end - putAt)} ms${e.revalidated ? ' (304)' : ''}`).join('; ')}`);
   const finest = changed.find((a) => Number(a.url.match(contentPath)[1]) === layout.levels);
   check(finest && finest.at - putAt <= 1000,
     `the full-detail content under the zone answered 200 with a new ETag ${finest?.at - putAt} ms after the PUT's answer (at most 1000 ms)`);
@@ -252,6 +259,20 @@ try {
   check(true, 'the new zone is outlined');
   check((await canvasColours()) > 20, 'the view after the zone is not blank');
   await shot('tiles3d-03-zone');
+
+  // 4. Every loaded content reloaded with nothing changed (what a resync does): those
+  // requested again (the ones the view uses) revalidate, answered 304 with their tag.
+  const timingsAt = await page.evaluate(() => window.contentTimings.length);
+  const answersAt = answers.length;
+  const reloadsBefore = await page.evaluate(() => window.terrainMap.view3d.reloads.length);
+  const tagsHeld = new Map(answers.map((a) => [a.url, a.etag]));
+  await page.evaluate(() => window.terrainMap.view3d.reloadAll());
+  await settle('after reloading everything');
+  const everything = await page.evaluate((n) => window.terrainMap.view3d.reloads.length - n, reloadsBefore);
+  const revalidations = await page.evaluate((n) => window.contentTimings.slice(n), timingsAt);
+  const sameTags = answers.slice(answersAt).every((a) => a.etag === tagsHeld.get(a.url));
+  check(everything > 0 && revalidations.length > 0 && revalidations.every((e) => e.revalidated) && sameTags,
+    `${everything} loaded contents reloaded with nothing changed: the ${revalidations.length} requested again all answered 304 with their tag`);
 
   check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
   console.log(`screenshots in ${shots}`);

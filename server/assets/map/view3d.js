@@ -380,11 +380,12 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
 
   place(0);
   startFlight();
+  const reloadAll = () => reloadWhere(() => true);
   const handle = {
     zones: (zones) => drawZones(zones).catch((e) => console.warn('zones in 3-D', e)),
     viewers: (viewers) => drawViewers(viewers).catch((e) => console.warn('viewers in 3-D', e)),
     changed,
-    reloadAll: () => reloadWhere(() => true),
+    reloadAll,
   };
   // For tests and the console.
   window.terrainMap.view3d = {
@@ -394,6 +395,7 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
     reloads,
     fly,
     startFlight,
+    reloadAll,
     frames: () => frames,
     loading: () => !layout || tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0 || later.size > 0,
     layout: () => layout,
