@@ -6,8 +6,9 @@
 //   exactly where GET .../height is below 9 m); a zone registered through the API
 //   (outline and re-requested tiles within 1 s), then removed; a viewer moved (its
 //   marker moves); a click (the height shown is the API's, digit for digit, and the
-//   biome, slope, walkable and reason are POST .../terrain-info's); the 3-D view of
-//   tile (0, 0) (canvas not blank); the walkability layer turned on in the layers
+//   biome, slope, walkable and reason are POST .../terrain-info's); the click's 3-D
+//   button opening the whole world in 3-D at the clicked point (canvas not blank; the
+//   3-D mode itself is tiles3d.test.mjs's); the walkability layer turned on in the layers
 //   control (its legend shown, its ?layer=walk tiles loaded with shaded pixels, each
 //   sampled pixel shaded exactly where terrain-info at its centre says not walkable,
 //   in its reason's colour; a click on steep ground showing reason slope as the API
@@ -221,19 +222,23 @@ try {
   await checkPanel(clicked);
   await shot('07-click-height');
 
-  // 7. The 3-D view of tile (0, 0).
+  // 7. The click's 3-D button: the whole world in 3-D, looking at the clicked point.
   const tile = await page.evaluate(() => {
     const t = document.querySelector('.height-popup').textContent.match(/tile (-?\d+), (-?\d+)/);
     return [Number(t[1]), Number(t[2])];
   });
   check(tile[0] === 0 && tile[1] === 0, `the clicked point is in tile ${tile}`);
   await page.click('#open3d');
-  await page.waitForFunction(() => window.terrainMap.view3d?.rendered, null, { timeout: 30000 });
-  await sleep(500);
+  await page.waitForFunction(() => window.terrainMap.view3d?.world, null, { timeout: 30000 });
+  // Its flight's first view loaded (closing it mid-load would cut requests off).
+  await page.evaluate(() => window.terrainMap.view3d.fly(0));
+  await page.waitForFunction((n) => window.terrainMap.view3d.frames() > n && !window.terrainMap.view3d.loading(),
+    await page.evaluate(() => window.terrainMap.view3d.frames() + 3), { timeout: 120000 });
   const canvasColours = await viewerColours();
-  check(canvasColours > 20, `3-D canvas of tile (0, 0) not blank: ${canvasColours} distinct colours`);
-  check(page.url().includes('tile=0,0'), `the open tile is in the URL fragment (${page.url()})`);
-  await shot('08-tile-3d');
+  check(canvasColours > 20, `3-D canvas of the world not blank: ${canvasColours} distinct colours`);
+  const focus = `3d=${clicked.x.toFixed(2)},${clicked.z.toFixed(2)}`;
+  check(page.url().includes(focus), `the 3-D view's focus is in the URL fragment (${page.url()})`);
+  await shot('08-world-3d');
 
   // 8. The walkability layer, turned on in the layers control.
   await page.click('#viewer3d-close');
@@ -426,7 +431,7 @@ try {
   if (wet > 0) check(flat.includes('water') || flat.includes('ice'), `chunk (0, 0) has ${wet} wet columns: the map shows flat ${flat}`);
   await shot('13-voxel');
 
-  await page.evaluate(() => window.terrainMap.openTile(0, 0));
+  await page.evaluate(() => window.terrainMap.openChunk(0, 0));
   await page.waitForFunction(() => window.terrainMap.view3d?.rendered, null, { timeout: 30000 });
   await sleep(500);
   const instances = JSON.parse(await api('GET', '/v1/worlds/blocks/tiles/0/0/instances'));

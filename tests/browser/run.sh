@@ -3,7 +3,8 @@
 #   tests/browser/run.sh
 # Installs what a fresh machine lacks (Debian's chromium package; playwright-core from
 # npm, pinned by package-lock.json; no browser is downloaded), builds the server, and
-# runs map.test.mjs against the built binary. Screenshots go to target/browser/.
+# runs map.test.mjs, then tiles3d.test.mjs (the 3-D mode), against the built binary.
+# Screenshots go to target/browser/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -38,3 +39,5 @@ if [ -z "$bin" ]; then
 fi
 echo "== map browser test ($bin)"
 node "$here/map.test.mjs" "$bin"
+echo "== 3-D mode browser test ($bin)"
+node "$here/tiles3d.test.mjs" "$bin"

@@ -9,7 +9,10 @@
 // info (POST .../terrain-info: biome, slope, walkable and its reason). Live: a WebSocket on /v1/worlds/{w}/events for the tiles in view (the
 // area follows pans and zooms); each event reloads the map tiles it touches and
 // highlights them; viewers are polled from /v1/worlds/{w}/map/viewers every 500 ms.
-// The view (world, centre, zoom, open tile) is kept in the URL fragment.
+// 3-D (view3d.js): a heightfield world's whole world streamed from its 3D Tiles
+// tileset, with the zones, viewers and tile events fed to it (the events' area is then
+// the whole world); a voxel world's chunk. The view (world, centre, zoom, the 3-D
+// view's focus or open chunk) is kept in the URL fragment.
 
 const api = (path) => fetch(path).then((r) => {
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
@@ -123,10 +126,18 @@ async function worldMap(worldId) {
 
   // Flat zones.
   const zoneLayer = L.layerGroup().addTo(map);
+  // The open 3-D view of the whole world (heightfield worlds), fed zones, viewers and
+  // tile events.
+  let world3d = null;
+  // Whether a tile changed while the 3-D view covered the map.
+  let changedUnder3d = false;
   const zoneShapes = new Map();
   window.terrainMap.zones = zoneShapes;
+  let zoneList = [];
   async function loadZones() {
     const { zones } = await api(`${base}/flat-zones`);
+    zoneList = zones;
+    world3d?.zones(zones);
     zoneLayer.clearLayers();
     zoneShapes.clear();
     for (const z of zones) {
@@ -150,11 +161,14 @@ async function worldMap(worldId) {
   const ringColours = { sim: '#d32f2f', spawn: '#f57c00', active: '#1976d2' };
   const rectBounds = (r) => [[origin(r[1]), origin(r[0])], [origin(r[3] + 1), origin(r[2] + 1)]];
   let viewerStamp = '';
+  let viewerList = [];
   async function loadViewers() {
     const answer = await api(`${base}/map/viewers`);
     const stamp = JSON.stringify(answer.viewers);
     if (stamp === viewerStamp) return;
     viewerStamp = stamp;
+    viewerList = answer.viewers;
+    world3d?.viewers(answer.viewers);
     viewerLayer.clearLayers();
     viewerMarkers.clear();
     for (const v of answer.viewers) {
@@ -268,25 +282,71 @@ async function worldMap(worldId) {
       `<br>${world.blockKinds ? 'chunk' : 'tile'} ${tx}, ${tz} <button type="button" id="open3d">3-D</button></div>`;
     L.popup().setLatLng(e.latlng).setContent(html).openOn(map);
     window.terrainMap.clicked = { x, z, raw, slope: rawSlope, info };
-    document.getElementById('open3d').onclick = () => openTile(tx, tz);
+    document.getElementById('open3d').onclick = () => (world.blockKinds ? openChunk(tx, tz) : openWorld(x, z));
   });
 
-  // 3-D view of one tile.
-  let openTileKey = view.tile ?? '';
-  async function openTile(tx, tz) {
-    openTileKey = `${tx},${tz}`;
+  // 3-D: a voxel world's chunk, or a heightfield world's whole world looking at a
+  // point. Either is in the fragment (`tile=cx,cz`, `3d=x,z`).
+  let open3dKey = view.tile ? `tile=${view.tile}` : view['3d'] ? `3d=${view['3d']}` : '';
+  function closed3d() {
+    open3dKey = '';
     writeFragment();
-    const { showTile } = await import('/map/assets/view3d.js');
-    await showTile(base, tx, tz, () => { openTileKey = ''; writeFragment(); }, world.blockKinds);
   }
-  window.terrainMap.openTile = openTile;
+  async function openChunk(cx, cz) {
+    open3dKey = `tile=${cx},${cz}`;
+    writeFragment();
+    const { showChunk } = await import('/map/assets/view3d.js');
+    await showChunk(base, cx, cz, closed3d, world.blockKinds);
+  }
+  async function openWorld(x, z) {
+    open3dKey = `3d=${x.toFixed(2)},${z.toFixed(2)}`;
+    writeFragment();
+    const { showWorld } = await import('/map/assets/view3d.js');
+    world3d = await showWorld(base, {
+      focus: { x, z },
+      tileOf,
+      tileSize: grid.size,
+      water: legend.waterThreshold ?? null,
+      onClose: () => {
+        world3d = null;
+        closed3d();
+        sendArea();
+        // The map tiles are reloaded once the 3-D view is closed, not under it.
+        if (changedUnder3d) reloadHeldTiles(heard);
+        changedUnder3d = false;
+      },
+    });
+    world3d.zones(zoneList);
+    world3d.viewers(viewerList);
+    sendArea();
+  }
+  window.terrainMap.openChunk = openChunk;
+  window.terrainMap.openWorld = openWorld;
+  if (!world.blockKinds) {
+    // A map button opening the whole world in 3-D at the map's centre.
+    const Open3d = L.Control.extend({
+      onAdd() {
+        const b = L.DomUtil.create('button', 'open-world-3d');
+        b.type = 'button';
+        b.textContent = '3-D';
+        b.title = 'the whole world in 3-D (3D Tiles)';
+        L.DomEvent.disableClickPropagation(b);
+        b.onclick = () => {
+          const c = map.getCenter();
+          openWorld(c.lng, c.lat);
+        };
+        return b;
+      },
+    });
+    new Open3d({ position: 'topleft' }).addTo(map);
+  }
 
   // The view in the fragment.
   function writeFragment() {
     const c = map.getCenter();
     const parts = [`world=${encodeURIComponent(worldId)}`, `x=${c.lng.toFixed(2)}`, `z=${c.lat.toFixed(2)}`, `zoom=${map.getZoom()}`];
     if (map.hasLayer(walkTiles)) parts.push('walk=1');
-    if (openTileKey) parts.push(`tile=${openTileKey}`);
+    if (open3dKey) parts.push(open3dKey);
     history.replaceState(null, '', `#${parts.join('&')}`);
   }
 
@@ -296,6 +356,12 @@ async function worldMap(worldId) {
   function viewArea() {
     const b = map.getBounds();
     return [tileOf(b.getWest()), tileOf(b.getSouth()), tileOf(b.getEast()), tileOf(b.getNorth())];
+  }
+  // The events' area: the tiles in the map's view, or every tile while the whole
+  // world is open in 3-D.
+  const area = () => (world3d ? {} : { tiles: viewArea() });
+  function sendArea() {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(area()));
   }
   // One held tile fetched again (its cache buster already bumped).
   function reloadTile(layer, held, key, revision) {
@@ -346,9 +412,11 @@ async function worldMap(worldId) {
   // The newest revision the page has heard of (events, resyncs, area acknowledgements).
   let heard = null;
   function connect() {
-    const [a, b, c, d] = viewArea();
+    const { tiles: t } = area();
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-    socket = new WebSocket(`${proto}://${location.host}${base}/events?tiles=${a},${b},${c},${d}`);
+    socket = new WebSocket(`${proto}://${location.host}${base}/events${t ? `?tiles=${t.join(',')}` : ''}`);
+    // The 3-D view may have opened while the socket was connecting.
+    socket.onopen = () => { if (world3d) sendArea(); };
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
       // The last messages, for the browser test's diagnostics.
@@ -360,18 +428,29 @@ async function worldMap(worldId) {
       if (msg.type === 'event') {
         // Zones first: the outline should not wait behind the tile reloads.
         loadZones().catch((e) => console.warn('zones', e));
-        reloadMapTiles(msg.bounds, msg.revision);
+        if (world3d) {
+          world3d.changed(msg);
+          changedUnder3d = true;
+        } else {
+          reloadMapTiles(msg.bounds, msg.revision);
+        }
         say(`revision ${msg.revision}: zone ${escapeHtml(msg.cause?.zone ?? "?")} ${escapeHtml(msg.cause?.kind ?? "changed")}`);
       } else if (msg.type === 'resync') {
         bust.clear();
         tiles.redraw();
         if (map.hasLayer(walkTiles)) walkTiles.redraw();
+        world3d?.reloadAll();
         loadZones().catch((e) => console.warn('zones', e));
       } else if (msg.type === 'area') {
         window.terrainMap.area = msg.area;
         if (missed) {
           loadZones().catch((e) => console.warn('zones', e));
-          reloadHeldTiles(msg.revision);
+          if (world3d) {
+            world3d.reloadAll();
+            changedUnder3d = true;
+          } else {
+            reloadHeldTiles(msg.revision);
+          }
         }
       }
     };
@@ -384,16 +463,15 @@ async function worldMap(worldId) {
     writeFragment();
     drawGrid();
     drawLayout();
-    if (socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify({ tiles: viewArea() }));
-    }
+    if (!world3d) sendArea();
   });
   drawGrid();
   drawLayout();
   writeFragment();
-  if (openTileKey) {
-    const [tx, tz] = openTileKey.split(',').map(Number);
-    if (Number.isInteger(tx) && Number.isInteger(tz)) openTile(tx, tz);
+  if (open3dKey) {
+    const [a, b] = open3dKey.split('=')[1].split(',').map(Number);
+    if (view.tile && world.blockKinds && Number.isInteger(a) && Number.isInteger(b)) openChunk(a, b);
+    else if (view['3d'] && !world.blockKinds && Number.isFinite(a) && Number.isFinite(b)) openWorld(a, b);
   }
   window.terrainMap.ready = true;
 }

@@ -6,7 +6,7 @@
 //! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "tileGrid": {"size", "resolution", "centred"}, "entries": [{"label", "rgb"}], "walk": {"rule", "entries": [{"reason", "label", "rgba"}]}}` |
 //! | `GET /v1/worlds/{world}/map/viewers` | `{"sequence", "viewers": [{"id", "x", "z", "viewWidth", "viewDepth", "rings": {"sim", "spawn", "active"}}]}`, each ring `[minTx, minTz, maxTx, maxTz]` (inclusive), by id |
 //! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map) |
-//! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet and three.js, embedded in the binary |
+//! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet, three.js and 3DTilesRendererJS, embedded in the binary |
 //!
 //! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:<digest>"` (`walk1` for the walk
 //! layer), the digest being that of
@@ -450,6 +450,55 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
         JS,
         include_bytes!("../../../assets/map/vendor/three/addons/utils/BufferGeometryUtils.js"),
     ),
+    (
+        "vendor/3d-tiles-renderer/index.js",
+        JS,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/index.js"),
+    ),
+    (
+        "vendor/3d-tiles-renderer/index.core.js",
+        JS,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/index.core.js"),
+    ),
+    (
+        "vendor/3d-tiles-renderer/index.core-plugins.js",
+        JS,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/index.core-plugins.js"),
+    ),
+    (
+        "vendor/3d-tiles-renderer/CameraTransitionManager-CMaqw78S.js",
+        JS,
+        include_bytes!(
+            "../../../assets/map/vendor/3d-tiles-renderer/CameraTransitionManager-CMaqw78S.js"
+        ),
+    ),
+    (
+        "vendor/3d-tiles-renderer/LoaderBase-CfTLVHyZ.js",
+        JS,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/LoaderBase-CfTLVHyZ.js"),
+    ),
+    (
+        "vendor/3d-tiles-renderer/MemoryUtils-DPE4VZ3R.js",
+        JS,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/MemoryUtils-DPE4VZ3R.js"),
+    ),
+    (
+        "vendor/3d-tiles-renderer/QuantizedMeshLoaderBase-018lzCXI.js",
+        JS,
+        include_bytes!(
+            "../../../assets/map/vendor/3d-tiles-renderer/QuantizedMeshLoaderBase-018lzCXI.js"
+        ),
+    ),
+    (
+        "vendor/3d-tiles-renderer/constants-BPcXltxX.js",
+        JS,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/constants-BPcXltxX.js"),
+    ),
+    (
+        "vendor/3d-tiles-renderer/LICENSE",
+        TEXT,
+        include_bytes!("../../../assets/map/vendor/3d-tiles-renderer/LICENSE"),
+    ),
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";
@@ -483,7 +532,7 @@ pub async fn page() -> Response {
     get,
     path = "/map/assets/{path}",
     tag = "map",
-    description = "The map page's script, style and vendored Leaflet and three.js, embedded in the binary.",
+    description = "The map page's script, style and vendored Leaflet, three.js and 3DTilesRendererJS, embedded in the binary.",
     params(("path" = String, Path, description = "A file under `assets/map/` (`map.js`, `vendor/leaflet/leaflet.js`, ...)", example = "map.js")),
     responses(
         (status = 200, description = "The file", headers(("Cache-Control" = String)),
