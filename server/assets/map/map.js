@@ -304,8 +304,6 @@ async function worldMap(worldId) {
     const { showWorld } = await import('/map/assets/view3d.js');
     world3d = await showWorld(base, {
       focus: { x, z },
-      tileOf,
-      tileSize: grid.size,
       water: legend.waterThreshold ?? null,
       onClose: () => {
         world3d = null;

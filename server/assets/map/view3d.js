@@ -3,7 +3,7 @@
 //   (GET /v1/worlds/{w}/3dtiles/tileset.json) by 3DTilesRendererJS: coarse contents far
 //   away, the full-detail tile meshes near the camera. A flight from 2 km out down to
 //   the ground, the flat zones' outlines and the viewers drawn over it; a tile event
-//   reloads exactly the loaded contents covering its changed tiles (each revalidates
+//   reloads exactly the loaded contents its `tilesetContents` names (each revalidates
 //   with its ETag: the changed ones answer 200, the others 304).
 // - Voxel worlds: one chunk's visible blocks from GET .../tiles/{cx}/{cz}/instances,
 //   drawn as the seed draws them: one instanced cube mesh per block kind, each instance
@@ -158,11 +158,10 @@ function outlinePoints(z) {
 }
 
 // The whole world of a heightfield world in 3-D, streamed from its tileset, the camera
-// at the start of a flight towards `focus` ({x, z}); `tileOf` maps a world coordinate
-// to its mesh tile index, `tileSize` is a mesh tile's side in metres, `water` the
-// height the map draws water below (the legend's `waterThreshold`, null for none).
+// at the start of a flight towards `focus` ({x, z}); `water` the height the map draws
+// water below (the legend's `waterThreshold`, null for none).
 // Answers the handle map.js feeds zones, viewers and tile events to.
-export async function showWorld(base, { focus, tileOf, tileSize, water, onClose }) {
+export async function showWorld(base, { focus, water, onClose }) {
   const view = openViewer('world (3D Tiles)', onClose);
   const { renderer, scene, camera, controls } = view;
   camera.fov = 60;
@@ -179,19 +178,12 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
   tiles.setCamera(camera);
   scene.add(tiles.group);
 
-  // The square's lowest tile and its levels below the root, from the tileset: contents
-  // of level L are 2^(levels - L) tiles a side.
+  // The tileset's levels below the root, once it has loaded.
   let layout = null;
   tiles.addEventListener('load-tile-set', ({ tileSet }) => {
     if (layout || !tileSet.root?.implicitTiling) return;
     const b = tileSet.root.boundingVolume.box;
-    // Tileset (x, y, z) is world (x, -z, y): the box's lowest world z is -(y + half y).
-    const [x0, z0] = [b[0] - b[3], -b[1] - b[7]];
-    layout = {
-      minTx: tileOf(x0 + tileSize / 2),
-      minTz: tileOf(z0 + tileSize / 2),
-      levels: tileSet.root.implicitTiling.availableLevels - 1,
-    };
+    layout = { levels: tileSet.root.implicitTiling.availableLevels - 1 };
     // The sea, as the map draws it: a plane at the water height over the square.
     if (typeof water === 'number') {
       const sea = new THREE.Mesh(new THREE.PlaneGeometry(2 * b[3], 2 * b[7]),
@@ -319,23 +311,11 @@ export async function showWorld(base, { focus, tileOf, tileSize, water, onClose 
     // Request them again now rather than at the next frame.
     tiles.update();
   }
-  // The tile rectangles [minTx, minTz, maxTx, maxTz] of an event.
-  function rectsOf(msg) {
-    if (msg.tileRects) return msg.tileRects;
-    if (msg.tiles) return msg.tiles.map(([x, z]) => [x, z, x, z]);
-    const b = msg.bounds;
-    return [[tileOf(b.minX), tileOf(b.minZ), tileOf(b.maxX), tileOf(b.maxZ)]];
-  }
+  // An event names the contents it changed: [level, minX, minY, maxX, maxY] per level.
   function changed(msg) {
-    if (!layout) return;
-    const rects = rectsOf(msg);
-    reloadWhere(([level, x, y]) => {
-      // Content (L, x, y) covers tiles min + (x s .. x s + s - 1, (2^L - 1 - y) s .. + s - 1).
-      const s = 2 ** (layout.levels - level);
-      const tx = layout.minTx + x * s;
-      const tz = layout.minTz + (2 ** level - 1 - y) * s;
-      return rects.some(([a, b, c, d]) => a <= tx + s - 1 && c >= tx && b <= tz + s - 1 && d >= tz);
-    });
+    const named = msg.tilesetContents ?? [];
+    reloadWhere(([level, x, y]) =>
+      named.some(([l, x0, y0, x1, y1]) => l === level && x >= x0 && x <= x1 && y >= y0 && y <= y1));
   }
 
   let frames = 0;
