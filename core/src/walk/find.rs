@@ -50,7 +50,7 @@ const STEPS: [(i64, i64); 8] = [
     (-1, -1),
 ];
 
-use super::path::Tile;
+use crate::tile::Tile;
 /// Each reached tile's best known cost and the tile it was reached from.
 type Best = FxHashMap<Tile, (f64, Tile)>;
 

@@ -17,9 +17,8 @@
 use libm::floor;
 
 use super::{Reason, WalkGrids, Walker};
-
-/// A movement tile `(ix, iz)`.
-pub type Tile = (i64, i64);
+// Movement tiles `(ix, iz)` are index pairs too, of the movement grid.
+use crate::tile::Tile;
 
 /// How a tiles-mode check and a path search judge movement tiles.
 pub trait TileJudge {

@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     CACHE_HEADER, REVISION_HEADER,
     conditional::{etag, not_modified},
+    extract,
 };
 use crate::{
     api::{ApiError, ApiState},
@@ -253,15 +254,14 @@ pub struct LegendEntryBody {
     tag = "map",
     responses(
         (status = 200, description = "What the map's colours mean, and its zoom range", body = LegendBody),
-        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 400, description = "A malformed world (field `world`)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn legend(
     State(state): State<Arc<ApiState>>,
-    path: Result<Path<String>, PathRejection>,
+    extract::World(world): extract::World,
 ) -> Result<Json<LegendBody>, ApiError> {
-    let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
     let world = state.engine.world(&world)?;
     let s = world.snapshot();
     let palette = palette::Palette::of(s.terrain());
@@ -338,15 +338,14 @@ pub struct RingsBody {
     tag = "map",
     responses(
         (status = 200, description = "Every viewer with its rings (`[minTx, minTz, maxTx, maxTz]`, inclusive), by id", body = ViewersBody),
-        (status = 400, description = "A malformed path (field `path`)"),
+        (status = 400, description = "A malformed world (field `world`)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn viewers(
     State(state): State<Arc<ApiState>>,
-    path: Result<Path<String>, PathRejection>,
+    extract::World(world): extract::World,
 ) -> Result<Json<ViewersBody>, ApiError> {
-    let Path(world) = path.map_err(|r| ApiError::invalid("path", r.body_text()))?;
     let (sequence, list) = state.lifecycle(&world)?.viewers();
     let rect = |r: &TileRect| [r.x0, r.z0, r.x1, r.z1];
     let viewers = list
