@@ -27,6 +27,7 @@
 //! | `terrain_mesh_cache_bytes` (gauge) | |
 //! | `terrain_mesh_build_seconds` (histogram) | |
 //! | `terrain_tiles_regenerated_total` | `world` |
+//! | `terrain_tiles3d_grids_built_total` | (3D Tiles grids made from the terrain; one a concurrent request waited for counts once) |
 //! | `terrain_event_subscribers` (gauge) | `world` |
 //! | `terrain_open_streams` (gauge) | `kind` (`grpc_events`, `websocket_events`, `track_viewers`; under `max_subscriptions`) |
 //! | `terrain_events_published_total` | `world` |
@@ -153,6 +154,11 @@ impl Metrics {
             describe_counter!(
                 "terrain_tiles_regenerated_total",
                 "Cached tile meshes rebuilt because a change touched them, by world"
+            );
+            describe_counter!(
+                "terrain_tiles3d_grids_built_total",
+                "3D Tiles content grids made from the terrain (16 tiles each at most); a grid \
+                 concurrent requests need is built once"
             );
             describe_gauge!(
                 "terrain_open_streams",
@@ -406,6 +412,12 @@ impl Metrics {
     /// Records how long one tile mesh build took.
     pub fn mesh_built(&self, elapsed: Duration) {
         self.with(|| histogram!("terrain_mesh_build_seconds").record(elapsed.as_secs_f64()));
+    }
+
+    /// Counts `n` 3D Tiles grids made from the terrain (those of the kept level and
+    /// finer; a grid another request was building is waited for, not counted).
+    pub fn tiles3d_grids_built(&self, n: u64) {
+        self.with(|| counter!("terrain_tiles3d_grids_built_total").increment(n));
     }
 
     /// Sets the bytes of mesh data the cache holds.

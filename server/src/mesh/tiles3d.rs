@@ -14,7 +14,10 @@
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
 };
 
 use bytes::Bytes;
@@ -26,6 +29,7 @@ use terrain_core::{
         parent_grid, sample_depth,
     },
 };
+use tokio::sync::watch;
 
 use super::{MeshCache, MeshError, MeshFormat, encode_glb, locked};
 use crate::world::{World, WorldState};
@@ -39,11 +43,55 @@ type GridKey = (String, ContentKey);
 /// Kept grids, by content, with the version each was made at.
 type Grids = HashMap<GridKey, (u64, Arc<ContentGrid>)>;
 
+/// A grid some request is building: its version, the builder's token, and where the
+/// grid arrives (`None` until it is made).
+type Building = HashMap<GridKey, (u64, u64, watch::Receiver<Option<Arc<ContentGrid>>>)>;
+
 /// The tilesets of every world of one server.
 #[derive(Clone)]
 pub struct Tilesets {
     grids: Arc<Mutex<Grids>>,
+    /// Grids of the kept level being built from the terrain, which a request needing
+    /// the same grid at the same version waits for instead of building it again (a
+    /// first view asks for the tileset's root and several coarse contents at once).
+    building: Arc<Mutex<Building>>,
+    builders: Arc<AtomicU64>,
     contents: Cache<GridKey, (u64, Bytes)>,
+}
+
+/// The grids one request announced it builds; when it ends, by finishing or by being
+/// dropped, its announcements go (whoever waits on a grid it never made builds it).
+struct Announced {
+    building: Arc<Mutex<Building>>,
+    token: u64,
+    world: String,
+    senders: HashMap<ContentKey, watch::Sender<Option<Arc<ContentGrid>>>>,
+}
+
+impl Announced {
+    /// Hands `grid` of `key` to those waiting for it.
+    fn made(&mut self, key: ContentKey, grid: &Arc<ContentGrid>) {
+        if let Some(sender) = self.senders.remove(&key) {
+            sender.send_replace(Some(Arc::clone(grid)));
+        }
+        let mut building = locked(&self.building);
+        let gk = (self.world.clone(), key);
+        if building.get(&gk).is_some_and(|e| e.1 == self.token) {
+            building.remove(&gk);
+        }
+    }
+}
+
+impl Drop for Announced {
+    fn drop(&mut self) {
+        let mut building = locked(&self.building);
+        for key in self.senders.keys() {
+            let gk = (self.world.clone(), *key);
+            if building.get(&gk).is_some_and(|e| e.1 == self.token) {
+                building.remove(&gk);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Tilesets {
@@ -58,6 +106,8 @@ impl Tilesets {
     pub fn new(budget: usize) -> Self {
         Tilesets {
             grids: Arc::default(),
+            building: Arc::default(),
+            builders: Arc::default(),
             contents: Cache::builder()
                 .name("3dtiles-contents")
                 .max_capacity(budget as u64 / 8)
@@ -110,20 +160,43 @@ impl MeshCache {
         // level (a grid coarser than `base` needs its children).
         let mut have: HashMap<ContentKey, Arc<ContentGrid>> = HashMap::new();
         let mut build: BTreeMap<u32, Vec<ContentKey>> = BTreeMap::new();
+        // Grids of the base level another request is building: waited for.
+        let mut joined = Vec::new();
+        let mut announced = Announced {
+            building: Arc::clone(&self.tilesets.building),
+            token: self.tilesets.builders.fetch_add(1, Ordering::Relaxed),
+            world: id.clone(),
+            senders: HashMap::new(),
+        };
         let mut seen = HashSet::new();
         let mut frontier = keys.to_vec();
         {
             let grids = locked(&self.tilesets.grids);
+            let mut building = locked(&self.tilesets.building);
             while let Some(key) = frontier.pop() {
                 if !seen.insert(key) {
                     continue;
                 }
                 let version = content_version(state, &layout, key);
-                if let Some((v, g)) = grids.get(&(id.clone(), key))
+                let gk = (id.clone(), key);
+                if let Some((v, g)) = grids.get(&gk)
                     && *v == version
                 {
                     have.insert(key, Arc::clone(g));
                     continue;
+                }
+                if key.level == base {
+                    match building.get(&gk) {
+                        Some((v, _, rx)) if *v == version => {
+                            joined.push((key, rx.clone()));
+                            continue;
+                        }
+                        _ => {
+                            let (tx, rx) = watch::channel(None);
+                            building.insert(gk, (version, announced.token, rx));
+                            announced.senders.insert(key, tx);
+                        }
+                    }
                 }
                 build.entry(key.level).or_default().push(key);
                 if key.level < base {
@@ -131,12 +204,26 @@ impl MeshCache {
                 }
             }
         }
-        // Bottom-up, finest level first.
-        for (&level, keys) in build.iter().rev() {
+        // Bottom-up, finest level first; the grids joined are waited for before the
+        // first level coarser than the base (the base level's own build first, so
+        // both requests' slices run at once).
+        let mut levels: Vec<(u32, Vec<ContentKey>)> = build.into_iter().rev().collect();
+        if !joined.is_empty() && !levels.iter().any(|(l, _)| *l == base) {
+            levels.push((base, Vec::new()));
+            levels.sort_by_key(|l| std::cmp::Reverse(l.0));
+        }
+        for (level, keys) in levels {
+            if level < base {
+                self.join(&mut joined, &mut have, state, layout).await?;
+            }
+            if keys.is_empty() {
+                continue;
+            }
             let keys: Arc<[ContentKey]> = keys.as_slice().into();
             let job_keys = Arc::clone(&keys);
             let built = if level >= base {
                 let job = Arc::clone(state);
+                self.metrics.tiles3d_grids_built(keys.len() as u64);
                 self.compute
                     .run_sliced(keys.len(), move |i| {
                         grid_from_terrain(job.terrain(), &layout, job_keys[i])
@@ -173,9 +260,14 @@ impl MeshCache {
                     let version = content_version(state, &layout, key);
                     grids.insert((id.clone(), key), (version, Arc::clone(&grid)));
                 }
+                if level == base {
+                    announced.made(key, &grid);
+                }
                 have.insert(key, grid);
             }
         }
+        // Joined grids asked for directly (nothing coarser was built).
+        self.join(&mut joined, &mut have, state, layout).await?;
         keys.iter()
             .map(|k| {
                 have.get(k)
@@ -183,6 +275,49 @@ impl MeshCache {
                     .ok_or_else(|| MeshError::Build(format!("3D Tiles grid {k:?} not built")))
             })
             .collect()
+    }
+
+    /// Waits for the grids other requests were building, and builds those whose
+    /// builder went away without making them (one sliced job).
+    async fn join(
+        &self,
+        joined: &mut Vec<(ContentKey, watch::Receiver<Option<Arc<ContentGrid>>>)>,
+        have: &mut HashMap<ContentKey, Arc<ContentGrid>>,
+        state: &Arc<WorldState>,
+        layout: TilesetLayout,
+    ) -> Result<(), MeshError> {
+        let mut missed = Vec::new();
+        for (key, mut rx) in joined.drain(..) {
+            let grid = rx
+                .wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|g| g.clone());
+            match grid {
+                Some(grid) => {
+                    have.insert(key, grid);
+                }
+                None => missed.push(key),
+            }
+        }
+        if missed.is_empty() {
+            return Ok(());
+        }
+        let job = Arc::clone(state);
+        let keys: Arc<[ContentKey]> = missed.into();
+        let job_keys = Arc::clone(&keys);
+        self.metrics.tiles3d_grids_built(keys.len() as u64);
+        let built = self
+            .compute
+            .run_sliced(keys.len(), move |i| {
+                grid_from_terrain(job.terrain(), &layout, job_keys[i])
+            })
+            .await
+            .map_err(|e| MeshError::Build(e.to_string()))?;
+        for (&key, grid) in keys.iter().zip(built) {
+            have.insert(key, Arc::new(grid));
+        }
+        Ok(())
     }
 
     /// The grids of `key`'s descendants `depth` levels down, row by row from the

@@ -266,6 +266,41 @@ async fn a_cold_root_does_not_starve_height_queries() {
     eprintln!("a heightmap took {waited:?} during a cold root of {root_took:?}");
 }
 
+/// A first view asks for the tileset, its root and the four level-1 contents at
+/// once: every grid they need is made from the terrain once (the island: 32 x 32 grids
+/// of 4 x 4 tiles), however the requests interleave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_requests_over_cold_ground_build_each_grid_once() {
+    let server = TestServer::start().await;
+    let mut paths = vec![
+        format!("{BASE}/tileset.json"),
+        format!("{BASE}/content/0/0/0.glb"),
+    ];
+    paths.extend((0..4).map(|i| format!("{BASE}/content/1/{}/{}.glb", i % 2, i / 2)));
+    let started = Instant::now();
+    let answers = futures::future::join_all(paths.iter().map(|path| {
+        let request = server.http.get(server.url(path)).send();
+        async move { request.await.expect("GET").status().as_u16() }
+    }))
+    .await;
+    assert!(answers.iter().all(|&s| s == 200), "{answers:?}");
+    let built = server.metric("terrain_tiles3d_grids_built_total").await;
+    eprintln!(
+        "a cold first view: {built} grids built in {:?}",
+        started.elapsed()
+    );
+    assert_eq!(built, 32.0 * 32.0);
+    // A level-2 content over the same ground: from the kept grids.
+    let (status, _, _) = server
+        .get_tagged(&format!("{BASE}/content/2/1/1.glb"), None)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        server.metric("terrain_tiles3d_grids_built_total").await,
+        1024.0
+    );
+}
+
 /// An osrs world's tileset: its square starts at map square (0, 0) and covers 4 x 4
 /// map squares here; the finest contents are the map squares' full-detail meshes, the
 /// coarser ones valid glbs of fewer triangles whose every vertex is a full-detail
