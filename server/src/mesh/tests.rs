@@ -103,3 +103,66 @@ async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_
     assert!(again.cached);
     assert!(Arc::ptr_eq(&again.mesh, &served.mesh));
 }
+
+/// A request waiting for a grid another request announced builds it itself when that
+/// request goes away first: the grids it answers are those of a fresh build.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grid_whose_builder_went_away_is_built_by_its_waiter() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+    let metrics = Arc::new(Metrics::new().unwrap());
+    let compute = Compute::new().unwrap();
+    let meshes = Arc::new(MeshCache::new(
+        64 << 20,
+        compute.clone(),
+        Arc::clone(&metrics),
+    ));
+    let mut config = WorldConfig::new("main", GeneratorKind::Hyperscape, 0);
+    // 16 x 16 tiles: levels 0 to 4, 16 grids of 4 x 4 tiles at the kept level.
+    config.tileset_extent = 1600.0;
+    let worlds = Arc::new(Worlds::open(&[config], &store, &Limits::default(), &[]).unwrap());
+    let world = Arc::clone(worlds.get("main").unwrap());
+    let layout = tiles3d::layout(&world);
+    assert_eq!(layout.levels, 4);
+    let root = terrain_core::tiles3d::ContentKey {
+        level: 0,
+        ix: 0,
+        iz: 0,
+    };
+    let grids = |meshes: &Arc<MeshCache>| {
+        let (meshes, world) = (Arc::clone(meshes), Arc::clone(&world));
+        async move {
+            let state = world.snapshot();
+            meshes.content_grids(&world, &state, layout, &[root]).await
+        }
+    };
+
+    // With the pool held, the first request announces the 16 grids and waits for the
+    // pool; the second joins them all.
+    let release = hold_pool(&compute).await;
+    let builder = tokio::spawn(grids(&meshes));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while meshes.tilesets.announced() < 16 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the grids were announced"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let waiter = tokio::spawn(grids(&meshes));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!waiter.is_finished(), "answered before any grid was made");
+    // The builder goes away before making any: its announcements go with it.
+    builder.abort();
+    assert!(builder.await.unwrap_err().is_cancelled());
+    assert_eq!(meshes.tilesets.announced(), 0);
+    drop(release);
+    let answer = tokio::time::timeout(Duration::from_secs(60), waiter)
+        .await
+        .expect("the waiter was answered")
+        .unwrap()
+        .unwrap();
+    let state = world.snapshot();
+    let fresh = terrain_core::tiles3d::grid_from_terrain(state.terrain(), &layout, root);
+    assert_eq!(*answer[0], fresh);
+}

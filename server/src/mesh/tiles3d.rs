@@ -103,6 +103,12 @@ impl std::fmt::Debug for Tilesets {
 }
 
 impl Tilesets {
+    /// How many grids requests have announced they are building.
+    #[cfg(test)]
+    pub(super) fn announced(&self) -> usize {
+        locked(&self.building).len()
+    }
+
     pub fn new(budget: usize) -> Self {
         Tilesets {
             grids: Arc::default(),
@@ -223,7 +229,6 @@ impl MeshCache {
             let job_keys = Arc::clone(&keys);
             let built = if level >= base {
                 let job = Arc::clone(state);
-                self.metrics.tiles3d_grids_built(keys.len() as u64);
                 self.compute
                     .run_sliced(keys.len(), move |i| {
                         grid_from_terrain(job.terrain(), &layout, job_keys[i])
@@ -250,6 +255,9 @@ impl MeshCache {
                     .await
             }
             .map_err(|e| MeshError::Build(e.to_string()))?;
+            if level >= base {
+                self.metrics.tiles3d_grids_built(keys.len() as u64);
+            }
             let mut grids = locked(&self.tilesets.grids);
             for (&key, grid) in keys.iter().zip(built) {
                 let grid = Arc::new(grid);
@@ -306,7 +314,6 @@ impl MeshCache {
         let job = Arc::clone(state);
         let keys: Arc<[ContentKey]> = missed.into();
         let job_keys = Arc::clone(&keys);
-        self.metrics.tiles3d_grids_built(keys.len() as u64);
         let built = self
             .compute
             .run_sliced(keys.len(), move |i| {
@@ -314,6 +321,7 @@ impl MeshCache {
             })
             .await
             .map_err(|e| MeshError::Build(e.to_string()))?;
+        self.metrics.tiles3d_grids_built(keys.len() as u64);
         for (&key, grid) in keys.iter().zip(built) {
             have.insert(key, Arc::new(grid));
         }
