@@ -88,6 +88,18 @@ test("a subscription from an old revision replays what it missed, then goes live
     const second = (await client.registerFlatZone({ world: "main", zone: zone("replay-2", 230) })).revision;
     const events = await take(sub, 2, 30_000);
     assert.deepEqual(events.map((e) => (e.kind === "tiles" ? e.event.revision : e.kind)), [first, second]);
+    // Each names the 3D Tiles contents it changed, one rectangle per level of the island's
+    // tileset (levels 0 to 7, tiles -64 to 63): at the finest level, tile (tx, tz) is
+    // content (tx + 64, 127 - (tz + 64)).
+    for (const e of events) {
+      assert.ok(e.kind === "tiles");
+      const rects = e.event.tilesetContents.map((c) => [c.level, c.minX, c.minY, c.maxX, c.maxY].map(Number));
+      assert.deepEqual(rects.map((r) => r[0]), [0, 1, 2, 3, 4, 5, 6, 7]);
+      assert.deepEqual(rects[0], [0, 0, 0, 0, 0]);
+      assert.equal(e.event.tileRects.length, 1);
+      const [x0, z0, x1, z1] = [e.event.tileRects[0]!].flatMap((r) => [r.minTx, r.minTz, r.maxTx, r.maxTz].map(Number)) as [number, number, number, number];
+      assert.deepEqual(rects[7], [7, x0 + 64, 127 - (z1 + 64), x1 + 64, 127 - (z0 + 64)]);
+    }
   } finally {
     sub.close();
   }
