@@ -14,13 +14,12 @@
 
 use std::time::Instant;
 
-use terrain_core::mesh::glb::{ColouredMesh, ColouredPrimitive, coloured_to_glb};
+use terrain_core::mesh::glb::{ColouredMesh, coloured_to_glb};
 use terrain_core::mesh::to_glb;
 use terrain_core::tiles3d::{
     ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_error, leaf_grid, parent_grid,
     sample_depth,
 };
-use terrain_core::voxel::MeshPart;
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
 /// The server's default `tileset_extent` of voxel worlds.
@@ -31,16 +30,6 @@ const SAMPLE: u64 = 64;
 /// The `i`-th of a lattice of samples over `n x n` indices.
 fn lattice(i: u64, n: u64) -> (u64, u64) {
     ((i * 5 + 1) % n, (i * 7 + 2) % n)
-}
-
-fn primitive(part: &MeshPart, transparent: bool) -> ColouredPrimitive<'_> {
-    ColouredPrimitive {
-        positions: &part.positions,
-        normals: &part.normals,
-        colours: &part.colours,
-        indices: &part.indices,
-        transparent,
-    }
 }
 
 fn main() {
@@ -150,10 +139,7 @@ fn main() {
             name: format!("chunk_{cx}_{cz}"),
             translation: [0.0; 3],
             extras: serde_json::json!({}),
-            primitives: vec![
-                primitive(&mesh.opaque, false),
-                primitive(&mesh.transparent, true),
-            ],
+            primitives: mesh.primitives(),
         })
         .expect("a glb");
         ms += start.elapsed().as_secs_f64() * 1000.0;

@@ -19,95 +19,11 @@
 //
 // Usage: node map.test.mjs [path/to/terrain-server]  (or TERRAIN_SERVER_BIN)
 
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { check, run, sleep, viewerColours } from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '../..');
-const bin = process.argv[2] ?? process.env.TERRAIN_SERVER_BIN;
-if (!bin) throw new Error('usage: node map.test.mjs path/to/terrain-server');
-const shots = join(repo, 'target', 'browser');
-mkdirSync(shots, { recursive: true });
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-function check(ok, what) {
-  if (!ok) throw new Error(`FAILED: ${what}`);
-  console.log(`ok - ${what}`);
-}
-
-async function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
-
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const data = mkdtempSync(join(tmpdir(), 'terrain-map-'));
-const server = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--data-dir', data,
-  '--world', 'main:hyperscape:0', '--world', 'classic:osrs', '--world', 'blocks:voxel:1'], { stdio: ['ignore', 'inherit', 'inherit'] });
-let browser;
-const errorsSeen = [];
-
-async function api(method, path, body) {
-  const r = await fetch(origin + path, {
-    method,
-    headers: body ? { 'content-type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return text;
-}
-
-try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${origin}/readyz`)).ok) break;
-    } catch { /* not listening yet */ }
-    if (i > 600) throw new Error('server not ready in 60 s');
-    await sleep(100);
-  }
-
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox'],
-  });
-  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-  const errors = errorsSeen;
+await run('map', ['main:hyperscape:0', 'classic:osrs', 'blocks:voxel:1'], async ({ origin, api, page, errors, shot }) => {
   const tileRequests = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-    else if (process.env.MAP_TEST_VERBOSE) console.log(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   page.on('request', (r) => { if (r.url().includes('/map/') && r.url().includes('.png')) tileRequests.push({ url: r.url(), at: Date.now() }); });
-  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
-  // Distinct colours among a sample of the 3-D view's canvas pixels (a blank canvas has 1).
-  const viewerColours = () => page.evaluate(() => {
-    const src = document.getElementById('viewer3d-canvas');
-    const c = document.createElement('canvas');
-    c.width = src.width;
-    c.height = src.height;
-    const g = c.getContext('2d');
-    g.drawImage(src, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const set = new Set();
-    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
-    return set.size;
-  });
 
   // The click panel's terrain info against POST .../terrain-info at the clicked point.
   async function checkPanel(clicked, world = 'main') {
@@ -234,7 +150,7 @@ try {
   await page.evaluate(() => window.terrainMap.view3d.fly(0));
   await page.waitForFunction((n) => window.terrainMap.view3d.frames() > n && !window.terrainMap.view3d.loading(),
     await page.evaluate(() => window.terrainMap.view3d.frames() + 3), { timeout: 120000 });
-  const canvasColours = await viewerColours();
+  const canvasColours = await viewerColours(page);
   check(canvasColours > 20, `3-D canvas of the world not blank: ${canvasColours} distinct colours`);
   const focus = `3d=${clicked.x.toFixed(2)},${clicked.z.toFixed(2)}`;
   check(page.url().includes(focus), `the 3-D view's focus is in the URL fragment (${page.url()})`);
@@ -438,18 +354,7 @@ try {
   const drawn = await page.evaluate(() => window.terrainMap.view3d.meshes);
   check(JSON.stringify(drawn) === JSON.stringify(instances.kinds.map((k) => ({ kind: k.name, count: k.count }))),
     `chunk (0, 0) drawn as one instanced mesh per kind: ${drawn.map((d) => `${d.kind} x${d.count}`).join(', ')}`);
-  const voxelCanvas = await viewerColours();
+  const voxelCanvas = await viewerColours(page);
   check(voxelCanvas > 20, `3-D canvas of chunk (0, 0) not blank: ${voxelCanvas} distinct colours`);
   await shot('14-chunk-3d');
-
-  check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
-  console.log(`screenshots in ${shots}`);
-} catch (e) {
-  console.error(`errors seen so far:\n  ${errorsSeen.join('\n  ')}`);
-  throw e;
-} finally {
-  if (browser) await browser.close();
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  rmSync(data, { recursive: true, force: true });
-}
+});

@@ -16,74 +16,12 @@
 //
 // Usage: node tiles3d.test.mjs [path/to/terrain-server]  (or TERRAIN_SERVER_BIN)
 
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '../..');
-const bin = process.argv[2] ?? process.env.TERRAIN_SERVER_BIN;
-if (!bin) throw new Error('usage: node tiles3d.test.mjs path/to/terrain-server');
-const shots = join(repo, 'target', 'browser');
-mkdirSync(shots, { recursive: true });
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-function check(ok, what) {
-  if (!ok) throw new Error(`FAILED: ${what}`);
-  console.log(`ok - ${what}`);
-}
-
-async function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
-
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const data = mkdtempSync(join(tmpdir(), 'terrain-tiles3d-'));
-const server = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--data-dir', data,
-  '--world', 'main:hyperscape:0'], { stdio: ['ignore', 'inherit', 'inherit'] });
-let browser;
-const errors = [];
-
-async function api(method, path, body) {
-  const r = await fetch(origin + path, {
-    method,
-    headers: body ? { 'content-type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return text;
-}
+import { check, run, sleep, viewerColours } from './harness.mjs';
 
 // The focus of the flight: land in tile (0, 0), near the spawn.
 const focus = { x: 20, z: 20 };
 
-try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${origin}/readyz`)).ok) break;
-    } catch { /* not listening yet */ }
-    if (i > 600) throw new Error('server not ready in 60 s');
-    await sleep(100);
-  }
-
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox'],
-  });
-  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+await run('tiles3d', ['main:hyperscape:0'], async ({ origin, api, page, shot }) => {
   // The page's own timings of its content requests (epoch ms), as its resource timing
   // entries give them.
   await page.addInitScript(() => {
@@ -101,12 +39,6 @@ try {
       }
     }).observe({ type: 'resource', buffered: true });
   });
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-    else if (process.env.MAP_TEST_VERBOSE) console.log(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
   // Content requests and answers: {url, level, at, status, etag}.
   const contentPath = /\/3dtiles\/content\/(\d+)\/(\d+)\/(\d+)\.glb$/;
   const requests = [];
@@ -116,24 +48,9 @@ try {
     if (m) requests.push({ url: r.url(), level: Number(m[1]), at: Date.now() });
   });
   page.on('response', async (r) => {
-    if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`);
     if (contentPath.test(r.url())) {
       answers.push({ url: r.url(), at: Date.now(), status: r.status(), etag: await r.headerValue('etag') });
     }
-  });
-  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
-  // Distinct colours among a sample of the 3-D canvas's pixels (a blank canvas has 1).
-  const canvasColours = () => page.evaluate(() => {
-    const src = document.getElementById('viewer3d-canvas');
-    const c = document.createElement('canvas');
-    c.width = src.width;
-    c.height = src.height;
-    const g = c.getContext('2d');
-    g.drawImage(src, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const set = new Set();
-    for (let i = 0; i < d.length; i += 4 * 53) set.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
-    return set.size;
   });
 
   // A viewer and a zone already registered, to be drawn.
@@ -180,7 +97,7 @@ try {
     console.log(`  t = ${t}: camera ${seen.camera}, ${step.length} content requests by level ${JSON.stringify(perLevel)}, ` +
       `${seen.visible.length} contents drawn, finest level ${finest}, settled in ${Date.now() - began} ms`);
     if (t === 0) {
-      check((await canvasColours()) > 20, 'the far view is not blank');
+      check((await viewerColours(page)) > 20, 'the far view is not blank');
       await shot('tiles3d-01-far');
     }
   }
@@ -189,7 +106,7 @@ try {
   check(flight.every((s, i) => i === 0 || s.finest >= flight[i - 1].finest) && flight.at(-1).finest > flight[0].finest,
     `nearer views draw finer levels: ${flight.map((s) => s.finest).join(', ')}`);
   check(flight.at(-1).finest === layout.levels, `the view near the ground draws full-detail contents (level ${flight.at(-1).finest})`);
-  const colours = await canvasColours();
+  const colours = await viewerColours(page);
   check(colours > 20, `the near view is not blank: ${colours} distinct colours`);
   const fps = await page.evaluate(async () => {
     const v = window.terrainMap.view3d;
@@ -256,7 +173,7 @@ try {
     `the full-detail content under the zone answered 200 with a new ETag ${finest?.at - putAt} ms after the PUT's answer (at most 1000 ms)`);
   await page.waitForFunction(() => window.terrainMap.view3d.zoneOutlines() === 2, null, { timeout: 10000 });
   check(true, 'the new zone is outlined');
-  check((await canvasColours()) > 20, 'the view after the zone is not blank');
+  check((await viewerColours(page)) > 20, 'the view after the zone is not blank');
   await shot('tiles3d-03-zone');
 
   // 4. Every loaded content reloaded with nothing changed (what a resync does): those
@@ -272,15 +189,4 @@ try {
   const sameTags = answers.slice(answersAt).every((a) => a.etag === tagsHeld.get(a.url));
   check(everything > 0 && revalidations.length > 0 && revalidations.every((e) => e.revalidated) && sameTags,
     `${everything} loaded contents reloaded with nothing changed: the ${revalidations.length} requested again all answered 304 with their tag`);
-
-  check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
-  console.log(`screenshots in ${shots}`);
-} catch (e) {
-  console.error(`errors seen so far:\n  ${errors.join('\n  ')}`);
-  throw e;
-} finally {
-  if (browser) await browser.close();
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  rmSync(data, { recursive: true, force: true });
-}
+});

@@ -13,6 +13,7 @@
 use super::block::BlockKind;
 use super::cull::base_colour;
 use super::volume::{Padded, Volume};
+use crate::mesh::glb::ColouredPrimitive;
 
 /// Triangles of one part of a voxel mesh, world metres.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -37,6 +38,21 @@ pub struct VoxelMesh {
 /// Whether the face of `a` toward `b` is drawn.
 pub fn face_visible(a: BlockKind, b: BlockKind) -> bool {
     a != BlockKind::Air && !b.occludes() && a != b
+}
+
+impl VoxelMesh {
+    /// Its glb primitives: the opaque part, then the transparent one (blended).
+    pub fn primitives(&self) -> Vec<ColouredPrimitive<'_>> {
+        [(&self.opaque, false), (&self.transparent, true)]
+            .map(|(part, transparent)| ColouredPrimitive {
+                positions: &part.positions,
+                normals: &part.normals,
+                colours: &part.colours,
+                indices: &part.indices,
+                transparent,
+            })
+            .to_vec()
+    }
 }
 
 impl MeshPart {

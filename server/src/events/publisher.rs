@@ -14,7 +14,6 @@ use terrain_core::{FlatZone, tiles3d::TilesetLayout};
 
 use super::{Event, Events};
 use crate::{
-    mesh::tiles3d,
     store::MutationKind,
     world::{Change, CommitListener, Outcome, World},
 };
@@ -66,7 +65,7 @@ pub fn event_of(world: &str, tileset: &TilesetLayout, outcome: &Outcome) -> Opti
 
 impl CommitListener for Publisher {
     fn committed(&self, world: &World, outcome: &Outcome) {
-        let Some(event) = event_of(world.id(), &tiles3d::layout(world), outcome) else {
+        let Some(event) = event_of(world.id(), world.tileset(), outcome) else {
             return;
         };
         match self.events.hub_of(world.id()) {

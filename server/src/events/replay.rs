@@ -147,6 +147,16 @@ mod tests {
 
     use crate::test_support::square_zone as zone;
 
+    /// The tileset of 16 x 16 island tiles (100 m, 64 vertices, centred).
+    fn island_square() -> TilesetLayout {
+        let grid = TileGrid {
+            size: 100.0,
+            resolution: 64,
+            centred: true,
+        };
+        TilesetLayout::covering(grid, 1600.0, 0.25)
+    }
+
     fn commit(store: &ZoneStore, revision: u64, kind: MutationKind, x: f64) {
         let zone = zone(x);
         store
@@ -159,15 +169,7 @@ mod tests {
     fn replacements_count_the_old_tiles_and_pruned_history_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();
-        let layout = TilesetLayout::covering(
-            TileGrid {
-                size: 100.0,
-                resolution: 64,
-                centred: true,
-            },
-            1600.0,
-            0.25,
-        );
+        let layout = island_square();
         commit(&store, 1, MutationKind::Registered, 0.0);
         commit(&store, 2, MutationKind::Replaced, 300.0);
         let Replay::Events(events) = replay(&store, &layout, "main", 1, 2, &Area::All).unwrap()
@@ -234,15 +236,7 @@ mod tests {
 
     #[test]
     fn a_resume_from_anywhere_finds_what_folding_the_whole_log_found() {
-        let layout = TilesetLayout::covering(
-            TileGrid {
-                size: 100.0,
-                resolution: 64,
-                centred: true,
-            },
-            1600.0,
-            0.25,
-        );
+        let layout = island_square();
         // Three ids registered, replaced, removed and registered again, moving.
         let kinds = [
             MutationKind::Registered,
@@ -299,15 +293,7 @@ mod tests {
     fn a_hole_in_a_replicated_log_is_gone_only_for_resumes_before_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = ZoneStore::open(dir.path()).unwrap();
-        let layout = TilesetLayout::covering(
-            TileGrid {
-                size: 100.0,
-                resolution: 64,
-                centred: true,
-            },
-            1600.0,
-            0.25,
-        );
+        let layout = island_square();
         let m = |x| Mutation {
             kind: MutationKind::Registered,
             zone: zone(x),

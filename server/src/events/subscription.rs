@@ -29,7 +29,7 @@ use super::{
     area::AreaCell,
     replay::{Replay, replay},
 };
-use crate::{mesh::tiles3d, world::World};
+use crate::world::World;
 
 /// An open subscription.
 #[derive(Debug)]
@@ -98,7 +98,7 @@ impl Subscription {
         if from > to {
             return Err(EventError::FromAhead { from, current: to });
         }
-        let (layout, name) = (tiles3d::layout(world), world.id().to_string());
+        let (layout, name) = (*world.tileset(), world.id().to_string());
         let metrics = Arc::clone(&events.metrics);
         let replayed =
             tokio::task::spawn_blocking(move || replay(&store, &layout, &name, from, to, &area))

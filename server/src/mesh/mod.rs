@@ -60,7 +60,7 @@ use moka::{future::Cache, ops::compute::Op};
 use terrain_core::{
     mesh::{
         GlbError, TileMesh, build_tile,
-        glb::{ColouredMesh, ColouredPrimitive, coloured_to_glb},
+        glb::{ColouredMesh, coloured_to_glb},
         simplify_tile, to_glb,
     },
     voxel::{MeshPart, VoxelMesh},
@@ -168,15 +168,6 @@ impl ChunkMesh {
     /// the transparent part as two coloured primitives.
     pub fn to_glb(&self) -> Result<Vec<u8>, GlbError> {
         let (cx, cz) = self.key;
-        fn primitive(part: &MeshPart, transparent: bool) -> ColouredPrimitive<'_> {
-            ColouredPrimitive {
-                positions: &part.positions,
-                normals: &part.normals,
-                colours: &part.colours,
-                indices: &part.indices,
-                transparent,
-            }
-        }
         coloured_to_glb(&ColouredMesh {
             name: format!("chunk_{cx}_{cz}"),
             translation: self.placement,
@@ -187,10 +178,7 @@ impl ChunkMesh {
                 "quads": self.mesh.quads,
                 "visibleFaces": self.mesh.visible_faces,
             }),
-            primitives: vec![
-                primitive(&self.mesh.opaque, false),
-                primitive(&self.mesh.transparent, true),
-            ],
+            primitives: self.mesh.primitives(),
         })
     }
 }

@@ -44,17 +44,46 @@ async fn hold_pool(compute: &Compute) -> mpsc::Sender<()> {
     release
 }
 
+/// A mesh cache with its compute pool and metrics, beside a store in a temporary
+/// directory.
+struct Cache {
+    _dir: tempfile::TempDir,
+    store: Arc<ZoneStore>,
+    metrics: Arc<Metrics>,
+    compute: Compute,
+    meshes: Arc<MeshCache>,
+}
+
+impl Cache {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let compute = Compute::new().unwrap();
+        let meshes = Arc::new(MeshCache::new(
+            64 << 20,
+            compute.clone(),
+            Arc::clone(&metrics),
+        ));
+        Cache {
+            _dir: dir,
+            store,
+            metrics,
+            compute,
+            meshes,
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_for_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
-    let metrics = Arc::new(Metrics::new().unwrap());
-    let compute = Compute::new().unwrap();
-    let meshes = Arc::new(MeshCache::new(
-        64 << 20,
-        compute.clone(),
-        Arc::clone(&metrics),
-    ));
+    let Cache {
+        _dir,
+        store,
+        metrics,
+        compute,
+        meshes,
+    } = Cache::new();
     let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(&meshes) as _];
     let configs = [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)];
     let worlds = Arc::new(Worlds::open(&configs, &store, &Limits::default(), &listeners).unwrap());
@@ -108,21 +137,19 @@ async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_
 /// request goes away first: the grids it answers are those of a fresh build.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_grid_whose_builder_went_away_is_built_by_its_waiter() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
-    let metrics = Arc::new(Metrics::new().unwrap());
-    let compute = Compute::new().unwrap();
-    let meshes = Arc::new(MeshCache::new(
-        64 << 20,
-        compute.clone(),
-        Arc::clone(&metrics),
-    ));
+    let Cache {
+        _dir,
+        store,
+        compute,
+        meshes,
+        ..
+    } = Cache::new();
     let mut config = WorldConfig::new("main", GeneratorKind::Hyperscape, 0);
     // 16 x 16 tiles: levels 0 to 4, 16 grids of 4 x 4 tiles at the kept level.
     config.tileset_extent = 1600.0;
     let worlds = Arc::new(Worlds::open(&[config], &store, &Limits::default(), &[]).unwrap());
     let world = Arc::clone(worlds.get("main").unwrap());
-    let layout = tiles3d::layout(&world);
+    let layout = *world.tileset();
     assert_eq!(layout.levels, 4);
     let root = terrain_core::tiles3d::ContentKey {
         level: 0,

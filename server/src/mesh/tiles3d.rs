@@ -25,8 +25,8 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, leaf_error,
-        parent_grid, sample_depth,
+        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, parent_grid,
+        sample_depth,
     },
 };
 use tokio::sync::watch;
@@ -125,20 +125,6 @@ impl Tilesets {
     }
 }
 
-/// A world's tileset layout: the square of its `tileset_extent`, with its finest
-/// level's error ([`leaf_error`]).
-pub fn layout(world: &World) -> TilesetLayout {
-    let state = world.snapshot();
-    let grid = state.terrain().generator().tile_grid();
-    let leaf = leaf_error(state.terrain().generator());
-    let mut layout = TilesetLayout::covering(grid, world.tileset_extent(), leaf);
-    if !grid.centred {
-        // Corner-based tiles (osrs map squares, voxel chunks) start at tile 0.
-        layout.min_tile = (0, 0);
-    }
-    layout
-}
-
 /// The newest tile version under `key`.
 pub fn content_version(state: &WorldState, layout: &TilesetLayout, key: ContentKey) -> u64 {
     state.newest_tile_version(&layout.tiles(key))
@@ -165,7 +151,8 @@ impl MeshCache {
         // Top-down: the grids kept at their current version, and those to build, by
         // level (a grid coarser than `base` needs its children).
         let mut have: HashMap<ContentKey, Arc<ContentGrid>> = HashMap::new();
-        let mut build: BTreeMap<u32, Vec<ContentKey>> = BTreeMap::new();
+        // By level: each grid to build with the version it is built at.
+        let mut build: BTreeMap<u32, Vec<(ContentKey, u64)>> = BTreeMap::new();
         // Grids of the base level another request is building: waited for.
         let mut joined = Vec::new();
         let mut announced = Announced {
@@ -204,36 +191,22 @@ impl MeshCache {
                         }
                     }
                 }
-                build.entry(key.level).or_default().push(key);
+                build.entry(key.level).or_default().push((key, version));
                 if key.level < base {
                     frontier.extend(key.children());
                 }
             }
         }
         // Bottom-up, finest level first; the grids joined are waited for before the
-        // first level coarser than the base (the base level's own build first, so
+        // first level coarser than the base (after this request's own base grids, so
         // both requests' slices run at once).
-        let mut levels: Vec<(u32, Vec<ContentKey>)> = build.into_iter().rev().collect();
-        if !joined.is_empty() && !levels.iter().any(|(l, _)| *l == base) {
-            levels.push((base, Vec::new()));
-            levels.sort_by_key(|l| std::cmp::Reverse(l.0));
-        }
-        for (level, keys) in levels {
+        for (level, planned) in build.into_iter().rev() {
             if level < base {
                 self.join(&mut joined, &mut have, state, layout).await?;
             }
-            if keys.is_empty() {
-                continue;
-            }
-            let keys: Arc<[ContentKey]> = keys.as_slice().into();
-            let job_keys = Arc::clone(&keys);
+            let (keys, versions): (Vec<ContentKey>, Vec<u64>) = planned.into_iter().unzip();
             let built = if level >= base {
-                let job = Arc::clone(state);
-                self.compute
-                    .run_sliced(keys.len(), move |i| {
-                        grid_from_terrain(job.terrain(), &layout, job_keys[i])
-                    })
-                    .await
+                self.terrain_grids(state, layout, &keys).await?
             } else {
                 let children = keys
                     .iter()
@@ -247,25 +220,22 @@ impl MeshCache {
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()?;
+                let job_keys = keys.clone();
                 self.compute
                     .run_sliced(keys.len(), move |i| {
                         let [a, b, c, d] = &children[i];
                         parent_grid(job_keys[i], [&**a, &**b, &**c, &**d])
                     })
                     .await
-            }
-            .map_err(|e| MeshError::Build(e.to_string()))?;
-            if level >= base {
-                self.metrics.tiles3d_grids_built(keys.len() as u64);
-            }
+                    .map_err(|e| MeshError::Build(e.to_string()))?
+            };
             let mut grids = locked(&self.tilesets.grids);
-            for (&key, grid) in keys.iter().zip(built) {
+            for ((key, version), grid) in keys.into_iter().zip(versions).zip(built) {
                 let grid = Arc::new(grid);
                 if kept(level) {
                     if grids.len() >= MAX_GRIDS {
                         grids.clear();
                     }
-                    let version = content_version(state, &layout, key);
                     grids.insert((id.clone(), key), (version, Arc::clone(&grid)));
                 }
                 if level == base {
@@ -308,12 +278,24 @@ impl MeshCache {
                 None => missed.push(key),
             }
         }
-        if missed.is_empty() {
-            return Ok(());
+        let built = self.terrain_grids(state, layout, &missed).await?;
+        for (key, grid) in missed.into_iter().zip(built) {
+            have.insert(key, Arc::new(grid));
         }
-        let job = Arc::clone(state);
-        let keys: Arc<[ContentKey]> = missed.into();
-        let job_keys = Arc::clone(&keys);
+        Ok(())
+    }
+
+    /// The grids of `keys` made from the terrain, one slice each, counted.
+    async fn terrain_grids(
+        &self,
+        state: &Arc<WorldState>,
+        layout: TilesetLayout,
+        keys: &[ContentKey],
+    ) -> Result<Vec<ContentGrid>, MeshError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (job, job_keys) = (Arc::clone(state), keys.to_vec());
         let built = self
             .compute
             .run_sliced(keys.len(), move |i| {
@@ -322,10 +304,7 @@ impl MeshCache {
             .await
             .map_err(|e| MeshError::Build(e.to_string()))?;
         self.metrics.tiles3d_grids_built(keys.len() as u64);
-        for (&key, grid) in keys.iter().zip(built) {
-            have.insert(key, Arc::new(grid));
-        }
-        Ok(())
+        Ok(built)
     }
 
     /// The grids of `key`'s descendants `depth` levels down, row by row from the

@@ -36,6 +36,7 @@ use terrain_core::{
     BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, TileRect, WorldSpec, ZoneSet,
     build_terrain,
     layout::{LayoutError, LayoutGround},
+    tiles3d::{TilesetLayout, leaf_error},
     zones::ZoneLimits,
 };
 
@@ -142,6 +143,18 @@ impl WorldState {
     }
 }
 
+/// The tileset layout of a world of `generator` over a square of `extent` metres, with
+/// its finest level's error ([`leaf_error`]). Corner-based tiles (osrs map squares,
+/// voxel chunks) start the square at tile 0; centred ones centre it on the origin.
+fn tileset_layout(generator: &terrain_core::WorldGenerator, extent: f64) -> TilesetLayout {
+    let grid = generator.tile_grid();
+    let mut layout = TilesetLayout::covering(grid, extent, leaf_error(generator));
+    if !grid.centred {
+        layout.min_tile = (0, 0);
+    }
+    layout
+}
+
 impl ZoneRules {
     /// The rules of a world of a server with `limits` whose coordinates reach
     /// `max_coordinate` (a voxel world's range may be narrower than the server's):
@@ -218,7 +231,8 @@ pub struct World {
     /// past revisions built from them ([`World::ground`]).
     asof: std::sync::Mutex<AsOf>,
     /// The side of the square its 3D Tiles tileset covers, in metres.
-    tileset_extent: f64,
+    /// The square and levels of the world's 3D Tiles tileset (fixed by its config).
+    tileset: TilesetLayout,
 }
 
 impl World {
@@ -255,6 +269,7 @@ impl World {
             },
         })?;
         let grid = terrain.generator().tile_grid();
+        let tileset = tileset_layout(terrain.generator(), config.tileset_extent);
         let ground = terrain.layout_arc().cloned();
         let resolution = f64::from(grid.resolution);
         let chunk = terrain_core::voxel::CHUNK as f64;
@@ -292,7 +307,7 @@ impl World {
             meters,
             walk: config.walk_rule(),
             asof: std::sync::Mutex::new(AsOf::new(history)),
-            tileset_extent: config.tileset_extent,
+            tileset,
         })
     }
 
@@ -351,9 +366,9 @@ impl World {
             .record(revision, change);
     }
 
-    /// The side in metres of the square the world's 3D Tiles tileset covers.
-    pub fn tileset_extent(&self) -> f64 {
-        self.tileset_extent
+    /// The world's 3D Tiles tileset layout: the square of its `tileset_extent`.
+    pub fn tileset(&self) -> &TilesetLayout {
+        &self.tileset
     }
 
     /// The walkability rule of terrain info, path checks and path finding.

@@ -31,7 +31,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    mesh::tiles3d::{content_version, layout},
+    mesh::tiles3d::content_version,
     world::World,
 };
 
@@ -40,7 +40,7 @@ fn world_of<'a>(
     id: &str,
 ) -> Result<(&'a Arc<World>, TilesetLayout), ApiError> {
     let world = state.engine.world(id)?;
-    Ok((world, layout(world)))
+    Ok((world, *world.tileset()))
 }
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
