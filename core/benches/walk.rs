@@ -5,6 +5,9 @@
 //! - `info_per_point_nine_heights`: the same by `info_point_by_point`, the nine heights
 //!   evaluated one by one (the straightforward path, for comparison);
 //! - `infos_1000`: the same 1,000 points in one `infos` call;
+//! - `infos_block_64x64`, `infos_town_1000`: batches whose points lie together (the
+//!   4,096 movement tiles of a 64 m block; 1,000 entities on the tiles of a 100 m
+//!   town), which take the area path; `info_per_point_*` the same points one call each;
 //! - `blocked_per_point`: the walkable test alone at the same points;
 //! - `check_tiles_100m`: a tiles-mode path check over a 100 m segment (about 140 tiles);
 //! - `check_sampled_100m`: the original's 21-sample check over the same segment;
@@ -63,6 +66,34 @@ fn bench(c: &mut Criterion) {
     g.bench_function("infos_1000", |b| {
         b.iter(|| black_box(walker.infos(&points)))
     });
+    // Batches whose points lie together: the 4,096 movement-tile centres of a
+    // 64 m x 64 m block (row-major), and 1,000 entities on random tile centres of a
+    // 100 m x 100 m town; each also one `info` call per point, for comparison.
+    let block: Vec<(f64, f64)> = (0..64 * 64)
+        .map(|k| (f64::from(k % 64) - 31.5, f64::from(k / 64) - 31.5))
+        .collect();
+    let mut s: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut tile = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s % 100) as f64 - 49.5
+    };
+    let town: Vec<(f64, f64)> = (0..1000).map(|_| (tile() + 30.0, tile() - 60.0)).collect();
+    for (name, batch) in [("block_64x64", &block), ("town_1000", &town)] {
+        g.throughput(Throughput::Elements(batch.len() as u64));
+        g.bench_function(format!("infos_{name}"), |b| {
+            b.iter(|| black_box(walker.infos(black_box(batch))))
+        });
+        g.bench_function(format!("info_per_point_{name}"), |b| {
+            b.iter(|| {
+                for &(x, z) in batch.iter() {
+                    black_box(walker.info(x, z));
+                }
+            })
+        });
+    }
+    g.throughput(Throughput::Elements(points.len() as u64));
     g.bench_function("blocked_per_point", |b| {
         b.iter(|| {
             for &(x, z) in &points {

@@ -148,6 +148,52 @@ fn spread(points: &[f64], neighbours: bool) -> (Vec<f64>, Vec<[usize; 3]>) {
     (values, indices)
 }
 
+impl Walker<'_> {
+    /// Terrain info at each of `points` from the area path, handed to `answer` with
+    /// the point's index, when that pays: the distinct x and z coordinates the points'
+    /// neighbourhoods read (each point and its neighbours at 1 m, [`spread`]) span a
+    /// lattice of no more heights than the nine per point the neighbourhood path
+    /// computes (a lattice height costs about what a neighbourhood's does: 0.2 us
+    /// against 0.18 us in `walk` benchmarks). Then the generator's area path computes
+    /// that lattice once (bit for bit the point path's heights) and every point reads
+    /// its nine from it. `false` (and nothing answered) when it does not pay.
+    pub(super) fn area_infos(
+        &self,
+        points: &[(f64, f64)],
+        mut answer: impl FnMut(usize, super::TerrainInfo),
+    ) -> bool {
+        let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+        let zs: Vec<f64> = points.iter().map(|p| p.1).collect();
+        let (vx, ix) = spread(&xs, true);
+        let (vz, iz) = spread(&zs, true);
+        if vx.len().saturating_mul(vz.len()) > 9 * points.len() {
+            return false;
+        }
+        let mut heights = vec![0.0; vx.len() * vz.len()];
+        self.terrain().fill_axes(&vx, &vz, &mut heights);
+        let stride = vx.len();
+        let h = |i: usize, j: usize| heights[j * stride + i];
+        for (k, (&(x, z), (&[w, c, e], &[s, m, n]))) in
+            points.iter().zip(ix.iter().zip(&iz)).enumerate()
+        {
+            // Entry `3 j + i` at `(x + (i - 1), z + (j - 1))`, as neighbourhoods give.
+            let nine = [
+                h(w, s),
+                h(c, s),
+                h(e, s),
+                h(w, m),
+                h(c, m),
+                h(e, m),
+                h(w, n),
+                h(c, n),
+                h(e, n),
+            ];
+            answer(k, self.info_from(x, z, &nine));
+        }
+        true
+    }
+}
+
 /// The judgement of every point of a lattice, and the heights it read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lattice {

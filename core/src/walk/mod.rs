@@ -46,6 +46,11 @@ const TOWNS: [(f64, f64); 5] = [
 ];
 /// A tile within this (Euclidean, in tiles, strict) of a town is plains.
 const TOWN_RADIUS: f64 = 3.0;
+/// The side (m) of the squares [`Walker::infos`] groups a batch's points by for the
+/// area path.
+const AREA_CELL: f64 = 32.0;
+/// Fewer points of a batch in one square take the neighbourhood path.
+const AREA_MIN_POINTS: usize = 8;
 
 /// Why a point is not walkable. Its wire code is [`Reason::code`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -315,9 +320,55 @@ impl<'a> Walker<'a> {
         self.info_from(x, z, &h[0])
     }
 
-    /// [`Walker::info`] at each of `points`, in order: their neighbourhoods computed
-    /// in batches, several sharing the generator's lane groups.
+    /// [`Walker::info`] at each of `points`, in order, bit for bit (tested).
+    ///
+    /// Points that lie together take the area path: the batch is grouped by the
+    /// [`AREA_CELL`] square each point falls in, and a group whose points share
+    /// heights (movement-tile centres, whole metres: any points whose neighbours at
+    /// 1 m are other points' coordinates, to the bit) gets the distinct heights its
+    /// points read from one generator pass over their coordinates
+    /// ([`Walker::area_infos`]), when that pass computes no more heights than the
+    /// nine per point of the neighbourhoods. The rest compute their nine heights
+    /// together ([`Terrain::neighbourhoods`]), several sharing the generator's lane
+    /// groups.
     pub fn infos(&self, points: &[(f64, f64)]) -> Vec<TerrainInfo> {
+        if points.len() < AREA_MIN_POINTS {
+            return self.neighbourhood_infos(points);
+        }
+        let cell = |(x, z): (f64, f64)| {
+            // Saturating casts: far points share the edge cells, which only costs
+            // them the area path.
+            (floor(x / AREA_CELL) as i64, floor(z / AREA_CELL) as i64)
+        };
+        let mut order: Vec<((i64, i64), usize)> = points
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (cell(p), i))
+            .collect();
+        order.sort_unstable();
+        let mut out: Vec<Option<TerrainInfo>> = vec![None; points.len()];
+        let mut scattered = Vec::new();
+        let mut group = Vec::new();
+        for cell in order.chunk_by(|a, b| a.0 == b.0) {
+            group.clear();
+            group.extend(cell.iter().map(|&(_, i)| points[i]));
+            let answered = cell.len() >= AREA_MIN_POINTS
+                && self.area_infos(&group, |k, info| out[cell[k].1] = Some(info));
+            if !answered {
+                scattered.extend(cell.iter().map(|&(_, i)| i));
+            }
+        }
+        let centres: Vec<(f64, f64)> = scattered.iter().map(|&i| points[i]).collect();
+        for (&i, info) in scattered.iter().zip(self.neighbourhood_infos(&centres)) {
+            out[i] = Some(info);
+        }
+        // Every point was answered by one of the two paths.
+        out.into_iter().flatten().collect()
+    }
+
+    /// [`Walker::info`] at each of `points`, in order, their neighbourhoods computed
+    /// in batches, several sharing the generator's lane groups.
+    fn neighbourhood_infos(&self, points: &[(f64, f64)]) -> Vec<TerrainInfo> {
         const BATCH: usize = 64;
         let mut h = [[0.0; 9]; BATCH];
         let mut out = Vec::with_capacity(points.len());
@@ -526,6 +577,149 @@ mod tests {
             zoned_heights > 500,
             "{zoned_heights} points the zones change"
         );
+    }
+
+    /// Batches whose points lie together take the area path and answer what `info`
+    /// does, bit for bit: blocks of movement-tile centres and of whole metres over the
+    /// zones, the pond and the coast of the island (both overlap rules, every
+    /// height-field rule), a zoned voxel world under `block-step` and a zoned osrs
+    /// world under `max-slope`, mixed in one shuffled batch with scattered points
+    /// (the neighbourhood path).
+    #[test]
+    fn area_path_batches_equal_the_point_path() {
+        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s >> 11
+        };
+        let unit = |n: u64| n as f64 / (1u64 << 53) as f64;
+        let block = |(cx, cz): (f64, f64), n: i32, offset: f64| -> Vec<(f64, f64)> {
+            (0..n * n)
+                .map(|k| {
+                    let (i, j) = (f64::from(k % n - n / 2), f64::from(k / n - n / 2));
+                    (cx.floor() + i + offset, cz.floor() + j + offset)
+                })
+                .collect()
+        };
+        let zone = |json: &str, id: &str, revision: u64| {
+            let doc: ZoneDoc = serde_json::from_str(json).unwrap();
+            (doc.spec().unwrap().resolve(id, f64::NAN), revision)
+        };
+        let hyperscape_rules = [
+            WalkRule::Hyperscape {
+                limits: BiomeLimits::hyperscape(),
+            },
+            WalkRule::Slope {
+                limits: BiomeLimits::hyperscape(),
+                water_level: 9.0,
+            },
+            WalkRule::MaxSlope {
+                max_slope: 0.3,
+                water_level: Some(9.0),
+            },
+        ];
+        // A terrain, the rules to ask it by, the centres of the blocks asked.
+        type Case = (Terrain, Vec<WalkRule>, Vec<(f64, f64)>);
+        let mut worlds: Vec<Case> = Vec::new();
+        for overlap in [Overlap::Hyperscape, Overlap::Layered] {
+            // The zones, the pond's side and two stretches of coast.
+            let centres = vec![
+                (0.0, 0.0),
+                (-80.0, 60.0),
+                (40.5, -30.0),
+                (-250.0, 200.0),
+                (470.0, 10.0),
+                (-20.0, -455.0),
+            ];
+            worlds.push((
+                zoned_island(0, overlap, true),
+                hyperscape_rules.to_vec(),
+                centres,
+            ));
+        }
+        let other = |generator, seed, voxel, zone_json: &str| {
+            crate::build_terrain(
+                &crate::WorldSpec {
+                    generator,
+                    seed,
+                    overlap: Overlap::Layered,
+                    layout: None,
+                    voxel,
+                },
+                [zone(zone_json, "z", 1)],
+            )
+            .unwrap()
+        };
+        worlds.push((
+            other(
+                GeneratorKind::Voxel,
+                3,
+                Some(Default::default()),
+                r#"{"centerX": 10.0, "centerZ": 0.0, "width": 12.0, "depth": 12.0, "heightOffset": 5.0, "blendRadius": 6.0}"#,
+            ),
+            vec![WalkRule::BlockStep { sea_level: 24.0 }],
+            vec![(10.0, 0.0), (-300.0, 170.0), (900.0, -40.0)],
+        ));
+        worlds.push((
+            other(
+                GeneratorKind::Osrs,
+                0,
+                None,
+                r#"{"centerX": 3200.0, "centerZ": 3200.0, "width": 16.0, "depth": 16.0, "heightOffset": 3.0, "blendRadius": 8.0}"#,
+            ),
+            vec![WalkRule::MaxSlope {
+                max_slope: 0.5,
+                water_level: None,
+            }],
+            vec![(3200.0, 3200.0), (3150.0, 3300.0)],
+        ));
+        let mut seen = [0usize; 4];
+        for (terrain, rules, centres) in &worlds {
+            let mut batch = Vec::new();
+            for &c in centres {
+                batch.extend(block(c, 12, 0.5));
+                batch.extend(block(c, 8, 0.0));
+            }
+            let scattered: Vec<(f64, f64)> = (0..60)
+                .map(|_| {
+                    let (a, b) = (unit(next()), unit(next()));
+                    let (cx, cz) = centres[(next() % centres.len() as u64) as usize];
+                    (cx + (a - 0.5) * 300.0, cz + (b - 0.5) * 300.0)
+                })
+                .collect();
+            batch.extend(&scattered);
+            for i in (1..batch.len()).rev() {
+                batch.swap(i, (next() % (i as u64 + 1)) as usize);
+            }
+            for rule in rules {
+                let walker = Walker::new(terrain, rule);
+                // The blocks pay on the area path; scattered points do not.
+                assert!(walker.area_infos(&block(centres[0], 12, 0.5), |_, _| ()));
+                assert!(!walker.area_infos(&scattered[..20], |_, _| ()));
+                for (&(x, z), got) in batch.iter().zip(walker.infos(&batch)) {
+                    let want = walker.info_point_by_point(x, z);
+                    let bits = |i: &TerrainInfo| {
+                        (
+                            i.height.to_bits(),
+                            i.slope.to_bits(),
+                            i.biome,
+                            i.underwater,
+                            i.reason,
+                        )
+                    };
+                    assert_eq!(bits(&got), bits(&want), "{rule:?} ({x}, {z})");
+                    seen[match want.reason {
+                        None => 0,
+                        Some(Reason::Water) => 1,
+                        Some(Reason::Slope) => 2,
+                        _ => 3,
+                    }] += 1;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 20), "{seen:?}");
     }
 
     #[test]

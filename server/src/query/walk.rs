@@ -117,10 +117,7 @@ impl QueryEngine {
         let revision = state.revision();
         if points <= INFO_IN_PLACE {
             let walker = Walker::new(state.terrain(), world.walk_rule());
-            let points = coords
-                .chunks_exact(2)
-                .map(|p| walker.info(p[0], p[1]))
-                .collect();
+            let points = walker.infos(&pairs(&coords));
             return Ok(InfoAnswer { points, revision });
         }
         let meters = Arc::clone(world.meters());
@@ -133,10 +130,7 @@ impl QueryEngine {
             .run_sliced_timed(slices, move |i| {
                 let walker = Walker::new(state.terrain(), &rule);
                 let end = (2 * INFO_IN_PLACE * (i + 1)).min(coords.len());
-                coords[2 * INFO_IN_PLACE * i..end]
-                    .chunks_exact(2)
-                    .map(|p| walker.info(p[0], p[1]))
-                    .collect::<Vec<_>>()
+                walker.infos(&pairs(&coords[2 * INFO_IN_PLACE * i..end]))
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
@@ -253,6 +247,12 @@ impl QueryEngine {
         meters.batch.observe((expanded as u64).max(1) * 2, took);
         Ok(FindAnswer { found, revision })
     }
+}
+
+/// Interleaved coordinates (`x0, z0, x1, z1, ...`) as points (an odd last one dropped:
+/// callers check the count first).
+fn pairs(coords: &[f64]) -> Vec<(f64, f64)> {
+    coords.chunks_exact(2).map(|p| (p[0], p[1])).collect()
 }
 
 /// Checks a polyline's size and coordinates; answers its length.
