@@ -35,9 +35,6 @@ pub struct Sampled {
     heights: Vec<f64>,
 }
 
-/// Probes of at least this many points are sampled on several threads.
-const PARALLEL_POINTS: usize = 4096;
-
 impl Probe {
     pub fn over(bounds: &Bounds) -> Self {
         Probe {
@@ -47,21 +44,16 @@ impl Probe {
     }
 
     /// The heights of `terrain` at the probe's points, with the ground under them.
+    ///
+    /// On the calling thread (the world's follower): at most 65 x 65 points, 2-8 ms
+    /// on the slowest generator. Sampling a large probe on threads spawned for it cost
+    /// each of them a fresh allocator arena, which stayed resident (about 0.3-0.6 MB
+    /// per largest zone on a voxel world, `scripts/zone-rss.py`).
     pub fn sample(&self, terrain: &Terrain) -> Sampled {
         let n = self.xs.len() * self.zs.len();
         let (mut ground, mut procedural, mut heights) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let rows = self.rows_per_part();
-        let chunk = rows * self.xs.len();
-        let outs = ground
-            .chunks_mut(chunk)
-            .zip(procedural.chunks_mut(chunk))
-            .zip(heights.chunks_mut(chunk));
-        type Part<'a> = (&'a [f64], ((&'a mut [f64], &'a mut [f64]), &'a mut [f64]));
-        let sample = |(zs, ((ground, procedural), heights)): Part<'_>| {
-            terrain.fill_axes_ground(&self.xs, zs, &mut *ground, &mut *procedural);
-            terrain.fill_axes_on_ground(&self.xs, zs, ground, procedural, heights);
-        };
-        on_threads(self.zs.chunks(rows).zip(outs), sample);
+        terrain.fill_axes_ground(&self.xs, &self.zs, &mut ground, &mut procedural);
+        terrain.fill_axes_on_ground(&self.xs, &self.zs, &ground, &procedural, &mut heights);
         Sampled {
             ground,
             procedural,
@@ -72,70 +64,16 @@ impl Probe {
     /// The largest height change between `before` (this probe's sampling of the
     /// world before a change) and `after` (the world's terrain with the change).
     pub fn delta(&self, before: &Sampled, after: &Terrain) -> f64 {
-        let rows = self.rows_per_part();
-        let (nx, chunk) = (self.xs.len(), rows * self.xs.len());
-        let mut deltas = vec![0.0_f64; self.zs.len().div_ceil(rows)];
-        let inputs = self
-            .zs
-            .chunks(rows)
-            .zip(before.ground.chunks(chunk))
-            .zip(before.procedural.chunks(chunk))
-            .zip(before.heights.chunks(chunk))
-            .zip(deltas.iter_mut());
-        type Part<'a> = (
-            (((&'a [f64], &'a [f64]), &'a [f64]), &'a [f64]),
-            &'a mut f64,
+        let mut heights = vec![0.0; before.heights.len()];
+        after.fill_axes_on_ground(
+            &self.xs,
+            &self.zs,
+            &before.ground,
+            &before.procedural,
+            &mut heights,
         );
-        let measure = |((((zs, ground), procedural), old), delta): Part<'_>| {
-            let mut heights = vec![0.0; zs.len() * nx];
-            after.fill_axes_on_ground(&self.xs, zs, ground, procedural, &mut heights);
-            *delta = max_delta(old, &heights);
-        };
-        on_threads(inputs, measure);
-        deltas.into_iter().fold(0.0, f64::max)
+        max_delta(&before.heights, &heights)
     }
-
-    /// How many of the probe's rows go to one part (one thread): all of them for a
-    /// small probe, else an equal share per core.
-    fn rows_per_part(&self) -> usize {
-        let threads = if self.xs.len() * self.zs.len() < PARALLEL_POINTS {
-            1
-        } else {
-            cores()
-        };
-        self.zs.len().div_ceil(threads).max(1)
-    }
-
-    #[cfg(test)]
-    fn parts(&self) -> usize {
-        self.zs.len().div_ceil(self.rows_per_part())
-    }
-}
-
-/// The cores to sample a large probe on (at most 8), read once: the lookup reads
-/// cgroup files on Linux, too slow to repeat for every change.
-fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
-}
-
-/// Runs `work` on each of `parts`: the first on this thread, each other one on a
-/// scoped thread of its own.
-fn on_threads<T: Send>(parts: impl Iterator<Item = T>, work: impl Fn(T) + Sync) {
-    let mut parts = parts.peekable();
-    let Some(first) = parts.next() else {
-        return;
-    };
-    if parts.peek().is_none() {
-        return work(first);
-    }
-    std::thread::scope(|scope| {
-        for part in parts {
-            let work = &work;
-            scope.spawn(move || work(part));
-        }
-        work(first);
-    });
 }
 
 /// The largest absolute difference between two samplings of the same probe.
@@ -189,8 +127,8 @@ mod tests {
         assert_eq!(*big.xs.last().unwrap(), 10_000.0);
     }
 
-    /// A probe sampled in parts on several threads, on a shared ground, measures
-    /// what sampling the two terrains whole would.
+    /// A probe sampled on a shared ground measures what sampling the two terrains
+    /// whole would, small and large (capped) alike.
     #[test]
     fn a_probe_measures_the_change_of_sampling_both_terrains_whole() {
         use terrain_core::{
@@ -202,7 +140,7 @@ mod tests {
         let before = Terrain::new(generator.clone(), zones.clone());
         zones.insert(crate::test_support::square_zone(40.0), 1);
         let after = Terrain::new(generator, zones);
-        for (width, parts) in [(6.0, 1), (15.0, 1), (300.0, 2)] {
+        for width in [6.0, 15.0, 300.0] {
             let probe = Probe::over(&Bounds {
                 min_x: 40.0 - width,
                 min_z: -width,
@@ -210,11 +148,6 @@ mod tests {
                 max_z: width,
             });
             let n = probe.xs.len() * probe.zs.len();
-            assert_eq!(
-                probe.parts() > 1,
-                parts > 1 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
-                "{n} points"
-            );
             let whole = |t: &Terrain| {
                 let mut out = vec![0.0; n];
                 t.fill_axes(&probe.xs, &probe.zs, &mut out);
