@@ -294,6 +294,34 @@ impl Terrain {
         }
     }
 
+    /// The heights at `pairs` of coordinates: `out[k]` is [`Generator::height`] at
+    /// `(xs[i], zs[j])` for `pairs[k] = (i, j)`, bit for bit.
+    ///
+    /// On the hyperscape island without a layout the generator computes each
+    /// coordinate's axis parts once for every pair that shares it
+    /// ([`Hyperscape::heights_at`]); each pair a zone may affect is then redone by the
+    /// point path. Other worlds evaluate the pairs one by one.
+    ///
+    /// [`Hyperscape::heights_at`]: crate::generator::hyperscape::Hyperscape::heights_at
+    pub fn heights_at(&self, xs: &[f64], zs: &[f64], pairs: &[(usize, usize)], out: &mut [f64]) {
+        assert_eq!(pairs.len(), out.len(), "one height per pair");
+        let (WorldGenerator::Hyperscape(h), None) = (&self.generator, &self.layout) else {
+            for (&(i, j), o) in pairs.iter().zip(out.iter_mut()) {
+                *o = self.height(xs[i], zs[j]);
+            }
+            return;
+        };
+        h.heights_at(xs, zs, pairs, out);
+        if self.zones.is_empty() {
+            return;
+        }
+        for (&(i, j), o) in pairs.iter().zip(out.iter_mut()) {
+            if self.zones.near(xs[i], zs[j], SAMPLE_REACH) {
+                *o = self.height(xs[i], zs[j]);
+            }
+        }
+    }
+
     /// After the generator's area path filled `out` (rows along `zs`, `nx` columns at
     /// `x(ix)`), redoes point by point the samples a zone may affect.
     fn redo_near_zones(

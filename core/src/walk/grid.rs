@@ -122,29 +122,68 @@ impl Walker<'_> {
     }
 }
 
+/// How many distinct values (bits) `values` holds.
+fn distinct(values: &[f64]) -> usize {
+    let mut bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+    bits.sort_unstable();
+    bits.dedup();
+    bits.len()
+}
+
 /// The distinct values of `points` and, when `neighbours`, of each point offset by the
 /// slope's distance both ways (`p - 1`, `p + 1`: the f64s [`Walker::slope_from`]
 /// reads), sorted; and for each point the indices of `p - 1`, `p` and `p + 1` among
 /// them (all three `p`'s without `neighbours`).
 fn spread(points: &[f64], neighbours: bool) -> (Vec<f64>, Vec<[usize; 3]>) {
     let c = super::SLOPE_DISTANCE;
-    let trio = |p: f64| {
-        if neighbours {
-            [p - c, p, p + c]
-        } else {
-            [p, p, p]
+    // The distinct values, sorted, and each point's rank among them: one sort of the
+    // points' order (the offsets keep it, so they need no sort of their own).
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_unstable_by(|&a, &b| points[a].total_cmp(&points[b]));
+    let mut distinct: Vec<f64> = Vec::with_capacity(points.len());
+    let mut rank = vec![0; points.len()];
+    for &i in &order {
+        if distinct
+            .last()
+            .is_none_or(|l| l.to_bits() != points[i].to_bits())
+        {
+            distinct.push(points[i]);
         }
-    };
-    let mut values: Vec<f64> = points.iter().flat_map(|&p| trio(p)).collect();
-    values.sort_by(f64::total_cmp);
-    values.dedup_by(|a, b| a.to_bits() == b.to_bits());
-    // Every value searched for is among `values`: the search always finds it.
-    let at = |v: f64| {
-        values
-            .binary_search_by(|probe| probe.total_cmp(&v))
-            .unwrap_or_else(|i| i)
-    };
-    let indices = points.iter().map(|&p| trio(p).map(at)).collect();
+        rank[i] = distinct.len() - 1;
+    }
+    if !neighbours {
+        return (distinct, rank.into_iter().map(|r| [r; 3]).collect());
+    }
+    // `p - c`, `p` and `p + c` of the distinct values are three sorted lists (rounding
+    // is monotonic); merged without repeats (the same bits), each entry's place noted.
+    let lists: [Vec<f64>; 3] = [
+        distinct.iter().map(|&p| p - c).collect(),
+        distinct.clone(),
+        distinct.iter().map(|&p| p + c).collect(),
+    ];
+    let mut values: Vec<f64> = Vec::with_capacity(3 * distinct.len());
+    let mut place = [
+        vec![0; distinct.len()],
+        vec![0; distinct.len()],
+        vec![0; distinct.len()],
+    ];
+    let mut heads = [0; 3];
+    loop {
+        let next = (0..3)
+            .filter(|&k| heads[k] < distinct.len())
+            .min_by(|&a, &b| lists[a][heads[a]].total_cmp(&lists[b][heads[b]]));
+        let Some(k) = next else { break };
+        let v = lists[k][heads[k]];
+        if values.last().is_none_or(|l| l.to_bits() != v.to_bits()) {
+            values.push(v);
+        }
+        place[k][heads[k]] = values.len() - 1;
+        heads[k] += 1;
+    }
+    let indices = rank
+        .into_iter()
+        .map(|r| [place[0][r], place[1][r], place[2][r]])
+        .collect();
     (values, indices)
 }
 
@@ -166,7 +205,7 @@ impl Walker<'_> {
         let zs: Vec<f64> = points.iter().map(|p| p.1).collect();
         let (vx, ix) = spread(&xs, true);
         let (vz, iz) = spread(&zs, true);
-        if vx.len().saturating_mul(vz.len()) > 9 * points.len() {
+        if vx.len().saturating_mul(vz.len()) > 8 * points.len() {
             return false;
         }
         let mut heights = vec![0.0; vx.len() * vz.len()];
@@ -191,6 +230,60 @@ impl Walker<'_> {
             answer(k, self.info_from(x, z, &nine));
         }
         true
+    }
+}
+
+impl Walker<'_> {
+    /// Terrain info at each of `points`, in order, their nine heights each computed
+    /// from the axis parts of the batch's distinct coordinates
+    /// ([`crate::Terrain::heights_at`]), when the points share coordinates: their
+    /// neighbourhoods' distinct x and z values (each point's and its neighbours' at
+    /// 1 m, [`spread`]) number at most half the six per point the neighbourhood path
+    /// computes parts for. `None` when they do not.
+    pub(super) fn shared_axes_infos(
+        &self,
+        points: &[(f64, f64)],
+    ) -> Option<Vec<super::TerrainInfo>> {
+        let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+        let zs: Vec<f64> = points.iter().map(|p| p.1).collect();
+        // Scattered points (each coordinate its own) are told apart by a sort of
+        // their bits, cheaper than spreading them.
+        if distinct(&xs) + distinct(&zs) > 3 * points.len() / 2 {
+            return None;
+        }
+        let (vx, ix) = spread(&xs, true);
+        let (vz, iz) = spread(&zs, true);
+        if 2 * (vx.len() + vz.len()) > 6 * points.len() {
+            return None;
+        }
+        // Entry `3 j + i` at `(x + (i - 1), z + (j - 1))`, as neighbourhoods give.
+        let pairs: Vec<(usize, usize)> = ix
+            .iter()
+            .zip(&iz)
+            .flat_map(|(&[w, c, e], &[s, m, n])| {
+                [
+                    (w, s),
+                    (c, s),
+                    (e, s),
+                    (w, m),
+                    (c, m),
+                    (e, m),
+                    (w, n),
+                    (c, n),
+                    (e, n),
+                ]
+            })
+            .collect();
+        let mut heights = vec![0.0; pairs.len()];
+        self.terrain().heights_at(&vx, &vz, &pairs, &mut heights);
+        let (nines, _) = heights.as_chunks::<9>();
+        Some(
+            points
+                .iter()
+                .zip(nines)
+                .map(|(&(x, z), nine)| self.info_from(x, z, nine))
+                .collect(),
+        )
     }
 }
 
@@ -404,6 +497,59 @@ mod tests {
         walk::{BiomeLimits, WalkRule},
         zones::ZoneDoc,
     };
+
+    /// `spread` gives what sorting every value and offset and searching each would:
+    /// repeated values, movement-tile centres whose offsets are other points, both
+    /// zeros, and magnitudes where `p - 1` and `p + 1` round onto other points.
+    #[test]
+    fn spread_equals_sorting_every_value() {
+        let naive = |points: &[f64], neighbours: bool| {
+            let trio = |p: f64| {
+                if neighbours {
+                    [p - 1.0, p, p + 1.0]
+                } else {
+                    [p; 3]
+                }
+            };
+            let mut values: Vec<f64> = points.iter().flat_map(|&p| trio(p)).collect();
+            values.sort_by(f64::total_cmp);
+            values.dedup_by(|a, b| a.to_bits() == b.to_bits());
+            let at = |v: f64| {
+                values
+                    .iter()
+                    .position(|w| w.to_bits() == v.to_bits())
+                    .unwrap()
+            };
+            let indices: Vec<[usize; 3]> = points.iter().map(|&p| trio(p).map(at)).collect();
+            (values, indices)
+        };
+        let mut s: u64 = 0x0bad_cafe_f00d_1234;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let big = 2f64.powi(53);
+        let sets: Vec<Vec<f64>> = vec![
+            vec![3.5],
+            (0..50).map(|k| f64::from(k % 17) - 8.5).collect(),
+            vec![0.0, -0.0, 1.0, -1.0, 0.0, 2.0],
+            vec![big, big - 1.0, big + 2.0, big - 2.0, big + 4.0, -big],
+            (0..200)
+                .map(|_| (next() % 4000) as f64 / 8.0 - 250.0)
+                .collect(),
+        ];
+        for points in &sets {
+            for neighbours in [false, true] {
+                let (values, indices) = spread(points, neighbours);
+                let (want_values, want_indices) = naive(points, neighbours);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&values), bits(&want_values), "{points:?}");
+                assert_eq!(indices, want_indices, "{points:?}");
+            }
+        }
+    }
 
     fn island(overlap: Overlap) -> Terrain {
         let mut zones = ZoneSet::new(overlap, 100.0);

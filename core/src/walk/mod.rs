@@ -359,7 +359,10 @@ impl<'a> Walker<'a> {
             }
         }
         let centres: Vec<(f64, f64)> = scattered.iter().map(|&i| points[i]).collect();
-        for (&i, info) in scattered.iter().zip(self.neighbourhood_infos(&centres)) {
+        let infos = self
+            .shared_axes_infos(&centres)
+            .unwrap_or_else(|| self.neighbourhood_infos(&centres));
+        for (&i, info) in scattered.iter().zip(infos) {
             out[i] = Some(info);
         }
         // Every point was answered by one of the two paths.
@@ -579,12 +582,13 @@ mod tests {
         );
     }
 
-    /// Batches whose points lie together take the area path and answer what `info`
-    /// does, bit for bit: blocks of movement-tile centres and of whole metres over the
-    /// zones, the pond and the coast of the island (both overlap rules, every
-    /// height-field rule), a zoned voxel world under `block-step` and a zoned osrs
-    /// world under `max-slope`, mixed in one shuffled batch with scattered points
-    /// (the neighbourhood path).
+    /// Batches whose points lie together take the area path, or share axis parts,
+    /// and answer what `info` does, bit for bit: blocks of movement-tile centres and
+    /// of whole metres (the lattice) and a town's entities on random tiles (shared
+    /// axis parts) over the zones, the pond and the coast of the island (both overlap
+    /// rules, every height-field rule), a zoned voxel world under `block-step` and a
+    /// zoned osrs world under `max-slope`, mixed in one shuffled batch with scattered
+    /// points.
     #[test]
     fn area_path_batches_equal_the_point_path() {
         let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -690,14 +694,33 @@ mod tests {
                 })
                 .collect();
             batch.extend(&scattered);
+            // Towns at the first and last centres (a zone; the coast on the island):
+            // 300 entities each on random movement tiles of a 60 m square, too sparse
+            // for the lattice but on shared rows and columns.
+            let town: Vec<(f64, f64)> = [centres[0], centres[centres.len() - 1]]
+                .into_iter()
+                .flat_map(|(tx, tz)| {
+                    (0..300)
+                        .map(|_| {
+                            let (a, b) = ((next() % 60) as f64, (next() % 60) as f64);
+                            (tx.floor() - 29.5 + a, tz.floor() - 29.5 + b)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            batch.extend(&town);
             for i in (1..batch.len()).rev() {
                 batch.swap(i, (next() % (i as u64 + 1)) as usize);
             }
             for rule in rules {
                 let walker = Walker::new(terrain, rule);
-                // The blocks pay on the area path; scattered points do not.
+                // The blocks pay on the area path, the town on shared axis parts;
+                // scattered points on neither.
                 assert!(walker.area_infos(&block(centres[0], 12, 0.5), |_, _| ()));
                 assert!(!walker.area_infos(&scattered[..20], |_, _| ()));
+                assert!(!walker.area_infos(&town, |_, _| ()));
+                assert!(walker.shared_axes_infos(&town).is_some());
+                assert!(walker.shared_axes_infos(&scattered).is_none());
                 for (&(x, z), got) in batch.iter().zip(walker.infos(&batch)) {
                     let want = walker.info_point_by_point(x, z);
                     let bits = |i: &TerrainInfo| {

@@ -48,6 +48,54 @@ impl Hyperscape {
         );
     }
 
+    /// The heights at `pairs` of coordinates: `out[k]` is [`crate::Generator::height`]
+    /// at `(xs[i], zs[j])` for `pairs[k] = (i, j)`, bit for bit. The axis parts of
+    /// each of `xs` and `zs` are computed once, however many pairs share them (points
+    /// of a batch on shared rows and columns: movement-tile centres), and the pairs'
+    /// procedural heights four at a time in lanes.
+    pub fn heights_at(&self, xs: &[f64], zs: &[f64], pairs: &[(usize, usize)], out: &mut [f64]) {
+        assert_eq!(pairs.len(), out.len(), "one height per pair");
+        if pairs.is_empty() {
+            return;
+        }
+        lanes::dispatch(
+            #[inline(always)]
+            || {
+                let sets = |cs: &[f64]| -> Vec<AxisSet> {
+                    let mut v = vec![AxisSet::default(); cs.len().next_multiple_of(LANES)];
+                    let last = cs.len().saturating_sub(1);
+                    let (groups, _) = v.as_chunks_mut::<LANES>();
+                    for (g, group) in groups.iter_mut().enumerate() {
+                        let c = std::array::from_fn(|l| cs[(g * LANES + l).min(last)]);
+                        AxisSet::fill_lanes(&self.noise, c, group);
+                    }
+                    v
+                };
+                let (xset, zset) = (sets(xs), sets(zs));
+                let (groups, rest) = pairs.as_chunks::<LANES>();
+                let (outs, rest_out) = out.as_chunks_mut::<LANES>();
+                for (lanes, o) in groups.iter().zip(outs.iter_mut()) {
+                    let x = F4(lanes.map(|(i, _)| xs[i]));
+                    let z = F4(lanes.map(|(_, j)| zs[j]));
+                    let parts = area::Parts {
+                        xs: lanes.map(|(i, _)| &xset[i]),
+                        zs: lanes.map(|(_, j)| &zset[j]),
+                    };
+                    *o =
+                        area::procedural(&self.noise, &self.coast, &self.mountains, x, z, &parts).0;
+                }
+                for (&(i, j), o) in rest.iter().zip(rest_out.iter_mut()) {
+                    *o = self.procedural_axes(xs[i], zs[j], &Sets(&xset[i], &zset[j]));
+                }
+                for (&(i, j), h) in pairs.iter().zip(out.iter_mut()) {
+                    if shore::in_band(*h) {
+                        *h = self.shore_axes(*h, xs[i], zs[j], &xset[i], &zset[j]);
+                    }
+                }
+            },
+        );
+    }
+
     /// [`Hyperscape::neighbourhoods`] of `N` centres, whose `6 N` coordinates fill `G`
     /// lane groups of axis parts.
     #[inline(always)]
@@ -227,5 +275,66 @@ mod tests {
             }
         }
         assert!(in_band > 500, "{in_band} heights in the shoreline band");
+    }
+
+    /// Heights at pairs of shared coordinates equal the point path's, bit for bit:
+    /// rows and columns of movement-tile centres and random coordinates across the
+    /// coast (the shoreline band), in the pond and far out, several seeds,
+    /// pairs in random order with repeats and a partial last lane group.
+    #[test]
+    fn heights_at_pairs_equal_the_point_path() {
+        let mut s: u64 = 0x1234_5678_9abc_def1;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s >> 11
+        };
+        let mut in_band = 0;
+        for seed in [0, 7] {
+            let g = Hyperscape::new(seed);
+            for round in 0..12 {
+                let axis = |next: &mut dyn FnMut() -> u64, along: bool| -> Vec<f64> {
+                    let n = 5 + (next() % 40) as usize;
+                    match round % 3 {
+                        // Tile centres across the coast (x from 250 m to 470 m, z
+                        // within 20 m of the axis).
+                        0 if along => (0..n).map(|k| 250.0 + (k as f64) * 5.0 + 0.5).collect(),
+                        0 => (0..n).map(|k| (k as f64) - 19.5).collect(),
+                        1 => (0..n)
+                            .map(|_| (next() % 1_000_000) as f64 / 1000.0 - 500.0)
+                            .collect(),
+                        _ => (0..n)
+                            .map(|_| (next() % 20_000) as f64 - 10_000.0)
+                            .collect(),
+                    }
+                };
+                let (xs, zs) = (axis(&mut next, true), axis(&mut next, false));
+                let pairs: Vec<(usize, usize)> = (0..(100 + round * 7))
+                    .map(|_| {
+                        (
+                            (next() % xs.len() as u64) as usize,
+                            (next() % zs.len() as u64) as usize,
+                        )
+                    })
+                    .collect();
+                let mut out = vec![0.0; pairs.len()];
+                g.heights_at(&xs, &zs, &pairs, &mut out);
+                for (&(i, j), got) in pairs.iter().zip(&out) {
+                    let want = g.height(xs[i], zs[j]);
+                    if super::shore::in_band(g.procedural(xs[i], zs[j])) {
+                        in_band += 1;
+                    }
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "seed {seed} ({}, {})",
+                        xs[i],
+                        zs[j]
+                    );
+                }
+            }
+        }
+        assert!(in_band > 50, "{in_band} heights in the shoreline band");
     }
 }
