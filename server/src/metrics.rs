@@ -28,6 +28,7 @@
 //! | `terrain_mesh_build_seconds` (histogram) | |
 //! | `terrain_tiles_regenerated_total` | `world` |
 //! | `terrain_tiles3d_grids_built_total` | (3D Tiles grids made from the terrain; one a concurrent request waited for counts once) |
+//! | `terrain_walk_grids_total` | `world`, `outcome` (`hit`: a path query read a kept block of movement tiles; `built`: it built one and kept it) |
 //! | `terrain_event_subscribers` (gauge) | `world` |
 //! | `terrain_open_streams` (gauge) | `kind` (`grpc_events`, `websocket_events`, `track_viewers`; under `max_subscriptions`) |
 //! | `terrain_events_published_total` | `world` |
@@ -159,6 +160,11 @@ impl Metrics {
                 "terrain_tiles3d_grids_built_total",
                 "3D Tiles content grids made from the terrain (16 tiles each at most); a grid \
                  concurrent requests need is built once"
+            );
+            describe_counter!(
+                "terrain_walk_grids_total",
+                "Blocks of 64 x 64 movement tiles path checks and searches read from the walk \
+                 cache (outcome hit) or built and kept (outcome built), by world"
             );
             describe_gauge!(
                 "terrain_open_streams",
@@ -418,6 +424,16 @@ impl Metrics {
     /// finer; a grid another request was building is waited for, not counted).
     pub fn tiles3d_grids_built(&self, n: u64) {
         self.with(|| counter!("terrain_tiles3d_grids_built_total").increment(n));
+    }
+
+    /// Counts a block of movement tiles a path query of `world` read from the walk cache
+    /// (`built`: false) or built and kept there (`built`: true).
+    pub fn walk_grid(&self, world: &str, built: bool) {
+        let outcome = if built { "built" } else { "hit" };
+        self.with(|| {
+            counter!("terrain_walk_grids_total", "world" => world.to_string(), "outcome" => outcome)
+                .increment(1);
+        });
     }
 
     /// Sets the bytes of mesh data the cache holds.

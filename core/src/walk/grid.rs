@@ -10,6 +10,8 @@
 //! [`WalkGrids`] keeps the blocks of [`BLOCK`] x [`BLOCK`] tiles a query touched, so a
 //! path check or search judges each tile from a grid, building each block once.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use libm::floor;
@@ -405,7 +407,7 @@ impl Walker<'_> {
 /// replica keeps them with its snapshot across calls. They are only valid for walkers
 /// over the terrain and rule that built them.
 #[derive(Debug, Clone, Default)]
-pub struct GridBlocks(FxHashMap<(i64, i64), WalkGrid>);
+pub struct GridBlocks(FxHashMap<(i64, i64), Arc<WalkGrid>>);
 
 impl GridBlocks {
     /// Blocks held.
@@ -419,15 +421,43 @@ impl GridBlocks {
 
     /// The bytes they hold.
     pub fn bytes(&self) -> usize {
-        self.0.values().map(WalkGrid::bytes).sum()
+        self.0.values().map(|g| g.bytes()).sum()
     }
 }
 
-/// The blocks of movement tiles a walker's queries touched, built on first use.
+/// Blocks kept across queries (a server's cache), by their key ([`WalkGrids`]' 64 x 64
+/// tile blocks). A store lent to a [`WalkGrids`] answers for the ground of that
+/// walker only: the store tells grounds apart (a server keys its blocks by the tile
+/// versions they read).
+pub trait BlockStore: Sync + std::fmt::Debug {
+    /// Block `key` built before over this ground, if kept.
+    fn get(&self, key: (i64, i64)) -> Option<Arc<WalkGrid>>;
+    /// Keeps block `key`, just built over this ground.
+    fn put(&self, key: (i64, i64), grid: Arc<WalkGrid>);
+    /// Whether block `key`, not kept, is worth building for a query that can judge the
+    /// few tiles it needs one by one instead (asked once per query and block).
+    fn wants(&self, key: (i64, i64)) -> bool;
+}
+
+/// The blocks of movement tiles a walker's queries touched, built on first use (or
+/// taken from a [`BlockStore`]).
 #[derive(Debug)]
 pub struct WalkGrids<'w, 'a> {
     walker: &'w Walker<'a>,
-    blocks: FxHashMap<(i64, i64), WalkGrid>,
+    /// `None`: a block whose tiles are judged one by one (its store did not want it
+    /// built).
+    blocks: FxHashMap<(i64, i64), Option<Arc<WalkGrid>>>,
+    store: Option<(&'w dyn BlockStore, Build)>,
+}
+
+/// When a [`WalkGrids`] with a store builds a block the store does not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// Always (searches, which judge most tiles of the blocks they enter).
+    Always,
+    /// When the store [wants](BlockStore::wants) it, else the block's tiles are judged
+    /// one by one (path checks, which cross a few tiles of each block).
+    WhenWanted,
 }
 
 impl<'w, 'a> WalkGrids<'w, 'a> {
@@ -440,27 +470,61 @@ impl<'w, 'a> WalkGrids<'w, 'a> {
     pub fn with_blocks(walker: &'w Walker<'a>, blocks: GridBlocks) -> Self {
         WalkGrids {
             walker,
-            blocks: blocks.0,
+            blocks: blocks.0.into_iter().map(|(k, g)| (k, Some(g))).collect(),
+            store: None,
         }
     }
 
-    /// The blocks built so far, to reuse with [`WalkGrids::with_blocks`].
+    /// Grids over `walker` that take the blocks `store` holds, and give it those they
+    /// build (when `build` says to).
+    pub fn with_store(walker: &'w Walker<'a>, store: &'w dyn BlockStore, build: Build) -> Self {
+        WalkGrids {
+            walker,
+            blocks: FxHashMap::default(),
+            store: Some((store, build)),
+        }
+    }
+
+    /// The blocks built (or taken) so far, to reuse with [`WalkGrids::with_blocks`].
     pub fn into_blocks(self) -> GridBlocks {
-        GridBlocks(self.blocks)
+        GridBlocks(
+            self.blocks
+                .into_iter()
+                .filter_map(|(k, g)| Some((k, g?)))
+                .collect(),
+        )
     }
 
-    /// The block holding movement tile `(ix, iz)`, built on first use.
-    fn block(&mut self, ix: i64, iz: i64) -> &WalkGrid {
+    /// The block holding movement tile `(ix, iz)`: kept, taken from the store or built
+    /// on first use; `None` when the store did not want it built.
+    fn block(&mut self, ix: i64, iz: i64) -> Option<&WalkGrid> {
         let key = (ix.div_euclid(BLOCK), iz.div_euclid(BLOCK));
-        let walker = self.walker;
-        self.blocks.entry(key).or_insert_with(|| {
-            walker.grid(key.0 * BLOCK, key.1 * BLOCK, BLOCK as usize, BLOCK as usize)
-        })
+        let (walker, store) = (self.walker, self.store);
+        let build =
+            || Arc::new(walker.grid(key.0 * BLOCK, key.1 * BLOCK, BLOCK as usize, BLOCK as usize));
+        self.blocks
+            .entry(key)
+            .or_insert_with(|| match store {
+                None => Some(build()),
+                Some((store, how)) => store.get(key).or_else(|| {
+                    (how == Build::Always || store.wants(key)).then(|| {
+                        let grid = build();
+                        store.put(key, Arc::clone(&grid));
+                        grid
+                    })
+                }),
+            })
+            .as_deref()
     }
 
-    /// The judgement of movement tile `(ix, iz)`.
+    /// The judgement of movement tile `(ix, iz)`: its block's, or the point judgement
+    /// at its centre (the same, tested) when the block is not built.
     pub fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
-        self.block(ix, iz).get(ix, iz).flatten()
+        let walker = self.walker;
+        match self.block(ix, iz) {
+            Some(grid) => grid.get(ix, iz).flatten(),
+            None => walker.blocked(ix as f64 + 0.5, iz as f64 + 0.5),
+        }
     }
 
     /// Whether the move from tile `from` to its neighbour `to` rises too much for the
@@ -472,7 +536,7 @@ impl<'w, 'a> WalkGrids<'w, 'a> {
         let walker = self.walker;
         let mut height = |(ix, iz): (i64, i64)| {
             self.block(ix, iz)
-                .height(ix, iz)
+                .and_then(|grid| grid.height(ix, iz))
                 .unwrap_or_else(|| walker.height(ix as f64 + 0.5, iz as f64 + 0.5))
         };
         let (a, b) = (height(from), height(to));
@@ -616,6 +680,101 @@ mod tests {
                 assert_eq!(grid.get(50, 0), None);
             }
         }
+    }
+
+    /// A store that keeps every block given and wants a block built on the `after`th
+    /// time it is asked about it.
+    #[derive(Debug)]
+    struct TestStore {
+        kept: std::sync::Mutex<FxHashMap<(i64, i64), Arc<WalkGrid>>>,
+        asked: std::sync::Mutex<FxHashMap<(i64, i64), usize>>,
+        after: usize,
+    }
+
+    impl TestStore {
+        fn new(after: usize) -> Self {
+            TestStore {
+                kept: Default::default(),
+                asked: Default::default(),
+                after,
+            }
+        }
+
+        fn kept(&self) -> usize {
+            self.kept.lock().unwrap().len()
+        }
+    }
+
+    impl BlockStore for TestStore {
+        fn get(&self, key: (i64, i64)) -> Option<Arc<WalkGrid>> {
+            self.kept.lock().unwrap().get(&key).cloned()
+        }
+
+        fn put(&self, key: (i64, i64), grid: Arc<WalkGrid>) {
+            self.kept.lock().unwrap().insert(key, grid);
+        }
+
+        fn wants(&self, key: (i64, i64)) -> bool {
+            let mut asked = self.asked.lock().unwrap();
+            let n = asked.entry(key).or_default();
+            *n += 1;
+            *n >= self.after
+        }
+    }
+
+    /// Path checks over a store answer what the point path does whether their blocks
+    /// are kept, built (and given to the store) or judged tile by tile; a search builds
+    /// every block it enters; a later query takes the kept blocks instead of building.
+    #[test]
+    fn checks_over_a_store_equal_the_point_path_built_or_not() {
+        let t = island(Overlap::Layered);
+        let rule = WalkRule::Slope {
+            limits: BiomeLimits::hyperscape(),
+            water_level: 9.0,
+        };
+        let walker = Walker::new(&t, &rule);
+        let find = |grids: &mut WalkGrids| {
+            super::super::find::find_path((-60.5, -25.5), (60.5, 10.5), 1.0, 200_000, grids)
+                .expect("a path")
+        };
+        // A search builds what it enters, whatever the store wants.
+        let never = TestStore::new(usize::MAX);
+        let mut grids = WalkGrids::with_store(&walker, &never, Build::Always);
+        let found = find(&mut grids);
+        assert!(never.kept() >= 2 && never.kept() == grids.len());
+        // Taken from the store, not rebuilt: the same answer, nothing new kept.
+        let before = never.kept();
+        let mut again = WalkGrids::with_store(&walker, &never, Build::Always);
+        assert_eq!(find(&mut again).waypoints, found.waypoints);
+        assert_eq!(never.kept(), before);
+        // Checks: the found path (clear) and segments across the zones and the coast.
+        let segments: Vec<Vec<(f64, f64)>> = vec![
+            found.waypoints.clone(),
+            vec![(-60.3, -25.1), (70.2, -18.4)],
+            vec![(-30.0, 40.5), (-10.2, -70.0)],
+            vec![(15.5, -20.5), (40.0, -21.0)],
+            vec![(130.0, 130.0), (-150.7, -90.2)],
+        ];
+        // Built on the second ask: the first check judges its tiles one by one.
+        let store = TestStore::new(2);
+        let mut outcomes = [0; 2];
+        for pass in 0..3 {
+            for (i, seg) in segments.iter().enumerate() {
+                let want = walker.check_tiles(seg, 1.0);
+                let mut grids = WalkGrids::with_store(&walker, &store, Build::WhenWanted);
+                assert_eq!(grids.check_tiles(seg), want, "pass {pass} {seg:?}");
+                outcomes[usize::from(want.blocked.is_some())] += 1;
+                if pass == 0 && i == 0 {
+                    assert_eq!(store.kept(), 0, "nothing built on the first ask");
+                }
+            }
+        }
+        let kept = store.kept();
+        assert!(kept >= 4, "{kept} blocks kept");
+        assert!(
+            outcomes[0] > 0 && outcomes[1] > 0,
+            "clear and blocked: {outcomes:?}"
+        );
     }
 
     /// The pixel centres of a map tile at `m` metres a pixel, `n` of them from `t0`.

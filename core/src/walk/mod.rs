@@ -28,7 +28,7 @@ use crate::{
     zones::Reach,
 };
 
-pub use grid::{GridBlocks, Lattice, WalkGrid, WalkGrids};
+pub use grid::{BlockStore, Build, GridBlocks, Lattice, WalkGrid, WalkGrids};
 pub use path::PathCheck;
 pub use rule::{BiomeLimits, BiomesError, HYPERSCAPE_WATER, MAX_STEP, WalkRule};
 

@@ -48,6 +48,7 @@ use std::{
 
 mod encoded;
 pub mod tiles3d;
+pub mod walk;
 
 pub use encoded::{Encodings, MeshFormat};
 
@@ -283,6 +284,8 @@ pub struct MeshCache {
     lod: Cache<LodKey, Cached>,
     /// The worlds' 3D Tiles grids and contents ([`tiles3d`]).
     tilesets: tiles3d::Tilesets,
+    /// The worlds' blocks of movement tiles for path queries ([`walk`]).
+    walk: walk::WalkBlocks,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
     pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
@@ -339,12 +342,18 @@ impl MeshCache {
             cache,
             lod,
             tilesets: tiles3d::Tilesets::new(budget),
+            walk: walk::WalkBlocks::new(budget / 8, Arc::clone(&metrics)),
             pinned: Arc::default(),
             rebuilding: Arc::default(),
             building: Arc::default(),
             compute,
             metrics,
         }
+    }
+
+    /// The blocks of movement tiles path checks and searches keep ([`walk`]).
+    pub fn walk_blocks(&self) -> &walk::WalkBlocks {
+        &self.walk
     }
 
     fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Cached>> {

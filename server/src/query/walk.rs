@@ -16,7 +16,7 @@ use std::sync::Arc;
 use terrain_core::{
     quote::Num,
     walk::{
-        PathCheck, TerrainInfo, WalkGrids, Walker,
+        Build, PathCheck, TerrainInfo, WalkGrids, Walker,
         find::{Found, NotFound, find_path},
     },
 };
@@ -164,13 +164,25 @@ impl QueryEngine {
         let meters = Arc::clone(world.meters());
         let _admitted = self.compute().admit(meters.batch.estimate(units))?;
         let rule = world.walk_rule().clone();
+        let (meshes, id, grid) = (
+            Arc::clone(&self.meshes),
+            world.id().to_string(),
+            world.tile_grid(),
+        );
         let (check, took) = self
             .compute()
             .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
-                match mode {
-                    PathMode::Hyperscape => walker.check_sampled(&points),
-                    PathMode::Exact => walker.check_tiles(&points, MOVEMENT_TILE),
+                match (mode, state.current()) {
+                    (PathMode::Hyperscape, _) => walker.check_sampled(&points),
+                    // Now: over the kept blocks, building those met again.
+                    (PathMode::Exact, Some(now)) => {
+                        let store = meshes.walk_blocks().store(&id, grid, now);
+                        WalkGrids::with_store(&walker, &store, Build::WhenWanted)
+                            .check_tiles(&points)
+                    }
+                    // As of a past revision: blocks are kept for the current one only.
+                    (PathMode::Exact, None) => walker.check_tiles(&points, MOVEMENT_TILE),
                 }
             })
             .await
@@ -225,6 +237,11 @@ impl QueryEngine {
         }
         let state = world.snapshot();
         let revision = state.revision();
+        let (meshes, id, grid) = (
+            Arc::clone(&self.meshes),
+            world.id().to_string(),
+            world.tile_grid(),
+        );
         // Each expanded node judges at most its eight neighbours, nine heights each,
         // read in blocks from the area path: estimated as two heights a node.
         let units = (max_nodes as u64).min((distance * distance * 4.0) as u64 + 4096) * 2;
@@ -235,7 +252,8 @@ impl QueryEngine {
             .compute()
             .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
-                let mut grids = WalkGrids::new(&walker);
+                let store = meshes.walk_blocks().store(&id, grid, &state);
+                let mut grids = WalkGrids::with_store(&walker, &store, Build::Always);
                 find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, &mut grids)
             })
             .await

@@ -233,3 +233,113 @@ async fn a_walkable_that_is_not_a_boolean_is_refused_naming_the_field() {
     assert_eq!(status, 404, "nothing registered");
     server.stop().await;
 }
+
+/// An exact path check over HTTP, checked against `walker`'s (the blocked point, its
+/// reason and the tiles crossed).
+async fn check_matches(server: &TestServer, walker: &Walker<'_>, points: &[(f64, f64)]) -> Value {
+    let body = json!({"points": points.iter().map(|&(x, z)| json!([x, z])).collect::<Vec<_>>(), "mode": "exact"});
+    let (status, answer) = server.post_json("/v1/worlds/main/paths/check", &body).await;
+    assert_eq!(status, 200, "{answer}");
+    let want = walker.check_tiles(points, 1.0);
+    assert_eq!(answer["blocked"], want.blocked.is_some(), "{answer}");
+    match want.blocked {
+        Some(((x, z), reason)) => {
+            assert_eq!(answer["at"], json!([x, z]), "{answer}");
+            assert_eq!(answer["reason"], reason.code(), "{answer}");
+        }
+        None => assert_eq!(answer["at"], Value::Null, "{answer}"),
+    }
+    assert_eq!(answer["path"].as_array().unwrap().len(), want.path.len());
+    answer
+}
+
+/// Path checks and searches keep their blocks of movement tiles across requests, by
+/// the versions of the tiles the blocks read: a check builds a block the second time it
+/// meets it and later ones read it; a zone has the blocks over the tiles it changed
+/// built again (at their new version) while blocks elsewhere stay hits; every answer
+/// equals the walker's over the zones of its time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_queries_keep_their_walk_grids_until_a_zone_changes_their_tiles() {
+    let server = TestServer::start_with(world).await;
+    let count = |outcome: &'static str| {
+        let server = &server;
+        async move {
+            server
+                .metric(&format!(
+                    r#"terrain_walk_grids_total{{world="main",outcome="{outcome}"}}"#
+                ))
+                .await
+        }
+    };
+    let rule = slope_rule();
+    let bare = core(&[]);
+    let walker = Walker::new(&bare, &rule);
+    // A clear path of about 180 m across four blocks, and a short check 300 m away.
+    let found = terrain_core::walk::find::find_path(
+        (-90.5, 40.5),
+        (90.5, 40.5),
+        1.0,
+        200_000,
+        terrain_core::walk::WalkGrids::new(&walker),
+    )
+    .expect("a path on the bare island");
+    let path = found.waypoints;
+    let far = [(-300.5, 150.5), (-260.5, 170.5)];
+    for (pass, points) in [&path[..], &path[..], &path[..], &far[..], &far[..]]
+        .iter()
+        .enumerate()
+    {
+        let answer = check_matches(&server, &walker, points).await;
+        if pass < 3 {
+            assert_eq!(answer["blocked"], false, "{answer}");
+        }
+        if pass == 0 {
+            assert_eq!(count("built").await, 0.0, "a block met once is not built");
+        }
+    }
+    let (built, hits) = (count("built").await, count("hit").await);
+    assert!(built >= 4.0, "{built} blocks built");
+    assert!(hits >= 3.0, "{hits} blocks read");
+
+    // A building on the path: its blocks are built again, the far ones are read.
+    let (hx, hz) = path[path.len() / 2];
+    let hall = json!({"centerX": hx, "centerZ": hz, "width": 6.0, "depth": 6.0,
+                      "heightOffset": 0.5, "blendRadius": 2.0, "walkable": false});
+    put_zone(&server, "hall", &hall).await;
+    let zoned = core(&[("hall", hall)]);
+    let walker = Walker::new(&zoned, &rule);
+    for _ in 0..2 {
+        let answer = check_matches(&server, &walker, &path).await;
+        assert_eq!(answer["reason"], "zone", "{answer}");
+    }
+    let rebuilt = count("built").await - built;
+    assert!(
+        rebuilt >= 1.0 && rebuilt < built,
+        "{rebuilt} of {built} blocks built again"
+    );
+    let (built, hits) = (count("built").await, count("hit").await);
+    check_matches(&server, &walker, &far).await;
+    assert_eq!(count("built").await, built, "the far blocks are kept");
+    assert!(count("hit").await > hits);
+
+    // A search builds the blocks it enters and keeps them; a check over its path
+    // reads them.
+    let (status, found) = server
+        .post_json(
+            "/v1/worlds/main/paths/find",
+            &json!({"from": [-90.5, 40.5], "to": [90.5, 40.5]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{found}");
+    let waypoints: Vec<(f64, f64)> = found["waypoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+        .collect();
+    let built = count("built").await;
+    let answer = check_matches(&server, &walker, &waypoints).await;
+    assert_eq!(answer["blocked"], false, "{answer}");
+    assert_eq!(count("built").await, built, "the search's blocks are read");
+    server.stop().await;
+}
