@@ -65,6 +65,7 @@ await run('tiles3d', ['main:hyperscape:0'], async ({ origin, api, page, shot }) 
   await page.waitForFunction(() => window.terrainMap.view3d?.world && window.terrainMap.view3d.layout(), null, { timeout: 60000 });
   const layout = await page.evaluate(() => window.terrainMap.view3d.layout());
   check(layout.levels === 7, `the tileset's levels read from tileset.json: ${JSON.stringify(layout)}`);
+  check(await page.evaluate(() => window.terrainMap.view3d.sea()), 'the sea drawn at the water height');
   check(page.url().includes('3d='), `the 3-D view is in the URL fragment (${page.url()})`);
 
   // 2. The flight, in steps: each waited on until the renderer has nothing to load.

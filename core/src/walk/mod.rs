@@ -452,6 +452,23 @@ mod tests {
     use super::*;
     use crate::{GeneratorKind, Overlap, ZoneSet, zones::ZoneDoc};
 
+    /// Every height-field rule: the original's, `slope` and `max-slope` (water at 9 m).
+    fn height_field_rules() -> [WalkRule; 3] {
+        [
+            WalkRule::Hyperscape {
+                limits: BiomeLimits::hyperscape(),
+            },
+            WalkRule::Slope {
+                limits: BiomeLimits::hyperscape(),
+                water_level: 9.0,
+            },
+            WalkRule::MaxSlope {
+                max_slope: 0.3,
+                water_level: Some(9.0),
+            },
+        ]
+    }
+
     /// The island with one zone given as JSON, under `overlap`.
     fn island_with(overlap: Overlap, json: &str) -> Terrain {
         let mut zones = ZoneSet::new(overlap, 100.0);
@@ -502,19 +519,7 @@ mod tests {
             s ^= s << 17;
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
-        let rules = [
-            WalkRule::Hyperscape {
-                limits: BiomeLimits::hyperscape(),
-            },
-            WalkRule::Slope {
-                limits: BiomeLimits::hyperscape(),
-                water_level: 9.0,
-            },
-            WalkRule::MaxSlope {
-                max_slope: 0.3,
-                water_level: Some(9.0),
-            },
-        ];
+        let rules = height_field_rules();
         let (mut seen, mut zoned_heights) = ([0usize; 4], 0);
         for seed in [0, 1, 7] {
             for overlap in [Overlap::Hyperscape, Overlap::Layered] {
@@ -611,19 +616,6 @@ mod tests {
             let doc: ZoneDoc = serde_json::from_str(json).unwrap();
             (doc.spec().unwrap().resolve(id, f64::NAN), revision)
         };
-        let hyperscape_rules = [
-            WalkRule::Hyperscape {
-                limits: BiomeLimits::hyperscape(),
-            },
-            WalkRule::Slope {
-                limits: BiomeLimits::hyperscape(),
-                water_level: 9.0,
-            },
-            WalkRule::MaxSlope {
-                max_slope: 0.3,
-                water_level: Some(9.0),
-            },
-        ];
         // A terrain, the rules to ask it by, the centres of the blocks asked.
         type Case = (Terrain, Vec<WalkRule>, Vec<(f64, f64)>);
         let mut worlds: Vec<Case> = Vec::new();
@@ -639,7 +631,7 @@ mod tests {
             ];
             worlds.push((
                 zoned_island(0, overlap, true),
-                hyperscape_rules.to_vec(),
+                height_field_rules().to_vec(),
                 centres,
             ));
         }

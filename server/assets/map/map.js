@@ -9,10 +9,11 @@
 // info (POST .../terrain-info: biome, slope, walkable and its reason). Live: a WebSocket on /v1/worlds/{w}/events for the tiles in view (the
 // area follows pans and zooms); each event reloads the map tiles it touches and
 // highlights them; viewers are polled from /v1/worlds/{w}/map/viewers every 500 ms.
-// 3-D (view3d.js): a heightfield world's whole world streamed from its 3D Tiles
-// tileset, with the zones, viewers and tile events fed to it (the events' area is then
-// the whole world); a voxel world's chunk. The view (world, centre, zoom, the 3-D
-// view's focus or open chunk) is kept in the URL fragment.
+// 3-D (view3d.js): the whole world streamed from its 3D Tiles tileset (the map's 3-D
+// button; on a heightfield world also a click's), with the zones, viewers and tile
+// events fed to it (the events' area is then the whole world); a voxel world's chunk
+// (a click's 3-D button). The view (world, centre, zoom, the 3-D view's focus or open
+// chunk) is kept in the URL fragment.
 
 const api = (path) => fetch(path).then((r) => {
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
@@ -304,7 +305,8 @@ async function worldMap(worldId) {
     const { showWorld } = await import('/map/assets/view3d.js');
     world3d = await showWorld(base, {
       focus: { x, z },
-      water: legend.waterThreshold ?? null,
+      // A voxel world's water is blocks, drawn by its contents.
+      water: world.blockKinds ? null : (legend.waterThreshold ?? null),
       onClose: () => {
         world3d = null;
         closed3d();
@@ -320,7 +322,7 @@ async function worldMap(worldId) {
   }
   window.terrainMap.openChunk = openChunk;
   window.terrainMap.openWorld = openWorld;
-  if (!world.blockKinds) {
+  {
     // A map button opening the whole world in 3-D at the map's centre.
     const Open3d = L.Control.extend({
       onAdd() {
@@ -469,7 +471,7 @@ async function worldMap(worldId) {
   if (open3dKey) {
     const [a, b] = open3dKey.split('=')[1].split(',').map(Number);
     if (view.tile && world.blockKinds && Number.isInteger(a) && Number.isInteger(b)) openChunk(a, b);
-    else if (view['3d'] && !world.blockKinds && Number.isFinite(a) && Number.isFinite(b)) openWorld(a, b);
+    else if (view['3d'] && Number.isFinite(a) && Number.isFinite(b)) openWorld(a, b);
   }
   window.terrainMap.ready = true;
 }

@@ -1,11 +1,11 @@
 // The map's 3-D mode, lit from the north-west like the map, with orbit controls.
-// - Heightfield worlds: the whole world streamed from its 3D Tiles tileset
+// - The whole world (heightfield and voxel worlds) streamed from its 3D Tiles tileset
 //   (GET /v1/worlds/{w}/3dtiles/tileset.json) by 3DTilesRendererJS: coarse contents far
 //   away, the full-detail tile meshes near the camera. A flight from 2 km out down to
 //   the ground, the flat zones' outlines and the viewers drawn over it; a tile event
 //   reloads exactly the loaded contents its `tilesetContents` names (each revalidates
 //   with its ETag: the changed ones answer 200, the others 304).
-// - Voxel worlds: one chunk's visible blocks from GET .../tiles/{cx}/{cz}/instances,
+// - A voxel world's chunk: its visible blocks from GET .../tiles/{cx}/{cz}/instances,
 //   drawn as the seed draws them: one instanced cube mesh per block kind, each instance
 //   in its own colour (linear RGB, as served); kinds that do not occlude (water, ice,
 //   leaves, ...) translucent.
@@ -180,13 +180,15 @@ export async function showWorld(base, { focus, water, onClose }) {
 
   // The tileset's levels below the root, once it has loaded.
   let layout = null;
+  // The sea plane, when the world's water is a height (not a voxel world's blocks).
+  let sea = null;
   tiles.addEventListener('load-tile-set', ({ tileSet }) => {
     if (layout || !tileSet.root?.implicitTiling) return;
     const b = tileSet.root.boundingVolume.box;
     layout = { levels: tileSet.root.implicitTiling.availableLevels - 1 };
     // The sea, as the map draws it: a plane at the water height over the square.
     if (typeof water === 'number') {
-      const sea = new THREE.Mesh(new THREE.PlaneGeometry(2 * b[3], 2 * b[7]),
+      sea = new THREE.Mesh(new THREE.PlaneGeometry(2 * b[3], 2 * b[7]),
         new THREE.MeshStandardMaterial({ color: 0x2f5f9a, roughness: 0.8, transparent: true, opacity: 0.85 }));
       sea.rotation.x = -Math.PI / 2;
       sea.position.set(b[0], water, -b[1]);
@@ -379,6 +381,7 @@ export async function showWorld(base, { focus, water, onClose }) {
     frames: () => frames,
     loading: () => !layout || tiles.isLoading || tiles.stats.downloading > 0 || tiles.stats.parsing > 0 || stale.size > 0 || later.size > 0,
     layout: () => layout,
+    sea: () => sea !== null,
     visibleLevels: () => [...tiles.visibleTiles].map(contentOf).filter(Boolean).map((c) => c[0]),
     ghosts: () => ghostOf.size,
     zoneOutlines: () => zoneGroup.children.length,
