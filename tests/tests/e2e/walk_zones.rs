@@ -256,8 +256,9 @@ async fn check_matches(server: &TestServer, walker: &Walker<'_>, points: &[(f64,
 /// Path checks and searches keep their blocks of movement tiles across requests, by
 /// the versions of the tiles the blocks read: a check builds a block the second time it
 /// meets it and later ones read it; a zone has the blocks over the tiles it changed
-/// built again (at their new version) while blocks elsewhere stay hits; every answer
-/// equals the walker's over the zones of its time.
+/// built again (at their new version) while blocks elsewhere stay hits, and a check
+/// asked on its event already judges it; every answer equals the walker's over the
+/// zones of its time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn path_queries_keep_their_walk_grids_until_a_zone_changes_their_tiles() {
     let server = TestServer::start_with(world).await;
@@ -305,13 +306,18 @@ async fn path_queries_keep_their_walk_grids_until_a_zone_changes_their_tiles() {
     let (hx, hz) = path[path.len() / 2];
     let hall = json!({"centerX": hx, "centerZ": hz, "width": 6.0, "depth": 6.0,
                       "heightOffset": 0.5, "blendRadius": 2.0, "walkable": false});
-    put_zone(&server, "hall", &hall).await;
-    let zoned = core(&[("hall", hall)]);
+    // Asked the moment its event arrives (the PUT's answer may not be read yet), the
+    // check already judges the building.
+    let zoned = core(&[("hall", hall.clone())]);
     let walker = Walker::new(&zoned, &rule);
-    for _ in 0..2 {
-        let answer = check_matches(&server, &walker, &path).await;
-        assert_eq!(answer["reason"], "zone", "{answer}");
-    }
+    let mut ws = ws_connect(&server, "main", "").await;
+    let (_, on_event) = tokio::join!(put_zone(&server, "hall", &hall), async {
+        ws_event(&mut ws).await;
+        check_matches(&server, &walker, &path).await
+    });
+    assert_eq!(on_event["reason"], "zone", "{on_event}");
+    let answer = check_matches(&server, &walker, &path).await;
+    assert_eq!(answer["reason"], "zone", "{answer}");
     let rebuilt = count("built").await - built;
     assert!(
         rebuilt >= 1.0 && rebuilt < built,
