@@ -256,18 +256,30 @@ impl From<&TileEvent> for pb::TileEvent {
                 max_z: e.bounds.max_z,
             }),
             max_height_delta: e.max_height_delta,
-            tileset_contents: e
-                .tileset_contents
-                .iter()
-                .map(|c| pb::TilesetContentRect {
-                    level: c.level,
-                    min_x: c.min_x,
-                    min_y: c.min_y,
-                    max_x: c.max_x,
-                    max_y: c.max_y,
-                })
-                .collect(),
+            tileset_contents: e.tileset_contents.iter().map(content_to_proto).collect(),
         }
+    }
+}
+
+/// A 3D Tiles content rectangle on the wire.
+fn content_to_proto(c: &ContentRect) -> pb::TilesetContentRect {
+    pb::TilesetContentRect {
+        level: c.level,
+        min_x: c.min_x,
+        min_y: c.min_y,
+        max_x: c.max_x,
+        max_y: c.max_y,
+    }
+}
+
+/// [`content_to_proto`] undone.
+fn content_of_proto(c: &pb::TilesetContentRect) -> ContentRect {
+    ContentRect {
+        level: c.level,
+        min_x: c.min_x,
+        min_y: c.min_y,
+        max_x: c.max_x,
+        max_y: c.max_y,
     }
 }
 
@@ -300,17 +312,7 @@ impl TryFrom<pb::TileEvent> for TileEvent {
             },
             max_height_delta: t.max_height_delta,
             walkable: cause.walkable,
-            tileset_contents: t
-                .tileset_contents
-                .iter()
-                .map(|c| ContentRect {
-                    level: c.level,
-                    min_x: c.min_x,
-                    min_y: c.min_y,
-                    max_x: c.max_x,
-                    max_y: c.max_y,
-                })
-                .collect(),
+            tileset_contents: t.tileset_contents.iter().map(content_of_proto).collect(),
         })
     }
 }

@@ -50,6 +50,21 @@ export function viewerColours(page) {
 }
 
 /**
+ * Waits until the open 3-D view of the whole world has drawn a few frames with nothing
+ * left to load (the renderer's queues empty, no reload pending); fails naming `what`
+ * after `seconds`.
+ */
+export async function settle3d(page, what, seconds) {
+  const start = await page.evaluate(() => window.terrainMap.view3d.frames());
+  await page.waitForFunction((n) => {
+    const v = window.terrainMap.view3d;
+    return v.frames() > n + 3 && !v.loading();
+  }, start, { timeout: seconds * 1000, polling: 100 }).catch((e) => {
+    throw new Error(`${what}: contents still loading after ${seconds} s (${e.message})`);
+  });
+}
+
+/**
  * Runs `body({ origin, api, page, errors, shot })` against the server binary named by
  * the command line (or TERRAIN_SERVER_BIN) serving `worlds` (`--world` values), once it
  * is ready, with a 1200 x 800 page; then checks that no error was collected. The

@@ -16,7 +16,7 @@
 //
 // Usage: node tiles3d.test.mjs [path/to/terrain-server]  (or TERRAIN_SERVER_BIN)
 
-import { check, run, sleep, viewerColours } from './harness.mjs';
+import { check, run, settle3d, sleep, viewerColours } from './harness.mjs';
 
 // The focus of the flight: land in tile (0, 0), near the spawn.
 const focus = { x: 20, z: 20 };
@@ -69,15 +69,7 @@ await run('tiles3d', ['main:hyperscape:0'], async ({ origin, api, page, shot }) 
   check(page.url().includes('3d='), `the 3-D view is in the URL fragment (${page.url()})`);
 
   // 2. The flight, in steps: each waited on until the renderer has nothing to load.
-  const settle = async (what) => {
-    const start = await page.evaluate(() => window.terrainMap.view3d.frames());
-    await page.waitForFunction((n) => {
-      const v = window.terrainMap.view3d;
-      return v.frames() > n + 3 && !v.loading();
-    }, start, { timeout: 180000, polling: 100 }).catch((e) => {
-      throw new Error(`${what}: contents still loading after 180 s (${e.message})`);
-    });
-  };
+  const settle = (what) => settle3d(page, what, 180);
   const steps = [0, 0.2, 0.4, 0.6, 0.75, 0.9, 1];
   const flight = [];
   for (const t of steps) {

@@ -12,7 +12,7 @@
 //
 // Usage: node tiles3d_voxel.test.mjs [path/to/terrain-server]  (or TERRAIN_SERVER_BIN)
 
-import { check, run, viewerColours } from './harness.mjs';
+import { check, run, settle3d, viewerColours } from './harness.mjs';
 
 // The focus of the flight: the ground by the origin.
 const focus = { x: 20, z: 20 };
@@ -33,15 +33,7 @@ await run('tiles3d-voxel', ['vox:voxel:3'], async ({ origin, page, shot }) => {
   check(layout.levels >= 5, `the voxel tileset's levels read from tileset.json: ${JSON.stringify(layout)}`);
   check(page.url().includes('3d='), `the 3-D view is in the URL fragment (${page.url()})`);
 
-  const settle = async (what) => {
-    const start = await page.evaluate(() => window.terrainMap.view3d.frames());
-    await page.waitForFunction((n) => {
-      const v = window.terrainMap.view3d;
-      return v.frames() > n + 3 && !v.loading();
-    }, start, { timeout: 240000, polling: 100 }).catch((e) => {
-      throw new Error(`${what}: contents still loading after 240 s (${e.message})`);
-    });
-  };
+  const settle = (what) => settle3d(page, what, 240);
   const views = [];
   for (const [t, name] of [[0, 'far'], [1, 'near']]) {
     const began = Date.now();

@@ -87,6 +87,25 @@ pub async fn grpc_subscribe(
     (stream, s.subscription_id)
 }
 
+/// A live WebSocket subscription and a live gRPC one to `world`'s events (the gRPC
+/// client too: the stream needs its channel kept).
+pub async fn subscribe_both(
+    server: &TestServer,
+    world: &str,
+) -> (Ws, TerrainEventsClient<Channel>, Streaming<pb::Event>) {
+    let ws = ws_connect(server, world, "").await;
+    let mut events = events_client(server).await;
+    let (stream, _) = grpc_subscribe(
+        &mut events,
+        pb::SubscribeRequest {
+            world: world.into(),
+            ..Default::default()
+        },
+    )
+    .await;
+    (ws, events, stream)
+}
+
 /// The next message of a gRPC stream, or `None` at its (clean) end.
 pub async fn grpc_next(stream: &mut Streaming<pb::Event>) -> Option<pb::Event> {
     tokio::time::timeout(EVENT_WAIT, stream.message())

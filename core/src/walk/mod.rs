@@ -327,8 +327,9 @@ impl<'a> Walker<'a> {
     /// heights (movement-tile centres, whole metres: any points whose neighbours at
     /// 1 m are other points' coordinates, to the bit) gets the distinct heights its
     /// points read from one generator pass over their coordinates
-    /// ([`Walker::area_infos`]), when that pass computes no more heights than the
-    /// nine per point of the neighbourhoods. The rest compute their nine heights
+    /// ([`Walker::area_infos`]), when that pass computes at most eight heights per
+    /// point. The rest share the axis parts of their distinct coordinates when those
+    /// repeat ([`Walker::shared_axes_infos`]), else compute their nine heights
     /// together ([`Terrain::neighbourhoods`]), several sharing the generator's lane
     /// groups.
     pub fn infos(&self, points: &[(f64, f64)]) -> Vec<TerrainInfo> {
@@ -365,7 +366,7 @@ impl<'a> Walker<'a> {
         for (&i, info) in scattered.iter().zip(infos) {
             out[i] = Some(info);
         }
-        // Every point was answered by one of the two paths.
+        // Every point was answered: by its square's lattice, or with the rest.
         out.into_iter().flatten().collect()
     }
 
@@ -451,6 +452,17 @@ impl<'a> Walker<'a> {
 mod tests {
     use super::*;
     use crate::{GeneratorKind, Overlap, ZoneSet, zones::ZoneDoc};
+
+    /// Every field of an answer, the floats as bits.
+    fn bits(i: &TerrainInfo) -> (u64, u64, Option<&'static str>, bool, Option<Reason>) {
+        (
+            i.height.to_bits(),
+            i.slope.to_bits(),
+            i.biome,
+            i.underwater,
+            i.reason,
+        )
+    }
 
     /// Every height-field rule: the original's, `slope` and `max-slope` (water at 9 m).
     fn height_field_rules() -> [WalkRule; 3] {
@@ -550,15 +562,6 @@ mod tests {
                         let batch = walker.infos(&points);
                         for (&(x, z), got) in points.iter().zip(&batch) {
                             let want = walker.info_point_by_point(x, z);
-                            let bits = |i: &TerrainInfo| {
-                                (
-                                    i.height.to_bits(),
-                                    i.slope.to_bits(),
-                                    i.biome,
-                                    i.underwater,
-                                    i.reason,
-                                )
-                            };
                             assert_eq!(
                                 bits(&walker.info(x, z)),
                                 bits(&want),
@@ -715,15 +718,6 @@ mod tests {
                 assert!(walker.shared_axes_infos(&scattered).is_none());
                 for (&(x, z), got) in batch.iter().zip(walker.infos(&batch)) {
                     let want = walker.info_point_by_point(x, z);
-                    let bits = |i: &TerrainInfo| {
-                        (
-                            i.height.to_bits(),
-                            i.slope.to_bits(),
-                            i.biome,
-                            i.underwater,
-                            i.reason,
-                        )
-                    };
                     assert_eq!(bits(&got), bits(&want), "{rule:?} ({x}, {z})");
                     seen[match want.reason {
                         None => 0,

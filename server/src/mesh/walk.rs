@@ -22,7 +22,10 @@ use terrain_core::{
     zones::Bounds,
 };
 
-use crate::{metrics::Metrics, world::WorldState};
+use crate::{
+    metrics::Metrics,
+    world::{World, WorldState},
+};
 
 /// A block by world, block index and the newest version of the tiles it reads.
 type BlockKey = (Arc<str>, (i64, i64), u64);
@@ -70,18 +73,13 @@ impl WalkBlocks {
         }
     }
 
-    /// The store one query of world `world` over `state` (the world's current
-    /// snapshot; tiles cut by `grid`) lends its [`terrain_core::walk::WalkGrids`].
-    pub fn store<'a>(
-        &'a self,
-        world: &str,
-        grid: TileGrid,
-        state: &'a WorldState,
-    ) -> WorldBlocks<'a> {
+    /// The store one query of `world` over `state` (the world's current snapshot)
+    /// lends its [`terrain_core::walk::WalkGrids`].
+    pub fn store<'a>(&'a self, world: &World, state: &'a WorldState) -> WorldBlocks<'a> {
         WorldBlocks {
             blocks: self,
-            world: Arc::from(world),
-            grid,
+            world: Arc::from(world.id()),
+            grid: world.tile_grid(),
             state,
         }
     }

@@ -164,11 +164,7 @@ impl QueryEngine {
         let meters = Arc::clone(world.meters());
         let _admitted = self.compute().admit(meters.batch.estimate(units))?;
         let rule = world.walk_rule().clone();
-        let (meshes, id, grid) = (
-            Arc::clone(&self.meshes),
-            world.id().to_string(),
-            world.tile_grid(),
-        );
+        let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
         let (check, took) = self
             .compute()
             .run_timed(move || {
@@ -177,7 +173,7 @@ impl QueryEngine {
                     (PathMode::Hyperscape, _) => walker.check_sampled(&points),
                     // Now: over the kept blocks, building those met again.
                     (PathMode::Exact, Some(now)) => {
-                        let store = meshes.walk_blocks().store(&id, grid, now);
+                        let store = meshes.walk_blocks().store(&world, now);
                         WalkGrids::with_store(&walker, &store, Build::WhenWanted)
                             .check_tiles(&points)
                     }
@@ -237,11 +233,7 @@ impl QueryEngine {
         }
         let state = world.snapshot();
         let revision = state.revision();
-        let (meshes, id, grid) = (
-            Arc::clone(&self.meshes),
-            world.id().to_string(),
-            world.tile_grid(),
-        );
+        let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
         // Each expanded node judges at most its eight neighbours, nine heights each,
         // read in blocks from the area path: estimated as two heights a node.
         let units = (max_nodes as u64).min((distance * distance * 4.0) as u64 + 4096) * 2;
@@ -252,7 +244,7 @@ impl QueryEngine {
             .compute()
             .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
-                let store = meshes.walk_blocks().store(&id, grid, &state);
+                let store = meshes.walk_blocks().store(&world, &state);
                 let mut grids = WalkGrids::with_store(&walker, &store, Build::Always);
                 find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, &mut grids)
             })

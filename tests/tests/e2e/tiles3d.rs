@@ -13,9 +13,7 @@ use std::{
 
 use terrain_tests as common;
 
-use common::events::{
-    events_client, grpc_subscribe, grpc_tile_event, revision, ws_connect, ws_event,
-};
+use common::events::{grpc_tile_event, revision, subscribe_both, ws_connect, ws_event};
 use common::tiles3d::{check_subtree, check_tileset};
 use common::voxel::validate_glb;
 use common::*;
@@ -26,7 +24,6 @@ use terrain_core::{
     tile::TileRect,
     tiles3d::TilesetLayout,
 };
-use terrain_proto::v1 as pb;
 
 const BASE: &str = "/v1/worlds/main/3dtiles";
 
@@ -140,16 +137,7 @@ async fn the_tileset_serves_every_level_and_follows_zones() {
 
     // A zone near the origin: exactly the contents over its tiles change tags, and
     // its event names them, live on both surfaces and when resumed.
-    let mut ws = ws_connect(&server, "main", "").await;
-    let mut events = events_client(&server).await;
-    let (mut stream, _) = grpc_subscribe(
-        &mut events,
-        pb::SubscribeRequest {
-            world: "main".into(),
-            ..Default::default()
-        },
-    )
-    .await;
+    let (mut ws, _events, mut stream) = subscribe_both(&server, "main").await;
     let zone = json!({"centerX": 20.0, "centerZ": 30.0, "width": 16.0, "depth": 16.0,
                       "heightOffset": 4.0, "blendRadius": 2.0});
     let (status, answer) = server

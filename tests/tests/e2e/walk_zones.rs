@@ -90,16 +90,7 @@ async fn info_matches(server: &TestServer, walker: &Walker<'_>) -> Value {
 async fn a_zone_s_walkable_is_served_announced_stored_and_decides_movement() {
     let data = tempfile::tempdir().expect("tempdir");
     let mut server = TestServer::start_in(data, world).await;
-    let mut ws = ws_connect(&server, "main", "").await;
-    let mut events = events_client(&server).await;
-    let (mut stream, _) = grpc_subscribe(
-        &mut events,
-        pb::SubscribeRequest {
-            world: "main".into(),
-            ..Default::default()
-        },
-    )
-    .await;
+    let (mut ws, _events, mut stream) = subscribe_both(&server, "main").await;
 
     // Answers and events carry the zone's walkable, and leave it out when absent.
     let answer = put_zone(&server, "hall", &hall(false)).await;
