@@ -254,15 +254,6 @@ mod tests {
         }
     }
 
-    /// CPU time of this thread so far (Linux), else wall time since `start`: the
-    /// machine may be busy, so bookkeeping costs are measured in CPU time.
-    fn cpu_time(start: Instant) -> Duration {
-        std::fs::read_to_string("/proc/thread-self/schedstat")
-            .ok()
-            .and_then(|s| s.split_whitespace().next()?.parse().ok())
-            .map_or_else(|| start.elapsed(), Duration::from_nanos)
-    }
-
     /// Marks every queued tile generated (the workers' bookkeeping, without meshes).
     fn generate_all(lc: &WorldLifecycle) {
         let mut tracker = lc.lock();
@@ -271,10 +262,10 @@ mod tests {
         }
     }
 
-    /// Issue 12: after a viewer left, the pending cull woke the timer again at once,
-    /// for the whole grace (a core at 100 %, requests starved behind it). Now it
-    /// sleeps until the sweep or the cull, and 10,000 viewers leave in well under a
-    /// second of bookkeeping each way.
+    /// After a viewer left, the pending cull once woke the timer again at once, for
+    /// the whole grace (a core at 100 %, requests starved behind it). It sleeps until
+    /// the sweep or the cull, with one cull or 250,000 pending. (What 10,000 viewers
+    /// leaving costs is the `lifecycle/leave_10000_viewers` benchmark.)
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_pending_cull_does_not_keep_the_timer_busy() {
         let config = LifecycleConfig {
@@ -308,24 +299,15 @@ mod tests {
 
         // 10,000 viewers 1 km apart (25 tiles each, none shared), then all removed.
         let ids: Vec<String> = (0..10_000).map(|i| format!("v{i}")).collect();
-        let origin = Instant::now();
-        let start = cpu_time(origin);
         for (i, id) in ids.iter().enumerate() {
             let (x, z) = ((i % 100) as f64 * 1000.0, (i / 100) as f64 * 1000.0);
             lc.upsert(viewer(id.clone(), x, z), Owner::Http)
                 .expect("viewer");
         }
         generate_all(&lc);
-        let added = cpu_time(origin) - start;
-        let start = cpu_time(origin);
         for id in &ids {
             lc.remove(id, Owner::Http).expect("removed");
         }
-        let removed = cpu_time(origin) - start;
-        assert!(
-            removed < Duration::from_secs(3),
-            "10,000 viewers removed in {removed:?} of CPU (added in {added:?})"
-        );
         assert_eq!(lc.live().viewers, 0);
         let wakes = idle(Arc::clone(&lc)).await;
         assert!(
