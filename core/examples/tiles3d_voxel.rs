@@ -1,6 +1,6 @@
 //! The voxel figures of the 3D Tiles docs (docs/src/tiles3d.md): a voxel world's
-//! default square (seed 3, the default parameters, no zones, 128 x 128 chunks from
-//! chunk 0, 7 levels below the root, the server's errors from one block at the chunks),
+//! default square (seed 3, the default parameters, no zones, 128 x 128 chunks centred on
+//! the origin, 7 levels below the root, the server's errors from one block at the chunks),
 //! single-threaded:
 //!
 //! - every chunk's grid from the top-block heights, then every parent grid, timed;
@@ -35,9 +35,7 @@ fn lattice(i: u64, n: u64) -> (u64, u64) {
 fn main() {
     let generator = WorldGenerator::new(GeneratorKind::Voxel, 3).expect("voxel seed 3");
     let t = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 32.0));
-    let mut l =
-        TilesetLayout::covering(t.generator().tile_grid(), EXTENT, leaf_error(t.generator()));
-    l.min_tile = (0, 0);
+    let l = TilesetLayout::covering(t.generator().tile_grid(), EXTENT, leaf_error(t.generator()));
     let side = l.side();
 
     let start = Instant::now();
@@ -130,11 +128,10 @@ fn main() {
 
     let (mut triangles, mut bytes, mut ms) = (0, 0, 0.0);
     for i in 0..SAMPLE {
-        let (cx, cz) = lattice(i, side);
+        let (ix, iz) = lattice(i, side);
+        let (cx, cz) = (l.min_tile.0 + ix as i64, l.min_tile.1 + iz as i64);
         let start = Instant::now();
-        let mesh = t
-            .voxel_mesh(cx as i64, cz as i64)
-            .expect("a chunk in range");
+        let mesh = t.voxel_mesh(cx, cz).expect("a chunk in range");
         let glb = coloured_to_glb(&ColouredMesh {
             name: format!("chunk_{cx}_{cz}"),
             translation: [0.0; 3],

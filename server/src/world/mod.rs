@@ -144,12 +144,13 @@ impl WorldState {
 }
 
 /// The tileset layout of a world of `generator` over a square of `extent` metres, with
-/// its finest level's error ([`leaf_error`]). Corner-based tiles (osrs map squares,
-/// voxel chunks) start the square at tile 0; centred ones centre it on the origin.
+/// its finest level's error ([`leaf_error`]). An osrs world's map squares all lie at
+/// positive coordinates, so its square starts at map square (0, 0); the island and
+/// voxel worlds spread from their spawn at the origin in every direction, so theirs is
+/// centred on it.
 fn tileset_layout(generator: &terrain_core::WorldGenerator, extent: f64) -> TilesetLayout {
-    let grid = generator.tile_grid();
-    let mut layout = TilesetLayout::covering(grid, extent, leaf_error(generator));
-    if !grid.centred {
+    let mut layout = TilesetLayout::covering(generator.tile_grid(), extent, leaf_error(generator));
+    if generator.kind() == GeneratorKind::Osrs {
         layout.min_tile = (0, 0);
     }
     layout

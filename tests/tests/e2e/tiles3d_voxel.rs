@@ -1,12 +1,13 @@
 //! The 3D Tiles tileset of a voxel world against the real server: the tileset document
-//! over a square of chunks from chunk 0 (the root box holding the whole block range),
+//! over a square of chunks centred on the origin (the root box holding the whole block
+//! range),
 //! the subtree, every content of every level a glb that passes the Khronos validator
 //! and lies in the root box; the finest level byte for byte the chunks' `mesh.glb`;
 //! every coarse content within its level's geometric error of the top-block heightfield
 //! (`terrain-core`'s height queries) at every block corner under it, coloured by the
 //! block seen from above each vertex; a zone change retags exactly the contents over
 //! its chunks (the others answer `304`), which then follow the new heights; bad paths
-//! are refused naming their field; the default square is 4,096 m from block (0, 0).
+//! are refused naming their field; the default square is 4,096 m centred on the origin.
 
 use std::path::PathBuf;
 
@@ -32,13 +33,18 @@ fn small(c: &mut terrain_server::Config) {
     c.worlds[0].tileset_extent = EXTENT;
 }
 
-/// The square's layout as the server makes it: corner-based chunks from chunk 0, one
-/// block of error at the finest level.
+/// The square's layout as the server makes it: chunks -2 to 1 on both axes (centred on
+/// the origin), one block of error at the finest level.
 fn layout() -> TilesetLayout {
     let generator = WorldGenerator::new(GeneratorKind::Voxel, SEED).unwrap();
-    let mut layout = TilesetLayout::covering(generator.tile_grid(), EXTENT, 1.0);
-    layout.min_tile = (0, 0);
+    let layout = TilesetLayout::covering(generator.tile_grid(), EXTENT, 1.0);
+    assert_eq!(layout.min_tile, (-2, -2));
     layout
+}
+
+/// The block at the square's lowest x and z.
+fn first_block(layout: &TilesetLayout) -> i64 {
+    layout.min_tile.0 * CHUNK
 }
 
 /// Every content of the tileset, as tileset `(level, x, y)` and key.
@@ -91,10 +97,14 @@ fn read_content(body: &[u8]) -> Content {
     }
 }
 
-/// The top-block heights of the square's block corners, row by row from (0, 0).
-fn corner_heights(terrain: &Terrain, side: usize) -> Vec<f64> {
+/// The top-block heights of the square's block corners, row by row from block
+/// `(first, first)`.
+fn corner_heights(terrain: &Terrain, side: usize, first: i64) -> Vec<f64> {
     (0..side * side)
-        .map(|k| terrain.height((k % side) as f64, (k / side) as f64))
+        .map(|k| {
+            let (x, z) = (first + (k % side) as i64, first + (k / side) as i64);
+            terrain.height(x as f64, z as f64)
+        })
         .collect()
 }
 
@@ -123,6 +133,7 @@ fn check_coarse(
         assert_eq!(*colour, base_colour(kind).map(|v| v as f32), "({x}, {z})");
     }
     let side = (layout.side() as i64 * CHUNK + 1) as usize;
+    let first = first_block(layout);
     let r = layout.tiles(key);
     let (x0, x1) = (r.min_tx * CHUNK, (r.max_tx + 1) * CHUNK);
     let (z0, z1) = (r.min_tz * CHUNK, (r.max_tz + 1) * CHUNK);
@@ -153,7 +164,7 @@ fn check_coarse(
                     "{key:?}: a triangle over ({x}, {z}), beyond its square"
                 );
                 let surface = s * a[1] + u * b[1] + q * v[1];
-                let h = heights[z as usize * side + x as usize];
+                let h = heights[(z - first) as usize * side + (x - first) as usize];
                 let e = (surface - h).abs();
                 assert!(
                     e <= limit,
@@ -190,10 +201,10 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
     assert_eq!(root["geometricError"], 4.0);
     assert_eq!(root["implicitTiling"]["availableLevels"], 3);
     assert_eq!(root["content"]["uri"], "content/{level}/{x}/{y}.glb");
-    // The box: x over 0..128 m, tileset y (world -z) over -128..0, z up over every
+    // The box: x over -64..64 m, tileset y (world -z) over -64..64, z up over every
     // block (0 to max_height) and the root's skirt (8 m) below.
     let bbox = nums(&root["boundingVolume"]["box"]);
-    assert_eq!(&bbox[..4], &[64.0, -64.0, (max_height - 8.0) / 2.0, 64.0]);
+    assert_eq!(&bbox[..4], &[0.0, 0.0, (max_height - 8.0) / 2.0, 64.0]);
     assert_eq!((bbox[7], bbox[11]), (64.0, (max_height + 8.0) / 2.0));
     let box_heights = (bbox[2] - bbox[11], bbox[2] + bbox[11]);
 
@@ -207,7 +218,7 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
 
     let side = (layout.side() as i64 * CHUNK + 1) as usize;
     let terrain = voxel_terrain(&[]);
-    let heights = corner_heights(&terrain, side);
+    let heights = corner_heights(&terrain, side, first_block(&layout));
     let dir = tempfile::tempdir().unwrap();
     let mut files: Vec<PathBuf> = Vec::new();
     let mut tags = Vec::new();
@@ -255,9 +266,9 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
     }
     validate_glb(&files);
 
-    // A raised pad inside chunk (1, 2): the contents over that chunk change tags, and
+    // A raised pad inside chunk (1, 1): the contents over that chunk change tags, and
     // follow the new heights; the others revalidate.
-    let zone = json!({"centerX": 48.0, "centerZ": 80.0, "width": 8.0, "depth": 8.0,
+    let zone = json!({"centerX": 48.0, "centerZ": 48.0, "width": 8.0, "depth": 8.0,
                       "height": 50.0, "blendRadius": 2.0});
     let (status, answer) = server
         .put_json(&format!("/v1/worlds/{VOXEL}/flat-zones/pad"), &zone, None)
@@ -270,12 +281,12 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
         .iter()
         .map(|t| (t[0].as_i64().unwrap(), t[1].as_i64().unwrap()))
         .collect();
-    assert_eq!(changed, [(1, 2)]);
+    assert_eq!(changed, [(1, 1)]);
     let generator = WorldGenerator::new(GeneratorKind::Voxel, SEED).unwrap();
     let zones: Vec<FlatZone> = vec![resolve(&generator, "pad", &zone)];
     let terrain = voxel_terrain(&zones);
-    assert_eq!(terrain.height(48.5, 80.5), 50.0);
-    let heights = corner_heights(&terrain, side);
+    assert_eq!(terrain.height(48.5, 48.5), 50.0);
+    let heights = corner_heights(&terrain, side, first_block(&layout));
     let mut retagged = Vec::new();
     for ((l, x, y), key, tag) in &tags {
         let path = format!("{BASE}/content/{l}/{x}/{y}.glb");
@@ -287,7 +298,7 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
         assert_eq!(status, 200, "{path} is over the pad");
         assert!(new_tag.ends_with(&format!(":v{revision}\"")), "{new_tag}");
         if *l == layout.levels {
-            let chunk = format!("/v1/worlds/{VOXEL}/tiles/1/2/mesh.glb");
+            let chunk = format!("/v1/worlds/{VOXEL}/tiles/1/1/mesh.glb");
             let (_, _, want) = server.get_tagged(&chunk, None).await;
             assert!(body == want, "{path} is not {chunk}");
         } else {
@@ -295,8 +306,9 @@ async fn a_voxel_tileset_is_chunk_meshes_under_top_block_heightfields() {
         }
         retagged.push((*l, *x, *y));
     }
-    // The root, the level-1 content over chunks 0..1 x 2..3 (tileset y 0) and the chunk.
-    assert_eq!(retagged, [(0, 0, 0), (1, 0, 0), (2, 1, 1)]);
+    // The root, the level-1 content over chunks 0..1 x 0..1 (tileset x 1, y 0) and the
+    // chunk (tileset x 3, y 0: the square's last row of chunks along z is tileset row 0).
+    assert_eq!(retagged, [(0, 0, 0), (1, 1, 0), (2, 3, 0)]);
     server.stop().await;
 }
 
@@ -338,7 +350,7 @@ async fn bad_voxel_tileset_paths_are_refused_naming_the_field() {
 }
 
 #[tokio::test]
-async fn the_default_voxel_square_is_4096_m_from_block_0() {
+async fn the_default_voxel_square_is_4096_m_centred_on_the_origin() {
     let server = TestServer::start_with(voxel_worlds).await;
     let (status, tileset) = server.get(&format!("{BASE}/tileset.json")).await;
     assert_eq!(status, 200, "{tileset}");
@@ -350,7 +362,7 @@ async fn the_default_voxel_square_is_4096_m_from_block_0() {
     let bbox = nums(&root["boundingVolume"]["box"]);
     assert_eq!(
         [bbox[0], bbox[1], bbox[3], bbox[7]],
-        [2048.0, -2048.0, 2048.0, 2048.0]
+        [0.0, 0.0, 2048.0, 2048.0]
     );
     server.stop().await;
 }
