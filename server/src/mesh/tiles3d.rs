@@ -40,8 +40,67 @@ const MAX_GRIDS: usize = 8192;
 
 type GridKey = (String, ContentKey);
 
-/// Kept grids, by content, with the version each was made at.
-type Grids = HashMap<GridKey, (u64, Arc<ContentGrid>)>;
+/// Kept grids, by content, each with the version it was made at. When full, the half
+/// used longest ago goes: a tileset larger than the store (a wide `tileset_extent`, or
+/// many worlds) keeps the grids its viewers are using instead of starting again from
+/// nothing.
+#[derive(Debug)]
+struct Grids {
+    kept: HashMap<GridKey, Kept>,
+    capacity: usize,
+    /// Counts uses; each use gets the next value, so no two entries share one.
+    clock: u64,
+}
+
+#[derive(Debug)]
+struct Kept {
+    version: u64,
+    grid: Arc<ContentGrid>,
+    used: u64,
+}
+
+impl Grids {
+    fn new(capacity: usize) -> Self {
+        Grids {
+            kept: HashMap::new(),
+            capacity: capacity.max(2),
+            clock: 0,
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The grid of `key` if it is kept at `version`, marked used.
+    fn get(&mut self, key: &GridKey, version: u64) -> Option<Arc<ContentGrid>> {
+        let now = self.tick();
+        let kept = self.kept.get_mut(key).filter(|k| k.version == version)?;
+        kept.used = now;
+        Some(Arc::clone(&kept.grid))
+    }
+
+    /// Keeps `grid` of `key` at `version` (replacing an older one); evicts the half
+    /// used longest ago first if the store is full.
+    fn insert(&mut self, key: GridKey, version: u64, grid: Arc<ContentGrid>) {
+        if self.kept.len() >= self.capacity && !self.kept.contains_key(&key) {
+            let mut used: Vec<u64> = self.kept.values().map(|k| k.used).collect();
+            let half = used.len() / 2;
+            let (_, &mut cut, _) = used.select_nth_unstable(half);
+            self.kept.retain(|_, k| k.used >= cut);
+        }
+        let used = self.tick();
+        self.kept.insert(
+            key,
+            Kept {
+                version,
+                grid,
+                used,
+            },
+        );
+    }
+}
 
 /// A grid some request is building: its version, the builder's token, and where the
 /// grid arrives (`None` until it is made).
@@ -111,7 +170,7 @@ impl Tilesets {
 
     pub fn new(budget: usize) -> Self {
         Tilesets {
-            grids: Arc::default(),
+            grids: Arc::new(Mutex::new(Grids::new(MAX_GRIDS))),
             building: Arc::default(),
             builders: Arc::default(),
             contents: Cache::builder()
@@ -164,7 +223,7 @@ impl MeshCache {
         let mut seen = HashSet::new();
         let mut frontier = keys.to_vec();
         {
-            let grids = locked(&self.tilesets.grids);
+            let mut grids = locked(&self.tilesets.grids);
             let mut building = locked(&self.tilesets.building);
             while let Some(key) = frontier.pop() {
                 if !seen.insert(key) {
@@ -172,10 +231,8 @@ impl MeshCache {
                 }
                 let version = content_version(state, &layout, key);
                 let gk = (id.clone(), key);
-                if let Some((v, g)) = grids.get(&gk)
-                    && *v == version
-                {
-                    have.insert(key, Arc::clone(g));
+                if let Some(g) = grids.get(&gk, version) {
+                    have.insert(key, g);
                     continue;
                 }
                 if key.level == base {
@@ -233,10 +290,7 @@ impl MeshCache {
             for ((key, version), grid) in keys.into_iter().zip(versions).zip(built) {
                 let grid = Arc::new(grid);
                 if kept(level) {
-                    if grids.len() >= MAX_GRIDS {
-                        grids.clear();
-                    }
-                    grids.insert((id.clone(), key), (version, Arc::clone(&grid)));
+                    grids.insert((id.clone(), key), version, Arc::clone(&grid));
                 }
                 if level == base {
                     announced.made(key, &grid);
@@ -413,5 +467,72 @@ impl MeshCache {
             .await?
             .remove(0);
         Ok(((f64::from(grid.min), f64::from(grid.max)), version))
+    }
+}
+
+#[cfg(test)]
+mod grid_store_tests {
+    use super::*;
+
+    fn key(ix: u64) -> GridKey {
+        let key = ContentKey {
+            level: 3,
+            ix,
+            iz: 0,
+        };
+        ("main".to_string(), key)
+    }
+
+    fn grid(ix: u64) -> Arc<ContentGrid> {
+        Arc::new(ContentGrid {
+            key: key(ix).1,
+            n: 1,
+            heights: vec![ix as f32],
+            error: 0.0,
+            min: 0.0,
+            max: 0.0,
+        })
+    }
+
+    fn kept(store: &Grids) -> Vec<u64> {
+        let mut ix: Vec<u64> = store.kept.keys().map(|k| k.1.ix).collect();
+        ix.sort_unstable();
+        ix
+    }
+
+    /// A full store gives up the half used longest ago, not everything: grids in use
+    /// stay however many others came and went.
+    #[test]
+    fn a_full_store_keeps_the_grids_used_last() {
+        let mut store = Grids::new(4);
+        for ix in 0..4 {
+            store.insert(key(ix), 1, grid(ix));
+        }
+        assert!(store.get(&key(0), 1).is_some());
+        assert!(store.get(&key(2), 1).is_some());
+        store.insert(key(4), 1, grid(4));
+        assert_eq!(kept(&store), [0, 2, 4]);
+        // A grid used again and again survives a stream of new ones.
+        for ix in 5..40 {
+            assert!(store.get(&key(0), 1).is_some(), "grid 0 before {ix}");
+            store.insert(key(ix), 1, grid(ix));
+            assert!(store.kept.len() <= 4);
+        }
+        assert!(kept(&store).contains(&0), "{:?}", kept(&store));
+    }
+
+    /// A grid is found only at the version it was made at; a newer one replaces it in
+    /// place, evicting nothing.
+    #[test]
+    fn grids_answer_at_their_version_and_are_replaced_in_place() {
+        let mut store = Grids::new(2);
+        store.insert(key(0), 1, grid(0));
+        store.insert(key(1), 1, grid(1));
+        assert!(store.get(&key(0), 2).is_none());
+        store.insert(key(0), 2, grid(0));
+        assert_eq!(kept(&store), [0, 1]);
+        assert!(store.get(&key(0), 1).is_none());
+        assert_eq!(store.get(&key(0), 2).map(|g| g.heights[0]), Some(0.0));
+        assert!(store.get(&key(1), 1).is_some());
     }
 }
