@@ -419,7 +419,7 @@ pub fn parent_grid(key: ContentKey, children: [&ContentGrid; 4]) -> ContentGrid 
 }
 
 /// How many levels below `key` a coarse content takes its samples from: the fewest
-/// (at least one, at most [`MAX_DEPTH`], never below the full-detail level) whose
+/// (at least one, at most `MAX_DEPTH`, never below the full-detail level) whose
 /// grids' error, `error_at(depth)`, leaves at least half the level's error to the
 /// simplification.
 pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u32) -> f64) -> u32 {

@@ -11,7 +11,7 @@
 //!   spread coordinates over an area.
 //! - [`data`]: `-d` request data, JSON to a `DynamicMessage` to bytes.
 //! - [`call`]: how one request is sent (unary and streaming), over a dynamic codec.
-//! - [`run`]: workers, connections, rate limit, durations; HDR histograms.
+//! - [`mod@run`]: workers, connections, rate limit, durations; HDR histograms.
 //! - [`report`]: ghz's report (JSON fields and the text summary).
 //! - [`fanout`]: `terrain-fanout`, event fan-out latency and the server's CPU per
 //!   delivered event, with the subscribers in a process of their own.

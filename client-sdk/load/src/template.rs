@@ -9,9 +9,9 @@
 //!   MAXZ}}` (N `x, z` pairs, uniform over the rectangle).
 //!
 //! A string value that is exactly one template becomes that value's JSON type
-//! ([`render_value`]), so `{"x": "{{randomFloat -450 450}}"}` is a number and
+//! (`render_value`), so `{"x": "{{randomFloat -450 450}}"}` is a number and
 //! `{"coordinates": "{{randomCoordinates 10000 -450 -450 450 450}}"}` an array; text
-//! that is not JSON until rendered is rendered as text ([`render_text`]). Random values
+//! that is not JSON until rendered is rendered as text (`render_text`). Random values
 //! come from a per-worker generator seeded by the worker number, so a run is
 //! reproducible.
 

@@ -120,7 +120,7 @@ impl SurfaceTile {
     }
 
     /// The surface of a built tile mesh (`layout` is the mesh's terrain's
-    /// [`Generator::tile_grid`]); `None` when the mesh's resolution is not the
+    /// [`crate::WorldGenerator::tile_grid`]); `None` when the mesh's resolution is not the
     /// layout's or its heights are missing.
     pub fn from_mesh(mesh: &TileMesh, layout: TileGrid) -> Option<Self> {
         let n = layout.resolution.max(2) as usize;
@@ -181,7 +181,7 @@ pub struct SurfaceTiles {
 }
 
 impl SurfaceTiles {
-    /// No tiles yet, of `layout` (the terrain's [`Generator::tile_grid`]).
+    /// No tiles yet, of `layout` (the terrain's [`crate::WorldGenerator::tile_grid`]).
     pub fn new(layout: TileGrid) -> Self {
         SurfaceTiles {
             layout,

@@ -323,13 +323,13 @@ impl<'a> Walker<'a> {
     /// [`Walker::info`] at each of `points`, in order, bit for bit (tested).
     ///
     /// Points that lie together take the area path: the batch is grouped by the
-    /// [`AREA_CELL`] square each point falls in, and a group whose points share
+    /// `AREA_CELL` square each point falls in, and a group whose points share
     /// heights (movement-tile centres, whole metres: any points whose neighbours at
     /// 1 m are other points' coordinates, to the bit) gets the distinct heights its
     /// points read from one generator pass over their coordinates
-    /// ([`Walker::area_infos`]), when that pass computes at most eight heights per
+    /// (`Walker::area_infos`), when that pass computes at most eight heights per
     /// point. The rest share the axis parts of their distinct coordinates when those
-    /// repeat ([`Walker::shared_axes_infos`]), else compute their nine heights
+    /// repeat (`Walker::shared_axes_infos`), else compute their nine heights
     /// together ([`Terrain::neighbourhoods`]), several sharing the generator's lane
     /// groups.
     pub fn infos(&self, points: &[(f64, f64)]) -> Vec<TerrainInfo> {

@@ -200,7 +200,7 @@ pub struct ZoneSample<'a> {
 /// `floor((c - R)/size + 0.5)` to `floor((c + R)/size + 0.5)` on each axis, `R` being
 /// its larger half extent plus its blend radius.
 ///
-/// The index has [`LEVELS`] levels of cells, level `l`'s cells being `16^l` tiles
+/// The index has `LEVELS` levels of cells, level `l`'s cells being `16^l` tiles
 /// wide; a zone is listed in the cells of the lowest level where its range spans at
 /// most 16 cells per axis. So a zone costs at most 256 entries whatever its size (a
 /// 30 km zone on 32 m tiles spans 938 x 938 tiles, 880,000 entries in a one-level

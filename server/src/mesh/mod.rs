@@ -22,7 +22,7 @@
 //!   `mesh_cache_bytes` (a viewer whose rings would need more is refused), so meshes
 //!   take at most twice `mesh_cache_bytes` (the cache, plus pinned tiles it evicted).
 //! - Each cached tile also keeps the response bodies encoded from it, per format
-//!   ([`encoded`]): a warm request copies bytes and encodes nothing. They count in
+//!   (`encoded`): a warm request copies bytes and encodes nothing. They count in
 //!   the cache's budget.
 //! - Simplified meshes (a `maxError` above 0, [`MeshCache::simplified`]) are kept in a
 //!   cache of their own, by tile and error, holding at most a quarter of

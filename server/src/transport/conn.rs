@@ -179,7 +179,7 @@ impl Connection for tokio_rustls::server::TlsStream<TcpStream> {
 const DESCRIPTOR_RESERVE: u64 = 64;
 
 /// The number of connections to allow: `max_connections`, lowered to the process's
-/// open-file limit less [`DESCRIPTOR_RESERVE`] when that is smaller (Linux:
+/// open-file limit less `DESCRIPTOR_RESERVE` when that is smaller (Linux:
 /// `/proc/self/limits`; elsewhere the limit is unknown and `max_connections` stands).
 /// Logs both, and warns when it lowers the cap.
 pub fn connection_cap(max_connections: usize) -> usize {

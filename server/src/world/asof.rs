@@ -12,7 +12,7 @@
 //! world built with the zones of revision `r` answers, bit for bit.
 //!
 //! The follower records a revision's undo before it installs the revision's state
-//! ([`super::World::apply_entry`]), so whoever sees a state of revision `c` finds
+//! (`World::apply_entry`), so whoever sees a state of revision `c` finds
 //! every record up to `c`. At start-up the history is rebuilt from the retained zone
 //! log (`event_history` revisions) as far as it says what each change replaced. A gap
 //! in the revisions (a replica that saw only a later write of a zone) starts the

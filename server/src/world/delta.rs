@@ -10,7 +10,7 @@ const SPACING: f64 = 0.5;
 const MAX_PER_AXIS: usize = 65;
 
 /// A grid of sample points over an area: both edges included, at most
-/// [`SPACING`] apart unless the area is wider than `SPACING * (MAX_PER_AXIS - 1)`.
+/// `SPACING` apart unless the area is wider than `SPACING * (MAX_PER_AXIS - 1)`.
 #[derive(Debug, Clone)]
 pub struct Probe {
     xs: Vec<f64>,

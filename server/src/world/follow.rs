@@ -1,6 +1,6 @@
 //! Following the zone logs: one task per world reads the world's log
 //! ([`crate::store::log::ZoneLog`]) from the last applied revision + 1 and applies
-//! each entry in revision order ([`World::apply_entry`]); writers wait here for the
+//! each entry in revision order (`World::apply_entry`); writers wait here for the
 //! revision the log gave their proposal ([`Link::collect`]). The same for the
 //! embedded store and for a shared one (NATS): with a shared store every replica,
 //! the proposer included, applies every change from the log, so an event on replica
@@ -167,7 +167,7 @@ impl Link {
         }
     }
 
-    /// Waits (for at most [`APPLY_WAIT`]) until revision `revision` is applied here.
+    /// Waits (for at most `APPLY_WAIT`) until revision `revision` is applied here.
     pub async fn wait_applied(&self, revision: u64) -> bool {
         self.wait_bounded(revision, APPLY_WAIT).await
     }
@@ -467,7 +467,7 @@ impl Follower {
 }
 
 impl World {
-    /// With a shared store, waits (for at most [`APPLY_WAIT`]) until this replica has
+    /// With a shared store, waits (for at most `APPLY_WAIT`) until this replica has
     /// applied `revision`: a client resuming here may have heard of it from another
     /// replica. Returns at once with the embedded store, where every revision anyone
     /// heard of is applied already.

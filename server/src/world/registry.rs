@@ -4,7 +4,7 @@
 //! planned against the applied state (a read lock), proposed to the world's zone log
 //! ([`crate::store::log`]) with a compare-and-swap on the zone's key revision, and
 //! answered once the world's follower has applied what the log stored
-//! ([`super::follow`], [`super::apply`]): durable (fsync, or a JetStream ack) and
+//! ([`super::follow`], `apply`): durable (fsync, or a JetStream ack) and
 //! applied in memory. One path for one server and for many replicas; only the log
 //! differs. A proposal that lost a race (another replica changed the zone first) is
 //! planned again once that change is applied here, so the answer describes what

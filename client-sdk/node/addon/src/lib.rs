@@ -42,9 +42,9 @@ mod offline;
 /// `src/native.ts` puts them behind the class's methods, so callers see no difference.
 ///
 /// `surfaceHeightAt` is answered in JavaScript (`src/surface.ts`) from tile surfaces
-/// these functions hand over: [`replica_surface_layout`] gives the tile grid and the
-/// view's epoch, [`replica_surface_tile`] one tile's float32 vertex heights at the view, and
-/// [`replica_surface_evaluated`] answers a point on the spot (tiles not kept).
+/// these functions hand over: [`fast::replica_surface_layout`] gives the tile grid and the
+/// view's epoch, [`fast::replica_surface_tile`] one tile's float32 vertex heights at the view, and
+/// [`fast::replica_surface_evaluated`] answers a point on the spot (tiles not kept).
 pub mod fast {
     use std::sync::Arc;
 
@@ -678,9 +678,9 @@ impl LocalTerrain {
 
     /// The surface-mode height at `(x, z)`: the served mesh's triangle under the point.
     ///
-    /// A tile read [`SURFACE_TILE_READS`] times at one snapshot has its surface
+    /// A tile read `SURFACE_TILE_READS` times at one snapshot has its surface
     /// computed and kept, so reads where entities stand are a cell lookup; at most
-    /// [`SURFACE_TILES_KEPT`] tiles are kept. (The package's `surfaceHeightAt` answers
+    /// `SURFACE_TILES_KEPT` tiles are kept. (The package's `surfaceHeightAt` answers
     /// in JavaScript instead, from tiles of [`fast::replica_surface_tile`].)
     #[napi]
     pub fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {

@@ -78,7 +78,7 @@ pub fn noise(x: i32, y: i32) -> i32 {
     (v >> 19) & 0xFF
 }
 
-/// [`noise`] smoothed over the 3x3 block around `(x, y)`:
+/// [`fn@noise`] smoothed over the 3x3 block around `(x, y)`:
 /// `corners / 16 + sides / 8 + centre / 4`, each division separately.
 pub fn smoothed_noise(x: i32, y: i32) -> i32 {
     let (xm, xp) = (x.wrapping_sub(1), x.wrapping_add(1));

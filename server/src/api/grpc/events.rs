@@ -36,7 +36,7 @@ fn area_of(area: Option<&pb::SubscriptionArea>, max_coordinate: f64) -> Result<A
 }
 
 /// The `TerrainEvents` route, as an axum router to merge with the others.
-/// `Subscribe` is served by [`subscribe_shared`] (events sent as the bytes every
+/// `Subscribe` is served by `subscribe_shared` (events sent as the bytes every
 /// subscriber shares); the rest by the generated service.
 pub fn routes(state: &Arc<ApiState>) -> Router {
     let sizes = MessageLimits::of(state);
@@ -116,7 +116,7 @@ impl TerrainEvents for EventsApi {
     type SubscribeStream = EventStream;
 
     /// The typed stream, for the generated service; the server's route is
-    /// [`subscribe_shared`], which sends the same messages pre-encoded.
+    /// `subscribe_shared`, which sends the same messages pre-encoded.
     async fn subscribe(
         &self,
         request: Request<pb::SubscribeRequest>,

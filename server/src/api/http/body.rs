@@ -51,7 +51,7 @@ fn is_json(mime: &str) -> bool {
     ) || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-/// Refuses a body that is not JSON by the [`JSON_TYPES`] rule: `415`, naming the type.
+/// Refuses a body that is not JSON by the `JSON_TYPES` rule: `415`, naming the type.
 pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
     match media_type(headers) {
         Some((mime, text)) if !is_json(&mime) => Err(ApiError::UnsupportedMediaType {

@@ -20,7 +20,7 @@
 //!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
 //! rejections (bad path, bad query string, body too large), which the extractors of
-//! [`extract`] and [`body_rejection`] map.
+//! [`extract`] and `body_rejection` map.
 
 pub mod admin;
 pub mod blocks;

@@ -3,7 +3,7 @@
 //! JSON types they send and read, so the contract is the code's and cannot drift.
 //!
 //! What the attributes do not say per route is added here, once, from the rules that
-//! make it true for every route ([`Shared`]):
+//! make it true for every route (`Shared`):
 //!
 //! - the `world` path parameter of every `/v1/worlds/{world}/...` operation;
 //! - the `ErrorBody` JSON of every refusal (4xx and 5xx) an operation lists: the

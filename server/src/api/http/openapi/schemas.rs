@@ -59,7 +59,7 @@ fn error_response(description: &str) -> ResponseBuilder {
         .content("application/json", error_content())
 }
 
-/// The responses [`super::Shared`] adds to operations, by component name.
+/// The responses `Shared` adds to operations, by component name.
 pub fn shared_responses() -> Vec<(String, RefOr<Response>)> {
     let seconds = Header::new(Object::with_type(Type::Integer));
     let mut retry = seconds;
