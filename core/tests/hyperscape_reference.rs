@@ -2,7 +2,10 @@
 //! against the documented behaviour of seeds with mountain centres.
 
 use terrain_core::generator::hyperscape::{Biome, Hyperscape, tile};
-use terrain_core::{Generator, Grid};
+use terrain_core::zones::Shape;
+use terrain_core::{
+    FlatZone, Generator, GeneratorKind, Grid, Overlap, Terrain, WorldGenerator, ZoneSet,
+};
 
 const HEIGHTS: &str = include_str!("data/hyperscape/seed0_heights.csv");
 const TILE_VERTICES: &str = include_str!("data/hyperscape/seed0_tile_vertices.csv");
@@ -243,4 +246,127 @@ fn heights_are_identical_across_threads() {
             .collect()
     });
     assert_eq!(serial, threaded);
+}
+
+/// §5.3 `adjust(b, s)` as ALGORITHM.md writes it, for checking the generator's
+/// shoreline against the specification rather than against itself.
+fn spec_adjust(b: f64, s: f64) -> f64 {
+    if b == 9.0 {
+        return b;
+    }
+    let land = b > 9.0;
+    let delta = (b - 9.0).abs();
+    if delta >= 3.0 {
+        return b;
+    }
+    let max_mul = if land { 1.6 } else { 1.8 };
+    let target = f64::min(max_mul, f64::max(1.0, 0.06 / f64::max(0.0001, s)));
+    let mul = 1.0 + (target - 1.0) * (1.0 - delta / 3.0);
+    let adj = delta * mul;
+    if land { 9.0 + adj } else { 9.0 - adj }
+}
+
+/// Heights in the shore band of the procedural island (6 to 12 m): every one, point and
+/// area path alike, is §5's `computed` from `procedural` and its four neighbours 1 m
+/// away. Answers band points where the ground is gentle enough for the adjustment to act
+/// (none: the island's shores are steep, as ALGORITHM.md says of its tables) and the
+/// band points seen, one per seed.
+fn shore_band_matches_the_specification(seed: u32) -> ((f64, f64), usize) {
+    let g = Hyperscape::new(seed);
+    let grid = Grid::new(-5000.0, -5000.0, 2.5, 4001, 4001).unwrap();
+    let mut row = vec![0.0; grid.nx];
+    let (mut first, mut seen) = (None, 0);
+    for iz in 0..grid.nz {
+        g.fill_rows(&grid, iz..iz + 1, &mut row);
+        for ix in 0..grid.nx {
+            let (x, z) = (grid.x(ix), grid.z(iz));
+            let b = g.procedural(x, z);
+            let want = if b > 6.0 && b < 12.0 {
+                seen += 1;
+                first.get_or_insert((x, z));
+                let s = [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]
+                    .map(|(dx, dz)| (g.procedural(x + dx, z + dz) - b).abs())
+                    .into_iter()
+                    .fold(0.0, f64::max);
+                spec_adjust(b, s)
+            } else {
+                b
+            };
+            assert_eq!(row[ix].to_bits(), want.to_bits(), "seed {seed} ({x}, {z})");
+        }
+    }
+    (first.expect("a shore in the scan"), seen)
+}
+
+/// The shoreline adjustment acts only on gently sloping shores (slope under 0.06 within
+/// 3 m of the water line). The island's shores are all steep, so the reference tables
+/// cannot show it: here four small flat zones stand 1 m from a shore point, at a level
+/// just above its ground, so its four neighbours (which §5.2 reads with flat zones) are
+/// level with it. Its height, on the point path and the area path, is then §5.3's
+/// `adjust` of the un-shored height, which it differs from; without the adjustment this
+/// test fails.
+#[test]
+fn gentle_shores_are_adjusted_as_the_specification_says() {
+    let mut points = Vec::new();
+    for seed in [0, 1, 77] {
+        let (point, seen) = shore_band_matches_the_specification(seed);
+        assert!(seen > 1000, "seed {seed}: {seen} shore points");
+        points.push((seed, point));
+    }
+    for (seed, (x0, z0)) in points {
+        let b = Hyperscape::new(seed).procedural(x0, z0);
+        assert!(b > 6.0 && b < 12.0 && b != 9.0, "{b}");
+        // 0.02 m asks for the largest push (the multiplier's cap), 0.045 m for less.
+        for rise in [0.02, 0.045] {
+            let level = b + rise;
+            let mut zones = ZoneSet::new(Overlap::Hyperscape, 100.0);
+            for (i, (dx, dz)) in [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]
+                .into_iter()
+                .enumerate()
+            {
+                let zone = FlatZone {
+                    id: format!("pad{i}"),
+                    center_x: x0 + dx,
+                    center_z: z0 + dz,
+                    shape: Shape::Rect {
+                        width: 0.8,
+                        depth: 0.8,
+                    },
+                    height: level,
+                    blend_radius: 0.0,
+                    carve_inset: 0.0,
+                    priority: 0,
+                    walkable: None,
+                };
+                zones.insert(zone, i as u64 + 1);
+            }
+            let t = Terrain::new(
+                WorldGenerator::new(GeneratorKind::Hyperscape, seed).unwrap(),
+                zones,
+            );
+            let want = spec_adjust(b, (level - b).abs());
+            assert!((want - b).abs() > 1e-4, "seed {seed}: {want} against {b}");
+            assert_eq!(
+                t.height(x0, z0).to_bits(),
+                want.to_bits(),
+                "seed {seed} rise {rise}"
+            );
+            let grid = Grid::new(x0, z0, 0.5, 3, 3).unwrap();
+            let mut area = vec![0.0; grid.len()];
+            t.fill(&grid, &mut area);
+            assert_eq!(
+                area[0].to_bits(),
+                want.to_bits(),
+                "seed {seed} rise {rise}: area"
+            );
+            for (k, h) in area.iter().enumerate() {
+                let (x, z) = (grid.x(k % 3), grid.z(k / 3));
+                assert_eq!(
+                    h.to_bits(),
+                    t.height(x, z).to_bits(),
+                    "seed {seed} ({x}, {z})"
+                );
+            }
+        }
+    }
 }
