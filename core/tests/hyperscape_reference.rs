@@ -278,7 +278,7 @@ fn shore_band_matches_the_specification(seed: u32) -> ((f64, f64), usize) {
     let (mut first, mut seen) = (None, 0);
     for iz in 0..grid.nz {
         g.fill_rows(&grid, iz..iz + 1, &mut row);
-        for ix in 0..grid.nx {
+        for (ix, got) in row.iter().enumerate() {
             let (x, z) = (grid.x(ix), grid.z(iz));
             let b = g.procedural(x, z);
             let want = if b > 6.0 && b < 12.0 {
@@ -292,7 +292,7 @@ fn shore_band_matches_the_specification(seed: u32) -> ((f64, f64), usize) {
             } else {
                 b
             };
-            assert_eq!(row[ix].to_bits(), want.to_bits(), "seed {seed} ({x}, {z})");
+            assert_eq!(got.to_bits(), want.to_bits(), "seed {seed} ({x}, {z})");
         }
     }
     (first.expect("a shore in the scan"), seen)
