@@ -23,6 +23,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // which the codec names in its decode errors.
     let mut config = tonic_prost_build::Config::new();
     config.enable_type_names();
+    // A mesh's arrays as `bytes::Bytes`: the server answers `GetTileMesh` from a tile
+    // version's stored encoding, and decoding those bytes into a message slices them
+    // instead of copying (clients decode the same way).
+    config.bytes([".terrain.v1.TileMesh", ".terrain.v1.MeshPart"]);
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)

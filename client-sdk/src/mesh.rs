@@ -124,7 +124,7 @@ impl TryFrom<v1::TileMesh> for TileMesh {
             },
             quads: m.quads,
             visible_faces: m.visible_faces,
-            biomes: m.biomes,
+            biomes: m.biomes.to_vec(),
         })
     }
 }

@@ -91,3 +91,71 @@ async fn a_warm_mesh_request_copies_the_encoded_bytes_until_the_tile_changes() {
     assert_eq!(encodings(&server, "glb").await, 2.0);
     server.stop().await;
 }
+
+/// `GetTileMesh` (and `GetTileMeshes`) encode a tile version's message once, as the
+/// HTTP forms do: later calls read the stored encoding with their own revision
+/// stamped in, the same bytes otherwise; a change over the tile encodes its new
+/// version once more.
+#[tokio::test]
+async fn grpc_meshes_are_encoded_once_per_tile_version() {
+    use terrain_proto::v1::{GetTileMeshRequest, GetTileMeshesRequest, TileKey};
+    use tokio_stream::StreamExt as _;
+
+    let server = TestServer::start().await;
+    let mut client = server.grpc().await;
+    let request = || GetTileMeshRequest {
+        world: "main".into(),
+        tile_x: 0,
+        tile_z: 0,
+        ..Default::default()
+    };
+    let first = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    let second = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    assert_eq!(first, second);
+    assert!(!first.positions.is_empty() && !first.indices.is_empty());
+    assert_eq!(encodings(&server, "protobuf").await, 1.0);
+    let many = GetTileMeshesRequest {
+        world: "main".into(),
+        tiles: vec![TileKey { x: 0, z: 0 }, TileKey { x: 0, z: 0 }],
+        ..Default::default()
+    };
+    let mut stream = client.get_tile_meshes(many).await.unwrap().into_inner();
+    while let Some(mesh) = stream.next().await {
+        assert_eq!(mesh.unwrap(), first);
+    }
+    assert_eq!(
+        encodings(&server, "protobuf").await,
+        1.0,
+        "streamed from the store"
+    );
+
+    // Far from tile (0, 0): the answer carries the new revision, nothing is encoded.
+    put_zone(&server, "far", &raised(700.0, 700.0)).await;
+    let third = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    assert_eq!((first.revision, third.revision), (0, 1));
+    assert_eq!(
+        terrain_proto::v1::TileMesh {
+            revision: 0,
+            ..third
+        },
+        first
+    );
+    assert_eq!(
+        encodings(&server, "protobuf").await,
+        1.0,
+        "not encoded again"
+    );
+
+    // Over the tile: its new version is encoded once.
+    put_zone(&server, "near", &raised(10.0, 10.0)).await;
+    let fourth = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    let fifth = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    assert_eq!(fourth, fifth);
+    assert_eq!((fourth.version, fourth.revision), (2, 2));
+    assert_ne!(
+        fourth.positions, first.positions,
+        "the zone raised the ground"
+    );
+    assert_eq!(encodings(&server, "protobuf").await, 2.0);
+    server.stop().await;
+}

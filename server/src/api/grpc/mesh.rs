@@ -4,10 +4,18 @@
 //! Bulk arrays travel as `bytes` holding little-endian values (f32 positions and
 //! normals, u16 or u32 indices as `index_format` says): encoding them is a copy,
 //! an order of magnitude cheaper than packed `repeated float`.
+//!
+//! A tile version's message is encoded once, at revision 0, and kept with its cached
+//! mesh ([`crate::mesh::MeshCache::encoded`], `terrain_mesh_encodings_total{format =
+//! "protobuf"}`), as the HTTP forms are. Each answer is that encoding read back, which
+//! slices the arrays out of the stored bytes without copying them (`bytes` fields are
+//! `Bytes`), with the request's revision stamped in.
 
 use std::{pin::Pin, sync::Arc};
 
+use bytes::Bytes;
 use futures::{Stream, StreamExt, stream};
+use prost::Message as _;
 use terrain_core::{
     mesh::{Indices, TileMesh},
     voxel::MeshPart,
@@ -16,9 +24,13 @@ use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{
-    api::ApiState,
-    mesh::{CachedMesh, ChunkMesh, ServedMesh},
-    query::mesh::{TileFields, check_max_error},
+    api::{ApiError, ApiState},
+    mesh::{CachedMesh, ChunkMesh, MeshFormat, ServedMesh},
+    query::{
+        QueryEngine,
+        mesh::{TileFields, check_max_error},
+    },
+    world::World,
 };
 
 /// How gRPC names a tile's indices in errors: the request fields.
@@ -47,7 +59,32 @@ pub async fn get(
     let served = engine
         .tile_mesh_lod(world, tile, &tile_fields(), max_error)
         .await?;
-    Ok(Response::new(message(&served)))
+    Ok(Response::new(answer(engine, world, &served).await?))
+}
+
+/// The message answering with `served`: this tile version's stored encoding (made now
+/// on the compute pool if it is the first request), read back with the request's
+/// revision.
+async fn answer(
+    engine: &QueryEngine,
+    world: &World,
+    served: &ServedMesh,
+) -> Result<pb::TileMesh, Status> {
+    let stored = ServedMesh {
+        revision: 0,
+        ..served.clone()
+    };
+    let encoded: Bytes = engine
+        .meshes()
+        .encoded(world.id(), &stored, MeshFormat::Protobuf, |m| {
+            Ok(message(m).encode_to_vec())
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut answer = pb::TileMesh::decode(encoded)
+        .map_err(|e| ApiError::Internal(format!("stored tile mesh does not decode: {e}")))?;
+    answer.revision = served.revision;
+    Ok(answer)
 }
 
 /// `GetTileMeshes`: every requested tile, in request order, one message each. The
@@ -76,14 +113,14 @@ pub async fn get_many(
                 .engine
                 .tile_mesh_lod(&world, tile, &fields, max_error)
                 .await?;
-            Ok(message(&served))
+            answer(&state.engine, &world, &served).await
         }
     });
     Ok(Response::new(Box::pin(meshes)))
 }
 
-/// The wire form of a served mesh.
-pub fn message(served: &ServedMesh) -> pb::TileMesh {
+/// The wire form of a served mesh (what [`answer`] stores, encoded).
+fn message(served: &ServedMesh) -> pb::TileMesh {
     let mesh: &TileMesh = match &*served.mesh {
         CachedMesh::Tile(mesh) => mesh,
         CachedMesh::Chunk(chunk) => return chunk_message(chunk, served.revision),
@@ -115,7 +152,7 @@ pub fn message(served: &ServedMesh) -> pb::TileMesh {
         transparent: None,
         quads: 0,
         visible_faces: 0,
-        biomes: mesh.biomes.clone(),
+        biomes: Bytes::copy_from_slice(&mesh.biomes),
     }
 }
 
@@ -127,7 +164,12 @@ fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
         positions: vec3_bytes(&p.positions),
         normals: vec3_bytes(&p.normals),
         colours: vec3_bytes(&p.colours),
-        indices: p.indices.iter().flat_map(|i| i.to_le_bytes()).collect(),
+        indices: p
+            .indices
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect::<Vec<u8>>()
+            .into(),
     };
     let opaque = part(&chunk.mesh.opaque);
     pb::TileMesh {
@@ -147,20 +189,22 @@ fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
         transparent: Some(part(&chunk.mesh.transparent)),
         quads: chunk.mesh.quads,
         visible_faces: chunk.mesh.visible_faces,
-        biomes: Vec::new(),
+        biomes: Bytes::new(),
     }
 }
 
 /// `[x, y, z]` triples as little-endian f32 bytes.
-fn vec3_bytes(values: &[[f32; 3]]) -> Vec<u8> {
-    values
+fn vec3_bytes(values: &[[f32; 3]]) -> Bytes {
+    let bytes: Vec<u8> = values
         .iter()
         .flatten()
         .flat_map(|v| v.to_le_bytes())
-        .collect()
+        .collect();
+    bytes.into()
 }
 
 /// `values` as little-endian bytes.
-fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+fn f32_bytes(values: &[f32]) -> Bytes {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    bytes.into()
 }
