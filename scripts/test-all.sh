@@ -47,7 +47,8 @@ cargo test --workspace --locked
 # before it. Ignored in plain `cargo test`, which must not need them.
 echo "== Python default clients (the largest zone's event)"
 python3 -m pip install --quiet --disable-pip-version-check "websockets==$WEBSOCKETS_VERSION" "grpcio==$GRPCIO_VERSION"
-cargo test --locked -p terrain-tests --test e2e -- --ignored --exact \
+# (--workspace: the features the step above built with, so nothing is compiled again.)
+cargo test --workspace --locked --test e2e -- --ignored --exact \
     zones_large::python_default_clients_receive_the_largest_event
 
 # The Node.js SDK (client-sdk/node): npm ci (pinned by its package-lock.json), its build
