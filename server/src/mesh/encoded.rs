@@ -100,7 +100,9 @@ impl Cached {
 impl MeshCache {
     /// `served` encoded in `format` by `encode`: the stored bytes when this version
     /// of the tile was encoded before, otherwise encoded now on the compute pool
-    /// (once, whoever else asks meanwhile), counted, and stored with the mesh.
+    /// (once, whoever else asks meanwhile), counted, and stored with the mesh. The
+    /// encoding is made at revision 0 whatever request asks first, so the stored bytes
+    /// hold no request's revision; an edge whose form carries one stamps it in.
     pub async fn encoded(
         &self,
         world: &str,
@@ -111,7 +113,11 @@ impl MeshCache {
         if let Some(done) = served.encoded.get(format) {
             return done.clone().map_err(MeshError::Encode);
         }
-        let (job, metrics) = (served.clone(), Arc::clone(&self.metrics));
+        let job = ServedMesh {
+            revision: 0,
+            ..served.clone()
+        };
+        let metrics = Arc::clone(&self.metrics);
         let done = self
             .compute
             .run(move || {

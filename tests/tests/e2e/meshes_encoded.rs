@@ -92,25 +92,34 @@ async fn a_warm_mesh_request_copies_the_encoded_bytes_until_the_tile_changes() {
     server.stop().await;
 }
 
+/// Tile (0, 0) of `main`, as `GetTileMesh` answers it now.
+async fn grpc_tile_0_0(
+    client: &mut terrain_proto::v1::terrain_service_client::TerrainServiceClient<
+        tonic::transport::Channel,
+    >,
+) -> terrain_proto::v1::TileMesh {
+    let request = terrain_proto::v1::GetTileMeshRequest {
+        world: "main".into(),
+        tile_x: 0,
+        tile_z: 0,
+        ..Default::default()
+    };
+    client.get_tile_mesh(request).await.unwrap().into_inner()
+}
+
 /// `GetTileMesh` (and `GetTileMeshes`) encode a tile version's message once, as the
 /// HTTP forms do: later calls read the stored encoding with their own revision
 /// stamped in, the same bytes otherwise; a change over the tile encodes its new
 /// version once more.
 #[tokio::test]
 async fn grpc_meshes_are_encoded_once_per_tile_version() {
-    use terrain_proto::v1::{GetTileMeshRequest, GetTileMeshesRequest, TileKey};
+    use terrain_proto::v1::{GetTileMeshesRequest, TileKey};
     use tokio_stream::StreamExt as _;
 
     let server = TestServer::start().await;
     let mut client = server.grpc().await;
-    let request = || GetTileMeshRequest {
-        world: "main".into(),
-        tile_x: 0,
-        tile_z: 0,
-        ..Default::default()
-    };
-    let first = client.get_tile_mesh(request()).await.unwrap().into_inner();
-    let second = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    let first = grpc_tile_0_0(&mut client).await;
+    let second = grpc_tile_0_0(&mut client).await;
     assert_eq!(first, second);
     assert!(!first.positions.is_empty() && !first.indices.is_empty());
     assert_eq!(encodings(&server, "protobuf").await, 1.0);
@@ -131,7 +140,7 @@ async fn grpc_meshes_are_encoded_once_per_tile_version() {
 
     // Far from tile (0, 0): the answer carries the new revision, nothing is encoded.
     put_zone(&server, "far", &raised(700.0, 700.0)).await;
-    let third = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    let third = grpc_tile_0_0(&mut client).await;
     assert_eq!((first.revision, third.revision), (0, 1));
     assert_eq!(
         terrain_proto::v1::TileMesh {
@@ -148,8 +157,8 @@ async fn grpc_meshes_are_encoded_once_per_tile_version() {
 
     // Over the tile: its new version is encoded once.
     put_zone(&server, "near", &raised(10.0, 10.0)).await;
-    let fourth = client.get_tile_mesh(request()).await.unwrap().into_inner();
-    let fifth = client.get_tile_mesh(request()).await.unwrap().into_inner();
+    let fourth = grpc_tile_0_0(&mut client).await;
+    let fifth = grpc_tile_0_0(&mut client).await;
     assert_eq!(fourth, fifth);
     assert_eq!((fourth.version, fourth.revision), (2, 2));
     assert_ne!(

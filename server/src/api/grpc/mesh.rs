@@ -70,13 +70,9 @@ async fn answer(
     world: &World,
     served: &ServedMesh,
 ) -> Result<pb::TileMesh, Status> {
-    let stored = ServedMesh {
-        revision: 0,
-        ..served.clone()
-    };
     let encoded: Bytes = engine
         .meshes()
-        .encoded(world.id(), &stored, MeshFormat::Protobuf, |m| {
+        .encoded(world.id(), served, MeshFormat::Protobuf, |m| {
             Ok(message(m).encode_to_vec())
         })
         .await
@@ -164,12 +160,7 @@ fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
         positions: vec3_bytes(&p.positions),
         normals: vec3_bytes(&p.normals),
         colours: vec3_bytes(&p.colours),
-        indices: p
-            .indices
-            .iter()
-            .flat_map(|i| i.to_le_bytes())
-            .collect::<Vec<u8>>()
-            .into(),
+        indices: p.indices.iter().flat_map(|i| i.to_le_bytes()).collect(),
     };
     let opaque = part(&chunk.mesh.opaque);
     pb::TileMesh {
@@ -195,16 +186,14 @@ fn chunk_message(chunk: &ChunkMesh, revision: u64) -> pb::TileMesh {
 
 /// `[x, y, z]` triples as little-endian f32 bytes.
 fn vec3_bytes(values: &[[f32; 3]]) -> Bytes {
-    let bytes: Vec<u8> = values
+    values
         .iter()
         .flatten()
         .flat_map(|v| v.to_le_bytes())
-        .collect();
-    bytes.into()
+        .collect()
 }
 
 /// `values` as little-endian bytes.
 fn f32_bytes(values: &[f32]) -> Bytes {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    bytes.into()
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }

@@ -98,13 +98,9 @@ async fn serve(
     let revision = HeaderValue::from(served.revision);
     let cache = HeaderValue::from_static(if served.cached { "hit" } else { "miss" });
     // The stored JSON is encoded at revision 0; each answer stamps its own in.
-    let stored = ServedMesh {
-        revision: 0,
-        ..served.clone()
-    };
     let encoded = engine
         .meshes()
-        .encoded(world.id(), &stored, format, encode)
+        .encoded(world.id(), &served, format, encode)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     let body = match format {
