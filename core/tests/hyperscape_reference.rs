@@ -248,6 +248,9 @@ fn heights_are_identical_across_threads() {
     assert_eq!(serial, threaded);
 }
 
+/// The four neighbours 1 m away that §5.2 reads a point's shore slope from.
+const SHORE_NEIGHBOURS: [(f64, f64); 4] = [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)];
+
 /// §5.3 `adjust(b, s)` as ALGORITHM.md writes it, for checking the generator's
 /// shoreline against the specification rather than against itself.
 fn spec_adjust(b: f64, s: f64) -> f64 {
@@ -284,7 +287,7 @@ fn shore_band_matches_the_specification(seed: u32) -> ((f64, f64), usize) {
             let want = if b > 6.0 && b < 12.0 {
                 seen += 1;
                 first.get_or_insert((x, z));
-                let s = [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]
+                let s = SHORE_NEIGHBOURS
                     .map(|(dx, dz)| (g.procedural(x + dx, z + dz) - b).abs())
                     .into_iter()
                     .fold(0.0, f64::max);
@@ -320,10 +323,7 @@ fn gentle_shores_are_adjusted_as_the_specification_says() {
         for rise in [0.02, 0.045] {
             let level = b + rise;
             let mut zones = ZoneSet::new(Overlap::Hyperscape, 100.0);
-            for (i, (dx, dz)) in [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]
-                .into_iter()
-                .enumerate()
-            {
+            for (i, (dx, dz)) in SHORE_NEIGHBOURS.into_iter().enumerate() {
                 let zone = FlatZone {
                     id: format!("pad{i}"),
                     center_x: x0 + dx,

@@ -1,8 +1,7 @@
 //! The 3D Tiles tileset of a voxel world against the real server: the tileset document
 //! over a square of chunks centred on the origin (the root box holding the whole block
-//! range),
-//! the subtree, every content of every level a glb that passes the Khronos validator
-//! and lies in the root box; the finest level byte for byte the chunks' `mesh.glb`;
+//! range), the subtree, every content of every level a glb that passes the Khronos
+//! validator and lies in the root box; the finest level byte for byte the chunks' `mesh.glb`;
 //! every coarse content within its level's geometric error of the top-block heightfield
 //! (`terrain-core`'s height queries) at every block corner under it, coloured by the
 //! block seen from above each vertex; a zone change retags exactly the contents over

@@ -75,8 +75,7 @@ async fn answer(
         .encoded(world.id(), served, MeshFormat::Protobuf, |m| {
             Ok(message(m).encode_to_vec())
         })
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        .await?;
     let mut answer = pb::TileMesh::decode(encoded)
         .map_err(|e| ApiError::Internal(format!("stored tile mesh does not decode: {e}")))?;
     answer.revision = served.revision;

@@ -101,8 +101,7 @@ async fn serve(
     let encoded = engine
         .meshes()
         .encoded(world.id(), &served, format, encode)
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        .await?;
     let body = match format {
         MeshFormat::Json => Bytes::from(stamp_revision(&encoded, served.revision)?),
         _ => encoded,
