@@ -63,7 +63,13 @@ echo "== the book (mdbook build docs)"
 if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
     cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features --features search
 fi
-mdbook build docs --dest-dir "$(pwd)/${CARGO_TARGET_DIR:-target}/book"
+# (mdbook resolves a relative --dest-dir against docs/; CARGO_TARGET_DIR may be absolute.)
+BOOK_DIR="${CARGO_TARGET_DIR:-target}/book"
+case "$BOOK_DIR" in
+    /*) ;;
+    *) BOOK_DIR="$(pwd)/$BOOK_DIR" ;;
+esac
+mdbook build docs --dest-dir "$BOOK_DIR"
 
 .ci/schemathesis.sh
 .ci/fuzz.sh
