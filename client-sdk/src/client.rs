@@ -161,7 +161,13 @@ impl ClientBuilder {
         if let Some(t) = self.request_timeout {
             endpoint = endpoint.timeout(t);
         }
-        let https = endpoint.uri().scheme_str() == Some("https");
+        let scheme = endpoint.uri().scheme_str().unwrap_or("");
+        if scheme != "http" && scheme != "https" {
+            return Err(invalid(format!(
+                "the scheme must be http:// or https://, got {scheme:?}"
+            )));
+        }
+        let https = scheme == "https";
         match (&self.ca, https) {
             (Some(ca), true) => {
                 let pem = ca_pem(ca)?;

@@ -20,11 +20,15 @@ pub enum StreamMessage {
     Subscribed {
         subscription_id: String,
         revision: u64,
+        /// The epoch of the world's history the stream's revisions belong to.
+        epoch: String,
     },
     Tiles(TileEvent),
-    /// Events from here on cannot be delivered: re-read the state at `revision`.
+    /// Events from here on cannot be delivered: re-read the state at `revision`, of
+    /// the history `epoch` (another than the resume point's after a restore).
     Resync {
         revision: u64,
+        epoch: String,
     },
 }
 
@@ -38,9 +42,11 @@ impl TryFrom<v1::Event> for StreamMessage {
             Kind::Subscribed(s) => Ok(StreamMessage::Subscribed {
                 subscription_id: s.subscription_id,
                 revision: s.revision,
+                epoch: s.epoch,
             }),
             Kind::Resync(r) => Ok(StreamMessage::Resync {
                 revision: r.revision,
+                epoch: r.epoch,
             }),
             Kind::Tiles(t) => TileEvent::try_from(t)
                 .map(StreamMessage::Tiles)
@@ -76,6 +82,21 @@ impl TerrainClient {
         area: Area,
         from_revision: Option<u64>,
     ) -> Result<EventStream, ClientError> {
+        self.subscribe_resuming(world, area, from_revision, None)
+            .await
+    }
+
+    /// [`TerrainClient::subscribe`] resuming from `from_revision` of the history
+    /// `from_epoch` (what `Subscribed`, `Resync` or the zone list said): a server
+    /// whose history is another (restored from a backup, restarted empty) answers
+    /// with `resync` at its revision instead of replaying.
+    pub async fn subscribe_resuming(
+        &mut self,
+        world: &str,
+        area: Area,
+        from_revision: Option<u64>,
+        from_epoch: Option<&str>,
+    ) -> Result<EventStream, ClientError> {
         let events = self.events.clone();
         self.retry
             .run("Subscribe", || {
@@ -84,6 +105,7 @@ impl TerrainClient {
                     world: world.to_string(),
                     area: area.to_proto(),
                     from_revision,
+                    from_epoch: from_epoch.map(str::to_string),
                 };
                 async move {
                     let inner = c.subscribe(req).await?.into_inner();

@@ -26,7 +26,7 @@
 //! let h = client.height("main", 10.0, -20.0).await?;
 //! println!("height {} m at revision {}", h.height, h.revision);
 //! let replica = terrain_client::LocalTerrain::open(client, "main").await?;
-//! assert_eq!(replica.height_at(10.0, -20.0).to_bits(), h.height.to_bits());
+//! assert_eq!(replica.height_at(10.0, -20.0)?.to_bits(), h.height.to_bits());
 //! # Ok(()) }
 //! ```
 
@@ -56,7 +56,7 @@ pub use lifecycle::{
 pub use local_walk::{LocalMover, LocalWalk};
 pub use mesh::{MeshPart, TileMesh};
 pub use replica::{
-    LocalTerrain, REPLICA_EVENTS, ReplicaEvent, Snapshot, SurfaceReader, build_terrain,
+    LocalTerrain, REPLICA_EVENTS, ReplicaEvent, Snapshot, SurfaceReader, build_terrain, check_point,
 };
 pub use retry::RetryPolicy;
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};

@@ -9,7 +9,8 @@
 //! [`terrain_core::walk::path`] and [`terrain_core::walk::find`]), naming the field in
 //! [`ClientError::InvalidArgument`] (or [`ClientError::ResourceExhausted`] for a
 //! polyline over its limits). The server's coordinate range (its `max_coordinate`) is
-//! not known here: only finiteness is checked.
+//! not known here: coordinates are checked against the largest a server may have
+//! ([`terrain_core::COORDINATE_LIMIT`]).
 
 use std::sync::Arc;
 
@@ -36,10 +37,12 @@ fn invalid(field: impl Into<String>, message: impl Into<String>) -> ClientError 
     }
 }
 
+/// A point as the replica's heights check it ([`crate::check_point`]), the axis named
+/// in the message: `coordinates[2]: x must be finite`.
 fn finite(field: impl FnOnce() -> String, (x, z): (f64, f64)) -> Result<(), ClientError> {
     for (axis, v) in [("x", x), ("z", z)] {
-        if !v.is_finite() {
-            return Err(invalid(field(), format!("{axis} must be finite")));
+        if let Err(reason) = terrain_core::check_coordinate(v, terrain_core::COORDINATE_LIMIT) {
+            return Err(invalid(field(), format!("{axis} {reason}")));
         }
     }
     Ok(())

@@ -50,8 +50,29 @@ pub enum ReplicaEvent {
     /// `bounds`.
     Tiles(TileEvent),
     /// The replica was rebuilt from a fresh zone list at `revision` (the server
-    /// could not replay): re-read everything.
+    /// could not replay, or its history is another than the one the replica held:
+    /// restored from a backup, restarted empty): re-read everything.
     Rebuilt { revision: u64 },
+    /// The replica stopped following for good (the last event it sends): `reason`
+    /// says why (the world is gone, access was refused, ...). Reads answer the last
+    /// state it reached; [`LocalTerrain::wait_for_revision`] fails with the error.
+    Stopped { reason: String },
+}
+
+/// Refuses a point as the server refuses a query's coordinates: each of `x` and `z`
+/// finite and within [`terrain_core::COORDINATE_LIMIT`] (the largest `max_coordinate`
+/// a server may be configured with), else [`ClientError::InvalidArgument`] naming it
+/// (`x: must be finite`). A NaN would otherwise land on a plausible height.
+pub fn check_point(x: f64, z: f64) -> Result<(), ClientError> {
+    for (field, v) in [("x", x), ("z", z)] {
+        terrain_core::check_coordinate(v, terrain_core::COORDINATE_LIMIT).map_err(|message| {
+            ClientError::InvalidArgument {
+                field: field.to_string(),
+                message,
+            }
+        })?;
+    }
+    Ok(())
 }
 
 /// Events [`LocalTerrain::events`] buffers per receiver; a receiver further behind
@@ -74,8 +95,11 @@ impl Snapshot {
 
     /// The surface-mode height at `(x, z)`: the served mesh's triangle under the
     /// point, evaluated on the spot (see [`SurfaceReader`] for cached tiles).
-    pub fn surface_height_at(&self, x: f64, z: f64) -> f64 {
-        surface_height(&self.terrain, x, z)
+    /// Refused as the server refuses it: a coordinate that is not finite or lies beyond
+    /// [`terrain_core::COORDINATE_LIMIT`] ([`check_point`]).
+    pub fn surface_height_at(&self, x: f64, z: f64) -> Result<f64, ClientError> {
+        check_point(x, z)?;
+        Ok(surface_height(&self.terrain, x, z))
     }
 
     pub fn terrain(&self) -> &Terrain {
@@ -87,9 +111,10 @@ impl Snapshot {
         self.revision
     }
 
-    /// The exact height at `(x, z)`.
-    pub fn height_at(&self, x: f64, z: f64) -> f64 {
-        self.terrain.height(x, z)
+    /// The exact height at `(x, z)`; refused as [`Self::surface_height_at`] is.
+    pub fn height_at(&self, x: f64, z: f64) -> Result<f64, ClientError> {
+        check_point(x, z)?;
+        Ok(self.terrain.height(x, z))
     }
 
     /// A voxel world's chunk `(cx, cz)` with the flat zones of this revision: the
@@ -134,19 +159,22 @@ impl SurfaceReader {
         self.tiles.len()
     }
 
-    /// The surface-mode height at `(x, z)` ([`Snapshot::surface_height_at`]'s bits).
+    /// The surface-mode height at `(x, z)` ([`Snapshot::surface_height_at`]'s bits,
+    /// refused as it refuses).
     #[inline]
-    pub fn height_at(&mut self, x: f64, z: f64) -> f64 {
+    pub fn height_at(&mut self, x: f64, z: f64) -> Result<f64, ClientError> {
+        check_point(x, z)?;
         if let Some(h) = self.tiles.height(&mut self.last, x, z) {
-            return h;
+            return Ok(h);
         }
-        self.read_tile(x, z)
+        Ok(self.read_tile(x, z))
     }
 
     /// The surface-mode height at `(x, z)` from a tile the reader already holds, or
-    /// `None` (nothing is computed).
+    /// `None` (nothing is computed; always `None` for a point [`check_point`] refuses).
     #[inline]
     pub fn cached_height_at(&mut self, x: f64, z: f64) -> Option<f64> {
+        check_point(x, z).ok()?;
         self.tiles.height(&mut self.last, x, z)
     }
 
@@ -159,7 +187,7 @@ impl SurfaceReader {
             .insert(SurfaceTile::new(&self.snapshot.terrain, key));
         self.tiles
             .height(&mut self.last, x, z)
-            .unwrap_or_else(|| self.snapshot.surface_height_at(x, z))
+            .unwrap_or_else(|| surface_height(&self.snapshot.terrain, x, z))
     }
 }
 
@@ -237,9 +265,13 @@ impl LocalTerrain {
         let zones = client.list_flat_zones(world).await?;
         let terrain = build_terrain(&info, &zones)?;
         let revision = zones.revision;
+        // The list's epoch with its revision: a server that comes back with another
+        // history (restored, restarted empty) answers the resume with a resync, and
+        // the replica rebuilds instead of applying that history's events on top.
         let subscription = client
             .subscription(world)
             .from_revision(revision)
+            .from_epoch(zones.epoch.clone())
             .resync(ResyncMode::Refetch)
             .open()
             .await?;
@@ -277,8 +309,9 @@ impl LocalTerrain {
         Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// The exact height at `(x, z)`, as the server answers at [`Self::revision`].
-    pub fn height_at(&self, x: f64, z: f64) -> f64 {
+    /// The exact height at `(x, z)`, as the server answers at [`Self::revision`]; a
+    /// coordinate the server would refuse is refused ([`check_point`]).
+    pub fn height_at(&self, x: f64, z: f64) -> Result<f64, ClientError> {
         self.current
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -346,11 +379,12 @@ impl LocalTerrain {
         Ok(LocalMover::new(self.snapshot(), self.walk_rule()?.clone()))
     }
 
-    /// The height at `(x, z)` and the zone that decided it.
-    pub fn sample_at(&self, x: f64, z: f64) -> (f64, Option<String>) {
+    /// The height at `(x, z)` and the zone that decided it ([`check_point`] first).
+    pub fn sample_at(&self, x: f64, z: f64) -> Result<(f64, Option<String>), ClientError> {
+        check_point(x, z)?;
         let snapshot = self.snapshot();
         let Sample { height, zone } = snapshot.terrain.sample(x, z);
-        (height, zone.map(|(z, _)| z.id.clone()))
+        Ok((height, zone.map(|(z, _)| z.id.clone())))
     }
 
     /// The revision the replica reflects.
@@ -363,6 +397,14 @@ impl LocalTerrain {
     /// gets the new heights). Buffers [`REPLICA_EVENTS`] per receiver.
     pub fn events(&self) -> broadcast::Receiver<ReplicaEvent> {
         self.events.subscribe()
+    }
+
+    /// Why the replica stopped following, once it has (see [`ReplicaEvent::Stopped`]).
+    pub fn stopped(&self) -> Option<ClientError> {
+        match &*self.progress.borrow() {
+            Progress::Failed(e) => Some(e.clone()),
+            Progress::At(_) => None,
+        }
     }
 
     /// Waits until the replica reflects `revision` or later; answers the revision
@@ -419,7 +461,10 @@ impl Follower {
             };
             if let Err(e) = result {
                 tracing::warn!(world = %self.world.id, error = %e, "replica stopped following");
+                let reason = e.to_string();
                 self.progress.send_replace(Progress::Failed(e));
+                // No receiver is not an error: nobody listens.
+                let _ = self.events.send(ReplicaEvent::Stopped { reason });
                 return;
             }
         }
@@ -505,6 +550,51 @@ mod tests {
     use super::*;
     use terrain_core::{WorldGenerator, ZoneSet};
 
+    /// A point the server would refuse is refused by every read, naming the axis, never
+    /// answered with a height: also by a reader holding the tile a NaN would fall in.
+    #[test]
+    fn reads_refuse_non_finite_and_out_of_range_points() {
+        for kind in [
+            GeneratorKind::Hyperscape,
+            GeneratorKind::Osrs,
+            GeneratorKind::Voxel,
+        ] {
+            let generator = WorldGenerator::new(kind, 0).expect("seed 0");
+            let zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
+            let snapshot = Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 1));
+            let mut reader = SurfaceReader::new(Arc::clone(&snapshot));
+            reader.height_at(0.1, 0.1).expect("in range");
+            reader.height_at(-0.1, -0.1).expect("in range");
+            let field = |r: Result<f64, ClientError>| match r {
+                Err(ClientError::InvalidArgument { field, message }) => {
+                    format!("{field}: {message}")
+                }
+                other => panic!("{kind:?}: expected a refusal, got {other:?}"),
+            };
+            for (x, z, want) in [
+                (f64::NAN, 0.0, "x: must be finite"),
+                (0.0, f64::NEG_INFINITY, "z: must be finite"),
+                (
+                    -1e300,
+                    -1e300,
+                    "x: must be within [-70368744177664, 70368744177664], got -1e300",
+                ),
+            ] {
+                assert_eq!(field(snapshot.height_at(x, z)), want);
+                assert_eq!(field(snapshot.surface_height_at(x, z)), want);
+                assert_eq!(field(reader.height_at(x, z)), want);
+                assert_eq!(reader.cached_height_at(x, z), None);
+            }
+            let limit = terrain_core::COORDINATE_LIMIT;
+            assert!(
+                snapshot
+                    .height_at(limit, -limit)
+                    .expect("at the limit")
+                    .is_finite()
+            );
+        }
+    }
+
     /// Random walks over nine tiles (tile changes, returns to cached tiles), vertices
     /// and cell edges: the reader's heights equal the evaluated surface bit for bit.
     #[test]
@@ -535,9 +625,12 @@ mod tests {
                     z = layout.origin(layout.tile_of(z))
                         + (((z - layout.origin(layout.tile_of(z))) / step).floor()) * step;
                 }
-                let want = snapshot.surface_height_at(x, z).to_bits();
+                let want = snapshot
+                    .surface_height_at(x, z)
+                    .expect("in range")
+                    .to_bits();
                 assert_eq!(
-                    reader.height_at(x, z).to_bits(),
+                    reader.height_at(x, z).expect("in range").to_bits(),
                     want,
                     "{kind:?} ({x}, {z})"
                 );

@@ -47,6 +47,7 @@ pub struct SubscriptionBuilder {
     world: String,
     area: Area,
     from_revision: Option<u64>,
+    from_epoch: Option<String>,
     resync: ResyncMode,
     initial_backoff: Duration,
     max_backoff: Duration,
@@ -62,6 +63,15 @@ impl SubscriptionBuilder {
     /// Deliver every event after `revision` first (default: live from opening).
     pub fn from_revision(mut self, revision: u64) -> Self {
         self.from_revision = Some(revision);
+        self
+    }
+
+    /// The epoch of the history `from_revision` belongs to (a [`ZoneList`]'s, or
+    /// [`Subscription::epoch`]): a server with another history (restored from a
+    /// backup, restarted on an empty data directory) then answers with a resync
+    /// instead of replaying events that are not the ones after what you hold.
+    pub fn from_epoch(mut self, epoch: impl Into<String>) -> Self {
+        self.from_epoch = Some(epoch.into()).filter(|e| !e.is_empty());
         self
     }
 
@@ -90,6 +100,7 @@ impl SubscriptionBuilder {
             world: self.world,
             area: self.area,
             last: self.from_revision,
+            epoch: self.from_epoch.filter(|_| self.from_revision.is_some()),
             resync: self.resync,
             stream: None,
             subscription_id: None,
@@ -110,6 +121,8 @@ pub struct Subscription {
     /// The revision of the last event delivered (or the resume point given, or the
     /// world's revision when the first stream opened live).
     last: Option<u64>,
+    /// The epoch of the history `last` belongs to, once known.
+    epoch: Option<String>,
     resync: ResyncMode,
     stream: Option<EventStream>,
     subscription_id: Option<String>,
@@ -128,6 +141,7 @@ impl TerrainClient {
             world: world.to_string(),
             area: Area::All,
             from_revision: None,
+            from_epoch: None,
             resync: ResyncMode::default(),
             initial_backoff: Duration::from_millis(50),
             max_backoff: Duration::from_secs(2),
@@ -139,6 +153,12 @@ impl Subscription {
     /// The revision the caller has seen everything up to.
     pub fn last_revision(&self) -> Option<u64> {
         self.last
+    }
+
+    /// The epoch of the history [`Subscription::last_revision`] belongs to, once a
+    /// stream has said it: resume a later subscription with both.
+    pub fn epoch(&self) -> Option<&str> {
+        self.epoch.as_deref()
     }
 
     /// How many times the stream was re-opened after ending or failing.
@@ -208,10 +228,14 @@ impl Subscription {
             StreamMessage::Subscribed {
                 subscription_id,
                 revision,
+                epoch,
             } => {
                 self.subscription_id = Some(subscription_id);
-                // A live stream starts at the world's revision of its opening.
+                // A live stream starts at the world's revision of its opening. A
+                // resume from another history is followed by a `resync` (the server
+                // checks the epoch sent), which moves to the new one.
                 self.last.get_or_insert(revision);
+                self.epoch.get_or_insert(epoch);
                 Ok(None)
             }
             StreamMessage::Tiles(event) => {
@@ -222,8 +246,14 @@ impl Subscription {
                 self.fruitless = 0;
                 Ok(Some(SubscriptionEvent::Tiles(event)))
             }
-            StreamMessage::Resync { revision } => {
+            StreamMessage::Resync { revision, epoch } => {
                 self.fruitless = 0;
+                if self.epoch.as_deref().is_some_and(|e| e != epoch) {
+                    // Another history: its revisions are not comparable with the
+                    // ones held, so the resume point is its, not the larger one.
+                    self.last = None;
+                }
+                self.epoch = Some(epoch).filter(|e| !e.is_empty());
                 self.resync_to(revision).await.map(Some)
             }
         }
@@ -238,7 +268,13 @@ impl Subscription {
             }
             ResyncMode::Refetch => {
                 let list = self.refetch().await?;
-                self.last = Some(list.revision.max(revision));
+                if !list.epoch.is_empty() && self.epoch.as_deref() != Some(&list.epoch) {
+                    // The history changed again in between: the list's is the one.
+                    self.epoch = Some(list.epoch.clone());
+                    self.last = Some(list.revision);
+                } else {
+                    self.last = Some(list.revision.max(revision));
+                }
                 Ok(SubscriptionEvent::Resynced(list))
             }
         }
@@ -285,7 +321,10 @@ impl Subscription {
         // One attempt here: `reconnect` owns the backoff.
         let mut client = self.client.clone();
         client.retry = RetryPolicy::none();
-        let stream = client.subscribe(&self.world, self.area, self.last).await?;
+        let epoch = self.epoch.clone().filter(|_| self.last.is_some());
+        let stream = client
+            .subscribe_resuming(&self.world, self.area, self.last, epoch.as_deref())
+            .await?;
         self.stream = Some(stream);
         self.subscription_id = None;
         Ok(())

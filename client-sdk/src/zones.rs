@@ -98,6 +98,7 @@ impl TerrainClient {
                             .map(zone_from_proto)
                             .collect::<Result<_, _>>()?,
                         revision: r.revision,
+                        epoch: r.epoch,
                     })
                 }
             })

@@ -3,6 +3,8 @@
 //! This crate is the single source of truth for heights. The server answers queries
 //! with it and the client SDK links it to answer the same queries locally, bit for bit.
 //!
+//! - [`coordinate`]: the range point answers are defined over ([`COORDINATE_LIMIT`])
+//!   and the check every surface applies to a coordinate before asking.
 //! - [`generator`]: the [`Generator`] abstraction and the concrete generators
 //!   ([`generator::hyperscape`], [`generator::osrs`], [`voxel`]), plus [`WorldGenerator`], the
 //!   closed set a world can be configured with.
@@ -20,6 +22,7 @@
 //!   ([`WorldSpec`]: generator, seed, overlap rule, layout) and its zones into its
 //!   [`Terrain`], used by the server and the SDK's local replica alike.
 
+pub mod coordinate;
 pub mod generator;
 pub mod layout;
 pub mod mesh;
@@ -33,6 +36,7 @@ pub mod walk;
 pub mod world;
 pub mod zones;
 
+pub use coordinate::{COORDINATE_LIMIT, check_coordinate};
 pub use generator::{Generator, GeneratorError, GeneratorKind, Grid, GridError, WorldGenerator};
 pub use terrain::{Sample, Terrain};
 pub use tile::{Tile, TileGrid, TileRect};

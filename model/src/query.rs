@@ -86,6 +86,9 @@ impl TryFrom<pb::FlatZone> for ZoneEntry {
 pub struct ZoneList {
     pub zones: Vec<ZoneEntry>,
     pub revision: u64,
+    /// The epoch of the world's history `revision` belongs to (resume a subscription
+    /// from `revision` with it); empty where unknown (an offline list).
+    pub epoch: String,
 }
 
 impl From<&ZoneList> for pb::ListFlatZonesResponse {
@@ -93,6 +96,7 @@ impl From<&ZoneList> for pb::ListFlatZonesResponse {
         pb::ListFlatZonesResponse {
             zones: list.zones.iter().map(pb::FlatZone::from).collect(),
             revision: list.revision,
+            epoch: list.epoch.clone(),
         }
     }
 }

@@ -59,12 +59,14 @@ fn event() -> Event {
 fn bench(c: &mut Criterion) {
     let metrics = Arc::new(Metrics::new().expect("metrics"));
     let message = Message::Event(Arc::new(Published::new(event(), metrics)));
-    let first = frames::message(&message).expect("a frame");
+    let first = frames::message(&message, "0000000000000001").expect("a frame");
     let text = first.as_str().to_string();
     println!("frame: {} bytes", text.len());
     let mut group = c.benchmark_group("ws_frame");
     group.bench_function("shared_buffer_utf8_checked", |b| {
-        b.iter(|| black_box(frames::message(black_box(&message)).expect("a frame")))
+        b.iter(|| {
+            black_box(frames::message(black_box(&message), "0000000000000001").expect("a frame"))
+        })
     });
     group.bench_function("copied_per_subscriber", |b| {
         b.iter(|| black_box(Utf8Bytes::from(black_box(text.as_str()))))

@@ -58,21 +58,8 @@ pub const REVISION_HEADROOM: u64 = 1 << 32;
 /// The largest revision a stored or restored world may have.
 pub const MAX_STORED_REVISION: u64 = u64::MAX - REVISION_HEADROOM;
 
-/// A coordinate must be finite and within `[-max, max]`.
-pub fn check_coordinate(v: f64, max: f64) -> Result<(), String> {
-    if !v.is_finite() {
-        Err("must be finite".to_string())
-    } else if v.abs() > max {
-        Err(format!(
-            "must be within [-{}, {}], got {}",
-            Num(max),
-            Num(max),
-            Num(v)
-        ))
-    } else {
-        Ok(())
-    }
-}
+/// A coordinate must be finite and within `[-max, max]` (the core's one check).
+pub use terrain_core::check_coordinate;
 
 /// An extent (a width or depth, in metres) must be finite, at least 0 and at most
 /// `max`.

@@ -342,6 +342,17 @@ impl TestServer {
         self.running = Some(running);
     }
 
+    /// Starts the server again on the same port with an empty data directory (an
+    /// operator who lost or moved the old one), configured by `edit` over
+    /// `Config::default()`, once it is ready: the same address, another history.
+    pub async fn restart_empty(&mut self, edit: impl FnOnce(&mut Config)) {
+        self.stop_in_place().await;
+        self.data = temporary_dir();
+        let running = bind(self.addr, &self.data, self.tls.as_ref(), edit).await;
+        self.wait_ready(self.addr).await;
+        self.running = Some(running);
+    }
+
     /// Runs a server on another port over the same data while this one is down
     /// ([`TestServer::stop_in_place`]), hands a client of it to `work`, then stops it:
     /// changes made while "the" server was away.

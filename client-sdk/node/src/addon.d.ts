@@ -5,7 +5,7 @@
 export interface OpenOptions {
   /** PEM file of the CA that signed the server's certificate (for `https://` URLs). */
   caFile?: string;
-  /** Connect timeout in milliseconds. */
+  /** Connect timeout in milliseconds: a whole number from 1 to 3,600,000 (default 5,000). */
   connectTimeoutMs?: number;
 }
 
@@ -95,7 +95,10 @@ export interface FoundPath {
  */
 export declare class LocalTerrain {
   private constructor();
-  /** Connects to `url` (`http://host:port`), loads `world` and follows its events. */
+  /**
+   * Connects to `url` (`http://host:port` or `https://`; any other scheme is refused),
+   * loads `world` and follows its events. Bad options reject naming the option.
+   */
   static open(url: string, world: string, options?: OpenOptions | null): Promise<LocalTerrain>;
   /**
    * A fixed replica with no server: `world` is one world of `GET /v1/worlds` as JSON,
@@ -131,8 +134,13 @@ export declare class LocalTerrain {
   findPath(fromX: number, fromZ: number, toX: number, toZ: number, options?: FindOptions | null): FoundPath;
   /** The id of the flat zone deciding the height at (x, z), or null. */
   zoneAt(x: number, z: number): string | null;
-  /** Resolves once the replica reflects `revision` or later, with the revision reached. */
-  waitForRevision(revision: number): Promise<number>;
+  /**
+   * Resolves once the replica reflects `revision` or later, with the revision reached.
+   * Rejects when the replica stopped following or was closed, or once `timeoutMs`
+   * (default 30,000; 1 to 3,600,000) passed without reaching it (the error gives the
+   * revision the replica is at), e.g. while the server is down.
+   */
+  waitForRevision(revision: number, timeoutMs?: number | null): Promise<number>;
   /**
    * The next event, in revision order, each once, from the replica's opening; `null`
    * for an offline replica, once closed, or when the replica stopped following.

@@ -33,6 +33,13 @@ export interface SubscriptionOptions {
   area?: Area;
   /** Deliver every event after this revision first (default: live from opening). */
   fromRevision?: bigint;
+  /**
+   * The epoch of the world's history `fromRevision` was heard in (a zone list's
+   * `epoch`, or {@link Subscription.epoch}): a server with another history (restored
+   * from a backup, restarted on an empty data directory) answers with a resync
+   * instead of replaying events that are not the ones after what you hold.
+   */
+  fromEpoch?: string;
   /** What a `resync` does (default "surface"). */
   resync?: "surface" | "refetch";
   /** First reconnection delay in ms, doubled per fruitless attempt (default 50). */
@@ -48,6 +55,8 @@ type StreamMessage = Awaited<ReturnType<TerrainClient["subscribe"]>> extends Asy
 /** A resumable event stream of one world; see the module comment. */
 export class Subscription implements AsyncIterable<SubscriptionEvent> {
   private last: bigint | undefined;
+  /** The epoch of the history `last` belongs to, once known. */
+  private epochSeen: string | undefined;
   private area: Area | undefined;
   private stream: AsyncIterator<StreamMessage> | undefined;
   private abort: AbortController | undefined;
@@ -65,6 +74,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     options: SubscriptionOptions,
   ) {
     this.last = options.fromRevision;
+    this.epochSeen = options.fromRevision === undefined ? undefined : options.fromEpoch || undefined;
     this.area = options.area;
     this.resync = options.resync ?? "surface";
     this.initialBackoffMs = options.initialBackoffMs ?? 50;
@@ -81,6 +91,11 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
   /** The revision the caller has seen everything up to. */
   get lastRevision(): bigint | undefined {
     return this.last;
+  }
+
+  /** The epoch of the history {@link Subscription.lastRevision} belongs to, once a stream said it. */
+  get epoch(): string | undefined {
+    return this.epochSeen;
   }
 
   /** How many times the stream was reopened after ending or failing. */
@@ -146,8 +161,11 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     switch (kind.case) {
       case "subscribed":
         this.subscriptionId = kind.value.subscriptionId;
-        // A live stream starts at the world's revision of its opening.
+        // A live stream starts at the world's revision of its opening. A resume from
+        // another history is followed by a `resync` (the server checks the epoch
+        // sent), which moves to the new one.
         this.last ??= kind.value.revision;
+        this.epochSeen ??= kind.value.epoch || undefined;
         return undefined;
       case "tiles": {
         const event = kind.value;
@@ -159,12 +177,21 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
       case "resync": {
         this.fruitless = 0;
         const revision = kind.value.revision;
+        // Another history: its revisions are not comparable with the ones held.
+        if (this.epochSeen !== undefined && kind.value.epoch !== this.epochSeen) this.last = undefined;
+        this.epochSeen = kind.value.epoch || undefined;
         if (this.resync === "surface") {
           this.last = this.last === undefined || this.last < revision ? revision : this.last;
           return { kind: "resync", revision };
         }
         const zones = await this.refetch();
-        this.last = zones.revision > revision ? zones.revision : revision;
+        if (zones.epoch !== "" && zones.epoch !== this.epochSeen) {
+          // The history changed again in between: the list's is the one.
+          this.epochSeen = zones.epoch;
+          this.last = zones.revision;
+        } else {
+          this.last = this.last === undefined || zones.revision > revision ? zones.revision : revision;
+        }
         return { kind: "resynced", zones };
       }
       default:
@@ -210,7 +237,8 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
    */
   private async connect(): Promise<void> {
     const abort = new AbortController();
-    const request = { world: this.world, area: this.area, fromRevision: this.last };
+    const fromEpoch = this.last === undefined ? undefined : this.epochSeen;
+    const request = { world: this.world, area: this.area, fromRevision: this.last, fromEpoch };
     const stream = this.client.subscribe(request, { signal: abort.signal })[Symbol.asyncIterator]();
     let first: IteratorResult<StreamMessage>;
     try {

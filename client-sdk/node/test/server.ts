@@ -104,6 +104,17 @@ export class TestServer {
     await this.ready();
   }
 
+  /**
+   * Stops this server and starts it again on the same address with an empty data
+   * directory (another history of its worlds); resolves once it is ready again.
+   */
+  async restartEmpty(): Promise<void> {
+    await this.terminate();
+    rmSync(join(this.data, "data"), { recursive: true, force: true });
+    this.child = (await spawnServer(serverBinary(), ["--listen", this.addr, ...this.args], this.log)).child;
+    await this.ready();
+  }
+
   /** Waits for /readyz 200: the worlds are baked. */
   private async ready(): Promise<void> {
     const deadline = Date.now() + WAIT_MS;

@@ -299,10 +299,15 @@ impl ZoneSet {
     /// The index tile holding coordinate `c`.
     #[inline]
     pub fn tile_of(&self, c: f64) -> i64 {
-        // floor, exact for |v| < 2^63 (coordinates are far smaller).
+        // floor, exact for |v| < 2^63 (coordinates are far smaller); saturating at the
+        // ends of `i64` (the cast saturates, NaN gives 0), so no input overflows.
         let v = c / self.tile_size + 0.5;
         let t = v as i64;
-        if (t as f64) > v { t - 1 } else { t }
+        if (t as f64) > v {
+            t.saturating_sub(1)
+        } else {
+            t
+        }
     }
 
     fn tile_range(&self, zone: &FlatZone) -> TileRange {

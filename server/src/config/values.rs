@@ -205,7 +205,7 @@ pub fn check_positive(v: f64) -> Result<(), String> {
 ///   spacing (1 m osrs, 1.59 m hyperscape), so every tile keeps distinct vertices.
 /// - The layout layer needs no lower bound: beyond its +-2^26 chunks it leaves the
 ///   ground alone (`terrain_core::layout::MAX_CHUNK_COORD`).
-pub const MAX_MAX_COORDINATE: f64 = (1u64 << 46) as f64;
+pub const MAX_MAX_COORDINATE: f64 = terrain_core::COORDINATE_LIMIT;
 
 /// A coordinate limit: finite, greater than 0 and at most [`MAX_MAX_COORDINATE`].
 pub fn check_max_coordinate(v: f64) -> Result<(), String> {

@@ -17,6 +17,9 @@ pub enum EventError {
     /// A resume point after the world's current revision.
     #[error("fromRevision: {from} is after the current revision {current}")]
     FromAhead { from: u64, current: u64 },
+    /// A resume point's epoch that is not one (16 hex digits).
+    #[error("fromEpoch: expected 16 hex digits (an epoch the server sent), got {}", Quoted(.got))]
+    BadEpoch { got: String },
     /// The hubs are not attached yet (the store and worlds are still opening).
     #[error("events: not started")]
     NotStarted,
@@ -41,9 +44,9 @@ pub enum EventError {
 impl ServiceError for EventError {
     fn error_code(&self) -> ErrorCode {
         match self {
-            EventError::UnknownSubscription { .. } | EventError::FromAhead { .. } => {
-                ErrorCode::InvalidArgument
-            }
+            EventError::UnknownSubscription { .. }
+            | EventError::FromAhead { .. }
+            | EventError::BadEpoch { .. } => ErrorCode::InvalidArgument,
             EventError::NotStarted => ErrorCode::Unavailable,
             EventError::TooManyStreams { .. } => ErrorCode::Overloaded,
             EventError::NoHub { .. } | EventError::ReplayTask(_) | EventError::Store(_) => {
@@ -56,6 +59,7 @@ impl ServiceError for EventError {
         match self {
             EventError::UnknownSubscription { .. } => Some("subscriptionId"),
             EventError::FromAhead { .. } => Some("fromRevision"),
+            EventError::BadEpoch { .. } => Some("fromEpoch"),
             _ => None,
         }
     }

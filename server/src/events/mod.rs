@@ -52,7 +52,7 @@ pub use hub::Hub;
 pub use publisher::Publisher;
 pub use shared::{Published, WireFormat};
 pub use streams::{ConnectionStreams, StreamKind, StreamPermit, Streams};
-pub use subscription::Subscription;
+pub use subscription::{Resume, Subscription};
 
 /// One committed mutation, as subscribers see it: the shared model's
 /// [`terrain_model::TileEvent`] (world, revision, zone, kind, tiles, bounds and the
@@ -64,9 +64,10 @@ pub use terrain_model::TileEvent as Event;
 pub enum Message {
     /// An event, shared with every other subscriber it reached.
     Event(Arc<Published>),
-    /// Events were lost (history pruned, or the subscriber fell behind): re-read the
-    /// state at `revision`.
-    Resync { revision: u64 },
+    /// Events were lost (history pruned, the subscriber fell behind, or it resumed
+    /// from another history of the world): re-read the state at `revision`, of the
+    /// world's history `epoch`.
+    Resync { revision: u64, epoch: Arc<str> },
 }
 
 /// The server's event hubs, the open subscriptions' areas (for gRPC

@@ -54,19 +54,55 @@ pub struct Subscription {
     done: bool,
     /// The world's `max_coordinate`: a new area's centre must lie within it.
     max_coordinate: f64,
+    /// The epoch of the world's history this stream's revisions belong to.
+    epoch: Arc<str>,
+}
+
+/// Where a subscriber resumes: after `revision`, of the history `epoch` (when it
+/// knows it; one from another history is answered with `resync`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Resume {
+    pub revision: u64,
+    pub epoch: Option<String>,
+}
+
+impl Resume {
+    /// A resume point after `revision` with `epoch` as the client sent it (checked:
+    /// 16 hex digits).
+    pub fn new(revision: u64, epoch: Option<String>) -> Result<Resume, EventError> {
+        if let Some(e) = &epoch
+            && !(e.len() == 16 && e.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(EventError::BadEpoch { got: e.clone() });
+        }
+        Ok(Resume {
+            revision,
+            epoch: epoch.map(|e| e.to_ascii_lowercase()),
+        })
+    }
 }
 
 impl Subscription {
     /// Opens a stream of `world`'s events touching `area`, replaying those after
-    /// `from` first. `from` past the current revision is `INVALID_ARGUMENT`
-    /// (`fromRevision`).
+    /// `from` first. A resume point of another epoch than the world's (a restored
+    /// server, an empty restart, a recreated bucket) opens with `resync` at the
+    /// current revision: those revisions name other changes here. Else `from` past
+    /// the current revision is `INVALID_ARGUMENT` (`fromRevision`).
     pub async fn open(
         events: &Arc<Events>,
         world: &Arc<World>,
         area: Area,
-        from: Option<u64>,
+        from: Option<Resume>,
     ) -> Result<Subscription, EventError> {
-        if let Some(from) = from {
+        let epoch: Arc<str> = Arc::from(world.epoch().unwrap_or_default());
+        let other_history = from
+            .as_ref()
+            .and_then(|f| f.epoch.as_deref())
+            .is_some_and(|e| *e != *epoch);
+        let from = from.map(|f| f.revision);
+        if let Some(from) = from
+            && !other_history
+        {
             // A replica of a shared store may lag the one the client last heard from.
             world.wait_applied(from).await;
         }
@@ -90,11 +126,19 @@ impl Subscription {
             sent: events.metrics.events_sent(hub.world()),
             done: false,
             max_coordinate: world.rules().limits.max_coordinate,
+            epoch: Arc::clone(&epoch),
         };
         let Some(from) = from else {
             return Ok(sub);
         };
         let to = sub.live_from;
+        if other_history {
+            sub.pending = VecDeque::from([Message::Resync {
+                revision: to,
+                epoch,
+            }]);
+            return Ok(sub);
+        }
         if from > to {
             return Err(EventError::FromAhead { from, current: to });
         }
@@ -105,7 +149,10 @@ impl Subscription {
                 .await
                 .map_err(|e| EventError::ReplayTask(e.to_string()))??;
         sub.pending = match replayed {
-            Replay::Gone => VecDeque::from([Message::Resync { revision: to }]),
+            Replay::Gone => VecDeque::from([Message::Resync {
+                revision: to,
+                epoch: Arc::clone(&sub.epoch),
+            }]),
             Replay::Events(events) => events
                 .into_iter()
                 .map(|e| Message::Event(Arc::new(Published::new(e, Arc::clone(&metrics)))))
@@ -122,6 +169,11 @@ impl Subscription {
     /// The world's revision when the stream opened.
     pub fn revision(&self) -> u64 {
         self.live_from
+    }
+
+    /// The epoch of the history the stream's revisions belong to.
+    pub fn epoch(&self) -> &Arc<str> {
+        &self.epoch
     }
 
     /// The largest |x| and |z| an area's centre may have (the world's
@@ -207,7 +259,10 @@ impl Subscription {
                 let cut = self.cut.load(Ordering::Acquire);
                 // Shutdown ends the queue too, and is no cut-off.
                 let cut_off = cut > 0 && !self.events.is_closed();
-                Read::End(cut_off.then_some(Message::Resync { revision: cut }))
+                Read::End(cut_off.then_some(Message::Resync {
+                    revision: cut,
+                    epoch: Arc::clone(&self.epoch),
+                }))
             }
         }
     }

@@ -46,6 +46,7 @@ impl QueryEngine {
         ZoneList {
             zones,
             revision: state.revision(),
+            epoch: world.epoch().unwrap_or_default().to_string(),
         }
     }
 

@@ -134,6 +134,8 @@ pub struct EmbeddedLog {
     name: String,
     /// The last appended revision: followers wait on it.
     tip: watch::Sender<u64>,
+    /// The world's epoch in this store ([`ZoneStore::epoch`]).
+    epoch: String,
 }
 
 impl EmbeddedLog {
@@ -141,12 +143,14 @@ impl EmbeddedLog {
     /// thread.
     pub fn open(store: Arc<ZoneStore>, world: &str) -> Result<Self, StoreError> {
         let tip = store.revision(world)?;
+        let epoch = super::log::epoch_text(store.epoch(world)?);
         let name = format!("{} world {world:?}", store.path().display());
         Ok(EmbeddedLog {
             store,
             world: world.to_string(),
             name,
             tip: watch::Sender::new(tip),
+            epoch,
         })
     }
 
@@ -199,6 +203,10 @@ fn entry_of(
 impl ZoneLog for EmbeddedLog {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn epoch(&self) -> &str {
+        &self.epoch
     }
 
     fn is_local(&self) -> bool {

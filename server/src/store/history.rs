@@ -18,7 +18,7 @@ use redb::{Durability, ReadableTable};
 
 use super::{
     LogRecord, Mutation, StoreError,
-    redb::{LOG, WORLDS, ZoneStore, db_err},
+    redb::{LOG, META, WORLDS, ZoneStore, db_err},
 };
 
 /// One retained log entry.
@@ -40,6 +40,40 @@ impl ZoneStore {
         let txn = open.db()?.begin_read().map_err(db_err)?;
         let worlds = txn.open_table(WORLDS).map_err(db_err)?;
         Ok(worlds.get(world).map_err(db_err)?.map_or(0, |v| v.value()))
+    }
+
+    /// `world`'s epoch in this store: the moment (nanoseconds since the Unix epoch)
+    /// its history here began, written the first time it is asked for (a new store,
+    /// one restored from a backup, or one written before epochs existed). A server
+    /// restarted on the same store keeps it; an empty data directory or a restore
+    /// starts another, so a client holding a state of the old history can tell.
+    pub fn epoch(&self, world: &str) -> Result<u64, StoreError> {
+        let key = format!("epoch:{world}");
+        let open = self.open_db();
+        let db = open.db()?;
+        {
+            let txn = db.begin_read().map_err(db_err)?;
+            let meta = txn.open_table(META).map_err(db_err)?;
+            if let Some(v) = meta.get(key.as_str()).map_err(db_err)? {
+                return Ok(v.value());
+            }
+        }
+        let txn = db.begin_write().map_err(db_err)?;
+        let epoch = {
+            let mut meta = txn.open_table(META).map_err(db_err)?;
+            // Another caller may have minted it in between: keep theirs.
+            let existing = meta.get(key.as_str()).map_err(db_err)?.map(|v| v.value());
+            match existing {
+                Some(epoch) => epoch,
+                None => {
+                    let epoch = super::log::new_epoch();
+                    meta.insert(key.as_str(), epoch).map_err(db_err)?;
+                    epoch
+                }
+            }
+        };
+        txn.commit().map_err(db_err)?;
+        Ok(epoch)
     }
 
     /// Records `max_height_delta` in `world`'s log entry `revision`, and drops the

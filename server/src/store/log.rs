@@ -18,6 +18,16 @@
 //! - [`super::memory::MemoryLog`]: in memory, for unit tests of replication (lost
 //!   races, poison entries).
 //!
+//! # Epochs
+//! Revision numbers alone cannot tell two histories of a world apart: a server
+//! restored from a backup, or restarted on an empty data directory, counts the same
+//! revisions again with other changes. Every log therefore has an *epoch*
+//! ([`ZoneLog::epoch`]): the moment its history began, the same for every replica
+//! following it (the embedded store's, minted when a store first holds the world;
+//! a NATS bucket's, its stream's creation time). A subscriber resuming from a
+//! revision names the epoch it got that revision in; another epoch is answered with
+//! `resync` (see [`crate::events`]).
+//!
 //! # Poison entries
 //! An entry that does not decode (something other than a terrain server wrote it) is
 //! delivered as [`LogError::Poison`] in its place, and the feed goes on after it: the
@@ -109,6 +119,21 @@ impl ServiceError for LogError {
     }
 }
 
+/// A fresh epoch: now, in nanoseconds since the Unix epoch (never 0). Two histories
+/// begun in different nanoseconds differ; a server starts a world's history once.
+pub fn new_epoch() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos());
+    (nanos as u64).max(1)
+}
+
+/// An epoch as the API carries it: 16 lower-case hex digits (a string, so JavaScript
+/// clients hold it exactly).
+pub fn epoch_text(epoch: u64) -> String {
+    format!("{epoch:016x}")
+}
+
 /// A world's log from some revision on, in revision order. An item is an entry, a
 /// [`LogError::Poison`] in place of an entry (the feed goes on), or another error
 /// (the feed ended; follow again from the last applied revision).
@@ -118,6 +143,9 @@ pub type Feed = BoxStream<'static, Result<Entry, LogError>>;
 pub trait ZoneLog: Send + Sync + fmt::Debug + 'static {
     /// A name for messages and logs: the bucket, or the store file and world.
     fn name(&self) -> &str;
+
+    /// The log's epoch (see the module docs), as [`epoch_text`] writes it.
+    fn epoch(&self) -> &str;
 
     /// Whether proposing already stored the entry in this server's zone store (the
     /// embedded log), so applying it records nothing more locally. False for a log

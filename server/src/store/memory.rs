@@ -41,6 +41,8 @@ pub struct MemoryLog {
     content: Arc<Mutex<Content>>,
     /// The last revision: followers wait on it.
     tip: watch::Sender<u64>,
+    /// Begun when the log was made.
+    epoch: String,
 }
 
 impl MemoryLog {
@@ -50,6 +52,7 @@ impl MemoryLog {
             name: name.to_string(),
             content: Arc::new(Mutex::new(Content::default())),
             tip: watch::Sender::new(0),
+            epoch: super::log::epoch_text(super::log::new_epoch()),
         }
     }
 
@@ -92,6 +95,10 @@ impl MemoryLog {
 impl ZoneLog for MemoryLog {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn epoch(&self) -> &str {
+        &self.epoch
     }
 
     fn is_local(&self) -> bool {

@@ -208,11 +208,21 @@ impl NatsStore {
                 .await
                 .map_err(|e| err(e.to_string()))?,
         };
+        // The bucket's epoch: when its stream was created, which every replica reads
+        // alike; a bucket deleted and made again begins another history.
+        let created = kv
+            .stream
+            .get_info()
+            .await
+            .map_err(|e| err(e.to_string()))?
+            .created
+            .unix_timestamp_nanos();
         Ok(Bucket {
             name: name.clone(),
             subject_prefix: format!("$KV.{name}."),
             kv,
             store: self.clone(),
+            epoch: super::log::epoch_text((created as u64).max(1)),
         })
     }
 }
@@ -225,6 +235,8 @@ pub struct Bucket {
     subject_prefix: String,
     kv: kv::Store,
     store: NatsStore,
+    /// The bucket's epoch (its stream's creation time).
+    epoch: String,
 }
 
 impl Bucket {
@@ -389,6 +401,10 @@ impl NatsError {
 impl ZoneLog for Bucket {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn epoch(&self) -> &str {
+        &self.epoch
     }
 
     fn is_local(&self) -> bool {

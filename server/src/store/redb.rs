@@ -29,7 +29,7 @@ pub const FILE_NAME: &str = "terrain.redb";
 /// The layout version written in `meta`.
 const SCHEMA_VERSION: u64 = 1;
 
-const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+pub(super) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 pub(super) const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
 pub(super) const ZONES: TableDefinition<(&str, &str), (u64, &str)> = TableDefinition::new("zones");
 pub(super) const LOG: TableDefinition<(&str, u64), &str> = TableDefinition::new("log");

@@ -383,6 +383,12 @@ impl World {
         &self.meters
     }
 
+    /// The epoch of the history the world follows ([`crate::store::log::ZoneLog::epoch`]);
+    /// `None` until following starts.
+    pub fn epoch(&self) -> Option<&str> {
+        self.link.get().map(|l| l.log().epoch())
+    }
+
     /// The id requests name the world by: `[A-Za-z0-9_-]{1,64}`.
     pub fn id(&self) -> &str {
         &self.id

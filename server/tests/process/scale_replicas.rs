@@ -49,6 +49,13 @@ async fn a_change_on_one_replica_reaches_every_replica_with_the_same_revision() 
     }
     assert_eq!(events[0]["revision"], 29);
     assert_eq!(events[0]["cause"]["zone"], "arena_pad");
+    // One history, one epoch: the bucket's, whichever replica answers.
+    let epoch = events[0]["epoch"].as_str().expect("events carry the epoch");
+    assert_eq!(epoch.len(), 16, "{epoch}");
+    for r in [&a, &b, &c] {
+        let list = common::get_json(r.addr, "/v1/worlds/main/flat-zones");
+        assert_eq!(list["epoch"], epoch, "{}", r.addr);
+    }
     assert_eq!(events[0]["tiles"], answer["tiles"]);
     let delta = events[0]["maxHeightDelta"].as_f64().expect("delta");
     assert!(delta > 0.1, "the pad changes the ground: {delta}");

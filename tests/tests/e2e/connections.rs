@@ -209,6 +209,7 @@ fn subscribe_all() -> pb::SubscribeRequest {
         world: "main".into(),
         area: None,
         from_revision: None,
+        from_epoch: None,
     }
 }
 

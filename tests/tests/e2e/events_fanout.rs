@@ -28,6 +28,7 @@ fn request(area: Option<pb::SubscriptionArea>) -> pb::SubscribeRequest {
         world: "main".into(),
         area,
         from_revision: None,
+        from_epoch: None,
     }
 }
 

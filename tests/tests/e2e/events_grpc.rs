@@ -34,6 +34,7 @@ fn request(area: Option<pb::SubscriptionArea>, from: Option<u64>) -> pb::Subscri
         world: "main".into(),
         area,
         from_revision: from,
+        from_epoch: None,
     }
 }
 

@@ -20,6 +20,7 @@ async fn open_streams_close_and_shutdown_stays_within_the_drain_bound() {
         world: "main".into(),
         area: None,
         from_revision: None,
+        from_epoch: None,
     };
     let (mut stream, _) = grpc_subscribe(&mut client, request).await;
 

@@ -29,6 +29,7 @@ async fn a_stalled_subscriber_is_cut_off_and_nobody_waits() {
         world: "main".into(),
         area: None,
         from_revision: None,
+        from_epoch: None,
     };
     let mut slow = client
         .subscribe(request)

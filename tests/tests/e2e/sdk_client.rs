@@ -235,6 +235,7 @@ async fn tile_meshes_and_a_raw_event_stream() {
     let Some(StreamMessage::Subscribed {
         subscription_id,
         revision: 0,
+        ..
     }) = stream.next().await.expect("first")
     else {
         panic!("subscribed first");

@@ -25,7 +25,7 @@ async fn assert_bit_equal(
     assert_eq!(snapshot.revision(), server.revision);
     let mut mismatches = Vec::new();
     for (&(x, z), want) in points.iter().zip(&server.heights) {
-        let got = snapshot.height_at(x, z);
+        let got = snapshot.height_at(x, z).expect("in range");
         if got.to_bits() != want.to_bits() {
             mismatches.push((x, z, got, *want));
         }
@@ -128,7 +128,7 @@ async fn the_replica_equals_the_server_bit_for_bit_while_zones_change_and_across
         .await
         .unwrap();
     assert_bit_equal(&replica, &mut client, &probe_points(5)).await;
-    let (h, zone) = replica.sample_at(0.0, 0.0);
+    let (h, zone) = replica.sample_at(0.0, 0.0).expect("in range");
     let served = client.height("main", 0.0, 0.0).await.unwrap();
     assert_eq!((h.to_bits(), zone), (served.height.to_bits(), served.zone));
 }
@@ -187,7 +187,7 @@ async fn replica_events_arrive_after_the_heights_they_describe() {
         assert_eq!(server.revision, revision);
         for (&(x, z), want) in points.iter().zip(&server.heights) {
             assert_eq!(
-                snapshot.height_at(x, z).to_bits(),
+                snapshot.height_at(x, z).expect("in range").to_bits(),
                 want.to_bits(),
                 "({x}, {z})"
             );
@@ -234,4 +234,85 @@ async fn the_replica_of_a_layout_world_equals_the_server_bit_for_bit() {
         .await
         .expect("register");
     assert_bit_equal(&replica, &mut client, &points).await;
+}
+
+/// The server comes back on the same address with an empty data directory and takes
+/// more changes than the replica had seen (revisions 1..5 against its 3), so a resume
+/// by revision alone would be accepted and replay revisions 4 and 5 of another
+/// history on top of the old zones. The resume names its epoch instead: the replica
+/// rebuilds from the server's current state, says so ([`ReplicaEvent::Rebuilt`]), and
+/// answers the server's heights bit for bit, never the old ground.
+#[tokio::test]
+async fn a_replica_rebuilds_when_the_server_comes_back_with_another_history() {
+    let fresh = |c: &mut terrain_server::Config| {
+        c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+        c.lifecycle.warm_radius = None;
+    };
+    let mut server = TestServer::start().await;
+    let mut client = server.client().await;
+    for (i, (x, z)) in [(70.0, 92.0), (-40.0, 10.0), (120.0, -60.0)]
+        .into_iter()
+        .enumerate()
+    {
+        client
+            .register_flat_zone("main", &format!("old{i}"), &rect(x, z, 20.0, 14.0, 3.0))
+            .await
+            .unwrap();
+    }
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("open");
+    let mut events = replica.events();
+    assert_bit_equal(&replica, &mut client, &probe_points(7)).await;
+    assert_eq!(replica.revision(), 3);
+
+    server.restart_empty(fresh).await;
+    let mut client = server.client().await;
+    for (i, (x, z)) in [
+        (70.0, 92.0),
+        (-200.0, 150.0),
+        (-40.0, 10.0),
+        (10.0, 10.0),
+        (0.0, -90.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        client
+            .register_flat_zone(
+                "main",
+                &format!("new{i}"),
+                &rect(x + 3.0, z, 9.0, 11.0, -2.0),
+            )
+            .await
+            .unwrap();
+    }
+    let rebuilt = tokio::time::timeout(TIMEOUT, async {
+        loop {
+            match events.recv().await.expect("events") {
+                ReplicaEvent::Rebuilt { revision } => break revision,
+                ReplicaEvent::Tiles(e) => {
+                    assert!(
+                        !e.zone.starts_with("new") || e.revision > 3,
+                        "an event of the new history applied on the old state: {e:?}"
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the replica rebuilds");
+    assert!(rebuilt >= 3, "rebuilt at {rebuilt}");
+    assert_bit_equal(&replica, &mut client, &probe_points(8)).await;
+    let zones = replica.snapshot();
+    let ids: Vec<&str> = zones
+        .terrain()
+        .zones()
+        .iter()
+        .map(|(z, _)| z.id.as_str())
+        .collect();
+    assert_eq!(ids, ["new0", "new1", "new2", "new3", "new4"]);
+    assert!(replica.stopped().is_none());
+    server.stop().await;
 }

@@ -41,6 +41,7 @@ fn subscribe_all() -> pb::SubscribeRequest {
         world: "main".into(),
         area: None,
         from_revision: None,
+        from_epoch: None,
     }
 }
 

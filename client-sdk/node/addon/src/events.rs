@@ -74,6 +74,8 @@ impl LocalEvent {
                 missed: None,
             },
             ReplicaEvent::Rebuilt { revision: r } => LocalEvent::marker("rebuilt", r, None),
+            // `nextEvent` rejects with the reason instead (see `LocalTerrain::next_event`).
+            ReplicaEvent::Stopped { .. } => LocalEvent::marker("stopped", 0, None),
         }
     }
 

@@ -28,7 +28,10 @@ use napi::{
     threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode},
 };
 use napi_derive::napi;
-use terrain_client::{ClientBuilder, LocalWalk, PathMode, ReplicaEvent, Snapshot, SurfaceReader};
+use terrain_client::{
+    ClientBuilder, ClientError, LocalWalk, PathMode, ReplicaEvent, Snapshot, SurfaceReader,
+    check_point,
+};
 use terrain_core::walk::WalkRule;
 use tokio::sync::{broadcast, watch};
 
@@ -55,29 +58,32 @@ pub mod fast {
     use napi_derive::napi;
     use terrain_core::mesh::SurfaceTile;
 
-    use crate::{Replica, invalid};
+    use crate::{Replica, invalid, sdk_error};
 
     /// `LocalTerrain.heightAt` through the handle.
-    #[napi(ts_args_type = "handle: unknown, x: number, z: number")]
+    #[napi(catch_unwind, ts_args_type = "handle: unknown, x: number, z: number")]
     pub fn replica_height_at(handle: &External<Arc<Replica>>, x: f64, z: f64) -> Result<f64> {
         handle.height_at(x, z)
     }
 
     /// The surface-mode height at `(x, z)` at the view, evaluated on the spot (no tile
     /// is computed or kept).
-    #[napi(ts_args_type = "handle: unknown, x: number, z: number")]
+    #[napi(catch_unwind, ts_args_type = "handle: unknown, x: number, z: number")]
     pub fn replica_surface_evaluated(
         handle: &External<Arc<Replica>>,
         x: f64,
         z: f64,
     ) -> Result<f64> {
-        Ok(handle.snapshot()?.surface_height_at(x, z))
+        handle
+            .snapshot()?
+            .surface_height_at(x, z)
+            .map_err(sdk_error)
     }
 
     /// `[epoch, size, shift, step, n]`: the view's epoch and the tile grid surface
     /// reads use (tile `t` owns `floor(c / size + shift) = t`, its vertices are
     /// `step` apart, `n` per edge).
-    #[napi(ts_args_type = "handle: unknown")]
+    #[napi(catch_unwind, ts_args_type = "handle: unknown")]
     pub fn replica_surface_layout(handle: &External<Arc<Replica>>) -> Result<Float64Array> {
         let (snapshot, epoch) = handle.view()?;
         let layout = snapshot.terrain().generator().tile_grid();
@@ -97,7 +103,7 @@ pub mod fast {
     /// already (core rounds the vertex heights to f32 and widens them back), so the
     /// `Float32Array` holds it exactly, in half the memory, and JavaScript reads back
     /// the very double core interpolates.
-    #[napi(ts_args_type = "handle: unknown, tx: number, tz: number")]
+    #[napi(catch_unwind, ts_args_type = "handle: unknown, tx: number, tz: number")]
     pub fn replica_surface_tile(
         handle: &External<Arc<Replica>>,
         tx: f64,
@@ -155,10 +161,11 @@ impl SurfaceCache {
     }
 
     /// The surface-mode height at `(x, z)`: the same bits whether read from a kept
-    /// tile or evaluated on the spot.
-    fn height_at(&mut self, x: f64, z: f64) -> f64 {
+    /// tile or evaluated on the spot; a point the server would refuse is refused.
+    fn height_at(&mut self, x: f64, z: f64) -> std::result::Result<f64, ClientError> {
+        check_point(x, z)?;
         if let Some(h) = self.reader.cached_height_at(x, z) {
-            return h;
+            return Ok(h);
         }
         let snapshot = Arc::clone(self.reader.snapshot());
         let layout = snapshot.terrain().generator().tile_grid();
@@ -320,8 +327,27 @@ fn unreachable_code(u: terrain_client::Unreachable) -> &'static str {
 pub struct OpenOptions {
     /// PEM file of the CA that signed the server's certificate (`https://` URLs).
     pub ca_file: Option<String>,
-    /// Connect timeout in milliseconds (default: the Rust SDK's).
-    pub connect_timeout_ms: Option<u32>,
+    /// Connect timeout in milliseconds (default: the Rust SDK's, 5 s): a whole number
+    /// from 1 to [`MAX_TIMEOUT_MS`].
+    pub connect_timeout_ms: Option<f64>,
+}
+
+/// The longest timeout an option may give: one hour, in milliseconds.
+pub const MAX_TIMEOUT_MS: f64 = 3_600_000.0;
+
+/// How long `waitForRevision` waits when not told: 30 s, the SDK's request timeout.
+const DEFAULT_WAIT_MS: f64 = 30_000.0;
+
+/// A timeout option in milliseconds, checked: a whole number from 1 to
+/// [`MAX_TIMEOUT_MS`], else an error naming `field`.
+fn timeout_ms(field: &str, ms: f64) -> Result<std::time::Duration> {
+    if ms.fract() == 0.0 && (1.0..=MAX_TIMEOUT_MS).contains(&ms) {
+        Ok(std::time::Duration::from_millis(ms as u64))
+    } else {
+        Err(invalid(format!(
+            "{field}: must be a whole number of milliseconds from 1 to {MAX_TIMEOUT_MS}, got {ms}"
+        )))
+    }
 }
 
 /// What the follower applied, handed to `nextEvent` once the view shows it.
@@ -405,16 +431,22 @@ impl Replica {
     }
 
     fn height_at(&self, x: f64, z: f64) -> Result<f64> {
-        self.read(|o| o.view.height_at(x, z))
+        self.read(|o| o.view.height_at(x, z))?.map_err(sdk_error)
     }
 
     fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
-        self.with_surface(|cache| cache.height_at(x, z))
+        self.with_surface(|cache| cache.height_at(x, z))?
+            .map_err(sdk_error)
     }
 
     /// The surface heights of `points`, all at one snapshot.
     fn surface_heights(&self, points: std::slice::ChunksExact<'_, f64>) -> Result<Vec<f64>> {
-        self.with_surface(|cache| points.map(|p| cache.height_at(p[0], p[1])).collect())
+        self.with_surface(|cache| {
+            points
+                .enumerate()
+                .map(|(i, p)| cache.height_at(p[0], p[1]).map_err(|e| point_error(i, e)))
+                .collect()
+        })?
     }
 
     /// `f` over the surface cache of the view (a new one when the view moved on).
@@ -508,6 +540,9 @@ impl std::fmt::Debug for LocalTerrain {
     }
 }
 
+/// The largest whole number a JavaScript number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 fn js_error(e: impl std::fmt::Display) -> Error {
     Error::new(Status::GenericFailure, e.to_string())
 }
@@ -529,6 +564,18 @@ fn pairs(points: &[f64]) -> Result<std::slice::ChunksExact<'_, f64>> {
         )));
     }
     Ok(points.chunks_exact(2))
+}
+
+/// The error of point `i` of a flat `[x0, z0, ...]` array, its field the number's
+/// index there (`points[3]: must be finite`).
+fn point_error(i: usize, e: ClientError) -> Error {
+    match e {
+        ClientError::InvalidArgument { field, message } => {
+            let at = 2 * i + usize::from(field == "z");
+            invalid(format!("points[{at}]: {message}"))
+        }
+        other => sdk_error(other),
+    }
 }
 
 /// An SDK error as a JS error; an invalid argument names its field as JS spells it.
@@ -608,13 +655,17 @@ impl LocalTerrain {
             .weak::<true>()
             .build_callback(|ctx: ThreadsafeCallContext<Handoff>| Ok(ctx.value.run()))?;
         let options = options.unwrap_or_default();
+        let connect_timeout = options
+            .connect_timeout_ms
+            .map(|ms| timeout_ms("connectTimeoutMs", ms))
+            .transpose()?;
         env.spawn_future(async move {
             let mut builder = ClientBuilder::new(url);
             if let Some(ca) = options.ca_file {
                 builder = builder.ca_file(ca);
             }
-            if let Some(ms) = options.connect_timeout_ms {
-                builder = builder.connect_timeout(std::time::Duration::from_millis(ms.into()));
+            if let Some(t) = connect_timeout {
+                builder = builder.connect_timeout(t);
             }
             let client = builder.connect().await.map_err(js_error)?;
             let replica = terrain_client::LocalTerrain::open(client, &world)
@@ -638,7 +689,7 @@ impl LocalTerrain {
     /// A fixed replica with no server: `world` is one world of `GET /v1/worlds` (JSON),
     /// `zones` the answer of `GET /v1/worlds/{world}/flat-zones` (`{"zones": [...],
     /// "revision": n}`) or just its array of zones (each with an absolute `height`).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn offline(world: String, zones: String) -> Result<LocalTerrain> {
         let info = offline::world_info(&world).map_err(|e| invalid(format!("world: {e}")))?;
         let list = offline::zone_list(&zones).map_err(|e| invalid(format!("zones: {e}")))?;
@@ -652,26 +703,26 @@ impl LocalTerrain {
     }
 
     /// The world's id.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn world(&self) -> String {
         self.world.clone()
     }
 
     /// Whether the replica follows a server (false for `offline` ones).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn live(&self) -> bool {
         matches!(self.shared.source(), Ok(Source::Live(_)))
     }
 
     /// The world revision the replica reflects.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn revision(&self) -> Result<i64> {
         let r = self.snapshot()?.revision();
         i64::try_from(r).map_err(js_error)
     }
 
     /// The exact height at `(x, z)` (`GetHeight`'s exact mode).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn height_at(&self, x: f64, z: f64) -> Result<f64> {
         self.shared.height_at(x, z)
     }
@@ -682,32 +733,37 @@ impl LocalTerrain {
     /// computed and kept, so reads where entities stand are a cell lookup; at most
     /// `SURFACE_TILES_KEPT` tiles are kept. (The package's `surfaceHeightAt` answers
     /// in JavaScript instead, from tiles of [`fast::replica_surface_tile`].)
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
         self.shared.surface_height_at(x, z)
     }
 
     /// The replica as an `External` for the per-call functions of [`fast`], which
     /// `src/native.ts` routes `heightAt` and `surfaceHeightAt` through.
-    #[napi(getter, ts_type = "unknown")]
+    #[napi(getter, catch_unwind, ts_type = "unknown")]
     pub fn handle(&self) -> External<Arc<Replica>> {
         External::new(Arc::clone(&self.shared))
     }
 
     /// Exact heights of `points` (`[x0, z0, x1, z1, ...]`, read in place), all at one
     /// snapshot.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn heights(&self, points: &[f64]) -> Result<Float64Array> {
         let snapshot = self.snapshot()?;
-        let out: Vec<f64> = pairs(points)?
-            .map(|p| snapshot.height_at(p[0], p[1]))
-            .collect();
+        let out = pairs(points)?
+            .enumerate()
+            .map(|(i, p)| {
+                snapshot
+                    .height_at(p[0], p[1])
+                    .map_err(|e| point_error(i, e))
+            })
+            .collect::<Result<Vec<f64>>>()?;
         Ok(Float64Array::new(out))
     }
 
     /// Surface-mode heights of `points` (as [`Self::heights`]), through the same kept
     /// tiles as [`Self::surface_height_at`]: the same bits (the served mesh's) either way.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn surface_heights(&self, points: &[f64]) -> Result<Float64Array> {
         Ok(Float64Array::new(
             self.shared.surface_heights(pairs(points)?)?,
@@ -716,8 +772,9 @@ impl LocalTerrain {
 
     /// The revision of the zone deciding the height at `(x, z)`, with its id: `null`
     /// where the terrain decided.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn zone_at(&self, x: f64, z: f64) -> Result<Option<String>> {
+        check_point(x, z).map_err(sdk_error)?;
         let snapshot = self.snapshot()?;
         Ok(snapshot
             .terrain()
@@ -728,14 +785,15 @@ impl LocalTerrain {
 
     /// Terrain info at `(x, z)` by the world's walkability rule: what the server's
     /// `terrain-info` answers at [`Self::revision`].
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn terrain_info(&self, x: f64, z: f64) -> Result<TerrainInfo> {
+        check_point(x, z).map_err(sdk_error)?;
         let mut infos = self.infos(&[(x, z)])?;
         infos.pop().ok_or_else(|| js_error("no answer"))
     }
 
     /// Terrain info at `points` (`[x0, z0, x1, z1, ...]`), all at one snapshot.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn terrain_infos(&self, points: &[f64]) -> Result<Vec<TerrainInfo>> {
         let points: Vec<(f64, f64)> = pairs(points)?.map(|p| (p[0], p[1])).collect();
         self.infos(&points)
@@ -743,7 +801,10 @@ impl LocalTerrain {
 
     /// The path check of the polyline `points` (`[x0, z0, ...]`) in `mode`
     /// (`"hyperscape"` or `"exact"`, the default).
-    #[napi(ts_args_type = "points: Float64Array, mode?: \"hyperscape\" | \"exact\" | null")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "points: Float64Array, mode?: \"hyperscape\" | \"exact\" | null"
+    )]
     pub fn check_path(&self, points: &[f64], mode: Option<String>) -> Result<PathCheck> {
         let mode = match mode.as_deref() {
             None | Some("exact") => PathMode::Exact,
@@ -768,7 +829,7 @@ impl LocalTerrain {
     }
 
     /// A shortest path over the 1 m movement tiles from `(fromX, fromZ)` to `(toX, toZ)`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn find_path(
         &self,
         from_x: f64,
@@ -815,16 +876,28 @@ impl LocalTerrain {
     }
 
     /// Resolves once the replica reflects `revision` or later, with the revision
-    /// reached; rejects if the replica stopped following (the error says why) or was
-    /// closed. An offline replica resolves at once when it is at `revision`.
-    #[napi(ts_return_type = "Promise<number>")]
+    /// reached; rejects if the replica stopped following (the error says why), was
+    /// closed, or has not reached it within `timeoutMs` (default 30 s; the error
+    /// gives the revision it is at). An offline replica resolves at once when it is at
+    /// `revision`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "revision: number, timeoutMs?: number | null",
+        ts_return_type = "Promise<number>"
+    )]
     pub fn wait_for_revision<'env>(
         &self,
         env: &'env Env,
-        revision: i64,
+        revision: f64,
+        timeout: Option<f64>,
     ) -> Result<PromiseRaw<'env, i64>> {
-        let wanted = u64::try_from(revision)
-            .map_err(|_| invalid(format!("revision: must be >= 0, got {revision}")))?;
+        if !(revision.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&revision)) {
+            return Err(invalid(format!(
+                "revision: must be a whole number from 0 to 2^53 - 1, got {revision}"
+            )));
+        }
+        let wanted = revision as u64;
+        let timeout = timeout_ms("timeoutMs", timeout.unwrap_or(DEFAULT_WAIT_MS))?;
         let (source, view) = self.reading()?;
         let replica = match source {
             Source::Live(r) => r,
@@ -843,6 +916,7 @@ impl LocalTerrain {
         };
         let mut closed = self.closed.subscribe();
         let mut published = self.shared.published.subscribe();
+        let progress = self.shared.published.subscribe();
         env.spawn_future(async move {
             // The follower reaching `wanted`, then the view (which takes the
             // follower's snapshots on the JavaScript thread) reaching it too.
@@ -857,6 +931,15 @@ impl LocalTerrain {
             tokio::select! {
                 r = reached => r,
                 _ = closed.wait_for(|c| *c) => Err(closed_error()),
+                _ = tokio::time::sleep(timeout) => Err(Error::new(
+                    Status::Cancelled,
+                    format!(
+                        "revision {wanted}: not reached within {} ms (the replica is at {}; \
+                         is the server reachable?)",
+                        timeout.as_millis(),
+                        *progress.borrow()
+                    ),
+                )),
             }
         })
     }
@@ -865,8 +948,9 @@ impl LocalTerrain {
     /// reads see (the view took it on the JavaScript thread before the event was
     /// passed on: re-snap what stands inside its `bounds`); events come in revision
     /// order, each once, from the replica's opening. Resolves `null` for an offline
-    /// replica, once closed, or when the replica stopped following (see
-    /// `waitForRevision` for why).
+    /// replica or once closed; rejects with the reason once the replica stopped
+    /// following for good (a server that came back with another history is not
+    /// that: the replica rebuilds and says `rebuilt`).
     #[napi(ts_return_type = "Promise<LocalEvent | null>")]
     pub fn next_event<'env>(
         &self,
@@ -880,10 +964,23 @@ impl LocalTerrain {
         }
         let shared = Arc::clone(&self.shared);
         let mut closed = self.closed.subscribe();
+        let stopped = |reason: &dyn std::fmt::Display| {
+            js_error(format!("the replica stopped following: {reason}"))
+        };
         env.spawn_future(async move {
             let mut receiver = receiver.lock().await;
+            // Stopped before this call (its event already taken): say so, never hang.
+            if receiver.is_empty()
+                && let Ok(Source::Live(replica)) = shared.source()
+                && let Some(e) = replica.stopped()
+            {
+                return Err(stopped(&e));
+            }
             tokio::select! {
                 event = receiver.recv() => Ok(match event {
+                    Ok(Applied::Event(ReplicaEvent::Stopped { reason })) => {
+                        return Err(stopped(&reason));
+                    }
                     Ok(Applied::Event(e)) => Some(events::LocalEvent::of(e)),
                     Ok(Applied::Missed(missed))
                     | Err(broadcast::error::RecvError::Lagged(missed)) => {
@@ -898,7 +995,7 @@ impl LocalTerrain {
     }
 
     /// Stops following and releases the replica; later calls throw. Idempotent.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn close(&mut self) {
         self.shared.close();
         self.closed.send_replace(true);

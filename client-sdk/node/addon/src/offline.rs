@@ -211,5 +211,9 @@ pub fn zone_list(json: &str) -> Result<ZoneList, String> {
         });
     }
     let revision = revision.unwrap_or_else(|| zones.iter().map(|z| z.revision).max().unwrap_or(0));
-    Ok(ZoneList { zones, revision })
+    Ok(ZoneList {
+        zones,
+        revision,
+        epoch: String::new(),
+    })
 }

@@ -16,12 +16,17 @@ pub(crate) fn lcg(r: u64) -> u64 {
 }
 
 /// `floor(v)` as an f64, and its value modulo 256 (the lattice cell, `wrap` of §0).
-/// Exact for |v| < 2^63, far beyond any coordinate the layers see.
+/// Exact for |v| < 2^63, far beyond any coordinate the layers see; beyond it (and for
+/// NaN) the cast saturates and the step down wraps, so no input panics.
 #[inline(always)]
 fn floor_parts(v: f64) -> (usize, f64) {
     let t = v as i64;
     let tf = t as f64;
-    let (i, f) = if tf > v { (t - 1, tf - 1.0) } else { (t, tf) };
+    let (i, f) = if tf > v {
+        (t.wrapping_sub(1), tf - 1.0)
+    } else {
+        (t, tf)
+    };
     ((i & 255) as usize, f)
 }
 

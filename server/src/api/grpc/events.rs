@@ -26,7 +26,9 @@ use tonic::{Request, Response, Status, server::NamedService};
 use super::{MessageLimits, remap_oversize};
 use crate::{
     api::{ApiError, ApiState},
-    events::{Area, ConnectionStreams, Event, Message, StreamKind, StreamPermit, Subscription},
+    events::{
+        Area, ConnectionStreams, Event, Message, Resume, StreamKind, StreamPermit, Subscription,
+    },
 };
 
 /// The area of a request (unset: everything), its centre within `max_coordinate`;
@@ -85,13 +87,25 @@ impl EventsApi {
             .streams()
             .admit(connection.as_ref(), StreamKind::GrpcEvents)
             .map_err(ApiError::from)?;
-        let sub = Subscription::open(&self.state.events, world, area, request.from_revision)
+        let from = match (request.from_revision, request.from_epoch) {
+            (Some(revision), epoch) => Some(Resume::new(revision, epoch).map_err(ApiError::from)?),
+            (None, Some(_)) => {
+                return Err(ApiError::invalid(
+                    "fromEpoch",
+                    "given without fromRevision (the revision it names)",
+                )
+                .into());
+            }
+            (None, None) => None,
+        };
+        let sub = Subscription::open(&self.state.events, world, area, from)
             .await
             .map_err(ApiError::from)?;
         let first = pb::Event {
             kind: Some(pb::event::Kind::Subscribed(pb::Subscribed {
                 subscription_id: sub.id().to_string(),
                 revision: sub.revision(),
+                epoch: sub.epoch().to_string(),
             })),
         };
         Ok((sub, permit, first))
@@ -246,8 +260,9 @@ fn event_message(e: &Event) -> pb::Event {
 pub fn to_proto(message: &Message) -> pb::Event {
     let kind = match message {
         Message::Event(e) => pb::event::Kind::Tiles(pb::TileEvent::from(e.event())),
-        Message::Resync { revision } => pb::event::Kind::Resync(pb::Resync {
+        Message::Resync { revision, epoch } => pb::event::Kind::Resync(pb::Resync {
             revision: *revision,
+            epoch: epoch.to_string(),
         }),
     };
     pb::Event { kind: Some(kind) }

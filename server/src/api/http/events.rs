@@ -2,7 +2,8 @@
 //!
 //! Query: the initial area, `tiles=minTx,minTz,maxTx,maxTz` (inclusive) or
 //! `x=&z=&radius=` (metres, the centre within `max_coordinate`), and the resume
-//! point `fromRevision=N`; any other key is refused (a misspelt `fromrevision` would
+//! point `fromRevision=N` with the epoch it was heard in, `fromEpoch=E` (another
+//! history's epoch opens with `resync`); any other key is refused (a misspelt `fromrevision` would
 //! otherwise stream live events without resuming). Bad input is a
 //! 400 before the upgrade (`fromRevision` after the current revision included). A
 //! subscription beyond `max_subscriptions_per_connection` or `max_subscriptions` is
@@ -13,8 +14,8 @@
 //! `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 //! "tileRects", "tileCount", "bounds", "maxHeightDelta", "tilesetContents"}` (`tiles`
 //! listed only up to 256 tiles, `tileRects` always; `tilesetContents` the 3D Tiles
-//! contents the change changed, `[level, minX, minY, maxX, maxY]`) and
-//! `{"type": "resync", "revision"}`. Client to
+//! contents the change changed, `[level, minX, minY, maxX, maxY]`, `epoch` the
+//! world's history's) and `{"type": "resync", "revision", "epoch"}`. Client to
 //! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
 //! (everything), acknowledged once it applies with
 //! `{"type": "area", "area", "revision"}` (every event after `revision` is matched
@@ -51,14 +52,14 @@ use tokio_util::sync::CancellationToken;
 use super::extract::{Query, World};
 use crate::{
     api::{ApiError, ApiState},
-    events::{Area, ConnectionStreams, EventError, StreamKind, StreamPermit, Subscription},
+    events::{Area, ConnectionStreams, EventError, Resume, StreamKind, StreamPermit, Subscription},
 };
 
 /// The initial area and resume point of a WebSocket subscription.
 #[derive(Debug, PartialEq)]
 struct Opening {
     area: Area,
-    from: Option<u64>,
+    from: Option<Resume>,
 }
 
 /// The value of `name`, given at most once, without surrounding spaces.
@@ -74,14 +75,14 @@ fn number(query: &Query, name: &'static str) -> Result<f64, ApiError> {
 }
 
 /// The query keys the route takes.
-const KEYS: [&str; 5] = ["tiles", "x", "z", "radius", "fromRevision"];
+const KEYS: [&str; 6] = ["tiles", "x", "z", "radius", "fromRevision", "fromEpoch"];
 
 fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
     let pairs = query.pairs()?;
     if let Some((key, _)) = pairs.iter().find(|(k, _)| !KEYS.contains(&k.as_str())) {
         return Err(ApiError::invalid(
             key.clone(),
-            "unknown query parameter: expected tiles, x, z, radius or fromRevision",
+            "unknown query parameter: expected tiles, x, z, radius, fromRevision or fromEpoch",
         ));
     }
     let from = match single(query, "fromRevision")? {
@@ -92,6 +93,17 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
                 format!("expected a revision (integer >= 0), got {}", Quoted(raw)),
             )
         })?),
+    };
+    let epoch = single(query, "fromEpoch")?.map(str::to_string);
+    let from = match (from, epoch) {
+        (Some(revision), epoch) => Some(Resume::new(revision, epoch)?),
+        (None, Some(_)) => {
+            return Err(ApiError::invalid(
+                "fromEpoch",
+                "given without fromRevision (the revision it names)",
+            ));
+        }
+        (None, None) => None,
     };
     let circle = ["x", "z", "radius"]
         .iter()
@@ -131,12 +143,14 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
     tag = "events",
     description = "Tile events over a WebSocket (RFC 6455 upgrade of this GET). The area starts as \
         `tiles=minTx,minTz,maxTx,maxTz` (inclusive), or `x`, `z`, `radius` (metres), or everything; \
-        `fromRevision` resumes after that revision. Server to client, one JSON text frame per \
-        message: `{\"type\": \"event\", \"world\", \"revision\", \"cause\": {\"zone\", \"kind\"}, \
+        `fromRevision` resumes after that revision, of the history `fromEpoch` (a resume from \
+        another history, after a restore or an empty restart, opens with `resync`). Server to \
+        client, one JSON text frame per \
+        message: `{\"type\": \"event\", \"world\", \"revision\", \"epoch\", \"cause\": {\"zone\", \"kind\"}, \
         \"tiles\", \"tileRects\", \"tileCount\", \"bounds\", \"maxHeightDelta\", \"tilesetContents\"}` \
         (`tiles` listed only up to 256 tiles, `tileRects` always; `tilesetContents` the 3D Tiles \
         contents the change changed, `[level, minX, minY, maxX, maxY]` in tileset indices) and \
-        `{\"type\": \"resync\", \"revision\"}`. Client \
+        `{\"type\": \"resync\", \"revision\", \"epoch\"}`. Client \
         to server: a new area (`{\"tiles\": [...]}`, `{\"x\", \"z\", \"radius\"}` or `{}`), \
         acknowledged by `{\"type\": \"area\", \"area\", \"revision\"}`, or refused by \
         `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \
@@ -147,6 +161,7 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
         ("z" = Option<f64>, Query, description = "Circle centre, metres (with x and radius)"),
         ("radius" = Option<f64>, Query, description = "Circle radius, metres (with x and z)"),
         ("fromRevision" = Option<u64>, Query, description = "Resume after this revision (at most the current one). Any other query key is refused (400, the field names it)"),
+        ("fromEpoch" = Option<String>, Query, description = "The epoch of the history `fromRevision` was heard in (an event's, a resync's or the zone list's `epoch`: 16 hex digits); another history's opens the stream with `resync`. Only with `fromRevision`"),
         ("Upgrade" = String, Header, description = "`websocket`"),
         ("Connection" = String, Header, description = "`Upgrade`"),
         ("Sec-WebSocket-Key" = String, Header, description = "RFC 6455 handshake key"),
@@ -154,7 +169,7 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
     ),
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
-        (status = 400, description = "A bad area or `fromRevision` (the field names it), or not a WebSocket upgrade (field `upgrade`)"),
+        (status = 400, description = "A bad area, `fromRevision` or `fromEpoch` (the field names it), or not a WebSocket upgrade (field `upgrade`)"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32))),
     ),
@@ -233,7 +248,7 @@ async fn serve(socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) 
                 let Some(mut message) = message else { break };
                 let mut batch = 0;
                 loop {
-                    let text = match frames::message(&message) {
+                    let text = match frames::message(&message, sub.epoch()) {
                         Ok(text) => text,
                         Err(e) => {
                             // Never an empty frame: end the stream; the client resumes.
@@ -354,8 +369,17 @@ mod tests {
     fn openings_parse_and_name_their_field() {
         let opening = |query: &Query| opening(query, 1e9);
         let got = opening(&pairs(&[("tiles", "0,-1,2,3"), ("fromRevision", "7")])).unwrap();
-        assert_eq!(got.from, Some(7));
+        assert_eq!(got.from, Some(Resume::new(7, None).unwrap()));
         assert_eq!(got.area, Area::tiles([0, -1, 2, 3], "t").unwrap());
+        let got = opening(&pairs(&[
+            ("fromRevision", "7"),
+            ("fromEpoch", "00AB00cd00ef0012"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            got.from.and_then(|f| f.epoch).as_deref(),
+            Some("00ab00cd00ef0012")
+        );
         let got = opening(&pairs(&[("x", "1.5"), ("z", "2"), ("radius", "10")])).unwrap();
         assert_eq!(got.area, Area::circle(1.5, 2.0, 10.0).unwrap());
         assert_eq!(
@@ -372,6 +396,13 @@ mod tests {
             Some("fromRevision")
         );
         assert_eq!(field(&[("tiles", "1,2,3")]).as_deref(), Some("tiles"));
+        for bad in [
+            &[("fromRevision", "3"), ("fromEpoch", "xyz")][..],
+            &[("fromRevision", "3"), ("fromEpoch", "00ab00cd00ef00123")],
+            &[("fromEpoch", "00ab00cd00ef0012")],
+        ] {
+            assert_eq!(field(bad).as_deref(), Some("fromEpoch"), "{bad:?}");
+        }
         assert_eq!(field(&[("x", "1"), ("z", "2")]).as_deref(), Some("radius"));
         assert_eq!(
             field(&[("tiles", "0,0,1,1"), ("x", "1")]).as_deref(),

@@ -213,6 +213,9 @@ pub async fn get_zone(
 pub struct ListBody {
     zones: Vec<ZoneJson>,
     revision: u64,
+    /// The epoch of the world's history `revision` belongs to: a subscription
+    /// resuming from `revision` names it (`fromEpoch`).
+    epoch: String,
 }
 
 #[utoipa::path(
@@ -233,6 +236,7 @@ pub async fn list(
     Ok(Json(ListBody {
         zones: list.zones.iter().map(ZoneJson::new).collect(),
         revision: list.revision,
+        epoch: list.epoch,
     }))
 }
 

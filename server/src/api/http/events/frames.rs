@@ -22,6 +22,8 @@ struct EventJson<'a> {
     kind: &'static str,
     world: &'a str,
     revision: u64,
+    /// The epoch of the world's history `revision` belongs to (resume with both).
+    epoch: &'a str,
     cause: CauseJson<'a>,
     /// Listed only up to `TILE_LIST_MAX` tiles; `tileRects` always says which.
     tiles: Vec<[i64; 2]>,
@@ -51,29 +53,33 @@ struct BoundsJson {
 }
 
 #[derive(Serialize)]
-struct ResyncJson {
+struct ResyncJson<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     revision: u64,
+    epoch: &'a str,
 }
 
 /// The frame of a stream message: an event
 /// `{"type": "event", "world", "revision", "cause": {"zone", "kind"}, "tiles",
 /// "tileRects": [[minTx, minTz, maxTx, maxTz]], "tileCount",
 /// "bounds": {"minX", "minZ", "maxX", "maxZ"}, "maxHeightDelta",
-/// "tilesetContents": [[level, minX, minY, maxX, maxY]]}` or
-/// `{"type": "resync", "revision"}`. An event's JSON is serialised once and shared
-/// by every subscriber it reaches ([`crate::events::Published::json`]); each frame
-/// borrows that buffer (checked as UTF-8, not copied).
-pub fn message(message: &Message) -> Result<Utf8Bytes, String> {
+/// "tilesetContents": [[level, minX, minY, maxX, maxY]], "epoch"}` or
+/// `{"type": "resync", "revision", "epoch"}`, `epoch` the world's history's (the
+/// stream's: the same for every subscriber of the world, so an event's JSON is
+/// serialised once and shared by every subscriber it reaches,
+/// [`crate::events::Published::json`]; each frame borrows that buffer, checked as
+/// UTF-8, not copied).
+pub fn message(message: &Message, epoch: &str) -> Result<Utf8Bytes, String> {
     match message {
         Message::Event(e) => {
-            let json = e.json(|e| event(e).map_err(|err| err.to_string()))?;
+            let json = e.json(|e| event(e, epoch).map_err(|err| err.to_string()))?;
             Utf8Bytes::try_from(json).map_err(|err| err.to_string())
         }
-        Message::Resync { revision } => serde_json::to_string(&ResyncJson {
+        Message::Resync { revision, epoch } => serde_json::to_string(&ResyncJson {
             kind: "resync",
             revision: *revision,
+            epoch,
         })
         .map(Utf8Bytes::from)
         .map_err(|err| err.to_string()),
@@ -81,11 +87,12 @@ pub fn message(message: &Message) -> Result<Utf8Bytes, String> {
 }
 
 /// The JSON frame of one event.
-fn event(e: &Event) -> Result<String, serde_json::Error> {
+fn event(e: &Event, epoch: &str) -> Result<String, serde_json::Error> {
     serde_json::to_string(&EventJson {
         kind: "event",
         world: &e.world,
         revision: e.revision,
+        epoch,
         cause: CauseJson {
             zone: &e.zone,
             kind: e.kind.as_str(),
@@ -266,7 +273,9 @@ mod tests {
         };
         let metrics = Arc::new(Metrics::new().unwrap());
         let published = Message::Event(Arc::new(Published::new(event, metrics)));
-        let frames: Vec<Utf8Bytes> = (0..3).map(|_| message(&published).unwrap()).collect();
+        let frames: Vec<Utf8Bytes> = (0..3)
+            .map(|_| message(&published, "0000000000000001").unwrap())
+            .collect();
         let json: serde_json::Value = serde_json::from_str(frames[0].as_str()).unwrap();
         assert_eq!(
             (json["type"].as_str(), json["revision"].as_u64()),

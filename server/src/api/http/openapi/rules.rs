@@ -104,6 +104,7 @@ fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<
         ("query", "fromRevision" | "revision") => {
             json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
         }
+        ("query", "fromEpoch") => json!({"type": "string", "pattern": "^[0-9a-fA-F]{16}$"}),
         ("query", "tiles") => {
             json!({"type": "string", "pattern": "^-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+$"})
         }
