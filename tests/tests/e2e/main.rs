@@ -72,6 +72,7 @@ mod sdk_tls;
 mod snapshot;
 mod stream_limits;
 mod tiles3d;
+mod tiles3d_extent;
 mod tiles3d_voxel;
 mod tls;
 mod viewer_limits;
