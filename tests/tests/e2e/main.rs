@@ -37,6 +37,7 @@ mod asof;
 mod bake_bench;
 mod connections;
 mod error_echoes;
+mod events_area_replay;
 mod events_fanout;
 mod events_floor;
 mod events_grpc;
