@@ -6,7 +6,10 @@
 //! are read at the edge: the WebSocket query string and text messages in
 //! `api/http/events.rs`, the protobuf `SubscriptionArea` in `api/grpc/events.rs`.
 
-use std::sync::RwLock;
+use std::sync::{
+    RwLock,
+    atomic::{AtomicU64, Ordering},
+};
 
 use tokio::sync::Notify;
 
@@ -18,6 +21,8 @@ pub use terrain_model::Area;
 #[derive(Debug, Default)]
 pub struct AreaCell {
     current: RwLock<Current>,
+    /// `current.changes`, read without the lock by the stream at every message.
+    changes: AtomicU64,
     /// Wakes the stream after a change (a permit is kept if it is not waiting).
     changed: Notify,
 }
@@ -42,6 +47,7 @@ impl AreaCell {
                 changes: 0,
                 after: 0,
             }),
+            changes: AtomicU64::new(0),
             changed: Notify::new(),
         }
     }
@@ -65,8 +71,14 @@ impl AreaCell {
             current.area = area;
             current.changes += 1;
             current.after = after;
+            self.changes.store(current.changes, Ordering::Release);
         }
         self.changed.notify_one();
+    }
+
+    /// How many times the area was changed (no lock).
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
     }
 
     /// Resolves after the next change (at once if one came since the last call).

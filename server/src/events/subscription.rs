@@ -20,7 +20,8 @@
 //! The stream ends when its queue overflowed (after a final `resync`), or when the
 //! server shuts down ([`super::Events::close`] ends every hub's queues). Dropping it
 //! leaves the hub. Per message it takes no lock and no registration of a shutdown
-//! waiter: a shared flag and the queue itself say when it is over.
+//! waiter: a shared flag and the queue itself say when it is over, and a counter in
+//! the area cell whether the area changed.
 
 use std::{
     collections::{BTreeMap, VecDeque},
@@ -188,7 +189,9 @@ impl Subscription {
             if let Some(message) = self.pending.pop_front() {
                 return Some(self.sending(message));
             }
+            // The queue first: a ready event costs no waiter on the cell.
             let received = tokio::select! {
+                biased;
                 received = self.rx.recv() => received,
                 () = self.area.changed() => continue,
             };
@@ -236,7 +239,7 @@ impl Subscription {
 
     /// Whether the area changed since the stream last caught up.
     fn area_changed(&self) -> bool {
-        self.area.current().changes != self.caught_up
+        self.area.changes() != self.caught_up
     }
 
     /// After an area change applying after revision `R`: the events in
