@@ -50,9 +50,10 @@ use crate::{Generator, GeneratorKind, WorldGenerator};
 const MAX_DEPTH: u32 = 3;
 
 /// The most levels a tileset has whose every grid is exact (a square of 128 x 128
-/// tiles, the island's). On a larger square only the grids over at most 64 x 64 tiles
-/// are exact, so that no content reads more full-detail heights than the island's
-/// root does; the others are sampled ([`sampled_grid`]).
+/// tiles, the island's). On a larger square only the grids of at most
+/// [`TilesetLayout::exact_below`] levels above the finest are exact, so that no
+/// content reads more full-detail heights than the island's root does; the others
+/// are sampled ([`sampled_grid`]).
 pub const EXACT_LEVELS: u32 = 7;
 
 /// The tileset's square and levels.
@@ -68,6 +69,10 @@ pub struct TilesetLayout {
     /// The geometric error of the full-detail level, in metres; each coarser level
     /// doubles it.
     pub leaf_error: f64,
+    /// On a square of more than [`EXACT_LEVELS`] levels, how many levels above the
+    /// finest the exact grids reach ([`exact_below`]: 64 x 64 tiles, or 16 x 16 of a
+    /// voxel world's far costlier chunks).
+    pub exact_below: u32,
 }
 
 /// A content of the quadtree: its level and its indices along world x and z
@@ -128,10 +133,22 @@ pub fn leaf_error(generator: &WorldGenerator) -> f64 {
     }
 }
 
+/// How many levels above the finest a large square's grids stay exact
+/// ([`TilesetLayout::exact_below`]): 6 (64 x 64 tiles) on heightfield worlds, so the
+/// heaviest content reads what the island's root does; 4 (16 x 16 chunks) on voxel
+/// worlds, whose chunk heights cost far more (the default 4,096 m square's root,
+/// 128 x 128 chunks, takes 5.2 s to build).
+pub fn exact_below(generator: &WorldGenerator) -> u32 {
+    match generator.kind() {
+        GeneratorKind::Voxel => 4,
+        GeneratorKind::Hyperscape | GeneratorKind::Osrs => EXACT_LEVELS - 1,
+    }
+}
+
 impl TilesetLayout {
     /// The square of the fewest tiles, a power of two a side, centred on the origin,
     /// that covers `extent` metres a side; the full-detail level's error is
-    /// `leaf_error`.
+    /// `leaf_error`; a large square's grids exact up to 64 x 64 tiles.
     pub fn covering(grid: TileGrid, extent: f64, leaf_error: f64) -> Self {
         let tiles = (extent / grid.size).ceil().max(1.0);
         let mut levels = 0;
@@ -147,6 +164,7 @@ impl TilesetLayout {
             min_tile: (min, min),
             levels,
             leaf_error,
+            exact_below: EXACT_LEVELS - 1,
         }
     }
 
@@ -162,24 +180,26 @@ impl TilesetLayout {
 
     /// Whether the grids of `level` are exact, built from every full-detail height
     /// under them: all of them on a square of up to [`EXACT_LEVELS`] levels, on a
-    /// larger one those less than `EXACT_LEVELS` levels above the finest (64 x 64
-    /// tiles at most). The others are [`sampled_grid`]s.
+    /// larger one those at most `exact_below` levels above the finest. The others
+    /// are [`sampled_grid`]s.
     pub fn exact(&self, level: u32) -> bool {
-        self.levels <= EXACT_LEVELS || self.levels - level.min(self.levels) < EXACT_LEVELS
+        self.levels <= EXACT_LEVELS || self.levels - level.min(self.levels) <= self.exact_below
     }
 
     /// The deepest a coarse content of `level` takes its samples: [`MAX_DEPTH`] levels,
     /// never below the finest level, and when its children's grids are sampled, never
     /// down to exact ones (those would read every full-detail height under a content
-    /// of more than 128 x 128 tiles: 16.7 million grids under a root of 1,000 km).
+    /// of more than 128 x 128 tiles: 16.7 million grids under a root of 1,000 km). So
+    /// the most a content reads is every height under `2^(exact_below + 1)` tiles a
+    /// side, the island root's on heightfield worlds.
     pub fn max_sample_depth(&self, level: u32) -> u32 {
         let span = self.levels - level.min(self.levels);
         let deepest = span.clamp(1, MAX_DEPTH);
         if self.exact(level + 1) {
             deepest
         } else {
-            // Children not exact: `span - 1 >= EXACT_LEVELS`.
-            deepest.min(span - EXACT_LEVELS).max(1)
+            // Children not exact: `span - 1 > exact_below`.
+            deepest.min(span - self.exact_below - 1).max(1)
         }
     }
 
@@ -878,6 +898,21 @@ mod tests {
             let read = heights_read(&big, level);
             assert!(read <= root, "level {level}: {read} > {root}");
         }
+        // A voxel world's 1,000 km: 32,768 chunks a side, exact up to 16 x 16 chunks.
+        let generator = WorldGenerator::new(GeneratorKind::Voxel, 3).unwrap();
+        let mut cubes = TilesetLayout::covering(generator.tile_grid(), 1_000_000.0, 1.0);
+        cubes.exact_below = exact_below(&generator);
+        assert_eq!((cubes.levels, cubes.exact_below), (15, 4));
+        let chunks = (cubes.n() * cubes.n()) as u64;
+        for level in 0..15 {
+            let read = heights_read(&cubes, level);
+            // Every depth tried reads its samples again (1 to 3).
+            assert!(
+                read <= 3 * 32 * 32 * chunks,
+                "level {level}: {read} heights"
+            );
+        }
+        assert_eq!(heights_read(&cubes, 10), 32 * 32 * chunks * 3);
     }
 
     #[test]

@@ -29,6 +29,47 @@ async fn timed(server: &TestServer, path: &str, limit: Duration) -> (u16, Vec<u8
     (status, body, started.elapsed())
 }
 
+/// Asks `world` for its tileset and the contents `(level, x, y)` of `contents`, each
+/// with a height of world `main` asked for 100 ms in; every answer must come in time.
+async fn serve_in_time(server: &TestServer, world: &str, contents: &[(u32, u64, u64)]) -> Value {
+    let limit = Duration::from_secs(20);
+    let mut paths = vec![format!("/v1/worlds/{world}/3dtiles/tileset.json")];
+    paths.extend(
+        contents
+            .iter()
+            .map(|(level, x, y)| format!("/v1/worlds/{world}/3dtiles/content/{level}/{x}/{y}.glb")),
+    );
+    let mut doc = Value::Null;
+    for path in &paths {
+        let request = timed(server, path, limit);
+        let height = async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            timed(
+                server,
+                "/v1/worlds/main/height?x=700000&z=0",
+                Duration::from_secs(10),
+            )
+            .await
+        };
+        let ((status, body, took), (h_status, _, h_took)) = tokio::join!(request, height);
+        println!(
+            "{path}: {status}, {} bytes in {took:?}; a height meanwhile: {h_took:?}",
+            body.len()
+        );
+        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+        assert!(took < Duration::from_secs(15), "{path} took {took:?}");
+        assert_eq!(h_status, 200);
+        assert!(h_took < Duration::from_secs(2), "a height took {h_took:?}");
+        if path.ends_with(".glb") {
+            assert_eq!(&body[..4], b"glTF", "{path}");
+        } else {
+            doc = serde_json::from_slice(&body).expect("the tileset");
+        }
+    }
+    check_tileset(&doc);
+    doc
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_largest_extent_answers_its_tileset_and_contents_in_seconds() {
     let server = TestServer::start_with(|c| {
@@ -38,57 +79,35 @@ async fn the_largest_extent_answers_its_tileset_and_contents_in_seconds() {
         c.lifecycle.warm_radius = None;
     })
     .await;
-    let limit = Duration::from_secs(20);
-
-    // The tileset, with one height of the other world asked for while it builds.
-    let tileset = timed(&server, "/v1/worlds/big/3dtiles/tileset.json", limit);
-    let height = async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        timed(
-            &server,
-            "/v1/worlds/main/height?x=700000&z=0",
-            Duration::from_secs(10),
-        )
-        .await
-    };
-    let ((status, body, took), (h_status, _, h_took)) = tokio::join!(tileset, height);
-    println!("tileset.json: {status} in {took:?}; a height meanwhile: {h_status} in {h_took:?}");
-    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
-    assert!(took < Duration::from_secs(10), "tileset.json took {took:?}");
-    assert_eq!(h_status, 200);
-    assert!(h_took < Duration::from_secs(2), "a height took {h_took:?}");
-    let doc: Value = serde_json::from_slice(&body).unwrap();
-    check_tileset(&doc);
+    // The root, a sampled level and the heaviest exact one (128 x 128 tiles under
+    // each content, as under the island's root).
+    let doc = serve_in_time(&server, "big", &[(0, 0, 0), (6, 32, 31), (7, 64, 63)]).await;
     assert_eq!(doc["root"]["implicitTiling"]["availableLevels"], 15);
     let bbox: Vec<f64> =
         serde_json::from_value(doc["root"]["boundingVolume"]["box"].clone()).expect("a box");
     // 16,384 tiles of 100 m a side, centred on the origin.
     assert_eq!((bbox[3], bbox[7]), (819_200.0, 819_200.0), "{bbox:?}");
+    server.stop().await;
+}
 
-    // The root, a sampled level and the heaviest exact one (128 x 128 tiles under
-    // it, as the island's root), each with a height of the other world meanwhile.
-    for (level, x, y) in [(0, 0, 0), (6, 32, 31), (7, 64, 63)] {
-        let path = format!("/v1/worlds/big/3dtiles/content/{level}/{x}/{y}.glb");
-        let content = timed(&server, &path, limit);
-        let height = async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            timed(
-                &server,
-                "/v1/worlds/main/height?x=700000&z=0",
-                Duration::from_secs(10),
-            )
-            .await
-        };
-        let ((status, body, took), (h_status, _, h_took)) = tokio::join!(content, height);
-        println!(
-            "{path}: {status}, {} bytes in {took:?}; a height: {h_took:?}",
-            body.len()
-        );
-        assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
-        assert_eq!(&body[..4], b"glTF", "{path}");
-        assert!(took < Duration::from_secs(15), "{path} took {took:?}");
-        assert_eq!(h_status, 200);
-        assert!(h_took < Duration::from_secs(2), "a height took {h_took:?}");
-    }
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_largest_voxel_extent_answers_its_tileset_and_contents_in_seconds() {
+    let server = TestServer::start_with(|c| {
+        let mut big = WorldConfig::new("cubes", GeneratorKind::Voxel, 3);
+        big.voxel = Some(common::voxel::voxel_config());
+        big.tileset_extent = 1_000_000.0;
+        c.worlds = vec![WorldConfig::new("main", GeneratorKind::Hyperscape, 0), big];
+        c.lifecycle.warm_radius = None;
+    })
+    .await;
+    // 32,768 chunks a side: levels 0 to 15. A sampled level, and level 10, the
+    // heaviest (32 x 32 chunks under each content, grids of 16 x 16 exact).
+    let doc = serve_in_time(
+        &server,
+        "cubes",
+        &[(0, 0, 0), (8, 128, 127), (10, 512, 511)],
+    )
+    .await;
+    assert_eq!(doc["root"]["implicitTiling"]["availableLevels"], 16);
     server.stop().await;
 }
