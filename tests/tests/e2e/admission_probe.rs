@@ -116,10 +116,10 @@ async fn heavy_requests_are_served_or_refused_at_once() {
     assert_eq!(alone.0, 200, "{alone:?}");
 }
 
-/// The largest legal `tileset_extent` (1,000 km) on a hyperscape world: its tileset, its
-/// root and the heaviest contents of its coarse levels (level 7 has 128 x 128 tiles
-/// under each content, as the island's root), cold, with heights of another world
-/// asked for meanwhile. Each answer is served or refused at once; nothing times out.
+/// The largest legal `tileset_extent` (1,000 km) on a hyperscape and a voxel world:
+/// their tilesets, roots and the heaviest contents of their coarse levels, all cold and
+/// at once, with heights of another world asked for meanwhile. Each answer is served
+/// or refused at once; nothing times out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "benchmark: run with --release --ignored --nocapture"]
 async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
@@ -130,6 +130,13 @@ async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
             0,
         );
         big.tileset_extent = 1_000_000.0;
+        let mut cubes = terrain_server::config::WorldConfig::new(
+            "cubes",
+            terrain_core::GeneratorKind::Voxel,
+            3,
+        );
+        cubes.voxel = Some(common::voxel::voxel_config());
+        cubes.tileset_extent = 1_000_000.0;
         c.worlds = vec![
             terrain_server::config::WorldConfig::new(
                 "main",
@@ -137,18 +144,28 @@ async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
                 0,
             ),
             big,
+            cubes,
         ];
         c.lifecycle.warm_radius = None;
     })
     .await;
-    let mut paths = vec!["/v1/worlds/big/3dtiles/tileset.json".to_string()];
-    for (level, n) in [(0u32, 1u64), (1, 2), (4, 2), (6, 2), (7, 4)] {
-        let side = 1u64 << level;
-        for i in 0..n {
-            let (x, y) = (side / 2 + i % 2, side / 2 - 1 + i / 2);
-            paths.push(format!(
-                "/v1/worlds/big/3dtiles/content/{level}/{x}/{y}.glb"
-            ));
+    // Near the centre: the root, sampled levels, and the heaviest contents (level 7
+    // of the hyperscape square, 128 x 128 tiles; level 10 of the voxel one, 32 x 32
+    // chunks).
+    let mut paths = Vec::new();
+    for (world, levels) in [
+        ("big", [(0u32, 1u64), (1, 2), (4, 2), (6, 2), (7, 4)]),
+        ("cubes", [(0, 1), (1, 2), (5, 2), (8, 2), (10, 4)]),
+    ] {
+        paths.push(format!("/v1/worlds/{world}/3dtiles/tileset.json"));
+        for (level, n) in levels {
+            let side = 1u64 << level;
+            for i in 0..n {
+                let (x, y) = (side / 2 + i % 2, side / 2 - 1 + i / 2);
+                paths.push(format!(
+                    "/v1/worlds/{world}/3dtiles/content/{level}/{x}/{y}.glb"
+                ));
+            }
         }
     }
     let contents = futures::future::join_all(
@@ -170,7 +187,7 @@ async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
         println!("{path}: {} in {:?}", answer.0, answer.1);
     }
     summary(
-        "the 1,000 km tileset and 11 cold contents at once",
+        "two 1,000 km tilesets and 22 cold contents at once",
         &contents,
     );
     summary(
