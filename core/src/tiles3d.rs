@@ -15,6 +15,10 @@
 //!   union's vertices. That distance is exact: both grids split every cell along the
 //!   same diagonal, so the finer triangulation refines the coarser one and their
 //!   difference is linear on each finer triangle.
+//!   On a square over 128 x 128 tiles ([`EXACT_LEVELS`]) the grids of the coarse
+//!   levels are [`sampled_grid`]s instead, read from the terrain at their own
+//!   spacing, their error measured one level finer: what a content costs is bounded
+//!   whatever the square ([`TilesetLayout::max_sample_depth`]).
 //! - [`content_mesh`]: a coarse content's mesh: the union of descendants' grids (as
 //!   deep as needed for their error to leave room) simplified by
 //!   [`crate::mesh::simplify_grid`] to what is left of the level's error, so that the
@@ -45,6 +49,13 @@ use crate::{Generator, GeneratorKind, WorldGenerator};
 /// How deep a coarse content may take its samples below its own level.
 const MAX_DEPTH: u32 = 3;
 
+/// The most levels a tileset has whose every grid is exact (a square of 128 x 128
+/// tiles, the island's). On a larger square only the grids of at most
+/// [`TilesetLayout::exact_below`] levels above the finest are exact, so that no
+/// content reads more full-detail heights than the island's root does; the others
+/// are sampled ([`sampled_grid`]).
+pub const EXACT_LEVELS: u32 = 7;
+
 /// The tileset's square and levels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TilesetLayout {
@@ -58,6 +69,10 @@ pub struct TilesetLayout {
     /// The geometric error of the full-detail level, in metres; each coarser level
     /// doubles it.
     pub leaf_error: f64,
+    /// On a square of more than [`EXACT_LEVELS`] levels, how many levels above the
+    /// finest the exact grids reach ([`exact_below`]: 64 x 64 tiles, or 16 x 16 of a
+    /// voxel world's far costlier chunks).
+    pub exact_below: u32,
 }
 
 /// A content of the quadtree: its level and its indices along world x and z
@@ -118,10 +133,22 @@ pub fn leaf_error(generator: &WorldGenerator) -> f64 {
     }
 }
 
+/// How many levels above the finest a large square's grids stay exact
+/// ([`TilesetLayout::exact_below`]): 6 (64 x 64 tiles) on heightfield worlds, so the
+/// heaviest content reads what the island's root does; 4 (16 x 16 chunks) on voxel
+/// worlds, whose chunk heights cost far more (the default 4,096 m square's root,
+/// 128 x 128 chunks, takes 5.2 s to build).
+pub fn exact_below(generator: &WorldGenerator) -> u32 {
+    match generator.kind() {
+        GeneratorKind::Voxel => 4,
+        GeneratorKind::Hyperscape | GeneratorKind::Osrs => EXACT_LEVELS - 1,
+    }
+}
+
 impl TilesetLayout {
     /// The square of the fewest tiles, a power of two a side, centred on the origin,
     /// that covers `extent` metres a side; the full-detail level's error is
-    /// `leaf_error`.
+    /// `leaf_error`; a large square's grids exact up to 64 x 64 tiles.
     pub fn covering(grid: TileGrid, extent: f64, leaf_error: f64) -> Self {
         let tiles = (extent / grid.size).ceil().max(1.0);
         let mut levels = 0;
@@ -137,6 +164,7 @@ impl TilesetLayout {
             min_tile: (min, min),
             levels,
             leaf_error,
+            exact_below: EXACT_LEVELS - 1,
         }
     }
 
@@ -148,6 +176,31 @@ impl TilesetLayout {
     /// The geometric error of `level`.
     pub fn geometric_error(&self, level: u32) -> f64 {
         self.leaf_error * (1u64 << (self.levels - level.min(self.levels))) as f64
+    }
+
+    /// Whether the grids of `level` are exact, built from every full-detail height
+    /// under them: all of them on a square of up to [`EXACT_LEVELS`] levels, on a
+    /// larger one those at most `exact_below` levels above the finest. The others
+    /// are [`sampled_grid`]s.
+    pub fn exact(&self, level: u32) -> bool {
+        self.levels <= EXACT_LEVELS || self.levels - level.min(self.levels) <= self.exact_below
+    }
+
+    /// The deepest a coarse content of `level` takes its samples: [`MAX_DEPTH`] levels,
+    /// never below the finest level, and when its children's grids are sampled, never
+    /// down to exact ones (those would read every full-detail height under a content
+    /// of more than 128 x 128 tiles: 16.7 million grids under a root of 1,000 km). So
+    /// the most a content reads is every height under `2^(exact_below + 1)` tiles a
+    /// side, the island root's on heightfield worlds.
+    pub fn max_sample_depth(&self, level: u32) -> u32 {
+        let span = self.levels - level.min(self.levels);
+        let deepest = span.clamp(1, MAX_DEPTH);
+        if self.exact(level + 1) {
+            deepest
+        } else {
+            // Children not exact: `span - 1 > exact_below`.
+            deepest.min(span - self.exact_below - 1).max(1)
+        }
     }
 
     /// Whether `key` is a content of this tileset.
@@ -254,6 +307,14 @@ impl TilesetLayout {
         crate::mesh::tile::vertex_coord(&self.grid, min + t as i64, i as usize)
     }
 
+    /// The coordinate a full-detail tile's height sample takes for lattice vertex `g`
+    /// on one axis whose lowest tile is `min` (what [`leaf_grid`] evaluates).
+    fn sample_coord(&self, min: i64, g: u64) -> f64 {
+        let cells = (self.n() - 1) as u64;
+        let (t, i) = (g / cells, g % cells);
+        crate::mesh::tile::border_coord(&self.grid, min + t as i64, i as i64)
+    }
+
     /// The square's world bounds: `(min x, min z, max x, max z)`.
     pub fn bounds(&self) -> (f64, f64, f64, f64) {
         let last = self.side() * (self.n() as u64 - 1);
@@ -319,9 +380,10 @@ pub fn leaf_grid(terrain: &Terrain, layout: &TilesetLayout, key: ContentKey) -> 
     }
 }
 
-/// The grid of `key` made from the terrain alone: the grids of the full-detail tiles
-/// under it, merged up to its level (how a grid near the finest level is built, where
-/// none is kept).
+/// The grid of `key` made from the terrain alone: an exact one from the grids of the
+/// full-detail tiles under it, merged up to its level (how a grid near the finest
+/// level is built, where none is kept), or a [`sampled_grid`] where the layout says
+/// ([`TilesetLayout::exact`]).
 pub fn grid_from_terrain(
     terrain: &Terrain,
     layout: &TilesetLayout,
@@ -330,10 +392,53 @@ pub fn grid_from_terrain(
     if key.level >= layout.levels {
         return leaf_grid(terrain, layout, key);
     }
+    if !layout.exact(key.level) {
+        return sampled_grid(terrain, layout, key);
+    }
     let c = key
         .children()
         .map(|child| grid_from_terrain(terrain, layout, child));
     parent_grid(key, [&c[0], &c[1], &c[2], &c[3]])
+}
+
+/// The grid of a content over more tiles than are read exactly, from the terrain at
+/// its own spacing and its children's: the full-detail heights at every
+/// `2^(levels - level)`-th lattice vertex, as an exact grid has them, but its `error`
+/// and range are measured against its children's samples, the surface one level
+/// finer, not proven against the full detail. Its cost is four tiles' heights
+/// whatever it covers.
+pub fn sampled_grid(terrain: &Terrain, layout: &TilesetLayout, key: ContentKey) -> ContentGrid {
+    let c = key
+        .children()
+        .map(|child| point_grid(terrain, layout, child));
+    parent_grid(key, [&c[0], &c[1], &c[2], &c[3]])
+}
+
+/// The full-detail heights at `key`'s own spacing, from the terrain; error 0 and the
+/// range of those samples alone (a part of [`sampled_grid`]).
+fn point_grid(terrain: &Terrain, layout: &TilesetLayout, key: ContentKey) -> ContentGrid {
+    let n = layout.n();
+    let stride = 1u64 << (layout.levels - key.level.min(layout.levels));
+    let first = |index: u64| index * stride * (n as u64 - 1);
+    let axis = |min: i64, g0: u64| -> Vec<f64> {
+        (0..n as u64)
+            .map(|i| layout.sample_coord(min, g0 + i * stride))
+            .collect()
+    };
+    let xs = axis(layout.min_tile.0, first(key.ix));
+    let zs = axis(layout.min_tile.1, first(key.iz));
+    let mut out = vec![0.0; n * n];
+    terrain.fill_axes(&xs, &zs, &mut out);
+    let heights: Vec<f32> = out.iter().map(|&h| h as f32).collect();
+    let (min, max) = range(&heights);
+    ContentGrid {
+        key,
+        n,
+        heights,
+        error: 0.0,
+        min,
+        max,
+    }
 }
 
 fn range(h: &[f32]) -> (f32, f32) {
@@ -419,12 +524,11 @@ pub fn parent_grid(key: ContentKey, children: [&ContentGrid; 4]) -> ContentGrid 
 }
 
 /// How many levels below `key` a coarse content takes its samples from: the fewest
-/// (at least one, at most `MAX_DEPTH`, never below the full-detail level) whose
-/// grids' error, `error_at(depth)`, leaves at least half the level's error to the
-/// simplification.
+/// (at least one, at most [`TilesetLayout::max_sample_depth`]) whose grids' error,
+/// `error_at(depth)`, leaves at least half the level's error to the simplification.
 pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u32) -> f64) -> u32 {
     let budget = layout.geometric_error(key.level) / 2.0;
-    let deepest = (layout.levels - key.level).clamp(1, MAX_DEPTH);
+    let deepest = layout.max_sample_depth(key.level);
     (1..=deepest)
         .find(|&d| error_at(d) <= budget)
         .unwrap_or(deepest)
@@ -753,6 +857,82 @@ mod tests {
         // by half a block or more.
         assert!(worst >= 0.5, "{worst}");
         assert!(worst <= parent.error, "{worst} > {}", parent.error);
+    }
+
+    /// The full-detail heights a content of `level` reads at most, over every sample
+    /// depth it may take: exact samples read every height under them, sampled ones
+    /// four tiles' worth each.
+    fn heights_read(l: &TilesetLayout, level: u32) -> u64 {
+        let tile = (l.n() * l.n()) as u64;
+        (1..=l.max_sample_depth(level))
+            .map(|d| {
+                let samples = 1u64 << (2 * d);
+                if l.exact(level + d) {
+                    samples * (1u64 << (2 * (l.levels - level - d))) * tile
+                } else {
+                    samples * 4 * tile
+                }
+            })
+            .sum()
+    }
+
+    #[test]
+    fn no_content_of_the_largest_square_reads_more_than_the_island_root() {
+        let island = TilesetLayout::covering(grid(), 10_000.0, 0.25);
+        assert!((0..=island.levels).all(|l| island.exact(l)));
+        assert_eq!(island.max_sample_depth(0), 3);
+        let root = heights_read(&island, 0);
+        // 1,000 km: 16,384 tiles a side, 14 levels.
+        let big = TilesetLayout::covering(grid(), 1_000_000.0, 0.25);
+        assert_eq!(big.levels, 14);
+        let exact: Vec<bool> = (0..=14).map(|l| big.exact(l)).collect();
+        assert_eq!(
+            exact.iter().filter(|e| !**e).count(),
+            8,
+            "levels 0 to 7 sampled"
+        );
+        assert!(exact[8..].iter().all(|e| *e));
+        let depths: Vec<u32> = (0..14).map(|l| big.max_sample_depth(l)).collect();
+        assert_eq!(depths, [3, 3, 3, 3, 3, 2, 1, 3, 3, 3, 3, 3, 2, 1]);
+        for level in 0..14 {
+            let read = heights_read(&big, level);
+            assert!(read <= root, "level {level}: {read} > {root}");
+        }
+        // A voxel world's 1,000 km: 32,768 chunks a side, exact up to 16 x 16 chunks.
+        let generator = WorldGenerator::new(GeneratorKind::Voxel, 3).unwrap();
+        let mut cubes = TilesetLayout::covering(generator.tile_grid(), 1_000_000.0, 1.0);
+        cubes.exact_below = exact_below(&generator);
+        assert_eq!((cubes.levels, cubes.exact_below), (15, 4));
+        let chunks = (cubes.n() * cubes.n()) as u64;
+        for level in 0..15 {
+            let read = heights_read(&cubes, level);
+            // Every depth tried reads its samples again (1 to 3).
+            assert!(
+                read <= 3 * 32 * 32 * chunks,
+                "level {level}: {read} heights"
+            );
+        }
+        assert_eq!(heights_read(&cubes, 10), 32 * 32 * chunks * 3);
+    }
+
+    #[test]
+    fn a_sampled_grid_is_its_samples_with_the_error_measured_one_level_finer() {
+        use crate::{Overlap, ZoneSet};
+        let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).unwrap();
+        let terrain = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 32.0));
+        // 4 x 4 tiles over the island's centre: one level above the finest, a sampled
+        // grid reads the same heights as the exact one, which merges the leaves.
+        let l = TilesetLayout::covering(grid(), 400.0, 0.25);
+        let key = l.from_tileset(1, 0, 0).unwrap();
+        let sampled = sampled_grid(&terrain, &l, key);
+        let exact = grid_from_terrain(&terrain, &l, key);
+        assert_eq!(sampled.heights.len(), exact.heights.len());
+        for (k, (a, b)) in sampled.heights.iter().zip(&exact.heights).enumerate() {
+            assert!((a - b).abs() <= 1e-4, "sample {k}: {a} against {b}");
+        }
+        assert!((sampled.error - exact.error).abs() <= 1e-4, "{sampled:?}");
+        assert!(exact.error > 0.01, "the island's centre is not flat");
+        assert!((sampled.min - exact.min).abs() <= 1e-4 && (sampled.max - exact.max).abs() <= 1e-4);
     }
 
     #[test]

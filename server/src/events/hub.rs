@@ -169,10 +169,11 @@ impl Hub {
 
     /// Replaces a subscriber's area under the publish lock; answers the revision of
     /// the last event published. Every later event is matched against the new area,
-    /// every earlier one was matched against the old.
+    /// every earlier one was matched against the old (and is in the subscriber's
+    /// queue by the time the cell shows the change).
     pub fn change_area(&self, cell: &AreaCell, area: Area) -> u64 {
         let state = self.lock();
-        cell.set(area);
+        cell.set(area, state.published);
         state.published
     }
 

@@ -8,19 +8,30 @@
 //! `last_sent` guard makes the second certain). When the history needed is gone the
 //! stream opens with `resync` at that revision and continues live.
 //!
+//! An area change is answered with the revision it applies after, `R`
+//! ([`super::Hub::change_area`]): later events are matched against the new area by
+//! the hub. Those up to `R` that touch the new area but not the old were never
+//! queued, so before its next message the stream replays them from the log, from the
+//! last event it sent to `R`, merged in revision order with what the queue holds
+//! ([`Subscription::next`]); a client that read the new area's ground before the
+//! change holds every change to it since. Both surfaces (WebSocket messages, gRPC
+//! `UpdateSubscription`) change the area through the same cell, so both replay.
+//!
 //! The stream ends when its queue overflowed (after a final `resync`), or when the
 //! server shuts down ([`super::Events::close`] ends every hub's queues). Dropping it
 //! leaves the hub. Per message it takes no lock and no registration of a shutdown
-//! waiter: a shared flag and the queue itself say when it is over.
+//! waiter: a shared flag and the queue itself say when it is over, and a counter in
+//! the area cell whether the area changed.
 
 use std::{
-    collections::VecDeque,
+    collections::{BTreeMap, VecDeque},
     sync::{
         Arc,
         atomic::{AtomicU64, Ordering},
     },
 };
 
+use terrain_core::tiles3d::TilesetLayout;
 use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +40,7 @@ use super::{
     area::AreaCell,
     replay::{Replay, replay},
 };
-use crate::world::World;
+use crate::{store::ZoneStore, world::World};
 
 /// An open subscription.
 #[derive(Debug)]
@@ -49,8 +60,18 @@ pub struct Subscription {
     live_from: u64,
     /// The revision of the last event sent; later duplicates are skipped.
     last_sent: u64,
+    /// The revision up to which the client holds every event of its area: the last
+    /// event sent, or where the stream opened (the resume point, a `resync`'s
+    /// revision, or the revision it opened live at). An area change replays from it.
+    seen: u64,
     /// `terrain_events_sent_total` of the world.
     sent: metrics::Counter,
+    /// The area changes already caught up with (replayed what they uncovered).
+    caught_up: u64,
+    /// The log an area change replays from, and the world's tileset layout its
+    /// events name contents on.
+    store: Arc<ZoneStore>,
+    layout: TilesetLayout,
     done: bool,
     /// The world's `max_coordinate`: a new area's centre must lie within it.
     max_coordinate: f64,
@@ -123,7 +144,11 @@ impl Subscription {
             cut: joined.cut,
             live_from: joined.live_from,
             last_sent: joined.live_from,
+            seen: from.unwrap_or(joined.live_from),
             sent: events.metrics.events_sent(hub.world()),
+            caught_up: 0,
+            store: Arc::clone(&store),
+            layout: *world.tileset(),
             done: false,
             max_coordinate: world.rules().limits.max_coordinate,
             epoch: Arc::clone(&epoch),
@@ -133,6 +158,7 @@ impl Subscription {
         };
         let to = sub.live_from;
         if other_history {
+            sub.seen = to;
             sub.pending = VecDeque::from([Message::Resync {
                 revision: to,
                 epoch,
@@ -149,10 +175,13 @@ impl Subscription {
                 .await
                 .map_err(|e| EventError::ReplayTask(e.to_string()))??;
         sub.pending = match replayed {
-            Replay::Gone => VecDeque::from([Message::Resync {
-                revision: to,
-                epoch: Arc::clone(&sub.epoch),
-            }]),
+            Replay::Gone => {
+                sub.seen = to;
+                VecDeque::from([Message::Resync {
+                    revision: to,
+                    epoch: Arc::clone(&sub.epoch),
+                }])
+            }
             Replay::Events(events) => events
                 .into_iter()
                 .map(|e| Message::Event(Arc::new(Published::new(e, Arc::clone(&metrics)))))
@@ -194,37 +223,49 @@ impl Subscription {
 
     /// Replaces the area of interest; answers the revision after which every event
     /// is matched against it ([`Hub::change_area`]). Events up to that revision may
-    /// still be queued as the old area chose them.
+    /// still be queued as the old area chose them; those touching the new area
+    /// follow, replayed, before any later one.
     pub fn set_area(&self, area: Area) -> u64 {
         self.hub.change_area(&self.area, area)
     }
 
     /// The next message, or `None` once the stream is over (cut off after its
-    /// `resync`, or shutdown).
+    /// `resync`, or shutdown). After an area change it first replays the events the
+    /// change uncovered ([`Subscription::catch_up`]). Cancel-safe: a call dropped
+    /// while it waits loses nothing.
     pub async fn next(&mut self) -> Option<Message> {
-        if self.over() {
-            return None;
-        }
-        let message = match self.pending.pop_front() {
-            Some(message) => message,
-            None => loop {
-                let received = self.rx.recv().await;
-                match self.receive(received) {
-                    Read::Duplicate => {}
-                    Read::End(last) => return last,
-                    Read::Message(message) => break message,
+        loop {
+            if self.over() {
+                return None;
+            }
+            self.catch_up().await;
+            if let Some(message) = self.pending.pop_front() {
+                return Some(self.sending(message));
+            }
+            // The queue first: a ready event costs no waiter on the cell.
+            let received = tokio::select! {
+                biased;
+                received = self.rx.recv() => received,
+                () = self.area.changed() => continue,
+            };
+            match self.receive(received) {
+                Read::Duplicate => {}
+                Read::End(last) => return last,
+                // An area change came first: the event waits behind its replay.
+                Read::Message(message) if self.area_changed() => {
+                    self.pending.push_front(message);
                 }
-            },
-        };
-        Some(self.sending(message))
+                Read::Message(message) => return Some(self.sending(message)),
+            }
+        }
     }
 
     /// The next message if one is ready now, without waiting: what a transport
     /// writes in the same batch as the one [`Subscription::next`] gave it. `None`
-    /// when nothing is queued or the stream is over ([`Subscription::next`] then
-    /// says which).
+    /// when nothing is queued, an area change waits to be caught up with, or the
+    /// stream is over ([`Subscription::next`] then says which).
     pub fn try_next(&mut self) -> Option<Message> {
-        if self.over() {
+        if self.over() || self.area_changed() {
             return None;
         }
         let message = match self.pending.pop_front() {
@@ -238,11 +279,96 @@ impl Subscription {
                 match self.receive(received) {
                     Read::Duplicate => {}
                     Read::End(last) => return last,
+                    Read::Message(message) if self.area_changed() => {
+                        self.pending.push_front(message);
+                        return None;
+                    }
                     Read::Message(message) => break message,
                 }
             },
         };
         Some(self.sending(message))
+    }
+
+    /// Whether the area changed since the stream last caught up.
+    fn area_changed(&self) -> bool {
+        self.area.changes() != self.caught_up
+    }
+
+    /// After an area change applying after revision `R`: the events in
+    /// `(seen, R]` touching the new area, replayed from the log and merged in
+    /// revision order with what is pending and queued (every event up to `R` the
+    /// old area matched is queued by then). When that history is gone, or the log
+    /// cannot be read, a `resync` at `R` instead. Nothing changes until the replay is
+    /// read, so a call dropped meanwhile is repeated whole.
+    async fn catch_up(&mut self) {
+        let current = self.area.current();
+        if current.changes == self.caught_up {
+            return;
+        }
+        let (from, to) = (self.seen, current.after);
+        let replayed = if from < to {
+            let (store, layout) = (Arc::clone(&self.store), self.layout);
+            let world = self.hub.world().to_string();
+            let area = current.area;
+            tokio::task::spawn_blocking(move || replay(&store, &layout, &world, from, to, &area))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()))
+        } else {
+            Ok(Replay::Events(Vec::new()))
+        };
+        self.caught_up = current.changes;
+        let mut queued: Vec<Message> = self.pending.drain(..).collect();
+        // A closed queue stays closed: the stream reads its end after these.
+        while let Ok(event) = self.rx.try_recv() {
+            queued.push(Message::Event(event));
+        }
+        let replayed = match replayed {
+            Ok(Replay::Events(events)) => events,
+            Ok(Replay::Gone) => return self.resync_at(to, queued),
+            Err(error) => {
+                tracing::warn!(world = %self.hub.world(), %error, from, to, "replaying after an area change");
+                return self.resync_at(to, queued);
+            }
+        };
+        let metrics = &self.events.metrics;
+        let replayed = replayed
+            .into_iter()
+            .map(|e| Message::Event(Arc::new(Published::new(e, Arc::clone(metrics)))));
+        // Resyncs first (an opening one precedes every event), then events by
+        // revision, each once.
+        let mut resyncs = Vec::new();
+        let mut by_revision = BTreeMap::new();
+        for message in queued.into_iter().chain(replayed) {
+            match &message {
+                Message::Resync { .. } => resyncs.push(message),
+                Message::Event(e) if e.revision > self.seen => {
+                    by_revision.entry(e.revision).or_insert(message);
+                }
+                Message::Event(_) => {}
+            }
+        }
+        self.pending = resyncs
+            .into_iter()
+            .chain(by_revision.into_values())
+            .collect();
+    }
+
+    /// Ends a catch-up whose history is gone: a `resync` at `revision` first, then
+    /// whatever pending and queued message lies after it.
+    fn resync_at(&mut self, revision: u64, queued: Vec<Message>) {
+        self.last_sent = self.last_sent.max(revision);
+        self.seen = self.seen.max(revision);
+        let later = queued.into_iter().filter(|m| match m {
+            Message::Event(e) => e.revision > revision,
+            Message::Resync { revision: r, .. } => *r > revision,
+        });
+        let resync = Message::Resync {
+            revision,
+            epoch: Arc::clone(&self.epoch),
+        };
+        self.pending = std::iter::once(resync).chain(later).collect();
     }
 
     fn over(&self) -> bool {
@@ -271,6 +397,7 @@ impl Subscription {
     fn sending(&mut self, message: Message) -> Message {
         if let Message::Event(e) = &message {
             self.last_sent = self.last_sent.max(e.revision);
+            self.seen = self.seen.max(e.revision);
             self.sent.increment(1);
         }
         message

@@ -193,10 +193,13 @@ impl MeshCache {
     /// The grids of `keys` as of `state`, in their order: kept grids as they are, the
     /// others built bottom-up on the compute pool, one sliced job per level. A grid at
     /// the kept level or finer is made from the terrain in one slice (16 full-detail
-    /// tiles at most, [`grid_from_terrain`]); coarser ones from their children. So a
-    /// cold root (1,024 slices of 16 tiles on the island, then 256, 64, ... parents) is
-    /// one request of the fair queue, taking turns with every other request slice by
-    /// slice, and holds the grids of the kept level only.
+    /// tiles at most, [`grid_from_terrain`]), and so is a sampled one (the coarse
+    /// levels of a square over 128 x 128 tiles, [`TilesetLayout::exact`]: four tiles'
+    /// heights); other coarser ones from their children. So a cold root (1,024 slices
+    /// of 16 tiles on the island, then 256, 64, ... parents) is one request of the fair
+    /// queue, taking turns with every other request slice by slice, and holds the grids
+    /// of the kept level only; and what a request plans is bounded whatever the
+    /// square: at most the island root's 1,365 grids.
     pub async fn content_grids(
         &self,
         world: &World,
@@ -249,7 +252,9 @@ impl MeshCache {
                     }
                 }
                 build.entry(key.level).or_default().push((key, version));
-                if key.level < base {
+                // A sampled grid is made from the terrain in one slice: nothing under
+                // it is planned, whatever the square's size.
+                if key.level < base && layout.exact(key.level) {
                     frontier.extend(key.children());
                 }
             }
@@ -262,7 +267,7 @@ impl MeshCache {
                 self.join(&mut joined, &mut have, state, layout).await?;
             }
             let (keys, versions): (Vec<ContentKey>, Vec<u64>) = planned.into_iter().unzip();
-            let built = if level >= base {
+            let built = if level >= base || !layout.exact(level) {
                 self.terrain_grids(state, layout, &keys).await?
             } else {
                 let children = keys
@@ -443,7 +448,8 @@ impl MeshCache {
     }
 
     /// The heights every content lies in and the newest tile version of the square:
-    /// the root grid's exact range, or on a voxel world the whole block range, 0 to
+    /// the root grid's exact range (on a square over 128 x 128 tiles, the range of its
+    /// samples widened by the root's geometric error, which is not proven), or on a voxel world the whole block range, 0 to
     /// `max_height`, which needs no grid (a chunk mesh is its blocks, which the
     /// top-block heightfield does not bound: water and leaves lie above it, faces
     /// beside ice and toward columns beyond the square reach below it).
@@ -466,7 +472,14 @@ impl MeshCache {
             .content_grids(world, &state, layout, &[root])
             .await?
             .remove(0);
-        Ok(((f64::from(grid.min), f64::from(grid.max)), version))
+        let (lo, hi) = (f64::from(grid.min), f64::from(grid.max));
+        if layout.exact(0) {
+            return Ok(((lo, hi), version));
+        }
+        // A sampled root knows the heights at its children's spacing only: widened by
+        // its level's error, as far as its content may be from the surface.
+        let error = layout.geometric_error(0);
+        Ok(((lo - error, hi + error), version))
     }
 }
 

@@ -36,7 +36,7 @@ use terrain_core::{
     BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, TileRect, WorldSpec, ZoneSet,
     build_terrain,
     layout::{LayoutError, LayoutGround},
-    tiles3d::{TilesetLayout, leaf_error},
+    tiles3d::{TilesetLayout, exact_below, leaf_error},
     zones::ZoneLimits,
 };
 
@@ -144,12 +144,14 @@ impl WorldState {
 }
 
 /// The tileset layout of a world of `generator` over a square of `extent` metres, with
-/// its finest level's error ([`leaf_error`]). An osrs world's map squares all lie at
+/// its finest level's error ([`leaf_error`]) and how far a large square's grids stay
+/// exact ([`exact_below`]). An osrs world's map squares all lie at
 /// positive coordinates, so its square starts at map square (0, 0); the island and
 /// voxel worlds spread from their spawn at the origin in every direction, so theirs is
 /// centred on it.
 fn tileset_layout(generator: &terrain_core::WorldGenerator, extent: f64) -> TilesetLayout {
     let mut layout = TilesetLayout::covering(generator.tile_grid(), extent, leaf_error(generator));
+    layout.exact_below = exact_below(generator);
     if generator.kind() == GeneratorKind::Osrs {
         layout.min_tile = (0, 0);
     }

@@ -115,3 +115,95 @@ async fn heavy_requests_are_served_or_refused_at_once() {
     summary("the largest voxel heightmap alone", &[alone]);
     assert_eq!(alone.0, 200, "{alone:?}");
 }
+
+/// The largest legal `tileset_extent` (1,000 km) on a hyperscape and a voxel world:
+/// their tilesets, roots and the heaviest contents of their coarse levels, all cold and
+/// at once, with heights of another world asked for meanwhile. Each answer is served
+/// or refused at once; nothing times out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: run with --release --ignored --nocapture"]
+async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
+    let server = TestServer::start_with(|c| {
+        let mut big = terrain_server::config::WorldConfig::new(
+            "big",
+            terrain_core::GeneratorKind::Hyperscape,
+            0,
+        );
+        big.tileset_extent = 1_000_000.0;
+        let mut cubes = terrain_server::config::WorldConfig::new(
+            "cubes",
+            terrain_core::GeneratorKind::Voxel,
+            3,
+        );
+        cubes.voxel = Some(common::voxel::voxel_config());
+        cubes.tileset_extent = 1_000_000.0;
+        c.worlds = vec![
+            terrain_server::config::WorldConfig::new(
+                "main",
+                terrain_core::GeneratorKind::Hyperscape,
+                0,
+            ),
+            big,
+            cubes,
+        ];
+        c.lifecycle.warm_radius = None;
+    })
+    .await;
+    // Near the centre: the root, sampled levels, and the heaviest contents (level 7
+    // of the hyperscape square, 128 x 128 tiles; level 10 of the voxel one, 32 x 32
+    // chunks).
+    let mut paths = Vec::new();
+    for (world, levels) in [
+        ("big", [(0u32, 1u64), (1, 2), (4, 2), (6, 2), (7, 4)]),
+        ("cubes", [(0, 1), (1, 2), (5, 2), (8, 2), (10, 4)]),
+    ] {
+        paths.push(format!("/v1/worlds/{world}/3dtiles/tileset.json"));
+        for (level, n) in levels {
+            let side = 1u64 << level;
+            for i in 0..n {
+                let (x, y) = (side / 2 + i % 2, side / 2 - 1 + i / 2);
+                paths.push(format!(
+                    "/v1/worlds/{world}/3dtiles/content/{level}/{x}/{y}.glb"
+                ));
+            }
+        }
+    }
+    let contents = futures::future::join_all(
+        paths
+            .iter()
+            .map(|p| timed_get(server.http.clone(), server.url(p))),
+    );
+    let heights = async {
+        let mut answers = Vec::new();
+        for i in 0..20 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let url = server.url(&format!("/v1/worlds/main/height?x={}&z=0", 700_000 + i));
+            answers.push(timed_get(server.http.clone(), url).await);
+        }
+        answers
+    };
+    let (contents, heights) = tokio::join!(contents, heights);
+    for (path, answer) in paths.iter().zip(&contents) {
+        println!("{path}: {} in {:?}", answer.0, answer.1);
+    }
+    summary(
+        "two 1,000 km tilesets and 22 cold contents at once",
+        &contents,
+    );
+    summary(
+        "heights of another world meanwhile, one every 100 ms",
+        &heights,
+    );
+    assert!(
+        contents.iter().all(|a| a.0 == 200 || a.0 == 503),
+        "{contents:?}"
+    );
+    assert!(
+        contents
+            .iter()
+            .all(|a| a.0 != 503 || a.1 < Duration::from_millis(500)),
+        "{contents:?}"
+    );
+    assert!(heights.iter().all(|a| a.0 == 200), "{heights:?}");
+    server.stop().await;
+}

@@ -1,6 +1,7 @@
 //! WebSocket area changes are acknowledged: `{"type": "area", "area", "revision"}`
 //! comes back once the new area applies, naming the area as the client would send it
-//! and the revision after which every event is matched against it. A refused area is
+//! and the revision after which every event is matched against it; the events up to
+//! it touching the new area and never sent follow, replayed. A refused area is
 //! answered with an error frame instead, and the old area stays.
 
 use terrain_tests as common;
@@ -27,6 +28,8 @@ async fn an_area_change_is_acknowledged_with_the_area_and_the_revision_it_applie
         ack,
         json!({"type": "area", "area": {"tiles": [1, 1, 1, 1]}, "revision": 1})
     );
+    // Revision 1 touched the new area before it was the stream's: replayed.
+    assert_eq!(revision(&ws_event(&mut ws).await), 1);
     // No sleep: the acknowledgement says the area applies to every later event.
     put_zone(&server, "pad", &raised(75.0, 92.0)).await;
     assert_eq!(revision(&ws_event(&mut ws).await), 2);
@@ -44,6 +47,8 @@ async fn an_area_change_is_acknowledged_with_the_area_and_the_revision_it_applie
     ws_send(&mut ws, &json!({})).await;
     let ack = ws_event(&mut ws).await;
     assert_eq!(ack, json!({"type": "area", "area": {}, "revision": 3}));
+    // Revision 3, in neither earlier area, is in this one: replayed.
+    assert_eq!(revision(&ws_event(&mut ws).await), 3);
 
     // A refused area is an error, not an acknowledgement, and the area stays "all".
     ws_send(&mut ws, &json!({"tiles": [0, "a", 1, 1]})).await;

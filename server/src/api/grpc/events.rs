@@ -5,8 +5,9 @@
 //! events; a final `resync` precedes the end of a stream cut off for falling behind.
 //! A stream beyond `max_subscriptions_per_connection` or `max_subscriptions` is
 //! refused at once with `RESOURCE_EXHAUSTED` ([`crate::events::streams`]).
-//! `UpdateSubscription` changes the area of an open stream by its id. The stream
-//! ends (OK) at server shutdown.
+//! `UpdateSubscription` changes the area of an open stream by its id; the stream
+//! then replays the events up to the change touching the new area and never sent
+//! ([`crate::events::subscription`]). The stream ends (OK) at server shutdown.
 
 use std::{pin::Pin, sync::Arc};
 

@@ -19,7 +19,8 @@
 //! server: a new area, `{"tiles": [...]}`, `{"x", "z", "radius"}` or `{}`
 //! (everything), acknowledged once it applies with
 //! `{"type": "area", "area", "revision"}` (every event after `revision` is matched
-//! against the new area); a bad one is answered with
+//! against the new area; those up to it touching the new area and never sent follow,
+//! replayed: [`crate::events::subscription`]); a bad one is answered with
 //! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
 //! The server closes the socket (close frame) after a cut-off `resync` and at
 //! shutdown. The frames are built and read in [`frames`].
