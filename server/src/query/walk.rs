@@ -23,6 +23,7 @@ use terrain_core::{
 
 use super::{BatchNaming, QueryEngine, QueryError, check_batch};
 use crate::{
+    cost::search_units,
     validate::check_coordinate,
     world::{AsTerrain, World},
 };
@@ -122,7 +123,7 @@ impl QueryEngine {
         }
         let meters = Arc::clone(world.meters());
         let units = points as u64 * HEIGHTS_PER_INFO;
-        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
         let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
         let slices = points.div_ceil(INFO_IN_PLACE);
         let (parts, took) = self
@@ -134,7 +135,7 @@ impl QueryEngine {
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
-        meters.batch.observe(units, took);
+        meters.terrain_info.observe(units, took);
         Ok(InfoAnswer {
             points: parts.concat(),
             revision,
@@ -162,7 +163,7 @@ impl QueryEngine {
         };
         let units = (judged as u64).saturating_mul(HEIGHTS_PER_INFO);
         let meters = Arc::clone(world.meters());
-        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let _admitted = self.compute().admit(meters.path_check.estimate(units))?;
         let rule = world.walk_rule().clone();
         let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
         let (check, took) = self
@@ -183,7 +184,7 @@ impl QueryEngine {
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
-        meters.batch.observe(units, took);
+        meters.path_check.observe(units, took);
         Ok(CheckAnswer { check, revision })
     }
 
@@ -234,11 +235,12 @@ impl QueryEngine {
         let state = world.snapshot();
         let revision = state.revision();
         let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
-        // Each expanded node judges at most its eight neighbours, nine heights each,
-        // read in blocks from the area path: estimated as two heights a node.
-        let units = (max_nodes as u64).min((distance * distance * 4.0) as u64 + 4096) * 2;
+        // A search may expand its whole node budget (a goal walled off, a long way
+        // round): it is admitted as if it will, at what its world's searches have
+        // really cost a node.
         let meters = Arc::clone(world.meters());
-        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let budget = search_units(max_nodes as u64);
+        let _admitted = self.compute().admit(meters.path_node.estimate(budget))?;
         let rule = world.walk_rule().clone();
         let (found, took) = self
             .compute()
@@ -254,7 +256,9 @@ impl QueryEngine {
             Ok(f) => f.expanded,
             Err(n) => n.expanded,
         };
-        meters.batch.observe((expanded as u64).max(1) * 2, took);
+        meters
+            .path_node
+            .observe(search_units(expanded as u64), took);
         Ok(FindAnswer { found, revision })
     }
 }

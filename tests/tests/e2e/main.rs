@@ -32,6 +32,7 @@
 
 mod admission;
 mod admission_cost;
+mod admission_kinds;
 mod admission_probe;
 mod asof;
 mod bake_bench;
