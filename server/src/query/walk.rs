@@ -98,8 +98,9 @@ pub struct FindFields {
 }
 
 impl QueryEngine {
-    /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`, checked in size and
-    /// range, errors named by `naming`) as of `revision` (`None`: now).
+    /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`: at least one point,
+    /// checked in size and range, errors named by `naming`) as of `revision` (`None`:
+    /// now).
     pub async fn terrain_info(
         &self,
         world: &Arc<World>,
@@ -110,6 +111,9 @@ impl QueryEngine {
         if !coords.len().is_multiple_of(2) {
             let reason = format!("an odd number of coordinates ({})", coords.len());
             return Err(QueryError::invalid(naming.list, reason));
+        }
+        if coords.is_empty() {
+            return Err(QueryError::invalid(naming.list, "at least one point"));
         }
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list)?;

@@ -52,6 +52,7 @@ mod grpc_limits;
 mod heights_surface;
 mod http;
 mod http_errors;
+mod http_strict;
 mod layout_world;
 mod lifecycle;
 mod live_budget;
