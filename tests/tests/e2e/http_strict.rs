@@ -151,6 +151,17 @@ async fn terrain_info_needs_at_least_one_point() {
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    // The document says so.
+    let (_, doc) = server.get("/openapi.json").await;
+    let body = &doc["paths"]["/v1/worlds/{world}/terrain-info"]["post"]["requestBody"];
+    let schema = body["content"]["application/json"]["schema"]["$ref"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    let points = &doc["components"]["schemas"][schema]["properties"]["points"];
+    assert_eq!(points["minItems"], 1, "{points}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

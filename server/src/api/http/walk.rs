@@ -121,7 +121,7 @@ pub struct TerrainInfoJson {
     description = "Terrain info at each point by the world's walkability rule: height, biome, \
         slope, underwater, walkable and the reason it is not. 1 to `max_batch_points` points.",
     params(("revision" = Option<u64>, Query, description = REVISION_IN_QUERY)),
-    request_body(content = crate::api::http::openapi::schemas::PointsBody, content_type = "application/json"),
+    request_body(content = crate::api::http::openapi::schemas::InfoBody, content_type = "application/json"),
     responses(
         (status = 200, description = "One answer per point, in order", body = TerrainInfoJson),
         (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`), a `revision` in both the query and the body"),
