@@ -228,3 +228,26 @@ fn no_error_answers_the_full_mesh() {
     assert_eq!(coarse.version, 7);
     assert!(coarse.positions.len() < full.positions.len() / 3);
 }
+
+#[test]
+fn a_tiny_error_never_answers_more_than_full_detail() {
+    // At 1e-9 m nearly every vertex of a bumpy tile is kept, and the skirts would add
+    // 4 x 64 more: the full-detail mesh (error 0, within any error) is answered instead.
+    let t = island();
+    for key in [(0, 0), (3, -2), (-20, 11)] {
+        let full = build_tile(&t, key, 1);
+        for e in [1e-9, 1e-6, 1e-3] {
+            let s = simplify_tile(&full, e);
+            assert!(
+                s.positions.len() <= full.positions.len(),
+                "tile {key:?} at {e} m: {} vertices, full detail {}",
+                s.positions.len() / 3,
+                full.positions.len() / 3
+            );
+            assert!(
+                s.indices.len() <= full.indices.len(),
+                "tile {key:?} at {e} m"
+            );
+        }
+    }
+}

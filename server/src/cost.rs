@@ -87,10 +87,12 @@ impl Meter {
     }
 }
 
-/// The meters of one world, one per kind of work.
+/// The meters of one world, one per kind of work: each learns only from its own
+/// work, so cheap work of one kind never moves the estimate another kind is admitted
+/// by (a short path search costs more per unit than a batch point, in fixed costs).
 #[derive(Debug)]
 pub struct Meters {
-    /// Per point of a batch.
+    /// Per point of a height batch.
     pub batch: Meter,
     /// Per sample of a heightmap.
     pub heightmap: Meter,
@@ -102,6 +104,39 @@ pub struct Meters {
     pub mesh: Meter,
     /// Per voxel chunk of blocks or instances built.
     pub chunk: Meter,
+    /// Per height terrain info reads (nine a point).
+    pub terrain_info: Meter,
+    /// Per height a path check judges.
+    pub path_check: Meter,
+    /// Per node of a path search ([`search_units`]).
+    pub path_node: Meter,
+    /// Per zone of a past revision's ground rebuilt ([`rebuild_units`]).
+    pub rebuild: Meter,
+}
+
+/// Heights a path search's node is first estimated at: each expanded node judges up to
+/// eight neighbours, read in blocks of movement tiles.
+const HEIGHTS_PER_NODE: f64 = 4.0;
+
+/// The fixed cost of a path search (building or reading the movement-tile blocks around
+/// its ends), in nodes: a short search's time is mostly this.
+pub const SEARCH_OVERHEAD_NODES: u64 = 1024;
+
+/// The units a path search is estimated and measured in: its nodes (the node budget
+/// when admitting, the expanded nodes when measuring) and its fixed cost.
+pub fn search_units(nodes: u64) -> u64 {
+    nodes.saturating_add(SEARCH_OVERHEAD_NODES)
+}
+
+/// A past revision's ground is first estimated at this many nanoseconds a zone (the
+/// zone set and its index built afresh; about 2 us a zone measured on this machine
+/// class), until one is measured.
+const REBUILD_NS_PER_ZONE: f64 = 2000.0;
+
+/// The units a rebuild of a ground with `zones` zones is estimated and measured in: its
+/// zones, and a fixed cost of a few zones' worth.
+pub fn rebuild_units(zones: usize) -> u64 {
+    zones as u64 + 16
 }
 
 /// Map tile heights per tile (258 x 258, the tile and its one-pixel border).
@@ -119,12 +154,16 @@ impl Meters {
             walk_map: Meter::new(height_ns),
             mesh: Meter::new(height_ns * tile_vertices),
             chunk: Meter::new(height_ns * chunk_columns),
+            terrain_info: Meter::new(height_ns),
+            path_check: Meter::new(height_ns),
+            path_node: Meter::new(height_ns * HEIGHTS_PER_NODE),
+            rebuild: Meter::new(REBUILD_NS_PER_ZONE),
         }
     }
 
     /// Each meter by the name of its work (the `work` label of
     /// `terrain_work_estimate_seconds`).
-    pub fn named(&self) -> [(&'static str, &Meter); 6] {
+    pub fn named(&self) -> [(&'static str, &Meter); 10] {
         [
             ("batch_point", &self.batch),
             ("heightmap_sample", &self.heightmap),
@@ -132,6 +171,10 @@ impl Meters {
             ("walk_map_height", &self.walk_map),
             ("mesh", &self.mesh),
             ("chunk", &self.chunk),
+            ("terrain_info_height", &self.terrain_info),
+            ("path_check_height", &self.path_check),
+            ("path_node", &self.path_node),
+            ("rebuild_zone", &self.rebuild),
         ]
     }
 
@@ -294,6 +337,67 @@ impl CostQueue {
     }
 }
 
+/// A bound on how many of one kind of work run at once, past which more is refused
+/// at once rather than queued: for work that holds much memory while it waits and
+/// runs (the ground of a past revision, a copy of its world's zones and index).
+#[derive(Debug, Clone)]
+pub struct Slots {
+    free: Arc<tokio::sync::Semaphore>,
+    limit: usize,
+    /// What the work is, in refusals.
+    what: &'static str,
+}
+
+/// A slot held: it frees when this drops.
+#[derive(Debug)]
+pub struct Slot(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
+
+/// Work refused because every slot of its kind is taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "overloaded: {limit} {what} are in progress, the most at once (one per compute thread); retry after {retry_after:?}"
+)]
+pub struct Full {
+    pub what: &'static str,
+    pub limit: usize,
+    pub retry_after: Duration,
+}
+
+impl ServiceError for Full {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::Overloaded
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        Some(self.retry_after)
+    }
+}
+
+impl Slots {
+    /// At most `limit` (at least one) of `what` at once.
+    pub fn new(limit: usize, what: &'static str) -> Self {
+        let limit = limit.max(1);
+        Slots {
+            free: Arc::new(tokio::sync::Semaphore::new(limit)),
+            limit,
+            what,
+        }
+    }
+
+    /// A slot, or the refusal when all are taken; `each` is what one piece of the work
+    /// is estimated to take (the refusal's `Retry-After`, at least a second).
+    pub fn take(&self, each: Duration) -> Result<Slot, Full> {
+        Arc::clone(&self.free)
+            .try_acquire_owned()
+            .map(Slot)
+            .map_err(|_| Full {
+                what: self.what,
+                limit: self.limit,
+                retry_after: Duration::from_secs(each.as_secs_f64().ceil().max(1.0) as u64),
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,6 +449,22 @@ mod tests {
         assert_eq!(queue.queued(), s(64));
         drop((a, c, d));
         assert_eq!(queue.queued(), Duration::ZERO);
+    }
+
+    #[test]
+    fn slots_refuse_past_their_limit_until_one_frees() {
+        let slots = Slots::new(2, "rebuilds");
+        let a = slots.take(Duration::from_millis(10)).unwrap();
+        let _b = slots.take(Duration::from_millis(10)).unwrap();
+        let full = slots.take(Duration::from_millis(2500)).unwrap_err();
+        assert_eq!(full.retry_after, Duration::from_secs(3));
+        assert_eq!(full.error_code(), ErrorCode::Overloaded);
+        assert!(
+            full.to_string().contains("2 rebuilds are in progress"),
+            "{full}"
+        );
+        drop(a);
+        assert!(slots.take(Duration::ZERO).is_ok());
     }
 
     #[test]

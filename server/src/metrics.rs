@@ -16,7 +16,7 @@
 //! | `terrain_requests_shed_total` | (refused at once: every slot busy) |
 //! | `terrain_requests_timed_out_total` | (cut off by `request_timeout`) |
 //! | `terrain_compute_queued_seconds` (gauge) | (estimated pool time of the admitted, unfinished work: `crate::cost`) |
-//! | `terrain_work_estimate_seconds` (gauge) | `world`, `work` (`batch_point`, `heightmap_sample`, `map_tile`, `mesh`, `chunk`: estimated pool time of one unit) |
+//! | `terrain_work_estimate_seconds` (gauge) | `world`, `work` (`batch_point`, `heightmap_sample`, `map_tile`, `walk_map_height`, `mesh`, `chunk`, `terrain_info_height`, `path_check_height`, `path_node`, `rebuild_zone`: estimated pool time of one unit) |
 //! | `terrain_heights_computed_total` | `world` |
 //! | `terrain_surface_tiles_read_total` | `world` (cached tile meshes a surface-mode batch read its heights from) |
 //! | `terrain_zones` (gauge) | `world` |

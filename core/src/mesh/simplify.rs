@@ -515,7 +515,9 @@ pub(crate) fn add_skirts(
 /// `mesh` (a full-detail tile mesh) simplified to at most `max_error` metres of vertical
 /// error at every one of its vertices, with skirts [`skirt_depth`] deep along its four
 /// edges. Kept vertices keep their positions, heights, normals, vertex colours and biome
-/// ids; carved cells stay carved. `max_error <= 0` answers the mesh itself.
+/// ids; carved cells stay carved. `max_error <= 0` answers the mesh itself, and so
+/// does an error so small that the simplified mesh with its skirts would have more
+/// vertices or triangles than full detail (the full mesh is within any error).
 pub fn simplify_tile(mesh: &TileMesh, max_error: f64) -> TileMesh {
     let n = mesh.resolution as usize;
     if max_error.is_nan() || max_error <= 0.0 || n < 2 || mesh.positions.len() != n * n * 3 {
@@ -581,6 +583,9 @@ pub fn simplify_tile(mesh: &TileMesh, max_error: f64) -> TileMesh {
         |a, b| cell_of_pair(a, b).is_some_and(|c| carved[c]),
         &mut indices,
     );
+    if out.positions.len() >= mesh.positions.len() || indices.len() >= mesh.indices.len() {
+        return mesh.clone();
+    }
     out.indices = Indices::fitting(indices, out.positions.len() / 3);
     out
 }

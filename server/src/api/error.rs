@@ -14,7 +14,7 @@
 //! | `DeadlineExceeded` | `DEADLINE_EXCEEDED` | 408 |
 //! | `Unavailable` | `UNAVAILABLE` | 503 |
 //! | `UnsupportedMediaType` (a body type the route does not read) | `INVALID_ARGUMENT` | 415 |
-//! | `Overloaded` (every request slot taken, or the compute pool's queue full; `Retry-After`) | `RESOURCE_EXHAUSTED` | 503 |
+//! | `Overloaded` (every request slot taken, the compute pool's queue full, or every rebuild slot of past revisions taken; `Retry-After`) | `RESOURCE_EXHAUSTED` | 503 |
 //! | `TimedOut` (not answered within `request_timeout`) | `DEADLINE_EXCEEDED` | 504 |
 //! | `Internal` | `INTERNAL` | 500 |
 //!

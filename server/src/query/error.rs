@@ -1,7 +1,7 @@
 //! Why a read was refused: the error enum of the query and mesh paths.
 
 use crate::{
-    cost::Busy,
+    cost::{Busy, Full},
     error::{ErrorCode, Field, ServiceError},
     mesh::MeshError,
     world::{asof::AsOfError, error::UnknownWorld},
@@ -43,6 +43,9 @@ pub enum QueryError {
     /// The compute pool's queued work and this request's would not finish in time.
     #[error(transparent)]
     Busy(#[from] Busy),
+    /// Every slot of a bounded kind of work (rebuilds of past grounds) is taken.
+    #[error(transparent)]
+    Full(#[from] Full),
     /// The revision asked for is newer than the world's, or older than its history
     /// reaches (field `revision`).
     #[error(transparent)]
@@ -79,6 +82,7 @@ impl ServiceError for QueryError {
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
             QueryError::Busy(e) => e.error_code(),
+            QueryError::Full(e) => e.error_code(),
             QueryError::AsOf(e) => e.error_code(),
         }
     }
@@ -86,6 +90,7 @@ impl ServiceError for QueryError {
     fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
             QueryError::Busy(e) => e.retry_after(),
+            QueryError::Full(e) => e.retry_after(),
             QueryError::Mesh(e) => e.retry_after(),
             _ => None,
         }
@@ -98,7 +103,10 @@ impl ServiceError for QueryError {
             QueryError::UnknownZone { .. } => Some("id"),
             QueryError::NoLayout { .. } | QueryError::NotVoxel { .. } => Some("world"),
             QueryError::AsOf(e) => e.field(),
-            QueryError::Internal(_) | QueryError::Mesh(_) | QueryError::Busy(_) => None,
+            QueryError::Internal(_)
+            | QueryError::Mesh(_)
+            | QueryError::Busy(_)
+            | QueryError::Full(_) => None,
         }
     }
 }

@@ -33,9 +33,13 @@ pub use crate::validate::check_coordinate;
 use crate::{
     compute::{Compute, OFFLOAD_THRESHOLD},
     config::Limits,
+    cost::{Slots, rebuild_units},
     mesh::MeshCache,
     metrics::Metrics,
-    world::{AsTerrain, World, Worlds, asof::Ground},
+    world::{
+        AsTerrain, World, Worlds,
+        asof::{Ground, Past},
+    },
 };
 
 /// How a surface names a batch and its elements in error messages: the edge's
@@ -120,6 +124,11 @@ pub struct QueryEngine {
     metrics: Arc<Metrics>,
     /// Built tile meshes, shared with the registry as its first commit listener.
     meshes: Arc<MeshCache>,
+    /// Grounds of past revisions being rebuilt, over all worlds: one per compute
+    /// thread (the pool cannot run more at once, and each holds a copy of its world's
+    /// zones while it waits), so their memory is bounded by that many grounds plus the
+    /// few each world keeps built.
+    rebuilds: Slots,
 }
 
 impl QueryEngine {
@@ -135,6 +144,7 @@ impl QueryEngine {
         QueryEngine {
             worlds,
             limits,
+            rebuilds: Slots::new(compute.threads(), "rebuilds of past revisions' grounds"),
             compute,
             metrics,
             meshes,
@@ -170,22 +180,34 @@ impl QueryEngine {
     /// current state at once when `None` (or the current revision); the ground of an
     /// earlier revision from the cache or built on the pool. A revision newer than the
     /// world's, or older than its history reaches, is `FAILED_PRECONDITION` (field
-    /// `revision`).
+    /// `revision`). A rebuild is admitted by its estimated cost (the world's
+    /// `rebuild_zone` meter times its zones) and only while fewer than one per compute
+    /// thread are in progress; otherwise it is refused at once (`RESOURCE_EXHAUSTED`
+    /// with `Retry-After`).
     pub async fn ground(
         &self,
         world: &Arc<World>,
         revision: Option<u64>,
     ) -> Result<Ground, QueryError> {
-        let current = world.snapshot();
-        match revision {
-            Some(r) if r != current.revision() => {
-                drop(current);
-                let world = Arc::clone(world);
-                self.offload(move || world.ground(Some(r)).map_err(QueryError::from))
-                    .await
-            }
-            _ => Ok(Ground::Current(current)),
-        }
+        let plan = match world.past(revision)? {
+            Past::Ready(ground) => return Ok(ground),
+            Past::ToBuild(plan) => plan,
+        };
+        // A rebuild is admitted by its cost like any pool work, and at most one per
+        // compute thread runs at once: the rest are refused at once.
+        let meters = Arc::clone(world.meters());
+        let units = rebuild_units(plan.zones());
+        let estimate = meters.rebuild.estimate(units);
+        let _slot = self.rebuilds.take(estimate)?;
+        let _admitted = self.compute.admit(estimate)?;
+        let world = Arc::clone(world);
+        let (ground, took) = self
+            .compute
+            .run_timed(move || world.build_past(plan))
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        meters.rebuild.observe(units, took);
+        Ok(ground)
     }
 
     /// The height at `(x, z)` in `mode` as of `revision` (`None`: now), and the zone

@@ -23,6 +23,7 @@ use terrain_core::{
 
 use super::{BatchNaming, QueryEngine, QueryError, check_batch};
 use crate::{
+    cost::search_units,
     validate::check_coordinate,
     world::{AsTerrain, World},
 };
@@ -97,8 +98,9 @@ pub struct FindFields {
 }
 
 impl QueryEngine {
-    /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`, checked in size and
-    /// range, errors named by `naming`) as of `revision` (`None`: now).
+    /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`: at least one point,
+    /// checked in size and range, errors named by `naming`) as of `revision` (`None`:
+    /// now).
     pub async fn terrain_info(
         &self,
         world: &Arc<World>,
@@ -109,6 +111,9 @@ impl QueryEngine {
         if !coords.len().is_multiple_of(2) {
             let reason = format!("an odd number of coordinates ({})", coords.len());
             return Err(QueryError::invalid(naming.list, reason));
+        }
+        if coords.is_empty() {
+            return Err(QueryError::invalid(naming.list, "at least one point"));
         }
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list)?;
@@ -122,7 +127,7 @@ impl QueryEngine {
         }
         let meters = Arc::clone(world.meters());
         let units = points as u64 * HEIGHTS_PER_INFO;
-        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
         let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
         let slices = points.div_ceil(INFO_IN_PLACE);
         let (parts, took) = self
@@ -134,7 +139,7 @@ impl QueryEngine {
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
-        meters.batch.observe(units, took);
+        meters.terrain_info.observe(units, took);
         Ok(InfoAnswer {
             points: parts.concat(),
             revision,
@@ -162,7 +167,7 @@ impl QueryEngine {
         };
         let units = (judged as u64).saturating_mul(HEIGHTS_PER_INFO);
         let meters = Arc::clone(world.meters());
-        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let _admitted = self.compute().admit(meters.path_check.estimate(units))?;
         let rule = world.walk_rule().clone();
         let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
         let (check, took) = self
@@ -183,7 +188,7 @@ impl QueryEngine {
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
-        meters.batch.observe(units, took);
+        meters.path_check.observe(units, took);
         Ok(CheckAnswer { check, revision })
     }
 
@@ -234,11 +239,12 @@ impl QueryEngine {
         let state = world.snapshot();
         let revision = state.revision();
         let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
-        // Each expanded node judges at most its eight neighbours, nine heights each,
-        // read in blocks from the area path: estimated as two heights a node.
-        let units = (max_nodes as u64).min((distance * distance * 4.0) as u64 + 4096) * 2;
+        // A search may expand its whole node budget (a goal walled off, a long way
+        // round): it is admitted as if it will, at what its world's searches have
+        // really cost a node.
         let meters = Arc::clone(world.meters());
-        let _admitted = self.compute().admit(meters.batch.estimate(units))?;
+        let budget = search_units(max_nodes as u64);
+        let _admitted = self.compute().admit(meters.path_node.estimate(budget))?;
         let rule = world.walk_rule().clone();
         let (found, took) = self
             .compute()
@@ -254,7 +260,9 @@ impl QueryEngine {
             Ok(f) => f.expanded,
             Err(n) => n.expanded,
         };
-        meters.batch.observe((expanded as u64).max(1) * 2, took);
+        meters
+            .path_node
+            .observe(search_units(expanded as u64), took);
         Ok(FindAnswer { found, revision })
     }
 }

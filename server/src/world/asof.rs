@@ -266,6 +266,34 @@ impl AsOf {
     }
 }
 
+/// A ground asked for as of a revision: ready at once, or to be built first.
+#[derive(Debug)]
+pub enum Past {
+    /// The current state, or a ground of a past revision from the cache.
+    Ready(Ground),
+    /// A past revision's ground that must be rebuilt ([`super::World::build_past`]).
+    ToBuild(PastPlan),
+}
+
+/// What rebuilding the ground of a past revision starts from.
+#[derive(Debug)]
+pub struct PastPlan {
+    /// The revision wanted.
+    pub(super) revision: u64,
+    /// The state its zones are rebuilt from (a later one).
+    pub(super) state: Arc<WorldState>,
+    /// The changes after `revision` up to `state`'s, to undo.
+    pub(super) undos: Vec<Undo>,
+}
+
+impl PastPlan {
+    /// How many zones the rebuilt ground starts from (the state's): what the rebuild
+    /// costs is about proportional to it.
+    pub fn zones(&self) -> usize {
+        self.state.zones().len()
+    }
+}
+
 /// What a query reads heights from: the world's current state, or the ground of an
 /// earlier revision.
 #[derive(Debug, Clone)]

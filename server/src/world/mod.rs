@@ -43,7 +43,7 @@ use terrain_core::{
 use tokio::sync::Mutex;
 
 use self::{
-    asof::{AsOf, AsOfError, Ground, History},
+    asof::{AsOf, AsOfError, Ground, History, Past, PastPlan},
     versions::TileVersions,
 };
 
@@ -321,10 +321,20 @@ impl World {
     /// Building costs about as much as loading the world's zones: call it from a
     /// compute thread when `revision` is set.
     pub fn ground(&self, revision: Option<u64>) -> Result<Ground, AsOfError> {
+        match self.past(revision)? {
+            Past::Ready(ground) => Ok(ground),
+            Past::ToBuild(plan) => Ok(self.build_past(plan)),
+        }
+    }
+
+    /// What answering as of `revision` takes ([`World::ground`] in two steps, so the
+    /// caller can admit the build first): the current state or a cached ground at
+    /// once, else the plan of a rebuild for [`World::build_past`]. Cheap.
+    pub fn past(&self, revision: Option<u64>) -> Result<Past, AsOfError> {
         let state = self.snapshot();
         let current = state.revision();
         let Some(revision) = revision.filter(|&r| r != current) else {
-            return Ok(Ground::Current(state));
+            return Ok(Past::Ready(Ground::Current(state)));
         };
         if revision > current {
             return Err(AsOfError::Ahead {
@@ -333,29 +343,42 @@ impl World {
                 current,
             });
         }
-        let undos = {
-            let mut asof = self.asof.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(terrain) = asof.cached(revision) {
-                return Ok(Ground::Past { terrain, revision });
-            }
-            let history = &asof.history;
-            history
-                .between(revision, current)
-                .ok_or_else(|| AsOfError::Gone {
-                    world: self.id.clone(),
-                    revision,
-                    oldest: history.floor().min(current),
-                    current,
-                    window: history.limit(),
-                })?
-        };
+        let mut asof = self.asof.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(terrain) = asof.cached(revision) {
+            return Ok(Past::Ready(Ground::Past { terrain, revision }));
+        }
+        let history = &asof.history;
+        let undos = history
+            .between(revision, current)
+            .ok_or_else(|| AsOfError::Gone {
+                world: self.id.clone(),
+                revision,
+                oldest: history.floor().min(current),
+                current,
+                window: history.limit(),
+            })?;
+        Ok(Past::ToBuild(PastPlan {
+            revision,
+            state,
+            undos,
+        }))
+    }
+
+    /// Builds the ground `plan` describes and keeps it in the cache of built grounds.
+    /// Costs about as much as loading the world's zones: call it from a compute thread.
+    pub fn build_past(&self, plan: PastPlan) -> Ground {
+        let PastPlan {
+            revision,
+            state,
+            undos,
+        } = plan;
         let zones = asof::zones_at(state.zones().iter(), &undos);
         let terrain = Arc::new(state.terrain().with_zones(zones));
         self.asof
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .keep(revision, Arc::clone(&terrain));
-        Ok(Ground::Past { terrain, revision })
+        Ground::Past { terrain, revision }
     }
 
     /// Records what `revision` changes (`change`: the zone and its version before;

@@ -3,8 +3,12 @@
 //!
 //! With the default `request_timeout` (30 s) on the voxel world: 30 concurrent cold map
 //! tiles, two concurrent 1,000,000-point batches, the largest heightmap alone, and cold
-//! hyperscape meshes asked for during that load. Each answer is either served or
-//! refused at once (503 with `Retry-After`); nothing times out.
+//! hyperscape meshes asked for during that load. On a hyperscape world: a 200,000-point
+//! batch and four 1,000,000-point terrain-info requests after 300 short path searches,
+//! 50 concurrent searches with `maxNodes` 1,000,000 for a walled-in goal, and 300
+//! concurrent heights as of distinct past revisions of a world of 20,000 zones with a
+//! 4,096-point batch beside them. Each answer is either served or refused at once (503
+//! with `Retry-After`); nothing times out.
 
 use terrain_tests as common;
 
@@ -12,7 +16,10 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-use common::voxel::voxel_worlds;
+use common::{events::put_zone, voxel::voxel_worlds};
+use serde_json::json;
+use terrain_core::GeneratorKind;
+use terrain_server::config::{WorldConfig, ZoneFile};
 
 /// Status and time of one GET.
 async fn timed_get(http: reqwest::Client, url: String) -> (u16, Duration) {
@@ -206,4 +213,152 @@ async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
     );
     assert!(heights.iter().all(|a| a.0 == 200), "{heights:?}");
     server.stop().await;
+}
+
+/// The resident set of this process (the server runs in it), in MB.
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// `n` points spread over 4 km around the origin, as a JSON body.
+fn points_body(n: usize, seed: u64) -> String {
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 4000.0 - 2000.0
+    };
+    let points: Vec<[f64; 2]> = (0..n).map(|_| [next(), next()]).collect();
+    json!({ "points": points }).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: run with --release --ignored --nocapture"]
+async fn heavy_movement_and_past_revision_queries_are_served_or_refused_at_once() {
+    let zones = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("zones.json");
+    let list: Vec<serde_json::Value> = (0..zones)
+        .map(|i| {
+            json!({"id": format!("z{i}"), "centerX": 3000.0 + 20.0 * f64::from(i % 200),
+                   "centerZ": 3000.0 + 20.0 * f64::from(i / 200), "width": 8.0, "depth": 8.0,
+                   "heightOffset": 1.0, "blendRadius": 2.0})
+        })
+        .collect();
+    std::fs::write(&file, serde_json::to_string(&list).unwrap()).unwrap();
+    let started = Instant::now();
+    let server = TestServer::start_with(|c| {
+        let mut past = WorldConfig::new("past", GeneratorKind::Hyperscape, 0);
+        past.zone_files = vec![ZoneFile::Path(file)];
+        c.worlds = vec![WorldConfig::new("main", GeneratorKind::Hyperscape, 0), past];
+    })
+    .await;
+    println!("start-up with {zones} zones: {:?}", started.elapsed());
+    let estimate = |work: &'static str| {
+        let server = &server;
+        async move {
+            let series = format!(r#"terrain_work_estimate_seconds{{world="main",work="{work}"}}"#);
+            server.metric(&series).await
+        }
+    };
+
+    // 300 short searches, then a 200,000-point batch and four 1,000,000-point terrain
+    // info requests.
+    let before = estimate("batch_point").await;
+    let started = Instant::now();
+    for wave in 0..30 {
+        let searches = futures::future::join_all((0..10).map(|i| {
+            let x = 0.5 + f64::from(wave * 10 + i) % 50.0;
+            timed_post(
+                server.http.clone(),
+                server.url("/v1/worlds/main/paths/find"),
+                json!({"from": [x, 0.5], "to": [x + 3.0, 2.5]}).to_string(),
+            )
+        }))
+        .await;
+        assert!(searches.iter().all(|a| a.0 == 200), "{searches:?}");
+    }
+    println!(
+        "300 short searches: {:?}; batch_point estimate {:.3} us before, {:.3} us after",
+        started.elapsed(),
+        before * 1e6,
+        estimate("batch_point").await * 1e6
+    );
+    let heights = server.url("/v1/worlds/main/heights");
+    let batch = timed_post(server.http.clone(), heights, points_body(200_000, 7)).await;
+    summary("a 200,000-point batch after 300 short searches", &[batch]);
+    assert_eq!(batch.0, 200, "{batch:?}");
+    let info = server.url("/v1/worlds/main/terrain-info");
+    let infos = futures::future::join_all(
+        [1, 2, 3, 4]
+            .map(|s| timed_post(server.http.clone(), info.clone(), points_body(1_000_000, s))),
+    )
+    .await;
+    summary(
+        "four concurrent 1,000,000-point terrain-info after them",
+        &infos,
+    );
+    assert!(infos.iter().all(|a| a.0 != 504), "{infos:?}");
+
+    // 50 concurrent searches of 1,000,000 nodes for a goal walled in 14 m away.
+    let walls = [
+        ("north", 10.5, 6.5, 12.0, 2.0),
+        ("south", 10.5, 14.5, 12.0, 2.0),
+        ("west", 5.5, 10.5, 2.0, 10.0),
+        ("east", 15.5, 10.5, 2.0, 10.0),
+    ];
+    for (id, x, z, width, depth) in walls {
+        let body = json!({"centerX": x, "centerZ": z, "width": width, "depth": depth,
+                          "heightOffset": 0.0, "blendRadius": 0.5, "walkable": false});
+        put_zone(&server, id, &body).await;
+    }
+    let search = json!({"from": [0.5, 0.5], "to": [10.5, 10.5], "maxNodes": 1_000_000});
+    let url = server.url("/v1/worlds/main/paths/find");
+    let alone = timed_post(server.http.clone(), url.clone(), search.to_string()).await;
+    summary("one search of 1,000,000 nodes alone", &[alone]);
+    let searches = futures::future::join_all(
+        (0..50).map(|_| timed_post(server.http.clone(), url.clone(), search.to_string())),
+    )
+    .await;
+    summary("50 concurrent searches of 1,000,000 nodes", &searches);
+    assert!(searches.iter().all(|a| a.0 != 504), "{searches:?}");
+
+    // 300 heights as of distinct past revisions of a world of 20,000 zones, with a
+    // 4,096-point batch beside them.
+    let current = server.revision("past").await;
+    let rss = rss_mb();
+    let storm = futures::future::join_all((0..300).map(|k| {
+        let url = server.url(&format!(
+            "/v1/worlds/past/height?x=1&z=2&revision={}",
+            current - 1 - k
+        ));
+        timed_get(server.http.clone(), url)
+    }));
+    let beside = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        timed_post(
+            server.http.clone(),
+            server.url("/v1/worlds/past/heights"),
+            points_body(4096, 9),
+        )
+        .await
+    };
+    let (storm, beside) = tokio::join!(storm, beside);
+    summary(
+        "300 concurrent heights as of distinct past revisions (20,000 zones)",
+        &storm,
+    );
+    summary("a 4,096-point batch beside them", &[beside]);
+    println!(
+        "resident set: {rss:.0} MB before the storm, {:.0} MB after",
+        rss_mb()
+    );
+    assert!(storm.iter().all(|a| a.0 != 504), "{storm:?}");
+    assert_eq!(beside.0, 200, "{beside:?}");
 }

@@ -32,6 +32,7 @@
 
 mod admission;
 mod admission_cost;
+mod admission_kinds;
 mod admission_probe;
 mod asof;
 mod bake_bench;
@@ -52,6 +53,7 @@ mod grpc_limits;
 mod heights_surface;
 mod http;
 mod http_errors;
+mod http_strict;
 mod layout_world;
 mod lifecycle;
 mod live_budget;

@@ -7,8 +7,7 @@
 //! Rust parses it, with no surrounding spaces (`x=%201` is refused, as a tile index
 //! `" 1"` is). Non-finite numbers (`NaN`, `inf`) parse here and are refused by the
 //! query engine's range checks, with the same message as over gRPC. Unknown parameters
-//! are ignored (cache busters and tracing tags should not break a request) except
-//! where a route says otherwise.
+//! are refused before the handler runs, naming them ([`super::query_keys`]).
 
 use std::sync::Arc;
 
@@ -125,11 +124,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ContentPath {
             Path::<(String, String, String, String)>::from_request_parts(parts, state)
                 .await
                 .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
-        let index = |field: &'static str, raw: &str| {
-            raw.parse::<u64>().map_err(|_| {
-                ApiError::invalid(field, format!("expected a tile index, got {raw:?}"))
-            })
-        };
+        let index = |field: &'static str, raw: &str| canonical_index(raw, field);
         let level = u32::try_from(index("level", &level)?)
             .map_err(|_| ApiError::invalid("level", "too large"))?;
         let x = index("x", &x)?;
@@ -139,6 +134,26 @@ impl<S: Send + Sync> FromRequestParts<S> for ContentPath {
         let y = index("file", y)?;
         Ok(ContentPath { world, level, x, y })
     }
+}
+
+/// A tileset index as the tileset's content template writes it: decimal digits, no
+/// sign, no leading zero (so each content has one URL: `01` and `+1` are refused
+/// naming `field`, not served as 1).
+fn canonical_index(raw: &str, field: &'static str) -> Result<u64, ApiError> {
+    let digits = !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit());
+    let canonical = digits && (raw == "0" || !raw.starts_with('0'));
+    canonical
+        .then(|| raw.parse::<u64>().ok())
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::invalid(
+                field,
+                format!(
+                    "expected a tile index in decimal digits without a sign or leading zeros, got {}",
+                    Quoted(raw)
+                ),
+            )
+        })
 }
 
 /// The world and the two integer indices of a `/v1/worlds/{world}/tiles/{x}/{z}/...`
@@ -320,6 +335,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.len() < 200 && err.ends_with("(100001 bytes)"), "{err}");
+    }
+
+    #[test]
+    fn tileset_indices_have_one_spelling() {
+        assert_eq!(canonical_index("0", "x"), Ok(0));
+        assert_eq!(canonical_index("10", "x"), Ok(10));
+        for raw in [
+            "01",
+            "+1",
+            "00",
+            "-0",
+            "",
+            " 1",
+            "1e1",
+            "18446744073709551616",
+        ] {
+            let err = canonical_index(raw, "level").unwrap_err();
+            assert_eq!(err.field(), Some("level"), "{raw:?}");
+        }
     }
 
     #[test]

@@ -117,7 +117,7 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
         `application/x-www-form-urlencoded`.",
     params(
         ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the served meshes' surface, read from cached tile meshes where held; `zones` is then empty)", example = "exact"),
-        ("revision" = Option<u64>, Query, description = "As the body's `revision` (the only way to give one with a binary body); not with it"),
+        ("revision" = Option<u64>, Query, description = REVISION_IN_QUERY),
     ),
     request_body(
         description = "The points",
@@ -155,13 +155,7 @@ pub async fn heights(
     let in_query = query.revision("revision")?;
     let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
     let batch = decode_batch(engine, format, body).await?;
-    let revision = match (in_query, batch.revision) {
-        (Some(_), Some(_)) => {
-            let reason = "given both in the query string and in the body; give one";
-            return Err(ApiError::invalid("revision", reason));
-        }
-        (q, b) => q.or(b),
-    };
+    let revision = one_revision(in_query, batch.revision)?;
     let ids = match format {
         BodyFormat::Json => ZoneIds::Include,
         BodyFormat::Binary => ZoneIds::Omit,
@@ -187,6 +181,22 @@ pub async fn heights(
 pub const REVISION_PARAM: &str = "Answer as of this earlier revision of the world (lag \
     compensation), while its history still holds it (`asof_revisions` revisions before the \
     current one); the answer then carries it. Absent: now.";
+
+/// The `revision` query parameter of a route whose body may carry one, in the document.
+pub const REVISION_IN_QUERY: &str = "As the body's `revision` (the only way to give one with \
+    a binary body); not with it";
+
+/// The revision a request gives in its query string or its body (`None`: now); both
+/// is refused (field `revision`).
+pub fn one_revision(in_query: Option<u64>, in_body: Option<u64>) -> Result<Option<u64>, ApiError> {
+    match (in_query, in_body) {
+        (Some(_), Some(_)) => {
+            let reason = "given both in the query string and in the body; give one";
+            Err(ApiError::invalid("revision", reason))
+        }
+        (q, b) => Ok(q.or(b)),
+    }
+}
 
 /// The `409` of a route taking a revision, in the document.
 pub const REVISION_REFUSED: &str = "A `revision` older than the world's history holds \

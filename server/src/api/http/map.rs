@@ -116,7 +116,8 @@ fn map_etag(world: &str, layer: Layer, tile: MapTile, digest: u64) -> HeaderValu
     etag(&[&world, &rendering, &tile.zoom, &tile.x, &tile.y, &digest])
 }
 
-/// The query of a map tile: the layer; every other parameter is ignored.
+/// The query of a map tile: the layer; `r`, the page's cache buster, is ignored (any
+/// other key is refused before the handler: [`super::query_keys`]).
 #[derive(Debug, Deserialize)]
 pub struct MapQuery {
     layer: Option<String>,
@@ -151,6 +152,7 @@ pub fn layer_of(query: Result<Query<MapQuery>, QueryRejection>) -> Result<Layer,
         ("x" = i64, Path, description = "Column, 0 to 2^z - 1"),
         ("file" = String, Path, description = "`<y>.png`: the row, 0 to 2^z - 1", example = "0.png"),
         ("layer" = Option<String>, Query, description = "`terrain` (the default) or `walk`"),
+        ("r" = Option<String>, Query, description = "Ignored: a cache buster (the map page bumps it when an event touches the tile)"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds"),
     ),
     responses(

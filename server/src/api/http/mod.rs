@@ -20,7 +20,8 @@
 //!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
 //! rejections (bad path, bad query string, body too large), which the extractors of
-//! [`extract`] and `body_rejection` map.
+//! [`extract`] and `body_rejection` map. A query key the route's operation does not
+//! list in the OpenAPI document is refused naming it ([`query_keys`]).
 
 pub mod admin;
 pub mod blocks;
@@ -35,6 +36,7 @@ pub mod map;
 pub mod mesh;
 pub mod openapi;
 pub mod ops;
+pub mod query_keys;
 pub mod tiles3d;
 pub mod walk;
 pub mod worlds;
@@ -47,6 +49,7 @@ use axum::{
     Extension, Router,
     extract::{DefaultBodyLimit, rejection::BytesRejection},
     http::{HeaderName, HeaderValue, StatusCode, header::CONTENT_TYPE},
+    middleware,
     response::{IntoResponse, Response},
     routing::{get, post, put},
 };
@@ -78,6 +81,9 @@ pub fn routes(state: Arc<ApiState>) -> Router {
     let body_limit = body_limit(limits);
     let map_cache = map::cache(&state);
     let document = openapi::served(limits);
+    let query_keys = Arc::new(query_keys::QueryKeys::of_document(&openapi::document(
+        limits,
+    )));
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
@@ -145,6 +151,10 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/map/assets/{*path}", get(map::asset))
         .route("/v1/worlds/{world}/events", get(events::events))
         .route("/v1/admin/backup", get(admin::backup))
+        .route_layer(middleware::from_fn_with_state(
+            query_keys,
+            query_keys::refuse_unknown,
+        ))
         .layer(Extension(map_cache))
         .layer(Extension(document))
         .layer(DefaultBodyLimit::max(body_limit))

@@ -55,8 +55,9 @@ use crate::{api::metrics, config::Limits};
             is described by its protobuf files). JSON is lowerCamelCase. Every refusal is \
             `{\"error\": {\"code\", \"message\", \"field\"}}` (`ErrorBody`), including the \
             400 / 414 / 431 answers to requests that cannot be parsed, `404` for an unknown \
-            path and `405` for a method a path does not serve. Mutations (zones, viewers) and \
-            the backup need `Authorization: Bearer <admin token>` when the server has one.",
+            path and `405` for a method a path does not serve. A query key an operation does \
+            not list is refused with 400 naming it. Mutations (zones, viewers) and the backup \
+            need `Authorization: Bearer <admin token>` when the server has one.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     paths(

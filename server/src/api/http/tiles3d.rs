@@ -133,7 +133,7 @@ pub async fn subtree_file(
         content's square within its level's geometric error of the full-detail surface (a voxel \
         world's top-block heightfield), with skirts twice that error deep.",
     params(
-        ("level" = u32, Path, description = "Quadtree level (0: the root)"),
+        ("level" = u32, Path, description = "Quadtree level (0: the root); decimal digits without a sign or leading zeros, as every index here"),
         ("x" = u64, Path, description = "Index along tileset x (world +x)"),
         ("file" = String, Path, description = "`{y}.glb`, y along tileset y (world -z)"),
         ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
@@ -161,8 +161,10 @@ pub async fn content(
     }
     let key: ContentKey = layout.from_tileset(level, x, y).ok_or_else(|| {
         let n = 1u64 << level;
+        // The index at fault: x, else y (the `{y}.glb` segment, field `file`).
+        let field = if x >= n { "x" } else { "file" };
         ApiError::invalid(
-            "x",
+            field,
             format!("({x}, {y}) is outside level {level}: both must be below {n}"),
         )
     })?;

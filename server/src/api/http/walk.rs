@@ -3,8 +3,8 @@
 //!
 //! | route | body | answer |
 //! | --- | --- | --- |
-//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
-//! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact", "revision"?: r}` | `{"blocked", "at", "reason", "path", "revision"}` |
+//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` (or `?revision=r`) | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
+//! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact", "revision"?: r}` (or `?revision=r`) | `{"blocked", "at", "reason", "path", "revision"}` |
 //! | `POST /v1/worlds/{world}/paths/find` | `{"from": [x, z], "to": [x, z], "maxNodes"?, "maxDistance"?}` | `{"found", "waypoints", "length", "expanded", "reason", "revision"}` |
 
 use std::sync::Arc;
@@ -21,7 +21,10 @@ use serde_path_to_error::Segment;
 use terrain_core::walk::TerrainInfo;
 
 use super::{
-    body, body_limit, body_rejection, extract::World, heights::REVISION_REFUSED, json_response,
+    body, body_limit, body_rejection,
+    extract::{Query, World},
+    heights::{REVISION_IN_QUERY, REVISION_REFUSED, one_revision},
+    json_response,
 };
 use crate::{
     api::{ApiError, ApiState},
@@ -116,11 +119,12 @@ pub struct TerrainInfoJson {
     path = "/v1/worlds/{world}/terrain-info",
     tag = "movement",
     description = "Terrain info at each point by the world's walkability rule: height, biome, \
-        slope, underwater, walkable and the reason it is not. Up to `max_batch_points` points.",
-    request_body(content = crate::api::http::openapi::schemas::PointsBody, content_type = "application/json"),
+        slope, underwater, walkable and the reason it is not. 1 to `max_batch_points` points.",
+    params(("revision" = Option<u64>, Query, description = REVISION_IN_QUERY)),
+    request_body(content = crate::api::http::openapi::schemas::InfoBody, content_type = "application/json"),
     responses(
         (status = 200, description = "One answer per point, in order", body = TerrainInfoJson),
-        (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`)"),
+        (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`), a `revision` in both the query and the body"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 409, description = REVISION_REFUSED),
         (status = 413, description = "More than `max_batch_points` points (field `points`)"),
@@ -130,14 +134,17 @@ pub struct TerrainInfoJson {
 pub async fn terrain_info(
     State(state): State<Arc<ApiState>>,
     World(world): World,
+    query: Query,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
+    let in_query = query.revision("revision")?;
     let (world, body) = json_request(&state, &world, &headers, body)?;
     let batch = body::decode_json(&body, engine.limits().max_batch_points)?;
+    let revision = one_revision(in_query, batch.revision)?;
     let answer = engine
-        .terrain_info(world, batch.coords, super::heights::POINTS, batch.revision)
+        .terrain_info(world, batch.coords, super::heights::POINTS, revision)
         .await?;
     let count = answer.points.len();
     let body = TerrainInfoJson {
@@ -184,10 +191,11 @@ pub struct CheckJson {
     path = "/v1/worlds/{world}/paths/check",
     tag = "movement",
     description = "Whether an entity may walk along a polyline: the first blocked point and why.",
+    params(("revision" = Option<u64>, Query, description = REVISION_IN_QUERY)),
     request_body(content = CheckBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The check", body = CheckJson),
-        (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`), an unknown `mode`"),
+        (status = 400, description = "A malformed body (field `body`), no points (`points`), a point out of range (`points[i]`), an unknown `mode`, a `revision` in both the query and the body"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 409, description = REVISION_REFUSED),
         (status = 413, description = "More than 1,024 points or a path over 10 km (field `points`)"),
@@ -197,12 +205,15 @@ pub struct CheckJson {
 pub async fn check_path(
     State(state): State<Arc<ApiState>>,
     World(world): World,
+    query: Query,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<CheckJson>, ApiError> {
     let engine = &state.engine;
+    let in_query = query.revision("revision")?;
     let (world, body) = json_request(&state, &world, &headers, body)?;
     let request: CheckBody = decode(&body)?;
+    let revision = one_revision(in_query, request.revision)?;
     let mode = match request.mode.as_deref() {
         None => PathMode::Exact,
         Some(name) => PathMode::parse(name).ok_or_else(|| {
@@ -217,7 +228,7 @@ pub async fn check_path(
     };
     let points = request.points.iter().map(|p| (p[0], p[1])).collect();
     let answer = engine
-        .check_path(world, points, mode, "points", request.revision)
+        .check_path(world, points, mode, "points", revision)
         .await?;
     let check = answer.check;
     Ok(Json(CheckJson {

@@ -84,7 +84,12 @@ pub fn zone_request(limits: &Limits) -> Value {
 fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<Value> {
     let mc = limits.max_coordinate;
     let map_tile = path.ends_with("/map/{z}/{x}/{file}");
+    let content = path.ends_with("/3dtiles/content/{level}/{x}/{file}");
     Some(match (location, name) {
+        // One spelling per index: decimal digits, no sign, no leading zero.
+        ("path", "file") if content => {
+            json!({"type": "string", "pattern": "^(0|[1-9][0-9]*)[.]glb$"})
+        }
         ("path", "z") if map_tile => {
             json!({"type": "integer", "minimum": MIN_ZOOM, "maximum": MAX_ZOOM})
         }
@@ -159,7 +164,10 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
     if let Some(doc) = schemas.get_mut("ZoneDoc").and_then(Value::as_object_mut) {
         doc.remove("additionalProperties");
     }
-    if let Some(points) = schemas.get_mut("PointsBody") {
+    for name in ["PointsBody", "InfoBody"] {
+        let Some(points) = schemas.get_mut(name) else {
+            continue;
+        };
         points["additionalProperties"] = json!(false);
         points["properties"]["points"]["maxItems"] = json!(limits.max_batch_points);
         points["properties"]["points"]["items"] = json!({
@@ -169,6 +177,9 @@ pub fn apply(doc: &mut Value, limits: &Limits) {
             "maxItems": 2,
         });
         revision_property(&mut points["properties"]["revision"]);
+    }
+    if let Some(info) = schemas.get_mut("InfoBody") {
+        info["properties"]["points"]["minItems"] = json!(1);
     }
     let point = json!({
         "type": "array",

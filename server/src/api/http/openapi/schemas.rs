@@ -46,6 +46,19 @@ pub struct PointsBody {
     revision: Option<u64>,
 }
 
+/// A terrain-info body: as [`PointsBody`], with at least one point.
+#[derive(Debug, ToSchema)]
+#[schema(example = json!({"points": [[0.0, 0.0], [12.5, -40.0]]}))]
+#[allow(dead_code)] // Read by the schema only: the route decodes the body itself.
+pub struct InfoBody {
+    /// `[x, z]` pairs: at least one.
+    points: Vec<[f64; 2]>,
+    /// Answer as of this earlier revision of the world (lag compensation), while its
+    /// history still holds it (`asof_revisions` revisions before the current one); the
+    /// answer then carries it. Absent or null: now.
+    revision: Option<u64>,
+}
+
 /// The error body as a response's content.
 fn error_content() -> Content {
     Content::new(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
