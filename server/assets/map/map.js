@@ -378,7 +378,9 @@ async function worldMap(worldId) {
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
         const key = `${z}/${x}/${y}`;
-        bust.set(key, revision);
+        // Never back: events an area change replays come after its acknowledgement,
+        // which may have bumped the tile past them already.
+        bust.set(key, Math.max(bust.get(key) ?? 0, revision));
         for (const layer of [tiles, walkTiles]) {
           const held = map.hasLayer(layer) && layer._tiles[`${x}:${y}:${z}`];
           if (held) reloadTile(layer, held, key, revision);

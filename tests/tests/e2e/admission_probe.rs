@@ -166,9 +166,10 @@ async fn the_largest_tileset_extent_is_served_or_refused_at_once() {
     ] {
         paths.push(format!("/v1/worlds/{world}/3dtiles/tileset.json"));
         for (level, n) in levels {
-            let side = 1u64 << level;
+            // The contents around the square's centre.
+            let first = (1u64 << level >> 1).saturating_sub(1);
             for i in 0..n {
-                let (x, y) = (side / 2 + i % 2, side / 2 - 1 + i / 2);
+                let (x, y) = (first + i % 2, first + i / 2);
                 paths.push(format!(
                     "/v1/worlds/{world}/3dtiles/content/{level}/{x}/{y}.glb"
                 ));

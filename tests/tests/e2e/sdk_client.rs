@@ -240,7 +240,8 @@ async fn tile_meshes_and_a_raw_event_stream() {
     else {
         panic!("subscribed first");
     };
-    // Outside the area: not delivered; then widen the area and see the next one.
+    // Outside the area: not delivered; then widen the area: it is replayed, and the
+    // next one follows.
     client
         .register_flat_zone("main", "far", &rect(-300.0, -300.0, 4.0, 4.0, 1.0))
         .await
@@ -253,6 +254,10 @@ async fn tile_meshes_and_a_raw_event_stream() {
         .register_flat_zone("main", "near", &rect(20.0, 20.0, 4.0, 4.0, 1.0))
         .await
         .unwrap();
+    let Some(StreamMessage::Tiles(replayed)) = stream.next().await.expect("event") else {
+        panic!("a tile event");
+    };
+    assert_eq!((replayed.revision, replayed.zone.as_str()), (1, "far"));
     let Some(StreamMessage::Tiles(event)) = stream.next().await.expect("event") else {
         panic!("a tile event");
     };
