@@ -168,6 +168,16 @@ fn a_backup_under_load_restores_exactly_what_was_acknowledged_up_to_its_revision
         "{} < {load0}",
         mesh["version"]
     );
+    // A restored store begins another history: its epoch is not the original's, so a
+    // subscriber resuming from a revision of the original is answered with a resync.
+    let epoch = final_zones["epoch"]
+        .as_str()
+        .expect("the list names its epoch");
+    assert_eq!(epoch.len(), 16, "{epoch}");
+    assert_ne!(
+        served["epoch"], epoch,
+        "the restored server's history is another"
+    );
     again.stop();
 
     // The stopped server's directory backs up directly, at its final revision.

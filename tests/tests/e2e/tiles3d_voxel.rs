@@ -334,7 +334,8 @@ async fn bad_voxel_tileset_paths_are_refused_naming_the_field() {
     for (path, field) in [
         ("content/3/0/0.glb", "level"),
         ("content/1/2/0.glb", "x"),
-        ("content/1/0/2.glb", "x"),
+        // y is the path's `{y}.glb` segment: the field is that parameter, `file`.
+        ("content/1/0/2.glb", "file"),
         ("content/2/0/0.png", "file"),
         ("subtrees/0.1.0.subtree", "file"),
     ] {
