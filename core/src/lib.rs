@@ -24,6 +24,7 @@
 
 pub mod coordinate;
 pub mod generator;
+pub mod jsmath;
 pub mod layout;
 pub mod mesh;
 pub mod names;

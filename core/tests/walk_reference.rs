@@ -3,9 +3,10 @@
 //! `walk_seed0.csv` (2,000 points: height, biome, slope, underwater, walkable, reason,
 //! from the original's `getTerrainInfoAt` and `isPositionWalkable`) and
 //! `paths_seed0.csv` (300 segments through its `findWalkablePath`) are reproduced
-//! exactly: biome, underwater, walkable, the reason strings and `path_len` on every row,
-//! heights and slopes within 1e-12 (bit-equal on most rows: the generator matches the
-//! original's heights within a few ulps); and the spec's invariants hold on other seeds.
+//! exactly: heights and slopes bit for bit, biome, underwater, walkable, the reason
+//! strings and `path_len` on every row. The same for seeds 2, 3, 4, 5 and 7
+//! (`seeds/walk_seed{S}.csv` with their own zones' heights, `seeds/flat_zones_seed{S}.json`),
+//! and the spec's invariants hold on other seeds.
 
 use terrain_core::walk::{BiomeLimits, Reason, WalkRule, Walker};
 use terrain_core::zones::ZoneDoc;
@@ -15,8 +16,41 @@ const ZONES: &str = include_str!("data/hyperscape/flat_zones.json");
 const WALK: &str = include_str!("data/hyperscape/walkability/walk_seed0.csv");
 const PATHS: &str = include_str!("data/hyperscape/walkability/paths_seed0.csv");
 
+/// The original's walk tables of other seeds, with their zones: `(seed, zones, rows)`.
+const SEEDS: [(u32, &str, &str); 5] = [
+    (
+        2,
+        include_str!("data/hyperscape/seeds/flat_zones_seed2.json"),
+        include_str!("data/hyperscape/seeds/walk_seed2.csv"),
+    ),
+    (
+        3,
+        include_str!("data/hyperscape/seeds/flat_zones_seed3.json"),
+        include_str!("data/hyperscape/seeds/walk_seed3.csv"),
+    ),
+    (
+        4,
+        include_str!("data/hyperscape/seeds/flat_zones_seed4.json"),
+        include_str!("data/hyperscape/seeds/walk_seed4.csv"),
+    ),
+    (
+        5,
+        include_str!("data/hyperscape/seeds/flat_zones_seed5.json"),
+        include_str!("data/hyperscape/seeds/walk_seed5.csv"),
+    ),
+    (
+        7,
+        include_str!("data/hyperscape/seeds/flat_zones_seed7.json"),
+        include_str!("data/hyperscape/seeds/walk_seed7.csv"),
+    ),
+];
+
 fn terrain(seed: u32) -> Terrain {
-    let docs: Vec<ZoneDoc> = serde_json::from_str(ZONES).expect("flat_zones.json");
+    terrain_with(seed, ZONES)
+}
+
+fn terrain_with(seed: u32, zones_json: &str) -> Terrain {
+    let docs: Vec<ZoneDoc> = serde_json::from_str(zones_json).expect("flat zones json");
     let mut zones = ZoneSet::new(Overlap::Hyperscape, 100.0);
     for (i, d) in docs.iter().enumerate() {
         let zone: FlatZone = d
@@ -41,36 +75,32 @@ fn reason_text(r: Option<Reason>) -> &'static str {
     r.map_or("", Reason::original_message)
 }
 
-#[test]
-fn every_row_of_walk_seed0_is_reproduced_exactly() {
-    let t = terrain(0);
+/// Every row of a walk table (`x,z,height,biome,slope,underwater,walkable,reason`)
+/// equals the walker's answer: numbers bit for bit, the rest as text.
+fn reproduce(t: &Terrain, table: &str) -> (usize, usize) {
     let rule = original();
-    let walker = Walker::new(&t, &rule);
-    let mut rows = 0;
-    let mut walkable = 0;
-    let (mut exact_heights, mut exact_slopes) = (0, 0);
-    for line in WALK.lines().skip(1).filter(|l| !l.is_empty()) {
+    let walker = Walker::new(t, &rule);
+    let (mut rows, mut walkable) = (0, 0);
+    for line in table.lines().skip(1).filter(|l| !l.is_empty()) {
         let f: Vec<&str> = line.split(',').collect();
         let num = |i: usize| f[i].parse::<f64>().unwrap();
         let (x, z) = (num(0), num(1));
         let info = walker.info(x, z);
-        // The generator reproduces the original's heights within a few ulps (the
-        // reference-table tests bound it by 1e-9), so the nine heights of a slope too.
-        assert!(
-            (info.height - num(2)).abs() <= 1e-12,
+        assert_eq!(
+            info.height.to_bits(),
+            num(2).to_bits(),
             "height at ({x}, {z}): {} vs {}",
             info.height,
             f[2]
         );
-        exact_heights += usize::from(info.height.to_bits() == num(2).to_bits());
         assert_eq!(info.biome, Some(f[3]), "biome at ({x}, {z})");
-        assert!(
-            (info.slope - num(4)).abs() <= 1e-12,
+        assert_eq!(
+            info.slope.to_bits(),
+            num(4).to_bits(),
             "slope at ({x}, {z}): {} vs {}",
             info.slope,
             f[4]
         );
-        exact_slopes += usize::from(info.slope.to_bits() == num(4).to_bits());
         assert_eq!(
             info.underwater.to_string(),
             f[5],
@@ -82,13 +112,26 @@ fn every_row_of_walk_seed0_is_reproduced_exactly() {
         walkable += usize::from(info.walkable());
         rows += 1;
     }
+    (rows, walkable)
+}
+
+#[test]
+fn every_row_of_walk_seed0_is_reproduced_exactly() {
+    let (rows, walkable) = reproduce(&terrain(0), WALK);
     assert_eq!(rows, 2000);
     assert!(walkable > 200 && walkable < 1800, "{walkable} walkable");
-    eprintln!("bit-equal: {exact_heights} heights, {exact_slopes} slopes of {rows}");
-    assert!(
-        exact_heights >= 1900 && exact_slopes >= 1850,
-        "{exact_heights} / {exact_slopes}"
-    );
+}
+
+#[test]
+fn every_row_of_the_other_seeds_walk_tables_is_reproduced_exactly() {
+    for (seed, zones, table) in SEEDS {
+        let (rows, walkable) = reproduce(&terrain_with(seed, zones), table);
+        assert_eq!(rows, 2000, "seed {seed}");
+        assert!(
+            walkable > 200 && walkable < 1800,
+            "seed {seed}: {walkable} walkable"
+        );
+    }
 }
 
 #[test]

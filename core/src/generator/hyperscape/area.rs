@@ -3,15 +3,16 @@
 //! any four points whose axis parts are known) in [`F4`] lanes, each lane
 //! bit-identical to the scalar [`super::Hyperscape::procedural`].
 //!
-//! The layer sum, the pond, the boost and the `pow` run lane-wise (libm's `exp` and
-//! `log` ported lane by lane in [`super::lanes`]); the island mask runs per lane on the
+//! The layer sum, the pond and the boost run lane-wise (libm's `exp` ported lane by
+//! lane in [`super::lanes`]), the `pow` per lane with [`crate::jsmath::pow`] (the
+//! original's engine's); the island mask runs per lane on the
 //! scalar code (inland and at sea it is one square root and an early exit; only the
 //! coastal ring samples the coastline noise). The shoreline adjustment, which only
 //! points in the 6-12 m band need, stays with the caller, per lane, on the scalar code.
 
 use super::biome::BiomeCenter;
 use super::coast::Coast;
-use super::lanes::{F4, LANES, exp, log};
+use super::lanes::{F4, LANES, exp};
 use super::layers::{
     AxisSet, BASE_ELEVATION, CONT_AT, CONT_OCT, DETAIL_AT, DETAIL_OCT, ERO_AT, ERO_OCT,
     ERO_STEP_AT, EROSION_ITERATIONS, HILL_AT, HILL_OCT, MAX_HEIGHT, OCEAN_FLOOR, POND_CENTER,
@@ -79,7 +80,8 @@ fn layer_sum(noise: &Noise, a: &Parts) -> F4 {
     h = h + erosion * 0.1;
     h = h + detail * 0.08;
     h = ((h + 1.0) * 0.5).clamp(0.0, 1.0);
-    exp(1.1 * log(h))
+    // The original's `pow` lane by lane (see `layers::layer_sum`).
+    h.map(|v| crate::jsmath::pow(v, 1.1))
 }
 
 /// The pond depression of §3.4, per lane.

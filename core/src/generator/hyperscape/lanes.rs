@@ -3,8 +3,8 @@
 //!
 //! [`F4`] holds four values and applies each operation to every lane with the same
 //! IEEE operation the scalar code uses (add, sub, mul, div and sqrt are correctly
-//! rounded in SIMD as in scalar; nothing is fused). [`exp`] and [`log`] are libm's
-//! (FreeBSD's `e_exp.c` and `e_log.c`, as `libm` 0.2 ships them) written lane-wise:
+//! rounded in SIMD as in scalar; nothing is fused). [`exp`] is libm's (FreeBSD's
+//! `e_exp.c`, as `libm` 0.2 ships it) written lane-wise:
 //! the same constants and the same operations in the same order on the main path, and
 //! lanes outside it (tiny, huge, negative, zero, subnormal, NaN, infinite) handed to
 //! `libm` itself, so every lane returns libm's bits.
@@ -197,53 +197,6 @@ const fn high(t: u64) -> f64 {
     f64::from_bits(t << 32)
 }
 
-const LOG_LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-const LOG_LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
-const LG1: f64 = f64::from_bits(0x3fe5_5555_5555_5593);
-const LG2: f64 = f64::from_bits(0x3fd9_9999_9997_fa04);
-const LG3: f64 = f64::from_bits(0x3fd2_4924_9422_9359);
-const LG4: f64 = f64::from_bits(0x3fcc_71c5_1d8e_78af);
-const LG5: f64 = f64::from_bits(0x3fc7_4664_96cb_03de);
-const LG6: f64 = f64::from_bits(0x3fc3_9a09_d078_c69f);
-const LG7: f64 = f64::from_bits(0x3fc2_f112_df3e_5244);
-
-/// `libm::log` per lane.
-///
-/// The main path covers positive normal finite `x`: libm's reduction to
-/// `2^k (1 + f)` with `sqrt(2)/2 < 1 + f < sqrt(2)` and its polynomial. Other lanes
-/// (zero, negative, subnormal, infinite, NaN) call `libm::log`.
-#[inline(always)]
-pub(crate) fn log(x: F4) -> F4 {
-    let ui = x.bits();
-    let hx = ui.map(|b| (b >> 32) as u32);
-    let main = hx.map(|h| (0x0010_0000..0x7ff0_0000).contains(&h));
-    let hxr = hx.map(|h| h.wrapping_add(0x3ff0_0000 - 0x3fe6_a09e));
-    // k + 0x3ff, in 0..2048 on the main path, to f64 through the 2^52 trick.
-    let kb = hxr.map(|h| u64::from(h >> 20));
-    let dk = F4(kb.map(|b| f64::from_bits(TWO52.to_bits() | b))) - (TWO52 + 1023.0);
-    let reduced = F4(std::array::from_fn(|i| {
-        let h = (hxr[i] & 0x000f_ffff) + 0x3fe6_a09e;
-        f64::from_bits((u64::from(h) << 32) | (ui[i] & 0xffff_ffff))
-    }));
-    let f = reduced - 1.0;
-    let hfsq = (0.5 * f) * f;
-    let s = f / (2.0 + f);
-    let z = s * s;
-    let w = z * z;
-    let t1 = w * (LG2 + w * (LG4 + w * LG6));
-    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
-    let r = t2 + t1;
-    let mut out = (((s * (hfsq + r) + dk * LOG_LN2_LO) - hfsq) + f) + dk * LOG_LN2_HI;
-    if main != [true; LANES] {
-        for ((o, &v), ok) in out.0.iter_mut().zip(&x.0).zip(main) {
-            if !ok {
-                *o = libm::log(v);
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
 mod tests {
@@ -364,23 +317,6 @@ mod tests {
     }
 
     #[test]
-    fn log_lanes_equal_libm() {
-        let mut rng = Rng(2);
-        check(log, libm::log, &edge_cases());
-        check(
-            log,
-            libm::log,
-            &random_inputs(&mut rng, 2_000_000, 0.0, 1.0),
-        );
-        check(
-            log,
-            libm::log,
-            &random_inputs(&mut rng, 1_000_000, 0.0, 1e6),
-        );
-        check(log, libm::log, &random_bits(&mut rng, 1_000_000));
-    }
-
-    #[test]
     fn sqrt_lanes_equal_libm() {
         let mut rng = Rng(3);
         check(F4::sqrt, libm::sqrt, &edge_cases());
@@ -400,10 +336,5 @@ mod tests {
         assert_eq!(e.0[1], 1.0);
         assert_eq!(e.0[2], 0.0);
         assert_eq!(e.0[3].to_bits(), libm::exp(0.7).to_bits());
-        let l = log(F4([0.0, -1.0, f64::INFINITY, 1e-310]));
-        assert_eq!(l.0[0], f64::NEG_INFINITY);
-        assert!(l.0[1].is_nan());
-        assert_eq!(l.0[2], f64::INFINITY);
-        assert_eq!(l.0[3].to_bits(), libm::log(1e-310).to_bits());
     }
 }

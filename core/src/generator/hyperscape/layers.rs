@@ -7,7 +7,9 @@
 //! both on the spot. Either way [`base_from_axes`] does the rest with the same
 //! operations in the same order.
 
-use libm::{atan2, exp, log, sincos, sqrt};
+use libm::{atan2, sqrt};
+
+use crate::jsmath::{pow, sincos};
 
 use super::coast::Coast;
 use super::lanes::{F4, LANES};
@@ -292,11 +294,11 @@ fn layer_sum(noise: &Noise, a: &impl Axes) -> f64 {
     h += erosion * 0.1;
     h += detail * 0.08;
     h = ((h + 1.0) * 0.5).clamp(0.0, 1.0);
-    // `pow(h, 1.1)`. For h in [0, 1], exp(1.1 ln h) is within a few ulps of the
-    // correctly rounded power (1e-15 m after scaling, against the 1e-9 m the reference
-    // tables allow) and 5x cheaper than libm's `pow`, which was a fifth of a tile's
-    // cost. It is as deterministic: plain libm calls, no fused operations.
-    exp(1.1 * log(h))
+    // `Math.pow(h, 1.1)` as the original's engine computes it ([`crate::jsmath`]):
+    // neither `exp(1.1 * ln h)` nor libm's `pow` give its bits for every `h`, and on
+    // the original's tables of seeds 2-7 either left points off by 1 to 10 ulps
+    // (docs/src/reference/height.md, "The engine's functions").
+    pow(h, 1.1)
 }
 
 /// Largest |simplex| (the analytic bound is 2.73; see the simplex test).
@@ -331,8 +333,8 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
         return 0.0;
     }
     let ang = atan2(z, x);
-    // libm's sincos runs the same kernels as sin and cos (bit-identical; the mask
-    // test below checks it against separate calls) with one argument reduction.
+    // The original's `Math.sin` and `Math.cos` ([`crate::jsmath`]), with one argument
+    // reduction (bit-identical to separate calls).
     let (sin_a, cos_a) = sincos(ang);
     let cx = cos_a * COAST_SAMPLE_RADIUS;
     let cz = sin_a * COAST_SAMPLE_RADIUS;
@@ -388,7 +390,7 @@ pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use libm::{cos, sin};
+    use crate::jsmath::{cos, sin};
 
     /// The layer sum written the plain way, straight from §2-3, to check the
     /// precomputed-parts version against.
@@ -400,7 +402,7 @@ mod tests {
         h += n.erosion(x * 0.005, z * 0.005, 3) * 0.1;
         h += n.fractal(x * 0.04, z * 0.04, 2, 0.3, 2.5) * 0.08;
         let h = ((h + 1.0) * 0.5).clamp(0.0, 1.0);
-        exp(1.1 * log(h))
+        pow(h, 1.1)
     }
 
     #[test]
