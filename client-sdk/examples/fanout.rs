@@ -67,6 +67,7 @@ async fn main() -> Result<(), ClientError> {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let sent = Instant::now();
         let id = format!("fanout-{round}");

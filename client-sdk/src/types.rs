@@ -184,6 +184,7 @@ mod tests {
             carve_inset: 0.5,
             priority: 3,
             walkable: None,
+            tile_mask: None,
         };
         let mut message = zone_to_proto("pad", &spec);
         assert_eq!((message.radius, message.width), (Some(4.0), None));

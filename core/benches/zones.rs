@@ -64,6 +64,7 @@ fn station(id: usize, x: f64, z: f64, rng: &mut Lcg) -> FlatZone {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }
 
@@ -185,6 +186,7 @@ fn covered_tile(c: &mut Criterion) {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     };
     set.insert(zone, 1);
     let t = Terrain::new(generator, set);

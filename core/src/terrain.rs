@@ -109,6 +109,23 @@ impl Terrain {
         }
     }
 
+    /// The surface normal at `(x, z)`, as the original's `getNormalAt` computes it on
+    /// every generator: central differences of [`Generator::height`] (zones included)
+    /// at 0.5 m, `(-dh/dx, 1, -dh/dz)` normalised as three.js does it (multiplied by
+    /// the reciprocal of its length). On flat ground x and z are `-0`.
+    pub fn normal(&self, x: f64, z: f64) -> [f64; 3] {
+        const E: f64 = 0.5;
+        let (hl, hr) = (self.height(x - E, z), self.height(x + E, z));
+        let (hd, hu) = (self.height(x, z - E), self.height(x, z + E));
+        let dhdx = (hr - hl) / (2.0 * E);
+        let dhdz = (hu - hd) / (2.0 * E);
+        let (nx, ny, nz) = (-dhdx, 1.0, -dhdz);
+        let len = libm::sqrt(nx * nx + ny * ny + nz * nz);
+        // JavaScript's `len || 1`: a zero or NaN length divides by 1.
+        let s = 1.0 / if len == 0.0 || len.is_nan() { 1.0 } else { len };
+        [nx * s, ny * s, nz * s]
+    }
+
     /// The ground no zone reaches: the generator's height, with the layout applied.
     fn ground(&self, x: f64, z: f64) -> f64 {
         let h = self.generator.height(x, z);
@@ -550,6 +567,7 @@ mod tests {
                 carve_inset: 0.0,
                 priority: i % 3,
                 walkable: None,
+                tile_mask: None,
             };
             set.insert(zone, i as u64 + 1);
         }

@@ -109,6 +109,7 @@ mod tests {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let layout = LayoutConfig {
             pattern: Pattern::Grid,
@@ -183,6 +184,7 @@ mod tests {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let layout = LayoutConfig {
             pattern: Pattern::Grid,

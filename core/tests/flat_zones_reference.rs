@@ -43,8 +43,9 @@ fn hyperscape_rule_reproduces_every_station_row() {
             f[2].parse().unwrap(),
         );
         let s = t.sample(x, z);
-        assert!(
-            (s.height - want).abs() <= 1e-9,
+        assert_eq!(
+            s.height.to_bits(),
+            want.to_bits(),
             "({x}, {z}): {} vs {want}",
             s.height
         );

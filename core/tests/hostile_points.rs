@@ -56,6 +56,7 @@ fn zone(id: &str, x: f64, z: f64) -> FlatZone {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }
 

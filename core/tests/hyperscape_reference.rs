@@ -61,8 +61,9 @@ fn seed0_heights_match_every_reference_row() {
         ] {
             let err = (got - want).abs();
             worst = worst.max(err);
-            assert!(
-                err <= 1e-9,
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
                 "{what} at ({x}, {z}) [{}]: got {got}, want {want}",
                 r[2]
             );
@@ -106,13 +107,15 @@ fn seed0_tile_vertices_match_heights_and_normals() {
                 tile::worker_coord(*tz, iz as i64),
             ) as f32;
             worst_h = worst_h.max((h_main - num(r[6])).abs());
-            assert!(
-                (h_main - num(r[6])).abs() <= 1e-9,
+            assert_eq!(
+                h_main.to_bits(),
+                num(r[6]).to_bits(),
                 "height_main {tx},{tz} [{ix},{iz}]: {h_main} vs {}",
                 r[6]
             );
-            assert!(
-                (f64::from(h_worker) - num(r[7])).abs() <= 1e-9,
+            assert_eq!(
+                f64::from(h_worker).to_bits(),
+                num(r[7]).to_bits(),
                 "height_worker_f32 {tx},{tz} [{ix},{iz}]: {h_worker} vs {}",
                 r[7]
             );
@@ -337,6 +340,7 @@ fn gentle_shores_are_adjusted_as_the_specification_says() {
                     carve_inset: 0.0,
                     priority: 0,
                     walkable: None,
+                    tile_mask: None,
                 };
                 zones.insert(zone, i as u64 + 1);
             }

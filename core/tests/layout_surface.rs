@@ -472,6 +472,7 @@ fn area_paths_equal_the_per_point_path_bit_for_bit() {
                 carve_inset: 0.0,
                 priority: 0,
                 walkable: None,
+                tile_mask: None,
             };
             zones.insert(
                 spec.resolve(format!("z{i}"), t0.procedural(x, z)),
@@ -624,6 +625,7 @@ fn registered_zones_stay_on_top_of_the_layout() {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let zone = spec.resolve("floor", bare.procedural(hub.x, hub.z));
         assert_eq!(zone.height, clearing + 2.5);

@@ -522,6 +522,7 @@ fn zone_files_accept_every_zone_doc_field() {
         carve_inset: 0.25,
         priority: -2,
         walkable: None,
+        tile_mask: None,
     };
     let json = serde_json::to_string(&[full]).expect("json");
     // Every key passes the key check; the doc itself is then refused by its own rules.

@@ -131,6 +131,7 @@ fn floor_zone(carve_inset: f64) -> Terrain {
         carve_inset,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     };
     let zone = spec.resolve("duel_arena_floor_1", t.procedural(70.0, 92.0));
     t.zones_mut().insert(zone, 1);

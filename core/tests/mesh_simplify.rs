@@ -34,6 +34,7 @@ fn island_with_zones() -> Terrain {
             carve_inset: carve,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let zone = spec.resolve(id, t.procedural(x, z));
         t.zones_mut().insert(zone, rev as u64 + 1);

@@ -302,6 +302,7 @@ fn voxel_contents_hold_their_level_error_around_a_raised_pad() {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     };
     let t = blocks(vec![pad]);
     assert_eq!(t.height(128.5, 128.5), 60.0);

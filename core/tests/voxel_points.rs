@@ -39,6 +39,7 @@ fn zone(id: &str, x: f64, z: f64, shape: Shape, height: f64, blend: f64) -> Flat
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }
 

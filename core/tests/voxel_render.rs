@@ -74,6 +74,7 @@ fn zone(id: &str, x: f64, z: f64, height: f64, priority: i32) -> FlatZone {
         carve_inset: 0.0,
         priority,
         walkable: None,
+        tile_mask: None,
     }
 }
 

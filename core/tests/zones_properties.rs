@@ -68,6 +68,7 @@ fn spec(x: f64, z: f64) -> impl Strategy<Value = ZoneSpec> {
                 carve_inset: 0.0,
                 priority,
                 walkable: None,
+                tile_mask: None,
             },
         )
 }

@@ -74,6 +74,7 @@ impl TryFrom<pb::FlatZone> for ZoneEntry {
                 carve_inset: z.carve_inset,
                 priority: z.priority,
                 walkable: z.walkable,
+                tile_mask: None,
             },
             revision: z.revision,
         })
@@ -212,6 +213,7 @@ mod tests {
                     carve_inset: 0.5,
                     priority: 3,
                     walkable: None,
+                    tile_mask: None,
                 },
                 revision: 7,
             };

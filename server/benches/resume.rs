@@ -34,6 +34,7 @@ fn zone(id: String, x: f64) -> FlatZone {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }
 

@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let bounds = union([zone.outer_bounds()], 1.0).expect("one zone");
         let probe = Probe::over(&bounds);

@@ -17,5 +17,6 @@ pub(crate) fn square_zone(x: f64) -> FlatZone {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }

@@ -154,6 +154,7 @@ pub fn rect(x: f64, z: f64, w: f64, d: f64, offset: f64) -> ZoneSpec {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }
 

@@ -260,6 +260,7 @@ mod tests {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         set.insert(zone, 1);
         Terrain::new(generator, set)

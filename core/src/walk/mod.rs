@@ -9,12 +9,14 @@
 //!   ([`Walker::check_tiles`]).
 //! - [`grid`]: every movement tile of a rectangle judged at once from the area path
 //!   ([`WalkGrid`]), and the blocks a query touched ([`WalkGrids`]).
+//! - [`difficulty`]: the difficulty of a position ([`Walker::difficulty`]).
 //! - [`find`]: path finding over the movement-tile grid, bounded ([`find::find_path`]).
 //!
 //! The slope is the original's (WALKABILITY.md §3): the largest of the eight finite
 //! differences of the final height (zones included) at 1 m, the diagonals over
 //! `1 * SQRT2`, each an f64 in the original's order of operations.
 
+pub mod difficulty;
 pub mod find;
 pub mod grid;
 pub mod path;
@@ -28,6 +30,7 @@ use crate::{
     zones::Reach,
 };
 
+pub use difficulty::{Difficulty, FALLBACK_TOWNS, Town};
 pub use grid::{BlockStore, Build, GridBlocks, Lattice, WalkGrid, WalkGrids};
 pub use path::PathCheck;
 pub use rule::{BiomeLimits, BiomesError, HYPERSCAPE_WATER, MAX_STEP, WalkRule};
@@ -191,6 +194,30 @@ impl<'a> Walker<'a> {
 
     pub fn terrain(&self) -> &Terrain {
         self.terrain
+    }
+
+    /// The difficulty of `(x, z)` ([`difficulty::difficulty`]) with `towns`, under the
+    /// `hyperscape` rule on the island (its manifest's tiers); `None` under other rules
+    /// and on other worlds. The biome is the world's (the seed's first biome centre's
+    /// type): the original reads it without the starter towns' plains, which only its
+    /// walkability applies.
+    pub fn difficulty(&self, x: f64, z: f64, towns: &[Town]) -> Option<Difficulty> {
+        let (Biomes::Original(first), WalkRule::Hyperscape { limits }) = (&self.biomes, self.rule)
+        else {
+            return None;
+        };
+        let WorldGenerator::Hyperscape(h) = self.terrain.generator() else {
+            return None;
+        };
+        let biome = first.as_str();
+        Some(difficulty::difficulty(
+            h.noise(),
+            towns,
+            biome,
+            limits.difficulty(biome),
+            x,
+            z,
+        ))
     }
 
     /// The final height at `(x, z)`.

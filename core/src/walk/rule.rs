@@ -39,6 +39,19 @@ const BUILTIN_HYPERSCAPE: [(&str, f64); 8] = [
     ("swamp", 0.5),
 ];
 
+/// The same manifest's `difficulty` of each biome: the tier the original's
+/// `getDifficultyAtWorldPosition` starts from.
+const BUILTIN_DIFFICULTY: [(&str, f64); 8] = [
+    ("plains", 0.0),
+    ("forest", 1.0),
+    ("valley", 0.0),
+    ("mountains", 2.0),
+    ("tundra", 3.0),
+    ("desert", 2.0),
+    ("lakes", 0.0),
+    ("swamp", 1.0),
+];
+
 /// Why a biome manifest was refused.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum BiomesError {
@@ -68,12 +81,16 @@ impl BiomesError {
 struct BiomeDoc {
     id: String,
     max_slope: f64,
+    #[serde(default)]
+    difficulty: Option<f64>,
 }
 
 /// Each biome's largest walkable slope (rise over run), by the biome's id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BiomeLimits {
     max_slope: BTreeMap<String, f64>,
+    /// Each biome's difficulty tier, where the manifest gives one.
+    difficulty: BTreeMap<String, f64>,
 }
 
 impl BiomeLimits {
@@ -83,6 +100,10 @@ impl BiomeLimits {
             max_slope: BUILTIN_HYPERSCAPE
                 .iter()
                 .map(|&(id, s)| (id.to_string(), s))
+                .collect(),
+            difficulty: BUILTIN_DIFFICULTY
+                .iter()
+                .map(|&(id, d)| (id.to_string(), d))
                 .collect(),
         }
     }
@@ -95,7 +116,17 @@ impl BiomeLimits {
                 path: e.path().to_string(),
                 message: e.inner().to_string(),
             })?;
-        Self::from_entries(docs.into_iter().map(|d| (d.id, d.max_slope)))
+        let difficulty: BTreeMap<String, f64> = docs
+            .iter()
+            .filter_map(|d| {
+                d.difficulty
+                    .filter(|v| v.is_finite())
+                    .map(|v| (d.id.clone(), v))
+            })
+            .collect();
+        let mut limits = Self::from_entries(docs.into_iter().map(|d| (d.id, d.max_slope)))?;
+        limits.difficulty = difficulty;
+        Ok(limits)
     }
 
     /// The limits of `(id, maxSlope)` entries (a world description's list), checked as
@@ -115,12 +146,21 @@ impl BiomeLimits {
                 return Err(BiomesError::Duplicate { index, id });
             }
         }
-        Ok(BiomeLimits { max_slope })
+        Ok(BiomeLimits {
+            max_slope,
+            difficulty: BTreeMap::new(),
+        })
     }
 
     /// Every biome's limit, sorted by id.
     pub fn entries(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
         self.max_slope.iter().map(|(id, &s)| (id.as_str(), s))
+    }
+
+    /// The difficulty tier of `biome` (the manifest's `difficulty`; 0 where it gives
+    /// none).
+    pub fn difficulty(&self, biome: &str) -> f64 {
+        self.difficulty.get(biome).copied().unwrap_or(0.0)
     }
 
     /// The largest walkable slope of `biome`; a biome the manifest lacks has no limit.

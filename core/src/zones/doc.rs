@@ -16,6 +16,7 @@ use serde::{
 use serde_json::Value;
 use serde_path_to_error::Segment;
 
+use super::mask::TileMask;
 use super::model::{FlatZone, Shape, ZoneError, ZoneHeight, ZoneSpec};
 
 /// The JSON form of a zone, as the API and zone files write it (lowerCamelCase,
@@ -47,6 +48,11 @@ pub struct ZoneDoc {
     /// building); absent, the world's terrain rule decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walkable: Option<bool>,
+    /// The core as whole-metre tiles `[x, z]` (tile `(x, z)` covers `[x, x+1) x
+    /// [z, z+1)`), every one inside the rectangle: a building's footprint. Absent, the
+    /// core is the whole rectangle (or disc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile_mask: Option<Vec<[f64; 2]>>,
 }
 
 impl ZoneDoc {
@@ -99,6 +105,7 @@ impl ZoneDoc {
             carve_inset: self.carve_inset,
             priority: self.priority,
             walkable: self.walkable,
+            tile_mask: self.tile_mask.as_deref().map(TileMask::new).transpose()?,
         })
     }
 
@@ -121,6 +128,12 @@ impl ZoneDoc {
             carve_inset: z.carve_inset,
             priority: z.priority,
             walkable: z.walkable,
+            tile_mask: z.tile_mask.as_ref().map(|m| {
+                m.tiles()
+                    .iter()
+                    .map(|&(x, z)| [x as f64, z as f64])
+                    .collect()
+            }),
         }
     }
 }
@@ -136,7 +149,7 @@ pub(crate) enum DocForm {
 }
 
 /// The keys of a zone, in the order error messages list them.
-const ZONE_KEYS: [&str; 12] = [
+const ZONE_KEYS: [&str; 13] = [
     "id",
     "centerX",
     "centerZ",
@@ -149,9 +162,10 @@ const ZONE_KEYS: [&str; 12] = [
     "carveInset",
     "priority",
     "walkable",
+    "tileMask",
 ];
 /// [`ZONE_KEYS`] and the output-only `revision`.
-const REQUEST_KEYS: [&str; 13] = [
+const REQUEST_KEYS: [&str; 14] = [
     "id",
     "centerX",
     "centerZ",
@@ -164,6 +178,7 @@ const REQUEST_KEYS: [&str; 13] = [
     "carveInset",
     "priority",
     "walkable",
+    "tileMask",
     "revision",
 ];
 
@@ -307,6 +322,8 @@ struct Wire {
     priority: Option<i32>,
     #[serde(default, deserialize_with = "boolean")]
     walkable: Option<bool>,
+    #[serde(default, deserialize_with = "tiles")]
+    tile_mask: Option<Vec<[f64; 2]>>,
     /// Whether the key is present, whatever it holds.
     #[serde(default, deserialize_with = "present")]
     revision: bool,
@@ -333,6 +350,7 @@ impl Wire {
             carve_inset: self.carve_inset.unwrap_or(0.0),
             priority: self.priority.unwrap_or(0),
             walkable: self.walkable,
+            tile_mask: self.tile_mask,
         })
     }
 }
@@ -412,6 +430,49 @@ fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
         Value::Bool(b) => Ok(Some(b)),
         Value::Null => Ok(None),
         v => Err(D::Error::custom(format!("expected true or false, got {v}"))),
+    }
+}
+
+/// A list of `[x, z]` pairs of numbers, or null (absent). Whether they are whole
+/// tile indices, distinct and few enough is the zone's check ([`TileMask::new`]).
+fn tiles<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 2]>>, D::Error> {
+    let v = Value::deserialize(d)?;
+    let items = match v {
+        Value::Null => return Ok(None),
+        Value::Array(items) => items,
+        v => {
+            return Err(D::Error::custom(format!(
+                "expected a list of [x, z] tiles, got {}",
+                brief(&v)
+            )));
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| match item.as_array().map(Vec::as_slice) {
+            Some([x, z]) => match (x.as_f64(), z.as_f64()) {
+                (Some(x), Some(z)) => Ok([x, z]),
+                _ => Err(D::Error::custom(format!(
+                    "tile {k}: expected two numbers [x, z], got {}",
+                    brief(item)
+                ))),
+            },
+            _ => Err(D::Error::custom(format!(
+                "tile {k}: expected [x, z], got {}",
+                brief(item)
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// A value as JSON, cut to a readable length for an error message.
+fn brief(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
     }
 }
 
@@ -517,7 +578,77 @@ mod tests {
             e.to_string(),
             "colour: unknown field (expected one of: id, centerX, centerZ, width, depth, \
              radius, height, heightOffset, blendRadius, carveInset, priority, walkable, \
-             revision)"
+             tileMask, revision)"
+        );
+    }
+
+    #[test]
+    fn tile_masks_are_read_and_their_problems_named() {
+        let rect = r#""centerZ": 0, "width": 4, "depth": 4, "height": 1, "blendRadius": 2"#;
+        let doc = request(&format!(
+            r#"{{"centerX": 0, {rect}, "tileMask": [[-2, -2], [1, 1]]}}"#
+        ))
+        .unwrap();
+        let spec = doc.spec().unwrap();
+        assert_eq!(
+            spec.tile_mask.as_ref().unwrap().tiles(),
+            &[(-2, -2), (1, 1)]
+        );
+        assert!(spec.validate(&Default::default()).is_ok());
+        // Round trip through the stored form.
+        let zone = spec.resolve("b", f64::NAN);
+        let back = ZoneDoc::from_zone(&zone);
+        assert_eq!(back.tile_mask, Some(vec![[-2.0, -2.0], [1.0, 1.0]]));
+        for (mask, reason) in [
+            (r#""tileMask": 5"#, "expected a list of [x, z] tiles, got 5"),
+            (
+                r#""tileMask": [[1, 2, 3]]"#,
+                "tile 0: expected [x, z], got [1,2,3]",
+            ),
+            (
+                r#""tileMask": [[1, "a"]]"#,
+                r#"tile 0: expected two numbers [x, z], got [1,"a"]"#,
+            ),
+        ] {
+            let e = request(&format!(r#"{{"centerX": 0, {rect}, {mask}}}"#)).unwrap_err();
+            assert_eq!(e.field(), Some("tileMask"), "{e}");
+            assert!(e.reason().starts_with(reason), "{e}");
+        }
+        for (mask, needle) in [
+            (r#"[[0.5, 0]]"#, "whole numbers"),
+            (r#"[[0, 0], [0, 0]]"#, "more than once"),
+            (r#"[]"#, "at least one tile"),
+            (r#"[[1e300, 0]]"#, "at most"),
+        ] {
+            let doc = request(&format!(r#"{{"centerX": 0, {rect}, "tileMask": {mask}}}"#)).unwrap();
+            let e = doc.spec().unwrap_err();
+            assert_eq!(e.field(), "tileMask", "{e}");
+            assert!(e.reason().contains(needle), "{e}");
+        }
+        // Outside the rectangle, or on a disc.
+        let doc = request(&format!(
+            r#"{{"centerX": 0, {rect}, "tileMask": [[2, 0]]}}"#
+        ))
+        .unwrap();
+        let e = doc
+            .spec()
+            .unwrap()
+            .validate(&Default::default())
+            .unwrap_err();
+        assert_eq!(e.field(), "tileMask");
+        let disc = r#""centerX": 0, "centerZ": 0, "radius": 4, "height": 1, "blendRadius": 2"#;
+        let doc = request(&format!(r#"{{{disc}, "tileMask": [[0, 0]]}}"#)).unwrap();
+        let e = doc
+            .spec()
+            .unwrap()
+            .validate(&Default::default())
+            .unwrap_err();
+        assert_eq!(
+            (e.field(), e.reason().as_str()),
+            (
+                "tileMask",
+                "needs a rectangle (width and depth), not a radius"
+            )
         );
     }
 
@@ -564,6 +695,7 @@ mod tests {
             carve_inset: 0.25,
             priority: -2,
             walkable: Some(false),
+            tile_mask: Some(vec![[1.0, 2.0]]),
         };
         let json = serde_json::to_value(&full).unwrap();
         assert_eq!(json.as_object().map(|o| o.len()), Some(ZONE_KEYS.len()));

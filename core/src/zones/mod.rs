@@ -11,11 +11,13 @@
 
 pub mod doc;
 pub mod manifest;
+pub mod mask;
 pub mod model;
 pub mod set;
 
 pub use doc::{DocError, ZoneDoc};
 pub use manifest::{ManifestError, NamedZone, parse_zone_file};
+pub use mask::{MAX_MASK_EXTENT, MAX_MASK_TILES, TileMask};
 pub use model::{
     Bounds, FlatZone, Reach, Shape, ZoneError, ZoneHeight, ZoneLimits, ZoneSpec, validate_id,
     validate_zone,

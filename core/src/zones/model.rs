@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::mask::TileMask;
 use crate::quote::{Num, Quoted};
 
 /// Largest accepted length of a zone id.
@@ -28,7 +29,7 @@ pub enum ZoneHeight {
 }
 
 /// A zone as its author describes it, before its height is resolved.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ZoneSpec {
     pub center_x: f64,
     pub center_z: f64,
@@ -43,6 +44,9 @@ pub struct ZoneSpec {
     pub priority: i32,
     /// Movement over the core ([`FlatZone::walkable`]).
     pub walkable: Option<bool>,
+    /// The core as 1 m tiles (a building's footprint) instead of the whole rectangle
+    /// ([`TileMask`]); only with a rectangle, every tile inside it.
+    pub tile_mask: Option<TileMask>,
 }
 
 /// A registered zone with its height resolved.
@@ -61,6 +65,8 @@ pub struct FlatZone {
     /// original's server treats building footprints), `Some(false)` a building that
     /// blocks, `None` the world's terrain rule. Never changes a height.
     pub walkable: Option<bool>,
+    /// The core as 1 m tiles ([`ZoneSpec::tile_mask`]).
+    pub tile_mask: Option<TileMask>,
 }
 
 /// Limits a zone must respect besides its own invariants.
@@ -236,6 +242,15 @@ impl ZoneSpec {
         }
         size("blendRadius", self.blend_radius, limits.max_size, false)?;
         size("carveInset", self.carve_inset, limits.max_size, false)?;
+        if let Some(mask) = &self.tile_mask {
+            let Shape::Rect { width, depth } = self.shape else {
+                return Err(ZoneError::Shape {
+                    field: "tileMask",
+                    reason: "needs a rectangle (width and depth), not a radius",
+                });
+            };
+            mask.check_inside(self.center_x, self.center_z, width / 2.0, depth / 2.0)?;
+        }
         Ok(())
     }
 
@@ -256,6 +271,7 @@ impl ZoneSpec {
             carve_inset: self.carve_inset,
             priority: self.priority,
             walkable: self.walkable,
+            tile_mask: self.tile_mask.clone(),
         }
     }
 }
@@ -306,6 +322,7 @@ impl FlatZone {
             carve_inset: self.carve_inset,
             priority: self.priority,
             walkable: self.walkable,
+            tile_mask: self.tile_mask.clone(),
         }
     }
 
@@ -333,6 +350,9 @@ impl FlatZone {
     /// Chebyshev ring; the radial analogue for circles).
     #[inline]
     pub fn reach(&self, x: f64, z: f64) -> Option<Reach> {
+        if let Some(mask) = &self.tile_mask {
+            return self.mask_reach(mask, x, z);
+        }
         let (dx, dz) = ((x - self.center_x).abs(), (z - self.center_z).abs());
         let br = self.blend_radius;
         match self.shape {
@@ -372,11 +392,44 @@ impl FlatZone {
         }
     }
 
+    /// How a masked zone reaches `(x, z)`: core on a mask tile (with the rectangle's
+    /// core distance), blend by the distance to the nearest mask tile (see
+    /// [`TileMask`]); the rectangle itself is not tested.
+    fn mask_reach(&self, mask: &TileMask, x: f64, z: f64) -> Option<Reach> {
+        if mask.covers(x, z) {
+            let (hw, hd) = self.half_extents();
+            let cx = if hw > 0.0 {
+                (x - self.center_x).abs() / hw
+            } else {
+                0.0
+            };
+            let cz = if hd > 0.0 {
+                (z - self.center_z).abs() / hd
+            } else {
+                0.0
+            };
+            return Some(Reach::Core {
+                distance: f64::max(cx, cz),
+            });
+        }
+        let r = self.blend_radius;
+        if r <= 0.0 {
+            return None;
+        }
+        let d = mask.distance_within(x, z, r)?;
+        Some(Reach::Blend { factor: d / r })
+    }
+
     /// True when `(x, z)` lies inside the core shrunk by `carve_inset` (and that shrunk
-    /// core is not empty): mesh cells with four such corners are carved.
+    /// core is not empty): mesh cells with four such corners are carved. For a masked
+    /// zone the core is its footprint: every tile within `carve_inset` of the point
+    /// (the open square) must be a mask tile.
     pub fn carves(&self, x: f64, z: f64) -> bool {
         if self.carve_inset <= 0.0 {
             return false;
+        }
+        if let Some(mask) = &self.tile_mask {
+            return mask.holds_inset(x, z, self.carve_inset);
         }
         let (dx, dz) = ((x - self.center_x).abs(), (z - self.center_z).abs());
         match self.shape {
@@ -452,6 +505,7 @@ mod tests {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let e = spec.validate(&ZoneLimits::default()).unwrap_err();
         assert_eq!(

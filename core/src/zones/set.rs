@@ -612,6 +612,7 @@ mod tests {
             carve_inset: 0.0,
             priority,
             walkable: None,
+            tile_mask: None,
         }
     }
 

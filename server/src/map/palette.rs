@@ -409,6 +409,7 @@ mod tests {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         t.zones_mut().insert(zone, 1);
         // ... and after: a high dry pad shows its bare surface, never water or leaves.
@@ -454,6 +455,7 @@ mod tests {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         t.zones_mut().insert(zone, 1);
         for step in [0.25, 1.0, 2.0, 8.0] {

@@ -253,6 +253,7 @@ mod tests {
                 carve_inset: 0.0,
                 priority: 0,
                 walkable: None,
+                tile_mask: None,
             },
         }
     }

@@ -244,6 +244,7 @@ mod tests {
             carve_inset: 0.0,
             priority: -4,
             walkable: None,
+            tile_mask: None,
         };
         assert_eq!(decode_zone(&encode_zone(&zone).unwrap()), Ok(zone.clone()));
         let mutation = Mutation {

@@ -332,6 +332,7 @@ mod tests {
             carve_inset: 0.5,
             priority: 1,
             walkable: None,
+            tile_mask: None,
         }
     }
 

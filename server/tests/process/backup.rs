@@ -305,6 +305,7 @@ fn a_store_holding_a_zone_the_api_would_refuse_stops_the_start() {
             carve_inset: 0.0,
             priority: 0,
             walkable: None,
+            tile_mask: None,
         };
         let mutation = Mutation {
             kind: MutationKind::Registered,

@@ -309,7 +309,7 @@ async fn errors_are_typed() {
             "z",
             &ZoneSpec {
                 blend_radius: -1.0,
-                ..spec
+                ..spec.clone()
             },
         )
         .await
@@ -329,7 +329,7 @@ async fn errors_are_typed() {
             "z",
             &ZoneSpec {
                 blend_radius: -1.0,
-                ..spec
+                ..spec.clone()
             },
         )
         .await

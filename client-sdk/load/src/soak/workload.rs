@@ -135,6 +135,7 @@ fn zone_spec(i: usize, offset: f64) -> ZoneSpec {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     }
 }
 

@@ -397,6 +397,7 @@ fn station_zone(
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     };
     named(WORLD_AREAS, &s.path, id, spec).map(Some)
 }
@@ -420,6 +421,7 @@ fn area_flat_zone(z: &Obj) -> Result<NamedZone, ManifestError> {
         carve_inset: 0.0,
         priority: 0,
         walkable: None,
+        tile_mask: None,
     };
     named(WORLD_AREAS, &z.path, z.str("id")?.to_string(), spec)
 }

@@ -30,6 +30,7 @@ pub fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
         carve_inset: zone.carve_inset,
         priority: zone.priority,
         walkable: zone.walkable,
+        tile_mask: None,
     }
 }
 
