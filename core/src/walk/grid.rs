@@ -46,7 +46,7 @@ impl WalkGrid {
     }
 
     /// The height at tile `(ix, iz)`'s centre, when the grid keeps heights (rules that
-    /// judge steps) and the tile is inside.
+    /// judge steps, or [`Walker::grid_with_heights`]) and the tile is inside.
     pub fn height(&self, ix: i64, iz: i64) -> Option<f64> {
         let (i, j) = (ix.checked_sub(self.x0)?, iz.checked_sub(self.z0)?);
         if i < 0 || j < 0 || i as usize >= self.w || j as usize >= self.d {
@@ -66,6 +66,17 @@ impl WalkGrid {
 impl Walker<'_> {
     /// The grid of the `w x d` movement tiles (1 m) from tile `(x0, z0)`.
     pub fn grid(&self, x0: i64, z0: i64, w: usize, d: usize) -> WalkGrid {
+        self.grid_keeping(x0, z0, w, d, self.judges_steps())
+    }
+
+    /// [`Walker::grid`] keeping every tile's centre height whatever the rule
+    /// ([`WalkGrid::height`]): the final heights its judgement read, the point path's
+    /// bits, for a client that caches heights at tile centres beside the judgements.
+    pub fn grid_with_heights(&self, x0: i64, z0: i64, w: usize, d: usize) -> WalkGrid {
+        self.grid_keeping(x0, z0, w, d, true)
+    }
+
+    fn grid_keeping(&self, x0: i64, z0: i64, w: usize, d: usize, keep: bool) -> WalkGrid {
         let centres = |o: i64, n: usize| -> Vec<f64> {
             (0..n as i64 + 2)
                 .map(|i| (o - 1 + i) as f64 + 0.5)
@@ -77,11 +88,10 @@ impl Walker<'_> {
         let stride = xs.len();
         let h = |i: usize, j: usize| heights[j * stride + i];
         let mut cells = Vec::with_capacity(w * d);
-        let steps = self.judges_steps();
-        let mut kept = Vec::with_capacity(if steps { w * d } else { 0 });
+        let mut kept = Vec::with_capacity(if keep { w * d } else { 0 });
         for (j, &z) in zs.iter().enumerate().take(d + 1).skip(1) {
             for (i, &x) in xs.iter().enumerate().take(w + 1).skip(1) {
-                if steps {
+                if keep {
                     kept.push(h(i, j));
                 }
                 if let Some(judged) = self.zone_judgement(x, z) {
@@ -649,11 +659,20 @@ mod tests {
                 let walker = Walker::new(&t, &rule);
                 // Across the zone, the coast and the town block's edge.
                 let grid = walker.grid(-40, -60, 90, 70);
+                let kept = walker.grid_with_heights(-40, -60, 90, 70);
+                assert_eq!(grid.get(0, 0), kept.get(0, 0));
                 let mut kinds = [0usize; 4];
                 for iz in -60..10 {
                     for ix in -40..50 {
-                        let want = walker.blocked(ix as f64 + 0.5, iz as f64 + 0.5);
+                        let (x, z) = (ix as f64 + 0.5, iz as f64 + 0.5);
+                        let want = walker.blocked(x, z);
                         assert_eq!(grid.get(ix, iz), Some(want), "{rule:?} ({ix}, {iz})");
+                        assert_eq!(kept.get(ix, iz), Some(want), "{rule:?} ({ix}, {iz})");
+                        assert_eq!(
+                            kept.height(ix, iz).map(f64::to_bits),
+                            Some(t.height(x, z).to_bits()),
+                            "height at ({x}, {z})"
+                        );
                         kinds[match want {
                             None => 0,
                             Some(Reason::Water) => 1,

@@ -169,7 +169,7 @@ impl<'a> Walker<'a> {
             },
             _ => Biomes::None,
         };
-        let zone_rules = terrain.zones().iter().any(|(z, _)| z.walkable.is_some());
+        let zone_rules = terrain.zones().any_walkable();
         Walker {
             terrain,
             rule,

@@ -220,6 +220,9 @@ pub struct ZoneSet {
     levels: [Level; LEVELS],
     /// Zones listed above level 0: when none, a lookup reads level 0 only.
     upper: usize,
+    /// Zones that carry `walkable`: when none, a walker judges by the terrain rule
+    /// alone without looking zones up ([`ZoneSet::any_walkable`]).
+    walkable: usize,
 }
 
 impl ZoneSet {
@@ -234,6 +237,7 @@ impl ZoneSet {
             by_revision: BTreeMap::new(),
             levels: Default::default(),
             upper: 0,
+            walkable: 0,
         }
     }
 
@@ -247,6 +251,11 @@ impl ZoneSet {
 
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
+    }
+
+    /// Whether some zone carries `walkable` (kept as zones come and go: O(1)).
+    pub fn any_walkable(&self) -> bool {
+        self.walkable > 0
     }
 
     /// The number of (cell, zone) entries in the index, over all levels: at most
@@ -342,6 +351,9 @@ impl ZoneSet {
         if level > 0 {
             self.upper += 1;
         }
+        if zone.walkable.is_some() {
+            self.walkable += 1;
+        }
         self.by_id.insert(zone.id.clone(), slot);
         self.by_revision.insert(revision, slot);
         let outer = zone.outer_bounds();
@@ -377,6 +389,9 @@ impl ZoneSet {
         }
         if level > 0 {
             self.upper -= 1;
+        }
+        if entry.zone.walkable.is_some() {
+            self.walkable -= 1;
         }
         self.by_revision.remove(&entry.revision);
         self.free.push(slot);
@@ -644,6 +659,32 @@ mod tests {
             out.push(zone(&format!("z{i}"), x, z, size, blend, i % 5));
         }
         out
+    }
+
+    /// `any_walkable` follows the zones that carry `walkable` through insertions,
+    /// replacements and removals.
+    #[test]
+    fn any_walkable_counts_the_zones_that_carry_it() {
+        let mut set = ZoneSet::new(Overlap::Hyperscape, 100.0);
+        assert!(!set.any_walkable());
+        set.insert(zone("a", 0.0, 0.0, 10.0, 2.0, 0), 1);
+        assert!(!set.any_walkable());
+        let floor = |id: &str, w| FlatZone {
+            walkable: Some(w),
+            ..zone(id, 50.0, 0.0, 10.0, 2.0, 0)
+        };
+        set.insert(floor("b", true), 2);
+        set.insert(floor("c", false), 3);
+        assert!(set.any_walkable());
+        set.remove("b");
+        assert!(set.any_walkable());
+        // Replaced by a zone without it, then the last one removed.
+        set.insert(zone("c", 50.0, 0.0, 10.0, 2.0, 0), 4);
+        assert!(!set.any_walkable());
+        set.insert(floor("d", true), 5);
+        set.remove("d");
+        assert!(!set.any_walkable());
+        assert_eq!(set.len(), 2);
     }
 
     /// Whatever level a zone is listed in, a point sees exactly the zones whose
