@@ -92,5 +92,6 @@ mod zones_errors;
 mod zones_grpc;
 mod zones_http;
 mod zones_large;
+mod zones_mask;
 mod zones_persistence;
 mod zones_startup;

@@ -22,7 +22,7 @@ use axum::{
     http::HeaderMap,
 };
 use serde::Serialize;
-use terrain_core::zones::ZoneDoc;
+use terrain_core::zones::{MAX_MASK_TILES, ZoneDoc};
 
 use super::{
     body, body_rejection,
@@ -35,8 +35,10 @@ use crate::{
     world::Outcome,
 };
 
-/// Zone bodies are small; anything larger is refused before it is read.
-pub const BODY_LIMIT: usize = 64 * 1024;
+/// The largest zone body: the largest legal tile mask ([`MAX_MASK_TILES`] tiles of
+/// `[x, z]` whole numbers, at most 26 bytes each as `[-1000000000,-1000000000],`)
+/// plus the rest of a zone; anything larger is refused before it is read.
+pub const BODY_LIMIT: usize = MAX_MASK_TILES * 26 + 64 * 1024;
 
 /// A zone in an answer: its JSON form plus the revision that registered it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
