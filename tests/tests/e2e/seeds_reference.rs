@@ -43,8 +43,8 @@ fn worlds(c: &mut terrain_server::Config) {
     c.worlds = SEEDS
         .iter()
         .flat_map(|&s| {
-            let plain = WorldConfig::new(&format!("h{s}"), GeneratorKind::Hyperscape, s);
-            let mut original = WorldConfig::new(&format!("w{s}"), GeneratorKind::Hyperscape, s);
+            let plain = WorldConfig::new(format!("h{s}"), GeneratorKind::Hyperscape, s);
+            let mut original = WorldConfig::new(format!("w{s}"), GeneratorKind::Hyperscape, s);
             original.overlap = Overlap::Hyperscape;
             original.zone_files = vec![ZoneFile::Path(data(&format!("flat_zones_seed{s}.json")))];
             [plain, original]
