@@ -39,7 +39,7 @@ use terrain_proto::v1 as pb;
 
 pub use events::{Area, MutationKind, TileEvent};
 pub use lifecycle::{Ring, Step, TileChange, TileSets, TileTransition, Viewer};
-pub use query::{HeightMode, ZoneAnswer, ZoneEntry, ZoneList};
+pub use query::{HeightMode, ZoneAnswer, ZoneEntry, ZoneList, mask_from_proto, mask_to_proto};
 pub use terrain_core::{Tile, TileRect};
 pub use tiles::{ChangedTiles, TILE_LIST_MAX};
 pub use worlds::{

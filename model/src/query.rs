@@ -5,7 +5,10 @@
 
 use std::str::FromStr;
 
-use terrain_core::{FlatZone, zones::Shape};
+use terrain_core::{
+    FlatZone,
+    zones::{Shape, TileMask},
+};
 use terrain_proto::v1 as pb;
 
 use crate::FieldError;
@@ -40,8 +43,41 @@ impl From<&ZoneEntry> for pb::FlatZone {
             priority: z.priority,
             revision: entry.revision,
             walkable: z.walkable,
+            tile_mask: mask_to_proto(z.tile_mask.as_ref()),
         }
     }
+}
+
+/// A tile mask in protobuf's flattened form, `x0, z0, x1, z1, ...` (empty: none).
+/// Tile indices are at most 1e9 in magnitude (checked when the mask was built), so
+/// they fit an `i32`.
+pub fn mask_to_proto(mask: Option<&TileMask>) -> Vec<i32> {
+    mask.map_or_else(Vec::new, |m| {
+        m.tiles()
+            .iter()
+            .flat_map(|&(x, z)| [x as i32, z as i32])
+            .collect()
+    })
+}
+
+/// The `[x, z]` tiles of a flattened protobuf mask (field `tileMask`): `None` when
+/// empty, refused when its length is odd. Whether the tiles make a valid mask is the
+/// zone's check.
+pub fn mask_from_proto(flat: &[i32]) -> Result<Option<Vec<[i64; 2]>>, FieldError> {
+    if flat.is_empty() {
+        return Ok(None);
+    }
+    if !flat.len().is_multiple_of(2) {
+        return Err(FieldError::new(
+            "tileMask",
+            format!("holds {} numbers: tiles come in x, z pairs", flat.len()),
+        ));
+    }
+    Ok(Some(
+        flat.chunks_exact(2)
+            .map(|p| [i64::from(p[0]), i64::from(p[1])])
+            .collect(),
+    ))
 }
 
 impl TryFrom<pb::FlatZone> for ZoneEntry {
@@ -74,7 +110,13 @@ impl TryFrom<pb::FlatZone> for ZoneEntry {
                 carve_inset: z.carve_inset,
                 priority: z.priority,
                 walkable: z.walkable,
-                tile_mask: None,
+                tile_mask: match mask_from_proto(&z.tile_mask)? {
+                    None => None,
+                    Some(tiles) => Some(
+                        TileMask::new(&tiles)
+                            .map_err(|e| FieldError::new(e.field(), e.reason()))?,
+                    ),
+                },
             },
             revision: z.revision,
         })

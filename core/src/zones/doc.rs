@@ -16,7 +16,7 @@ use serde::{
 use serde_json::Value;
 use serde_path_to_error::Segment;
 
-use super::mask::TileMask;
+use super::mask::{MAX_TILE_INDEX, TileMask};
 use super::model::{FlatZone, Shape, ZoneError, ZoneHeight, ZoneSpec};
 
 /// The JSON form of a zone, as the API and zone files write it (lowerCamelCase,
@@ -52,7 +52,7 @@ pub struct ZoneDoc {
     /// [z, z+1)`), every one inside the rectangle: a building's footprint. Absent, the
     /// core is the whole rectangle (or disc).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tile_mask: Option<Vec<[f64; 2]>>,
+    pub tile_mask: Option<Vec<[i64; 2]>>,
 }
 
 impl ZoneDoc {
@@ -128,12 +128,10 @@ impl ZoneDoc {
             carve_inset: z.carve_inset,
             priority: z.priority,
             walkable: z.walkable,
-            tile_mask: z.tile_mask.as_ref().map(|m| {
-                m.tiles()
-                    .iter()
-                    .map(|&(x, z)| [x as f64, z as f64])
-                    .collect()
-            }),
+            tile_mask: z
+                .tile_mask
+                .as_ref()
+                .map(|m| m.tiles().iter().map(|&(x, z)| [x, z]).collect()),
         }
     }
 }
@@ -323,7 +321,7 @@ struct Wire {
     #[serde(default, deserialize_with = "boolean")]
     walkable: Option<bool>,
     #[serde(default, deserialize_with = "tiles")]
-    tile_mask: Option<Vec<[f64; 2]>>,
+    tile_mask: Option<Vec<[i64; 2]>>,
     /// Whether the key is present, whatever it holds.
     #[serde(default, deserialize_with = "present")]
     revision: bool,
@@ -433,9 +431,9 @@ fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     }
 }
 
-/// A list of `[x, z]` pairs of numbers, or null (absent). Whether they are whole
-/// tile indices, distinct and few enough is the zone's check ([`TileMask::new`]).
-fn tiles<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 2]>>, D::Error> {
+/// A list of `[x, z]` whole tile indices, or null (absent). Whether they are distinct,
+/// few enough and inside the zone is the zone's check ([`TileMask::new`]).
+fn tiles<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[i64; 2]>>, D::Error> {
     let v = Value::deserialize(d)?;
     let items = match v {
         Value::Null => return Ok(None),
@@ -447,17 +445,30 @@ fn tiles<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 2]>>, D::Er
             )));
         }
     };
+    let index = |k: usize, v: &Value| -> Result<i64, D::Error> {
+        let n = v.as_f64().ok_or_else(|| {
+            D::Error::custom(format!(
+                "tile {k}: expected two numbers [x, z], got {}",
+                brief(v)
+            ))
+        })?;
+        if n.fract() != 0.0 {
+            return Err(D::Error::custom(format!(
+                "tile {k}: tile indices must be whole numbers (tile (x, z) covers [x, x+1) x [z, z+1)), got {n}"
+            )));
+        }
+        if n.abs() > MAX_TILE_INDEX {
+            return Err(D::Error::custom(format!(
+                "tile {k}: must be at most {MAX_TILE_INDEX} in magnitude (got {n})"
+            )));
+        }
+        Ok(n as i64)
+    };
     items
         .iter()
         .enumerate()
         .map(|(k, item)| match item.as_array().map(Vec::as_slice) {
-            Some([x, z]) => match (x.as_f64(), z.as_f64()) {
-                (Some(x), Some(z)) => Ok([x, z]),
-                _ => Err(D::Error::custom(format!(
-                    "tile {k}: expected two numbers [x, z], got {}",
-                    brief(item)
-                ))),
-            },
+            Some([x, z]) => Ok([index(k, x)?, index(k, z)?]),
             _ => Err(D::Error::custom(format!(
                 "tile {k}: expected [x, z], got {}",
                 brief(item)
@@ -598,7 +609,11 @@ mod tests {
         // Round trip through the stored form.
         let zone = spec.resolve("b", f64::NAN);
         let back = ZoneDoc::from_zone(&zone);
-        assert_eq!(back.tile_mask, Some(vec![[-2.0, -2.0], [1.0, 1.0]]));
+        assert_eq!(back.tile_mask, Some(vec![[-2, -2], [1, 1]]));
+        assert_eq!(
+            serde_json::to_value(&back).unwrap()["tileMask"],
+            serde_json::json!([[-2, -2], [1, 1]])
+        );
         for (mask, reason) in [
             (r#""tileMask": 5"#, "expected a list of [x, z] tiles, got 5"),
             (
@@ -607,18 +622,21 @@ mod tests {
             ),
             (
                 r#""tileMask": [[1, "a"]]"#,
-                r#"tile 0: expected two numbers [x, z], got [1,"a"]"#,
+                r#"tile 0: expected two numbers [x, z], got "a""#,
             ),
+            (
+                r#""tileMask": [[0.5, 0]]"#,
+                "tile 0: tile indices must be whole numbers",
+            ),
+            (r#""tileMask": [[1e300, 0]]"#, "tile 0: must be at most"),
         ] {
             let e = request(&format!(r#"{{"centerX": 0, {rect}, {mask}}}"#)).unwrap_err();
             assert_eq!(e.field(), Some("tileMask"), "{e}");
             assert!(e.reason().starts_with(reason), "{e}");
         }
         for (mask, needle) in [
-            (r#"[[0.5, 0]]"#, "whole numbers"),
             (r#"[[0, 0], [0, 0]]"#, "more than once"),
             (r#"[]"#, "at least one tile"),
-            (r#"[[1e300, 0]]"#, "at most"),
         ] {
             let doc = request(&format!(r#"{{"centerX": 0, {rect}, "tileMask": {mask}}}"#)).unwrap();
             let e = doc.spec().unwrap_err();
@@ -695,7 +713,7 @@ mod tests {
             carve_inset: 0.25,
             priority: -2,
             walkable: Some(false),
-            tile_mask: Some(vec![[1.0, 2.0]]),
+            tile_mask: Some(vec![[1, 2]]),
         };
         let json = serde_json::to_value(&full).unwrap();
         assert_eq!(json.as_object().map(|o| o.len()), Some(ZONE_KEYS.len()));

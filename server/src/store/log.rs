@@ -95,6 +95,9 @@ pub enum LogError {
     /// The log was closed (the server is shutting down).
     #[error("zone log: closed (shutting down)")]
     Closed,
+    /// The record is larger than the log takes (NATS `max_payload`): not stored.
+    #[error("zone log: a record of {bytes} bytes is over the log's limit of {max}")]
+    TooLarge { bytes: usize, max: usize },
     /// A request to the log or the feed failed; following starts again.
     #[error("zone log {log}: {reason}")]
     Failed { log: String, reason: String },
@@ -111,6 +114,7 @@ impl ServiceError for LogError {
     fn error_code(&self) -> ErrorCode {
         match self {
             LogError::Conflict(_) => ErrorCode::Aborted,
+            LogError::TooLarge { .. } => ErrorCode::InvalidArgument,
             LogError::Unreachable(_) | LogError::NotAcknowledged(_) | LogError::Closed => {
                 ErrorCode::Unavailable
             }

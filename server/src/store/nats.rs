@@ -82,6 +82,10 @@ pub enum NatsError {
     /// A zone does not serialise: nothing was sent.
     #[error("nats: {0}")]
     Encode(String),
+    /// A zone's record is larger than the NATS server's `max_payload`: nothing was
+    /// sent.
+    #[error("nats: zone record of {bytes} bytes over the server's max_payload of {max}")]
+    TooLarge { bytes: usize, max: usize },
     /// A message in the bucket does not parse: something else wrote it.
     #[error("nats bucket {bucket}: message {revision}: {reason}")]
     Corrupt {
@@ -90,6 +94,10 @@ pub enum NatsError {
         reason: String,
     },
 }
+
+/// Room for a record's headers (expected sequence, message id, operation) within the
+/// server's `max_payload`.
+const RECORD_HEADERS: usize = 256;
 
 /// A connection to the NATS servers of one server process.
 #[derive(Debug, Clone)]
@@ -265,6 +273,15 @@ impl Bucket {
             }
             Write::Delete(id) => (id.as_str(), Bytes::new(), true),
         };
+        // A record over the server's limit would be refused by it; say why instead (a
+        // zone with a large tile mask can be: about 14 bytes a tile).
+        let max = self.store.client.server_info().max_payload;
+        if max > 0 && payload.len() + RECORD_HEADERS > max {
+            return Err(NatsError::TooLarge {
+                bytes: payload.len(),
+                max,
+            });
+        }
         let subject = format!("{}{}", self.subject_prefix, key_of(id));
         let mut headers = HeaderMap::new();
         headers.insert(
@@ -381,6 +398,7 @@ impl NatsError {
             NatsError::Conflict(id) => LogError::Conflict(id),
             NatsError::Unreachable(what) => LogError::Unreachable(what),
             NatsError::NotAcknowledged(reason) => LogError::NotAcknowledged(reason),
+            NatsError::TooLarge { bytes, max } => LogError::TooLarge { bytes, max },
             NatsError::Corrupt {
                 bucket,
                 revision,

@@ -59,6 +59,14 @@ pub enum RegistryError {
     /// The log did not acknowledge the proposal.
     #[error("zone store (NATS) did not acknowledge the change; try again")]
     NotAcknowledged,
+    /// The zone's record is larger than the shared log takes (`INVALID_ARGUMENT`,
+    /// field `tileMask`: only a large tile mask makes a record this large).
+    #[error(
+        "tileMask: the zone's record is {bytes} bytes, over the NATS server's max_payload \
+         of {max} bytes (the largest legal mask needs up to 2 MiB: raise max_payload, or \
+         register a smaller mask)"
+    )]
+    TooLarge { bytes: usize, max: usize },
     /// After a lost race, this server did not catch up with the log in time.
     #[error("zone store: this replica is behind; try again")]
     Behind,
@@ -81,6 +89,7 @@ impl RegistryError {
             LogError::Closed => RegistryError::ShuttingDown("the zone store is closed"),
             LogError::Unreachable(_) => RegistryError::Unreachable,
             LogError::NotAcknowledged(_) => RegistryError::NotAcknowledged,
+            LogError::TooLarge { bytes, max } => RegistryError::TooLarge { bytes, max },
             LogError::Conflict(_) => RegistryError::Contended,
             other @ (LogError::Failed { .. } | LogError::Poison { .. }) => {
                 RegistryError::Internal(other.to_string())
@@ -92,7 +101,9 @@ impl RegistryError {
 impl ServiceError for RegistryError {
     fn error_code(&self) -> ErrorCode {
         match self {
-            RegistryError::Zone(_) | RegistryError::IdMismatch { .. } => ErrorCode::InvalidArgument,
+            RegistryError::Zone(_)
+            | RegistryError::IdMismatch { .. }
+            | RegistryError::TooLarge { .. } => ErrorCode::InvalidArgument,
             RegistryError::UnknownZone { .. } => ErrorCode::NotFound,
             RegistryError::Full { .. } => ErrorCode::ResourceExhausted,
             RegistryError::Contended => ErrorCode::Aborted,
@@ -110,6 +121,7 @@ impl ServiceError for RegistryError {
             RegistryError::Zone(e) => Some(e.field()),
             RegistryError::IdMismatch { .. } | RegistryError::UnknownZone { .. } => Some("id"),
             RegistryError::Full { .. } => Some("zones"),
+            RegistryError::TooLarge { .. } => Some("tileMask"),
             _ => None,
         }
     }

@@ -180,3 +180,66 @@ async fn concurrent_writes_of_one_zone_are_decided_by_compare_and_swap() {
         r.stop();
     }
 }
+
+/// A tile-mask zone travels through the shared log to every replica; one whose record
+/// exceeds the NATS server's `max_payload` (1 MiB by default) is refused at once as
+/// `400 INVALID_ARGUMENT` naming `tileMask`, with nothing written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(nats_server),
+    ignore = "needs nats-server: set TERRAIN_TEST_NATS_SERVER"
+)]
+async fn masks_reach_every_replica_and_one_over_the_log_s_limit_is_refused() {
+    let bin = nats_binary();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let nats = Nats::single(&bin, &dir.path().join("nats"));
+    let url = nats.url();
+    let a = replica(&url, "t", 1, &dir.path().join("a"));
+    let b = replica(&url, "t", 1, &dir.path().join("b"));
+    for r in [&a, &b] {
+        wait_ready(r.addr, 200);
+    }
+    let mask = |x0: i64, n: i64, z0: i64, m: i64| -> String {
+        let tiles: Vec<String> = (x0..x0 + n)
+            .flat_map(|x| (z0..z0 + m).map(move |z| format!("[{x},{z}]")))
+            .collect();
+        tiles.join(",")
+    };
+    // A building: 12 x 8 tiles.
+    let body = format!(
+        r#"{{"centerX": -40, "centerZ": 10, "width": 16, "depth": 12, "height": 30, "blendRadius": 5, "tileMask": [{}]}}"#,
+        mask(-46, 12, 6, 8)
+    );
+    let answer = put_zone(a.addr, "hall", &body);
+    let revision = answer["revision"].as_u64().unwrap();
+    for _ in 0..300 {
+        if scale::revision(b.addr) >= revision {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let zone = common::get_json(b.addr, "/v1/worlds/main/flat-zones/hall");
+    assert_eq!(
+        zone["zone"]["tileMask"].as_array().unwrap().len(),
+        96,
+        "{zone}"
+    );
+    // 65,536 tiles far from the origin: about 1.3 MB of JSON, over 1 MiB.
+    let before = scale::revision(a.addr);
+    let body = format!(
+        r#"{{"centerX": 100128, "centerZ": 100128, "width": 260, "depth": 260, "height": 30, "blendRadius": 5, "tileMask": [{}]}}"#,
+        mask(100_000, 256, 100_000, 256)
+    );
+    assert!(body.len() > 1 << 20, "{} bytes", body.len());
+    let (status, error) = call(a.addr, "PUT", "/v1/worlds/main/flat-zones/huge", &body);
+    assert_eq!(status, 400, "{error}");
+    assert_eq!(error["error"]["field"], "tileMask", "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_payload"),
+        "{error}"
+    );
+    assert_eq!(scale::revision(a.addr), before, "nothing was written");
+}

@@ -75,9 +75,8 @@ async fn terrain_info_and_path_checks_match_the_original_s_tables() {
     assert_eq!(answers.len(), 2000);
     for (row, got) in rows.iter().zip(answers) {
         let at = format!("({}, {})", row[0], row[1]);
-        // The generator matches the original's heights within a few units in the last
-        // place (core/tests/walk_reference.rs): heights and slopes within 1e-12.
-        let close = |got: &Value, want: &str| (got.as_f64().unwrap() - f(want)).abs() <= 1e-12;
+        // Heights and slopes bit for bit (core/tests/walk_reference.rs).
+        let close = |got: &Value, want: &str| got.as_f64().unwrap().to_bits() == f(want).to_bits();
         assert!(close(&got["height"], &row[2]), "height {at}: {got}");
         assert_eq!(got["biome"], row[3].as_str(), "biome {at}");
         assert!(close(&got["slope"], &row[4]), "slope {at}: {got}");

@@ -15,9 +15,11 @@ use crate::{
 };
 
 /// The zone a request describes, as the HTTP body would (without `id`, which the
-/// caller takes from the message; `revision` is output-only and ignored).
-pub fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
-    ZoneDoc {
+/// caller takes from the message; `revision` is output-only and ignored), or why its
+/// flattened tile mask cannot be read (field `tileMask`).
+pub fn zone_doc(zone: &pb::FlatZone) -> Result<ZoneDoc, ApiError> {
+    let tile_mask = terrain_model::mask_from_proto(&zone.tile_mask)?;
+    Ok(ZoneDoc {
         id: None,
         center_x: zone.center_x,
         center_z: zone.center_z,
@@ -30,8 +32,8 @@ pub fn zone_doc(zone: &pb::FlatZone) -> ZoneDoc {
         carve_inset: zone.carve_inset,
         priority: zone.priority,
         walkable: zone.walkable,
-        tile_mask: None,
-    }
+        tile_mask,
+    })
 }
 
 fn tile_keys(outcome: &Outcome) -> Vec<pb::TileKey> {
@@ -53,7 +55,7 @@ pub async fn register(
     let zone = request
         .zone
         .ok_or_else(|| ApiError::invalid("zone", "missing (required)"))?;
-    let outcome = world.register_doc(&zone.id, &zone_doc(&zone)).await?;
+    let outcome = world.register_doc(&zone.id, &zone_doc(&zone)?).await?;
     let entry = ZoneEntry {
         zone: outcome.zone.clone(),
         revision: outcome.zone_revision,

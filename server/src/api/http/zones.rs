@@ -22,7 +22,7 @@ use axum::{
     http::HeaderMap,
 };
 use serde::Serialize;
-use terrain_core::zones::ZoneDoc;
+use terrain_core::zones::{MAX_MASK_TILES, ZoneDoc};
 
 use super::{
     body, body_rejection,
@@ -35,8 +35,10 @@ use crate::{
     world::Outcome,
 };
 
-/// Zone bodies are small; anything larger is refused before it is read.
-pub const BODY_LIMIT: usize = 64 * 1024;
+/// The largest zone body: the largest legal tile mask ([`MAX_MASK_TILES`] tiles of
+/// `[x, z]` whole numbers, at most 26 bytes each as `[-1000000000,-1000000000],`)
+/// plus the rest of a zone; anything larger is refused before it is read.
+pub const BODY_LIMIT: usize = MAX_MASK_TILES * 26 + 64 * 1024;
 
 /// A zone in an answer: its JSON form plus the revision that registered it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -84,10 +86,11 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
     tag = "zones",
     description = "Registers (or replaces) a flat zone. The body is a zone: `centerX`, `centerZ`, \
         `width` and `depth` or `radius`, `height` or `heightOffset`, `blendRadius`, and optionally \
-        `carveInset`, `priority`; `id` (equal to the path's) and `revision` are accepted, so a zone \
-        read from the API can be sent back as it is.",
+        `carveInset`, `priority`, `walkable` and `tileMask` (a building footprint of whole-metre \
+        tiles inside the rectangle); `id` (equal to the path's) and `revision` are accepted, so a \
+        zone read from the API can be sent back as it is.",
     params(
-        ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
+        ("id" = String, Path, description = "Zone id: 1 to 128 of `[A-Za-z0-9_.:-]`, not `.` or `..`"),
     ),
     request_body(content = ref("#/components/schemas/ZoneRequest"), content_type = "application/json"),
     security((), ("admin" = [])),
