@@ -135,6 +135,16 @@ export declare class LocalTerrain {
   /** The id of the flat zone deciding the height at (x, z), or null. */
   zoneAt(x: number, z: number): string | null;
   /**
+   * The walkability of the `width x depth` movement tiles (1 m) from tile
+   * `(minTileX, minTileZ)`: one byte a tile, rows of `width` tiles with z rising; flags
+   * 1 walkable, 2 water, 4 steep, 8 the centre lies in a zone's core. Each tile is
+   * judged at its centre `(tx + 0.5, tz + 0.5)` by the world's walkability rule, as
+   * `terrainInfo` there (and the Hyperscape adapter's `isPositionWalkable`) judges it.
+   * Blocks of 64 x 64 tiles read often are kept (src/tiles.ts), dropped exactly where
+   * a zone changes. At most 16,777,216 tiles; bad arguments throw naming them.
+   */
+  walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array;
+  /**
    * Resolves once the replica reflects `revision` or later, with the revision reached.
    * Rejects when the replica stopped following or was closed, or once `timeoutMs`
    * (default 30,000; 1 to 3,600,000) passed without reaching it (the error gives the

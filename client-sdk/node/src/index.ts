@@ -30,3 +30,6 @@ export { Code } from "@connectrpc/connect";
 export * as pb from "./gen/terrain/v1/terrain_pb";
 export * as events from "./gen/terrain/v1/events_pb";
 export * as lifecycle from "./gen/terrain/v1/lifecycle_pb";
+// - `HyperscapeTerrain`: the Hyperscape game's `TerrainSystem` API over the replica (also
+//   `terrain-client/hyperscape`).
+export { HyperscapeTerrain } from "./hyperscape";

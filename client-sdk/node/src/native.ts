@@ -9,19 +9,40 @@
 //   over (src/surface.ts), with no call into the addon for a kept tile. For that,
 //   `LocalTerrain.open` passes the addon the callback that tells the kept tiles when
 //   the replica's view moves on, and `close` tells them the replica is closed.
+// - heights and walkability at 1 m tile centres are kept in blocks (src/tiles.ts), read
+//   by `walkGrid` and the Hyperscape adapter (src/hyperscape.ts); the same callback
+//   hands them the rectangles where the view's zones changed, and they drop exactly
+//   the blocks there.
 // The handle and the kept tiles are created once per object and kept on it under
 // private symbols.
 import { join } from "node:path";
 import type * as Addon from "./addon";
 import { type SurfaceAddon, SurfaceTiles } from "./surface";
+import { type TileAddon, TileCache } from "./tiles";
 
 /** Path of the addon: TERRAIN_NODE_ADDON when set, else the package's build. */
 export const addonPath: string =
   process.env.TERRAIN_NODE_ADDON ?? join(__dirname, "..", "..", "terrain_node.node");
 
-/** What the addon exports beyond addon.d.ts: the handle functions. */
-interface Fast extends SurfaceAddon {
+/** What the addon exports beyond addon.d.ts: the handle functions (crate
+ * terrain-node, modules `fast` and `hyperscape`). */
+export interface Fast extends SurfaceAddon, TileAddon {
   replicaHeightAt(handle: unknown, x: number, z: number): number;
+  hsWorld(handle: unknown): string;
+  hsProcedural(handle: unknown, x: number, z: number): number;
+  hsNormal(handle: unknown, x: number, z: number, out: Float64Array): void;
+  hsBlocked(handle: unknown, x: number, z: number): number;
+  hsInfo(handle: unknown, x: number, z: number, out: Float64Array): void;
+  hsDifficulty(handle: unknown, x: number, z: number, hasTier: boolean, tier: number, out: Float64Array): void;
+  hsInZone(handle: unknown, x: number, z: number): boolean;
+  hsZoneAt(handle: unknown, x: number, z: number): string | null;
+  hsZone(handle: unknown, id: string): string | null;
+  hsFirstBlocked(handle: unknown, points: Float64Array): number;
+  hsRegister(handle: unknown, id: string, body: string): Float64Array;
+  hsUnregister(handle: unknown, id: string): Float64Array;
+  hsSettle(handle: unknown, seq: number, revision: number): Float64Array;
+  hsSetTowns(handle: unknown, towns: Float64Array): void;
+  hsCoreTime(handle: unknown, kind: string, points: Float64Array, reps: number): number;
 }
 
 /** The addon's `open`: the public one's arguments and the view's hand-over callback. */
@@ -29,7 +50,7 @@ type RawOpen = (
   url: string,
   world: string,
   options: Addon.OpenOptions | null | undefined,
-  onPublish: (epoch: number) => void,
+  onPublish: (changed: Float64Array) => void,
 ) => Promise<Addon.LocalTerrain>;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -37,15 +58,36 @@ const loaded = require(addonPath) as typeof Addon & Fast;
 
 const HANDLE = Symbol("terrain-node handle");
 const SURFACE = Symbol("terrain-node surface tiles");
+const TILES = Symbol("terrain-node tile blocks");
 type WithHandle = Addon.LocalTerrain & {
   [HANDLE]?: unknown;
   [SURFACE]?: SurfaceTiles;
+  [TILES]?: TileCache;
   readonly handle: unknown;
 };
 
-function surfaceOf(terrain: WithHandle): SurfaceTiles {
-  return (terrain[SURFACE] = new SurfaceTiles(loaded, terrain[HANDLE] ?? (terrain[HANDLE] = terrain.handle)));
+function handleOf(terrain: WithHandle): unknown {
+  return terrain[HANDLE] ?? (terrain[HANDLE] = terrain.handle);
 }
+
+function surfaceOf(terrain: WithHandle): SurfaceTiles {
+  return (terrain[SURFACE] = new SurfaceTiles(loaded, handleOf(terrain)));
+}
+
+function tilesOf(terrain: WithHandle): TileCache {
+  return terrain[TILES] ?? (terrain[TILES] = new TileCache(loaded, handleOf(terrain)));
+}
+
+/** A whole number of tiles, or an error naming `name`. */
+function wholeTiles(name: string, v: number, min: number, max: number): number {
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new RangeError(`${name}: must be a whole number from ${min} to ${max}, got ${v}`);
+  }
+  return v;
+}
+
+/** Most tiles one `walkGrid` answers (16 MiB). */
+export const MAX_WALK_GRID_TILES = 4096 * 4096;
 
 const proto = loaded.LocalTerrain.prototype as WithHandle;
 proto.heightAt = function heightAt(this: WithHandle, x: number, z: number): number {
@@ -54,10 +96,22 @@ proto.heightAt = function heightAt(this: WithHandle, x: number, z: number): numb
 proto.surfaceHeightAt = function surfaceHeightAt(this: WithHandle, x: number, z: number): number {
   return (this[SURFACE] ?? surfaceOf(this)).heightAt(x, z);
 };
+proto.walkGrid = function walkGrid(this: WithHandle, minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
+  const limit = 2 ** 46;
+  wholeTiles("minTileX", minTileX, -limit, limit);
+  wholeTiles("minTileZ", minTileZ, -limit, limit);
+  wholeTiles("width", width, 1, MAX_WALK_GRID_TILES);
+  wholeTiles("depth", depth, 1, MAX_WALK_GRID_TILES);
+  if (width * depth > MAX_WALK_GRID_TILES) {
+    throw new RangeError(`depth: width x depth must be at most ${MAX_WALK_GRID_TILES} tiles, got ${width * depth}`);
+  }
+  return tilesOf(this).walkGrid(minTileX, minTileZ, width, depth);
+};
 const rawClose = proto.close;
 proto.close = function close(this: WithHandle): void {
   rawClose.call(this);
   this[SURFACE]?.closed();
+  this[TILES]?.clear();
 };
 
 const rawOpen = loaded.LocalTerrain.open as unknown as RawOpen;
@@ -67,9 +121,15 @@ loaded.LocalTerrain.open = async function open(
   options?: Addon.OpenOptions | null,
 ): Promise<Addon.LocalTerrain> {
   let tiles: SurfaceTiles | undefined;
-  const terrain = await rawOpen.call(loaded.LocalTerrain, url, world, options, (epoch: number) => tiles?.published(epoch));
-  // Hand-overs before this line need no telling: new tiles read the epoch first.
+  let blocks: TileCache | undefined;
+  const terrain = await rawOpen.call(loaded.LocalTerrain, url, world, options, (changed: Float64Array) => {
+    tiles?.published(changed[0]!);
+    blocks?.changed(changed);
+  });
+  // Hand-overs before this line need no telling: new tiles read the epoch first, and
+  // no block is kept yet.
   tiles = surfaceOf(terrain as WithHandle);
+  blocks = tilesOf(terrain as WithHandle);
   return terrain;
 };
 
@@ -78,4 +138,16 @@ export const addon: typeof Addon = loaded;
 /** How many tile surfaces `surfaceHeightAt` keeps for `terrain` (for the tests). */
 export function keptSurfaceTiles(terrain: Addon.LocalTerrain): number {
   return (terrain as WithHandle)[SURFACE]?.kept ?? 0;
+}
+
+/** The addon's handle functions, the replica's handle, and its kept tile surfaces and
+ * tile blocks: what the Hyperscape adapter reads through (src/hyperscape.ts). */
+export function internals(terrain: Addon.LocalTerrain): {
+  fast: Fast;
+  handle: unknown;
+  surface: SurfaceTiles;
+  tiles: TileCache;
+} {
+  const t = terrain as WithHandle;
+  return { fast: loaded, handle: handleOf(t), surface: t[SURFACE] ?? surfaceOf(t), tiles: tilesOf(t) };
 }

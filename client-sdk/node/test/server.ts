@@ -47,6 +47,9 @@ export interface StartOptions {
   worlds: string[];
   /** More command-line arguments. */
   args?: string[];
+  /** A configuration file's text (TOML, e.g. `[[worlds]]` with `overlap` and
+   * `walkability`), written to the temporary data directory and passed as `--config`. */
+  config?: string;
   /** TLS on both surfaces: the server's PEM files, and the CA readiness is checked with. */
   tls?: { cert: string; key: string; ca: string };
 }
@@ -74,6 +77,10 @@ export class TestServer {
     }
     const data = mkdtempSync(join(tmpdir(), "terrain-node-test-"));
     const args = ["--data-dir", join(data, "data")];
+    if (options.config !== undefined) {
+      writeFileSync(join(data, "config.toml"), options.config);
+      args.push("--config", join(data, "config.toml"));
+    }
     for (const w of options.worlds) args.push("--world", w);
     if (options.tls) args.push("--tls-cert", options.tls.cert, "--tls-key", options.tls.key);
     args.push(...(options.args ?? []));

@@ -13,9 +13,15 @@
 //! The snapshot the reads see (the *view*) moves on only on the JavaScript thread:
 //! each snapshot the follower publishes is handed over through a threadsafe function,
 //! whose callback takes it as the view and then calls the package's `onPublish` with
-//! the view's epoch, in one step no JavaScript code runs between. So JavaScript can
-//! keep what it read at one epoch (`src/surface.ts` keeps tile surfaces) and know,
-//! from a number it holds, the moment that stops being the replica's state.
+//! the view's epoch and the rectangles where its zones changed, in one step no
+//! JavaScript code runs between. So JavaScript can keep what it read at one epoch
+//! (`src/surface.ts` keeps tile surfaces, `src/tiles.ts` heights and walkability at
+//! tile centres) and know, from what it is handed, the moment and the place that
+//! stops being the replica's state.
+//!
+//! [`hyperscape`] is the native half of the `HyperscapeTerrain` adapter: the original
+//! game's point answers, walk grids, and zone changes made in this process that the
+//! view shows at once, before the server has them.
 
 use std::{
     collections::HashMap,
@@ -36,6 +42,7 @@ use terrain_core::walk::WalkRule;
 use tokio::sync::{broadcast, watch};
 
 mod events;
+pub mod hyperscape;
 mod offline;
 
 /// The per-call reads as plain functions of the replica's `External` handle. A
@@ -213,11 +220,46 @@ impl Source {
 /// An open replica: where it reads from and the snapshot the reads see.
 struct Open {
     source: Source,
-    /// The snapshot every read answers at. A live replica's is the follower's latest
-    /// as of the last hand-over on the JavaScript thread ([`Replica::publish`]).
+    /// The server's state the view is built on: a live replica's is the follower's
+    /// latest as of the last hand-over on the JavaScript thread ([`Replica::publish`]).
+    base: Arc<Snapshot>,
+    /// The snapshot every read answers at: `base` with the zone changes made in this
+    /// process and not yet in `base` on top ([`hyperscape::Overlay`]; none: `base`
+    /// itself).
     view: Arc<Snapshot>,
     /// Bumped each time `view` changes: what JavaScript keeps, it keeps by epoch.
     epoch: u64,
+    /// Zone changes made in this process, applied over `base` until the server's
+    /// revision that holds them reaches it; the towns of the difficulty rule.
+    overlay: hyperscape::Overlay,
+}
+
+impl Open {
+    /// Takes `base` as the server's state: drops the local changes it now holds and
+    /// builds the view again (see [`Open::rebuild`]).
+    fn rebase(&mut self, base: Arc<Snapshot>) -> Vec<f64> {
+        self.base = base;
+        self.rebuild()
+    }
+
+    /// Builds the view from `base` and the pending local changes; when it differs
+    /// from the one before, bumps the epoch. Answers `[epoch, n, minX, minZ, maxX,
+    /// maxZ, ...]`: the view's epoch and the `n` rectangles where the zones changed
+    /// (a zone's outer bounds, old and new), so a reader's cache can drop what lies
+    /// there and keep the rest.
+    fn rebuild(&mut self) -> Vec<f64> {
+        self.overlay.prune(&self.base);
+        let view = self.overlay.apply(&self.base);
+        let mut out = vec![0.0, 0.0];
+        if !Arc::ptr_eq(&view, &self.view) {
+            hyperscape::changed_bounds(self.view.terrain(), view.terrain(), &mut out);
+            self.view = view;
+            self.epoch += 1;
+        }
+        out[0] = self.epoch as f64;
+        out[1] = ((out.len() - 2) / 4) as f64;
+        out
+    }
 }
 
 /// One point of terrain info, as the server's `terrain-info` answers it.
@@ -386,8 +428,10 @@ impl Replica {
             applied: broadcast::channel(terrain_client::REPLICA_EVENTS).0,
             open: RwLock::new(Some(Open {
                 source,
+                base: Arc::clone(&view),
                 view,
                 epoch: 0,
+                overlay: hyperscape::Overlay::default(),
             })),
             surface: Mutex::new(None),
         }
@@ -412,22 +456,31 @@ impl Replica {
         self.read(|o| (Arc::clone(&o.view), o.epoch))
     }
 
-    /// Takes the follower's latest snapshot as the view (on the JavaScript thread,
-    /// from the hand-over's callback); answers the view's epoch (0 once closed).
-    fn publish(&self) -> u64 {
+    /// Takes the follower's latest snapshot as the base of the view (on the
+    /// JavaScript thread, from the hand-over's callback); answers the view's epoch and
+    /// the rectangles where its zones changed ([`Open::rebuild`]; `[0, 0]` once
+    /// closed).
+    fn publish(&self) -> Vec<f64> {
         let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
         let Some(open) = open.as_mut() else {
-            return 0;
+            return vec![0.0, 0.0];
         };
         if let Source::Live(r) = &open.source {
             let latest = r.snapshot();
-            if !Arc::ptr_eq(&latest, &open.view) {
-                open.view = latest;
-                open.epoch += 1;
-                self.published.send_replace(open.view.revision());
+            if !Arc::ptr_eq(&latest, &open.base) {
+                let changed = open.rebase(latest);
+                self.published.send_replace(open.base.revision());
+                return changed;
             }
         }
-        open.epoch
+        vec![open.epoch as f64, 0.0]
+    }
+
+    /// `f` over the open state, for a change of the view made on the JavaScript
+    /// thread (the adapter's zone changes).
+    fn change<T>(&self, f: impl FnOnce(&mut Open) -> Result<T>) -> Result<T> {
+        let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
+        f(open.as_mut().ok_or_else(closed_error)?)
     }
 
     fn height_at(&self, x: f64, z: f64) -> Result<f64> {
@@ -474,18 +527,19 @@ struct Handoff {
 }
 
 impl Handoff {
-    /// On the JavaScript thread: the view's epoch after the hand-over, for `onPublish`.
-    fn run(self) -> f64 {
-        let epoch = self.replica.publish();
+    /// On the JavaScript thread: the view's epoch after the hand-over and where its
+    /// zones changed ([`Replica::publish`]), for `onPublish`.
+    fn run(self) -> Float64Array {
+        let changed = self.replica.publish();
         // No receiver is not an error: nobody reads events.
         let _ = self.replica.applied.send(self.applied);
-        epoch as f64
+        Float64Array::new(changed)
     }
 }
 
 /// The threadsafe function of `onPublish`: weak, so a replica never keeps Node's event
 /// loop alive by itself.
-type Publisher = ThreadsafeFunction<Handoff, (), f64, Status, false, true>;
+type Publisher = ThreadsafeFunction<Handoff, (), Float64Array, Status, false, true>;
 
 /// Hands every snapshot the follower publishes to the JavaScript thread, until the
 /// replica is closed or gone.
@@ -634,13 +688,14 @@ impl LocalTerrain {
     /// Connects to `url`, loads world `world` (config and zones at one revision) and
     /// follows its events from that revision. Each snapshot the follower publishes
     /// becomes the view on the JavaScript thread, and `onPublish` is then called with
-    /// the view's epoch (`src/native.ts` passes it; see the module docs).
+    /// `[epoch, n, rectangles...]` (the view's epoch and where its zones changed;
+    /// `src/native.ts` passes it; see the module docs).
     ///
     /// Writable: `src/native.ts` puts the package's `open` (which passes `onPublish`)
     /// in its place.
     #[napi(
         writable,
-        ts_args_type = "url: string, world: string, options: OpenOptions | null | undefined, onPublish: (epoch: number) => void",
+        ts_args_type = "url: string, world: string, options: OpenOptions | null | undefined, onPublish: (changed: Float64Array) => void",
         ts_return_type = "Promise<LocalTerrain>"
     )]
     pub fn open<'env>(
@@ -648,7 +703,7 @@ impl LocalTerrain {
         url: String,
         world: String,
         options: Option<OpenOptions>,
-        on_publish: Function<'env, f64, ()>,
+        on_publish: Function<'env, Float64Array, ()>,
     ) -> Result<PromiseRaw<'env, LocalTerrain>> {
         let publisher: Publisher = on_publish
             .build_threadsafe_function::<Handoff>()

@@ -1,0 +1,867 @@
+// `terrain-client/hyperscape`: the Hyperscape game's own `TerrainSystem` API over the
+// native replica, so that switching a game server is one line:
+//
+//   const terrain = await HyperscapeTerrain.open(url, world, { token });
+//
+// Every method the game calls has the original's name, argument order, return shape
+// and answers (bit for bit: test/hyperscape.test.ts replays the original's own traces),
+// computed by terrain-core in the addon from the replica's view (crate terrain-node,
+// module `hyperscape`). Heights and walkability at 1 m tile centres are read from
+// blocks kept in JavaScript (src/tiles.ts). Zones registered here decide heights in
+// this process at once and are committed to the server over HTTP (`PUT
+// /v1/worlds/{w}/flat-zones/{id}`, tile masks included), one after another in the
+// order made; a refusal withdraws the zone and emits `error`. Methods of the original
+// this service does not own throw, naming themselves (NOT_PROVIDED below).
+import { EventEmitter } from "node:events";
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+
+import type * as Addon from "./addon";
+import { type Fast, addon, internals } from "./native";
+import type { SurfaceTiles } from "./surface";
+import { STEEP, type TileCache, WALKABLE, WATER } from "./tiles";
+
+/** A tile of a zone's mask: the 1 m tile `[x, x + 1) x [z, z + 1)`. */
+export interface FlatZoneTile {
+  x: number;
+  z: number;
+}
+
+/** A mask's inclusive tile bounds. */
+export interface FlatZoneTileBounds {
+  minX: number;
+  maxX: number;
+  minZ: number;
+  maxZ: number;
+}
+
+/** The game's flat zone (`types/world/terrain.ts`'s `FlatZone`). */
+export interface FlatZone {
+  id: string;
+  centerX: number;
+  centerZ: number;
+  width: number;
+  depth: number;
+  /** The level of the core, metres (absolute). */
+  height: number;
+  blendRadius: number;
+  carveInset?: number;
+  /** The core as `"x,z"` tile keys (a building's footprint). */
+  tileMask?: Set<string>;
+  /** The same tiles as a list (`{x, z}`, or `[x, z]` as the traces write them). */
+  tileMaskTiles?: (FlatZoneTile | [number, number])[];
+  tileMaskBounds?: FlatZoneTileBounds;
+}
+
+/** `isPositionWalkable`'s answer: `reason` only when not walkable. */
+export interface WalkableCheck {
+  walkable: boolean;
+  reason?: string;
+}
+
+/** `getTerrainInfoAt`'s answer. */
+export interface TerrainInfoAt {
+  height: number;
+  biome: string;
+  walkable: boolean;
+  slope: number;
+  underwater: boolean;
+}
+
+/** `getDifficultyAtWorldPosition`'s answer. */
+export interface DifficultySample {
+  level: number;
+  scalar: number;
+  biome: string;
+  difficultyTier: number;
+  isSafe: boolean;
+}
+
+/** `getNormalAt`'s answer: a plain object (the original returns a shared
+ * `THREE.Vector3` that its next call overwrites; this one is the caller's). */
+export interface Normal {
+  x: number;
+  y: number;
+  z: number;
+}
+
+/** `findWalkablePath`'s answer. */
+export interface WalkablePath {
+  path: FlatZoneTile[];
+  blocked: boolean;
+}
+
+/**
+ * What `isTileWalkable` asks of the game's collision matrix (`world.collision`, a
+ * `CollisionMatrix`): whether tile `(tileX, tileZ)` has any of `mask`'s flags.
+ */
+export interface CollisionMatrix {
+  hasFlags(tileX: number, tileZ: number, mask: number): boolean;
+}
+
+/** The game's `CollisionMask.BLOCKS_MOVEMENT`: BLOCKED | WATER | STEEP_SLOPE |
+ * OCCUPIED_PLAYER | OCCUPIED_NPC. */
+export const BLOCKS_MOVEMENT = 0x00200000 | 0x00800000 | 0x01000000 | 0x00000100 | 0x00000200;
+
+/** A town of the difficulty rule: difficulty is 0 within `radius` of its centre. The
+ * game's towns (`{position: {x, z}, safeZoneRadius}`) are taken as they are. */
+export type Town = { x: number; z: number; radius: number } | { position: { x: number; z: number }; safeZoneRadius: number };
+
+/** Options of {@link HyperscapeTerrain.open}. */
+export interface HyperscapeOptions {
+  /** The server's admin token, sent as `authorization: Bearer` on zone changes. */
+  token?: string;
+  /** PEM CA of the server's certificate (`https://` URLs), for the replica and the zone API. */
+  caFile?: string;
+  /** Connect timeout of the replica, milliseconds (default 5,000). */
+  connectTimeoutMs?: number;
+  /** The game's collision matrix (`world.collision`), read by `isTileWalkable`. */
+  collision?: CollisionMatrix | null;
+  /** The game's towns for `getDifficultyAtWorldPosition` (default: the original's five
+   * fallback towns, radius 25). */
+  towns?: Town[];
+}
+
+/** A zone change the server refused (or that could not reach it): the zone was
+ * withdrawn in this process; the adapter's `error` event carries it. */
+export class ZoneCommitError extends Error {
+  constructor(
+    message: string,
+    /** The zone's id. */
+    readonly zoneId: string,
+    /** `register` or `unregister`. */
+    readonly operation: "register" | "unregister",
+    /** The HTTP status (0 when the server could not be reached). */
+    readonly status: number,
+    /** The field the server named, if any. */
+    readonly field: string | undefined,
+  ) {
+    super(message);
+    this.name = "ZoneCommitError";
+  }
+}
+
+/** The original's reason strings (`isPositionWalkable`), by the addon's reason code. */
+export const REASONS = [
+  undefined,
+  "Water bodies are impassable",
+  "Steep mountain slopes block movement",
+  // The original's zones carry no walkability; terrain-core's message for a zone
+  // registered with `walkable: false` (never one the game registers).
+  "A structure blocks movement",
+  "The step up is more than one block",
+] as const;
+
+/**
+ * Methods of the original's `TerrainSystem` this service does not own: calling one
+ * throws an error naming it and saying what to do instead (the package README lists
+ * them).
+ */
+export const NOT_PROVIDED: Readonly<Record<string, string>> = {
+  getTerrainMaterialWithUniforms: "rendering: keep the client's TerrainSystem for materials and shaders",
+  getTerrainColorAt: "rendering: vertex colours are the client's (the server's meshes carry them: GET .../tiles/{x}/{z}/mesh.glb)",
+  prefetchTile: "rendering: the client's tile streaming (this replica answers everywhere without loading tiles)",
+  precomputeTilesWithWorker: "rendering: the client's web workers",
+  createDeterministicRng: "resource and mob placement: keep the game's own generator",
+  getMobSpawnPositionsForTile: "mob spawn placement: keep the game's spawner (it may ask getTerrainInfoAt and getDifficultyAtWorldPosition here)",
+  getLoadedTilesWithSpawnData: "mob spawn placement: keep the game's spawner",
+  getBiomeMobTypes: "mob spawn placement: the game's biome manifest",
+  getBiomeDifficulty: "mob spawn placement: the game's biome manifest (getDifficultyAtWorldPosition answers per position here)",
+  getBossLevelAtWorldPosition: "boss hotspots: keep the game's boss system",
+  getBossHotspots: "boss hotspots: keep the game's boss system",
+  getBossHotspotAtWorldPosition: "boss hotspots: keep the game's boss system",
+  getLoadedTiles: "rendering: the client's loaded tiles (use the server's chunk lifecycle, TrackViewers, for live tiles)",
+  getActiveChunks: "the client's chunk loading (use the server's chunk lifecycle)",
+  markChunkActive: "the client's chunk loading (report viewers to the server: ViewerTracker)",
+  markChunkInactive: "the client's chunk loading (report viewers to the server: ViewerTracker)",
+  saveAllActiveChunks: "chunk persistence: the server stores zones durably itself",
+  getTerrainStats: "the client's tile statistics",
+  getRoadInfluenceAt: "roads: keep the game's RoadNetworkSystem",
+  getRoadSegmentsForTile: "roads: keep the game's RoadNetworkSystem",
+  findWaterAreas: "rendering: water meshes are the client's",
+};
+
+const BIOME_TOWNS: readonly (readonly [number, number])[] = [
+  [0, 0],
+  [10, 0],
+  [-10, 0],
+  [0, 10],
+  [0, -10],
+];
+
+/** An error naming `field`. */
+function fieldError(message: string, field: string, kind: ErrorConstructor = Error): Error & { field: string } {
+  const e = new kind(message) as Error & { field: string };
+  e.field = field;
+  return e;
+}
+
+/** The original's error for coordinates `getHeightAt` refuses (`(x, z)` as it reads
+ * them), or the replica's range error (finite but beyond ±2^46 m), naming the axis. */
+function coordError(x: number, z: number, cause: unknown): Error {
+  if (!Number.isFinite(x) || !Number.isFinite(z)) {
+    return fieldError(`[TerrainSystem] getHeightAt: invalid coords (${x}, ${z})`, Number.isFinite(x) ? "z" : "x");
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const m = /^([xz]): (.*)$/.exec(message);
+  if (m) {
+    return fieldError(`[TerrainSystem] getHeightAt: coords (${x}, ${z}) outside the terrain server's range: ${m[1]}: ${m[2]}`, m[1]!, RangeError);
+  }
+  return cause instanceof Error ? cause : new Error(message);
+}
+
+/** The tiles of a game zone's mask as `[x, z]` pairs, or undefined without one;
+ * errors name the field. */
+function maskTiles(zone: FlatZone, where: string): [number, number][] | undefined {
+  let fromList: [number, number][] | undefined;
+  if (zone.tileMaskTiles !== undefined && zone.tileMaskTiles !== null) {
+    if (!Array.isArray(zone.tileMaskTiles)) {
+      throw fieldError(`${where}: invalid tileMaskTiles: expected an array`, "tileMaskTiles");
+    }
+    fromList = zone.tileMaskTiles.map((t, i) => {
+      const [x, z] = Array.isArray(t) ? t : [t?.x, t?.z];
+      if (!Number.isInteger(x) || !Number.isInteger(z)) {
+        throw fieldError(`${where}: invalid tileMaskTiles[${i}]: expected whole tile coordinates, got ${JSON.stringify(t)}`, `tileMaskTiles[${i}]`);
+      }
+      return [x as number, z as number];
+    });
+  }
+  let fromSet: [number, number][] | undefined;
+  if (zone.tileMask !== undefined && zone.tileMask !== null) {
+    if (!(zone.tileMask instanceof Set)) {
+      throw fieldError(`${where}: invalid tileMask: expected a Set of "x,z" keys`, "tileMask");
+    }
+    fromSet = [];
+    for (const key of zone.tileMask) {
+      const m = typeof key === "string" ? /^(-?\d+),(-?\d+)$/.exec(key) : null;
+      if (!m) throw fieldError(`${where}: invalid tileMask key ${JSON.stringify(key)}: expected "x,z"`, "tileMask");
+      fromSet.push([Number(m[1]), Number(m[2])]);
+    }
+  }
+  if (fromList && fromSet) {
+    // The original tests the core against the Set and measures the blend from the
+    // list; the server holds one mask, so the two must be the same tiles.
+    const keys = new Set(fromList.map(([x, z]) => `${x},${z}`));
+    const same = keys.size === zone.tileMask!.size && fromSet.every(([x, z]) => keys.has(`${x},${z}`));
+    if (!same) {
+      throw fieldError(`${where}: invalid tileMaskTiles: not the tiles of tileMask (${keys.size} distinct tiles against ${zone.tileMask!.size})`, "tileMaskTiles");
+    }
+  }
+  return fromList ?? fromSet;
+}
+
+/** A game zone of the replica's zone document (`hsZone`). */
+function zoneOfDoc(doc: any): FlatZone {
+  const width = doc.width ?? 2 * doc.radius;
+  const depth = doc.depth ?? 2 * doc.radius;
+  const zone: FlatZone = {
+    id: doc.id,
+    centerX: doc.centerX,
+    centerZ: doc.centerZ,
+    width,
+    depth,
+    height: doc.height,
+    blendRadius: doc.blendRadius,
+  };
+  if (doc.carveInset) zone.carveInset = doc.carveInset;
+  if (Array.isArray(doc.tileMask)) {
+    const tiles: FlatZoneTile[] = doc.tileMask.map(([x, z]: [number, number]) => ({ x, z }));
+    zone.tileMask = new Set(tiles.map((t) => `${t.x},${t.z}`));
+    zone.tileMaskTiles = tiles;
+    const xs = tiles.map((t) => t.x);
+    const zs = tiles.map((t) => t.z);
+    zone.tileMaskBounds = { minX: Math.min(...xs), maxX: Math.max(...xs), minZ: Math.min(...zs), maxZ: Math.max(...zs) };
+  }
+  if (doc.radius !== undefined) (zone as FlatZone & { radius: number }).radius = doc.radius;
+  return zone;
+}
+
+interface HttpAnswer {
+  status: number;
+  text: string;
+}
+
+/** One HTTP request (node:http or node:https with the given CA), 30 s at most. */
+function send(method: string, url: string, body: string | undefined, token: string | undefined, ca: Buffer | undefined): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const u = new URL(url);
+    const options = { method, headers, timeout: 30_000, ...(ca === undefined ? {} : { ca }) };
+    const req = (u.protocol === "https:" ? httpsRequest : httpRequest)(u, options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`${method} ${url}: no answer within 30 s`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Attempts of a zone change the server could not take yet (unreachable, 503). */
+const COMMIT_ATTEMPTS = 5;
+
+/**
+ * The Hyperscape game's `TerrainSystem`, answered by a local replica of a terrain
+ * server's world. See the module comment and the package README ("The Hyperscape
+ * adapter") for what each method answers.
+ */
+export class HyperscapeTerrain extends EventEmitter {
+  /** The replica every answer is read from. */
+  readonly replica: Addon.LocalTerrain;
+  /** The game's collision matrix (`world.collision`) `isTileWalkable` reads; none:
+   * terrain alone. */
+  collision: CollisionMatrix | null;
+  private readonly fast: Fast;
+  private readonly handle: unknown;
+  private readonly tiles: TileCache;
+  private readonly surface: SurfaceTiles;
+  private readonly firstBiome: string;
+  private readonly biomes: string[];
+  private readonly out = new Float64Array(8);
+  private readonly samples = new Float64Array(42);
+  /** Zones registered here: the game's object and the replica's document of it then. */
+  private readonly local = new Map<string, { zone: FlatZone; doc: string | null }>();
+  /** The zone objects handed out at `zonesEpoch`, by id. */
+  private zoneObjects = new Map<string, FlatZone>();
+  private zonesEpoch = -1;
+  private commits: Promise<void> = Promise.resolve();
+  private lastCommitted = 0;
+  private closed = false;
+  private following = false;
+
+  private constructor(
+    replica: Addon.LocalTerrain,
+    private readonly url: string | undefined,
+    private readonly token: string | undefined,
+    private readonly ca: Buffer | undefined,
+    options: HyperscapeOptions,
+  ) {
+    super();
+    this.replica = replica;
+    const inner = internals(replica);
+    this.fast = inner.fast;
+    this.handle = inner.handle;
+    this.tiles = inner.tiles;
+    this.surface = inner.surface;
+    const world = JSON.parse(this.fast.hsWorld(this.handle)) as { generator: string; firstBiome: string | null; biomes: string[] };
+    if (world.generator !== "hyperscape") {
+      throw fieldError(`world ${replica.world}: the Hyperscape adapter needs a hyperscape world, this one is ${world.generator}`, "world");
+    }
+    this.firstBiome = world.firstBiome ?? "plains";
+    this.biomes = world.biomes;
+    this.collision = options.collision ?? null;
+    if (options.towns) this.setTowns(options.towns);
+    // `change` events follow the replica's only while someone listens (a pending read
+    // of the replica's events is never left behind otherwise).
+    this.on("newListener", (event: string) => {
+      if (event === "change" && !this.following) void this.follow();
+    });
+  }
+
+  /**
+   * Opens a replica of `world` on the server at `url` (`http://host:port`, the port that
+   * serves gRPC and HTTP) and wraps it. Rejects, naming the problem, when the world is
+   * not a hyperscape world or the server cannot be reached.
+   */
+  static async open(url: string, world: string, options: HyperscapeOptions = {}): Promise<HyperscapeTerrain> {
+    const replicaOptions: Addon.OpenOptions = {};
+    if (options.caFile !== undefined) replicaOptions.caFile = options.caFile;
+    if (options.connectTimeoutMs !== undefined) replicaOptions.connectTimeoutMs = options.connectTimeoutMs;
+    const replica = await addon.LocalTerrain.open(url, world, replicaOptions);
+    try {
+      const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
+      return new HyperscapeTerrain(replica, url.replace(/\/+$/, ""), options.token, ca, options);
+    } catch (e) {
+      replica.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Wraps a replica opened elsewhere (e.g. `LocalTerrain.offline`). Without `url`, zone
+   * changes stay in this process.
+   */
+  static wrap(replica: Addon.LocalTerrain, options: HyperscapeOptions & { url?: string } = {}): HyperscapeTerrain {
+    const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
+    return new HyperscapeTerrain(replica, options.url?.replace(/\/+$/, ""), options.token, ca, options);
+  }
+
+  /** The world's id. */
+  get world(): string {
+    return this.replica.world;
+  }
+
+  /** The server's revision the replica reflects (zones registered here and not yet
+   * committed come on top of it). */
+  get revision(): number {
+    return this.replica.revision;
+  }
+
+  // ---- heights ------------------------------------------------------------------
+
+  /** The final height at `(x, z)`: zones, then the shoreline-adjusted procedural
+   * height. Throws the original's error for non-finite coordinates. */
+  getHeightAt(x: number, z: number): number {
+    const tx = Math.floor(x);
+    const tz = Math.floor(z);
+    if (x - tx === 0.5 && z - tz === 0.5) {
+      const h = this.tiles.heightAt(tx, tz);
+      if (h === h) return h;
+    }
+    try {
+      return this.fast.replicaHeightAt(this.handle, x, z);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+  }
+
+  /** The original's wrapper of {@link getHeightAt}. */
+  getHeightAtPosition(x: number, z: number): number {
+    return this.getHeightAt(x, z);
+  }
+
+  /** The procedural height with the mountain boost: no zones, no shoreline. NaN for
+   * non-finite coordinates (the original's arithmetic gives NaN). */
+  getProceduralHeightAt(x: number, z: number): number {
+    if (!Number.isFinite(x) || !Number.isFinite(z)) return Number.NaN;
+    try {
+      return this.fast.hsProcedural(this.handle, x, z);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+  }
+
+  /** The surface normal (central differences at 0.5 m, normalised as three.js does):
+   * a new plain `{x, y, z}` per call. */
+  getNormalAt(x: number, z: number): Normal {
+    if (!Number.isFinite(x) || !Number.isFinite(z)) throw coordError(x - 0.5, z, undefined);
+    const out = this.out;
+    try {
+      this.fast.hsNormal(this.handle, x, z, out);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+    return { x: out[0]!, y: out[1]!, z: out[2]! };
+  }
+
+  // ---- flat zones ---------------------------------------------------------------
+
+  /** Whether a zone decides the height at `(x, z)` (its core or its blend ring). */
+  isInFlatZone(x: number, z: number): boolean {
+    if (!Number.isFinite(x) || !Number.isFinite(z)) return false;
+    try {
+      return this.fast.hsInZone(this.handle, x, z);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+  }
+
+  /**
+   * The zone that decides the height at `(x, z)` (core or blend), or null: the object
+   * the game registered, when it was registered here and is still the server's, else
+   * an equal `FlatZone` built from the replica. (The original scans one 100 m cell of
+   * its index for the first zone whose blend rectangle holds the point, so it misses
+   * zones near cell edges and answers a zone that lost to another: README.)
+   */
+  getFlatZoneAt(x: number, z: number): FlatZone | null {
+    if (!Number.isFinite(x) || !Number.isFinite(z)) return null;
+    let id: string | null;
+    try {
+      id = this.fast.hsZoneAt(this.handle, x, z);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+    return id === null ? null : this.zoneObject(id);
+  }
+
+  private zoneObject(id: string): FlatZone | null {
+    if (this.zonesEpoch !== this.tiles.epoch) {
+      this.zoneObjects = new Map();
+      this.zonesEpoch = this.tiles.epoch;
+    }
+    const kept = this.zoneObjects.get(id);
+    if (kept !== undefined) return kept;
+    const doc = this.fast.hsZone(this.handle, id);
+    if (doc === null) return null;
+    const mine = this.local.get(id);
+    const zone = mine !== undefined && mine.doc === doc ? mine.zone : zoneOfDoc(JSON.parse(doc));
+    this.zoneObjects.set(id, zone);
+    return zone;
+  }
+
+  /**
+   * Registers `zone` (the game's `FlatZone`: `tileMask` / `tileMaskTiles` make its core
+   * those 1 m tiles): it decides heights here at once, and is committed to the server
+   * in the background. Invalid zones throw as the original throws (naming the field),
+   * and so do zones the server would refuse; a zone the server refuses later (another
+   * limit, no token) is withdrawn and an `error` event says why.
+   */
+  registerFlatZone(zone: FlatZone): void {
+    if (!zone || !zone.id || typeof zone.id !== "string") {
+      throw fieldError(`[TerrainSystem] registerFlatZone: invalid zone id: ${zone?.id}`, "id");
+    }
+    const where = `[TerrainSystem] registerFlatZone "${zone.id}"`;
+    if (!Number.isFinite(zone.centerX) || !Number.isFinite(zone.centerZ)) {
+      throw fieldError(`${where}: invalid center (${zone.centerX}, ${zone.centerZ})`, Number.isFinite(zone.centerX) ? "centerZ" : "centerX");
+    }
+    if (!Number.isFinite(zone.width) || zone.width <= 0) throw fieldError(`${where}: invalid width ${zone.width}`, "width");
+    if (!Number.isFinite(zone.depth) || zone.depth <= 0) throw fieldError(`${where}: invalid depth ${zone.depth}`, "depth");
+    if (!Number.isFinite(zone.height)) throw fieldError(`${where}: invalid height ${zone.height}`, "height");
+    if (!Number.isFinite(zone.blendRadius) || zone.blendRadius < 0) {
+      throw fieldError(`${where}: invalid blendRadius ${zone.blendRadius}`, "blendRadius");
+    }
+    const mask = maskTiles(zone, where);
+    const body: Record<string, unknown> = {
+      centerX: zone.centerX,
+      centerZ: zone.centerZ,
+      width: zone.width,
+      depth: zone.depth,
+      height: zone.height,
+      blendRadius: zone.blendRadius,
+    };
+    if (zone.carveInset !== undefined && zone.carveInset !== null) body.carveInset = zone.carveInset;
+    if (mask !== undefined) body.tileMask = mask;
+    const json = JSON.stringify(body);
+    let info: Float64Array;
+    try {
+      info = this.fast.hsRegister(this.handle, zone.id, json);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const m = /^([A-Za-z0-9_[\]]+): (.*)$/s.exec(message);
+      if (m) throw fieldError(`${where}: invalid ${m[1]}: ${m[2]}`, m[1]!);
+      throw e;
+    }
+    const seq = info[0]!;
+    this.applied(info.subarray(1));
+    this.local.set(zone.id, { zone, doc: this.fast.hsZone(this.handle, zone.id) });
+    this.commit(seq, zone.id, "register", "PUT", json);
+  }
+
+  /** Removes zone `id` here at once and from the server in the background; an id no
+   * zone has is ignored, as the original ignores it. */
+  unregisterFlatZone(id: string): void {
+    if (typeof id !== "string" || this.fast.hsZone(this.handle, id) === null) return;
+    const info = this.fast.hsUnregister(this.handle, id);
+    this.applied(info.subarray(1));
+    this.local.delete(id);
+    this.commit(info[0]!, id, "unregister", "DELETE", undefined);
+  }
+
+  /** Resolves once every zone change made so far has been answered by the server and
+   * the replica reflects the answers (refused ones are withdrawn by then). */
+  async flush(timeoutMs?: number): Promise<void> {
+    let at: Promise<void>;
+    do {
+      at = this.commits;
+      await at;
+    } while (at !== this.commits);
+    if (this.lastCommitted > 0 && this.replica.live) await this.replica.waitForRevision(this.lastCommitted, timeoutMs ?? null);
+  }
+
+  /** The view changed here (`[epoch, n, rectangles...]`): what JavaScript keeps is told. */
+  private applied(info: Float64Array): void {
+    this.surface.published(info[0]!);
+    this.tiles.changed(info);
+  }
+
+  private commit(seq: number, id: string, operation: "register" | "unregister", method: "PUT" | "DELETE", body: string | undefined): void {
+    const url = this.url;
+    if (url === undefined) return;
+    const target = `${url}/v1/worlds/${encodeURIComponent(this.replica.world)}/flat-zones/${encodeURIComponent(id)}`;
+    const run = async (): Promise<void> => {
+      if (this.closed) return;
+      let failure: { status: number; message: string; field: string | undefined } | undefined;
+      for (let attempt = 1; ; attempt++) {
+        let answer: HttpAnswer | undefined;
+        let reason: string;
+        try {
+          answer = await send(method, target, body, this.token, this.ca);
+          reason = answer.text;
+        } catch (e) {
+          reason = e instanceof Error ? e.message : String(e);
+        }
+        if (this.closed) return;
+        if (answer !== undefined && answer.status >= 200 && answer.status < 300) {
+          const revision = Number((JSON.parse(answer.text) as { revision?: number }).revision ?? 0);
+          this.lastCommitted = Math.max(this.lastCommitted, revision);
+          this.applied(this.fast.hsSettle(this.handle, seq, revision));
+          return;
+        }
+        if (answer !== undefined && answer.status === 404 && method === "DELETE") {
+          this.applied(this.fast.hsSettle(this.handle, seq, -2));
+          return;
+        }
+        const transient = answer === undefined || answer.status === 503 || answer.status === 504;
+        if (transient && attempt < COMMIT_ATTEMPTS) {
+          await new Promise((ok) => setTimeout(ok, 50 * 4 ** (attempt - 1)));
+          continue;
+        }
+        let field: string | undefined;
+        let message = reason;
+        try {
+          const err = (JSON.parse(reason) as { error?: { message?: string; field?: string; code?: string } }).error;
+          if (err?.message) message = `${err.code ?? ""} ${err.message}`.trim();
+          field = err?.field ?? undefined;
+        } catch {
+          // not JSON: the transport's message
+        }
+        failure = { status: answer?.status ?? 0, message, field };
+        break;
+      }
+      this.applied(this.fast.hsSettle(this.handle, seq, -1));
+      const mine = this.local.get(id);
+      if (operation === "register" && mine !== undefined) this.local.delete(id);
+      const verb = operation === "register" ? "registerFlatZone" : "unregisterFlatZone";
+      const error = new ZoneCommitError(
+        `[TerrainSystem] ${verb} "${id}": the terrain server ${failure.status === 0 ? "could not be reached" : `refused it (HTTP ${failure.status})`}: ${failure.message}; withdrawn in this process`,
+        id,
+        operation,
+        failure.status,
+        failure.field,
+      );
+      if (this.listenerCount("error") > 0) this.emit("error", error);
+      else process.emitWarning(error);
+    };
+    this.commits = this.commits.then(run, run);
+  }
+
+  // ---- walkability --------------------------------------------------------------
+
+  /** Whether an entity may stand at `(x, z)`, with the original's reason strings
+   * (`reason` only when not walkable). */
+  isPositionWalkable(x: number, z: number): WalkableCheck {
+    const tx = Math.floor(x);
+    const tz = Math.floor(z);
+    if (x - tx === 0.5 && z - tz === 0.5) {
+      const f = this.tiles.flagsAt(tx, tz);
+      if (f >= 0) {
+        if (f & WALKABLE) return { walkable: true };
+        return { walkable: false, reason: f & WATER ? REASONS[1] : f & STEEP ? REASONS[2] : REASONS[3] };
+      }
+    }
+    let code: number;
+    try {
+      code = this.fast.hsBlocked(this.handle, x, z);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+    return code === 0 ? { walkable: true } : { walkable: false, reason: REASONS[code] as string };
+  }
+
+  /** The collision matrix's blocking flags at tile `(floor(x), floor(z))`, then
+   * {@link isPositionWalkable}. Without a collision matrix, terrain alone. */
+  isTileWalkable(x: number, z: number): boolean {
+    const collision = this.collision;
+    if (collision !== null && collision.hasFlags(Math.floor(x), Math.floor(z), BLOCKS_MOVEMENT)) return false;
+    return this.isPositionWalkable(x, z).walkable;
+  }
+
+  /** Height, biome, walkability, slope and water at `(x, z)`. */
+  getTerrainInfoAt(x: number, z: number): TerrainInfoAt {
+    const out = this.out;
+    try {
+      this.fast.hsInfo(this.handle, x, z, out);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+    return {
+      height: out[0]!,
+      biome: this.biomes[out[4]!] ?? "plains",
+      walkable: out[3] === 0,
+      slope: out[1]!,
+      underwater: out[2] === 1,
+    };
+  }
+
+  /** The original's straight-line check: 21 samples from start to end, blocked at the
+   * first unwalkable one (`path` empty), else the samples. */
+  findWalkablePath(startX: number, startZ: number, endX: number, endZ: number): WalkablePath {
+    const steps = 20;
+    const dx = (endX - startX) / steps;
+    const dz = (endZ - startZ) / steps;
+    const pts = this.samples;
+    let valid = steps + 1;
+    for (let i = 0; i <= steps; i++) {
+      const x = startX + dx * i;
+      const z = startZ + dz * i;
+      if (!Number.isFinite(x) || !Number.isFinite(z)) {
+        valid = i;
+        break;
+      }
+      pts[2 * i] = x;
+      pts[2 * i + 1] = z;
+    }
+    let blocked = -1;
+    if (valid > 0) {
+      try {
+        blocked = this.fast.hsFirstBlocked(this.handle, valid === steps + 1 ? pts : pts.subarray(0, 2 * valid));
+      } catch (e) {
+        const m = /^points\[(\d+)\]/.exec(e instanceof Error ? e.message : "");
+        const k = m ? Number(m[1]) >> 1 : 0;
+        throw coordError(pts[2 * k]!, pts[2 * k + 1]!, e instanceof Error ? new Error(e.message.replace(/^points\[\d+\]/, Number(m?.[1]) % 2 === 0 ? "x" : "z")) : e);
+      }
+    }
+    if (blocked >= 0) return { path: [], blocked: true };
+    if (valid <= steps) throw coordError(startX + dx * valid, startZ + dz * valid, undefined);
+    const path: FlatZoneTile[] = new Array(steps + 1);
+    for (let i = 0; i <= steps; i++) path[i] = { x: pts[2 * i]!, z: pts[2 * i + 1]! };
+    return { path, blocked: false };
+  }
+
+  /** The biome of the position's 100 m tile: plains in the five starter towns' tile
+   * blocks, else the type of the seed's first biome centre (the original's lookup). */
+  getBiomeAtPosition(x: number, z: number): string {
+    const tx = Math.floor(x / 100);
+    const tz = Math.floor(z / 100);
+    for (const [cx, cz] of BIOME_TOWNS) {
+      if (Math.sqrt((tx - cx!) ** 2 + (tz - cz!) ** 2) < 3) return "plains";
+    }
+    return this.firstBiome;
+  }
+
+  /**
+   * The difficulty at `(x, z)`: the biome's tier (or `overrideDifficultyLevel`) faded in
+   * over 300 m from the nearest town's edge, mixed with slow noise, curved into a level
+   * from 1 to 1000 (0 and `isSafe` in towns and tier-0 biomes).
+   */
+  getDifficultyAtWorldPosition(x: number, z: number, overrideDifficultyLevel?: number): DifficultySample {
+    const has = overrideDifficultyLevel !== undefined;
+    if (has && typeof overrideDifficultyLevel !== "number") {
+      // The original compares whatever it is given: null is a tier of 0.
+      return { level: 0, scalar: 0, biome: this.firstBiome, difficultyTier: overrideDifficultyLevel as unknown as number, isSafe: true };
+    }
+    if (!Number.isFinite(x) || !Number.isFinite(z)) {
+      // The original's arithmetic: NaN distances and noise, so NaN unless the tier is 0.
+      const tier = has ? overrideDifficultyLevel! : this.tierAtNaN();
+      if (tier <= 0) return { level: 0, scalar: 0, biome: this.firstBiome, difficultyTier: tier, isSafe: true };
+      return { level: Number.NaN, scalar: Number.NaN, biome: this.firstBiome, difficultyTier: tier, isSafe: false };
+    }
+    const out = this.out;
+    try {
+      this.fast.hsDifficulty(this.handle, x, z, has, has ? overrideDifficultyLevel! : 0, out);
+    } catch (e) {
+      throw coordError(x, z, e);
+    }
+    const scalar = out[1]!;
+    return {
+      level: scalar === scalar ? out[0]! : Number.NaN,
+      scalar,
+      biome: this.biomes[out[4]!] ?? this.firstBiome,
+      difficultyTier: out[2]!,
+      isSafe: out[3] === 1,
+    };
+  }
+
+  private tierAtNaN(): number {
+    this.fast.hsDifficulty(this.handle, 0, 0, false, 0, this.out);
+    return this.out[2]!;
+  }
+
+  /** The towns of {@link getDifficultyAtWorldPosition} (the game's towns; empty: the
+   * original's fallback towns). */
+  setTowns(towns: Town[]): void {
+    const flat = new Float64Array(towns.length * 3);
+    towns.forEach((t, i) => {
+      const [x, z, r] = "position" in t ? [t.position.x, t.position.z, t.safeZoneRadius] : [t.x, t.z, t.radius];
+      flat.set([x, z, r], 3 * i);
+    });
+    this.fast.hsSetTowns(this.handle, flat);
+  }
+
+  /**
+   * The walkability of `width x depth` 1 m tiles from `(minTileX, minTileZ)`, one byte a
+   * tile, rows of `width` with z rising: 1 walkable, 2 water, 4 steep, 8 in a zone's
+   * core; each tile as `isPositionWalkable` at its centre ({@link LocalTerrain.walkGrid}).
+   */
+  walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
+    return this.replica.walkGrid(minTileX, minTileZ, width, depth);
+  }
+
+  // ---- the rest of the original's surface ----------------------------------------
+
+  /** The original's terrain tile size, 100 m. */
+  getTileSize(): number {
+    return 100;
+  }
+
+  /** True once open (the replica answers everywhere), false once closed. */
+  isReady(): boolean {
+    return !this.closed;
+  }
+
+  /** True wherever the replica answers (the original: whether its physics tile is
+   * loaded, looked up as `floor(x / 100)`; this replica loads no tiles). */
+  isPhysicsReadyAt(x: number, z: number): boolean {
+    return !this.closed && Number.isFinite(x) && Number.isFinite(z);
+  }
+
+  /** Stops following the server and releases the replica; pending zone commits are
+   * abandoned. Later reads throw. */
+  close(): void {
+    this.closed = true;
+    this.replica.close();
+  }
+
+  /** The original's name for {@link close}. */
+  destroy(): void {
+    this.close();
+  }
+
+  private async follow(): Promise<void> {
+    this.following = true;
+    try {
+      for (let e = await this.replica.nextEvent(); e !== null; e = await this.replica.nextEvent()) {
+        this.emit("change", e);
+        if (this.listenerCount("change") === 0) break;
+      }
+    } catch (e) {
+      if (!this.closed) {
+        if (this.listenerCount("error") > 0) this.emit("error", e);
+        else process.emitWarning(e instanceof Error ? e : String(e));
+      }
+    } finally {
+      this.following = false;
+    }
+  }
+}
+
+export interface HyperscapeTerrain {
+  getTerrainMaterialWithUniforms(): never;
+  getTerrainColorAt(): never;
+  prefetchTile(): never;
+  precomputeTilesWithWorker(): never;
+  createDeterministicRng(): never;
+  getMobSpawnPositionsForTile(): never;
+  getLoadedTilesWithSpawnData(): never;
+  getBiomeMobTypes(): never;
+  getBiomeDifficulty(): never;
+  getBossLevelAtWorldPosition(): never;
+  getBossHotspots(): never;
+  getBossHotspotAtWorldPosition(): never;
+  getLoadedTiles(): never;
+  getActiveChunks(): never;
+  markChunkActive(): never;
+  markChunkInactive(): never;
+  saveAllActiveChunks(): never;
+  getTerrainStats(): never;
+  getRoadInfluenceAt(): never;
+  getRoadSegmentsForTile(): never;
+  findWaterAreas(): never;
+}
+
+for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
+  Object.defineProperty(HyperscapeTerrain.prototype, name, {
+    value: function notProvided(): never {
+      throw new Error(`HyperscapeTerrain.${name} is not provided by the terrain server (${instead})`);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+export { BLOCK, STEEP, WALKABLE, WATER, ZONE_CORE } from "./tiles";
