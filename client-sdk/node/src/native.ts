@@ -43,6 +43,7 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsSettle(handle: unknown, seq: number, revision: number): Float64Array;
   hsSetTowns(handle: unknown, towns: Float64Array): void;
   hsCoreTime(handle: unknown, kind: string, points: Float64Array, reps: number): number;
+  hsCrossing(x: number, z: number): number;
 }
 
 /** The addon's `open`: the public one's arguments and the view's hand-over callback. */

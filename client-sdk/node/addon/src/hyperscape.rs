@@ -660,3 +660,10 @@ pub fn hs_core_time(
         Ok(start.elapsed().as_nanos() as f64 / answers.max(1) as f64)
     })
 }
+
+/// Nothing but a call into the addon and back (`x + z`): the crossing's own cost, for
+/// the benchmarks.
+#[napi(ts_args_type = "x: number, z: number")]
+pub fn hs_crossing(x: f64, z: f64) -> f64 {
+    x + z
+}
