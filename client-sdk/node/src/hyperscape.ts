@@ -190,6 +190,121 @@ const BIOME_TOWNS: readonly (readonly [number, number])[] = [
   [0, -10],
 ];
 
+/** The difficulty rule's constants (terrain-core's `walk::difficulty`, the original's
+ * CONFIG): the fallback towns and their radius, the fade, the noise, the curve. */
+const FALLBACK_TOWNS = new Float64Array([0, 0, 25, 1000, 0, 25, -1000, 0, 25, 0, 1000, 25, 0, -1000, 25]);
+const FALLOFF = 300;
+const NOISE_SCALE = 0.0007;
+const NOISE_WEIGHT = 0.3;
+const CURVE = 2.2;
+const MAX_LEVEL = 1000;
+/** Simplex gradients (the first two components of the 3-D table), by `mod 12`. */
+const GRAD_X = [1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0];
+const GRAD_Y = [1, 1, -1, -1, 0, 0, 0, 0, 1, -1, 1, -1];
+const SQRT3 = Math.sqrt(3);
+const F2 = 0.5 * (SQRT3 - 1);
+const G2 = (3 - SQRT3) / 6;
+/** The replica's coordinate range (terrain-core's COORDINATE_LIMIT, 2^46 m). */
+const LIMIT = 2 ** 46;
+
+/** One simplex corner's contribution. */
+function corner(gi: number, x: number, y: number): number {
+  const t = 0.5 - x * x - y * y;
+  if (t < 0) return 0;
+  const q = t * t;
+  return q * q * (GRAD_X[gi]! * x + GRAD_Y[gi]! * y);
+}
+
+/** terrain-core's `Noise::simplex` (the original's `simplex2D`), in the same
+ * operations in the same order over the seed's permutation `p` (512 entries). */
+function simplex(p: Uint8Array, x: number, y: number): number {
+  const s = (x + y) * F2;
+  const fi = Math.floor(x + s);
+  const fj = Math.floor(y + s);
+  const ii = fi & 255;
+  const jj = fj & 255;
+  const t = (fi + fj) * G2;
+  const x0 = x - (fi - t);
+  const y0 = y - (fj - t);
+  const i1 = x0 > y0 ? 1 : 0;
+  const j1 = 1 - i1;
+  const x1 = x0 - i1 + G2;
+  const y1 = y0 - j1 + G2;
+  const x2 = x0 - 1 + 2 * G2;
+  const y2 = y0 - 1 + 2 * G2;
+  const gi0 = p[ii + p[jj]!]! % 12;
+  const gi1 = p[ii + i1 + p[jj + j1]!]! % 12;
+  const gi2 = p[ii + 1 + p[jj + 1]!]! % 12;
+  return 70 * (corner(gi0, x0, y0) + corner(gi1, x1, y1) + corner(gi2, x2, y2));
+}
+
+/** Cells of {@link ZoneCells}, metres. */
+const ZONE_CELL = 32;
+/** A zone spanning more cells than this is tested by its bounds instead. */
+const ZONE_CELLS_MAX = 1024;
+
+/**
+ * Where zones may decide heights: the 32 m cells their outer bounds (grown by a metre)
+ * touch. A point in no marked cell is decided by no zone, so the zone lookups answer it
+ * without calling into the addon; others ask the addon, which has the answer.
+ */
+class ZoneCells {
+  private keys = new Int32Array(64);
+  private used = new Uint8Array(32);
+  private mask = 31;
+  private readonly large: number[] = [];
+  empty = true;
+
+  constructor(bounds: Float64Array) {
+    const cells: [number, number][] = [];
+    for (let k = 0; k + 3 < bounds.length; k += 4) {
+      const x0 = Math.floor((bounds[k]! - 1) / ZONE_CELL);
+      const z0 = Math.floor((bounds[k + 1]! - 1) / ZONE_CELL);
+      const x1 = Math.floor((bounds[k + 2]! + 1) / ZONE_CELL);
+      const z1 = Math.floor((bounds[k + 3]! + 1) / ZONE_CELL);
+      const far = !(Math.abs(x0) < 2 ** 29 && Math.abs(x1) < 2 ** 29 && Math.abs(z0) < 2 ** 29 && Math.abs(z1) < 2 ** 29);
+      if (far || (x1 - x0 + 1) * (z1 - z0 + 1) > ZONE_CELLS_MAX) {
+        this.large.push(bounds[k]! - 1, bounds[k + 1]! - 1, bounds[k + 2]! + 1, bounds[k + 3]! + 1);
+        continue;
+      }
+      for (let cz = z0; cz <= z1; cz++) for (let cx = x0; cx <= x1; cx++) cells.push([cx, cz]);
+    }
+    this.empty = cells.length === 0 && this.large.length === 0;
+    let size = 32;
+    while (size < 4 * cells.length) size *= 2;
+    this.keys = new Int32Array(2 * size);
+    this.used = new Uint8Array(size);
+    this.mask = size - 1;
+    for (const [cx, cz] of cells) {
+      let slot = this.slot(cx, cz);
+      while (this.used[slot] && (this.keys[2 * slot] !== cx || this.keys[2 * slot + 1] !== cz)) slot = (slot + 1) & this.mask;
+      this.used[slot] = 1;
+      this.keys[2 * slot] = cx;
+      this.keys[2 * slot + 1] = cz;
+    }
+  }
+
+  private slot(cx: number, cz: number): number {
+    return ((Math.imul(cx, 0x9e3779b1) ^ Math.imul(cz, 0x85ebca77)) >>> 12) & this.mask;
+  }
+
+  /** Whether a zone may decide the height at `(x, z)` (finite). */
+  may(x: number, z: number): boolean {
+    if (this.empty) return false;
+    const cx = Math.floor(x / ZONE_CELL);
+    const cz = Math.floor(z / ZONE_CELL);
+    if (Math.abs(cx) >= 2 ** 29 || Math.abs(cz) >= 2 ** 29) return true;
+    for (let slot = this.slot(cx, cz); this.used[slot]; slot = (slot + 1) & this.mask) {
+      if (this.keys[2 * slot] === cx && this.keys[2 * slot + 1] === cz) return true;
+    }
+    const large = this.large;
+    for (let k = 0; k < large.length; k += 4) {
+      if (x >= large[k]! && z >= large[k + 1]! && x <= large[k + 2]! && z <= large[k + 3]!) return true;
+    }
+    return false;
+  }
+}
+
 /** An error naming `field`. */
 function fieldError(message: string, field: string, kind: ErrorConstructor = Error): Error & { field: string } {
   const e = new kind(message) as Error & { field: string };
@@ -321,7 +436,14 @@ export class HyperscapeTerrain extends EventEmitter {
   private readonly tiles: TileCache;
   private readonly surface: SurfaceTiles;
   private readonly firstBiome: string;
+  private readonly firstBiomeTier: number;
   private readonly biomes: string[];
+  /** The seed's noise permutation, duplicated to 512 entries (difficulty). */
+  private readonly perm: Uint8Array;
+  /** The difficulty's towns, `[x, z, radius, ...]`. */
+  private towns: Float64Array = FALLBACK_TOWNS;
+  /** Where zones may decide heights, at `zonesEpoch`. */
+  private zoneCells: ZoneCells | undefined;
   private readonly out = new Float64Array(8);
   private readonly samples = new Float64Array(42);
   /** Zones registered here: the game's object and the replica's document of it then. */
@@ -348,12 +470,21 @@ export class HyperscapeTerrain extends EventEmitter {
     this.handle = inner.handle;
     this.tiles = inner.tiles;
     this.surface = inner.surface;
-    const world = JSON.parse(this.fast.hsWorld(this.handle)) as { generator: string; firstBiome: string | null; biomes: string[] };
+    const world = JSON.parse(this.fast.hsWorld(this.handle)) as {
+      generator: string;
+      firstBiome: string | null;
+      firstBiomeTier: number | null;
+      biomes: string[];
+    };
     if (world.generator !== "hyperscape") {
       throw fieldError(`world ${replica.world}: the Hyperscape adapter needs a hyperscape world, this one is ${world.generator}`, "world");
     }
     this.firstBiome = world.firstBiome ?? "plains";
+    this.firstBiomeTier = world.firstBiomeTier ?? 0;
     this.biomes = world.biomes;
+    const perm = this.fast.hsPermutation(this.handle);
+    this.perm = new Uint8Array(512);
+    for (let i = 0; i < 512; i++) this.perm[i] = perm[i & 255]!;
     this.collision = options.collision ?? null;
     if (options.towns) this.setTowns(options.towns);
     // `change` events follow the replica's only while someone listens (a pending read
@@ -454,6 +585,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** Whether a zone decides the height at `(x, z)` (its core or its blend ring). */
   isInFlatZone(x: number, z: number): boolean {
     if (!Number.isFinite(x) || !Number.isFinite(z)) return false;
+    if (!this.zonesNear(x, z)) return false;
     try {
       return this.fast.hsInZone(this.handle, x, z);
     } catch (e) {
@@ -470,6 +602,7 @@ export class HyperscapeTerrain extends EventEmitter {
    */
   getFlatZoneAt(x: number, z: number): FlatZone | null {
     if (!Number.isFinite(x) || !Number.isFinite(z)) return null;
+    if (!this.zonesNear(x, z)) return null;
     let id: string | null;
     try {
       id = this.fast.hsZoneAt(this.handle, x, z);
@@ -479,11 +612,23 @@ export class HyperscapeTerrain extends EventEmitter {
     return id === null ? null : this.zoneObject(id);
   }
 
+  /** Whether a zone may decide the height at `(x, z)` (finite), by the view's zone
+   * bounds (taken again when the view changed). Points beyond the replica's range are
+   * left to the addon, which refuses them. */
+  private zonesNear(x: number, z: number): boolean {
+    if (this.zonesEpoch !== this.tiles.epoch) this.newZoneEpoch();
+    if (!(Math.abs(x) <= LIMIT && Math.abs(z) <= LIMIT)) return true;
+    return this.zoneCells!.may(x, z);
+  }
+
+  private newZoneEpoch(): void {
+    this.zoneObjects = new Map();
+    this.zoneCells = new ZoneCells(this.fast.hsZoneBounds(this.handle));
+    this.zonesEpoch = this.tiles.epoch;
+  }
+
   private zoneObject(id: string): FlatZone | null {
-    if (this.zonesEpoch !== this.tiles.epoch) {
-      this.zoneObjects = new Map();
-      this.zonesEpoch = this.tiles.epoch;
-    }
+    if (this.zonesEpoch !== this.tiles.epoch) this.newZoneEpoch();
     const kept = this.zoneObjects.get(id);
     if (kept !== undefined) return kept;
     const doc = this.fast.hsZone(this.handle, id);
@@ -735,31 +880,34 @@ export class HyperscapeTerrain extends EventEmitter {
       // The original compares whatever it is given: null is a tier of 0.
       return { level: 0, scalar: 0, biome: this.firstBiome, difficultyTier: overrideDifficultyLevel as unknown as number, isSafe: true };
     }
+    const tier = has ? overrideDifficultyLevel! : this.firstBiomeTier;
+    const biome = this.firstBiome;
     if (!Number.isFinite(x) || !Number.isFinite(z)) {
       // The original's arithmetic: NaN distances and noise, so NaN unless the tier is 0.
-      const tier = has ? overrideDifficultyLevel! : this.tierAtNaN();
-      if (tier <= 0) return { level: 0, scalar: 0, biome: this.firstBiome, difficultyTier: tier, isSafe: true };
-      return { level: Number.NaN, scalar: Number.NaN, biome: this.firstBiome, difficultyTier: tier, isSafe: false };
+      if (tier <= 0) return { level: 0, scalar: 0, biome, difficultyTier: tier, isSafe: true };
+      return { level: Number.NaN, scalar: Number.NaN, biome, difficultyTier: tier, isSafe: false };
     }
-    const out = this.out;
-    try {
-      this.fast.hsDifficulty(this.handle, x, z, has, has ? overrideDifficultyLevel! : 0, out);
-    } catch (e) {
-      throw coordError(x, z, e);
+    if (!(Math.abs(x) <= LIMIT && Math.abs(z) <= LIMIT)) throw coordError(x, z, new Error(`${Math.abs(x) <= LIMIT ? "z" : "x"}: beyond ±2^46`));
+    // terrain-core's `walk::difficulty::difficulty` (the original's formula), here in
+    // the same operations in the same order: it reads no zones, and a call into the
+    // addon costs more than the answer. Math.pow is the original's own pow (core ports
+    // V8's for this); the tests hold this to the addon's answer and to the traces.
+    const towns = this.towns;
+    let distance = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < towns.length; k += 3) {
+      const dx = x - towns[k]!;
+      const dz = z - towns[k + 1]!;
+      const edge = Math.max(0, Math.sqrt(dx * dx + dz * dz) - towns[k + 2]!);
+      if (edge < distance) distance = edge;
     }
-    const scalar = out[1]!;
-    return {
-      level: scalar === scalar ? out[0]! : Number.NaN,
-      scalar,
-      biome: this.biomes[out[4]!] ?? this.firstBiome,
-      difficultyTier: out[2]!,
-      isSafe: out[3] === 1,
-    };
-  }
-
-  private tierAtNaN(): number {
-    this.fast.hsDifficulty(this.handle, 0, 0, false, 0, this.out);
-    return this.out[2]!;
+    const falloff = Math.min(1, Math.max(0, distance / FALLOFF));
+    if (tier <= 0 || falloff <= 0) return { level: 0, scalar: 0, biome, difficultyTier: tier, isSafe: true };
+    const base = Math.min(1, Math.max(0, tier / 3));
+    const n = simplex(this.perm, x * NOISE_SCALE, z * NOISE_SCALE);
+    const blended = base * (1 - NOISE_WEIGHT) + (n + 1) * 0.5 * NOISE_WEIGHT;
+    const scalar = Math.min(1, Math.max(0, Math.pow(blended * falloff, CURVE)));
+    const level = scalar <= 0 ? 0 : Math.max(1, Math.floor(1 + scalar * (MAX_LEVEL - 1)));
+    return { level, scalar, biome, difficultyTier: tier, isSafe: false };
   }
 
   /** The towns of {@link getDifficultyAtWorldPosition} (the game's towns; empty: the
@@ -770,7 +918,9 @@ export class HyperscapeTerrain extends EventEmitter {
       const [x, z, r] = "position" in t ? [t.position.x, t.position.z, t.safeZoneRadius] : [t.x, t.z, t.radius];
       flat.set([x, z, r], 3 * i);
     });
+    // Checked (and kept for the addon's own difficulty answer, which the tests compare).
     this.fast.hsSetTowns(this.handle, flat);
+    this.towns = flat.length === 0 ? FALLBACK_TOWNS : flat;
   }
 
   /**

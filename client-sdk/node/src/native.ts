@@ -44,6 +44,8 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsSetTowns(handle: unknown, towns: Float64Array): void;
   hsCoreTime(handle: unknown, kind: string, points: Float64Array, reps: number): number;
   hsCrossing(x: number, z: number): number;
+  hsPermutation(handle: unknown): Uint8Array;
+  hsZoneBounds(handle: unknown): Float64Array;
 }
 
 /** The addon's `open`: the public one's arguments and the view's hand-over callback. */
@@ -54,8 +56,23 @@ type RawOpen = (
   onPublish: (changed: Float64Array) => void,
 ) => Promise<Addon.LocalTerrain>;
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const loaded = require(addonPath) as typeof Addon & Fast;
+/** Loads the addon, or says what is wrong: the package carries the linux-x64 (glibc)
+ * build; elsewhere (or in a clone before the build) the addon is built from source. */
+function load(): typeof Addon & Fast {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(addonPath) as typeof Addon & Fast;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new Error(
+      `terrain-client: cannot load the native addon ${addonPath} on ${process.platform}-${process.arch} (${why}). ` +
+        "The npm package carries it built for linux-x64 (glibc); elsewhere, or in a clone of the repository, " +
+        "build it from source with cargo: `npm ci && npm run build` in client-sdk/node (TERRAIN_NODE_ADDON points at another build).",
+    );
+  }
+}
+
+const loaded = load();
 
 const HANDLE = Symbol("terrain-node handle");
 const SURFACE = Symbol("terrain-node surface tiles");

@@ -27,7 +27,7 @@ use std::{
 
 use napi::{
     Result,
-    bindgen_prelude::{External, Float64Array},
+    bindgen_prelude::{External, Float64Array, Uint8Array},
 };
 use napi_derive::napi;
 use terrain_client::{Snapshot, check_point};
@@ -243,10 +243,38 @@ pub fn hs_world(handle: &External<Arc<Replica>>) -> Result<String> {
             "overlap": terrain.zones().overlap().to_string(),
             "walkability": rule,
             "firstBiome": first,
+            "firstBiomeTier": first.map(tier_of),
             "tileSize": generator.tile_size(),
             "biomes": BIOMES,
         })
         .to_string()
+    })
+}
+
+/// The seed's 256-entry noise permutation (hyperscape worlds; empty otherwise): the
+/// table the difficulty's simplex noise reads, which `src/hyperscape.ts` evaluates in
+/// core's operations (a call into the addon costs more than the whole answer).
+#[napi(catch_unwind, ts_args_type = "handle: unknown")]
+pub fn hs_permutation(handle: &External<Arc<Replica>>) -> Result<Uint8Array> {
+    handle.read(|o| match o.view.terrain().generator() {
+        WorldGenerator::Hyperscape(h) => Uint8Array::new(h.noise().permutation().to_vec()),
+        _ => Uint8Array::new(Vec::new()),
+    })
+}
+
+/// The outer bounds of every zone of the view, `[minX, minZ, maxX, maxZ, ...]`: no zone
+/// decides the height outside its own (`src/hyperscape.ts` answers the zone lookups of
+/// points outside all of them without calling in).
+#[napi(catch_unwind, ts_args_type = "handle: unknown")]
+pub fn hs_zone_bounds(handle: &External<Arc<Replica>>) -> Result<Float64Array> {
+    handle.read(|o| {
+        let zones = o.view.terrain().zones();
+        let mut out = Vec::with_capacity(4 * zones.len());
+        for (z, _) in zones.iter() {
+            let b = z.outer_bounds();
+            out.extend([b.min_x, b.min_z, b.max_x, b.max_z]);
+        }
+        Float64Array::new(out)
     })
 }
 

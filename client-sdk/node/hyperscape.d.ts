@@ -1,0 +1,3 @@
+// Types of hyperscape.js (for TypeScript resolving `terrain-client/hyperscape` without
+// package exports, moduleResolution "node").
+export * from "./dist/src/hyperscape";
