@@ -52,8 +52,11 @@ cargo test --workspace --locked --test e2e -- --ignored --exact \
     zones_large::python_default_clients_receive_the_largest_event
 
 # The Node.js SDK (client-sdk/node): npm ci (pinned by its package-lock.json), its build
-# (cargo build -p terrain-node, the addon copied beside package.json, tsc), then its
-# node --test suite against the debug terrain-server that cargo test has just built.
+# (cargo build -p terrain-node --profile node-release: the optimised addon the package
+# carries, copied beside package.json; buf generate; tsc), then its node --test suite
+# against the debug terrain-server that cargo test has just built: the replica, the
+# Hyperscape adapter against the original's traces, and the packed package installed
+# into an empty project without cargo (test/pack.test.ts).
 echo "== Node.js SDK (client-sdk/node)"
 (cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && npm test)
 
