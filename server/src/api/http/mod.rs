@@ -33,6 +33,7 @@ pub mod heights;
 pub mod layout;
 pub mod lifecycle;
 pub mod map;
+pub mod map_page;
 pub mod mesh;
 pub mod openapi;
 pub mod ops;
@@ -145,10 +146,10 @@ pub fn routes(state: Arc<ApiState>) -> Router {
             get(tiles3d::content),
         )
         .route("/v1/worlds/{world}/map/viewers", get(map::viewers))
-        .route("/map", get(map::page))
-        .route("/map/", get(map::page))
-        .route("/map/{world}", get(map::page))
-        .route("/map/assets/{*path}", get(map::asset))
+        .route("/map", get(map_page::page))
+        .route("/map/", get(map_page::page))
+        .route("/map/{world}", get(map_page::page))
+        .route("/map/assets/{*path}", get(map_page::asset))
         .route("/v1/worlds/{world}/events", get(events::events))
         .route("/v1/admin/backup", get(admin::backup))
         .route_layer(middleware::from_fn_with_state(
