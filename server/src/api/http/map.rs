@@ -5,8 +5,8 @@
 //! | `GET /v1/worlds/{world}/map/{z}/{x}/{y}.png` | a 256 x 256 PNG, hill-shaded and coloured as the game colours the world (projection: [`crate::map::render`]); with `?layer=walk`, the walkability layer: an RGBA PNG, transparent where walkable, shaded by reason elsewhere ([`crate::map::walk`]) |
 //! | `GET /v1/worlds/{world}/map/legend` | `{"generator", "minZoom", "maxZoom", "tilePixels", "metresPerPixelAtZoom0", "waterThreshold", "tileGrid": {"size", "resolution", "centred"}, "entries": [{"label", "rgb"}], "walk": {"rule", "entries": [{"reason", "label", "rgba"}]}}` |
 //! | `GET /v1/worlds/{world}/map/viewers` | `{"sequence", "viewers": [{"id", "x", "z", "viewWidth", "viewDepth", "rings": {"sim", "spawn", "active"}}]}`, each ring `[minTx, minTz, maxTx, maxTz]` (inclusive), by id |
-//! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map) |
-//! | `GET /map/assets/{path}` | the page's script, style and vendored Leaflet, three.js and 3DTilesRendererJS, embedded in the binary |
+//! | `GET /map`, `GET /map/{world}` | the map page (a world picker, one world's map): [`super::map_page`] |
+//! | `GET /map/assets/{path}` | the page's script, style and vendored libraries, embedded in the binary: [`super::map_page`] |
 //!
 //! Map tiles send `ETag: "<world>:map1:<z>:<x>:<y>:<digest>"` (`walk1` for the walk
 //! layer), the digest being that of
