@@ -627,3 +627,46 @@ async fn procedural_heights_keep_the_revision_rules_and_fill_heightmaps() {
     assert!(status.message().starts_with("mode: "), "{status:?}");
     server.stop().await;
 }
+
+/// The OpenAPI document says the same: every height route takes the three modes, and
+/// terrain info's points carry `normal` always and `difficulty` when the rule has one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_lists_the_modes_normal_and_difficulty() {
+    let server = TestServer::start().await;
+    let (status, doc) = server.get("/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    for (path, method) in [
+        ("/v1/worlds/{world}/height", "get"),
+        ("/v1/worlds/{world}/heights", "post"),
+        ("/v1/worlds/{world}/heightmap", "get"),
+    ] {
+        let mode = doc["paths"][path][method]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "mode")
+            .unwrap_or_else(|| panic!("{path}: no mode"))
+            .clone();
+        assert_eq!(
+            mode["schema"]["enum"],
+            json!(["exact", "surface", "procedural"]),
+            "{path}"
+        );
+    }
+    let info = &doc["components"]["schemas"]["InfoJson"];
+    let required: Vec<&str> = info["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(required.contains(&"normal"), "{info}");
+    assert!(!required.contains(&"difficulty"), "{info}");
+    let difficulty = &doc["components"]["schemas"]["DifficultyJson"];
+    for key in ["level", "scalar", "biome", "tier", "isSafe"] {
+        assert!(difficulty["properties"].get(key).is_some(), "{difficulty}");
+    }
+    let walk = &doc["components"]["schemas"]["WalkRuleBody"];
+    assert!(walk["properties"].get("towns").is_some(), "{walk}");
+    server.stop().await;
+}
