@@ -670,3 +670,87 @@ async fn the_openapi_document_lists_the_modes_normal_and_difficulty() {
     assert!(walk["properties"].get("towns").is_some(), "{walk}");
     server.stop().await;
 }
+
+/// On voxel and osrs worlds `procedural` is the generator's own procedural height
+/// (voxel: the eroded ground of the column, whole blocks; osrs: the tile height), zones
+/// left out, over HTTP and gRPC; and a flat zone changes the exact height there, not the
+/// procedural one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn procedural_heights_of_voxel_and_osrs_worlds_leave_zones_out() {
+    use common::voxel::{SEED, VOXEL, voxel_config, voxel_worlds};
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.worlds
+            .push(WorldConfig::new("old", GeneratorKind::Osrs, 0));
+    })
+    .await;
+    let mut grpc = server.grpc().await;
+    for (world, kind, seed) in [
+        (VOXEL, GeneratorKind::Voxel, SEED),
+        ("old", GeneratorKind::Osrs, 0),
+    ] {
+        let zone = json!({"centerX": 20.5, "centerZ": 20.5, "width": 16, "depth": 16,
+                          "heightOffset": 5, "blendRadius": 2});
+        let (status, body) = server
+            .put_json(&format!("/v1/worlds/{world}/flat-zones/pad"), &zone, None)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let spec = terrain_core::WorldSpec {
+            generator: kind,
+            seed,
+            overlap: Overlap::default(),
+            layout: None,
+            voxel: (kind == GeneratorKind::Voxel).then(voxel_config),
+        };
+        let bare = terrain_core::build_terrain(&spec, []).unwrap();
+        let mut points = random_points(300, 200.0, 5);
+        points.push((20.5, 20.5));
+        let list: Vec<[f64; 2]> = points.iter().map(|&(x, z)| [x, z]).collect();
+        let (status, batch) = server
+            .post_json(
+                &format!("/v1/worlds/{world}/heights?mode=procedural"),
+                &json!({ "points": list }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{batch}");
+        let (_, exact) = server
+            .post_json(
+                &format!("/v1/worlds/{world}/heights"),
+                &json!({ "points": list }),
+            )
+            .await;
+        let heights = grpc
+            .get_heights(GetHeightsRequest {
+                world: world.into(),
+                coordinates: points.iter().flat_map(|&(x, z)| [x, z]).collect(),
+                mode: PbMode::Procedural as i32,
+                revision: None,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        for (k, &(x, z)) in points.iter().enumerate() {
+            let want = bare.procedural(x, z);
+            same(
+                &format!("{world} HTTP ({x}, {z})"),
+                f(&batch["heights"][k]),
+                want,
+            );
+            same(
+                &format!("{world} gRPC ({x}, {z})"),
+                heights.heights[k],
+                want,
+            );
+            if kind == GeneratorKind::Voxel {
+                assert_eq!(want.fract(), 0.0, "whole blocks");
+            }
+        }
+        let centre = points.len() - 1;
+        assert_ne!(
+            f(&exact["heights"][centre]),
+            f(&batch["heights"][centre]),
+            "{world}: the zone decides the exact height at its centre"
+        );
+    }
+    server.stop().await;
+}
