@@ -249,6 +249,7 @@ impl QueryEngine {
             let zone = sample.zone.map(|(zone, _)| zone.id.clone());
             let height = match mode {
                 HeightMode::Surface => surface_height(terrain, x, z),
+                // Procedural heights are answered above, without a sample.
                 HeightMode::Exact | HeightMode::Procedural => sample.height,
             };
             (height, zone, ground.revision())

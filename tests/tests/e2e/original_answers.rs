@@ -269,12 +269,30 @@ async fn every_surface_answers_the_original_s_normal_difficulty_and_procedural_h
             .unwrap()
             .into_inner();
         assert!(heights.zones.is_empty());
+        // The binary batch takes the mode in its query string.
+        let binary = server
+            .post_points_binary(
+                &format!("/v1/worlds/{world}/heights?mode=procedural"),
+                &points,
+            )
+            .await;
+        assert_eq!(binary.status(), StatusCode::OK);
+        assert_eq!(binary.headers()["x-terrain-revision"], "44");
+        let binary: Vec<f64> = binary
+            .bytes()
+            .await
+            .unwrap()
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(binary.len(), points.len());
         let mut differ = 0;
         for (k, row) in trace.rows.iter().enumerate() {
             let at = format!("seed {seed} row {k}");
             let want = trace.num(row, "getProceduralHeightAt");
             same(&format!("{at} HTTP batch"), f(&batch["heights"][k]), want);
             same(&format!("{at} gRPC batch"), heights.heights[k], want);
+            same(&format!("{at} binary batch"), binary[k], want);
             differ += usize::from(want != trace.num(row, "getHeightAt"));
         }
         assert!(
