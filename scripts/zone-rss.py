@@ -4,7 +4,8 @@
 Starts `terrain-server` (three worlds: voxel `blocks`, hyperscape `main`, osrs `old`)
 on a free loopback port with a fresh data directory, holds one WebSocket and one gRPC
 subscription per world in this process, and per world registers a 20 m zone, then the
-largest zone the default limits accept (10 km square, 10 km blend ring). Once both
+largest zone the default limits accept (10 km square, 10 km blend ring), and on `main`
+the largest tile mask (65,536 tiles; the row with `"zone": "mask"`). Once both
 subscribers have the largest zone's event it reads the server's resident set
 (`VmRSS` of `/proc/PID/status`) and prints one JSON line per world and run: the
 resident set added by the largest zone, the PUT's round trip and the event sizes.
@@ -36,6 +37,10 @@ WORLDS = ["blocks", "main", "old"]
 SMALL = {"centerX": 0, "centerZ": 0, "width": 20, "depth": 20, "heightOffset": 2, "blendRadius": 5}
 LARGEST = {"centerX": 0, "centerZ": 0, "width": 10000, "depth": 10000, "heightOffset": 2,
            "blendRadius": 10000}
+# The largest legal tile mask: 65,536 tiles (256 x 256 m) with a 10 m blend ring.
+LARGEST_MASK = {"centerX": 0, "centerZ": 0, "width": 260, "depth": 260, "heightOffset": 2,
+                "blendRadius": 10,
+                "tileMask": [[x, z] for x in range(-128, 128) for z in range(-128, 128)]}
 
 
 def free_port() -> int:
@@ -130,9 +135,18 @@ def run() -> list:
                 took = put(base, world, "largest", LARGEST)
                 sizes = wait_events(events, world)
                 time.sleep(0.5)
-                rows.append({"world": world, "addedRssMB": (rss_kb(server.pid) - before) / 1000,
+                rows.append({"world": world, "zone": "rect",
+                             "addedRssMB": (rss_kb(server.pid) - before) / 1000,
                              "putMs": round(took * 1e3, 1), "wsEventBytes": sizes["ws"],
                              "grpcEventBytes": sizes["grpc"]})
+            before = rss_kb(server.pid)
+            took = put(base, "main", "largest-mask", LARGEST_MASK)
+            sizes = wait_events(events, "main")
+            time.sleep(0.5)
+            rows.append({"world": "main", "zone": "mask",
+                         "addedRssMB": (rss_kb(server.pid) - before) / 1000,
+                         "putMs": round(took * 1e3, 1), "wsEventBytes": sizes["ws"],
+                         "grpcEventBytes": sizes["grpc"]})
             return rows
         finally:
             server.terminate()

@@ -146,7 +146,7 @@ pub(crate) fn zone_to_proto(id: &str, spec: &ZoneSpec) -> v1::FlatZone {
         priority: spec.priority,
         revision: 0,
         walkable: spec.walkable,
-        tile_mask: terrain_model::query::mask_to_proto(spec.tile_mask.as_ref()),
+        tile_mask: terrain_model::mask_to_proto(spec.tile_mask.as_ref()),
     }
 }
 

@@ -308,6 +308,53 @@ await run('map', ['main:hyperscape:0', 'classic:osrs', 'blocks:voxel:1'], async 
   await allLoaded();
   await walkLoaded();
   check(true, 'the hall removed: its core is clear again');
+
+  // A building footprint: a tile-mask zone (an L of 1 m tiles inside its rectangle)
+  // that blocks. Its core is exactly its tiles: the walk layer shades them and not the
+  // L's notch, which lies inside the rectangle; the outline follows the tiles.
+  const footprint = [];
+  for (let x = 30; x < 50; x++) for (let z = 32; z < 38; z++) footprint.push([x, z]);
+  for (let x = 30; x < 36; x++) for (let z = 38; z < 48; z++) footprint.push([x, z]);
+  await api('PUT', '/v1/worlds/main/flat-zones/browser-building',
+    { centerX: 40, centerZ: 40, width: 24, depth: 20, heightOffset: 0.5, blendRadius: 6,
+      walkable: false, tileMask: footprint });
+  await page.waitForFunction(() => window.terrainMap.zones.has('browser-building'), null, { timeout: 3000 });
+  for (let i = 0; ; i++) {
+    const p = await walkAt(32.5, 45.5);
+    if (p && reasonOf(p) === 'zone') break;
+    if (i > 150) throw new Error(`FAILED: the building's footprint not shaded zone after 15 s: ${p}`);
+    await sleep(100);
+  }
+  await walkLoaded();
+  const inNotch = await walkAtLoaded(45.5, 45.5);
+  const onTile = await walkAtLoaded(45.5, 35.5);
+  check(reasonOf(onTile) === 'zone' && reasonOf(inNotch) !== 'zone',
+    `footprint: a mask tile shaded ${reasonOf(onTile)}, the L's notch inside the rectangle ${reasonOf(inNotch) ?? 'walkable'}`);
+  const segments = await page.evaluate(() => {
+    let n = 0;
+    window.terrainMap.zones.get('browser-building').eachLayer(() => { n++; });
+    return n;
+  });
+  check(segments === 2, `the footprint is drawn as its outline and its dashed rectangle (${segments} layers)`);
+  // Close up (6 cm a pixel): the outline and the shading on the tiles, the notch open.
+  await page.evaluate(() => window.terrainMap.map.setView([40, 40], 8));
+  await allLoaded();
+  await walkLoaded();
+  await sleep(1700);
+  await shot('12-building-footprint');
+  await page.evaluate(() => window.terrainMap.map.setView([40, 40], 5));
+  await allLoaded();
+  await walkLoaded();
+  await api('DELETE', '/v1/worlds/main/flat-zones/browser-building');
+  await page.waitForFunction(() => !window.terrainMap.zones.has('browser-building'), null, { timeout: 3000 });
+  for (let i = 0; ; i++) {
+    const p = await walkAt(32.5, 45.5);
+    if (p && reasonOf(p) !== 'zone') break;
+    if (i > 100) throw new Error(`FAILED: the footprint still shaded 10 s after DELETE: ${p}`);
+    await sleep(100);
+  }
+  await allLoaded();
+  await walkLoaded();
   await page.click('.leaflet-control-layers label:has-text("walkability")');
   await page.waitForFunction(() => !document.getElementById('walk-legend'));
   check(true, 'walk layer off: its legend is gone');

@@ -53,7 +53,9 @@ fn read_page(path: &Path) -> Page {
                     h.push_str(&t);
                 }
             }
-            Event::Start(Tag::Link { dest_url, .. }) => links.push(dest_url.to_string()),
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                links.push(dest_url.to_string());
+            }
             _ => {}
         }
     }
@@ -70,14 +72,23 @@ fn repo() -> PathBuf {
 fn documents() -> Vec<PathBuf> {
     let root = repo();
     let mut files = vec![root.join("README.md")];
-    let mut chapters: Vec<PathBuf> = std::fs::read_dir(root.join("docs/src"))
-        .expect("docs/src")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
+    let mut chapters = Vec::new();
+    markdown_under(&root.join("docs/src"), &mut chapters);
     chapters.sort();
     files.extend(chapters);
     files
+}
+
+/// Every Markdown file under `dir`, subdirectories (the reference part) included.
+fn markdown_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a docs directory") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            markdown_under(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
 }
 
 /// The problems of one link from `from`, if any.
@@ -135,8 +146,13 @@ fn every_chapter_is_in_the_summary() {
     let root = repo();
     let summary = read_page(&root.join("docs/src/SUMMARY.md"));
     let listed: BTreeSet<&str> = summary.links.iter().map(String::as_str).collect();
+    let src = root.join("docs/src");
     for file in documents().iter().skip(1) {
-        let name = file.file_name().and_then(|n| n.to_str()).expect("a name");
+        let name = file
+            .strip_prefix(&src)
+            .ok()
+            .and_then(|n| n.to_str())
+            .expect("a chapter under docs/src");
         if name != "SUMMARY.md" {
             assert!(listed.contains(name), "{name} is not in SUMMARY.md");
         }

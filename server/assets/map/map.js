@@ -135,6 +135,20 @@ async function worldMap(worldId) {
   const zoneShapes = new Map();
   window.terrainMap.zones = zoneShapes;
   let zoneList = [];
+  // The outline of a tile mask: every edge of a tile whose neighbour across it is not
+  // in the mask, as [z, x] segments.
+  function maskOutline(tiles) {
+    const set = new Set(tiles.map(([x, z]) => `${x},${z}`));
+    const has = (x, z) => set.has(`${x},${z}`);
+    const segments = [];
+    for (const [x, z] of tiles) {
+      if (!has(x - 1, z)) segments.push([[z, x], [z + 1, x]]);
+      if (!has(x + 1, z)) segments.push([[z, x + 1], [z + 1, x + 1]]);
+      if (!has(x, z - 1)) segments.push([[z, x], [z, x + 1]]);
+      if (!has(x, z + 1)) segments.push([[z + 1, x], [z + 1, x + 1]]);
+    }
+    return segments;
+  }
   async function loadZones() {
     const { zones } = await api(`${base}/flat-zones`);
     zoneList = zones;
@@ -143,11 +157,19 @@ async function worldMap(worldId) {
     zoneShapes.clear();
     for (const z of zones) {
       const style = { color: '#ff00ff', weight: 2, fill: false };
+      const rect = [[z.centerZ - z.depth / 2, z.centerX - z.width / 2],
+        [z.centerZ + z.depth / 2, z.centerX + z.width / 2]];
       const shape = z.radius !== undefined
         ? L.circle([z.centerZ, z.centerX], { ...style, radius: z.radius })
-        : L.rectangle([[z.centerZ - z.depth / 2, z.centerX - z.width / 2],
-          [z.centerZ + z.depth / 2, z.centerX + z.width / 2]], style);
-      shape.bindTooltip(`zone <b>${escapeHtml(z.id)}</b><br>height ${z.height}<br>blend ${z.blendRadius}` +
+        : z.tileMask
+          // A building footprint: its core is exactly its tiles (solid outline); the
+          // rectangle it sits in is only a frame (dashed).
+          ? L.featureGroup([
+            L.polyline(maskOutline(z.tileMask), style),
+            L.rectangle(rect, { ...style, weight: 1, dashArray: '4 4', opacity: 0.6 }),
+          ])
+          : L.rectangle(rect, style);
+      shape.bindTooltip(`zone <b>${escapeHtml(z.id)}</b>${z.tileMask ? ` (${z.tileMask.length} tiles)` : ''}<br>height ${z.height}<br>blend ${z.blendRadius}` +
         `<br>carve ${z.carveInset ?? 0}<br>priority ${z.priority ?? 0}`, { sticky: true });
       shape.addTo(zoneLayer);
       zoneShapes.set(z.id, shape);

@@ -73,6 +73,7 @@ mod sdk_client;
 mod sdk_replica;
 mod sdk_subscription;
 mod sdk_tls;
+mod seeds_reference;
 mod snapshot;
 mod stream_limits;
 mod tiles3d;

@@ -316,3 +316,44 @@ async fn a_replica_rebuilds_when_the_server_comes_back_with_another_history() {
     assert!(replica.stopped().is_none());
     server.stop().await;
 }
+
+/// A building footprint registered through the SDK reaches the replica with its mask:
+/// heights on its tiles, in its L's notch and in its blend ring equal the server's.
+#[tokio::test]
+async fn a_tile_mask_zone_reaches_the_replica_and_decides_its_heights() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let replica = LocalTerrain::open(client.clone(), "main")
+        .await
+        .expect("open");
+    let tiles: Vec<[i64; 2]> = (-50..-30)
+        .flat_map(|x| (0..6).map(move |z| [x, z]))
+        .chain((-50..-44).flat_map(|x| (6..16).map(move |z| [x, z])))
+        .collect();
+    let mut spec = rect(-40.0, 8.0, 24.0, 20.0, 0.5);
+    spec.tile_mask = Some(terrain_core::zones::TileMask::new(&tiles).expect("mask"));
+    client
+        .register_flat_zone("main", "hall", &spec)
+        .await
+        .expect("registered");
+    let listed = client.flat_zone("main", "hall").await.expect("read");
+    let mask = listed.zone.expect("zone").zone.tile_mask.expect("a mask");
+    assert_eq!(mask.len(), tiles.len());
+    let points: Vec<(f64, f64)> = random_points(4000, 20.0, 9)
+        .into_iter()
+        .map(|(x, z)| (x - 40.0, z + 8.0))
+        .collect();
+    assert_bit_equal(&replica, &mut client, &points).await;
+    let snapshot = replica.snapshot();
+    let hall = snapshot
+        .terrain()
+        .zones()
+        .get("hall")
+        .expect("the replica holds it");
+    assert_eq!(hall.tile_mask.as_ref().map(|m| m.len()), Some(tiles.len()));
+    // On a tile: the zone's level; in the notch (inside the rectangle, off the mask,
+    // beyond the blend radius of 2 from every tile): not.
+    let level = hall.height;
+    assert_eq!(snapshot.height_at(-48.5, 12.5).unwrap(), level);
+    assert_ne!(snapshot.height_at(-33.5, 14.5).unwrap(), level);
+}

@@ -86,10 +86,11 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
     tag = "zones",
     description = "Registers (or replaces) a flat zone. The body is a zone: `centerX`, `centerZ`, \
         `width` and `depth` or `radius`, `height` or `heightOffset`, `blendRadius`, and optionally \
-        `carveInset`, `priority`; `id` (equal to the path's) and `revision` are accepted, so a zone \
-        read from the API can be sent back as it is.",
+        `carveInset`, `priority`, `walkable` and `tileMask` (a building footprint of whole-metre \
+        tiles inside the rectangle); `id` (equal to the path's) and `revision` are accepted, so a \
+        zone read from the API can be sent back as it is.",
     params(
-        ("id" = String, Path, description = "Zone id: 1 to 64 of `[A-Za-z0-9_.-]`"),
+        ("id" = String, Path, description = "Zone id: 1 to 128 of `[A-Za-z0-9_.:-]`, not `.` or `..`"),
     ),
     request_body(content = ref("#/components/schemas/ZoneRequest"), content_type = "application/json"),
     security((), ("admin" = [])),

@@ -8,6 +8,7 @@
 //! operations' descriptions.
 
 use serde_json::{Value, json};
+use terrain_core::zones::MAX_MASK_TILES;
 
 use crate::{
     config::Limits,
@@ -63,6 +64,20 @@ pub fn zone_request(limits: &Limits) -> Value {
             "blendRadius": extent,
             "carveInset": extent,
             "priority": {"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX},
+            "walkable": {"type": ["boolean", "null"], "description": "Movement over the core: true a floor, false a building that blocks; absent, the world's rule"},
+            "tileMask": {
+                "type": ["array", "null"],
+                "description": "A building footprint: the core is these whole-metre tiles [x, z] (tile (x, z) covers [x, x+1) x [z, z+1)), each inside the rectangle (width and depth), each once; absent, the whole rectangle",
+                "minItems": 1,
+                "maxItems": MAX_MASK_TILES,
+                "uniqueItems": true,
+                "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "items": {"type": "integer", "minimum": -1e9, "maximum": 1e9},
+                },
+            },
             "revision": {"description": "Output only: accepted and ignored"},
         },
         "allOf": [
