@@ -8,7 +8,7 @@
 //! `grid_seed{S}.txt`: walkability at the centre of every 1 m tile of two 96 x 96
 //! regions.
 
-use terrain_core::walk::{BiomeLimits, WalkRule, Walker};
+use terrain_core::walk::{BiomeLimits, FALLBACK_TOWNS, WalkRule, Walker};
 use terrain_core::zones::ZoneDoc;
 use terrain_core::{Generator, GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
@@ -164,6 +164,15 @@ fn every_trace_row_is_the_original_s_answer() {
                 f[col("difficulty_isSafe")],
                 "isSafe at {at}"
             );
+            // The point's details (what terrain info answers) are the same values,
+            // with the original's fallback towns given explicitly.
+            let details = walker.details(x, z, &FALLBACK_TOWNS);
+            assert_eq!(
+                details.normal.map(f64::to_bits),
+                n.map(f64::to_bits),
+                "{at}"
+            );
+            assert_eq!(details.difficulty, Some(d), "details at {at}");
             rows += 1;
         }
         assert_eq!(rows, 2700, "seed {seed}");

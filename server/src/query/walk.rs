@@ -16,7 +16,7 @@ use std::sync::Arc;
 use terrain_core::{
     quote::Num,
     walk::{
-        Build, PathCheck, TerrainInfo, WalkGrids, Walker,
+        Build, PathCheck, PointDetails, TerrainInfo, Town, WalkGrids, Walker,
         find::{Found, NotFound, find_path},
     },
 };
@@ -35,8 +35,11 @@ pub use terrain_core::walk::path::{MAX_PATH_LENGTH, MAX_PATH_POINTS};
 
 /// Terrain info up to this many points is computed in place.
 const INFO_IN_PLACE: usize = 256;
-/// Heights one point of terrain info reads: the point and its eight neighbours.
+/// Heights one point of a path check reads: the point and its eight neighbours.
 const HEIGHTS_PER_INFO: u64 = 9;
+/// Heights one point of terrain info reads: the nine of its slope and the four of its
+/// normal.
+const HEIGHTS_PER_TERRAIN_INFO: u64 = 13;
 
 /// How a path check samples a polyline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,11 +61,33 @@ impl PathMode {
     }
 }
 
+/// Terrain info at one point: the rule's judgement, and the point's normal and
+/// (`hyperscape` rule) difficulty.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointInfo {
+    pub info: TerrainInfo,
+    pub details: PointDetails,
+}
+
 /// Terrain info at each requested point, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InfoAnswer {
-    pub points: Vec<TerrainInfo>,
+    pub points: Vec<PointInfo>,
     pub revision: u64,
+}
+
+/// Terrain info at `points` by `walker`, difficulty with `towns`: the batch path of
+/// [`Walker::infos`] and each point's [`Walker::details`].
+fn point_infos(walker: &Walker, towns: &[Town], points: &[(f64, f64)]) -> Vec<PointInfo> {
+    walker
+        .infos(points)
+        .into_iter()
+        .zip(points)
+        .map(|(info, &(x, z))| PointInfo {
+            info,
+            details: walker.details(x, z, towns),
+        })
+        .collect()
 }
 
 /// A path check's answer.
@@ -100,7 +125,8 @@ pub struct FindFields {
 impl QueryEngine {
     /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`: at least one point,
     /// checked in size and range, errors named by `naming`) as of `revision` (`None`:
-    /// now).
+    /// now), each point with its normal and, under the `hyperscape` rule, its
+    /// difficulty with the world's towns.
     pub async fn terrain_info(
         &self,
         world: &Arc<World>,
@@ -122,20 +148,21 @@ impl QueryEngine {
         let revision = state.revision();
         if points <= INFO_IN_PLACE {
             let walker = Walker::new(state.terrain(), world.walk_rule());
-            let points = walker.infos(&pairs(&coords));
+            let points = point_infos(&walker, world.towns(), &pairs(&coords));
             return Ok(InfoAnswer { points, revision });
         }
         let meters = Arc::clone(world.meters());
-        let units = points as u64 * HEIGHTS_PER_INFO;
+        let units = points as u64 * HEIGHTS_PER_TERRAIN_INFO;
         let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
         let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
+        let towns: Arc<[Town]> = world.towns().into();
         let slices = points.div_ceil(INFO_IN_PLACE);
         let (parts, took) = self
             .compute()
             .run_sliced_timed(slices, move |i| {
                 let walker = Walker::new(state.terrain(), &rule);
                 let end = (2 * INFO_IN_PLACE * (i + 1)).min(coords.len());
-                walker.infos(&pairs(&coords[2 * INFO_IN_PLACE * i..end]))
+                point_infos(&walker, &towns, &pairs(&coords[2 * INFO_IN_PLACE * i..end]))
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;

@@ -66,6 +66,7 @@ mod meshes_http;
 mod meshes_lod;
 mod openapi;
 mod ops;
+mod original_answers;
 mod prefetch;
 mod rebuild_bench;
 mod sdk_client;

@@ -1,13 +1,13 @@
 //! `GetTerrainInfo`, `CheckPath` and `FindPath` of `terrain.v1.TerrainService`: the
 //! movement queries of [`crate::query::walk`].
 
-use terrain_core::walk::{Reason, TerrainInfo};
+use terrain_core::walk::Reason;
 use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{
     api::{ApiError, ApiState},
-    query::walk::{FindFields, FindRequest, PathMode},
+    query::walk::{FindFields, FindRequest, PathMode, PointInfo},
 };
 
 fn reason(r: Option<Reason>) -> pb::WalkReason {
@@ -20,7 +20,8 @@ fn reason(r: Option<Reason>) -> pb::WalkReason {
     }
 }
 
-fn info(i: TerrainInfo) -> pb::TerrainInfo {
+fn info(p: PointInfo) -> pb::TerrainInfo {
+    let (i, details) = (p.info, p.details);
     pb::TerrainInfo {
         height: i.height,
         biome: i.biome.unwrap_or_default().to_string(),
@@ -28,6 +29,14 @@ fn info(i: TerrainInfo) -> pb::TerrainInfo {
         underwater: i.underwater,
         walkable: i.walkable(),
         reason: reason(i.reason).into(),
+        normal: details.normal.to_vec(),
+        difficulty: details.difficulty.map(|d| pb::Difficulty {
+            level: d.level,
+            scalar: d.scalar,
+            biome: d.biome.to_string(),
+            tier: d.tier,
+            is_safe: d.is_safe,
+        }),
     }
 }
 

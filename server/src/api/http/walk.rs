@@ -3,7 +3,7 @@
 //!
 //! | route | body | answer |
 //! | --- | --- | --- |
-//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` (or `?revision=r`) | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
+//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` (or `?revision=r`) | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason", "normal", "difficulty"?}, ...], "revision"}` |
 //! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact", "revision"?: r}` (or `?revision=r`) | `{"blocked", "at", "reason", "path", "revision"}` |
 //! | `POST /v1/worlds/{world}/paths/find` | `{"from": [x, z], "to": [x, z], "maxNodes"?, "maxDistance"?}` | `{"found", "waypoints", "length", "expanded", "reason", "revision"}` |
 
@@ -18,7 +18,6 @@ use axum::{
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_path_to_error::Segment;
-use terrain_core::walk::TerrainInfo;
 
 use super::{
     body, body_limit, body_rejection,
@@ -28,7 +27,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    query::walk::{FindFields, FindRequest, PathMode},
+    query::walk::{FindFields, FindRequest, PathMode, PointInfo},
 };
 
 /// Decodes a small JSON body through serde, naming the field at fault from the
@@ -93,10 +92,36 @@ pub struct InfoJson {
     /// `null` when walkable, else `water`, `slope` or `zone` (a point is never blocked
     /// for a `step`).
     reason: Option<&'static str>,
+    /// The surface normal `[x, y, z]` (the original's `getNormalAt`, a unit vector);
+    /// on flat ground x and z are `-0.0`, written with their sign.
+    normal: [f64; 3],
+    /// The original's `getDifficultyAtWorldPosition`, under the `hyperscape` rule only
+    /// (left out under every other rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    difficulty: Option<DifficultyJson>,
 }
 
-impl From<TerrainInfo> for InfoJson {
-    fn from(info: TerrainInfo) -> Self {
+/// How dangerous a position is (the original's `getDifficultyAtWorldPosition`:
+/// `difficultyTier` is `tier`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DifficultyJson {
+    /// 0 (safe) or 1 to 1000.
+    level: u32,
+    /// The curved blend in [0, 1] the level comes from.
+    scalar: f64,
+    /// The biome whose tier it starts from: the seed's first biome centre's type (not
+    /// the starter towns' `plains` of the point's `biome`).
+    biome: &'static str,
+    /// That biome's difficulty tier (the biome manifest's `difficulty`).
+    tier: f64,
+    /// No difficulty here: within a town, or a biome of tier 0.
+    is_safe: bool,
+}
+
+impl From<PointInfo> for InfoJson {
+    fn from(p: PointInfo) -> Self {
+        let info = p.info;
         InfoJson {
             height: info.height,
             biome: info.biome,
@@ -104,6 +129,14 @@ impl From<TerrainInfo> for InfoJson {
             underwater: info.underwater,
             walkable: info.walkable(),
             reason: info.reason.map(|r| r.code()),
+            normal: p.details.normal,
+            difficulty: p.details.difficulty.map(|d| DifficultyJson {
+                level: d.level,
+                scalar: d.scalar,
+                biome: d.biome,
+                tier: d.tier,
+                is_safe: d.is_safe,
+            }),
         }
     }
 }
@@ -119,7 +152,8 @@ pub struct TerrainInfoJson {
     path = "/v1/worlds/{world}/terrain-info",
     tag = "movement",
     description = "Terrain info at each point by the world's walkability rule: height, biome, \
-        slope, underwater, walkable and the reason it is not. 1 to `max_batch_points` points.",
+        slope, underwater, walkable and the reason it is not, the surface normal and, under \
+        the `hyperscape` rule, the difficulty. 1 to `max_batch_points` points.",
     params(("revision" = Option<u64>, Query, description = REVISION_IN_QUERY)),
     request_body(content = crate::api::http::openapi::schemas::InfoBody, content_type = "application/json"),
     responses(
@@ -151,7 +185,7 @@ pub async fn terrain_info(
         points: answer.points.into_iter().map(InfoJson::from).collect(),
         revision: answer.revision,
     };
-    json_response(engine, body, count * 6).await
+    json_response(engine, body, count * 10).await
 }
 
 /// `POST .../paths/check`'s body.
