@@ -164,6 +164,46 @@ impl TerrainClient {
         self.terrain_info_as_of(world, points, None).await
     }
 
+    /// The walkability of the `width x depth` 1 m tiles from tile `(min_tile_x,
+    /// min_tile_z)`, one byte of flags a tile (rows of `width`, z rising; the bits of
+    /// [`terrain_core::walk::flags`]: walkable, water, steep, zone core, blocked by a
+    /// zone, step), with the revision it is of: a game's collision map from the
+    /// server's judgement (`GetWalkGrid`).
+    pub async fn walk_grid(
+        &mut self,
+        world: &str,
+        min_tile_x: i64,
+        min_tile_z: i64,
+        width: u32,
+        depth: u32,
+    ) -> Result<(Vec<u8>, u64), ClientError> {
+        let inner = self.inner.clone();
+        let expected = width as usize * depth as usize;
+        self.retry
+            .run("GetWalkGrid", || {
+                let mut c = inner.clone();
+                let req = v1::GetWalkGridRequest {
+                    world: world.to_string(),
+                    min_tile_x,
+                    min_tile_z,
+                    width,
+                    depth,
+                    revision: None,
+                };
+                async move {
+                    let r = c.get_walk_grid(req).await?.into_inner();
+                    if r.flags.len() != expected {
+                        return Err(ClientError::Protocol(format!(
+                            "{} bytes for {expected} tiles",
+                            r.flags.len()
+                        )));
+                    }
+                    Ok((r.flags, r.revision))
+                }
+            })
+            .await
+    }
+
     /// [`TerrainClient::terrain_info`] as of `revision` (`None`: now): for the world as
     /// it was at that earlier revision (lag compensation), answered with it. A
     /// revision older than the server's history holds (`asof_revisions`), or newer than

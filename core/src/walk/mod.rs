@@ -11,6 +11,7 @@
 //!   ([`WalkGrid`]), and the blocks a query touched ([`WalkGrids`]).
 //! - [`difficulty`]: the difficulty of a position ([`Walker::difficulty`]); with the
 //!   normal, a point's [`PointDetails`] ([`Walker::details`]).
+//! - [`flags`]: a walkability grid as one byte of flags a 1 m tile ([`Walker::flags`]).
 //! - [`find`]: path finding over the movement-tile grid, bounded ([`find::find_path`]).
 //!
 //! The slope is the original's (WALKABILITY.md §3): the largest of the eight finite
@@ -19,6 +20,7 @@
 
 pub mod difficulty;
 pub mod find;
+pub mod flags;
 pub mod grid;
 pub mod path;
 pub mod rule;

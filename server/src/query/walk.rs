@@ -69,6 +69,26 @@ pub struct PointInfo {
     pub details: PointDetails,
 }
 
+/// A walk grid ([`QueryEngine::walk_grid`]): one byte of
+/// [`terrain_core::walk::flags`] a 1 m tile, row-major, z rising.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkGridAnswer {
+    pub flags: Vec<u8>,
+    pub revision: u64,
+}
+
+/// The request of a walk grid: the first tile and the size in tiles, as given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WalkGridRequest {
+    pub min_tile_x: f64,
+    pub min_tile_z: f64,
+    pub width: f64,
+    pub depth: f64,
+}
+
+/// Largest width or depth of a walk grid, in tiles.
+pub const MAX_WALK_GRID_SIDE: f64 = 4096.0;
+
 /// Terrain info at each requested point, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InfoAnswer {
@@ -171,6 +191,65 @@ impl QueryEngine {
             points: parts.concat(),
             revision,
         })
+    }
+
+    /// The walk grid of `req`'s tiles as of `revision` (`None`: now): each tile judged
+    /// at its centre as terrain info judges it (the area path), with the zone-core
+    /// flag. `minTileX`, `minTileZ` whole tile indices within range; `width`, `depth`
+    /// whole numbers from 1 to [`MAX_WALK_GRID_SIDE`], at most `max_batch_points`
+    /// tiles (field `width`).
+    pub async fn walk_grid(
+        &self,
+        world: &Arc<World>,
+        req: WalkGridRequest,
+        revision: Option<u64>,
+    ) -> Result<WalkGridAnswer, QueryError> {
+        let max = world.max_coordinate();
+        let index = |field: &'static str, v: f64| -> Result<i64, QueryError> {
+            check_coordinate(v, max).map_err(|reason| QueryError::invalid(field, reason))?;
+            if v.fract() != 0.0 {
+                return Err(QueryError::invalid(
+                    field,
+                    format!("must be a whole tile index (got {})", Num(v)),
+                ));
+            }
+            Ok(v as i64)
+        };
+        let side = |field: &'static str, v: f64| -> Result<usize, QueryError> {
+            if !(v.is_finite() && v.fract() == 0.0 && (1.0..=MAX_WALK_GRID_SIDE).contains(&v)) {
+                return Err(QueryError::invalid(
+                    field,
+                    format!(
+                        "must be a whole number from 1 to {} (got {})",
+                        Num(MAX_WALK_GRID_SIDE),
+                        Num(v)
+                    ),
+                ));
+            }
+            Ok(v as usize)
+        };
+        let (x0, z0) = (
+            index("minTileX", req.min_tile_x)?,
+            index("minTileZ", req.min_tile_z)?,
+        );
+        let (w, d) = (side("width", req.width)?, side("depth", req.depth)?);
+        index("minTileX", (x0 + w as i64) as f64)?;
+        index("minTileZ", (z0 + d as i64) as f64)?;
+        let tiles = w * d;
+        self.check_batch_size(tiles, "width")?;
+        let state = self.ground(world, revision).await?;
+        let revision = state.revision();
+        let meters = Arc::clone(world.meters());
+        let units = tiles as u64;
+        let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
+        let rule = world.walk_rule().clone();
+        let (flags, took) = self
+            .compute()
+            .run_timed(move || Walker::new(state.terrain(), &rule).flags(x0, z0, w, d))
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        meters.terrain_info.observe(units, took);
+        Ok(WalkGridAnswer { flags, revision })
     }
 
     /// Checks the polyline `points` in `mode` as of `revision` (`None`: now); errors

@@ -86,6 +86,7 @@ mod voxel_grpc;
 mod voxel_http;
 mod voxel_range;
 mod walk;
+mod walk_grid;
 mod walk_local;
 mod walk_zones;
 mod worlds;

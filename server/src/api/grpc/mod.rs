@@ -311,6 +311,13 @@ impl TerrainService for TerrainApi {
     ) -> Answer<pb::FindPathResponse> {
         walk::find_path(&self.state, request).await
     }
+
+    async fn get_walk_grid(
+        &self,
+        request: Request<pb::GetWalkGridRequest>,
+    ) -> Answer<pb::GetWalkGridResponse> {
+        walk::walk_grid(&self.state, request).await
+    }
 }
 
 /// `terrain.v1.TerrainLifecycle`: viewers and live tiles, and the layout RPCs the

@@ -66,6 +66,29 @@ pub async fn terrain_info(
     }))
 }
 
+/// `GetWalkGrid`: a rectangle of tiles' walkability, one byte a tile.
+pub async fn walk_grid(
+    state: &ApiState,
+    request: Request<pb::GetWalkGridRequest>,
+) -> Result<Response<pb::GetWalkGridResponse>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = engine.world(&request.world)?;
+    let req = crate::query::walk::WalkGridRequest {
+        min_tile_x: request.min_tile_x as f64,
+        min_tile_z: request.min_tile_z as f64,
+        width: f64::from(request.width),
+        depth: f64::from(request.depth),
+    };
+    let answer = engine.walk_grid(world, req, request.revision).await?;
+    Ok(Response::new(pb::GetWalkGridResponse {
+        flags: answer.flags,
+        width: request.width,
+        depth: request.depth,
+        revision: answer.revision,
+    }))
+}
+
 /// `CheckPath`: the first blocked point of a polyline.
 pub async fn check_path(
     state: &ApiState,

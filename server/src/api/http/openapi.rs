@@ -90,6 +90,7 @@ use crate::{api::metrics, config::Limits};
         walk::terrain_info,
         walk::check_path,
         walk::find_path,
+        walk::walk_grid,
         map::map_tile,
         map::legend,
         map::viewers,

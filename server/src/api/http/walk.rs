@@ -5,6 +5,7 @@
 //! | --- | --- | --- |
 //! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` (or `?revision=r`) | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason", "normal", "difficulty"?}, ...], "revision"}` |
 //! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact", "revision"?: r}` (or `?revision=r`) | `{"blocked", "at", "reason", "path", "revision"}` |
+//! | `GET /v1/worlds/{world}/walk-grid?minTileX=&minTileZ=&width=&depth=` (and `revision`) | | the grid's bytes (`application/octet-stream`): one byte of flags a 1 m tile, rows of `width` tiles, z rising; the revision in `x-terrain-revision` |
 //! | `POST /v1/worlds/{world}/paths/find` | `{"from": [x, z], "to": [x, z], "maxNodes"?, "maxDistance"?}` | `{"found", "waypoints", "length", "expanded", "reason", "revision"}` |
 
 use std::sync::Arc;
@@ -13,8 +14,8 @@ use axum::{
     Json,
     body::Bytes,
     extract::{State, rejection::BytesRejection},
-    http::HeaderMap,
-    response::Response,
+    http::{HeaderMap, HeaderValue, header::CONTENT_TYPE},
+    response::{IntoResponse, Response},
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_path_to_error::Segment;
@@ -27,7 +28,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    query::walk::{FindFields, FindRequest, PathMode, PointInfo},
+    query::walk::{FindFields, FindRequest, PathMode, PointInfo, WalkGridRequest},
 };
 
 /// Decodes a small JSON body through serde, naming the field at fault from the
@@ -358,4 +359,57 @@ pub async fn find_path(
             revision: answer.revision,
         },
     }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/walk-grid",
+    tag = "movement",
+    description = "The walkability of a rectangle of 1 m tiles as one byte a tile, for a game's \
+        collision map: rows of `width` tiles from `(minTileX, minTileZ)`, z rising; each byte is \
+        flags of the tile judged at its centre `(x + 0.5, z + 0.5)` exactly as terrain-info judges \
+        a point: 1 walkable, 2 water, 4 steep, 8 the centre lies in a flat zone's core, 16 blocked \
+        by a zone registered with `walkable: false`, 32 a step too high (block worlds). At most \
+        4,096 tiles a side and `max_batch_points` tiles.",
+    params(
+        ("minTileX" = i64, Query, description = "The first tile's x (whole metres)"),
+        ("minTileZ" = i64, Query, description = "The first tile's z (whole metres)"),
+        ("width" = u32, Query, description = "Tiles along x, 1 to 4,096", minimum = 1, maximum = 4096),
+        ("depth" = u32, Query, description = "Tiles along z, 1 to 4,096", minimum = 1, maximum = 4096),
+        ("revision" = Option<u64>, Query, description = REVISION_IN_QUERY),
+    ),
+    responses(
+        (status = 200, description = "`width * depth` bytes of flags",
+            headers(("x-terrain-revision" = u64, description = "The world revision the grid is of")),
+            content((crate::api::http::openapi::schemas::Bytes = "application/octet-stream"))),
+        (status = 400, description = "A missing or malformed parameter, a tile out of range, a side out of 1..=4096 (the field is named)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = REVISION_REFUSED),
+        (status = 413, description = "More than `max_batch_points` tiles (field `width`)"),
+        (status = 503, description = "The server is busy (admission by cost), with `Retry-After`"),
+    ),
+)]
+pub async fn walk_grid(
+    State(state): State<Arc<ApiState>>,
+    World(world): World,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    let req = WalkGridRequest {
+        min_tile_x: query.number("minTileX")?,
+        min_tile_z: query.number("minTileZ")?,
+        width: query.number("width")?,
+        depth: query.number("depth")?,
+    };
+    let revision = query.revision("revision")?;
+    let answer = engine.walk_grid(world, req, revision).await?;
+    let headers = [
+        (
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        ),
+        (super::REVISION_HEADER, HeaderValue::from(answer.revision)),
+    ];
+    Ok((headers, answer.flags).into_response())
 }
