@@ -40,10 +40,10 @@
 
 use serde_json::{Value, json};
 
+use crate::generator::voxel::base_colour;
 use crate::mesh::{HeightGrid, Indices, TileMesh, simplify::add_skirts, simplify_grid};
 use crate::terrain::Terrain;
 use crate::tile::{TileGrid, TileRect};
-use crate::voxel::base_colour;
 use crate::{Generator, GeneratorKind, WorldGenerator};
 
 /// How deep a coarse content may take its samples below its own level.
