@@ -28,15 +28,16 @@
 //!
 //! # Modules
 //!
-//! - [`names`]: [`named_enum!`](names)'s names of the core's closed choices
-//!   (generator kind, overlap rule, layout pattern, spoke rule, voxel kinds) and
+//! - [`names`]: the names of the core's closed choices (generator kind, overlap rule,
+//!   layout pattern, spoke rule, voxel kinds), defined once with their enum, and
 //!   [`names::UnknownName`], the refusal that lists them.
 //! - [`quote`]: echoing input in messages, cut short ([`quote::Quoted`], [`quote::Num`]).
 //! - [`coordinate`]: the range point answers are defined over ([`COORDINATE_LIMIT`])
 //!   and the check every surface applies to a coordinate before asking.
-//! - [`maths`]: generic maths: the smoothstep, normals of a height grid, and
-//!   [`jsmath`], JavaScript's `pow`, `sin` and `cos` as the original's engine computes
-//!   them (also at its old path, `terrain_core::jsmath`).
+//! - [`maths`]: generic maths, owned by no generator: the smoothstep and the normals
+//!   of a height grid.
+//!   - [`jsmath`] (`maths::jsmath`, also at its old path `terrain_core::jsmath`):
+//!     JavaScript's `pow`, `sin` and `cos` as the original's engine computes them.
 //! - [`zones`]: flat zones, their JSON forms and zone files, tile masks, their spatial
 //!   index and the overlap rules.
 //! - [`tile`]: the tile layout ([`TileGrid`]), vertex and sample coordinates, and which
