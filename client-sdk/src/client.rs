@@ -18,7 +18,7 @@ use tonic::{
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
 use crate::{
-    ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, WorldInfo,
+    ClientError, Height, HeightMode, Heightmap, Heights, RetryPolicy, Town, WorldInfo,
     tls::{CaSource, ca_pem, connect_error, tls_config},
     types::zone_id,
 };
@@ -272,6 +272,20 @@ impl TerrainClient {
 
     /// The worlds the server hosts, in its configuration order.
     pub async fn list_worlds(&mut self) -> Result<Vec<WorldInfo>, ClientError> {
+        Ok(self
+            .list_worlds_with_towns()
+            .await?
+            .into_iter()
+            .map(|(info, _)| info)
+            .collect())
+    }
+
+    /// [`TerrainClient::list_worlds`], each world with the towns its walkability rule's
+    /// difficulty reads (`WalkRule.towns`: the world's `towns` under the `hyperscape`
+    /// rule, empty under the others), what a replica judges difficulty with.
+    pub async fn list_worlds_with_towns(
+        &mut self,
+    ) -> Result<Vec<(WorldInfo, Vec<Town>)>, ClientError> {
         let inner = self.inner.clone();
         self.retry
             .run("ListWorlds", || {
@@ -282,7 +296,16 @@ impl TerrainClient {
                         .worlds
                         .into_iter()
                         .map(|w| {
-                            WorldInfo::try_from(w).map_err(|e| ClientError::Protocol(e.to_string()))
+                            let protocol =
+                                |e: terrain_model::FieldError| ClientError::Protocol(e.to_string());
+                            let towns = w
+                                .walkability
+                                .as_ref()
+                                .map(terrain_model::towns_of)
+                                .transpose()
+                                .map_err(protocol)?
+                                .unwrap_or_default();
+                            Ok((WorldInfo::try_from(w).map_err(protocol)?, towns))
                         })
                         .collect()
                 }
@@ -295,7 +318,8 @@ impl TerrainClient {
         self.height_with_mode(world, x, z, HeightMode::Exact).await
     }
 
-    /// The height at `(x, z)` in `world`: the exact field or the served surface.
+    /// The height at `(x, z)` in `world`: the exact field, the served surface or the
+    /// procedural height (no zones; the answer then names no zone).
     pub async fn height_with_mode(
         &mut self,
         world: &str,
@@ -354,9 +378,9 @@ impl TerrainClient {
             .await
     }
 
-    /// Heights at `points` in `mode`: exact (with the deciding zones), or the served
+    /// Heights at `points` in `mode`: exact (with the deciding zones), the served
     /// meshes' surface (read from the server's cached tile meshes where it holds
-    /// them; `zones` is then empty).
+    /// them) or the procedural height (no zones); `zones` is empty in the last two.
     pub async fn heights_with_mode(
         &mut self,
         world: &str,
@@ -440,9 +464,23 @@ impl TerrainClient {
     pub async fn heightmap(
         &mut self,
         world: &str,
+        origin: (f64, f64),
+        step: f64,
+        counts: (u32, u32),
+    ) -> Result<Heightmap, ClientError> {
+        self.heightmap_with_mode(world, origin, step, counts, HeightMode::Exact)
+            .await
+    }
+
+    /// [`TerrainClient::heightmap`] in `mode`: the exact field, the served surface
+    /// (each sample evaluated) or the procedural height.
+    pub async fn heightmap_with_mode(
+        &mut self,
+        world: &str,
         (x0, z0): (f64, f64),
         step: f64,
         (nx, nz): (u32, u32),
+        mode: HeightMode,
     ) -> Result<Heightmap, ClientError> {
         let inner = self.inner.clone();
         self.retry
@@ -455,6 +493,7 @@ impl TerrainClient {
                     step,
                     nx,
                     nz,
+                    mode: v1::HeightMode::from(mode) as i32,
                 };
                 async move {
                     let r = c.get_heightmap(req).await?.into_inner();

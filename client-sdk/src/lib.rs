@@ -63,6 +63,7 @@ pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, Subscripti
 pub use terrain_core::{
     FlatZone,
     tiles3d::ContentRect,
+    walk::Town,
     zones::{Shape, ZoneHeight, ZoneSpec},
 };
 pub use terrain_model::{ChangedTiles, TILE_LIST_MAX, TileRect};
@@ -70,4 +71,6 @@ pub use types::{
     Height, HeightMode, Heightmap, Heights, Registered, Unregistered, WorldInfo, WorldLayout,
     ZoneAnswer, ZoneChange, ZoneEntry, ZoneList,
 };
-pub use walk::{PathChecked, PathFound, PathMode, PointInfo, TerrainInfos, Unreachable};
+pub use walk::{
+    PathChecked, PathFound, PathMode, PointDifficulty, PointInfo, TerrainInfos, Unreachable,
+};

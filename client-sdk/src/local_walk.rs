@@ -27,7 +27,8 @@ use terrain_core::{
 };
 
 use crate::{
-    ClientError, PathChecked, PathFound, PathMode, PointInfo, Snapshot, TerrainInfos, Unreachable,
+    ClientError, PathChecked, PathFound, PathMode, PointDifficulty, PointInfo, Snapshot,
+    TerrainInfos, Town, Unreachable,
 };
 
 fn invalid(field: impl Into<String>, message: impl Into<String>) -> ClientError {
@@ -53,19 +54,34 @@ fn finite(field: impl FnOnce() -> String, (x, z): (f64, f64)) -> Result<(), Clie
 pub struct LocalWalk<'a> {
     snapshot: &'a Snapshot,
     rule: &'a WalkRule,
+    /// The towns difficulty reads; empty: the original's five fallback towns.
+    towns: &'a [Town],
 }
 
 impl<'a> LocalWalk<'a> {
-    /// The queries over `snapshot` by `rule`.
+    /// The queries over `snapshot` by `rule`; difficulty (under the `hyperscape` rule)
+    /// with the original's five fallback towns until [`LocalWalk::with_towns`].
     pub fn new(snapshot: &'a Snapshot, rule: &'a WalkRule) -> Self {
-        LocalWalk { snapshot, rule }
+        LocalWalk {
+            snapshot,
+            rule,
+            towns: &[],
+        }
+    }
+
+    /// These queries with difficulty judged from `towns`: the world's, as listed
+    /// ([`crate::TerrainClient::list_worlds_with_towns`], [`crate::LocalTerrain::towns`]);
+    /// empty reads the original's five fallback towns (the server's default).
+    pub fn with_towns(self, towns: &'a [Town]) -> Self {
+        LocalWalk { towns, ..self }
     }
 
     fn walker(&self) -> Walker<'a> {
         Walker::new(self.snapshot.terrain(), self.rule)
     }
 
-    /// Terrain info at each of `points`, as `GetTerrainInfo` answers.
+    /// Terrain info at each of `points`, as `GetTerrainInfo` answers (with the normal,
+    /// and the difficulty under the `hyperscape` rule).
     pub fn terrain_info(&self, points: &[(f64, f64)]) -> Result<TerrainInfos, ClientError> {
         if points.is_empty() {
             return Err(invalid("coordinates", "at least one point"));
@@ -77,12 +93,18 @@ impl<'a> LocalWalk<'a> {
         let points = walker
             .infos(points)
             .into_iter()
-            .map(|info| PointInfo {
-                height: info.height,
-                biome: info.biome.map(str::to_string),
-                slope: info.slope,
-                underwater: info.underwater,
-                reason: info.reason,
+            .zip(points)
+            .map(|(info, &(x, z))| {
+                let details = walker.details(x, z, self.towns);
+                PointInfo {
+                    height: info.height,
+                    biome: info.biome.map(str::to_string),
+                    slope: info.slope,
+                    underwater: info.underwater,
+                    reason: info.reason,
+                    normal: details.normal,
+                    difficulty: details.difficulty.map(PointDifficulty::of),
+                }
             })
             .collect();
         Ok(TerrainInfos {

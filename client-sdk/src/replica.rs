@@ -38,8 +38,9 @@ use tokio::{
 };
 
 use crate::{
-    CauseKind, ClientError, LocalMover, LocalWalk, PathChecked, PathFound, PathMode, ResyncMode,
-    Subscription, SubscriptionEvent, TerrainClient, TerrainInfos, TileEvent, WorldInfo, ZoneList,
+    CauseKind, ClientError, HeightMode, LocalMover, LocalWalk, PathChecked, PathFound, PathMode,
+    ResyncMode, Subscription, SubscriptionEvent, TerrainClient, TerrainInfos, TileEvent, Town,
+    WorldInfo, ZoneList,
 };
 
 /// What [`LocalTerrain::events`] delivers, each after the snapshot it describes is
@@ -115,6 +116,25 @@ impl Snapshot {
     pub fn height_at(&self, x: f64, z: f64) -> Result<f64, ClientError> {
         check_point(x, z)?;
         Ok(self.terrain.height(x, z))
+    }
+
+    /// The procedural height at `(x, z)` ([`Terrain::procedural`]: the generator's
+    /// ground without flat zones), what the server's `mode = procedural` answers;
+    /// refused as [`Self::surface_height_at`] is.
+    pub fn procedural_height_at(&self, x: f64, z: f64) -> Result<f64, ClientError> {
+        check_point(x, z)?;
+        Ok(self.terrain.procedural(x, z))
+    }
+
+    /// The height at `(x, z)` in `mode`, as the server's `GetHeight` answers it at this
+    /// revision (a surface height evaluated on the spot; see [`SurfaceReader`] for
+    /// cached tiles).
+    pub fn height_in(&self, x: f64, z: f64, mode: HeightMode) -> Result<f64, ClientError> {
+        match mode {
+            HeightMode::Exact => self.height_at(x, z),
+            HeightMode::Surface => self.surface_height_at(x, z),
+            HeightMode::Procedural => self.procedural_height_at(x, z),
+        }
     }
 
     /// A voxel world's chunk `(cx, cz)` with the flat zones of this revision: the
@@ -202,6 +222,8 @@ enum Progress {
 #[derive(Debug)]
 pub struct LocalTerrain {
     world: WorldInfo,
+    /// The towns the world's rule judges difficulty from, as listed.
+    towns: Vec<Town>,
     current: Arc<RwLock<Arc<Snapshot>>>,
     progress: watch::Receiver<Progress>,
     events: broadcast::Sender<ReplicaEvent>,
@@ -256,11 +278,11 @@ impl LocalTerrain {
     /// Loads world `world` from the server behind `client` and starts following it.
     pub async fn open(client: TerrainClient, world: &str) -> Result<Self, ClientError> {
         let mut client = client;
-        let info = client
-            .list_worlds()
+        let (info, towns) = client
+            .list_worlds_with_towns()
             .await?
             .into_iter()
-            .find(|w| w.id == world)
+            .find(|(w, _)| w.id == world)
             .ok_or_else(|| ClientError::NotFound(format!("world: {world:?} is not hosted")))?;
         let zones = client.list_flat_zones(world).await?;
         let terrain = build_terrain(&info, &zones)?;
@@ -292,6 +314,7 @@ impl LocalTerrain {
         let follower = tokio::spawn(follower.run(subscription));
         Ok(LocalTerrain {
             world: info,
+            towns,
             current,
             progress,
             events,
@@ -318,6 +341,12 @@ impl LocalTerrain {
             .height_at(x, z)
     }
 
+    /// The height at `(x, z)` in `mode` at [`Self::revision`]
+    /// ([`Snapshot::height_in`]): what `GetHeight` answers in that mode.
+    pub fn height_in(&self, x: f64, z: f64, mode: HeightMode) -> Result<f64, ClientError> {
+        self.snapshot().height_in(x, z, mode)
+    }
+
     /// A surface-mode reader over the current snapshot (see [`SurfaceReader`]).
     pub fn surface_reader(&self) -> SurfaceReader {
         SurfaceReader::new(self.snapshot())
@@ -340,10 +369,19 @@ impl LocalTerrain {
         })
     }
 
+    /// The towns the world's rule judges difficulty from, as listed (empty under
+    /// rules without difficulty).
+    pub fn towns(&self) -> &[Town] {
+        &self.towns
+    }
+
     /// Terrain info at `points` computed locally at the current revision: what
-    /// `GetTerrainInfo` answers at that revision, bit for bit ([`LocalWalk`]).
+    /// `GetTerrainInfo` answers at that revision, bit for bit, normal and difficulty
+    /// included ([`LocalWalk`] with [`Self::towns`]).
     pub fn terrain_info(&self, points: &[(f64, f64)]) -> Result<TerrainInfos, ClientError> {
-        LocalWalk::new(&self.snapshot(), self.walk_rule()?).terrain_info(points)
+        LocalWalk::new(&self.snapshot(), self.walk_rule()?)
+            .with_towns(&self.towns)
+            .terrain_info(points)
     }
 
     /// The path check of `points` in `mode` computed locally at the current revision:

@@ -19,6 +19,40 @@ pub struct PointInfo {
     pub underwater: bool,
     /// `None` when walkable, else why not.
     pub reason: Option<Reason>,
+    /// The surface normal `[x, y, z]` (the original's `getNormalAt`, a unit vector; x
+    /// and z are `-0.0` on flat ground).
+    pub normal: [f64; 3],
+    /// The original's `getDifficultyAtWorldPosition`, under the `hyperscape` rule only.
+    pub difficulty: Option<PointDifficulty>,
+}
+
+/// How dangerous a position is (the original's `getDifficultyAtWorldPosition`; its
+/// `difficultyTier` is [`PointDifficulty::tier`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointDifficulty {
+    /// 0 (safe) or 1 to 1000.
+    pub level: u32,
+    /// The curved blend in [0, 1] the level comes from.
+    pub scalar: f64,
+    /// The biome whose tier it starts from (the seed's first biome centre's type).
+    pub biome: String,
+    /// That biome's difficulty tier.
+    pub tier: f64,
+    /// No difficulty here: within a town, or a biome of tier 0.
+    pub is_safe: bool,
+}
+
+impl PointDifficulty {
+    /// The SDK's form of terrain-core's answer (the one a replica computes).
+    pub fn of(d: terrain_core::walk::Difficulty) -> Self {
+        PointDifficulty {
+            level: d.level,
+            scalar: d.scalar,
+            biome: d.biome.to_string(),
+            tier: d.tier,
+            is_safe: d.is_safe,
+        }
+    }
 }
 
 impl PointInfo {
@@ -130,6 +164,46 @@ impl TerrainClient {
         self.terrain_info_as_of(world, points, None).await
     }
 
+    /// The walkability of the `width x depth` 1 m tiles from tile `(min_tile_x,
+    /// min_tile_z)`, one byte of flags a tile (rows of `width`, z rising; the bits of
+    /// [`terrain_core::walk::flags`]: walkable, water, steep, zone core, blocked by a
+    /// zone, step), with the revision it is of: a game's collision map from the
+    /// server's judgement (`GetWalkGrid`).
+    pub async fn walk_grid(
+        &mut self,
+        world: &str,
+        min_tile_x: i64,
+        min_tile_z: i64,
+        width: u32,
+        depth: u32,
+    ) -> Result<(Vec<u8>, u64), ClientError> {
+        let inner = self.inner.clone();
+        let expected = width as usize * depth as usize;
+        self.retry
+            .run("GetWalkGrid", || {
+                let mut c = inner.clone();
+                let req = v1::GetWalkGridRequest {
+                    world: world.to_string(),
+                    min_tile_x,
+                    min_tile_z,
+                    width,
+                    depth,
+                    revision: None,
+                };
+                async move {
+                    let r = c.get_walk_grid(req).await?.into_inner();
+                    if r.flags.len() != expected {
+                        return Err(ClientError::Protocol(format!(
+                            "{} bytes for {expected} tiles",
+                            r.flags.len()
+                        )));
+                    }
+                    Ok((r.flags, r.revision))
+                }
+            })
+            .await
+    }
+
     /// [`TerrainClient::terrain_info`] as of `revision` (`None`: now): for the world as
     /// it was at that earlier revision (lag compensation), answered with it. A
     /// revision older than the server's history holds (`asof_revisions`), or newer than
@@ -163,12 +237,27 @@ impl TerrainClient {
                         .points
                         .into_iter()
                         .map(|p| {
+                            let normal: [f64; 3] =
+                                p.normal.as_slice().try_into().map_err(|_| {
+                                    ClientError::Protocol(format!(
+                                        "a normal of {} values, expected 3",
+                                        p.normal.len()
+                                    ))
+                                })?;
                             Ok(PointInfo {
                                 height: p.height,
                                 biome: (!p.biome.is_empty()).then_some(p.biome),
                                 slope: p.slope,
                                 underwater: p.underwater,
                                 reason: reason(p.reason)?,
+                                normal,
+                                difficulty: p.difficulty.map(|d| PointDifficulty {
+                                    level: d.level,
+                                    scalar: d.scalar,
+                                    biome: d.biome,
+                                    tier: d.tier,
+                                    is_safe: d.is_safe,
+                                }),
                             })
                         })
                         .collect::<Result<_, ClientError>>()?;

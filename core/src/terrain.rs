@@ -10,9 +10,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::generator::voxel::{self, Chunk, Instances, MAX_CHUNK, Voxel, VoxelMesh, block_top};
 use crate::generator::{Generator, Grid, WorldGenerator};
 use crate::layout::LayoutGround;
-use crate::voxel::{self, Chunk, Instances, MAX_CHUNK, Voxel, VoxelMesh, block_top};
 use crate::zones::{FlatZone, Reach, ZoneSet, set::Lookup};
 
 /// How far from a point the generator may sample (hyperscape's shoreline reads four

@@ -1,5 +1,10 @@
-//! Tile layout: how a world's ground is cut into mesh tiles, and which tiles a change
-//! to an area touches.
+//! Tile layout: how a world's ground is cut into mesh tiles, where a tile's vertices
+//! and height samples lie (the original game's conventions, ALGORITHM.md §6), and
+//! which tiles a change to an area touches.
+//!
+//! Below the generators: each generator declares its tile grid
+//! ([`WorldGenerator::tile_grid`](crate::WorldGenerator::tile_grid)) and hyperscape's
+//! worker normals sample on it; the meshes above build on the same coordinates.
 
 use crate::zones::Bounds;
 
@@ -87,6 +92,28 @@ impl TileGrid {
             max_tz: last(bounds.max_z),
         }
     }
+}
+
+/// Offset of vertex 0 from the tile's placement point.
+fn offset(layout: &TileGrid) -> f64 {
+    if layout.centred {
+        layout.size / 2.0
+    } else {
+        0.0
+    }
+}
+
+/// World coordinate of vertex `i` of tile `t` on one axis: `f32(i*step - offset) + t*size`
+/// (the original's main thread stores plane positions as float32).
+pub fn vertex_coord(layout: &TileGrid, t: i64, i: usize) -> f64 {
+    let local = f64::from((i as f64 * layout.step() - offset(layout)) as f32);
+    local + t as f64 * layout.size
+}
+
+/// World coordinate of sample `i` (-1 ..= n) of the height grid, unrounded:
+/// `(-offset + i*step) + t*size` (the original's worker).
+pub fn border_coord(layout: &TileGrid, t: i64, i: i64) -> f64 {
+    (-offset(layout) + i as f64 * layout.step()) + t as f64 * layout.size
 }
 
 /// An inclusive rectangle of tiles: `min_tx..=max_tx` by `min_tz..=max_tz`. Empty

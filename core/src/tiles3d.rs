@@ -40,10 +40,10 @@
 
 use serde_json::{Value, json};
 
+use crate::generator::voxel::base_colour;
 use crate::mesh::{HeightGrid, Indices, TileMesh, simplify::add_skirts, simplify_grid};
 use crate::terrain::Terrain;
 use crate::tile::{TileGrid, TileRect};
-use crate::voxel::base_colour;
 use crate::{Generator, GeneratorKind, WorldGenerator};
 
 /// How deep a coarse content may take its samples below its own level.
@@ -186,7 +186,7 @@ impl TilesetLayout {
         self.levels <= EXACT_LEVELS || self.levels - level.min(self.levels) <= self.exact_below
     }
 
-    /// The deepest a coarse content of `level` takes its samples: [`MAX_DEPTH`] levels,
+    /// The deepest a coarse content of `level` takes its samples: `MAX_DEPTH` (3) levels,
     /// never below the finest level, and when its children's grids are sampled, never
     /// down to exact ones (those would read every full-detail height under a content
     /// of more than 128 x 128 tiles: 16.7 million grids under a root of 1,000 km). So

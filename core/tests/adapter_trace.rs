@@ -8,7 +8,7 @@
 //! `grid_seed{S}.txt`: walkability at the centre of every 1 m tile of two 96 x 96
 //! regions.
 
-use terrain_core::walk::{BiomeLimits, WalkRule, Walker};
+use terrain_core::walk::{BiomeLimits, FALLBACK_TOWNS, WalkRule, Walker};
 use terrain_core::zones::ZoneDoc;
 use terrain_core::{Generator, GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
@@ -164,6 +164,15 @@ fn every_trace_row_is_the_original_s_answer() {
                 f[col("difficulty_isSafe")],
                 "isSafe at {at}"
             );
+            // The point's details (what terrain info answers) are the same values,
+            // with the original's fallback towns given explicitly.
+            let details = walker.details(x, z, &FALLBACK_TOWNS);
+            assert_eq!(
+                details.normal.map(f64::to_bits),
+                n.map(f64::to_bits),
+                "{at}"
+            );
+            assert_eq!(details.difficulty, Some(d), "details at {at}");
             rows += 1;
         }
         assert_eq!(rows, 2700, "seed {seed}");
@@ -222,5 +231,66 @@ fn every_grid_tile_is_the_original_s_answer() {
             regions += 1;
         }
         assert_eq!(regions, 2, "seed {seed}");
+    }
+}
+
+/// The walk grid as flags (`Walker::flags`, the bytes of `walkGrid` and `walk-grid`):
+/// at every tile of both grid tables, walkable exactly where the original says, water
+/// and steep by its reason, and the zone-core flag exactly where a zone's core decides
+/// the tile's centre.
+#[test]
+fn walk_flags_are_the_original_s_grid() {
+    use terrain_core::walk::flags::{STEEP, WALKABLE, WATER, ZONE_CORE};
+    for (seed, zones, _, grid) in CASES {
+        let t = terrain(seed, zones);
+        let rule = rule();
+        let walker = Walker::new(&t, &rule);
+        let mut lines = grid.lines().filter(|l| !l.trim().is_empty()).peekable();
+        let mut cores = 0;
+        while let Some(head) = lines.next() {
+            let field = |k: &str| -> i64 {
+                let at = head.find(&format!("{k}=")).unwrap() + k.len() + 1;
+                head[at..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            let (x0, z0, w, d) = (
+                field("minTileX"),
+                field("minTileZ"),
+                field("width"),
+                field("depth"),
+            );
+            let flags = walker.flags(x0, z0, w as usize, d as usize);
+            for j in 0..d {
+                let row: Vec<char> = lines.next().unwrap().chars().collect();
+                for i in 0..w {
+                    let f = flags[(j * w + i) as usize];
+                    let want = match row[i as usize] {
+                        '.' => WALKABLE,
+                        'w' => WATER,
+                        's' => STEEP,
+                        c => panic!("grid character {c}"),
+                    };
+                    assert_eq!(
+                        f & !ZONE_CORE,
+                        want,
+                        "seed {seed} tile ({}, {})",
+                        x0 + i,
+                        z0 + j
+                    );
+                    let (x, z) = ((x0 + i) as f64 + 0.5, (z0 + j) as f64 + 0.5);
+                    let core = matches!(
+                        t.zones().zone_at(x, z),
+                        Some((_, terrain_core::zones::Reach::Core { .. }))
+                    );
+                    assert_eq!(f & ZONE_CORE != 0, core, "seed {seed} ({x}, {z})");
+                    cores += usize::from(core);
+                }
+            }
+        }
+        assert!(cores > 100, "seed {seed}: {cores} tiles in zone cores");
     }
 }

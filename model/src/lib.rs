@@ -12,8 +12,9 @@
 //! - [`tiles`]: [`ChangedTiles`], the tiles a change touched as a few rectangles,
 //!   listed one by one only up to [`TILE_LIST_MAX`].
 //! - [`worlds`]: [`WorldInfo`], a hosted world as `ListWorlds` lists it (with its
-//!   walkability rule, [`walk_rule_message`] / [`walk_rule_of`]), and the voxel
-//!   generator's block kinds ([`BlockKindInfo`]).
+//!   walkability rule, [`walk_rule_message`] / [`walk_rule_of`], and the towns its
+//!   difficulty reads, [`town_messages`] / [`towns_of`]), and the voxel generator's
+//!   block kinds ([`BlockKindInfo`]).
 //!
 //! A tile is `terrain-core`'s [`Tile`], `(tx, tz)`, re-exported here.
 //!
@@ -43,7 +44,8 @@ pub use query::{HeightMode, ZoneAnswer, ZoneEntry, ZoneList, mask_from_proto, ma
 pub use terrain_core::{Tile, TileRect};
 pub use tiles::{ChangedTiles, TILE_LIST_MAX};
 pub use worlds::{
-    BlockKindInfo, WorldInfo, WorldLayout, block_kinds, walk_rule_message, walk_rule_of,
+    BlockKindInfo, WorldInfo, WorldLayout, block_kinds, town_messages, towns_of, walk_rule_message,
+    walk_rule_of,
 };
 
 /// A value refused by the model: the field it names and why. `Display` is

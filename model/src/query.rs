@@ -1,7 +1,7 @@
 //! The query surface's shared types: [`ZoneEntry`] (a registered zone, height
 //! resolved, with its revision; protobuf `FlatZone`), the answers of the zone reads
 //! ([`ZoneList`], [`ZoneAnswer`]) and [`HeightMode`] (protobuf `HeightMode`, HTTP
-//! `mode=exact|surface`).
+//! `mode=exact|surface|procedural`).
 
 use std::str::FromStr;
 
@@ -170,7 +170,7 @@ impl From<&ZoneAnswer> for pb::GetFlatZoneAtResponse {
     }
 }
 
-/// Which height a single-point query answers.
+/// Which height a height query (a point, a batch, a heightmap) answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HeightMode {
     /// The continuous field: generator plus flat zones (what a local replica computes).
@@ -179,14 +179,27 @@ pub enum HeightMode {
     /// The plane of the served mesh triangle under the point
     /// ([`terrain_core::mesh::surface_height`]).
     Surface,
+    /// The generator's ground without flat zones ([`terrain_core::Terrain::procedural`],
+    /// the original's `getProceduralHeightAt` on the island): what zones blend toward
+    /// and a zone's `heightOffset` resolves against.
+    Procedural,
 }
 
 impl HeightMode {
-    /// The name of the HTTP `mode` parameter's value: `exact` or `surface`.
+    /// Every mode, in the order of their protobuf values.
+    pub const ALL: [HeightMode; 3] = [
+        HeightMode::Exact,
+        HeightMode::Surface,
+        HeightMode::Procedural,
+    ];
+
+    /// The name of the HTTP `mode` parameter's value: `exact`, `surface` or
+    /// `procedural`.
     pub fn as_str(self) -> &'static str {
         match self {
             HeightMode::Exact => "exact",
             HeightMode::Surface => "surface",
+            HeightMode::Procedural => "procedural",
         }
     }
 
@@ -196,10 +209,11 @@ impl HeightMode {
         match pb::HeightMode::try_from(value) {
             Ok(pb::HeightMode::Unspecified | pb::HeightMode::Exact) => Ok(HeightMode::Exact),
             Ok(pb::HeightMode::Surface) => Ok(HeightMode::Surface),
+            Ok(pb::HeightMode::Procedural) => Ok(HeightMode::Procedural),
             Err(_) => Err(FieldError::new(
                 "mode",
                 format!(
-                    "unknown height mode {value}: expected HEIGHT_MODE_EXACT or HEIGHT_MODE_SURFACE"
+                    "unknown height mode {value}: expected HEIGHT_MODE_EXACT, HEIGHT_MODE_SURFACE or HEIGHT_MODE_PROCEDURAL"
                 ),
             )),
         }
@@ -211,6 +225,7 @@ impl From<HeightMode> for pb::HeightMode {
         match mode {
             HeightMode::Exact => pb::HeightMode::Exact,
             HeightMode::Surface => pb::HeightMode::Surface,
+            HeightMode::Procedural => pb::HeightMode::Procedural,
         }
     }
 }
@@ -218,14 +233,18 @@ impl From<HeightMode> for pb::HeightMode {
 impl FromStr for HeightMode {
     type Err = FieldError;
 
-    /// `exact` or `surface`; anything else is refused (field `mode`).
+    /// `exact`, `surface` or `procedural`; anything else is refused (field `mode`).
     fn from_str(raw: &str) -> Result<Self, FieldError> {
         match raw {
             "exact" => Ok(HeightMode::Exact),
             "surface" => Ok(HeightMode::Surface),
+            "procedural" => Ok(HeightMode::Procedural),
             other => Err(FieldError::new(
                 "mode",
-                format!("expected \"exact\" or \"surface\", got {other:?}"),
+                format!(
+                    "expected \"exact\", \"surface\" or \"procedural\", got {}",
+                    terrain_core::quote::Quoted(other)
+                ),
             )),
         }
     }
@@ -281,7 +300,7 @@ mod tests {
 
     #[test]
     fn height_modes_from_names_and_protobuf() {
-        for mode in [HeightMode::Exact, HeightMode::Surface] {
+        for mode in HeightMode::ALL {
             assert_eq!(mode.as_str().parse(), Ok(mode));
             assert_eq!(
                 HeightMode::from_proto(pb::HeightMode::from(mode) as i32),
@@ -293,7 +312,13 @@ mod tests {
         let err = "mesh".parse::<HeightMode>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "mode: expected \"exact\" or \"surface\", got \"mesh\""
+            "mode: expected \"exact\", \"surface\" or \"procedural\", got \"mesh\""
         );
+        assert_eq!("procedural".parse(), Ok(HeightMode::Procedural));
+        assert_eq!(
+            HeightMode::from_proto(pb::HeightMode::Procedural as i32),
+            Ok(HeightMode::Procedural)
+        );
+        assert_eq!(HeightMode::from_proto(4).unwrap_err().field, "mode");
     }
 }

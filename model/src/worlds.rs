@@ -10,7 +10,7 @@
 
 use terrain_core::{
     voxel::{BlockKind, VoxelConfig},
-    walk::{BiomeLimits, HYPERSCAPE_WATER, MAX_STEP, WalkRule},
+    walk::{BiomeLimits, HYPERSCAPE_WATER, MAX_STEP, Town, WalkRule},
 };
 use terrain_proto::v1 as pb;
 
@@ -44,17 +44,20 @@ pub struct WorldInfo {
     pub walkability: Option<WalkRule>,
 }
 
-/// A walkability rule on the wire.
+/// A walkability rule on the wire: each biome with its limit and difficulty tier; no
+/// towns (a world's towns are its own: [`town_messages`] fills `towns`).
 pub fn walk_rule_message(rule: &WalkRule) -> pb::WalkRule {
     pb::WalkRule {
         name: rule.name().to_string(),
         biomes: rule
             .biome_limits()
             .map(|l| {
+                let tiers: std::collections::BTreeMap<&str, f64> = l.difficulty_entries().collect();
                 l.entries()
                     .map(|(id, max_slope)| pb::BiomeSlope {
                         id: id.to_string(),
                         max_slope,
+                        difficulty: tiers.get(id).copied(),
                     })
                     .collect()
             })
@@ -62,14 +65,73 @@ pub fn walk_rule_message(rule: &WalkRule) -> pb::WalkRule {
         water_level: rule.water_level(),
         max_slope: rule.max_slope(),
         max_step: rule.max_step(),
+        towns: Vec::new(),
     }
+}
+
+/// Towns on the wire (`WalkRule.towns`).
+pub fn town_messages(towns: &[Town]) -> Vec<pb::Town> {
+    towns
+        .iter()
+        .map(|t| pb::Town {
+            x: t.x,
+            z: t.z,
+            radius: t.radius,
+        })
+        .collect()
+}
+
+/// The towns of a `WalkRule` message: each centre finite and each radius finite and
+/// above 0, else refused naming it (`walkability.towns[2].radius`). Empty where the
+/// rule has none (then [`terrain_core::walk::Walker::difficulty`] reads the original's
+/// fallback towns, as the server's default configuration lists them).
+pub fn towns_of(m: &pb::WalkRule) -> Result<Vec<Town>, FieldError> {
+    m.towns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            for (key, v) in [("x", t.x), ("z", t.z)] {
+                if !v.is_finite() {
+                    return Err(FieldError::new(
+                        format!("walkability.towns[{i}].{key}"),
+                        format!("must be finite, got {v}"),
+                    ));
+                }
+            }
+            if !(t.radius.is_finite() && t.radius > 0.0) {
+                return Err(FieldError::new(
+                    format!("walkability.towns[{i}].radius"),
+                    format!("must be a finite number above 0, got {}", t.radius),
+                ));
+            }
+            Ok(Town {
+                x: t.x,
+                z: t.z,
+                radius: t.radius,
+            })
+        })
+        .collect()
 }
 
 /// The rule a `WalkRule` message describes; errors name the field under
 /// `walkability`.
 pub fn walk_rule_of(m: pb::WalkRule) -> Result<WalkRule, FieldError> {
     let limits = |biomes: Vec<pb::BiomeSlope>| {
-        BiomeLimits::from_entries(biomes.into_iter().map(|b| (b.id, b.max_slope))).map_err(|e| {
+        let tiers: Vec<(String, f64)> = biomes
+            .iter()
+            .filter_map(|b| b.difficulty.map(|d| (b.id.clone(), d)))
+            .collect();
+        if let Some(i) = biomes
+            .iter()
+            .position(|b| b.difficulty.is_some_and(|d| !d.is_finite()))
+        {
+            return Err(FieldError::new(
+                format!("walkability.biomes[{i}].difficulty"),
+                format!("must be finite, got {:?}", biomes[i].difficulty),
+            ));
+        }
+        let limits = BiomeLimits::from_entries(biomes.into_iter().map(|b| (b.id, b.max_slope)));
+        limits.map(|l| l.with_difficulty(tiers)).map_err(|e| {
             let field = match e {
                 terrain_core::walk::BiomesError::Duplicate { index, .. } => {
                     format!("walkability.biomes[{index}].id")
@@ -391,16 +453,87 @@ mod tests {
                     biomes: vec![pb::BiomeSlope {
                         id: "a".into(),
                         max_slope: -1.0,
+                        difficulty: None,
+                    }],
+                    ..good.clone()
+                },
+                "walkability.biomes[0].max_slope",
+            ),
+            (
+                pb::WalkRule {
+                    name: "hyperscape".into(),
+                    water_level: None,
+                    biomes: vec![pb::BiomeSlope {
+                        id: "a".into(),
+                        max_slope: 1.0,
+                        difficulty: Some(f64::NAN),
                     }],
                     ..good
                 },
-                "walkability.biomes[0].max_slope",
+                "walkability.biomes[0].difficulty",
             ),
         ];
         for (message, field) in cases {
             let mut w = pb::World::from(&world(None));
             w.walkability = Some(message);
             assert_eq!(WorldInfo::try_from(w).unwrap_err().field, field);
+        }
+    }
+
+    /// The manifest's difficulty tiers travel with the biomes, so a listed rule judges
+    /// difficulty as the server's does; towns travel beside it and are checked.
+    #[test]
+    fn difficulty_tiers_and_towns_round_trip_and_bad_towns_name_their_field() {
+        let rule = WalkRule::Hyperscape {
+            limits: BiomeLimits::hyperscape(),
+        };
+        let m = walk_rule_message(&rule);
+        let swamp = m.biomes.iter().find(|b| b.id == "swamp").unwrap();
+        assert_eq!((swamp.max_slope, swamp.difficulty), (0.5, Some(1.0)));
+        let back = walk_rule_of(m.clone()).unwrap();
+        assert_eq!(back, rule);
+        assert_eq!(back.biome_limits().unwrap().difficulty("tundra"), 3.0);
+        assert!(m.towns.is_empty());
+        let towns = terrain_core::walk::FALLBACK_TOWNS.to_vec();
+        let with = pb::WalkRule {
+            towns: town_messages(&towns),
+            ..m
+        };
+        assert_eq!(towns_of(&with), Ok(towns));
+        let bad = |i: usize, t: pb::Town| {
+            let mut m = with.clone();
+            m.towns[i] = t;
+            towns_of(&m).unwrap_err().field
+        };
+        let town = pb::Town {
+            x: 1.0,
+            z: 2.0,
+            radius: 3.0,
+        };
+        for (t, field) in [
+            (
+                pb::Town {
+                    x: f64::NAN,
+                    ..town
+                },
+                "walkability.towns[2].x",
+            ),
+            (
+                pb::Town {
+                    z: f64::INFINITY,
+                    ..town
+                },
+                "walkability.towns[2].z",
+            ),
+            (
+                pb::Town {
+                    radius: 0.0,
+                    ..town
+                },
+                "walkability.towns[2].radius",
+            ),
+        ] {
+            assert_eq!(bad(2, t), field);
         }
     }
 

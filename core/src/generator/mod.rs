@@ -1,15 +1,36 @@
 //! The [`Generator`] abstraction: a pure, deterministic height field over the X-Z
 //! ground plane, with an area path that fills a regular [`Grid`] and agrees with the
-//! per-point path exactly.
+//! per-point path exactly; the three generators side by side; and, apart from them,
+//! the enum that picks one.
+//!
+//! - this module and [`Grid`]: the trait every generator implements; it names no
+//!   generator.
+//! - [`hyperscape`]: the Hyperscape island terrain (seeds 000/001), with its vertex
+//!   colours, its tile conventions and the zones the game derives from its manifests.
+//! - [`osrs`]: the old RuneScape client's procedural tile heights (seed 002).
+//! - [`voxel`]: the voxel block world (seed 003): blocks, chunks and their binary form,
+//!   culled instances and greedy meshes.
+//! - `world_generator`: [`WorldGenerator`] and [`GeneratorKind`], the closed set a world
+//!   can be configured with, dispatched statically: the one module that names all three.
+//!
+//! A generator names the trait and the layers below (maths, zones, the tile layout),
+//! never another generator nor the enum (the layers test checks it). What a generator
+//! shares with the rest of the crate goes down, not sideways or up: the smoothstep and
+//! JavaScript's functions are [`crate::maths`]; the tile coordinate conventions the
+//! hyperscape worker samples on are [`crate::tile`]'s; the glTF form of a greedy voxel
+//! mesh is the meshes' ([`crate::mesh::glb`]). The Hyperscape manifests' zones stay
+//! with hyperscape ([`hyperscape::manifest`]): they are that game's data, read into the
+//! generic zones below.
 
 pub mod hyperscape;
 pub mod osrs;
+pub mod voxel;
 
 mod grid;
-mod world;
+mod world_generator;
 
 pub use grid::{Grid, GridError};
-pub use world::{GeneratorError, GeneratorKind, WorldGenerator};
+pub use world_generator::{GeneratorError, GeneratorKind, WorldGenerator};
 
 use std::ops::Range;
 

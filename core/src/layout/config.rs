@@ -218,3 +218,28 @@ impl ChunkRect {
         (self.cz0..=self.cz1).flat_map(move |cz| (self.cx0..=self.cx1).map(move |cx| (cx, cz)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Pattern, SpokeRule};
+
+    #[test]
+    fn names_round_trip_and_refusals_list_them() {
+        for &p in Pattern::ALL {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.as_str()));
+            assert_eq!(serde_json::from_str::<Pattern>(&json).unwrap(), p);
+        }
+        assert_eq!(
+            "curvy".parse::<SpokeRule>().unwrap_err().to_string(),
+            "unknown spoke rule \"curvy\", expected one of: grid, planar"
+        );
+        let err = serde_json::from_str::<Pattern>("\"spiral\"").unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "unknown pattern \"spiral\", expected one of: grid, zigzag, rings, chaotic"
+            ),
+            "{err}"
+        );
+    }
+}

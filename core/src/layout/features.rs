@@ -14,7 +14,7 @@ use super::classify::{Found, class_at, corridor_half_width};
 use super::config::{Area, LayoutConfig, LayoutError, Pattern};
 use super::patterns::Hub;
 use super::spokes::{Layout, Reach, RegionMap, Spoke, build_with};
-use crate::generator::hyperscape::smooth;
+use crate::maths::smooth;
 
 /// Blend band of a clearing as a fraction of its radius, before the pattern's cap.
 pub const HUB_BLEND: f64 = 0.5;

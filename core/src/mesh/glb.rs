@@ -8,12 +8,15 @@
 //!   and its transparent kinds (water, ice, leaves) in a primitive of their own, with an
 //!   alpha-blended, double-sided material. Empty primitives are left out (glTF forbids
 //!   empty accessors); a mesh with none is a node without a mesh.
+//!   [`VoxelMesh::primitives`] gives a greedy voxel mesh's two: the voxel generator
+//!   builds the geometry and knows no glTF, the glTF form of it is this module's.
 
 use std::borrow::Cow;
 
 use serde_json::json;
 
 use super::tile::{Indices, TileMesh};
+use crate::generator::voxel::VoxelMesh;
 
 /// glTF buffer-view targets and component types.
 const ARRAY_BUFFER: u32 = 34962;
@@ -176,6 +179,21 @@ pub struct ColouredPrimitive<'a> {
     pub indices: &'a [u32],
     /// Drawn with the alpha-blended material ([`TRANSPARENT_ALPHA`], double-sided).
     pub transparent: bool,
+}
+
+impl VoxelMesh {
+    /// Its glb primitives: the opaque part, then the transparent one (blended).
+    pub fn primitives(&self) -> Vec<ColouredPrimitive<'_>> {
+        [(&self.opaque, false), (&self.transparent, true)]
+            .map(|(part, transparent)| ColouredPrimitive {
+                positions: &part.positions,
+                normals: &part.normals,
+                colours: &part.colours,
+                indices: &part.indices,
+                transparent,
+            })
+            .to_vec()
+    }
 }
 
 /// A mesh of coloured primitives under one node.

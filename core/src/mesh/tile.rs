@@ -9,12 +9,17 @@
 //! border lets centred differences give normals that are continuous across tile edges.
 //! Neighbours compute the same coordinates on a shared edge up to an ulp, so their
 //! edge heights agree to within 1e-12 m.
+//!
+//! The coordinate conventions are the tile layout's ([`vertex_coord`], [`border_coord`]:
+//! hyperscape's generator samples on them too) and the normals generic maths
+//! ([`normals_from_grid`]); they are re-exported here, where meshes are built.
 
-use libm::sqrt;
+pub use crate::maths::normals_from_grid;
+pub use crate::tile::{border_coord, vertex_coord};
 
 use crate::Generator;
 use crate::terrain::Terrain;
-use crate::tile::{Tile, TileGrid};
+use crate::tile::Tile;
 
 /// Triangle indices, 16-bit when every vertex index fits.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,44 +93,6 @@ impl TileMesh {
     pub fn vertex_height(&self, ix: usize, iz: usize) -> f32 {
         self.positions[(iz * self.resolution as usize + ix) * 3 + 1]
     }
-}
-
-/// Offset of vertex 0 from the tile's placement point.
-fn offset(layout: &TileGrid) -> f64 {
-    if layout.centred {
-        layout.size / 2.0
-    } else {
-        0.0
-    }
-}
-
-/// World coordinate of vertex `i` of tile `t` on one axis: `f32(i*step - offset) + t*size`.
-pub fn vertex_coord(layout: &TileGrid, t: i64, i: usize) -> f64 {
-    let local = f64::from((i as f64 * layout.step() - offset(layout)) as f32);
-    local + t as f64 * layout.size
-}
-
-/// World coordinate of sample `i` (-1 ..= n) of the height grid, unrounded:
-/// `(-offset + i*step) + t*size`.
-pub fn border_coord(layout: &TileGrid, t: i64, i: i64) -> f64 {
-    (-offset(layout) + i as f64 * layout.step()) + t as f64 * layout.size
-}
-
-/// Unit normals by centred differences over the bordered grid (§6.4).
-pub fn normals_from_grid(grid: &[f32], n: usize, step: f64) -> Vec<f32> {
-    let m = n + 2;
-    let k = 1.0 / (2.0 * step);
-    let at = |gx: usize, gz: usize| f64::from(grid[gz * m + gx]);
-    let mut out = Vec::with_capacity(n * n * 3);
-    for gz in 1..=n {
-        for gx in 1..=n {
-            let nx = -((at(gx + 1, gz) - at(gx - 1, gz)) * k);
-            let nz = -((at(gx, gz + 1) - at(gx, gz - 1)) * k);
-            let len = sqrt((nx * nx + 1.0) + nz * nz);
-            out.extend([(nx / len) as f32, (1.0 / len) as f32, (nz / len) as f32]);
-        }
-    }
-    out
 }
 
 /// Which cells are carved: all four corners inside the same zone's carve area.

@@ -7,7 +7,7 @@
 use libm::{floor, sqrt};
 
 use crate::generator::hyperscape::Noise;
-use crate::jsmath::pow;
+use crate::maths::jsmath::pow;
 
 /// A town: difficulty is 0 within `radius` of its centre and fades in beyond.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -9,7 +9,9 @@
 //!   ([`Walker::check_tiles`]).
 //! - [`grid`]: every movement tile of a rectangle judged at once from the area path
 //!   ([`WalkGrid`]), and the blocks a query touched ([`WalkGrids`]).
-//! - [`difficulty`]: the difficulty of a position ([`Walker::difficulty`]).
+//! - [`difficulty`]: the difficulty of a position ([`Walker::difficulty`]); with the
+//!   normal, a point's [`PointDetails`] ([`Walker::details`]).
+//! - [`flags`]: a walkability grid as one byte of flags a 1 m tile ([`Walker::flags`]).
 //! - [`find`]: path finding over the movement-tile grid, bounded ([`find::find_path`]).
 //!
 //! The slope is the original's (WALKABILITY.md §3): the largest of the eight finite
@@ -18,6 +20,7 @@
 
 pub mod difficulty;
 pub mod find;
+pub mod flags;
 pub mod grid;
 pub mod path;
 pub mod rule;
@@ -126,6 +129,18 @@ impl TerrainInfo {
     }
 }
 
+/// What terrain info answers at a point besides the rule's judgement ([`TerrainInfo`]):
+/// the original's surface normal ([`Terrain::normal`], `getNormalAt`) and, under the
+/// `hyperscape` rule, its difficulty ([`Walker::difficulty`],
+/// `getDifficultyAtWorldPosition`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointDetails {
+    /// The unit normal `(x, y, z)`; x and z are `-0` on flat ground.
+    pub normal: [f64; 3],
+    /// `None` under rules other than `hyperscape` and on other worlds.
+    pub difficulty: Option<Difficulty>,
+}
+
 /// What a rule needs of the generator, computed once per walker.
 #[derive(Debug)]
 enum Biomes<'a> {
@@ -218,6 +233,15 @@ impl<'a> Walker<'a> {
             x,
             z,
         ))
+    }
+
+    /// The normal and difficulty of `(x, z)` with `towns` ([`PointDetails`]): what the
+    /// server's terrain info and the SDK's replica answer next to [`Walker::info`].
+    pub fn details(&self, x: f64, z: f64, towns: &[Town]) -> PointDetails {
+        PointDetails {
+            normal: self.terrain.normal(x, z),
+            difficulty: self.difficulty(x, z, towns),
+        }
     }
 
     /// The final height at `(x, z)`.

@@ -152,7 +152,21 @@ impl BiomeLimits {
         })
     }
 
-    /// Every biome's limit, sorted by id.
+    /// These limits with `tiers` as the biomes' difficulty tiers (a world
+    /// description's list: each biome's `difficulty`, where its manifest gives one),
+    /// instead of the ones they had. A tier that is not finite is left out, as a
+    /// manifest's is.
+    pub fn with_difficulty(mut self, tiers: impl IntoIterator<Item = (String, f64)>) -> Self {
+        self.difficulty = tiers.into_iter().filter(|(_, t)| t.is_finite()).collect();
+        self
+    }
+
+    /// Every biome's difficulty tier the manifest gives, sorted by id.
+    pub fn difficulty_entries(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
+        self.difficulty.iter().map(|(id, &d)| (id.as_str(), d))
+    }
+
+    /// Every biome's limit, sorted by id.    /// Every biome's limit, sorted by id.
     pub fn entries(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
         self.max_slope.iter().map(|(id, &s)| (id.as_str(), s))
     }

@@ -8,6 +8,9 @@
 //!   shares ([`NamedZone`], [`ManifestError`]). The zones the Hyperscape game derives
 //!   from its own manifests are that game's: [`crate::generator::hyperscape::manifest`].
 //! - [`set`]: the zones of a world, their tile-keyed index and the overlap rules.
+//!
+//! Below the generators (see the crate's layers): a zone blends toward whatever height
+//! its caller gives it, with the smoothstep of [`crate::maths`]; it names no generator.
 
 pub mod doc;
 pub mod manifest;

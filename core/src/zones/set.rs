@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use rustc_hash::FxHashMap;
 
 use super::model::{Bounds, FlatZone, Reach};
-use crate::generator::hyperscape::smooth;
+use crate::maths::smooth;
 
 /// How overlapping zones combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -612,6 +612,13 @@ impl ZoneSet {
 mod tests {
     use super::*;
     use crate::zones::model::Shape;
+
+    #[test]
+    fn overlap_names_round_trip() {
+        for &o in Overlap::ALL {
+            assert_eq!(o.to_string().parse::<Overlap>(), Ok(o));
+        }
+    }
 
     fn zone(id: &str, x: f64, z: f64, size: f64, blend: f64, priority: i32) -> FlatZone {
         FlatZone {

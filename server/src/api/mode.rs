@@ -1,5 +1,5 @@
-//! The `mode` of a height query, as either surface gives it: HTTP's `mode=exact|surface`
-//! query parameter, gRPC's `HeightMode` enum value. Both default to the exact height
+//! The `mode` of a height query, as either surface gives it: HTTP's
+//! `mode=exact|surface|procedural` query parameter, gRPC's `HeightMode` enum value. Both default to the exact height
 //! and refuse anything else naming field `mode`.
 
 use crate::query::HeightMode;
@@ -28,6 +28,7 @@ mod tests {
     fn bad_modes_name_the_field() {
         assert_eq!(from_query(None), Ok(HeightMode::Exact));
         assert_eq!(from_query(Some("surface")), Ok(HeightMode::Surface));
+        assert_eq!(from_query(Some("procedural")), Ok(HeightMode::Procedural));
         let err = from_query(Some("mesh")).unwrap_err();
         assert_eq!(err.field(), Some("mode"));
         assert_eq!(from_proto(0), Ok(HeightMode::Exact));

@@ -3,14 +3,37 @@
 //! model's [`WorldInfo`] (the world's identity and tile grid, its revision and zones at
 //! one snapshot, its layout layer, its walkability rule and, for a voxel world, its
 //! parameters) and the voxel
-//! generator's block kinds ([`block_kinds`]).
+//! generator's block kinds ([`block_kinds`]), and the towns its rule's difficulty reads
+//! (listed with the rule: `walkability.towns`).
 
+use terrain_core::walk::{Town, WalkRule};
 pub use terrain_model::{BlockKindInfo, WorldInfo, WorldLayout, block_kinds};
 
 use crate::{query::QueryEngine, world::World};
 
+/// A world as listed: the shared model's description, and the towns its walkability
+/// rule reads (the world's `towns` under the `hyperscape` rule, whose difficulty reads
+/// them; empty under every other rule).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub info: WorldInfo,
+    pub towns: Vec<Town>,
+}
+
 /// `world` as it stands now.
-pub fn info(world: &World) -> WorldInfo {
+pub fn info(world: &World) -> Listed {
+    let towns = match world.walk_rule() {
+        WalkRule::Hyperscape { .. } => world.towns().to_vec(),
+        _ => Vec::new(),
+    };
+    Listed {
+        info: description(world),
+        towns,
+    }
+}
+
+/// `world`'s description in the shared model.
+fn description(world: &World) -> WorldInfo {
     let state = world.snapshot();
     let grid = world.tile_grid();
     WorldInfo {
@@ -34,6 +57,6 @@ pub fn info(world: &World) -> WorldInfo {
 }
 
 /// Every hosted world, in configuration order.
-pub fn list(engine: &QueryEngine) -> Vec<WorldInfo> {
+pub fn list(engine: &QueryEngine) -> Vec<Listed> {
     engine.worlds().iter().map(|w| info(w)).collect()
 }

@@ -679,3 +679,75 @@ fn tls_takes_a_certificate_and_a_key_together() {
     assert_eq!(refusal("tls_cert = \"cert.pem\"").0, "tls_key");
     assert_eq!(refusal("tls_key = \"key.pem\"").0, "tls_cert");
 }
+
+/// `towns`: tables of `x`, `z`, `radius` (integers read as metres), on a world under
+/// the `hyperscape` rule; the original's five by default; a bad one named by its key,
+/// decoding errors included.
+#[test]
+fn towns_are_read_checked_and_named() {
+    use terrain_core::walk::{FALLBACK_TOWNS, Town};
+    let world = "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\noverlap = \"hyperscape\"\n";
+    let config = from_text(world).unwrap();
+    assert_eq!(config.worlds[0].towns, FALLBACK_TOWNS);
+    let text = format!(
+        "{world}towns = [{{ x = 0, z = -12.5, radius = 25 }}, {{ x = 400, z = 1, radius = 0.5 }}]"
+    );
+    let config = from_text(&text).unwrap();
+    assert_eq!(
+        config.worlds[0].towns,
+        [
+            Town {
+                x: 0.0,
+                z: -12.5,
+                radius: 25.0
+            },
+            Town {
+                x: 400.0,
+                z: 1.0,
+                radius: 0.5
+            }
+        ]
+    );
+    let cases = [
+        (format!("{world}towns = []"), "worlds[0].towns"),
+        (
+            format!("{world}towns = [{{ x = 0, z = 0, radius = 0 }}]"),
+            "worlds[0].towns[0].radius",
+        ),
+        (
+            format!("{world}towns = [{{ x = 0, z = 0, radius = 1 }}, {{ x = nan, z = 0, radius = 1 }}]"),
+            "worlds[0].towns[1].x",
+        ),
+        (
+            format!("{world}towns = [{{ x = 0, z = inf, radius = 1 }}]"),
+            "worlds[0].towns[0].z",
+        ),
+        (
+            format!("{world}walkability = \"slope\"\ntowns = [{{ x = 0, z = 0, radius = 1 }}]"),
+            "worlds[0].towns",
+        ),
+        (
+            "[[worlds]]\nid = \"a\"\ngenerator = \"hyperscape\"\ntowns = [{ x = 0, z = 0, radius = 1 }]"
+                .to_string(),
+            "worlds[0].towns",
+        ),
+    ];
+    for (text, expected) in cases {
+        let (key, message) = refusal(&text);
+        assert_eq!(key, expected, "{text}: {message}");
+    }
+    // Decoding errors name the entry's key too.
+    for (town, expected) in [
+        ("{ x = 0, z = 0 }", "worlds[0].towns[0]"),
+        (
+            "{ x = 0, z = 0, radius = 1, name = \"a\" }",
+            "worlds[0].towns[0]",
+        ),
+        ("{ x = \"0\", z = 0, radius = 1 }", "worlds[0].towns[0].x"),
+    ] {
+        let err = from_text(&format!("{world}towns = [{town}]"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(expected), "{town}: {err}");
+    }
+}

@@ -78,6 +78,9 @@ pub struct WorldSpec {
     pub biomes: Option<String>,
     /// The `max-slope` rule's limit (rise over run).
     pub max_slope: Option<f64>,
+    /// The towns the `hyperscape` rule's difficulty fades in from; `None`: the
+    /// original's five fallback towns.
+    pub towns: Option<Vec<super::walk::TownSpec>>,
     /// The side in metres of the square its 3D Tiles tileset covers; `None`: the
     /// generator's default.
     pub tileset_extent: Option<f64>,
@@ -131,6 +134,7 @@ impl FromStr for WorldSpec {
             walkability: None,
             biomes: None,
             max_slope: None,
+            towns: None,
             tileset_extent: None,
         })
     }

@@ -23,16 +23,102 @@
 //! water, ice over water walkable, a move to a neighbouring column rising at most one
 //! block). `block-step` reads blocks, so only voxel worlds take it; they may take
 //! `max-slope` instead (water below the sea level).
+//!
+//! Under the `hyperscape` rule terrain info also answers the original's difficulty,
+//! which fades in with the distance from the nearest town: `towns` lists them (at most
+//! [`MAX_TOWNS`]; by default the original's five fallback towns):
+//!
+//! ```toml
+//! [[worlds]]
+//! id = "main"
+//! walkability = "hyperscape"
+//! towns = [{ x = 0, z = 0, radius = 25 }, { x = 400, z = -250, radius = 40 }]
+//! ```
 
 use std::path::Path;
 
+use serde::Deserialize;
 use terrain_core::{
     GeneratorKind, Overlap,
     voxel::VoxelConfig,
-    walk::{BiomeLimits, HYPERSCAPE_WATER, WalkRule},
+    walk::{BiomeLimits, FALLBACK_TOWNS, HYPERSCAPE_WATER, Town, WalkRule},
 };
 
 use super::ConfigError;
+
+/// The most towns a world may list: each point of terrain info measures its distance
+/// to every town.
+pub const MAX_TOWNS: usize = 256;
+
+/// One entry of `towns`, as the file gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table { x, z, radius }")]
+pub struct TownSpec {
+    pub x: f64,
+    pub z: f64,
+    pub radius: f64,
+}
+
+/// World `index`'s towns: the configured ones, checked (at least one and at most
+/// [`MAX_TOWNS`], finite centres, finite radii above 0, and only under the `hyperscape`
+/// rule, the one whose difficulty reads them), or the original's five fallback towns.
+/// Errors name the key (`worlds[0].towns[2].radius`).
+pub fn resolve_towns(
+    index: usize,
+    towns: Option<&[TownSpec]>,
+    rule: &WalkRule,
+) -> Result<Vec<Town>, ConfigError> {
+    let key = |k: &str| format!("worlds[{index}].towns{k}");
+    let Some(towns) = towns else {
+        return Ok(FALLBACK_TOWNS.to_vec());
+    };
+    if !matches!(rule, WalkRule::Hyperscape { .. }) {
+        return Err(ConfigError::invalid(
+            key(""),
+            format!(
+                "only the \"hyperscape\" walkability rule reads towns (its difficulty); this world's rule is {:?}",
+                rule.name()
+            ),
+        ));
+    }
+    if towns.is_empty() {
+        return Err(ConfigError::invalid(
+            key(""),
+            "at least one town (leave `towns` out for the original's five fallback towns)",
+        ));
+    }
+    if towns.len() > MAX_TOWNS {
+        return Err(ConfigError::invalid(
+            key(""),
+            format!("{} towns exceed the limit of {MAX_TOWNS}", towns.len()),
+        ));
+    }
+    towns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            for (name, v) in [("x", t.x), ("z", t.z)] {
+                if !v.is_finite() {
+                    return Err(ConfigError::invalid(
+                        key(&format!("[{i}].{name}")),
+                        format!("must be a finite number (got {v})"),
+                    ));
+                }
+            }
+            if !(t.radius.is_finite() && t.radius > 0.0) {
+                return Err(ConfigError::invalid(
+                    key(&format!("[{i}].radius")),
+                    format!("must be a finite number above 0 (got {})", t.radius),
+                ));
+            }
+            Ok(Town {
+                x: t.x,
+                z: t.z,
+                radius: t.radius,
+            })
+        })
+        .collect()
+}
 
 /// `biomes = "builtin:hyperscape"`: the per-biome limits of the spec, compiled in.
 pub const BUILTIN_BIOMES: &str = "builtin:hyperscape";
@@ -256,6 +342,72 @@ mod tests {
         match ok.rule(h, Overlap::Layered, None) {
             WalkRule::Slope { limits, .. } => assert_eq!(limits.max_slope("plains"), 0.25),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn towns_default_to_the_fallback_and_bad_ones_name_their_key() {
+        let h = WalkRule::Hyperscape {
+            limits: BiomeLimits::hyperscape(),
+        };
+        assert_eq!(resolve_towns(0, None, &h).unwrap(), FALLBACK_TOWNS);
+        let town = TownSpec {
+            x: 10.0,
+            z: -20.0,
+            radius: 30.0,
+        };
+        assert_eq!(
+            resolve_towns(0, Some(&[town]), &h).unwrap(),
+            [Town {
+                x: 10.0,
+                z: -20.0,
+                radius: 30.0
+            }]
+        );
+        let key = |towns: &[TownSpec], rule: &WalkRule| {
+            let err = resolve_towns(3, Some(towns), rule).unwrap_err();
+            let text = err.to_string();
+            text.split(':').next().unwrap().to_string()
+        };
+        assert_eq!(key(&[], &h), "worlds[3].towns");
+        assert_eq!(key(&vec![town; MAX_TOWNS + 1], &h), "worlds[3].towns");
+        assert!(resolve_towns(3, Some(&vec![town; MAX_TOWNS]), &h).is_ok());
+        let slope = WalkRule::MaxSlope {
+            max_slope: 1.0,
+            water_level: None,
+        };
+        assert_eq!(key(&[town], &slope), "worlds[3].towns");
+        for (bad, field) in [
+            (
+                TownSpec {
+                    x: f64::NAN,
+                    ..town
+                },
+                "worlds[3].towns[1].x",
+            ),
+            (
+                TownSpec {
+                    z: f64::INFINITY,
+                    ..town
+                },
+                "worlds[3].towns[1].z",
+            ),
+            (
+                TownSpec {
+                    radius: 0.0,
+                    ..town
+                },
+                "worlds[3].towns[1].radius",
+            ),
+            (
+                TownSpec {
+                    radius: -1.0,
+                    ..town
+                },
+                "worlds[3].towns[1].radius",
+            ),
+        ] {
+            assert_eq!(key(&[town, bad], &h), field);
         }
     }
 }

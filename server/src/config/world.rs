@@ -19,8 +19,8 @@
 //! sea_level = 12
 //! ```
 //!
-//! `walkability`, `biomes` and `max_slope` choose the world's walkability rule
-//! ([`super::walk`]).
+//! `walkability`, `biomes` and `max_slope` choose the world's walkability rule, and
+//! `towns` the towns its difficulty reads ([`super::walk`]).
 //!
 //! `[worlds.voxel]` is refused on any other generator (key `worlds[i].voxel`); a
 //! voxel world without it takes `VoxelConfig::default()`, and a bad value is refused
@@ -33,9 +33,17 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, de};
-use terrain_core::{GeneratorError, GeneratorKind, Overlap, voxel::VoxelConfig};
+use terrain_core::{
+    GeneratorError, GeneratorKind, Overlap,
+    voxel::VoxelConfig,
+    walk::{FALLBACK_TOWNS, Town},
+};
 
-use super::{ConfigError, WorldSpec, lifecycle::LayoutSettings, walk::WalkSettings};
+use super::{
+    ConfigError, WorldSpec,
+    lifecycle::LayoutSettings,
+    walk::{WalkSettings, resolve_towns},
+};
 
 /// `manifests = "builtin:hyperscape"`: the hyperscape manifests compiled in.
 pub const BUILTIN_MANIFESTS: &str = "builtin:hyperscape";
@@ -127,6 +135,9 @@ pub struct WorldConfig {
     pub voxel: Option<VoxelConfig>,
     /// The walkability rule as configured (each part defaulted by [`WorldConfig::walk_rule`]).
     pub walk: WalkSettings,
+    /// The towns the `hyperscape` rule's difficulty fades in from (`towns`; default
+    /// the original's five fallback towns). Never empty.
+    pub towns: Vec<Town>,
     /// The side in metres of the square the world's 3D Tiles tileset covers
     /// (`tileset_extent`; default [`default_tileset_extent`]).
     pub tileset_extent: f64,
@@ -167,6 +178,7 @@ impl WorldConfig {
             layout: None,
             voxel: (generator == GeneratorKind::Voxel).then(VoxelConfig::default),
             walk: WalkSettings::default(),
+            towns: FALLBACK_TOWNS.to_vec(),
             tileset_extent: default_tileset_extent(generator),
         }
     }
@@ -263,6 +275,8 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 spec.biomes.as_deref(),
                 spec.max_slope,
             )?;
+            let rule = walk.rule(generator, spec.overlap, voxel.as_ref());
+            let towns = resolve_towns(i, spec.towns.as_deref(), &rule)?;
             let tileset_extent = match spec.tileset_extent {
                 None => default_tileset_extent(generator),
                 Some(e) if e.is_finite() && e > 0.0 && e <= MAX_TILESET_EXTENT => e,
@@ -304,6 +318,7 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 layout,
                 voxel,
                 walk,
+                towns,
             })
         })
         .collect()

@@ -1,15 +1,21 @@
 //! The commit listener's rebuilds: started before the change is acknowledged, not
 //! waited for, and waited for by the requests that need them.
 
-use std::{sync::mpsc, time::Duration};
+use std::{
+    sync::{Arc, Mutex, mpsc},
+    time::Duration,
+};
 
-use terrain_core::GeneratorKind;
+use terrain_core::{GeneratorKind, mesh::build_tile};
 
 use super::*;
 use crate::{
+    compute::Compute,
     config::{Limits, WorldConfig},
+    metrics::Metrics,
     store::{ZoneStore, log::ZoneLog, memory::MemoryLog},
     test_support::square_zone,
+    world::CommitListener,
     world::{Worlds, follow::Replication},
 };
 

@@ -17,6 +17,7 @@ use terrain_core::{
     mesh::{SurfaceTiles, surface_height},
 };
 
+use super::HeightMode;
 use crate::{
     compute::{Compute, ComputeError, OFFLOAD_THRESHOLD},
     world::AsTerrain,
@@ -157,6 +158,77 @@ where
             .await?
     };
     Ok((parts.concat(), took))
+}
+
+/// The procedural heights ([`Terrain::procedural`]) of interleaved `coords` on this
+/// thread.
+pub fn procedural_serial(terrain: &Terrain, coords: &[f64]) -> Vec<f64> {
+    coords
+        .chunks_exact(2)
+        .map(|p| terrain.procedural(p[0], p[1]))
+        .collect()
+}
+
+/// [`procedural_serial`] on `compute` in slices of [`BATCH_CHUNK_POINTS`] taking turns
+/// with other requests.
+pub async fn procedural_sliced<S>(
+    compute: &Compute,
+    state: S,
+    coords: Arc<Vec<f64>>,
+) -> Result<Vec<f64>, ComputeError>
+where
+    S: AsTerrain + Send + Sync + 'static,
+{
+    let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
+    let parts = compute
+        .run_sliced(slices, move |i| {
+            let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
+            procedural_serial(state.terrain(), &coords[2 * BATCH_CHUNK_POINTS * i..end])
+        })
+        .await?;
+    Ok(parts.concat())
+}
+
+/// Samples `samples` (indexes `iz * nx + ix`) of `grid` in `mode`, each evaluated on
+/// its own as a single-point query in that mode answers it, on this thread.
+pub fn pointwise_serial(
+    terrain: &Terrain,
+    grid: &Grid,
+    mode: HeightMode,
+    samples: std::ops::Range<usize>,
+) -> Vec<f64> {
+    samples
+        .map(|k| {
+            let (x, z) = (grid.x(k % grid.nx), grid.z(k / grid.nx));
+            match mode {
+                HeightMode::Exact => terrain.height(x, z),
+                HeightMode::Surface => surface_height(terrain, x, z),
+                HeightMode::Procedural => terrain.procedural(x, z),
+            }
+        })
+        .collect()
+}
+
+/// [`pointwise_serial`] over the whole of `grid` on `compute`, in slices of
+/// [`BATCH_CHUNK_POINTS`] samples taking turns with other requests.
+pub async fn pointwise_sliced<S>(
+    compute: &Compute,
+    state: S,
+    grid: Grid,
+    mode: HeightMode,
+) -> Result<Vec<f64>, ComputeError>
+where
+    S: AsTerrain + Send + Sync + 'static,
+{
+    let slices = grid.len().div_ceil(BATCH_CHUNK_POINTS);
+    let parts = compute
+        .run_sliced(slices, move |chunk| {
+            let first = chunk * BATCH_CHUNK_POINTS;
+            let last = (first + BATCH_CHUNK_POINTS).min(grid.len());
+            pointwise_serial(state.terrain(), &grid, mode, first..last)
+        })
+        .await?;
+    Ok(parts.concat())
 }
 
 /// Heights of a batch with the zone that decided each, from [`Terrain::sample`].
@@ -316,5 +388,56 @@ mod tests {
             .unwrap();
         assert_eq!((bare.heights, bare.hits), (serial.heights, serial.hits));
         assert!(bare.zones.is_empty());
+    }
+
+    /// Procedural batches and pointwise heightmaps are each point's own answer in its
+    /// mode, however they are sliced; the zone does not change a procedural height.
+    #[test]
+    fn procedural_and_pointwise_paths_answer_each_point_s_own_height() {
+        let terrain = terrain();
+        let bare = terrain.with_zones(std::iter::empty());
+        let coords: Vec<f64> = (0..3000)
+            .flat_map(|i| [i as f64 * 0.05 - 50.0, 20.0 + (i % 7) as f64])
+            .collect();
+        let compute = Compute::new().unwrap();
+        let rt = runtime();
+        let serial = procedural_serial(&terrain, &coords);
+        let sliced = rt
+            .block_on(procedural_sliced(
+                &compute,
+                terrain.clone(),
+                Arc::new(coords.clone()),
+            ))
+            .unwrap();
+        let mut differ = 0;
+        for (k, p) in coords.chunks_exact(2).enumerate() {
+            let want = bare.procedural(p[0], p[1]);
+            assert_eq!(serial[k].to_bits(), want.to_bits());
+            assert_eq!(sliced[k].to_bits(), want.to_bits());
+            differ += usize::from(terrain.height(p[0], p[1]) != want);
+        }
+        assert!(differ > 0, "the zone decides some exact heights");
+        let grid = Grid::new(-12.5, 10.25, 0.3, 70, 40).unwrap();
+        for mode in [
+            HeightMode::Exact,
+            HeightMode::Surface,
+            HeightMode::Procedural,
+        ] {
+            let serial = pointwise_serial(&terrain, &grid, mode, 0..grid.len());
+            let sliced = rt
+                .block_on(pointwise_sliced(&compute, terrain.clone(), grid, mode))
+                .unwrap();
+            assert_eq!(serial.len(), grid.len());
+            for k in 0..grid.len() {
+                let (x, z) = (grid.x(k % grid.nx), grid.z(k / grid.nx));
+                let want = match mode {
+                    HeightMode::Exact => terrain.height(x, z),
+                    HeightMode::Surface => surface_height(&terrain, x, z),
+                    HeightMode::Procedural => terrain.procedural(x, z),
+                };
+                assert_eq!(serial[k].to_bits(), want.to_bits(), "{mode:?} {k}");
+                assert_eq!(sliced[k].to_bits(), want.to_bits(), "{mode:?} {k}");
+            }
+        }
     }
 }

@@ -210,9 +210,24 @@ impl QueryEngine {
         Ok(ground)
     }
 
+    /// What a procedural answer as of `revision` (`None`: now) reads and carries: a
+    /// ground of the world (any revision's: procedural heights read no zones, and the
+    /// generator and layout never change) and the revision, checked as
+    /// [`QueryEngine::ground`] checks it (outside the world's history it is
+    /// `FAILED_PRECONDITION`, field `revision`) but without building any past ground.
+    fn zone_free(&self, world: &World, revision: Option<u64>) -> Result<(Ground, u64), QueryError> {
+        Ok(match world.past(revision)? {
+            Past::Ready(ground) => {
+                let revision = ground.revision();
+                (ground, revision)
+            }
+            Past::ToBuild(plan) => (Ground::Current(Arc::clone(plan.state())), plan.revision()),
+        })
+    }
+
     /// The height at `(x, z)` in `mode` as of `revision` (`None`: now), and the zone
-    /// that decided the exact height there. A surface height samples four vertices:
-    /// cheap, computed in place.
+    /// that decided the exact height there (none for a procedural height, which no
+    /// zone decides). A surface height samples four vertices: cheap, computed in place.
     pub async fn height_in(
         &self,
         world: &Arc<World>,
@@ -224,14 +239,18 @@ impl QueryEngine {
         let max = world.max_coordinate();
         check_coordinate(x, max).map_err(|reason| QueryError::invalid("x", reason))?;
         check_coordinate(z, max).map_err(|reason| QueryError::invalid("z", reason))?;
-        let (height, zone, revision) = {
+        let (height, zone, revision) = if mode == HeightMode::Procedural {
+            let (ground, revision) = self.zone_free(world, revision)?;
+            (ground.terrain().procedural(x, z), None, revision)
+        } else {
             let ground = self.ground(world, revision).await?;
             let terrain = ground.terrain();
             let sample = terrain.sample(x, z);
             let zone = sample.zone.map(|(zone, _)| zone.id.clone());
             let height = match mode {
-                HeightMode::Exact => sample.height,
                 HeightMode::Surface => surface_height(terrain, x, z),
+                // Procedural heights are answered above, without a sample.
+                HeightMode::Exact | HeightMode::Procedural => sample.height,
             };
             (height, zone, ground.revision())
         };
@@ -248,8 +267,8 @@ impl QueryEngine {
 
     /// Heights at interleaved `coords` (x0, z0, x1, z1, ...), in order, in `mode`, as
     /// of `revision` (`None`: now). Exact heights come with the deciding zone of each
-    /// point if `ids` asks for them; surface heights never do. Large batches are
-    /// validated and computed on the pool.
+    /// point if `ids` asks for them; surface and procedural heights never do. Large
+    /// batches are validated and computed on the pool.
     pub async fn heights(
         &self,
         world: &Arc<World>,
@@ -269,8 +288,16 @@ impl QueryEngine {
         let points = coords.len() / 2;
         self.check_batch_size(points, naming.list)?;
         let max = world.max_coordinate();
-        if mode == HeightMode::Surface {
-            return self.surface_heights(world, coords, naming, revision).await;
+        match mode {
+            HeightMode::Surface => {
+                return self.surface_heights(world, coords, naming, revision).await;
+            }
+            HeightMode::Procedural => {
+                return self
+                    .procedural_heights(world, coords, naming, revision)
+                    .await;
+            }
+            HeightMode::Exact => {}
         }
         let with_zones = ids == ZoneIds::Include;
         let (samples, revision) = if points <= OFFLOAD_THRESHOLD {
@@ -299,6 +326,47 @@ impl QueryEngine {
         Ok(BatchAnswer {
             heights: samples.heights,
             zones: samples.zones,
+            revision,
+        })
+    }
+
+    /// Procedural heights at interleaved `coords` (validated in size), on the pool in
+    /// slices when the batch is large. As of a `revision` the world's history holds,
+    /// the same heights (no zone is read) answered with that revision.
+    async fn procedural_heights(
+        &self,
+        world: &Arc<World>,
+        coords: Vec<f64>,
+        naming: BatchNaming,
+        revision: Option<u64>,
+    ) -> Result<BatchAnswer, QueryError> {
+        let max = world.max_coordinate();
+        let points = coords.len() / 2;
+        let (heights, revision) = if points <= OFFLOAD_THRESHOLD {
+            check_batch(&coords, max, naming)?;
+            let (ground, revision) = self.zone_free(world, revision)?;
+            (
+                kernels::procedural_serial(ground.terrain(), &coords),
+                revision,
+            )
+        } else {
+            let meters = world.meters();
+            let _admitted = self.compute.admit(meters.batch.estimate(points as u64))?;
+            let coords = Arc::new(coords);
+            let checked = Arc::clone(&coords);
+            self.offload(move || check_batch(&checked, max, naming))
+                .await?;
+            let (ground, revision) = self.zone_free(world, revision)?;
+            let heights = kernels::procedural_sliced(&self.compute, ground, coords)
+                .await
+                .map_err(|e| QueryError::Internal(e.to_string()))?;
+            (heights, revision)
+        };
+        world.lookups().record(points as u64, 0);
+        self.metrics.heights_computed(world.id(), points);
+        Ok(BatchAnswer {
+            heights,
+            zones: Vec::new(),
             revision,
         })
     }
@@ -369,13 +437,17 @@ impl QueryEngine {
         Ok(())
     }
 
-    /// The heightmap `req` describes. Large ones are computed on the pool.
+    /// The heightmap `req` describes, in `mode`. Large ones are computed on the pool.
     pub async fn heightmap(
         &self,
         world: &Arc<World>,
         req: HeightmapRequest,
+        mode: HeightMode,
     ) -> Result<HeightmapAnswer, QueryError> {
         let grid = self.check_heightmap(world, &req)?;
+        if mode != HeightMode::Exact {
+            return self.heightmap_pointwise(world, grid, mode).await;
+        }
         let (heights, revision) = if grid.len() <= OFFLOAD_THRESHOLD {
             let state = world.snapshot();
             let heights = kernels::heightmap_serial(state.terrain(), &grid);
@@ -392,6 +464,39 @@ impl QueryEngine {
                 .map_err(|e| QueryError::Internal(e.to_string()))?;
             meters.heightmap.observe(grid.len() as u64, took);
             (heights, revision)
+        };
+        self.metrics.heights_computed(world.id(), heights.len());
+        Ok(HeightmapAnswer {
+            grid,
+            heights,
+            revision,
+        })
+    }
+
+    /// A surface or procedural heightmap (validated): each sample evaluated on its
+    /// own, as the single-point query in that mode answers it, on the pool in slices
+    /// when the grid is large. Surface samples are evaluated, never read from cached
+    /// meshes.
+    async fn heightmap_pointwise(
+        &self,
+        world: &Arc<World>,
+        grid: Grid,
+        mode: HeightMode,
+    ) -> Result<HeightmapAnswer, QueryError> {
+        let state = world.snapshot();
+        let revision = state.revision();
+        let heights = if grid.len() <= OFFLOAD_THRESHOLD {
+            kernels::pointwise_serial(state.terrain(), &grid, mode, 0..grid.len())
+        } else {
+            // A surface sample reads four vertex heights, a procedural one about one
+            // height: admitted as that many points of a batch (evaluated one by one
+            // too, unlike an exact heightmap's area path).
+            let per_sample = if mode == HeightMode::Surface { 4 } else { 1 };
+            let units = grid.len() as u64 * per_sample;
+            let _admitted = self.compute.admit(world.meters().batch.estimate(units))?;
+            kernels::pointwise_sliced(&self.compute, state, grid, mode)
+                .await
+                .map_err(|e| QueryError::Internal(e.to_string()))?
         };
         self.metrics.heights_computed(world.id(), heights.len());
         Ok(HeightmapAnswer {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use terrain_core::{
     quote::Num,
     walk::{
-        Build, PathCheck, TerrainInfo, WalkGrids, Walker,
+        Build, PathCheck, PointDetails, TerrainInfo, Town, WalkGrids, Walker,
         find::{Found, NotFound, find_path},
     },
 };
@@ -35,8 +35,11 @@ pub use terrain_core::walk::path::{MAX_PATH_LENGTH, MAX_PATH_POINTS};
 
 /// Terrain info up to this many points is computed in place.
 const INFO_IN_PLACE: usize = 256;
-/// Heights one point of terrain info reads: the point and its eight neighbours.
+/// Heights one point of a path check reads: the point and its eight neighbours.
 const HEIGHTS_PER_INFO: u64 = 9;
+/// Heights one point of terrain info reads: the nine of its slope and the four of its
+/// normal.
+const HEIGHTS_PER_TERRAIN_INFO: u64 = 13;
 
 /// How a path check samples a polyline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,11 +61,53 @@ impl PathMode {
     }
 }
 
+/// Terrain info at one point: the rule's judgement, and the point's normal and
+/// (`hyperscape` rule) difficulty.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointInfo {
+    pub info: TerrainInfo,
+    pub details: PointDetails,
+}
+
+/// A walk grid ([`QueryEngine::walk_grid`]): one byte of
+/// [`terrain_core::walk::flags`] a 1 m tile, row-major, z rising.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkGridAnswer {
+    pub flags: Vec<u8>,
+    pub revision: u64,
+}
+
+/// The request of a walk grid: the first tile and the size in tiles, as given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WalkGridRequest {
+    pub min_tile_x: f64,
+    pub min_tile_z: f64,
+    pub width: f64,
+    pub depth: f64,
+}
+
+/// Largest width or depth of a walk grid, in tiles.
+pub const MAX_WALK_GRID_SIDE: f64 = 4096.0;
+
 /// Terrain info at each requested point, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InfoAnswer {
-    pub points: Vec<TerrainInfo>,
+    pub points: Vec<PointInfo>,
     pub revision: u64,
+}
+
+/// Terrain info at `points` by `walker`, difficulty with `towns`: the batch path of
+/// [`Walker::infos`] and each point's [`Walker::details`].
+fn point_infos(walker: &Walker, towns: &[Town], points: &[(f64, f64)]) -> Vec<PointInfo> {
+    walker
+        .infos(points)
+        .into_iter()
+        .zip(points)
+        .map(|(info, &(x, z))| PointInfo {
+            info,
+            details: walker.details(x, z, towns),
+        })
+        .collect()
 }
 
 /// A path check's answer.
@@ -100,7 +145,8 @@ pub struct FindFields {
 impl QueryEngine {
     /// Terrain info at interleaved `coords` (`x0, z0, x1, z1, ...`: at least one point,
     /// checked in size and range, errors named by `naming`) as of `revision` (`None`:
-    /// now).
+    /// now), each point with its normal and, under the `hyperscape` rule, its
+    /// difficulty with the world's towns.
     pub async fn terrain_info(
         &self,
         world: &Arc<World>,
@@ -122,20 +168,21 @@ impl QueryEngine {
         let revision = state.revision();
         if points <= INFO_IN_PLACE {
             let walker = Walker::new(state.terrain(), world.walk_rule());
-            let points = walker.infos(&pairs(&coords));
+            let points = point_infos(&walker, world.towns(), &pairs(&coords));
             return Ok(InfoAnswer { points, revision });
         }
         let meters = Arc::clone(world.meters());
-        let units = points as u64 * HEIGHTS_PER_INFO;
+        let units = points as u64 * HEIGHTS_PER_TERRAIN_INFO;
         let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
         let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
+        let towns: Arc<[Town]> = world.towns().into();
         let slices = points.div_ceil(INFO_IN_PLACE);
         let (parts, took) = self
             .compute()
             .run_sliced_timed(slices, move |i| {
                 let walker = Walker::new(state.terrain(), &rule);
                 let end = (2 * INFO_IN_PLACE * (i + 1)).min(coords.len());
-                walker.infos(&pairs(&coords[2 * INFO_IN_PLACE * i..end]))
+                point_infos(&walker, &towns, &pairs(&coords[2 * INFO_IN_PLACE * i..end]))
             })
             .await
             .map_err(|e| QueryError::Internal(e.to_string()))?;
@@ -144,6 +191,65 @@ impl QueryEngine {
             points: parts.concat(),
             revision,
         })
+    }
+
+    /// The walk grid of `req`'s tiles as of `revision` (`None`: now): each tile judged
+    /// at its centre as terrain info judges it (the area path), with the zone-core
+    /// flag. `minTileX`, `minTileZ` whole tile indices within range; `width`, `depth`
+    /// whole numbers from 1 to [`MAX_WALK_GRID_SIDE`], at most `max_batch_points`
+    /// tiles (field `width`).
+    pub async fn walk_grid(
+        &self,
+        world: &Arc<World>,
+        req: WalkGridRequest,
+        revision: Option<u64>,
+    ) -> Result<WalkGridAnswer, QueryError> {
+        let max = world.max_coordinate();
+        let index = |field: &'static str, v: f64| -> Result<i64, QueryError> {
+            check_coordinate(v, max).map_err(|reason| QueryError::invalid(field, reason))?;
+            if v.fract() != 0.0 {
+                return Err(QueryError::invalid(
+                    field,
+                    format!("must be a whole tile index (got {})", Num(v)),
+                ));
+            }
+            Ok(v as i64)
+        };
+        let side = |field: &'static str, v: f64| -> Result<usize, QueryError> {
+            if !(v.is_finite() && v.fract() == 0.0 && (1.0..=MAX_WALK_GRID_SIDE).contains(&v)) {
+                return Err(QueryError::invalid(
+                    field,
+                    format!(
+                        "must be a whole number from 1 to {} (got {})",
+                        Num(MAX_WALK_GRID_SIDE),
+                        Num(v)
+                    ),
+                ));
+            }
+            Ok(v as usize)
+        };
+        let (x0, z0) = (
+            index("minTileX", req.min_tile_x)?,
+            index("minTileZ", req.min_tile_z)?,
+        );
+        let (w, d) = (side("width", req.width)?, side("depth", req.depth)?);
+        index("minTileX", (x0 + w as i64) as f64)?;
+        index("minTileZ", (z0 + d as i64) as f64)?;
+        let tiles = w * d;
+        self.check_batch_size(tiles, "width")?;
+        let state = self.ground(world, revision).await?;
+        let revision = state.revision();
+        let meters = Arc::clone(world.meters());
+        let units = tiles as u64;
+        let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
+        let rule = world.walk_rule().clone();
+        let (flags, took) = self
+            .compute()
+            .run_timed(move || Walker::new(state.terrain(), &rule).flags(x0, z0, w, d))
+            .await
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        meters.terrain_info.observe(units, took);
+        Ok(WalkGridAnswer { flags, revision })
     }
 
     /// Checks the polyline `points` in `mode` as of `revision` (`None`: now); errors

@@ -287,6 +287,17 @@ pub struct PastPlan {
 }
 
 impl PastPlan {
+    /// The revision wanted.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The (later) state the rebuild starts from: its generator and layout are the
+    /// past revision's too, only its zones differ.
+    pub fn state(&self) -> &Arc<WorldState> {
+        &self.state
+    }
+
     /// How many zones the rebuilt ground starts from (the state's): what the rebuild
     /// costs is about proportional to it.
     pub fn zones(&self) -> usize {

@@ -230,6 +230,8 @@ pub struct World {
     meters: Arc<Meters>,
     /// Which points an entity may stand on.
     walk: terrain_core::walk::WalkRule,
+    /// The towns the `hyperscape` rule's difficulty reads (config `towns`).
+    towns: Vec<terrain_core::walk::Town>,
     /// The undo records of the last `asof_revisions` revisions and the grounds of
     /// past revisions built from them ([`World::ground`]).
     asof: std::sync::Mutex<AsOf>,
@@ -309,6 +311,7 @@ impl World {
             history: limits.event_history.max(1),
             meters,
             walk: config.walk_rule(),
+            towns: config.towns.clone(),
             asof: std::sync::Mutex::new(AsOf::new(history)),
             tileset,
         })
@@ -400,6 +403,12 @@ impl World {
     /// The walkability rule of terrain info, path checks and path finding.
     pub fn walk_rule(&self) -> &terrain_core::walk::WalkRule {
         &self.walk
+    }
+
+    /// The towns terrain info's difficulty fades in from under the `hyperscape` rule
+    /// ([`terrain_core::walk::Walker::difficulty`]); never empty.
+    pub fn towns(&self) -> &[terrain_core::walk::Town] {
+        &self.towns
     }
 
     /// What this world's work costs on the compute pool, for admission

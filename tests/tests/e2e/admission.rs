@@ -184,6 +184,7 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
             step: 0.05,
             nx: 2048,
             nz: 2048,
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -218,6 +219,7 @@ async fn a_small_heightmap_is_not_starved_by_a_huge_one() {
                 step: 1.0,
                 nx: 2048,
                 nz: 2048,
+                ..Default::default()
             })
             .await;
         (

@@ -64,6 +64,7 @@ async fn behind_queued_work_a_request_that_cannot_finish_in_time_is_refused_at_o
         nx: 2048,
         nz: 2048,
         step: 16.0,
+        ..Default::default()
     };
     let started = Instant::now();
     let (refused, status) = tokio::join!(

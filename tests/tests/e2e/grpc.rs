@@ -37,6 +37,7 @@ fn heightmap_request(x0: f64, z0: f64, step: f64, nx: u32, nz: u32) -> GetHeight
         step,
         nx,
         nz,
+        ..Default::default()
     }
 }
 

@@ -78,7 +78,7 @@ async fn worlds_list_the_seed_and_voxel_parameters() {
     assert_eq!(
         world["walkability"],
         json!({"name": "block-step", "biomes": [], "waterLevel": f64::from(voxel_config().sea_level),
-            "maxSlope": null, "maxStep": 1.0})
+            "maxSlope": null, "maxStep": 1.0, "towns": []})
     );
     // The `[worlds.voxel]` keys in lowerCamelCase, as every JSON field.
     let camel = |key: &str| {

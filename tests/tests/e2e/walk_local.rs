@@ -78,6 +78,23 @@ fn assert_infos_equal(world: &str, points: &[(f64, f64)], got: &TerrainInfos, wa
             (&w.biome, w.underwater, w.walkable(), w.reason),
             "{world} {p:?}"
         );
+        assert_eq!(
+            g.normal.map(f64::to_bits),
+            w.normal.map(f64::to_bits),
+            "{world} {p:?} normal"
+        );
+        let difficulty = |i: &terrain_client::PointInfo| {
+            i.difficulty.as_ref().map(|d| {
+                (
+                    d.level,
+                    d.scalar.to_bits(),
+                    d.biome.clone(),
+                    d.tier,
+                    d.is_safe,
+                )
+            })
+        };
+        assert_eq!(difficulty(g), difficulty(w), "{world} {p:?} difficulty");
     }
 }
 

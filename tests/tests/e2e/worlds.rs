@@ -41,16 +41,20 @@ async fn worlds_are_listed_in_order_on_both_surfaces() {
                 GeneratorKind::Hyperscape => json!({
                     "name": "slope",
                     "biomes": [
-                        {"id": "desert", "maxSlope": 0.6}, {"id": "forest", "maxSlope": 0.8},
-                        {"id": "lakes", "maxSlope": 0.8}, {"id": "mountains", "maxSlope": 0.9},
-                        {"id": "plains", "maxSlope": 0.8}, {"id": "swamp", "maxSlope": 0.5},
-                        {"id": "tundra", "maxSlope": 0.8}, {"id": "valley", "maxSlope": 0.8},
+                        {"id": "desert", "maxSlope": 0.6, "difficulty": 2.0},
+                        {"id": "forest", "maxSlope": 0.8, "difficulty": 1.0},
+                        {"id": "lakes", "maxSlope": 0.8, "difficulty": 0.0},
+                        {"id": "mountains", "maxSlope": 0.9, "difficulty": 2.0},
+                        {"id": "plains", "maxSlope": 0.8, "difficulty": 0.0},
+                        {"id": "swamp", "maxSlope": 0.5, "difficulty": 1.0},
+                        {"id": "tundra", "maxSlope": 0.8, "difficulty": 3.0},
+                        {"id": "valley", "maxSlope": 0.8, "difficulty": 0.0},
                     ],
-                    "waterLevel": 9.0, "maxSlope": null, "maxStep": null,
+                    "waterLevel": 9.0, "maxSlope": null, "maxStep": null, "towns": [],
                 }),
                 _ => json!({
                     "name": "max-slope", "biomes": [], "waterLevel": null, "maxSlope": 1.0,
-                    "maxStep": null,
+                    "maxStep": null, "towns": [],
                 }),
             };
             json!({
@@ -89,9 +93,15 @@ async fn worlds_are_listed_in_order_on_both_surfaces() {
                     ("slope", 8, Some(9.0))
                 );
                 assert_eq!(
-                    (rule.biomes[5].id.as_str(), rule.biomes[5].max_slope),
-                    ("swamp", 0.5)
+                    (
+                        rule.biomes[5].id.as_str(),
+                        rule.biomes[5].max_slope,
+                        rule.biomes[5].difficulty
+                    ),
+                    ("swamp", 0.5, Some(1.0))
                 );
+                // Towns are listed under the `hyperscape` rule only.
+                assert!(rule.towns.is_empty());
             }
             _ => assert_eq!(
                 (rule.name.as_str(), rule.max_slope, rule.water_level),

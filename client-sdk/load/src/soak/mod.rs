@@ -217,6 +217,10 @@ pub async fn run(cli: SoakCli) -> Result<Outcome, SoakError> {
     result
 }
 
+/// Runs the soak against `target`: the load started ([`start_load`]), the table
+/// printed every interval while it runs ([`watch`]), then stopped and every
+/// subscriber brought to the final revision ([`stop_load`]), checked ([`verify`]) and
+/// summed up ([`print_totals`]).
 async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, SoakError> {
     let mut probe = target.client().await?;
     let start_list = probe.list_flat_zones(WORLD).await?;
@@ -227,6 +231,50 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
         .filter(|e| !e.zone.id.starts_with("soak-"))
         .map(|e| (e.zone.id.clone(), e.zone))
         .collect();
+    let load = start_load(cli, target, base_revision).await?;
+    let (rows, rss_samples) = watch(plan, target, &load.shared).await?;
+    let shared = Arc::clone(&load.shared);
+    let (record, final_list, seen) = stop_load(load, &mut probe).await?;
+    let end = End {
+        base_revision,
+        start_zones,
+        record: &record,
+        final_list: &final_list,
+        seen: &seen,
+        rss_samples: &rss_samples,
+    };
+    let failures = verify(cli, &shared, &end);
+    let errors = shared.stats.error_count();
+    let (lo, hi) = rss_range(&rss_samples);
+    print_totals(&shared, &end);
+    if !failures.is_empty() {
+        return Err(SoakError::Failed(failures));
+    }
+    println!("soak passed");
+    Ok(Outcome {
+        rows,
+        rss_after_warmup_kib: (lo, hi),
+        record_zones: record.zones.len(),
+        mutations: record.mutations,
+        final_revision: final_list.revision,
+        events: shared.stats.event_count(),
+        errors,
+    })
+}
+
+/// The load while it runs: its shared state and the tasks that make it.
+struct Load {
+    shared: Arc<Shared>,
+    /// Tells the subscribers the final revision once the load has stopped.
+    until_tx: tokio::sync::watch::Sender<Option<u64>>,
+    subs: Vec<tokio::task::JoinHandle<Seen>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    churn: tokio::task::JoinHandle<workload::ZoneRecord>,
+}
+
+/// Starts every part of the load: subscribers from `base_revision`, viewers, height,
+/// batch and mesh queries, and the zone churn.
+async fn start_load(cli: &SoakCli, target: &Target, base_revision: u64) -> Result<Load, SoakError> {
     let shared = Arc::new(Shared {
         stats: Stats::new(),
         stop: Default::default(),
@@ -302,7 +350,22 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
         0xc4u64,
     ));
 
-    // The table, every interval.
+    Ok(Load {
+        shared,
+        until_tx,
+        subs,
+        tasks,
+        churn,
+    })
+}
+
+/// Prints the table's header and a row every interval until the plan's duration is
+/// up: the rows, and the resident set sampled after the warm-up.
+async fn watch(
+    plan: &Plan,
+    target: &Target,
+    shared: &Shared,
+) -> Result<(Vec<String>, Vec<u64>), SoakError> {
     let began = Instant::now();
     let mut rows = vec![header()];
     println!("{}", rows[0]);
@@ -329,7 +392,22 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
         }
     }
 
-    // Stop the load; every task finishes the call it is in.
+    Ok((rows, rss_samples))
+}
+
+/// Stops the load (every task finishes the call it is in), reads the final zone list
+/// and waits for every subscriber to reach its revision.
+async fn stop_load(
+    load: Load,
+    probe: &mut TerrainClient,
+) -> Result<(workload::ZoneRecord, terrain_client::ZoneList, Vec<Seen>), SoakError> {
+    let Load {
+        shared,
+        until_tx,
+        subs,
+        tasks,
+        churn,
+    } = load;
     shared.stop.store(true, Ordering::Relaxed);
     for t in tasks {
         if t.await.is_err() {
@@ -351,7 +429,35 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
                 .error("a subscriber did not reach the final revision in 60 s"),
         }
     }
+    Ok((record, final_list, seen))
+}
 
+/// What the run ended with, for [`verify`] and [`print_totals`].
+struct End<'a> {
+    base_revision: u64,
+    start_zones: BTreeMap<String, FlatZone>,
+    record: &'a workload::ZoneRecord,
+    final_list: &'a terrain_client::ZoneList,
+    seen: &'a [Seen],
+    rss_samples: &'a [u64],
+}
+
+/// The lowest and highest resident set sampled (0 when none).
+fn rss_range(samples: &[u64]) -> (u64, u64) {
+    (
+        samples.iter().copied().min().unwrap_or(0),
+        samples.iter().copied().max().unwrap_or(0),
+    )
+}
+
+/// The soak's checks: the zones equal the start-up zones plus the churn's record, one
+/// revision per acknowledged change, every subscriber saw each revision once, the
+/// resident set stayed within the tolerance after the warm-up, and no errors.
+fn verify(cli: &SoakCli, shared: &Shared, end: &End<'_>) -> Vec<String> {
+    let (base_revision, record, final_list, seen) =
+        (end.base_revision, end.record, end.final_list, end.seen);
+    let start_zones = end.start_zones.clone();
+    let rss_samples = end.rss_samples;
     let mut failures = Vec::new();
     // Zones: the server's list against start-up zones plus the record.
     let mut expected = start_zones;
@@ -391,10 +497,7 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
             seen.len()
         ));
     }
-    let (lo, hi) = (
-        rss_samples.iter().copied().min().unwrap_or(0),
-        rss_samples.iter().copied().max().unwrap_or(0),
-    );
+    let (lo, hi) = rss_range(rss_samples);
     if rss_samples.is_empty() {
         failures.push("no resident memory sample after the warm-up".into());
     } else if (hi as f64) > lo as f64 * (1.0 + cli.rss_tolerance) {
@@ -411,6 +514,18 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
         ));
     }
 
+    failures
+}
+
+/// The totals: each call kind's count and percentiles, the zone changes, the events
+/// and the resident set.
+fn print_totals(shared: &Shared, end: &End<'_>) {
+    let (base_revision, record, final_list, seen) =
+        (end.base_revision, end.record, end.final_list, end.seen);
+    let rss_samples = end.rss_samples;
+    let (lo, hi) = rss_range(rss_samples);
+    let errors = shared.stats.error_count();
+    let want_events = final_list.revision - base_revision;
     println!("\ntotals:");
     for (k, r) in shared.stats.totals() {
         println!(
@@ -446,19 +561,6 @@ async fn drive(cli: &SoakCli, plan: &Plan, target: &Target) -> Result<Outcome, S
             (hi as f64 / lo as f64 - 1.0) * 100.0
         }
     );
-    if !failures.is_empty() {
-        return Err(SoakError::Failed(failures));
-    }
-    println!("soak passed");
-    Ok(Outcome {
-        rows,
-        rss_after_warmup_kib: (lo, hi),
-        record_zones: record.zones.len(),
-        mutations: record.mutations,
-        final_revision: final_list.revision,
-        events: shared.stats.event_count(),
-        errors,
-    })
 }
 
 #[cfg(test)]

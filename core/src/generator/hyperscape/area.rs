@@ -4,7 +4,7 @@
 //! bit-identical to the scalar [`super::Hyperscape::procedural`].
 //!
 //! The layer sum, the pond and the boost run lane-wise (libm's `exp` ported lane by
-//! lane in [`super::lanes`]), the `pow` per lane with [`crate::jsmath::pow`] (the
+//! lane in [`super::lanes`]), the `pow` per lane with [`crate::maths::jsmath::pow`] (the
 //! original's engine's); the island mask runs per lane on the
 //! scalar code (inland and at sea it is one square root and an early exit; only the
 //! coastal ring samples the coastline noise). The shoreline adjustment, which only
@@ -81,7 +81,7 @@ fn layer_sum(noise: &Noise, a: &Parts) -> F4 {
     h = h + detail * 0.08;
     h = ((h + 1.0) * 0.5).clamp(0.0, 1.0);
     // The original's `pow` lane by lane (see `layers::layer_sum`).
-    h.map(|v| crate::jsmath::pow(v, 1.1))
+    h.map(|v| crate::maths::jsmath::pow(v, 1.1))
 }
 
 /// The pond depression of §3.4, per lane.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use libm::atan2;
 
-use crate::jsmath::sincos;
+use crate::maths::jsmath::sincos;
 
 use super::noise::Noise;
 
@@ -145,7 +145,7 @@ impl Coast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsmath::{cos, sin};
+    use crate::maths::jsmath::{cos, sin};
 
     /// Directions all around, 64 per sector, for several seeds: the coastline term
     /// the mask computes lies within the bounds of the point's sector; and the

@@ -9,11 +9,12 @@
 
 use libm::{atan2, sqrt};
 
-use crate::jsmath::{pow, sincos};
+use crate::maths::jsmath::{pow, sincos};
 
 use super::coast::Coast;
 use super::lanes::{F4, LANES};
-use super::noise::{Axis, EROSION_STEP, Noise, erode, erosion_factor, smooth};
+use super::noise::{Axis, EROSION_STEP, Noise, erode, erosion_factor};
+use crate::maths::smooth;
 
 /// Heights are normalised to [0, 1] and scaled by this many metres.
 pub(crate) const MAX_HEIGHT: f64 = 50.0;
@@ -294,7 +295,7 @@ fn layer_sum(noise: &Noise, a: &impl Axes) -> f64 {
     h += erosion * 0.1;
     h += detail * 0.08;
     h = ((h + 1.0) * 0.5).clamp(0.0, 1.0);
-    // `Math.pow(h, 1.1)` as the original's engine computes it ([`crate::jsmath`]):
+    // `Math.pow(h, 1.1)` as the original's engine computes it ([`crate::maths::jsmath`]):
     // neither `exp(1.1 * ln h)` nor libm's `pow` give its bits for every `h`, and on
     // the original's tables of seeds 2-7 either left points off by 1 to 10 ulps
     // (docs/src/reference/height.md, "The engine's functions").
@@ -333,7 +334,7 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
         return 0.0;
     }
     let ang = atan2(z, x);
-    // The original's `Math.sin` and `Math.cos` ([`crate::jsmath`]), with one argument
+    // The original's `Math.sin` and `Math.cos` ([`crate::maths::jsmath`]), with one argument
     // reduction (bit-identical to separate calls).
     let (sin_a, cos_a) = sincos(ang);
     let cx = cos_a * COAST_SAMPLE_RADIUS;
@@ -390,7 +391,7 @@ pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsmath::{cos, sin};
+    use crate::maths::jsmath::{cos, sin};
 
     /// The layer sum written the plain way, straight from §2-3, to check the
     /// precomputed-parts version against.

@@ -10,6 +10,11 @@
 //! manifests carry many keys this module does not read; they are ignored, and absent
 //! and null read alike (the original's `??` defaults). Every error names the file, the
 //! entry and the field. Generic zone files are [`crate::zones::parse_zone_file`].
+//!
+//! It stays with hyperscape rather than moving to the zones: what it reads is that
+//! game's own data (station types, its areas' merge order, its model bounds), and what
+//! it builds is the generic zones ([`NamedZone`], [`ZoneSpec`]) of the layer below, so
+//! the dependency runs downward; the zones know no generator.
 
 use std::collections::HashMap;
 use std::fmt;

@@ -27,10 +27,13 @@ mod noise;
 mod shore;
 pub mod tile;
 
+/// The smoothstep is generic maths ([`crate::maths::smooth`]); re-exported here, its old
+/// path.
+pub use crate::maths::smooth;
 pub use biome::{Biome, BiomeCenter, biome_centers};
 pub use colours::{Colours, VertexColour};
 pub use manifest::manifest_zones;
-pub use noise::{Noise, smooth};
+pub use noise::Noise;
 
 use std::ops::Range;
 

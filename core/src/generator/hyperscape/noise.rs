@@ -48,12 +48,6 @@ fn lerp_lanes(t: F4, a: F4, b: F4) -> F4 {
     a + t * (b - a)
 }
 
-/// `(t*t) * (3 - (2*t))`: the smoothstep of ALGORITHM.md §0.
-#[inline(always)]
-pub fn smooth(t: f64) -> f64 {
-    (t * t) * (3.0 - (2.0 * t))
-}
-
 /// Gradient signs for `h mod 4`: (+1,+1), (-1,+1), (-1,+1), (-1,-1). Multiplying by
 /// +-1 is exact, so `sx*a + sy*b` equals the reference's branchy `a+b`, `b-a`, `-(a+b)`.
 const GRAD_X: [f64; 4] = [1.0, -1.0, -1.0, -1.0];

@@ -1,12 +1,19 @@
 //! The original game's tile conventions (ALGORITHM.md §6) for hyperscape tiles: vertex
 //! coordinates on the main thread (float32 plane geometry) and in the worker
-//! (unrounded f64), and the worker's normals. The conventions themselves live in
-//! [`crate::mesh::tile`]; this module fixes them to the 100 m, 64-vertex layout.
+//! (unrounded f64), and the worker's normals. The conventions themselves are the tile
+//! layout's ([`crate::tile::vertex_coord`], [`crate::tile::border_coord`]) and the
+//! normals generic maths ([`crate::maths::normals_from_grid`]), both below the
+//! generators; this module fixes them to the 100 m, 64-vertex layout, and the tile
+//! meshes above ([`crate::mesh::tile`]) build on the same functions.
+//!
+//! It stays with the generator, not with the meshes: the reference tests check the
+//! original's worker heights and normals through it, at the generator's own tile
+//! layout, and nothing in it builds a mesh.
 
 use super::{TILE_RESOLUTION, TILE_SIZE};
-use crate::Generator;
-use crate::mesh::tile::{border_coord, normals_from_grid, vertex_coord};
-use crate::tile::TileGrid;
+use crate::generator::Generator;
+use crate::maths::normals_from_grid;
+use crate::tile::{TileGrid, border_coord, vertex_coord};
 
 /// Vertices per tile edge.
 const N: usize = TILE_RESOLUTION as usize;

@@ -69,6 +69,7 @@ pub async fn heightmap(
     let request = request.into_inner();
     let engine = &state.engine;
     let world = engine.world(&request.world)?;
+    let mode = mode::from_proto(request.mode)?;
     let query = HeightmapRequest {
         x0: request.x0,
         z0: request.z0,
@@ -76,7 +77,7 @@ pub async fn heightmap(
         nx: u64::from(request.nx),
         nz: u64::from(request.nz),
     };
-    let answer = engine.heightmap(world, query).await?;
+    let answer = engine.heightmap(world, query, mode).await?;
     let grid = answer.grid;
     Ok(Response::new(pb::GetHeightmapResponse {
         x0: grid.x0,

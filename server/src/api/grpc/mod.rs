@@ -21,7 +21,8 @@
 //! `grpc_max_decoding_message_size` and `grpc_max_encoding_message_size`. Unset, they
 //! follow the configured request limits: a request may hold `max_batch_points`
 //! coordinate pairs, and an answer `max_heightmap_samples` heights, `max_batch_points`
-//! heights with their zone ids, or `max_zones_per_world` zones. tonic refuses a larger
+//! heights with their zone ids (or points of terrain info), or `max_zones_per_world`
+//! zones. tonic refuses a larger
 //! request with `OUT_OF_RANGE`; [`remap_oversize`] turns that into
 //! `RESOURCE_EXHAUSTED` (field `request`, naming the limit and its key), the code
 //! every other over-limit request gets.
@@ -137,14 +138,23 @@ const ZONE_ID_BYTES: usize = 3 + MAX_ID_LEN;
 /// priority, revision, tags and framing.
 const FLAT_ZONE_BYTES: usize = ZONE_ID_BYTES + 9 * 9 + 11 + 11 + 8;
 
+/// The most bytes one point takes in a `GetTerrainInfo` answer: height, slope (9 each),
+/// biome (the longest name, `mountains`, with tag and length), three flags (2 each),
+/// the packed normal (26), the difficulty (a message of about 34 bytes with its
+/// biome) and the point's own framing, rounded up.
+const TERRAIN_INFO_BYTES: usize = 112;
+
 /// The largest answer: a heightmap (one f64 per sample), a batch (one f64 and one
-/// zone id per point) or a zone listing, whichever may be largest.
+/// zone id per point), terrain info at as many points, or a zone listing, whichever
+/// may be largest.
 fn max_answer_bytes(limits: &Limits) -> usize {
     let heightmap = limits.max_heightmap_samples.saturating_mul(8);
     let batch = limits.max_batch_points.saturating_mul(8 + ZONE_ID_BYTES);
+    let info = limits.max_batch_points.saturating_mul(TERRAIN_INFO_BYTES);
     let zones = limits.max_zones_per_world.saturating_mul(FLAT_ZONE_BYTES);
     heightmap
         .max(batch)
+        .max(info)
         .max(zones)
         .saturating_add(MESSAGE_OVERHEAD)
 }
@@ -301,6 +311,13 @@ impl TerrainService for TerrainApi {
     ) -> Answer<pb::FindPathResponse> {
         walk::find_path(&self.state, request).await
     }
+
+    async fn get_walk_grid(
+        &self,
+        request: Request<pb::GetWalkGridRequest>,
+    ) -> Answer<pb::GetWalkGridResponse> {
+        walk::walk_grid(&self.state, request).await
+    }
 }
 
 /// `terrain.v1.TerrainLifecycle`: viewers and live tiles, and the layout RPCs the
@@ -340,5 +357,43 @@ impl TerrainLifecycle for LifecycleApi {
         request: Request<pb::GetZoneClassRequest>,
     ) -> Answer<pb::GetZoneClassResponse> {
         layout::get_zone_class(&self.state, request).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+
+    /// The largest point of terrain info, framed as an element of the answer, fits in
+    /// [`TERRAIN_INFO_BYTES`].
+    #[test]
+    fn the_largest_terrain_info_point_fits_its_budget() {
+        let point = pb::TerrainInfo {
+            height: -1234.5678,
+            biome: "mountains".into(),
+            slope: 0.123,
+            underwater: true,
+            walkable: true,
+            reason: pb::WalkReason::Water.into(),
+            normal: vec![-0.3, 0.9, -0.1],
+            difficulty: Some(pb::Difficulty {
+                level: 1000,
+                scalar: 0.999,
+                biome: "mountains".into(),
+                tier: 3.0,
+                is_safe: true,
+            }),
+        };
+        let answer = pb::GetTerrainInfoResponse {
+            points: vec![point],
+            revision: 0,
+        };
+        assert!(
+            answer.encoded_len() <= TERRAIN_INFO_BYTES,
+            "{} bytes",
+            answer.encoded_len()
+        );
     }
 }

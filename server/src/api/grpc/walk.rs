@@ -1,13 +1,13 @@
 //! `GetTerrainInfo`, `CheckPath` and `FindPath` of `terrain.v1.TerrainService`: the
 //! movement queries of [`crate::query::walk`].
 
-use terrain_core::walk::{Reason, TerrainInfo};
+use terrain_core::walk::Reason;
 use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use crate::{
     api::{ApiError, ApiState},
-    query::walk::{FindFields, FindRequest, PathMode},
+    query::walk::{FindFields, FindRequest, PathMode, PointInfo},
 };
 
 fn reason(r: Option<Reason>) -> pb::WalkReason {
@@ -20,7 +20,8 @@ fn reason(r: Option<Reason>) -> pb::WalkReason {
     }
 }
 
-fn info(i: TerrainInfo) -> pb::TerrainInfo {
+fn info(p: PointInfo) -> pb::TerrainInfo {
+    let (i, details) = (p.info, p.details);
     pb::TerrainInfo {
         height: i.height,
         biome: i.biome.unwrap_or_default().to_string(),
@@ -28,6 +29,14 @@ fn info(i: TerrainInfo) -> pb::TerrainInfo {
         underwater: i.underwater,
         walkable: i.walkable(),
         reason: reason(i.reason).into(),
+        normal: details.normal.to_vec(),
+        difficulty: details.difficulty.map(|d| pb::Difficulty {
+            level: d.level,
+            scalar: d.scalar,
+            biome: d.biome.to_string(),
+            tier: d.tier,
+            is_safe: d.is_safe,
+        }),
     }
 }
 
@@ -53,6 +62,29 @@ pub async fn terrain_info(
         .await?;
     Ok(Response::new(pb::GetTerrainInfoResponse {
         points: answer.points.into_iter().map(info).collect(),
+        revision: answer.revision,
+    }))
+}
+
+/// `GetWalkGrid`: a rectangle of tiles' walkability, one byte a tile.
+pub async fn walk_grid(
+    state: &ApiState,
+    request: Request<pb::GetWalkGridRequest>,
+) -> Result<Response<pb::GetWalkGridResponse>, Status> {
+    let request = request.into_inner();
+    let engine = &state.engine;
+    let world = engine.world(&request.world)?;
+    let req = crate::query::walk::WalkGridRequest {
+        min_tile_x: request.min_tile_x as f64,
+        min_tile_z: request.min_tile_z as f64,
+        width: f64::from(request.width),
+        depth: f64::from(request.depth),
+    };
+    let answer = engine.walk_grid(world, req, request.revision).await?;
+    Ok(Response::new(pb::GetWalkGridResponse {
+        flags: answer.flags,
+        width: request.width,
+        depth: request.depth,
         revision: answer.revision,
     }))
 }

@@ -2,13 +2,13 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "zone", "revision"}` (`zone`: the deciding flat zone's id, or null); `mode=exact\|surface`; `revision=r` (as of revision r) |
-//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...], "revision"?: r}` -> `{"heights", "zones", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` (no zones); `?revision=r` for either |
+//! | `GET /v1/worlds/{world}/height?x=&z=` | `{"x", "z", "height", "zone", "revision"}` (`zone`: the deciding flat zone's id, or null); `mode=exact\|surface\|procedural`; `revision=r` (as of revision r) |
+//! | `POST /v1/worlds/{world}/heights` | `{"points": [[x, z], ...], "revision"?: r}` -> `{"heights", "zones", "revision"}`; binary f64 pairs -> binary f64 heights + `x-terrain-revision` (no zones); `?mode=`, `?revision=r` for either |
 //!
 //! With a revision, the answer is for the world as it was at that revision
 //! ([`crate::world::asof`]) and carries it; a revision the world's history no longer
 //! holds, or one newer than the world's, is `409` (field `revision`).
-//! | `GET /v1/worlds/{world}/heightmap?x0=&z0=&nx=&nz=&step=` | `{"x0", "z0", "step", "nx", "nz", "heights", "revision"}` |
+//! | `GET /v1/worlds/{world}/heightmap?x0=&z0=&nx=&nz=&step=` | `{"x0", "z0", "step", "nx", "nz", "heights", "revision"}`; `mode=exact\|surface\|procedural` |
 
 use std::sync::Arc;
 
@@ -60,12 +60,12 @@ pub struct HeightBody {
     params(
         ("x" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
         ("z" = f64, Query, description = "Metres; finite, within `max_coordinate`"),
-        ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the rendered mesh surface)", example = "exact"),
+        ("mode" = Option<String>, Query, description = MODE_POINT, example = "exact"),
         ("revision" = Option<u64>, Query, description = REVISION_PARAM),
     ),
     responses(
         (status = 200, description = "The height at (x, z)", body = HeightBody),
-        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter (the field names it)"),
+        (status = 400, description = "A missing, repeated, non-numeric or out-of-range parameter, an unknown `mode` (the field names it)"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 409, description = REVISION_REFUSED),
     ),
@@ -116,7 +116,7 @@ fn ids_or_null<S: serde::Serializer>(ids: &[String], s: S) -> Result<S::Ok, S::E
         no `Content-Type`, `application/json`, `application/*+json`, `text/plain` and \
         `application/x-www-form-urlencoded`.",
     params(
-        ("mode" = Option<String>, Query, description = "`exact` (default: the terrain with its flat zones) or `surface` (the served meshes' surface, read from cached tile meshes where held; `zones` is then empty)", example = "exact"),
+        ("mode" = Option<String>, Query, description = MODE_BATCH, example = "exact"),
         ("revision" = Option<u64>, Query, description = REVISION_IN_QUERY),
     ),
     request_body(
@@ -176,6 +176,21 @@ pub async fn heights(
         BodyFormat::Binary => Ok(binary_response(&answer.heights, answer.revision)),
     }
 }
+
+/// The `mode` of a single height, in the document.
+const MODE_POINT: &str = "`exact` (default: the terrain with its flat zones), `surface` (the \
+    rendered mesh surface) or `procedural` (the generator's ground without flat zones, the \
+    original's `getProceduralHeightAt`; `zone` is then null)";
+
+/// The `mode` of a batch, in the document.
+const MODE_BATCH: &str = "`exact` (default: the terrain with its flat zones), `surface` (the \
+    served meshes' surface, read from cached tile meshes where held) or `procedural` (the \
+    generator's ground without flat zones); `zones` is empty in the last two";
+
+/// The `mode` of a heightmap, in the document.
+const MODE_HEIGHTMAP: &str = "`exact` (default: the terrain with its flat zones), `surface` \
+    (the rendered mesh surface, each sample evaluated) or `procedural` (the generator's \
+    ground without flat zones)";
 
 /// What the `revision` query parameter (or body field) means, in the document.
 pub const REVISION_PARAM: &str = "Answer as of this earlier revision of the world (lag \
@@ -253,10 +268,11 @@ pub struct HeightmapBody {
         ("step" = f64, Query, description = "Sample spacing, metres (> 0)"),
         ("nx" = u64, Query, description = "Samples along x (> 0)"),
         ("nz" = u64, Query, description = "Samples along z (> 0)"),
+        ("mode" = Option<String>, Query, description = MODE_HEIGHTMAP, example = "exact"),
     ),
     responses(
         (status = 200, description = "`nx * nz` heights, row-major (z outer, x inner)", body = HeightmapBody),
-        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter (the field names it)"),
+        (status = 400, description = "A missing, repeated, malformed or out-of-range parameter, an unknown `mode` (the field names it)"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 413, description = "More samples than `max_heightmap_samples` (field `nx*nz`)"),
     ),
@@ -268,6 +284,7 @@ pub async fn heightmap(
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&world)?;
+    let mode = mode::from_query(p.at_most_once("mode")?)?;
     let request = HeightmapRequest {
         x0: p.number("x0")?,
         z0: p.number("z0")?,
@@ -275,7 +292,7 @@ pub async fn heightmap(
         nx: p.count("nx")?,
         nz: p.count("nz")?,
     };
-    let a = engine.heightmap(world, request).await?;
+    let a = engine.heightmap(world, request, mode).await?;
     let count = a.heights.len();
     let (grid, heights, revision) = (a.grid, a.heights, a.revision);
     let body = HeightmapBody {

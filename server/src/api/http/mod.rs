@@ -13,7 +13,7 @@
 //! | `/v1/worlds/{world}/tiles/{cx}/{cz}/blocks`, `.../instances` | voxel chunks ([`blocks`]) |
 //! | `/v1/worlds/{world}/viewers/{id}`, `.../live-tiles` | viewers and live tiles ([`lifecycle`]) |
 //! | `/v1/worlds/{world}/layout`, `.../zone-class` | the layout layer ([`layout`]) |
-//! | `POST /v1/worlds/{world}/terrain-info`, `.../paths/check`, `.../paths/find` | movement authority ([`walk`]) |
+//! | `POST /v1/worlds/{world}/terrain-info`, `.../paths/check`, `.../paths/find`, `GET .../walk-grid` | movement authority ([`walk`]) |
 //! | `/v1/worlds/{world}/map/...`, `/map...` | the live map ([`map`]) |
 //! | `GET /v1/worlds/{world}/events` | tile events over a WebSocket ([`events`]) |
 //! | `GET /v1/admin/backup` | a snapshot of the store ([`admin`]) |
@@ -33,6 +33,7 @@ pub mod heights;
 pub mod layout;
 pub mod lifecycle;
 pub mod map;
+pub mod map_page;
 pub mod mesh;
 pub mod openapi;
 pub mod ops;
@@ -130,6 +131,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/v1/worlds/{world}/terrain-info", post(walk::terrain_info))
         .route("/v1/worlds/{world}/paths/check", post(walk::check_path))
         .route("/v1/worlds/{world}/paths/find", post(walk::find_path))
+        .route("/v1/worlds/{world}/walk-grid", get(walk::walk_grid))
         .route("/v1/worlds/{world}/map/{z}/{x}/{file}", get(map::map_tile))
         .route("/v1/worlds/{world}/map/legend", get(map::legend))
         .route(
@@ -145,10 +147,10 @@ pub fn routes(state: Arc<ApiState>) -> Router {
             get(tiles3d::content),
         )
         .route("/v1/worlds/{world}/map/viewers", get(map::viewers))
-        .route("/map", get(map::page))
-        .route("/map/", get(map::page))
-        .route("/map/{world}", get(map::page))
-        .route("/map/assets/{*path}", get(map::asset))
+        .route("/map", get(map_page::page))
+        .route("/map/", get(map_page::page))
+        .route("/map/{world}", get(map_page::page))
+        .route("/map/assets/{*path}", get(map_page::asset))
         .route("/v1/worlds/{world}/events", get(events::events))
         .route("/v1/admin/backup", get(admin::backup))
         .route_layer(middleware::from_fn_with_state(

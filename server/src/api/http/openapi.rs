@@ -42,7 +42,8 @@ use utoipa::{
 };
 
 use super::{
-    admin, blocks, events, heights, layout, lifecycle, map, mesh, ops, tiles3d, walk, worlds, zones,
+    admin, blocks, events, heights, layout, lifecycle, map, map_page, mesh, ops, tiles3d, walk,
+    worlds, zones,
 };
 use crate::{api::metrics, config::Limits};
 
@@ -89,11 +90,12 @@ use crate::{api::metrics, config::Limits};
         walk::terrain_info,
         walk::check_path,
         walk::find_path,
+        walk::walk_grid,
         map::map_tile,
         map::legend,
         map::viewers,
-        map::page,
-        map::asset,
+        map_page::page,
+        map_page::asset,
         events::events,
         admin::backup,
     ),

@@ -3,8 +3,9 @@
 //!
 //! | route | body | answer |
 //! | --- | --- | --- |
-//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` (or `?revision=r`) | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason"}, ...], "revision"}` |
+//! | `POST /v1/worlds/{world}/terrain-info` | `{"points": [[x, z], ...], "revision"?: r}` (or `?revision=r`) | `{"points": [{"height", "biome", "slope", "underwater", "walkable", "reason", "normal", "difficulty"?}, ...], "revision"}` |
 //! | `POST /v1/worlds/{world}/paths/check` | `{"points": [[x, z], ...], "mode"?: "hyperscape" \| "exact", "revision"?: r}` (or `?revision=r`) | `{"blocked", "at", "reason", "path", "revision"}` |
+//! | `GET /v1/worlds/{world}/walk-grid?minTileX=&minTileZ=&width=&depth=` (and `revision`) | | the grid's bytes (`application/octet-stream`): one byte of flags a 1 m tile, rows of `width` tiles, z rising; the revision in `x-terrain-revision` |
 //! | `POST /v1/worlds/{world}/paths/find` | `{"from": [x, z], "to": [x, z], "maxNodes"?, "maxDistance"?}` | `{"found", "waypoints", "length", "expanded", "reason", "revision"}` |
 
 use std::sync::Arc;
@@ -13,12 +14,11 @@ use axum::{
     Json,
     body::Bytes,
     extract::{State, rejection::BytesRejection},
-    http::HeaderMap,
-    response::Response,
+    http::{HeaderMap, HeaderValue, header::CONTENT_TYPE},
+    response::{IntoResponse, Response},
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_path_to_error::Segment;
-use terrain_core::walk::TerrainInfo;
 
 use super::{
     body, body_limit, body_rejection,
@@ -28,7 +28,7 @@ use super::{
 };
 use crate::{
     api::{ApiError, ApiState},
-    query::walk::{FindFields, FindRequest, PathMode},
+    query::walk::{FindFields, FindRequest, PathMode, PointInfo, WalkGridRequest},
 };
 
 /// Decodes a small JSON body through serde, naming the field at fault from the
@@ -93,10 +93,36 @@ pub struct InfoJson {
     /// `null` when walkable, else `water`, `slope` or `zone` (a point is never blocked
     /// for a `step`).
     reason: Option<&'static str>,
+    /// The surface normal `[x, y, z]` (the original's `getNormalAt`, a unit vector);
+    /// on flat ground x and z are `-0.0`, written with their sign.
+    normal: [f64; 3],
+    /// The original's `getDifficultyAtWorldPosition`, under the `hyperscape` rule only
+    /// (left out under every other rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    difficulty: Option<DifficultyJson>,
 }
 
-impl From<TerrainInfo> for InfoJson {
-    fn from(info: TerrainInfo) -> Self {
+/// How dangerous a position is (the original's `getDifficultyAtWorldPosition`:
+/// `difficultyTier` is `tier`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DifficultyJson {
+    /// 0 (safe) or 1 to 1000.
+    level: u32,
+    /// The curved blend in [0, 1] the level comes from.
+    scalar: f64,
+    /// The biome whose tier it starts from: the seed's first biome centre's type (not
+    /// the starter towns' `plains` of the point's `biome`).
+    biome: &'static str,
+    /// That biome's difficulty tier (the biome manifest's `difficulty`).
+    tier: f64,
+    /// No difficulty here: within a town, or a biome of tier 0.
+    is_safe: bool,
+}
+
+impl From<PointInfo> for InfoJson {
+    fn from(p: PointInfo) -> Self {
+        let info = p.info;
         InfoJson {
             height: info.height,
             biome: info.biome,
@@ -104,6 +130,14 @@ impl From<TerrainInfo> for InfoJson {
             underwater: info.underwater,
             walkable: info.walkable(),
             reason: info.reason.map(|r| r.code()),
+            normal: p.details.normal,
+            difficulty: p.details.difficulty.map(|d| DifficultyJson {
+                level: d.level,
+                scalar: d.scalar,
+                biome: d.biome,
+                tier: d.tier,
+                is_safe: d.is_safe,
+            }),
         }
     }
 }
@@ -119,7 +153,8 @@ pub struct TerrainInfoJson {
     path = "/v1/worlds/{world}/terrain-info",
     tag = "movement",
     description = "Terrain info at each point by the world's walkability rule: height, biome, \
-        slope, underwater, walkable and the reason it is not. 1 to `max_batch_points` points.",
+        slope, underwater, walkable and the reason it is not, the surface normal and, under \
+        the `hyperscape` rule, the difficulty. 1 to `max_batch_points` points.",
     params(("revision" = Option<u64>, Query, description = REVISION_IN_QUERY)),
     request_body(content = crate::api::http::openapi::schemas::InfoBody, content_type = "application/json"),
     responses(
@@ -151,7 +186,7 @@ pub async fn terrain_info(
         points: answer.points.into_iter().map(InfoJson::from).collect(),
         revision: answer.revision,
     };
-    json_response(engine, body, count * 6).await
+    json_response(engine, body, count * 10).await
 }
 
 /// `POST .../paths/check`'s body.
@@ -324,4 +359,57 @@ pub async fn find_path(
             revision: answer.revision,
         },
     }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/worlds/{world}/walk-grid",
+    tag = "movement",
+    description = "The walkability of a rectangle of 1 m tiles as one byte a tile, for a game's \
+        collision map: rows of `width` tiles from `(minTileX, minTileZ)`, z rising; each byte is \
+        flags of the tile judged at its centre `(x + 0.5, z + 0.5)` exactly as terrain-info judges \
+        a point: 1 walkable, 2 water, 4 steep, 8 the centre lies in a flat zone's core, 16 blocked \
+        by a zone registered with `walkable: false`, 32 a step too high (block worlds). At most \
+        4,096 tiles a side and `max_batch_points` tiles.",
+    params(
+        ("minTileX" = i64, Query, description = "The first tile's x (whole metres)"),
+        ("minTileZ" = i64, Query, description = "The first tile's z (whole metres)"),
+        ("width" = u32, Query, description = "Tiles along x, 1 to 4,096", minimum = 1, maximum = 4096),
+        ("depth" = u32, Query, description = "Tiles along z, 1 to 4,096", minimum = 1, maximum = 4096),
+        ("revision" = Option<u64>, Query, description = REVISION_IN_QUERY),
+    ),
+    responses(
+        (status = 200, description = "`width * depth` bytes of flags",
+            headers(("x-terrain-revision" = u64, description = "The world revision the grid is of")),
+            content((crate::api::http::openapi::schemas::Bytes = "application/octet-stream"))),
+        (status = 400, description = "A missing or malformed parameter, a tile out of range, a side out of 1..=4096 (the field is named)"),
+        (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = REVISION_REFUSED),
+        (status = 413, description = "More than `max_batch_points` tiles (field `width`)"),
+        (status = 503, description = "The server is busy (admission by cost), with `Retry-After`"),
+    ),
+)]
+pub async fn walk_grid(
+    State(state): State<Arc<ApiState>>,
+    World(world): World,
+    query: Query,
+) -> Result<Response, ApiError> {
+    let engine = &state.engine;
+    let world = engine.world(&world)?;
+    let req = WalkGridRequest {
+        min_tile_x: query.number("minTileX")?,
+        min_tile_z: query.number("minTileZ")?,
+        width: query.number("width")?,
+        depth: query.number("depth")?,
+    };
+    let revision = query.revision("revision")?;
+    let answer = engine.walk_grid(world, req, revision).await?;
+    let headers = [
+        (
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        ),
+        (super::REVISION_HEADER, HeaderValue::from(answer.revision)),
+    ];
+    Ok((headers, answer.flags).into_response())
 }

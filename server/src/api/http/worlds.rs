@@ -4,11 +4,14 @@ use std::sync::Arc;
 
 use axum::{Json, extract::State};
 use serde::Serialize;
-use terrain_core::{voxel::VoxelConfig, walk::WalkRule};
+use terrain_core::{
+    voxel::VoxelConfig,
+    walk::{Town, WalkRule},
+};
 
 use crate::api::{
     ApiState,
-    worlds::{self, BlockKindInfo, WorldInfo, WorldLayout},
+    worlds::{self, BlockKindInfo, Listed, WorldLayout},
 };
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -56,28 +59,47 @@ pub struct WalkRuleBody {
     /// `block-step`: the largest rise of one move between neighbouring columns, in
     /// blocks; `null` for the other rules.
     max_step: Option<f64>,
+    /// `hyperscape`: the towns terrain info's difficulty fades in from (config
+    /// `towns`); empty for the other rules.
+    towns: Vec<TownBody>,
 }
 
-/// One biome's largest walkable slope.
+/// One biome's largest walkable slope and difficulty tier.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BiomeSlopeBody {
     #[schema(example = "swamp")]
     id: String,
     max_slope: f64,
+    /// The biome's difficulty tier (the manifest's `difficulty`); `null` where the
+    /// manifest gives none (the biome is safe).
+    difficulty: Option<f64>,
 }
 
-impl From<&WalkRule> for WalkRuleBody {
-    fn from(rule: &WalkRule) -> Self {
+/// A town: difficulty is 0 within `radius` metres of its centre and fades in over the
+/// next 300 m.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct TownBody {
+    x: f64,
+    z: f64,
+    radius: f64,
+}
+
+impl WalkRuleBody {
+    /// `rule` with `towns`.
+    fn new(rule: &WalkRule, towns: &[Town]) -> Self {
         WalkRuleBody {
             name: rule.name(),
             biomes: rule
                 .biome_limits()
                 .map(|l| {
+                    let tiers: std::collections::BTreeMap<&str, f64> =
+                        l.difficulty_entries().collect();
                     l.entries()
                         .map(|(id, max_slope)| BiomeSlopeBody {
                             id: id.to_string(),
                             max_slope,
+                            difficulty: tiers.get(id).copied(),
                         })
                         .collect()
                 })
@@ -85,13 +107,25 @@ impl From<&WalkRule> for WalkRuleBody {
             water_level: rule.water_level(),
             max_slope: rule.max_slope(),
             max_step: rule.max_step(),
+            towns: towns
+                .iter()
+                .map(|t| TownBody {
+                    x: t.x,
+                    z: t.z,
+                    radius: t.radius,
+                })
+                .collect(),
         }
     }
 }
 
-impl From<WorldInfo> for WorldBody {
-    fn from(w: WorldInfo) -> Self {
-        let walkability = w.walkability.as_ref().map(WalkRuleBody::from);
+impl From<Listed> for WorldBody {
+    fn from(listed: Listed) -> Self {
+        let w = listed.info;
+        let walkability = w
+            .walkability
+            .as_ref()
+            .map(|r| WalkRuleBody::new(r, &listed.towns));
         WorldBody {
             walkability,
             id: w.id,

@@ -15,7 +15,7 @@ use crate::{
     lifecycle::rings::{MAX_VIEWER_ID_LEN, MAX_VIEWER_SPEED},
     map::{Layer, MAX_ZOOM, MIN_ZOOM},
     query::{
-        MIN_HEIGHTMAP_STEP,
+        HeightMode, MIN_HEIGHTMAP_STEP,
         walk::{MAX_DISTANCE, MAX_NODES, MAX_PATH_POINTS},
     },
 };
@@ -114,7 +114,10 @@ fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<
             json!({"type": "string", "enum": names})
         }
         ("path", "id") => id_schema(),
-        ("query", "mode") => json!({"type": "string", "enum": ["exact", "surface"]}),
+        ("query", "mode") => {
+            let names: Vec<&str> = HeightMode::ALL.iter().map(|m| m.as_str()).collect();
+            json!({"type": "string", "enum": names})
+        }
         ("query", "format") => json!({"type": "string", "enum": ["json", "binary"]}),
         ("query", "step") => json!({"type": "number", "minimum": MIN_HEIGHTMAP_STEP}),
         ("query", "nx" | "nz") => {

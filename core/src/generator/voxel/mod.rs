@@ -42,7 +42,7 @@ pub use volume::{Chunk, Column, DECORATION_REACH, Volume};
 
 use std::ops::Range;
 
-use crate::generator::{Generator, Grid};
+use super::{Generator, Grid};
 use field::Fields;
 
 /// Columns per chunk edge.

@@ -456,7 +456,7 @@ impl Voxel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::voxel::VoxelConfig;
+    use crate::generator::voxel::VoxelConfig;
 
     #[test]
     fn rolls_from_surface_rolls_on_ignore_the_surface() {
@@ -468,7 +468,7 @@ mod tests {
             BlockKind::Snow,
         ];
         for i in 0..20_000u64 {
-            let h = crate::voxel::field::mix(i);
+            let h = crate::generator::voxel::field::mix(i);
             for &biome in Biome::ALL.iter() {
                 let land = |surface| ColumnData {
                     ground: 20,
@@ -547,7 +547,7 @@ mod tests {
     fn sequence(seed: u64) -> impl FnMut() -> u64 {
         let mut state = seed;
         move || {
-            state = crate::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            state = crate::generator::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
             state
         }
     }
@@ -730,7 +730,7 @@ mod tests {
             ..VoxelConfig::default()
         };
         let mut v = Voxel::new(1, config).unwrap();
-        v.slopes = crate::voxel::bounds::Slopes::of(&config, 0.3);
+        v.slopes = crate::generator::voxel::bounds::Slopes::of(&config, 0.3);
         assert!(v.slopes.is_some());
         let sea = config.sea_level as i32;
         let rect = v.columns(0, 0, 40, 40, None);

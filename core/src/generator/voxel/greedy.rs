@@ -9,11 +9,13 @@
 //! along the first axis, then as many rows as match). Every quad is four consecutive
 //! vertices, counter-clockwise seen from outside, with the kind's linear base colour
 //! (merged quads carry no per-block jitter) and indices `0 1 2, 0 2 3`.
+//!
+//! The mesh is plain geometry: its glTF form ([`VoxelMesh::primitives`]) is the meshes'
+//! ([`crate::mesh::glb`]), a layer above the generators.
 
 use super::block::BlockKind;
 use super::cull::base_colour;
 use super::volume::{Padded, Volume};
-use crate::mesh::glb::ColouredPrimitive;
 
 /// Triangles of one part of a voxel mesh, world metres.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -38,21 +40,6 @@ pub struct VoxelMesh {
 /// Whether the face of `a` toward `b` is drawn.
 pub fn face_visible(a: BlockKind, b: BlockKind) -> bool {
     a != BlockKind::Air && !b.occludes() && a != b
-}
-
-impl VoxelMesh {
-    /// Its glb primitives: the opaque part, then the transparent one (blended).
-    pub fn primitives(&self) -> Vec<ColouredPrimitive<'_>> {
-        [(&self.opaque, false), (&self.transparent, true)]
-            .map(|(part, transparent)| ColouredPrimitive {
-                positions: &part.positions,
-                normals: &part.normals,
-                colours: &part.colours,
-                indices: &part.indices,
-                transparent,
-            })
-            .to_vec()
-    }
 }
 
 impl MeshPart {

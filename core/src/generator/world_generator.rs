@@ -1,10 +1,12 @@
 //! [`WorldGenerator`]: the closed set of generators a world can be configured with,
-//! dispatched statically.
+//! dispatched statically, and [`GeneratorKind`], its names. Apart from the trait
+//! ([`super::Generator`]) and from the generators themselves: the one module of
+//! `generator` that names all three.
 
 use std::ops::Range;
 
+use super::voxel::{self, Voxel, VoxelConfig};
 use super::{Generator, Grid, hyperscape::Hyperscape, osrs::Osrs};
-use crate::voxel::{self, Voxel, VoxelConfig};
 
 /// The generator families a world can use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -191,5 +193,24 @@ impl Generator for WorldGenerator {
             Self::Osrs(g) => g.fill_rows(grid, rows, out),
             Self::Voxel(g) => g.fill_rows(grid, rows, out),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GeneratorKind;
+
+    #[test]
+    fn names_round_trip_and_refusals_list_them() {
+        for &k in GeneratorKind::ALL {
+            assert_eq!(k.as_str().parse::<GeneratorKind>(), Ok(k));
+        }
+        assert_eq!(
+            "minecraft"
+                .parse::<GeneratorKind>()
+                .unwrap_err()
+                .to_string(),
+            "unknown generator \"minecraft\", expected one of: hyperscape, osrs, voxel"
+        );
     }
 }

@@ -212,7 +212,7 @@ mod tests {
         let f = Simplex2::new(7);
         let mut state = 1u64;
         let mut next = || {
-            state = crate::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            state = crate::generator::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
             (state >> 11) as f64 / (1u64 << 53) as f64
         };
         let mut steepest = 0.0f64;
@@ -232,7 +232,7 @@ mod tests {
     fn agrees_with_the_noise_crate_bit_for_bit() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
-            state = crate::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            state = crate::generator::voxel::field::mix(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
             state
         };
         for seed in [0u32, 1, 7, 0xdead_beef] {
