@@ -137,11 +137,13 @@ export declare class LocalTerrain {
   /**
    * The walkability of the `width x depth` movement tiles (1 m) from tile
    * `(minTileX, minTileZ)`: one byte a tile, rows of `width` tiles with z rising; flags
-   * 1 walkable, 2 water, 4 steep, 8 the centre lies in a zone's core. Each tile is
-   * judged at its centre `(tx + 0.5, tz + 0.5)` by the world's walkability rule, as
-   * `terrainInfo` there (and the Hyperscape adapter's `isPositionWalkable`) judges it.
-   * Blocks of 64 x 64 tiles read often are kept (src/tiles.ts), dropped exactly where
-   * a zone changes. At most 16,777,216 tiles; bad arguments throw naming them.
+   * 1 walkable, 2 water, 4 steep, 8 the centre lies in a zone's core, 16 blocked by a
+   * zone registered with `walkable: false`, 32 a step too high (block worlds): the
+   * server's `GET .../walk-grid` bytes. Each tile is judged at its centre
+   * `(tx + 0.5, tz + 0.5)` by the world's walkability rule, as `terrainInfo` there (and
+   * the Hyperscape adapter's `isPositionWalkable`) judges it. Blocks of 64 x 64 tiles
+   * read often are kept (src/tiles.ts), dropped exactly where a zone changes. At most
+   * 4,096 tiles a side; bad arguments throw naming them.
    */
   walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array;
   /**

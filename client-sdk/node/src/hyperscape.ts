@@ -20,7 +20,7 @@ import { request as httpsRequest } from "node:https";
 import type * as Addon from "./addon";
 import { type Fast, addon, internals } from "./native";
 import type { SurfaceTiles } from "./surface";
-import { STEEP, type TileCache, WALKABLE, WATER } from "./tiles";
+import { STEEP, STEP, type TileCache, WALKABLE, WATER, ZONE_BLOCKED } from "./tiles";
 
 /** A tile of a zone's mask: the 1 m tile `[x, x + 1) x [z, z + 1)`. */
 export interface FlatZoneTile {
@@ -118,8 +118,8 @@ export interface HyperscapeOptions {
   connectTimeoutMs?: number;
   /** The game's collision matrix (`world.collision`), read by `isTileWalkable`. */
   collision?: CollisionMatrix | null;
-  /** The game's towns for `getDifficultyAtWorldPosition` (default: the original's five
-   * fallback towns, radius 25). */
+  /** The game's towns for `getDifficultyAtWorldPosition` (default: the world's towns as
+   * the server lists them, else the original's five fallback towns, radius 25). */
   towns?: Town[];
 }
 
@@ -440,8 +440,10 @@ export class HyperscapeTerrain extends EventEmitter {
   private readonly biomes: string[];
   /** The seed's noise permutation, duplicated to 512 entries (difficulty). */
   private readonly perm: Uint8Array;
-  /** The difficulty's towns, `[x, z, radius, ...]`. */
+  /** The difficulty's towns, `[x, z, radius, ...]`: the game's (`setTowns`), else the
+   * world's as the server lists them, else the original's fallback towns. */
   private towns: Float64Array = FALLBACK_TOWNS;
+  private readonly worldTowns: Float64Array;
   /** Where zones may decide heights, at `zonesEpoch`. */
   private zoneCells: ZoneCells | undefined;
   private readonly out = new Float64Array(8);
@@ -475,12 +477,15 @@ export class HyperscapeTerrain extends EventEmitter {
       firstBiome: string | null;
       firstBiomeTier: number | null;
       biomes: string[];
+      towns: [number, number, number][];
     };
     if (world.generator !== "hyperscape") {
       throw fieldError(`world ${replica.world}: the Hyperscape adapter needs a hyperscape world, this one is ${world.generator}`, "world");
     }
     this.firstBiome = world.firstBiome ?? "plains";
     this.firstBiomeTier = world.firstBiomeTier ?? 0;
+    this.worldTowns = world.towns.length > 0 ? new Float64Array(world.towns.flat()) : FALLBACK_TOWNS;
+    this.towns = this.worldTowns;
     this.biomes = world.biomes;
     const perm = this.fast.hsPermutation(this.handle);
     this.perm = new Uint8Array(512);
@@ -786,7 +791,8 @@ export class HyperscapeTerrain extends EventEmitter {
       const f = this.tiles.flagsAt(tx, tz);
       if (f >= 0) {
         if (f & WALKABLE) return { walkable: true };
-        return { walkable: false, reason: f & WATER ? REASONS[1] : f & STEEP ? REASONS[2] : REASONS[3] };
+        const code = f & WATER ? 1 : f & STEEP ? 2 : f & ZONE_BLOCKED ? 3 : f & STEP ? 4 : 3;
+        return { walkable: false, reason: REASONS[code] as string };
       }
     }
     let code: number;
@@ -910,9 +916,15 @@ export class HyperscapeTerrain extends EventEmitter {
     return { level, scalar, biome, difficultyTier: tier, isSafe: false };
   }
 
-  /** The towns of {@link getDifficultyAtWorldPosition} (the game's towns; empty: the
-   * original's fallback towns). */
-  setTowns(towns: Town[]): void {
+  /** The towns of {@link getDifficultyAtWorldPosition}: the game's towns (empty: the
+   * original's five fallback towns); `null`, the world's towns as the server lists them
+   * again (its `towns` key; none listed: the fallback towns). */
+  setTowns(towns: Town[] | null): void {
+    if (towns === null) {
+      this.fast.hsSetTowns(this.handle, null);
+      this.towns = this.worldTowns;
+      return;
+    }
     const flat = new Float64Array(towns.length * 3);
     towns.forEach((t, i) => {
       const [x, z, r] = "position" in t ? [t.position.x, t.position.z, t.safeZoneRadius] : [t.x, t.z, t.radius];
@@ -926,7 +938,8 @@ export class HyperscapeTerrain extends EventEmitter {
   /**
    * The walkability of `width x depth` 1 m tiles from `(minTileX, minTileZ)`, one byte a
    * tile, rows of `width` with z rising: 1 walkable, 2 water, 4 steep, 8 in a zone's
-   * core; each tile as `isPositionWalkable` at its centre ({@link LocalTerrain.walkGrid}).
+   * core, 16 blocked by a zone, 32 a step; each tile as `isPositionWalkable` at its
+   * centre ({@link LocalTerrain.walkGrid}: the server's `walk-grid` bytes).
    */
   walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
     return this.replica.walkGrid(minTileX, minTileZ, width, depth);
@@ -1014,4 +1027,4 @@ for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
   });
 }
 
-export { BLOCK, STEEP, WALKABLE, WATER, ZONE_CORE } from "./tiles";
+export { BLOCK, STEEP, STEP, WALKABLE, WATER, ZONE_BLOCKED, ZONE_CORE } from "./tiles";

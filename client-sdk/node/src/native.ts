@@ -41,7 +41,7 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsRegister(handle: unknown, id: string, body: string): Float64Array;
   hsUnregister(handle: unknown, id: string): Float64Array;
   hsSettle(handle: unknown, seq: number, revision: number): Float64Array;
-  hsSetTowns(handle: unknown, towns: Float64Array): void;
+  hsSetTowns(handle: unknown, towns: Float64Array | null): void;
   hsCoreTime(handle: unknown, kind: string, points: Float64Array, reps: number): number;
   hsCrossing(x: number, z: number): number;
   hsPermutation(handle: unknown): Uint8Array;
@@ -104,8 +104,8 @@ function wholeTiles(name: string, v: number, min: number, max: number): number {
   return v;
 }
 
-/** Most tiles one `walkGrid` answers (16 MiB). */
-export const MAX_WALK_GRID_TILES = 4096 * 4096;
+/** Most tiles a side of one `walkGrid` (the server's `walk-grid` limit). */
+export const MAX_WALK_GRID_SIDE = 4096;
 
 const proto = loaded.LocalTerrain.prototype as WithHandle;
 proto.heightAt = function heightAt(this: WithHandle, x: number, z: number): number {
@@ -118,11 +118,8 @@ proto.walkGrid = function walkGrid(this: WithHandle, minTileX: number, minTileZ:
   const limit = 2 ** 46;
   wholeTiles("minTileX", minTileX, -limit, limit);
   wholeTiles("minTileZ", minTileZ, -limit, limit);
-  wholeTiles("width", width, 1, MAX_WALK_GRID_TILES);
-  wholeTiles("depth", depth, 1, MAX_WALK_GRID_TILES);
-  if (width * depth > MAX_WALK_GRID_TILES) {
-    throw new RangeError(`depth: width x depth must be at most ${MAX_WALK_GRID_TILES} tiles, got ${width * depth}`);
-  }
+  wholeTiles("width", width, 1, MAX_WALK_GRID_SIDE);
+  wholeTiles("depth", depth, 1, MAX_WALK_GRID_SIDE);
   return tilesOf(this).walkGrid(minTileX, minTileZ, width, depth);
 };
 const rawClose = proto.close;

@@ -4,9 +4,10 @@
 // a kept block costs no call into the addon.
 //
 // Blocks of 64 x 64 tiles are handed over by the addon (`hsGrid`: the walk grid of
-// terrain-core, `Walker::grid_with_heights`, each tile's flags and its centre's final
-// height, the point answers' bits: core tests the grid against the point judgement
-// and height at every tile). A block is taken once it has been read often enough
+// terrain-core, `Walker::grid_with_heights`, each tile's flags (`walk::flags`, the
+// bytes of the server's `GET .../walk-grid`) and its centre's final height, the point
+// answers' bits: core tests the grid against the point judgement and height at every
+// tile). A block is taken once it has been read often enough
 // (TILE_BLOCK_READS reads of tiles not kept); until then reads are answered by the
 // addon one by one, so scattered reads never pay for whole blocks.
 //
@@ -43,6 +44,10 @@ export const WATER = 2;
 export const STEEP = 4;
 /** Walk flags of a tile: its centre lies in a zone's core. */
 export const ZONE_CORE = 8;
+/** Walk flags of a tile: blocked by a zone registered with `walkable: false`. */
+export const ZONE_BLOCKED = 16;
+/** Walk flags of a tile: a block too high to step onto (block worlds). */
+export const STEP = 32;
 
 /** What the addon exports for tile blocks (crate terrain-node, module `hyperscape`). */
 export interface TileAddon {

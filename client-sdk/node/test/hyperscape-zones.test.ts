@@ -98,7 +98,9 @@ describe("HyperscapeTerrain's zones against a real server", () => {
   let b: HyperscapeTerrain;
   const errors: Error[] = [];
   before(async () => {
-    server = await TestServer.start({ worlds: [], config: traceWorlds([0]), args: ["--admin-token", TOKEN, "--max-zone-size", "60"] });
+    // A second world with towns of its own (the difficulty's), as the server lists them.
+    const towned = `[[worlds]]\nid = "towned"\ngenerator = "hyperscape"\nseed = 0\noverlap = "hyperscape"\nwalkability = "hyperscape"\ntowns = [{ x = 400, z = -250, radius = 40 }, { x = -150, z = 120, radius = 30 }]\n`;
+    server = await TestServer.start({ worlds: [], config: `${traceWorlds([0])}\n${towned}`, args: ["--admin-token", TOKEN, "--max-zone-size", "60"] });
     a = await HyperscapeTerrain.open(server.url, WORLD, { token: TOKEN });
     a.on("error", (e: Error) => errors.push(e));
     b = await HyperscapeTerrain.open(server.url, WORLD);
@@ -277,7 +279,7 @@ describe("HyperscapeTerrain's zones against a real server", () => {
       [[0.5, 0, 10, 10], "minTileX"],
       [[0, 0, 0, 10], "width"],
       [[0, 0, 10, -1], "depth"],
-      [[0, 0, 5000, 5000], "depth"],
+      [[0, 0, 4097, 10], "width"],
     ] as const) {
       assert.throws(() => a.walkGrid(...(args as unknown as [number, number, number, number])), new RegExp(`^RangeError: ${field}: `));
     }
@@ -286,7 +288,7 @@ describe("HyperscapeTerrain's zones against a real server", () => {
     }
   });
 
-  test("isTileWalkable asks the collision matrix first; difficulty takes the game's towns and tier", () => {
+  test("isTileWalkable asks the collision matrix first; difficulty takes the game's towns and tier", async () => {
     const asked: [number, number, number][] = [];
     a.collision = {
       hasFlags(x: number, z: number, mask: number): boolean {
@@ -312,8 +314,8 @@ describe("HyperscapeTerrain's zones against a real server", () => {
     a.setTowns([{ position: { x: 200, z: 150 }, safeZoneRadius: 40 }]);
     assert.equal(a.getDifficultyAtWorldPosition(200, 150).isSafe, true);
     assert.equal(a.getDifficultyAtWorldPosition(10, 10).isSafe, false, "the origin is no town now");
-    a.setTowns([]);
-    assert.deepEqual(a.getDifficultyAtWorldPosition(200, 150), far, "back to the fallback towns");
+    a.setTowns(null);
+    assert.deepEqual(a.getDifficultyAtWorldPosition(200, 150), far, "back to the world's towns (none listed: the fallback towns)");
     // The original's third argument overrides the biome's tier.
     const hard = a.getDifficultyAtWorldPosition(200, 150, 3);
     assert.equal(hard.difficultyTier, 3);
@@ -346,7 +348,7 @@ describe("HyperscapeTerrain's zones against a real server", () => {
         }
       }
     }
-    a.setTowns([]);
+    a.setTowns(null);
     // The zone lookups answer points away from every zone without the addon: the same
     // answers as the addon's, across zone edges and blend rings.
     for (let i = 0; i < 20_000; i++) {
@@ -354,6 +356,31 @@ describe("HyperscapeTerrain's zones against a real server", () => {
       const z = -40 + next() * 80;
       assert.equal(a.isInFlatZone(x, z), fast.hsInZone(handle, x, z), `isInFlatZone at (${x}, ${z})`);
       assert.equal(a.getFlatZoneAt(x, z)?.id ?? null, fast.hsZoneAt(handle, x, z), `getFlatZoneAt at (${x}, ${z})`);
+    }
+
+    // A world with towns of its own: the adapter's difficulty and normal are the
+    // server's terrain info's, bit for bit, with the world's towns and tiers.
+    const t = await HyperscapeTerrain.open(server.url, "towned");
+    try {
+      const pts: number[][] = [[400, -250], [430, -250], [-150, 120]];
+      for (let i = 0; i < 500; i++) pts.push([(next() - 0.5) * 1600, (next() - 0.5) * 1600]);
+      const info = (await server.json("POST", "/v1/worlds/towned/terrain-info", { points: pts })) as {
+        points: { normal: number[]; difficulty: { level: number; scalar: number; biome: string; tier: number; isSafe: boolean } }[];
+      };
+      pts.forEach(([x, z], i) => {
+        const want = info.points[i]!;
+        const d = t.getDifficultyAtWorldPosition(x!, z!);
+        assert.deepEqual(
+          [d.level, d.scalar, d.biome, d.difficultyTier, d.isSafe],
+          [want.difficulty.level, want.difficulty.scalar, want.difficulty.biome, want.difficulty.tier, want.difficulty.isSafe],
+          `difficulty at (${x}, ${z})`,
+        );
+        const n = t.getNormalAt(x!, z!);
+        assert.ok([n.x, n.y, n.z].every((v, k) => Object.is(v, want.normal[k])), `normal at (${x}, ${z})`);
+      });
+      assert.equal(t.getDifficultyAtWorldPosition(400, -250).isSafe, true, "the world's town");
+    } finally {
+      t.close();
     }
 
     assert.equal(a.getTileSize(), 100);

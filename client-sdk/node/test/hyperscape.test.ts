@@ -145,7 +145,7 @@ describe("HyperscapeTerrain against the original's traces", () => {
       assert.ok(inMasks >= 480, `${inMasks} rows decided by a mask`);
     });
 
-    test(`seed ${seed}: isPositionWalkable and walkGrid at every tile of the grid tables`, () => {
+    test(`seed ${seed}: isPositionWalkable and walkGrid at every tile of the grid tables`, async () => {
       const terrain = terrains.get(seed)!;
       const all = new Map<string, number>();
       for (const region of gridRegions(seed)) {
@@ -156,6 +156,12 @@ describe("HyperscapeTerrain against the original's traces", () => {
         const third = terrain.walkGrid(region.minTileX, region.minTileZ, region.width, region.depth);
         assert.deepEqual(again, grid, `${region.name}: walkGrid from blocks`);
         assert.deepEqual(third, grid, `${region.name}: walkGrid from kept blocks`);
+        // The server's walk grid: the same bytes.
+        const served = await fetch(
+          `${server.url}/v1/worlds/seed${seed}/walk-grid?minTileX=${region.minTileX}&minTileZ=${region.minTileZ}&width=${region.width}&depth=${region.depth}`,
+        );
+        assert.equal(served.status, 200);
+        assert.deepEqual(new Uint8Array(await served.arrayBuffer()), grid, `${region.name}: the server's walk-grid bytes`);
         const kinds = new Map<string, number>();
         for (let j = 0; j < region.depth; j++) {
           for (let i = 0; i < region.width; i++) {

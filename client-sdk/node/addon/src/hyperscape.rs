@@ -34,7 +34,9 @@ use terrain_client::{Snapshot, check_point};
 use terrain_core::{
     FlatZone, Terrain, WorldGenerator,
     generator::hyperscape::Biome,
-    walk::{BiomeLimits, Reason, Town, WalkRule, Walker, difficulty::difficulty},
+    walk::{
+        BiomeLimits, Reason, Town, WalkRule, Walker, difficulty::difficulty, flags::tile_flags,
+    },
     zones::{Reach, ZoneDoc, ZoneLimits},
 };
 
@@ -91,7 +93,8 @@ struct PendingOp {
 pub struct Overlay {
     ops: Vec<PendingOp>,
     next_seq: u64,
-    towns: Vec<Town>,
+    /// The game's towns ([`hs_set_towns`]); `None`: the world's.
+    towns: Option<Vec<Town>>,
 }
 
 impl Overlay {
@@ -198,14 +201,26 @@ fn first_biome(h: &terrain_core::generator::hyperscape::Hyperscape) -> &'static 
         .as_str()
 }
 
-/// The difficulty tier of `biome` in the original's manifest. A replica's rule holds
-/// the slope limits the server lists, not the tiers (`GET /v1/worlds` lists no
-/// `difficulty`), so the tiers are the original's (`BiomeLimits::hyperscape`).
-fn tier_of(biome: &str) -> f64 {
+/// The difficulty tier of `biome`: the world's, when its rule lists tiers (`GET
+/// /v1/worlds` lists each biome's `difficulty` under the `hyperscape` rule), else the
+/// original manifest's (`BiomeLimits::hyperscape`: a server that lists none).
+fn tier_of(rule: Option<&WalkRule>, biome: &str) -> f64 {
     static ORIGINAL: OnceLock<BiomeLimits> = OnceLock::new();
-    ORIGINAL
-        .get_or_init(BiomeLimits::hyperscape)
-        .difficulty(biome)
+    match rule.and_then(WalkRule::biome_limits) {
+        Some(limits) if limits.difficulty_entries().next().is_some() => limits.difficulty(biome),
+        _ => ORIGINAL
+            .get_or_init(BiomeLimits::hyperscape)
+            .difficulty(biome),
+    }
+}
+
+/// The towns the world's rule judges difficulty from, as the server lists them (none:
+/// the original's fallback towns).
+fn world_towns(source: &crate::Source) -> &[Town] {
+    match source {
+        crate::Source::Live(r) => r.towns(),
+        crate::Source::Offline(_) => &[],
+    }
 }
 
 /// A `Float64Array` the caller passes for the answer, written in place (napi-rs reads
@@ -236,14 +251,19 @@ pub fn hs_world(handle: &External<Arc<Replica>>) -> Result<String> {
             WorldGenerator::Hyperscape(h) => (Some(h.seed()), Some(first_biome(h))),
             _ => (None, None),
         };
-        let rule = o.source.walk_rule().ok().map(WalkRule::name);
+        let rule = o.source.walk_rule().ok();
+        let towns: Vec<[f64; 3]> = world_towns(&o.source)
+            .iter()
+            .map(|t| [t.x, t.z, t.radius])
+            .collect();
         serde_json::json!({
             "generator": generator.kind().to_string(),
             "seed": seed,
             "overlap": terrain.zones().overlap().to_string(),
-            "walkability": rule,
+            "walkability": rule.map(WalkRule::name),
             "firstBiome": first,
-            "firstBiomeTier": first.map(tier_of),
+            "firstBiomeTier": first.map(|b| tier_of(rule, b)),
+            "towns": towns,
             "tileSize": generator.tile_size(),
             "biomes": BIOMES,
         })
@@ -350,8 +370,16 @@ pub fn hs_difficulty(
     let d = handle.read(|o| -> Result<_> {
         let h = hyperscape(o.view.terrain())?;
         let biome = first_biome(h);
-        let tier = if has_tier { tier } else { tier_of(biome) };
-        Ok(difficulty(h.noise(), &o.overlay.towns, biome, tier, x, z))
+        let tier = if has_tier {
+            tier
+        } else {
+            tier_of(o.source.walk_rule().ok(), biome)
+        };
+        let towns = match &o.overlay.towns {
+            Some(t) => t.as_slice(),
+            None => world_towns(&o.source),
+        };
+        Ok(difficulty(h.noise(), towns, biome, tier, x, z))
     })??;
     out[0] = f64::from(d.level);
     out[1] = d.scalar;
@@ -426,20 +454,12 @@ fn tile_index(name: &str, v: f64) -> Result<i64> {
     }
 }
 
-/// Walk flags of a tile: walkable.
-pub const WALKABLE: u8 = 1;
-/// Walk flags of a tile: under water.
-pub const WATER: u8 = 2;
-/// Walk flags of a tile: too steep.
-pub const STEEP: u8 = 4;
-/// Walk flags of a tile: its centre lies in a zone's core.
-pub const ZONE_CORE: u8 = 8;
-
 /// The walk grid of the `w x d` movement tiles (1 m) from tile `(x0, z0)` into
-/// `flags` (row-major, z rising; [`WALKABLE`], [`WATER`], [`STEEP`], [`ZONE_CORE`]),
-/// each tile judged at its centre as `isPositionWalkable` judges it
-/// ([`Walker::grid`]); with a non-empty `heights`, the final heights at the centres
-/// too (`w * d` of them).
+/// `flags` (row-major, z rising; terrain-core's [`tile_flags`], the bytes of the
+/// server's `GET .../walk-grid`: 1 walkable, 2 water, 4 steep, 8 in a zone's core, 16
+/// blocked by a zone, 32 a step), each tile judged at its centre as
+/// `isPositionWalkable` judges it ([`Walker::grid`]); with a non-empty `heights`, the
+/// final heights at the centres too (`w * d` of them).
 #[napi(
     catch_unwind,
     ts_args_type = "handle: unknown, x0: number, z0: number, w: number, d: number, flags: Uint8Array, heights: Float64Array"
@@ -485,21 +505,12 @@ pub fn hs_grid(
             let iz = z0 + j as i64;
             for i in 0..w {
                 let ix = x0 + i as i64;
-                let mut f = match grid.get(ix, iz).flatten() {
-                    None => WALKABLE,
-                    Some(Reason::Water) => WATER,
-                    Some(Reason::Slope) => STEEP,
-                    Some(Reason::Zone | Reason::Step) => 0,
-                };
-                if !zones.is_empty()
+                let in_core = !zones.is_empty()
                     && matches!(
                         zones.zone_at(ix as f64 + 0.5, iz as f64 + 0.5),
                         Some((_, Reach::Core { .. }))
-                    )
-                {
-                    f |= ZONE_CORE;
-                }
-                flags[j * w + i] = f;
+                    );
+                flags[j * w + i] = tile_flags(grid.get(ix, iz).flatten(), in_core);
                 if keep {
                     heights[j * w + i] = grid.height(ix, iz).unwrap_or(f64::NAN);
                 }
@@ -593,9 +604,19 @@ pub fn hs_settle(handle: &External<Arc<Replica>>, seq: f64, revision: f64) -> Re
 }
 
 /// The difficulty rule's towns: `[x0, z0, radius0, x1, ...]` (the game's towns and
-/// their safe-zone radii); empty, the original's fallback towns.
-#[napi(catch_unwind, ts_args_type = "handle: unknown, towns: Float64Array")]
-pub fn hs_set_towns(handle: &External<Arc<Replica>>, towns: &[f64]) -> Result<()> {
+/// their safe-zone radii; empty, the original's fallback towns); `null`, the world's
+/// listed towns again.
+#[napi(
+    catch_unwind,
+    ts_args_type = "handle: unknown, towns: Float64Array | null"
+)]
+pub fn hs_set_towns(handle: &External<Arc<Replica>>, towns: Option<&[f64]>) -> Result<()> {
+    let Some(towns) = towns else {
+        return handle.change(|o: &mut Open| {
+            o.overlay.towns = None;
+            Ok(())
+        });
+    };
     if !towns.len().is_multiple_of(3) {
         return Err(invalid(format!(
             "towns: expected x, z, radius triples, got {} numbers",
@@ -616,7 +637,7 @@ pub fn hs_set_towns(handle: &External<Arc<Replica>>, towns: &[f64]) -> Result<()
         });
     }
     handle.change(|o: &mut Open| {
-        o.overlay.towns = list;
+        o.overlay.towns = Some(list);
         Ok(())
     })
 }
@@ -638,11 +659,11 @@ pub fn hs_core_time(
     use std::hint::black_box;
     let pairs: Vec<(f64, f64)> = crate::pairs(points)?.map(|p| (p[0], p[1])).collect();
     let reps = reps.max(1);
+    let towns: Vec<Town> = handle.read(|o| world_towns(&o.source).to_vec())?;
     walking(handle, |s, rule| {
         let terrain = s.terrain();
         let walker = Walker::new(terrain, rule);
         let h = hyperscape(terrain)?;
-        let towns: Vec<Town> = Vec::new();
         let mut answers = 0_u64;
         let start = Instant::now();
         for _ in 0..reps {
@@ -664,7 +685,7 @@ pub fn hs_core_time(
                 }),
                 "difficulty" => pairs.iter().for_each(|&(x, z)| {
                     let biome = first_biome(h);
-                    let tier = tier_of(biome);
+                    let tier = tier_of(Some(rule), biome);
                     black_box(difficulty(h.noise(), &towns, biome, tier, x, z));
                 }),
                 "zoneAt" => pairs.iter().for_each(|&(x, z)| {
