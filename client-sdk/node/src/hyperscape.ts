@@ -723,7 +723,21 @@ export class HyperscapeTerrain extends EventEmitter {
     const url = this.url;
     if (url === undefined) return;
     const target = `${url}/v1/worlds/${encodeURIComponent(this.replica.world)}/flat-zones/${encodeURIComponent(id)}`;
+    // Never rejects: the queue has no reader that would handle a rejection (an
+    // unhandled one ends a Node process). Whatever goes wrong withdraws the change.
     const run = async (): Promise<void> => {
+      try {
+        await attempt();
+      } catch (e) {
+        if (this.closed) return;
+        try {
+          this.withdraw(seq, id, operation, 0, e instanceof Error ? e.message : String(e), undefined);
+        } catch {
+          // An `error` listener that throws: the change is withdrawn all the same.
+        }
+      }
+    };
+    const attempt = async (): Promise<void> => {
       if (this.closed) return;
       let failure: { status: number; message: string; field: string | undefined } | undefined;
       for (let attempt = 1; ; attempt++) {
@@ -763,21 +777,26 @@ export class HyperscapeTerrain extends EventEmitter {
         failure = { status: answer?.status ?? 0, message, field };
         break;
       }
-      this.applied(this.fast.hsSettle(this.handle, seq, -1));
-      const mine = this.local.get(id);
-      if (operation === "register" && mine !== undefined) this.local.delete(id);
-      const verb = operation === "register" ? "registerFlatZone" : "unregisterFlatZone";
-      const error = new ZoneCommitError(
-        `[TerrainSystem] ${verb} "${id}": the terrain server ${failure.status === 0 ? "could not be reached" : `refused it (HTTP ${failure.status})`}: ${failure.message}; withdrawn in this process`,
-        id,
-        operation,
-        failure.status,
-        failure.field,
-      );
-      if (this.listenerCount("error") > 0) this.emit("error", error);
-      else process.emitWarning(error);
+      this.withdraw(seq, id, operation, failure.status, failure.message, failure.field);
     };
     this.commits = this.commits.then(run, run);
+  }
+
+  /** Withdraws local change `seq` (refused, or it could not reach the server) and says
+   * why: an `error` event, or a process warning without a listener. */
+  private withdraw(seq: number, id: string, operation: "register" | "unregister", status: number, message: string, field: string | undefined): void {
+    this.applied(this.fast.hsSettle(this.handle, seq, -1));
+    if (operation === "register") this.local.delete(id);
+    const verb = operation === "register" ? "registerFlatZone" : "unregisterFlatZone";
+    const error = new ZoneCommitError(
+      `[TerrainSystem] ${verb} "${id}": the terrain server ${status === 0 ? "could not be reached" : `refused it (HTTP ${status})`}: ${message}; withdrawn in this process`,
+      id,
+      operation,
+      status,
+      field,
+    );
+    if (this.listenerCount("error") > 0) this.emit("error", error);
+    else process.emitWarning(error);
   }
 
   // ---- walkability --------------------------------------------------------------

@@ -184,6 +184,31 @@ describe("HyperscapeTerrain's zones against a real server", () => {
     anonymous.close();
   });
 
+  test("a zone that cannot reach the server is withdrawn after five attempts", async () => {
+    const listed = await server.json("GET", "/v1/worlds");
+    const info = (listed.worlds as { id: string }[]).find((w) => w.id === WORLD);
+    const { LocalTerrain } = await import("../src/index");
+    const offline = LocalTerrain.offline(JSON.stringify(info), "[]");
+    // Port 1: nothing listens there, every attempt is refused at once.
+    const lonely = HyperscapeTerrain.wrap(offline, { url: "http://127.0.0.1:1", token: TOKEN });
+    const seen: ZoneCommitError[] = [];
+    lonely.on("error", (e: ZoneCommitError) => seen.push(e));
+    lonely.registerFlatZone({ id: "island_hut", centerX: 5, centerZ: 5, width: 4, depth: 4, height: 33, blendRadius: 1 });
+    assert.equal(lonely.getHeightAt(5, 5), 33);
+    await lonely.flush();
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.status, 0);
+    assert.match(seen[0]!.message, /could not be reached.*withdrawn/);
+    assert.notEqual(lonely.getHeightAt(5, 5), 33);
+    // Without a URL, zone changes stay in the process.
+    const local = HyperscapeTerrain.wrap(LocalTerrain.offline(JSON.stringify(info), "[]"));
+    local.registerFlatZone({ id: "island_hut", centerX: 5, centerZ: 5, width: 4, depth: 4, height: 33, blendRadius: 1 });
+    await local.flush();
+    assert.equal(local.getHeightAt(5, 5), 33);
+    lonely.close();
+    local.close();
+  });
+
   test("unregisterFlatZone removes here at once, then on the server and in other replicas", async () => {
     const points = area(100, -100, 40);
     const served = await server.heights(WORLD, points);
