@@ -231,7 +231,7 @@ impl Subscription {
 
     /// The next message, or `None` once the stream is over (cut off after its
     /// `resync`, or shutdown). After an area change it first replays the events the
-    /// change uncovered ([`Subscription::catch_up`]). Cancel-safe: a call dropped
+    /// change uncovered (`Subscription::catch_up`). Cancel-safe: a call dropped
     /// while it waits loses nothing.
     pub async fn next(&mut self) -> Option<Message> {
         loop {

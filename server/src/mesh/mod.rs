@@ -1,7 +1,7 @@
 //! Tile meshes: a bounded cache of built meshes shared by every world, and the commit
 //! listener that keeps cached tiles current.
 //!
-//! - A tile's mesh is a [`CachedMesh`]: the heightfield [`TileMesh`] of hyperscape and
+//! - A tile's mesh is a [`CachedMesh`]: the heightfield [`TileMesh`](terrain_core::mesh::TileMesh) of hyperscape and
 //!   osrs worlds, or the greedy [`ChunkMesh`] of a voxel world's chunk (its tile),
 //!   whichever the world's terrain builds; both are cached, versioned and rebuilt on
 //!   commit alike.
@@ -28,7 +28,7 @@
 //!   cache of their own, by tile and error, holding at most a quarter of
 //!   `limits.mesh_cache_bytes`; an entry is served only for the tile version it was
 //!   simplified from, and is made from the full-detail mesh this cache serves.
-//! - [`MeshCache`] is also a [`CommitListener`]: after a change commits (the world's
+//! - [`MeshCache`] is also a [`CommitListener`](crate::world::CommitListener): after a change commits (the world's
 //!   state already shows the new heights and versions), it starts rebuilding the
 //!   affected tiles that are cached, in parallel on the compute pool (one request of
 //!   one slice per tile, taking turns with the others), and returns without waiting

@@ -85,7 +85,7 @@ impl ChunkMesh {
     }
 }
 
-/// `served` as glb, as [`MeshCache::encoded`] stores it: the body of `mesh.glb` and a
+/// `served` as glb, as [`MeshCache::encoded`](super::MeshCache::encoded) stores it: the body of `mesh.glb` and a
 /// finest 3D Tiles content alike.
 pub fn encode_glb(served: &ServedMesh) -> Result<Vec<u8>, String> {
     served.mesh.to_glb().map_err(|e| e.to_string())
@@ -150,7 +150,7 @@ pub struct ServedMesh {
     /// Whether the cache held it (`false`: built for this request).
     pub cached: bool,
     /// The encodings made of this mesh, shared with its cache entry
-    /// ([`MeshCache::encoded`]).
+    /// ([`MeshCache::encoded`](super::MeshCache::encoded)).
     pub encoded: Arc<Encodings>,
 }
 

@@ -351,7 +351,7 @@ pub fn hs_info(handle: &External<Arc<Replica>>, x: f64, z: f64, out: F64Out) -> 
 
 /// `getDifficultyAtWorldPosition` into `out[0..5]`: level, scalar, the tier, isSafe
 /// (0 or 1) and the biome's index. With `hasTier`, `tier` is the tier (the original's
-/// third argument), else the biome's tier in the original's manifest ([`tier_of`]).
+/// third argument), else the biome's tier in the original's manifest (`tier_of`).
 /// The towns are [`hs_set_towns`]'s, else the original's fallback towns.
 #[napi(
     catch_unwind,
@@ -524,7 +524,7 @@ pub fn hs_grid(
 /// absolute `height`, `tileMask`, ...) in this process: the view has it at once.
 /// Checked as the server checks it with its default limits; a refusal names the
 /// field (`width: must be above 0`). Answers `[seq, epoch, n, rectangles...]`: the
-/// operation's number (for [`hs_settle`]) and [`Open::rebuild`]'s answer.
+/// operation's number (for [`hs_settle`]) and `Open::rebuild`'s answer.
 #[napi(
     catch_unwind,
     ts_args_type = "handle: unknown, id: string, body: string"
@@ -574,7 +574,7 @@ pub fn hs_unregister(handle: &External<Arc<Replica>>, id: String) -> Result<Floa
 /// Local operation `seq`'s fate at the server: `revision >= 0`, the revision that
 /// holds it (dropped once the base reaches it); `-1`, refused (withdrawn now); `-2`,
 /// a removal of a zone the server does not have (dropped once the base lacks it too,
-/// after its next revision at most). Answers [`Open::rebuild`]'s answer. An unknown
+/// after its next revision at most). Answers `Open::rebuild`'s answer. An unknown
 /// `seq` (already dropped) changes nothing.
 #[napi(
     catch_unwind,
