@@ -114,7 +114,14 @@ fn zone(zone: Option<&pb::FlatZone>) {
     if let Err(err) = validate_id(&zone.id) {
         named_field(&ApiError::from(err), zone);
     }
-    let doc = zone_doc(zone);
+    let doc = match zone_doc(zone) {
+        Ok(doc) => doc,
+        Err(err) => {
+            // An odd count of tile-mask numbers, named `tileMask`.
+            named_field(&err, zone);
+            return;
+        }
+    };
     match doc.spec() {
         Ok(spec) => {
             if let Err(err) = spec.validate(&ZoneLimits::default()) {

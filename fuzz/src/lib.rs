@@ -111,7 +111,8 @@ pub fn zone_file_doc(zone: &NamedZone) -> ZoneDoc {
         carve_inset,
         priority,
         walkable,
-    } = zone.spec;
+        tile_mask,
+    } = zone.spec.clone();
     let (width, depth, radius) = match shape {
         Shape::Rect { width, depth } => (Some(width), Some(depth), None),
         Shape::Circle { radius } => (None, None, Some(radius)),
@@ -133,5 +134,6 @@ pub fn zone_file_doc(zone: &NamedZone) -> ZoneDoc {
         carve_inset,
         priority,
         walkable,
+        tile_mask: tile_mask.map(|m| m.tiles().iter().map(|&(x, z)| [x, z]).collect()),
     }
 }
