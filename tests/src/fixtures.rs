@@ -172,3 +172,22 @@ pub fn random_points(n: usize, r: f64, seed: u64) -> Vec<(f64, f64)> {
         .map(|_| ((next() * 2.0 - 1.0) * r, (next() * 2.0 - 1.0) * r))
         .collect()
 }
+
+/// The entries of one of the original game's zones files (`adapter/zones_seed{S}.json`)
+/// as API bodies, each with its id: the game's `tileMaskTiles` is the API's `tileMask`,
+/// and `tileMaskBounds` (derived from the tiles) is left out.
+pub fn game_zone_bodies(json: &str) -> Vec<(String, Value)> {
+    let entries: Vec<Value> = serde_json::from_str(json).expect("a zones file");
+    entries
+        .into_iter()
+        .map(|mut e| {
+            let o = e.as_object_mut().expect("a zone object");
+            let id = o.remove("id").and_then(|v| v.as_str().map(str::to_string));
+            if let Some(t) = o.remove("tileMaskTiles") {
+                o.insert("tileMask".into(), t);
+            }
+            o.remove("tileMaskBounds");
+            (id.expect("an id"), e)
+        })
+        .collect()
+}

@@ -29,8 +29,8 @@ pub mod voxel;
 
 pub use assert::{assert_http_error, assert_same, metric_sample, num, nums};
 pub use fixtures::{
-    POINTS, doc, generator, layout_world, main_generator, plain_config, probe_points,
-    random_points, rect, resolve, spiral, terrain, tiles_json,
+    POINTS, doc, game_zone_bodies, generator, layout_world, main_generator, plain_config,
+    probe_points, random_points, rect, resolve, spiral, terrain, tiles_json,
 };
 pub use proxy::Proxy;
 pub use server::{TIMEOUT, TestServer};

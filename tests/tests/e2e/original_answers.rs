@@ -107,16 +107,9 @@ impl Trace {
 /// building footprints: the game's `tileMaskTiles` is the API's `tileMask`
 /// (`tileMaskBounds`, derived from the tiles, is left out).
 async fn register_zones(server: &TestServer, world: &str, json: &str) -> usize {
-    let zones: Vec<Value> = serde_json::from_str(json).unwrap();
     let mut masks = 0;
-    for mut zone in zones {
-        let o = zone.as_object_mut().unwrap();
-        if let Some(tiles) = o.remove("tileMaskTiles") {
-            o.insert("tileMask".into(), tiles);
-            masks += 1;
-        }
-        o.remove("tileMaskBounds");
-        let id = o["id"].as_str().unwrap().to_string();
+    for (id, zone) in common::game_zone_bodies(json) {
+        masks += usize::from(zone.get("tileMask").is_some());
         let path = format!("/v1/worlds/{world}/flat-zones/{id}");
         let (status, body) = server.put_json(&path, &zone, None).await;
         assert_eq!(status, StatusCode::OK, "{world} {id}: {body}");

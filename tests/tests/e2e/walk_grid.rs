@@ -33,22 +33,10 @@ fn worlds(c: &mut terrain_server::Config) {
     c.lifecycle.warm_radius = None;
 }
 
-/// The zones file's entries as API bodies (`tileMaskTiles` as `tileMask`).
+/// The zones file of seed `seed` as API bodies ([`common::game_zone_bodies`]).
 fn zone_bodies(seed: u32) -> Vec<(String, Value)> {
-    let text = std::fs::read_to_string(data(&format!("zones_seed{seed}.json"))).unwrap();
-    let entries: Vec<Value> = serde_json::from_str(&text).unwrap();
-    entries
-        .into_iter()
-        .map(|mut e| {
-            let o = e.as_object_mut().unwrap();
-            let id = o.remove("id").unwrap().as_str().unwrap().to_string();
-            if let Some(t) = o.remove("tileMaskTiles") {
-                o.insert("tileMask".into(), t);
-            }
-            o.remove("tileMaskBounds");
-            (id, e)
-        })
-        .collect()
+    let path = data(&format!("zones_seed{seed}.json"));
+    common::game_zone_bodies(&std::fs::read_to_string(path).unwrap())
 }
 
 async fn grid(server: &TestServer, world: &str, query: &str) -> (u16, Vec<u8>, Option<u64>) {
