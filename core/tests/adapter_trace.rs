@@ -184,40 +184,55 @@ fn every_trace_row_is_the_original_s_answer() {
     }
 }
 
+/// One region of a grid table: its first tile, and its rows (z rising) of one
+/// character a tile (x rising).
+struct Region {
+    x0: i64,
+    z0: i64,
+    rows: Vec<Vec<char>>,
+}
+
+/// The regions of a `grid_seed{S}.txt`: a `# ... minTileX=.. minTileZ=.. width=..
+/// depth=..` line, then `depth` rows of `width` characters.
+fn regions(grid: &str) -> Vec<Region> {
+    let mut lines = grid.lines().filter(|l| !l.trim().is_empty());
+    let mut out = Vec::new();
+    while let Some(head) = lines.next() {
+        assert!(head.starts_with('#'), "{head}");
+        let field = |k: &str| -> i64 {
+            let at = head.find(&format!("{k}=")).unwrap() + k.len() + 1;
+            head[at..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let (w, d) = (field("width") as usize, field("depth"));
+        let rows: Vec<Vec<char>> = (0..d)
+            .map(|_| lines.next().expect("grid row").chars().collect())
+            .collect();
+        assert!(rows.iter().all(|r| r.len() == w), "{head}");
+        out.push(Region {
+            x0: field("minTileX"),
+            z0: field("minTileZ"),
+            rows,
+        });
+    }
+    out
+}
+
 #[test]
 fn every_grid_tile_is_the_original_s_answer() {
     for (seed, zones, _, grid) in CASES {
         let t = terrain(seed, zones);
         let rule = rule();
         let walker = Walker::new(&t, &rule);
-        let mut lines = grid.lines().peekable();
-        let mut regions = 0;
-        while let Some(head) = lines.next() {
-            let head = head.trim();
-            if head.is_empty() {
-                continue;
-            }
-            assert!(head.starts_with('#'), "{head}");
-            let field = |k: &str| -> i64 {
-                let at = head.find(&format!("{k}=")).unwrap() + k.len() + 1;
-                head[at..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap()
-                    .parse()
-                    .unwrap()
-            };
-            let (x0, z0, w, d) = (
-                field("minTileX"),
-                field("minTileZ"),
-                field("width"),
-                field("depth"),
-            );
-            for j in 0..d {
-                let row = lines.next().expect("grid row");
-                assert_eq!(row.len() as i64, w);
-                for (i, c) in row.chars().enumerate() {
-                    let (x, z) = ((x0 + i as i64) as f64 + 0.5, (z0 + j) as f64 + 0.5);
+        let regions = regions(grid);
+        for Region { x0, z0, rows } in &regions {
+            for (j, row) in rows.iter().enumerate() {
+                for (i, &c) in row.iter().enumerate() {
+                    let (x, z) = ((x0 + i as i64) as f64 + 0.5, (z0 + j as i64) as f64 + 0.5);
                     let info = walker.info(x, z);
                     let got = match info.reason.map(|r| r.original_message()) {
                         None => '.',
@@ -228,9 +243,8 @@ fn every_grid_tile_is_the_original_s_answer() {
                     assert_eq!(got, c, "seed {seed} tile ({x}, {z})");
                 }
             }
-            regions += 1;
         }
-        assert_eq!(regions, 2, "seed {seed}");
+        assert_eq!(regions.len(), 2, "seed {seed}");
     }
 }
 
@@ -245,43 +259,22 @@ fn walk_flags_are_the_original_s_grid() {
         let t = terrain(seed, zones);
         let rule = rule();
         let walker = Walker::new(&t, &rule);
-        let mut lines = grid.lines().filter(|l| !l.trim().is_empty()).peekable();
         let mut cores = 0;
-        while let Some(head) = lines.next() {
-            let field = |k: &str| -> i64 {
-                let at = head.find(&format!("{k}=")).unwrap() + k.len() + 1;
-                head[at..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap()
-                    .parse()
-                    .unwrap()
-            };
-            let (x0, z0, w, d) = (
-                field("minTileX"),
-                field("minTileZ"),
-                field("width"),
-                field("depth"),
-            );
-            let flags = walker.flags(x0, z0, w as usize, d as usize);
-            for j in 0..d {
-                let row: Vec<char> = lines.next().unwrap().chars().collect();
-                for i in 0..w {
-                    let f = flags[(j * w + i) as usize];
-                    let want = match row[i as usize] {
+        for Region { x0, z0, rows } in regions(grid) {
+            let (w, d) = (rows[0].len(), rows.len());
+            let flags = walker.flags(x0, z0, w, d);
+            for (j, row) in rows.iter().enumerate() {
+                for (i, &c) in row.iter().enumerate() {
+                    let f = flags[j * w + i];
+                    let want = match c {
                         '.' => WALKABLE,
                         'w' => WATER,
                         's' => STEEP,
                         c => panic!("grid character {c}"),
                     };
-                    assert_eq!(
-                        f & !ZONE_CORE,
-                        want,
-                        "seed {seed} tile ({}, {})",
-                        x0 + i,
-                        z0 + j
-                    );
-                    let (x, z) = ((x0 + i) as f64 + 0.5, (z0 + j) as f64 + 0.5);
+                    let (tx, tz) = (x0 + i as i64, z0 + j as i64);
+                    assert_eq!(f & !ZONE_CORE, want, "seed {seed} tile ({tx}, {tz})");
+                    let (x, z) = (tx as f64 + 0.5, tz as f64 + 0.5);
                     let core = matches!(
                         t.zones().zone_at(x, z),
                         Some((_, terrain_core::zones::Reach::Core { .. }))
