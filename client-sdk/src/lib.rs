@@ -74,3 +74,9 @@ pub use types::{
 pub use walk::{
     PathChecked, PathFound, PathMode, PointDifficulty, PointInfo, TerrainInfos, Unreachable,
 };
+
+/// The README's Rust example compiles against this crate (`cargo test --doc`): the front
+/// page cannot drift from the API.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeExample;
