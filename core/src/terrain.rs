@@ -136,7 +136,7 @@ impl Terrain {
     }
 
     /// The height at `(x, z)` and the zone (if any) that decided it: a zone's value
-    /// where one reaches the point (ALGORITHM.md §6.6 step 1), else the generator's
+    /// where one reaches the point (docs/src/reference/height.md, "The final height"), else the generator's
     /// height, whose neighbour samples see the zones (§5.2).
     ///
     /// On a voxel world the zones are read at the centre of the point's column and a

@@ -1,5 +1,5 @@
 //! Tile layout: how a world's ground is cut into mesh tiles, where a tile's vertices
-//! and height samples lie (the original game's conventions, ALGORITHM.md §6), and
+//! and height samples lie (the original game's conventions, docs/src/reference/height.md, "Tiles"), and
 //! which tiles a change to an area touches.
 //!
 //! Below the generators: each generator declares its tile grid

@@ -136,7 +136,7 @@ fn seed0_tile_vertices_match_heights_and_normals() {
 }
 
 /// Seed 1 has two mountain centres, near (842, -404) with influence ~2797 and near
-/// (2470, -2850) with influence ~2569 (ALGORITHM.md §4.1); the island lies well within
+/// (2470, -2850) with influence ~2569 (docs/src/reference/height.md, "Biome centres"); the island lies well within
 /// 2.5 influence radii of both, so every point is boosted by `1 + 0.5 exp(-0.3 nd^2)`
 /// of its nearer centre.
 #[test]
@@ -254,7 +254,7 @@ fn heights_are_identical_across_threads() {
 /// The four neighbours 1 m away that §5.2 reads a point's shore slope from.
 const SHORE_NEIGHBOURS: [(f64, f64); 4] = [(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)];
 
-/// §5.3 `adjust(b, s)` as ALGORITHM.md writes it, for checking the generator's
+/// `adjust(b, s)` as docs/src/reference/height.md writes it, for checking the generator's
 /// shoreline against the specification rather than against itself.
 fn spec_adjust(b: f64, s: f64) -> f64 {
     if b == 9.0 {
@@ -275,7 +275,7 @@ fn spec_adjust(b: f64, s: f64) -> f64 {
 /// Heights in the shore band of the procedural island (6 to 12 m): every one, point and
 /// area path alike, is §5's `computed` from `procedural` and its four neighbours 1 m
 /// away. Answers band points where the ground is gentle enough for the adjustment to act
-/// (none: the island's shores are steep, as ALGORITHM.md says of its tables) and the
+/// (none: the island's shores are steep, as the original's description says of its tables) and the
 /// band points seen, one per seed.
 fn shore_band_matches_the_specification(seed: u32) -> ((f64, f64), usize) {
     let g = Hyperscape::new(seed);

@@ -1,4 +1,4 @@
-//! Zones derived from the game's manifests (ALGORITHM.md §9) against the original: the
+//! Zones derived from the game's manifests (docs/src/reference/zones.md, "Zones from the game's manifests") against the original: the
 //! February 2026 manifests plus the duel-arena floor zone file give exactly the 28
 //! zones of `flat_zones.json`, in the game's registration order, and registered in
 //! that order they reproduce `flat_heights_stations.csv`. Also the footprint, order

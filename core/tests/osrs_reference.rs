@@ -1,5 +1,5 @@
 //! Reference tests of the `osrs` generator: the client's table and the reference
-//! values of `ALGORITHM.md`, per point and through the area path; agreement of the
+//! values of the reference table (docs/src/reference/osrs.md, "Reference values"), per point and through the area path; agreement of the
 //! area path with the per-point path on negative and i32-wrapping coordinates; and
 //! the `Generator` contract (corners, bilinear blend, `fill_rows` bit for bit).
 
@@ -47,8 +47,8 @@ fn lumbridge_table_area_path() {
     }
 }
 
-/// The table of `ALGORITHM.md` (plain world tile coordinates).
-const ALGORITHM_MD: [(i32, i32, i32); 12] = [
+/// The reference table (docs/src/reference/osrs.md, "Reference values") (plain world tile coordinates).
+const REFERENCE_VALUES: [(i32, i32, i32); 12] = [
     (3222, 3218, 31),
     (3223, 3218, 30),
     (3222, 3219, 32),
@@ -65,7 +65,7 @@ const ALGORITHM_MD: [(i32, i32, i32); 12] = [
 
 #[test]
 fn algorithm_md_reference_values() {
-    for (x, y, h) in ALGORITHM_MD {
+    for (x, y, h) in REFERENCE_VALUES {
         assert_eq!(tile_height(x, y), h, "tile ({x}, {y})");
         assert_eq!(tile_heights_area(x, y, 1, 1), vec![h], "area at ({x}, {y})");
         // The same tile inside a larger area, not at its corner.
@@ -75,7 +75,7 @@ fn algorithm_md_reference_values() {
 }
 
 /// Values from an independent arbitrary-precision (Python) transcription of
-/// `ALGORITHM.md` that reproduces the Lumbridge table: negative noise coordinates
+/// the reference description that reproduces the Lumbridge table: negative noise coordinates
 /// (truncating `/`, masked fraction) and coordinates whose offsets wrap.
 const INDEPENDENT: [(i32, i32, i32); 22] = [
     (-1, -1, 36),
@@ -113,7 +113,7 @@ fn negative_and_wrapping_values_match_independent_model() {
 
 #[test]
 fn noise_height_is_tile_height_moved_by_the_offset() {
-    for (x, y, h) in ALGORITHM_MD.into_iter().chain(INDEPENDENT) {
+    for (x, y, h) in REFERENCE_VALUES.into_iter().chain(INDEPENDENT) {
         let moved = osrs::noise_height(x.wrapping_add(OFFSET_X), y.wrapping_add(OFFSET_Y));
         assert_eq!(moved, h, "tile ({x}, {y})");
     }
@@ -239,7 +239,7 @@ fn empty_areas_are_empty() {
 #[test]
 fn corners_are_h_over_16() {
     let g = Osrs::new();
-    for (x, y, h) in ALGORITHM_MD.into_iter().chain(INDEPENDENT) {
+    for (x, y, h) in REFERENCE_VALUES.into_iter().chain(INDEPENDENT) {
         let v = g.height(f64::from(x), f64::from(y));
         assert_eq!(16.0 * v, f64::from(h), "corner ({x}, {y})");
     }

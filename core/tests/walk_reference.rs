@@ -156,7 +156,7 @@ fn every_segment_of_paths_seed0_is_reproduced_exactly() {
     assert_eq!((rows, blocked), (300, 111));
 }
 
-/// WALKABILITY.md §5's invariants on random points of other seeds: underwater implies
+/// The invariants of docs/src/reference/walkability.md ("Water") on random points of other seeds: underwater implies
 /// not walkable for water; otherwise walkable exactly when the slope is within the
 /// biome's limit; plains exactly in the town block; elsewhere the first centre's type.
 #[test]

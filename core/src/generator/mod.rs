@@ -7,8 +7,8 @@
 //!   generator.
 //! - [`hyperscape`]: the Hyperscape island terrain (seeds 000/001), with its vertex
 //!   colours, its tile conventions and the zones the game derives from its manifests.
-//! - [`osrs`]: the old RuneScape client's procedural tile heights (seed 002).
-//! - [`voxel`]: the voxel block world (seed 003): blocks, chunks and their binary form,
+//! - [`osrs`]: the old RuneScape client's procedural tile heights (docs/src/reference/osrs.md).
+//! - [`voxel`]: the voxel block world (docs/src/reference/voxel.md): blocks, chunks and their binary form,
 //!   culled instances and greedy meshes.
 //! - `world_generator`: [`WorldGenerator`] and [`GeneratorKind`], the closed set a world
 //!   can be configured with, dispatched statically: the one module that names all three.
@@ -53,7 +53,7 @@ pub trait Generator: Send + Sync {
     /// The height at a point no flat zone reaches, when samples the generator reads
     /// around the point may fall in a zone: `zone_at(x, z)` gives the zone height
     /// there, if any. Hyperscape's shoreline slope reads four neighbours 1 m away and
-    /// sees zones (ALGORITHM.md §5.2); by default the answer is [`Generator::height`].
+    /// sees zones (docs/src/reference/height.md, "The shoreline adjustment"); by default the answer is [`Generator::height`].
     fn height_near_zones(&self, x: f64, z: f64, zone_at: &dyn Fn(f64, f64) -> Option<f64>) -> f64 {
         let _ = zone_at;
         self.height(x, z)

@@ -13,9 +13,9 @@ use super::{Generator, Grid, hyperscape::Hyperscape, osrs::Osrs};
 pub enum GeneratorKind {
     /// The Hyperscape island terrain (seeds 000/001).
     Hyperscape,
-    /// The old RuneScape client's procedural tile heights (seed 002).
+    /// The old RuneScape client's procedural tile heights (docs/src/reference/osrs.md).
     Osrs,
-    /// The voxel block world (seed 003).
+    /// The voxel block world (docs/src/reference/voxel.md).
     Voxel,
 }
 

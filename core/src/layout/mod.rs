@@ -1,5 +1,5 @@
 //! The layout layer of a world: hubs (clearings), spokes (corridors between hubs) and
-//! the hub / spoke / wilds classification of points and cells (seed 004).
+//! the hub / spoke / wilds classification of points and cells (docs/src/reference/lifecycle.md).
 //!
 //! Optional and off unless a world configures it. Everything here is a pure function
 //! of a [`LayoutConfig`] and the queried point or area: chunks, regions and border

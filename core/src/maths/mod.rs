@@ -5,7 +5,7 @@
 //! - [`jsmath`]: JavaScript's `Math.pow`, `Math.sin` and `Math.cos` as the original
 //!   game's engine computes them, bit for bit (hyperscape's noise and island, the
 //!   walkability difficulty).
-//! - [`smooth`]: the smoothstep of ALGORITHM.md §0 (hyperscape's noise, the zones'
+//! - [`smooth`]: the smoothstep of docs/src/reference/height.md, "Notation" (hyperscape's noise, the zones'
 //!   blend, the layout's clearings and corridors).
 //! - [`normals_from_grid`]: unit normals of a bordered height grid by centred
 //!   differences (tile meshes, hyperscape's worker normals).
@@ -17,7 +17,7 @@ pub mod jsmath;
 
 use libm::sqrt;
 
-/// `(t*t) * (3 - (2*t))`: the smoothstep of ALGORITHM.md §0.
+/// `(t*t) * (3 - (2*t))`: the smoothstep of docs/src/reference/height.md, "Notation".
 #[inline(always)]
 pub fn smooth(t: f64) -> f64 {
     (t * t) * (3.0 - (2.0 * t))

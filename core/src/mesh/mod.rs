@@ -1,4 +1,4 @@
-//! Tile meshes in the original game's convention (ALGORITHM.md §6): vertex positions,
+//! Tile meshes in the original game's convention (docs/src/reference/height.md, "Tiles"): vertex positions,
 //! heights with flat zones, seamless normals from a bordered grid, the split diagonal,
 //! carving under zone floors, and the height of the served surface.
 //!

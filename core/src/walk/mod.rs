@@ -14,7 +14,7 @@
 //! - [`flags`]: a walkability grid as one byte of flags a 1 m tile ([`Walker::flags`]).
 //! - [`find`]: path finding over the movement-tile grid, bounded ([`find::find_path`]).
 //!
-//! The slope is the original's (WALKABILITY.md §3): the largest of the eight finite
+//! The slope is the original's (docs/src/reference/walkability.md, "The slope"): the largest of the eight finite
 //! differences of the final height (zones included) at 1 m, the diagonals over
 //! `1 * SQRT2`, each an f64 in the original's order of operations.
 
@@ -249,7 +249,7 @@ impl<'a> Walker<'a> {
         self.terrain.height(x, z)
     }
 
-    /// The original's slope at `(x, z)` whose own height is `h0` (WALKABILITY.md §3).
+    /// The original's slope at `(x, z)` whose own height is `h0` (docs/src/reference/walkability.md, "The slope").
     pub fn slope_from(&self, x: f64, z: f64, h0: f64) -> f64 {
         let c = SLOPE_DISTANCE;
         let h = |x, z| self.terrain.height(x, z);

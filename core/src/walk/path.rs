@@ -1,7 +1,7 @@
 //! Path checks along a polyline, in two modes:
 //!
 //! - **sampled** ([`Walker::check_sampled`]): the original's `findWalkablePath`
-//!   (WALKABILITY.md §6) per segment: 21 points `start + (end - start)/20 * i`, whatever
+//!   (docs/src/reference/walkability.md, `findWalkablePath`) per segment: 21 points `start + (end - start)/20 * i`, whatever
 //!   the length, blocked at the first unwalkable sample; the path is the samples.
 //!   Anything narrower than the spacing can fall between two samples.
 //! - **tiles** ([`Walker::check_tiles`]): every movement tile (1 m by default, as the

@@ -1,7 +1,7 @@
 //! A world's walkability rule and the per-biome slope limits it reads.
 //!
 //! - [`WalkRule::Hyperscape`]: exactly the original game's `isPositionWalkable` and
-//!   `getTerrainInfoAt` (WALKABILITY.md), quirks included: the biome of the 100 m tile
+//!   `getTerrainInfoAt` (docs/src/reference/walkability.md), quirks included: the biome of the 100 m tile
 //!   `(floor(x/100), floor(z/100))` at its centre, `plains` within the five starter towns,
 //!   elsewhere the type of the seed's first biome centre; that biome's `maxSlope`; water
 //!   below 9.0 m, strict.
@@ -27,7 +27,7 @@ pub const HYPERSCAPE_WATER: f64 = 9.0;
 pub const MAX_STEP: f64 = 1.0;
 
 /// The biome manifest (`biomes.json` of the original's assets at 23cfb78): each biome's
-/// largest walkable slope, as tabulated in WALKABILITY.md §9.
+/// largest walkable slope, as tabulated in docs/src/reference/walkability.md, "The biome limits".
 const BUILTIN_HYPERSCAPE: [(&str, f64); 8] = [
     ("plains", 0.8),
     ("forest", 0.8),
@@ -186,7 +186,7 @@ impl BiomeLimits {
 /// How a world decides whether an entity may stand at a point.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WalkRule {
-    /// The original game's rule, quirks included (WALKABILITY.md).
+    /// The original game's rule, quirks included (docs/src/reference/walkability.md).
     Hyperscape { limits: BiomeLimits },
     /// The dominant biome at the point, its limit, water below `water_level`.
     Slope {

@@ -1,5 +1,5 @@
 //! Flat zones: level ground under stations, buildings and arenas, blended smoothly
-//! into the terrain (ALGORITHM.md §8).
+//! into the terrain (docs/src/reference/zones.md).
 //!
 //! - [`model`]: a zone, its validation, and how one zone reaches a point.
 //! - [`doc`]: a zone's JSON form ([`ZoneDoc`]) and its decoding from request bodies

@@ -346,7 +346,7 @@ impl FlatZone {
         }
     }
 
-    /// How this zone affects `(x, z)` (ALGORITHM.md §8.2 for rectangles: inclusive core,
+    /// How this zone affects `(x, z)` (docs/src/reference/zones.md, "How one zone reaches a point", for rectangles: inclusive core,
     /// Chebyshev ring; the radial analogue for circles).
     #[inline]
     pub fn reach(&self, x: f64, z: f64) -> Option<Reach> {

@@ -16,7 +16,7 @@ pub enum Overlap {
     /// at a point is exactly flat.
     #[default]
     Layered,
-    /// The original game's rule (ALGORITHM.md §8.5): any core beats any blend; among
+    /// The original game's rule (docs/src/reference/zones.md, "The hyperscape overlap rule"): any core beats any blend; among
     /// cores the smallest normalised distance, among blends the smallest blend factor;
     /// ties go to the zone met first in the original's 3x3 tile scan.
     Hyperscape,

@@ -1,5 +1,5 @@
 //! The Hyperscape height written plainly, straight from the operations of the height
-//! algorithm (docs/src/reference/height.md, ALGORITHM.md of the original) in their
+//! algorithm (docs/src/reference/height.md) in their
 //! written order: one point at a time, no precomputed parts, no lanes, no shortcuts.
 //! Slow and obvious on purpose: the tests hold every fast path of the core to it, bit
 //! for bit, over random seeds and points.

@@ -1,4 +1,4 @@
-//! The chunk lifecycle (seed 004's bake, simulate and cull, on the server): which
+//! The chunk lifecycle (bake, simulate and cull, on the server; docs/src/reference/lifecycle.md): which
 //! ground is live around the viewers game servers report, prepared before anyone
 //! stands on it and released when nobody needs it.
 //!

@@ -1,4 +1,4 @@
-//! Biome centres and the mountain boost (ALGORITHM.md §4).
+//! Biome centres and the mountain boost (docs/src/reference/height.md, "Biome centres and the mountain boost").
 //!
 //! Nine centres are drawn once per seed on a jittered 3x3 grid over a 10 km world;
 //! only mountain centres affect height, raising terrain near them by up to 50%.

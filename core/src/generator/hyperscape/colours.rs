@@ -1,5 +1,5 @@
 //! The original terrain worker's vertex colours and biome ids
-//! (`shared/reference/hyperscape/colours/COLOURS.md`), bit for bit in f32.
+//! (docs/src/reference/colours.md), bit for bit in f32.
 //!
 //! At each vertex every biome centre weighs in by a Gaussian of its distance, the
 //! distance stretched by low-frequency boundary noise; mountain weights grow above

@@ -1,4 +1,4 @@
-//! The base height of ALGORITHM.md §3: five weighted noise layers, the curve, the island
+//! The base height (docs/src/reference/height.md, "The base height"): five weighted noise layers, the curve, the island
 //! mask with its noisy coastline, the pond and the ocean floor.
 //!
 //! The layers sample Perlin noise at `(x*scale*freq, z*scale*freq)` for 19 (scale,

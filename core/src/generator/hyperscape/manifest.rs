@@ -1,4 +1,4 @@
-//! The zones the Hyperscape game derives from its manifests (ALGORITHM.md §9):
+//! The zones the Hyperscape game derives from its manifests (docs/src/reference/zones.md, "Zones from the game's manifests"):
 //! `stations.json` (station types: whether they flatten the ground, padding, blend,
 //! footprint), `world-areas.json` (areas in the original's merge order, their stations
 //! and `flatZones`) and optionally `model-bounds.json` (footprints from model sizes).

@@ -1,5 +1,5 @@
 //! The Hyperscape island terrain (seeds 000/001), exactly as specified in
-//! `shared/reference/hyperscape/ALGORITHM.md`: a seeded permutation, five layers of
+//! docs/src/reference/height.md: a seeded permutation, five layers of
 //! Perlin-family noise, an island mask with a noisy coastline, a pond, the ocean floor,
 //! the mountain boost from biome centres and the shoreline adjustment.
 //!

@@ -1,4 +1,4 @@
-//! The seeded noise primitives of the Hyperscape terrain (ALGORITHM.md §1-2): the
+//! The seeded noise primitives of the Hyperscape terrain (docs/src/reference/height.md, "The seeded permutation" and "Noise primitives"): the
 //! permutation table, 2-D Perlin, simplex, ridge, fractal and erosion noise.
 //!
 //! Perlin is split into an axis part ([`Axis`]: lattice index, fraction and fade of one

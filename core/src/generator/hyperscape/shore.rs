@@ -1,4 +1,4 @@
-//! The shoreline adjustment of ALGORITHM.md §5: near the water line (9 m), gently
+//! The shoreline adjustment (docs/src/reference/height.md, "The shoreline adjustment"): near the water line (9 m), gently
 //! sloping ground is pushed away from the water so shores read as shores.
 
 /// The water line, in metres.

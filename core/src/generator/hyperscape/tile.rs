@@ -1,4 +1,4 @@
-//! The original game's tile conventions (ALGORITHM.md §6) for hyperscape tiles: vertex
+//! The original game's tile conventions (docs/src/reference/height.md, "Tiles") for hyperscape tiles: vertex
 //! coordinates on the main thread (float32 plane geometry) and in the worker
 //! (unrounded f64), and the worker's normals. The conventions themselves are the tile
 //! layout's ([`crate::tile::vertex_coord`], [`crate::tile::border_coord`]) and the

@@ -1,9 +1,9 @@
 //! The `osrs` generator: the old RuneScape client's procedural tile heights
-//! ("height calc", seed 002), reproduced bit for bit.
+//! ("height calc"), reproduced bit for bit.
 //!
 //! The integer API ([`tile_height`], [`tile_heights_area`], [`tile_heights_grid`])
 //! gives the client's height `h` (10..=60) of a world tile, following
-//! `shared/reference/osrs/ALGORITHM.md` exactly: wrapping i32 maths, truncating
+//! docs/src/reference/osrs.md exactly: wrapping i32 maths, truncating
 //! division, masked fractions. The area functions hash each lattice point once and
 //! agree with the per-point path everywhere, including negative and wrapping
 //! coordinates.
