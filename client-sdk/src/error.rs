@@ -83,6 +83,21 @@ impl ClientError {
     }
 }
 
+/// A movement request over its limits ([`terrain_core::walk::limits`]): a size limit
+/// is [`ClientError::ResourceExhausted`], as the server's `RESOURCE_EXHAUSTED`.
+impl From<terrain_core::walk::limits::LimitError> for ClientError {
+    fn from(e: terrain_core::walk::limits::LimitError) -> Self {
+        if e.too_large {
+            ClientError::ResourceExhausted(format!("{}: {}", e.field, e.reason))
+        } else {
+            ClientError::InvalidArgument {
+                field: e.field,
+                message: e.reason,
+            }
+        }
+    }
+}
+
 impl From<tonic::Status> for ClientError {
     fn from(s: tonic::Status) -> Self {
         let message = s.message().to_string();

@@ -5,8 +5,8 @@
 //! `WalkGrids`), on the same terrain, so they are the server's answers bit for bit at
 //! the snapshot's revision.
 //!
-//! Requests are checked as the server checks them (the sizes of
-//! [`terrain_core::walk::path`] and [`terrain_core::walk::find`]), naming the field in
+//! Requests are checked as the server checks them, by the same functions
+//! ([`terrain_core::walk::limits`]), naming the field in
 //! [`ClientError::InvalidArgument`] (or [`ClientError::ResourceExhausted`] for a
 //! polyline over its limits). The server's coordinate range (its `max_coordinate`) is
 //! not known here: coordinates are checked against the largest a server may have
@@ -15,14 +15,11 @@
 use std::sync::Arc;
 
 use terrain_core::{
-    quote::Num,
+    COORDINATE_LIMIT,
     walk::{
         GridBlocks, PathCheck, WalkGrids, WalkRule, Walker,
-        find::{
-            DEFAULT_MAX_DISTANCE, DEFAULT_MAX_NODES, MAX_DISTANCE, MAX_NODES, MOVEMENT_TILE,
-            find_path,
-        },
-        path::{MAX_PATH_LENGTH, MAX_PATH_POINTS},
+        find::{MOVEMENT_TILE, find_path},
+        limits,
     },
 };
 
@@ -40,13 +37,8 @@ fn invalid(field: impl Into<String>, message: impl Into<String>) -> ClientError 
 
 /// A point as the replica's heights check it ([`crate::check_point`]), the axis named
 /// in the message: `coordinates[2]: x must be finite`.
-fn finite(field: impl FnOnce() -> String, (x, z): (f64, f64)) -> Result<(), ClientError> {
-    for (axis, v) in [("x", x), ("z", z)] {
-        if let Err(reason) = terrain_core::check_coordinate(v, terrain_core::COORDINATE_LIMIT) {
-            return Err(invalid(field(), format!("{axis} {reason}")));
-        }
-    }
-    Ok(())
+fn finite(field: impl FnOnce() -> String, point: (f64, f64)) -> Result<(), ClientError> {
+    Ok(limits::check_point(field, point, COORDINATE_LIMIT)?)
 }
 
 /// The movement queries at one snapshot by one rule; see the module docs.
@@ -141,37 +133,15 @@ impl<'a> LocalWalk<'a> {
         max_nodes: Option<u64>,
         max_distance: Option<f64>,
     ) -> Result<PathFound, ClientError> {
-        finite(|| "from".into(), from)?;
-        finite(|| "to".into(), to)?;
-        let max_nodes = match max_nodes {
-            None => DEFAULT_MAX_NODES,
-            Some(n) if n >= 1 && n <= MAX_NODES as u64 => n as usize,
-            Some(n) => {
-                let reason = format!("must be between 1 and {MAX_NODES}, got {n}");
-                return Err(invalid("max_nodes", reason));
-            }
-        };
-        let max_distance = match max_distance {
-            None => DEFAULT_MAX_DISTANCE,
-            Some(d) if d.is_finite() && d > 0.0 && d <= MAX_DISTANCE => d,
-            Some(d) => {
-                let reason = format!(
-                    "must be above 0 and at most {}, got {}",
-                    Num(MAX_DISTANCE),
-                    Num(d)
-                );
-                return Err(invalid("max_distance", reason));
-            }
-        };
-        let distance = libm::hypot(to.0 - from.0, to.1 - from.1);
-        if distance > max_distance {
-            let reason = format!(
-                "{} m from `from`, farther than maxDistance ({} m)",
-                Num(distance),
-                Num(max_distance)
-            );
-            return Err(invalid("to", reason));
-        }
+        let bounds = limits::check_search(
+            from,
+            to,
+            max_nodes,
+            max_distance,
+            COORDINATE_LIMIT,
+            SEARCH_FIELDS,
+        )?;
+        let max_nodes = bounds.max_nodes;
         let walker = self.walker();
         let mut grids = WalkGrids::new(&walker);
         let revision = self.snapshot.revision();
@@ -262,31 +232,17 @@ impl LocalMover {
 
 /// A polyline's size, coordinates and length, checked as the server checks them.
 fn check_polyline(points: &[(f64, f64)]) -> Result<(), ClientError> {
-    if points.is_empty() {
-        return Err(invalid("points", "at least one point"));
-    }
-    if points.len() > MAX_PATH_POINTS {
-        return Err(ClientError::ResourceExhausted(format!(
-            "points: {} points exceed the limit of {MAX_PATH_POINTS} per path",
-            points.len()
-        )));
-    }
-    for (i, &p) in points.iter().enumerate() {
-        finite(|| format!("points[{i}]"), p)?;
-    }
-    let length: f64 = points
-        .windows(2)
-        .map(|w| libm::hypot(w[1].0 - w[0].0, w[1].1 - w[0].1))
-        .sum();
-    if length > MAX_PATH_LENGTH {
-        return Err(ClientError::ResourceExhausted(format!(
-            "points: the path is {} m long, over the limit of {} m",
-            Num(length),
-            Num(MAX_PATH_LENGTH)
-        )));
-    }
+    limits::check_polyline(points, COORDINATE_LIMIT, "points")?;
     Ok(())
 }
+
+/// The names this SDK gives a search's fields (those of `FindPathRequest`).
+const SEARCH_FIELDS: limits::SearchFields = limits::SearchFields {
+    from: "from",
+    to: "to",
+    max_nodes: "max_nodes",
+    max_distance: "max_distance",
+};
 
 #[cfg(test)]
 mod tests {

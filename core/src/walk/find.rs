@@ -26,12 +26,7 @@ use super::{
     path::{TileJudge, walk_tiles},
 };
 
-/// Most nodes one path search may expand, and its default.
-pub const MAX_NODES: usize = 1_000_000;
-pub const DEFAULT_MAX_NODES: usize = 100_000;
-/// Longest straight distance between a search's ends, metres, and its default.
-pub const MAX_DISTANCE: f64 = 5_000.0;
-pub const DEFAULT_MAX_DISTANCE: f64 = 1_000.0;
+pub use super::limits::{DEFAULT_MAX_DISTANCE, DEFAULT_MAX_NODES, MAX_DISTANCE, MAX_NODES};
 /// The movement tile of the exact path check and of path finding: 1 m, as the
 /// original's server moves.
 pub const MOVEMENT_TILE: f64 = 1.0;

@@ -22,6 +22,7 @@ pub mod difficulty;
 pub mod find;
 pub mod flags;
 pub mod grid;
+pub mod limits;
 pub mod path;
 pub mod rule;
 

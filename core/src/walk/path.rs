@@ -90,10 +90,7 @@ impl TileJudge for WalkGrids<'_, '_> {
     }
 }
 
-/// Most points of one polyline a query checks.
-pub const MAX_PATH_POINTS: usize = 1024;
-/// Longest polyline a query checks, metres (the sum of its segments).
-pub const MAX_PATH_LENGTH: f64 = 10_000.0;
+pub use super::limits::{MAX_PATH_LENGTH, MAX_PATH_POINTS};
 
 /// Samples per segment beyond the start, the original's `steps`.
 const STEPS: u32 = 20;

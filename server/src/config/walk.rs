@@ -63,7 +63,7 @@ pub struct TownSpec {
 /// [`MAX_TOWNS`], finite centres, finite radii above 0, and only under the `hyperscape`
 /// rule, the one whose difficulty reads them), or the original's five fallback towns.
 /// Errors name the key (`worlds[0].towns[2].radius`).
-pub fn resolve_towns(
+fn resolve_towns(
     index: usize,
     towns: Option<&[TownSpec]>,
     rule: &WalkRule,
@@ -157,15 +157,44 @@ pub struct WalkSettings {
     pub max_slope: Option<f64>,
 }
 
+/// A world's movement keys as the file gives them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalkKeys<'a> {
+    pub walkability: Option<&'a str>,
+    pub biomes: Option<&'a str>,
+    pub max_slope: Option<f64>,
+    pub towns: Option<&'a [TownSpec]>,
+}
+
 impl WalkSettings {
-    /// Reads and checks world `index`'s `walkability`, `biomes` and `max_slope`.
+    /// World `index`'s movement configuration in one step: its `walkability`,
+    /// `biomes` and `max_slope` read and checked, and the towns its rule (the
+    /// configured one or the default for `generator` under `overlap`) reads.
     pub(super) fn resolve(
         index: usize,
         generator: GeneratorKind,
-        walkability: Option<&str>,
-        biomes: Option<&str>,
-        max_slope: Option<f64>,
+        overlap: Overlap,
+        voxel: Option<&VoxelConfig>,
+        keys: WalkKeys<'_>,
+    ) -> Result<(Self, Vec<Town>), ConfigError> {
+        let settings = Self::read(index, generator, keys)?;
+        let rule = settings.rule(generator, overlap, voxel);
+        let towns = resolve_towns(index, keys.towns, &rule)?;
+        Ok((settings, towns))
+    }
+
+    /// Reads and checks world `index`'s `walkability`, `biomes` and `max_slope`.
+    fn read(
+        index: usize,
+        generator: GeneratorKind,
+        keys: WalkKeys<'_>,
     ) -> Result<Self, ConfigError> {
+        let WalkKeys {
+            walkability,
+            biomes,
+            max_slope,
+            ..
+        } = keys;
         let key = |k: &str| format!("worlds[{index}].{k}");
         let rule = match walkability {
             None => None,
@@ -298,8 +327,17 @@ mod tests {
             none.rule(GeneratorKind::Voxel, Overlap::Layered, Some(&voxel)),
             WalkRule::BlockStep { sea_level: 30.0 }
         );
-        let slope =
-            WalkSettings::resolve(0, GeneratorKind::Voxel, Some("max-slope"), None, None).unwrap();
+        let slope = WalkSettings::read(
+            0,
+            GeneratorKind::Voxel,
+            WalkKeys {
+                walkability: Some("max-slope"),
+                biomes: None,
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap();
         assert_eq!(
             slope.rule(GeneratorKind::Voxel, Overlap::Layered, Some(&voxel)),
             WalkRule::MaxSlope {
@@ -312,17 +350,65 @@ mod tests {
     #[test]
     fn bad_settings_name_their_key() {
         let h = GeneratorKind::Hyperscape;
-        let err = WalkSettings::resolve(2, h, Some("steep"), None, None).unwrap_err();
+        let err = WalkSettings::read(
+            2,
+            h,
+            WalkKeys {
+                walkability: Some("steep"),
+                biomes: None,
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("worlds[2].walkability"), "{err}");
-        let err =
-            WalkSettings::resolve(0, GeneratorKind::Osrs, Some("slope"), None, None).unwrap_err();
+        let err = WalkSettings::read(
+            0,
+            GeneratorKind::Osrs,
+            WalkKeys {
+                walkability: Some("slope"),
+                biomes: None,
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("worlds[0].walkability"), "{err}");
-        let err = WalkSettings::resolve(3, GeneratorKind::Osrs, Some("block-step"), None, None)
-            .unwrap_err();
+        let err = WalkSettings::read(
+            3,
+            GeneratorKind::Osrs,
+            WalkKeys {
+                walkability: Some("block-step"),
+                biomes: None,
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("worlds[3].walkability"), "{err}");
-        let err = WalkSettings::resolve(1, h, None, None, Some(-1.0)).unwrap_err();
+        let err = WalkSettings::read(
+            1,
+            h,
+            WalkKeys {
+                walkability: None,
+                biomes: None,
+                max_slope: Some(-1.0),
+                towns: None,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("worlds[1].max_slope"), "{err}");
-        let err = WalkSettings::resolve(1, h, None, Some("/nonexistent-dir"), None).unwrap_err();
+        let err = WalkSettings::read(
+            1,
+            h,
+            WalkKeys {
+                walkability: None,
+                biomes: Some("/nonexistent-dir"),
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("worlds[1].biomes"), "{err}");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
@@ -331,14 +417,34 @@ mod tests {
         )
         .unwrap();
         let dir_name = dir.path().to_str().unwrap();
-        let err = WalkSettings::resolve(1, h, None, Some(dir_name), None).unwrap_err();
+        let err = WalkSettings::read(
+            1,
+            h,
+            WalkKeys {
+                walkability: None,
+                biomes: Some(dir_name),
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("[0].maxSlope"), "{err}");
         std::fs::write(
             dir.path().join("biomes.json"),
             r#"[{"id":"plains","maxSlope":0.25}]"#,
         )
         .unwrap();
-        let ok = WalkSettings::resolve(1, h, Some("slope"), Some(dir_name), None).unwrap();
+        let ok = WalkSettings::read(
+            1,
+            h,
+            WalkKeys {
+                walkability: Some("slope"),
+                biomes: Some(dir_name),
+                max_slope: None,
+                towns: None,
+            },
+        )
+        .unwrap();
         match ok.rule(h, Overlap::Layered, None) {
             WalkRule::Slope { limits, .. } => assert_eq!(limits.max_slope("plains"), 0.25),
             other => panic!("{other:?}"),

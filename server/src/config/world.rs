@@ -42,7 +42,7 @@ use terrain_core::{
 use super::{
     ConfigError, WorldSpec,
     lifecycle::LayoutSettings,
-    walk::{WalkSettings, resolve_towns},
+    walk::{WalkKeys, WalkSettings},
 };
 
 /// `manifests = "builtin:hyperscape"`: the hyperscape manifests compiled in.
@@ -268,15 +268,18 @@ pub(super) fn resolve_worlds(specs: Vec<WorldSpec>) -> Result<Vec<WorldConfig>, 
                 _ => spec.voxel,
             };
             check_voxel(i, generator, voxel.as_ref())?;
-            let walk = WalkSettings::resolve(
+            let (walk, towns) = WalkSettings::resolve(
                 i,
                 generator,
-                spec.walkability.as_deref(),
-                spec.biomes.as_deref(),
-                spec.max_slope,
+                spec.overlap,
+                voxel.as_ref(),
+                WalkKeys {
+                    walkability: spec.walkability.as_deref(),
+                    biomes: spec.biomes.as_deref(),
+                    max_slope: spec.max_slope,
+                    towns: spec.towns.as_deref(),
+                },
             )?;
-            let rule = walk.rule(generator, spec.overlap, voxel.as_ref());
-            let towns = resolve_towns(i, spec.towns.as_deref(), &rule)?;
             let tileset_extent = match spec.tileset_extent {
                 None => default_tileset_extent(generator),
                 Some(e) if e.is_finite() && e > 0.0 && e <= MAX_TILESET_EXTENT => e,

@@ -16,7 +16,7 @@ use futures::{
 use moka::{future::Cache, ops::compute::Op};
 use terrain_core::mesh::{build_tile, simplify_tile};
 
-use super::{CachedMesh, ChunkMesh, MeshError, ServedMesh, tiles3d, walk};
+use super::{CachedMesh, ChunkMesh, MeshError, ServedMesh, tiles3d};
 use crate::{
     compute::Compute,
     metrics::Metrics,
@@ -60,8 +60,6 @@ pub struct MeshCache {
     pub(super) lod: Cache<LodKey, Cached>,
     /// The worlds' 3D Tiles grids and contents ([`tiles3d`]).
     pub(super) tilesets: tiles3d::Tilesets,
-    /// The worlds' blocks of movement tiles for path queries ([`walk`]).
-    pub(super) walk: walk::WalkBlocks,
     /// The meshes of live tiles, kept until they are culled (shared with `cache`
     /// while it holds them too).
     pub(super) pinned: Arc<Mutex<HashMap<MeshKey, Cached>>>,
@@ -103,18 +101,12 @@ impl MeshCache {
             cache,
             lod,
             tilesets: tiles3d::Tilesets::new(budget),
-            walk: walk::WalkBlocks::new(budget / 8, Arc::clone(&metrics)),
             pinned: Arc::default(),
             rebuilding: Arc::default(),
             building: Arc::default(),
             compute,
             metrics,
         }
-    }
-
-    /// The blocks of movement tiles path checks and searches keep ([`walk`]).
-    pub fn walk_blocks(&self) -> &walk::WalkBlocks {
-        &self.walk
     }
 
     pub(super) fn pinned(&self) -> std::sync::MutexGuard<'_, HashMap<MeshKey, Cached>> {

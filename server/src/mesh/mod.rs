@@ -45,7 +45,6 @@ mod error;
 mod listener;
 mod served;
 pub mod tiles3d;
-pub mod walk;
 
 pub use cache::MeshCache;
 use cache::locked;

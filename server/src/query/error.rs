@@ -110,3 +110,13 @@ impl ServiceError for QueryError {
         }
     }
 }
+
+impl From<terrain_core::walk::limits::LimitError> for QueryError {
+    fn from(e: terrain_core::walk::limits::LimitError) -> Self {
+        if e.too_large {
+            QueryError::too_large(e.field, e.reason)
+        } else {
+            QueryError::invalid(e.field, e.reason)
+        }
+    }
+}

@@ -124,6 +124,9 @@ pub struct QueryEngine {
     metrics: Arc<Metrics>,
     /// Built tile meshes, shared with the registry as its first commit listener.
     meshes: Arc<MeshCache>,
+    /// The blocks of movement tiles path checks and searches keep
+    /// ([`walk::blocks`]), within an eighth of `mesh_cache_bytes`.
+    walk_blocks: walk::blocks::WalkBlocks,
     /// Grounds of past revisions being rebuilt, over all worlds: one per compute
     /// thread (the pool cannot run more at once, and each holds a copy of its world's
     /// zones while it waits), so their memory is bounded by that many grounds plus the
@@ -143,6 +146,10 @@ impl QueryEngine {
     ) -> Self {
         QueryEngine {
             worlds,
+            walk_blocks: walk::blocks::WalkBlocks::new(
+                limits.mesh_cache_bytes / 8,
+                Arc::clone(&metrics),
+            ),
             limits,
             rebuilds: Slots::new(compute.threads(), "rebuilds of past revisions' grounds"),
             compute,

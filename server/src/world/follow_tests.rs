@@ -274,7 +274,10 @@ async fn the_ground_as_of_each_applied_revision_has_that_revision_s_zones() {
     assert_eq!(f.log.append(Write::Put(b)), 5);
     f.applied(5).await;
     let zones = |revision| -> Vec<(String, f64, u64)> {
-        let ground = world.ground(Some(revision)).unwrap();
+        let ground = match world.past(Some(revision)).unwrap() {
+            crate::world::asof::Past::Ready(ground) => ground,
+            crate::world::asof::Past::ToBuild(plan) => world.build_past(plan),
+        };
         assert_eq!(ground.revision(), revision);
         let terrain = crate::world::AsTerrain::terrain(&ground);
         terrain
@@ -291,7 +294,9 @@ async fn the_ground_as_of_each_applied_revision_has_that_revision_s_zones() {
     assert_eq!(zones(5), [("b".to_string(), 300.0, 5)]);
     // Asked again: the same ground, from the cache.
     assert_eq!(zones(2), [("a".to_string(), 10.0, 2)]);
-    let err = world.ground(Some(6)).unwrap_err();
+    let Err(err) = world.past(Some(6)) else {
+        panic!("revision 6 is ahead of the world");
+    };
     assert_eq!(err.error_code(), ErrorCode::FailedPrecondition);
     assert_eq!(err.field(), Some("revision"));
     assert!(err.to_string().starts_with("revision: 6 is newer"), "{err}");

@@ -233,7 +233,7 @@ pub struct World {
     /// The towns the `hyperscape` rule's difficulty reads (config `towns`).
     towns: Vec<terrain_core::walk::Town>,
     /// The undo records of the last `asof_revisions` revisions and the grounds of
-    /// past revisions built from them ([`World::ground`]).
+    /// past revisions built from them ([`World::past`]).
     asof: std::sync::Mutex<AsOf>,
     /// The side of the square its 3D Tiles tileset covers, in metres.
     /// The square and levels of the world's 3D Tiles tileset (fixed by its config).
@@ -317,22 +317,12 @@ impl World {
         })
     }
 
-    /// The ground to answer from as of `revision`: the current state when `None` or
-    /// the current revision; else the ground the world had at `revision`, if its
-    /// history still reaches it (`asof_revisions`), built (or taken from the cache of
-    /// recently built ones) from the current zones with the later changes undone.
-    /// Building costs about as much as loading the world's zones: call it from a
-    /// compute thread when `revision` is set.
-    pub fn ground(&self, revision: Option<u64>) -> Result<Ground, AsOfError> {
-        match self.past(revision)? {
-            Past::Ready(ground) => Ok(ground),
-            Past::ToBuild(plan) => Ok(self.build_past(plan)),
-        }
-    }
-
-    /// What answering as of `revision` takes ([`World::ground`] in two steps, so the
-    /// caller can admit the build first): the current state or a cached ground at
-    /// once, else the plan of a rebuild for [`World::build_past`]. Cheap.
+    /// What answering as of `revision` takes, the one place that decides whether a
+    /// revision is the current one: the current state when `revision` is `None` or the
+    /// current revision, a cached ground of an earlier revision at once, else the plan
+    /// of a rebuild for [`World::build_past`] (its history still reaching `revision`,
+    /// `asof_revisions`: the current zones with the later changes undone; the caller
+    /// admits the build first, [`crate::query::QueryEngine::ground`]). Cheap.
     pub fn past(&self, revision: Option<u64>) -> Result<Past, AsOfError> {
         let state = self.snapshot();
         let current = state.revision();

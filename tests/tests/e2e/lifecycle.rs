@@ -109,7 +109,7 @@ async fn viewer_rings_and_their_union_over_http() {
         (json!({"x": 0, "z": 0, "viewWidth": 1}), "viewDepth"),
         (
             json!({"x": 0, "z": 0, "viewWidth": 1, "viewDepth": 1, "y": 3}),
-            "body",
+            "y",
         ),
     ] {
         let answer = server.put_json(&path_a, &body, None).await;

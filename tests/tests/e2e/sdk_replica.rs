@@ -244,8 +244,36 @@ async fn the_replica_of_a_layout_world_equals_the_server_bit_for_bit() {
 /// answers the server's heights bit for bit, never the old ground.
 #[tokio::test]
 async fn a_replica_rebuilds_when_the_server_comes_back_with_another_history() {
-    let fresh = |c: &mut terrain_server::Config| {
-        c.worlds = c.worlds.drain(..).map(|w| w.without_zones()).collect();
+    // The other history: five zones the restarted server registers from a zone file
+    // before it accepts anyone (revisions 1..5), so the replica always resumes
+    // against a server past its own revision 3.
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("new.json");
+    let new_zones: Vec<serde_json::Value> = [
+        (70.0, 92.0),
+        (-200.0, 150.0),
+        (-40.0, 10.0),
+        (10.0, 10.0),
+        (0.0, -90.0),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (x, z))| {
+        serde_json::json!({"id": format!("new{i}"), "centerX": x + 3.0, "centerZ": z,
+            "width": 9.0, "depth": 11.0, "heightOffset": -2.0, "blendRadius": 2.0})
+    })
+    .collect();
+    std::fs::write(&history, serde_json::to_string(&new_zones).unwrap()).unwrap();
+    let fresh = move |c: &mut terrain_server::Config| {
+        c.worlds = c
+            .worlds
+            .drain(..)
+            .map(|w| {
+                let mut w = w.without_zones();
+                w.zone_files = vec![terrain_server::config::ZoneFile::Path(history.clone())];
+                w
+            })
+            .collect();
         c.lifecycle.warm_radius = None;
     };
     let mut server = TestServer::start().await;
@@ -268,25 +296,6 @@ async fn a_replica_rebuilds_when_the_server_comes_back_with_another_history() {
 
     server.restart_empty(fresh).await;
     let mut client = server.client().await;
-    for (i, (x, z)) in [
-        (70.0, 92.0),
-        (-200.0, 150.0),
-        (-40.0, 10.0),
-        (10.0, 10.0),
-        (0.0, -90.0),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        client
-            .register_flat_zone(
-                "main",
-                &format!("new{i}"),
-                &rect(x + 3.0, z, 9.0, 11.0, -2.0),
-            )
-            .await
-            .unwrap();
-    }
     let rebuilt = tokio::time::timeout(TIMEOUT, async {
         loop {
             match events.recv().await.expect("events") {

@@ -1,32 +1,89 @@
-//! Batch request bodies: `{"points": [[x, z], ...], "revision"?: r}` JSON, or
-//! little-endian f64 pairs (`application/octet-stream`).
+//! Request bodies, read one way: every `POST` and `PUT` route takes its body through
+//! [`JsonBody`], whose rejection is the [`ApiError`] naming the field.
 //!
-//! The JSON is decoded straight into interleaved coordinates by a streaming visitor (no
-//! intermediate `Value` tree: a million points stay one allocation), which tracks the
-//! index of the point being read so a malformed point is reported as `points[i]`.
+//! The extractor applies the one `Content-Type` rule (below), reads the body up to the
+//! body type's own byte limit ([`RequestBody::limit`], refused `413` as soon as it is
+//! passed) and hands the bytes to the type's decoder. Small bodies (movement requests,
+//! viewers, WebSocket area messages) go through [`decode_object`]: serde with the path
+//! of the value at fault tracked, every error mapped by its position in the document,
+//! never by serde's message text. Zones are decoded by terrain-core's own document
+//! rule ([`super::zone_body`]), batches of points by a streaming visitor that keeps a
+//! million points one allocation ([`super::batch_body`]).
 
-use std::{borrow::Cow, cell::Cell, fmt};
+use std::{borrow::Cow, cell::RefCell, collections::BTreeSet, fmt, future::Future, sync::Arc};
 
-use axum::http::{HeaderMap, header::CONTENT_TYPE};
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use axum::{
+    body::Bytes,
+    extract::{FromRequest, Request},
+    http::{HeaderMap, header::CONTENT_TYPE},
+};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde::de::{self, DeserializeOwned, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde_path_to_error::Segment;
 
-use crate::api::ApiError;
+use crate::api::{ApiError, ApiState};
 
-/// The wire format of a batch body (and of its answer).
+/// The wire format of a body (and of a batch's answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyFormat {
     /// `application/json`, also assumed when no content type is given.
     Json,
-    /// `application/octet-stream`: little-endian f64 pairs in, f64 heights out.
+    /// `application/octet-stream`: little-endian f64 pairs in, f64 heights out (the
+    /// height batch only).
     Binary,
 }
 
-/// The one `Content-Type` rule of the JSON body routes (batches, zones, viewers):
-/// JSON is read when the type is absent, `application/json` or any `application/*+json`
-/// (parameters such as `charset` allowed), and also `text/plain` and
-/// `application/x-www-form-urlencoded`, what `curl -d` sends, so quick manual calls
-/// work. The batch route also reads `application/octet-stream`. Any other type is
-/// refused `415 Unsupported Media Type` (field `content-type`) before the body is read.
+/// A body type read by [`JsonBody`]: its byte limit and its decoder.
+pub trait RequestBody: Sized + Send {
+    /// Whether `application/octet-stream` is read too (the height batch's binary form).
+    const BINARY: bool = false;
+
+    /// The largest body accepted, bytes; a larger one is refused `413` (field `body`)
+    /// before the rest of it is read.
+    fn limit(state: &ApiState) -> usize;
+
+    /// Decodes the body, naming the field at fault. Large bodies may be decoded on the
+    /// compute pool, so this is asynchronous.
+    fn decode(
+        state: &ApiState,
+        format: BodyFormat,
+        body: Bytes,
+    ) -> impl Future<Output = Result<Self, ApiError>> + Send;
+}
+
+/// The body of a `POST` or `PUT` route, decoded as `T` says.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<T: RequestBody> FromRequest<Arc<ApiState>> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &Arc<ApiState>) -> Result<Self, ApiError> {
+        let format = if T::BINARY {
+            BodyFormat::of(req.headers())?
+        } else {
+            require_json(req.headers())?;
+            BodyFormat::Json
+        };
+        let limit = T::limit(state);
+        let body = Limited::new(req.into_body(), limit)
+            .collect()
+            .await
+            .map_err(|err| match err.downcast_ref::<LengthLimitError>() {
+                Some(_) => ApiError::BodyTooLarge { limit },
+                None => ApiError::invalid("body", format!("could not be read: {err}")),
+            })?
+            .to_bytes();
+        T::decode(state, format, body).await.map(JsonBody)
+    }
+}
+
+/// The one `Content-Type` rule of the JSON body routes: JSON is read when the type is
+/// absent, `application/json` or any `application/*+json` (parameters such as
+/// `charset` allowed), and also `text/plain` and `application/x-www-form-urlencoded`,
+/// what `curl -d` sends, so quick manual calls work. The batch route also reads
+/// `application/octet-stream`. Any other type is refused `415 Unsupported Media Type`
+/// (field `content-type`) before the body is read.
 const JSON_TYPES: &str = "application/json";
 
 /// The media type of the request's body, lower-cased without parameters; `None` when
@@ -52,7 +109,7 @@ fn is_json(mime: &str) -> bool {
 }
 
 /// Refuses a body that is not JSON by the `JSON_TYPES` rule: `415`, naming the type.
-pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
     match media_type(headers) {
         Some((mime, text)) if !is_json(&mime) => Err(ApiError::UnsupportedMediaType {
             got: text,
@@ -64,7 +121,7 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
 
 impl BodyFormat {
     /// The format named by the request's `Content-Type`: JSON by the rule of
-    /// [`require_json`], or `application/octet-stream`; anything else is `415`.
+    /// [`JSON_TYPES`], or `application/octet-stream`; anything else is `415`.
     pub fn of(headers: &HeaderMap) -> Result<Self, ApiError> {
         match media_type(headers) {
             None => Ok(BodyFormat::Json),
@@ -78,286 +135,172 @@ impl BodyFormat {
     }
 }
 
-/// Decodes little-endian f64 pairs into interleaved coordinates.
-pub fn decode_binary(body: &[u8]) -> Result<Vec<f64>, ApiError> {
-    if !body.len().is_multiple_of(16) {
-        let reason = format!(
-            "length {} is not a multiple of 16 (pairs of little-endian f64)",
-            body.len()
-        );
-        return Err(ApiError::invalid("body", reason));
+/// What is wrong with a JSON object ([`decode_object`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ObjectError {
+    /// Not JSON, or text after the object.
+    NotJson(String),
+    /// JSON, but not an object.
+    NotObject,
+    /// A key given twice.
+    Repeated(String),
+    /// A value that is not what its key takes, or a key the object does not take:
+    /// `field` is the key (`points`), with the index of an array element below it
+    /// (`points[2]`); `None` when the object as a whole is at fault.
+    Value {
+        field: Option<String>,
+        reason: String,
+    },
+}
+
+impl ObjectError {
+    /// The API error blaming `whole` (`body`, `area`) when no key can be named.
+    pub fn into_api(self, whole: &'static str) -> ApiError {
+        match self {
+            ObjectError::NotJson(reason) => ApiError::invalid(whole, format!("not JSON: {reason}")),
+            ObjectError::NotObject => ApiError::invalid(whole, "must be a JSON object"),
+            ObjectError::Repeated(key) => ApiError::invalid(key, "given more than once"),
+            ObjectError::Value { field, reason } => match field {
+                Some(field) => ApiError::invalid(field, reason),
+                None => ApiError::invalid(whole, reason),
+            },
+        }
     }
-    Ok(body
-        .chunks_exact(8)
-        .map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default()))
-        .collect())
 }
 
-/// Encodes heights as little-endian f64.
-pub fn encode_binary(heights: &[f64]) -> Vec<u8> {
-    heights.iter().flat_map(|h| h.to_le_bytes()).collect()
-}
-
-/// A decoded JSON batch body.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Batch {
-    /// Interleaved coordinates `x0, z0, x1, z1, ...`.
-    pub coords: Vec<f64>,
-    /// The revision to answer as of (`null` or absent: now).
-    pub revision: Option<u64>,
-}
-
-/// Decodes `{"points": [[x, z], ...], "revision"?: r}` into interleaved coordinates
-/// and the revision, refusing more than `max_points` points (`RESOURCE_EXHAUSTED`,
-/// field `points`) as soon as it sees one, and a revision that is not an unsigned
-/// integer (field `revision`).
-pub fn decode_json(body: &[u8], max_points: usize) -> Result<Batch, ApiError> {
-    let progress = Progress {
-        max_points,
-        point: Cell::new(None),
-        failure: Cell::new(None),
-    };
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let result = BodySeed(&progress)
-        .deserialize(&mut de)
-        .and_then(|coords| de.end().map(|()| coords));
-    result.map_err(|err| match progress.failure.get() {
-        Some(Failure::TooMany) => ApiError::too_large(
-            "points",
-            format!("more than {max_points} points; the limit per request is {max_points}"),
-        ),
-        Some(Failure::MissingPoints) => ApiError::invalid("points", "missing (required)"),
-        Some(Failure::Revision) => ApiError::invalid(
-            "revision",
-            format!("expected an unsigned integer (a revision) or null: {err}"),
-        ),
-        None => match progress.point.get() {
-            Some(i) => ApiError::invalid(format!("points[{i}]"), err.to_string()),
-            None => ApiError::invalid("body", err.to_string()),
-        },
+/// Decodes one JSON object into `T` (serde), naming what is wrong by where it is: the
+/// text is checked to be one JSON object whose keys are each given once, then `T` is
+/// decoded with the path of the value being read tracked. A key `T` requires is best
+/// declared `Option` and checked with [`required`], so that its absence is named.
+pub fn decode_object<T: DeserializeOwned>(text: &[u8]) -> Result<T, ObjectError> {
+    let mut json = serde_json::Deserializer::from_slice(text);
+    let repeated = RefCell::new(None);
+    if let Err(err) = json.deserialize_map(UniqueKeys(&repeated)) {
+        return Err(match repeated.into_inner() {
+            Some(key) => ObjectError::Repeated(key),
+            None if err.is_data() => ObjectError::NotObject,
+            None => ObjectError::NotJson(err.to_string()),
+        });
+    }
+    json.end()
+        .map_err(|err| ObjectError::NotJson(err.to_string()))?;
+    let mut json = serde_json::Deserializer::from_slice(text);
+    serde_path_to_error::deserialize(&mut json).map_err(|err| {
+        let mut field = String::new();
+        for segment in err.path().iter().take(2) {
+            match segment {
+                Segment::Map { key } if field.is_empty() => field.push_str(key),
+                Segment::Seq { index } if !field.is_empty() => {
+                    field.push_str(&format!("[{index}]"));
+                }
+                _ => break,
+            }
+        }
+        ObjectError::Value {
+            field: (!field.is_empty()).then_some(field),
+            reason: err.into_inner().to_string(),
+        }
     })
 }
 
-/// Where decoding is, so an error can be blamed on the right field.
-struct Progress {
-    max_points: usize,
-    /// The index of the point being read, while inside the `points` array.
-    point: Cell<Option<usize>>,
-    /// A failure the generic error message would not name well.
-    failure: Cell<Option<Failure>>,
+/// A key the body must give: `missing (required)` when absent (or null).
+pub fn required<T>(field: &'static str, value: Option<T>) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::invalid(field, "missing (required)"))
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Failure {
-    TooMany,
-    MissingPoints,
-    Revision,
-}
+/// Reads an object's keys (values skipped), failing at the first key given twice and
+/// leaving it in the cell.
+struct UniqueKeys<'a>(&'a RefCell<Option<String>>);
 
-/// The keys of a batch body.
-const KEYS: &[&str] = &["points", "revision"];
-
-/// The top-level object: the key `points`, and optionally `revision`.
-struct BodySeed<'a>(&'a Progress);
-
-impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
-    type Value = Batch;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for BodySeed<'_> {
-    type Value = Batch;
+impl<'de> Visitor<'de> for UniqueKeys<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(r#"an object {"points": [[x, z], ...], "revision"?: r}"#)
+        f.write_str("a JSON object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut coords = None;
-        let mut revision: Option<Option<u64>> = None;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = BTreeSet::new();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match &*key {
-                "points" if coords.is_some() => {
-                    return Err(de::Error::duplicate_field("points"));
-                }
-                "points" => coords = Some(map.next_value_seed(PointsSeed(self.0))?),
-                "revision" if revision.is_some() => {
-                    self.0.failure.set(Some(Failure::Revision));
-                    return Err(de::Error::duplicate_field("revision"));
-                }
-                "revision" => {
-                    self.0.failure.set(Some(Failure::Revision));
-                    revision = Some(map.next_value::<Option<u64>>()?);
-                    self.0.failure.set(None);
-                }
-                _ => return Err(de::Error::unknown_field(&key, KEYS)),
+            if !seen.insert(key.clone()) {
+                *self.0.borrow_mut() = Some(key.into_owned());
+                return Err(de::Error::custom("a key is given more than once"));
             }
+            map.next_value::<IgnoredAny>()?;
         }
-        let coords = coords.ok_or_else(|| {
-            self.0.failure.set(Some(Failure::MissingPoints));
-            de::Error::missing_field("points")
-        })?;
-        Ok(Batch {
-            coords,
-            revision: revision.flatten(),
-        })
-    }
-}
-
-/// The `points` array.
-struct PointsSeed<'a>(&'a Progress);
-
-impl<'de> DeserializeSeed<'de> for PointsSeed<'_> {
-    type Value = Vec<f64>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for PointsSeed<'_> {
-    type Value = Vec<f64>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of [x, z] points")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let progress = self.0;
-        let hint = seq.size_hint().unwrap_or(0).min(progress.max_points);
-        let mut coords = Vec::with_capacity(2 * hint);
-        for i in 0.. {
-            progress.point.set(Some(i));
-            let Some([x, z]) = seq.next_element_seed(PointSeed)? else {
-                break;
-            };
-            if i >= progress.max_points {
-                progress.failure.set(Some(Failure::TooMany));
-                return Err(de::Error::custom("too many points"));
-            }
-            coords.extend([x, z]);
-        }
-        progress.point.set(None);
-        Ok(coords)
-    }
-}
-
-/// One `[x, z]` point.
-struct PointSeed;
-
-impl<'de> DeserializeSeed<'de> for PointSeed {
-    type Value = [f64; 2];
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for PointSeed {
-    type Value = [f64; 2];
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a point [x, z] of two numbers")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let x = seq
-            .next_element::<f64>()?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let z = seq
-            .next_element::<f64>()?
-            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        if seq.next_element::<IgnoredAny>()?.is_some() {
-            return Err(de::Error::invalid_length(3, &self));
-        }
-        Ok([x, z])
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde::Deserialize;
+
     use super::*;
 
-    fn field(body: &str) -> String {
-        decode_json(body.as_bytes(), 3)
-            .unwrap_err()
-            .field()
-            .unwrap_or("-")
-            .to_string()
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Probe {
+        points: Option<Vec<[f64; 2]>>,
+        #[serde(default)]
+        mode: Option<String>,
+    }
+
+    fn error(text: &str) -> ObjectError {
+        decode_object::<Probe>(text.as_bytes()).unwrap_err()
+    }
+
+    fn value(field: Option<&str>) -> impl Fn(&ObjectError) -> bool + '_ {
+        move |e| matches!(e, ObjectError::Value { field: f, .. } if f.as_deref() == field)
     }
 
     #[test]
-    fn decodes_in_order() {
-        let batch = decode_json(br#"{"points": [[1, 2.5], [-3e2, 0.1]]}"#, 3).unwrap();
-        assert_eq!(batch.coords, [1.0, 2.5, -300.0, 0.1]);
-        assert_eq!(batch.revision, None);
+    fn decodes_an_object() {
+        let probe: Probe = decode_object(br#" {"points": [[1, 2.5]], "mode": "exact"} "#).unwrap();
+        assert_eq!(probe.points, Some(vec![[1.0, 2.5]]));
+        assert_eq!(probe.mode.as_deref(), Some("exact"));
+        let empty: Probe = decode_object(b"{}").unwrap();
         assert_eq!(
-            decode_json(br#"{"points": []}"#, 3).unwrap().coords,
-            Vec::<f64>::new()
+            empty,
+            Probe {
+                points: None,
+                mode: None
+            }
+        );
+        assert_eq!(
+            required("points", empty.points).unwrap_err().to_string(),
+            "points: missing (required)"
         );
     }
 
     #[test]
-    fn reads_the_revision() {
-        let revision = |body: &str| decode_json(body.as_bytes(), 3).map(|b| b.revision);
+    fn names_what_is_wrong_by_where_it_is() {
+        assert!(value(Some("points[1]"))(&error(
+            r#"{"points": [[1, 2], [3]]}"#
+        )));
+        assert!(value(Some("points[0]"))(&error(
+            r#"{"points": [[1, "2"]]}"#
+        )));
+        assert!(value(Some("points"))(&error(r#"{"points": 3}"#)));
+        assert!(value(Some("mode"))(&error(r#"{"mode": 3}"#)));
+        assert!(value(Some("extra"))(&error(
+            r#"{"points": [], "extra": 1}"#
+        )));
         assert_eq!(
-            revision(r#"{"points": [[1, 2]], "revision": 7}"#),
-            Ok(Some(7))
+            error(r#"{"mode": "a", "points": [], "mode": "b"}"#),
+            ObjectError::Repeated("mode".into())
         );
-        assert_eq!(revision(r#"{"revision": 0, "points": []}"#), Ok(Some(0)));
-        assert_eq!(revision(r#"{"points": [], "revision": null}"#), Ok(None));
-        assert_eq!(
-            revision(r#"{"points": [], "revision": 18446744073709551615}"#),
-            Ok(Some(u64::MAX))
-        );
-        for bad in [
-            r#"{"points": [], "revision": -1}"#,
-            r#"{"points": [], "revision": 1.5}"#,
-            r#"{"points": [], "revision": "3"}"#,
-            r#"{"points": [], "revision": 18446744073709551616}"#,
-            r#"{"points": [], "revision": 1, "revision": 2}"#,
-        ] {
-            let err = decode_json(bad.as_bytes(), 3).unwrap_err();
-            assert_eq!(err.field(), Some("revision"), "{bad}: {err}");
-            assert_eq!(err.code(), crate::error::ErrorCode::InvalidArgument);
+        // A repeated key inside a value is the value's problem, not the object's.
+        assert!(value(Some("points[0]"))(&error(
+            r#"{"points": [{"x": 1, "x": 2}]}"#
+        )));
+        assert_eq!(error("[1, 2]"), ObjectError::NotObject);
+        assert_eq!(error("3"), ObjectError::NotObject);
+        for text in ["", "{", r#"{"points": [[1, 2]]} trailing"#, "{} {}", "nope"] {
+            assert!(matches!(error(text), ObjectError::NotJson(_)), "{text:?}");
         }
-        // A missing points list is still `points`, with or without a revision.
-        assert_eq!(field(r#"{"revision": 3}"#), "points");
-    }
-
-    #[test]
-    fn names_the_bad_part() {
-        assert_eq!(field(r#"{"points": [[1, 2], [3]]}"#), "points[1]");
-        assert_eq!(
-            field(r#"{"points": [[1, 2], [3, 4], [5, 6, 7]]}"#),
-            "points[2]"
-        );
-        assert_eq!(field(r#"{"points": [{"x": 1, "z": 2}]}"#), "points[0]");
-        assert_eq!(field(r#"{"points": [[1, "2"]]}"#), "points[0]");
-        assert_eq!(field(r#"{"points": [[1, 2], [3, 4"#), "points[1]");
-        assert_eq!(field(r#"{"points": [[1, 2]], "extra": 1}"#), "body");
-        assert_eq!(field(r#"{"dots": []}"#), "body");
-        assert_eq!(field(r#"{}"#), "points");
-        assert_eq!(field(r#"[[1, 2]]"#), "body");
-        assert_eq!(field(r#"{"points": [[1, 2]]} trailing"#), "body");
-        let err = decode_json(br#"{"points": [[1,2],[1,2],[1,2],[1,2]]}"#, 3).unwrap_err();
-        assert_eq!(
-            (err.field(), err.code()),
-            (Some("points"), crate::error::ErrorCode::TooLarge)
-        );
-    }
-
-    #[test]
-    fn binary_round_trip() {
-        let coords = [1.5, -2.0, f64::MAX, 0.1];
-        let body = encode_binary(&coords);
-        assert_eq!(decode_binary(&body).unwrap(), coords);
-        assert_eq!(
-            decode_binary(&body[..17]).unwrap_err().field(),
-            Some("body")
-        );
+        let api = error(r#"{"mode": 1, "mode": 2}"#).into_api("body");
+        assert_eq!(api.to_string(), "mode: given more than once");
+        assert_eq!(error("[]").into_api("area").field(), Some("area"));
     }
 }

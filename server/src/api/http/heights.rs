@@ -14,23 +14,22 @@ use std::sync::Arc;
 
 use axum::{
     Json,
-    body::Bytes,
-    extract::{State, rejection::BytesRejection},
+    extract::State,
     http::{HeaderMap, HeaderValue, header::CONTENT_TYPE},
     response::{IntoResponse, Response},
 };
 use serde::Serialize;
 
 use super::{
-    OFFLOAD_BODY_BYTES, REVISION_HEADER,
-    body::{self, BodyFormat},
-    body_limit, body_rejection,
+    REVISION_HEADER, batch_body,
+    batch_body::Batch,
+    body::{BodyFormat, JsonBody},
     extract::{Query, World},
     json_response,
 };
 use crate::{
     api::{ApiError, ApiState, mode},
-    query::{BatchNaming, HeightmapRequest, QueryEngine, ZoneIds},
+    query::{BatchNaming, HeightmapRequest, ZoneIds},
 };
 
 /// HTTP batches are `points`, `[[x, z], ...]` or binary pairs: element `points[i]`,
@@ -146,15 +145,14 @@ pub async fn heights(
     World(world): World,
     query: Query,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(batch): JsonBody<Batch>,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&world)?;
     let mode = mode::from_query(query.at_most_once("mode")?)?;
+    // The answer takes the body's form (the extractor has refused any other type).
     let format = BodyFormat::of(&headers)?;
     let in_query = query.revision("revision")?;
-    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
-    let batch = decode_batch(engine, format, body).await?;
     let revision = one_revision(in_query, batch.revision)?;
     let ids = match format {
         BodyFormat::Json => ZoneIds::Include,
@@ -217,35 +215,6 @@ pub fn one_revision(in_query: Option<u64>, in_body: Option<u64>) -> Result<Optio
 pub const REVISION_REFUSED: &str = "A `revision` older than the world's history holds \
     (`asof_revisions`), or newer than the world's current revision (field `revision`, \
     `FAILED_PRECONDITION`)";
-
-/// Decodes a batch body, on the pool when it is large.
-async fn decode_batch(
-    engine: &QueryEngine,
-    format: BodyFormat,
-    body: Bytes,
-) -> Result<body::Batch, ApiError> {
-    let max_points = engine.limits().max_batch_points;
-    if format == BodyFormat::Binary && body.len().is_multiple_of(16) {
-        // Refused before decoding; JSON is counted as it is decoded.
-        engine.check_batch_size(body.len() / 16, "points")?;
-    }
-    let small = body.len() <= OFFLOAD_BODY_BYTES;
-    let decode = move || match format {
-        BodyFormat::Binary => body::decode_binary(&body).map(|coords| body::Batch {
-            coords,
-            revision: None,
-        }),
-        BodyFormat::Json => body::decode_json(&body, max_points),
-    };
-    if small {
-        return decode();
-    }
-    engine
-        .compute()
-        .run(decode)
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
-}
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct HeightmapBody {
@@ -316,5 +285,5 @@ fn binary_response(heights: &[f64], revision: u64) -> Response {
         ),
         (REVISION_HEADER, HeaderValue::from(revision)),
     ];
-    (headers, body::encode_binary(heights)).into_response()
+    (headers, batch_body::encode_binary(heights)).into_response()
 }

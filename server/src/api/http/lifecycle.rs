@@ -11,22 +11,13 @@
 //! token>` when one is configured. An HTTP viewer not updated for `viewer_ttl` is
 //! dropped.
 
-use std::{fmt, sync::Arc};
+use std::sync::Arc;
 
-use axum::{
-    Json,
-    body::Bytes,
-    extract::{State, rejection::BytesRejection},
-    http::{HeaderMap, StatusCode},
-};
-use serde::{
-    Deserialize, Deserializer, Serialize,
-    de::{self, MapAccess, Visitor},
-};
-use serde_path_to_error::Segment;
+use axum::{Json, body::Bytes, extract::State, http::StatusCode};
+use serde::{Deserialize, Serialize};
 
 use super::{
-    body, body_rejection,
+    body::{BodyFormat, JsonBody, RequestBody, decode_object, required},
     extract::{Admin, Query, World, WorldItem},
 };
 use crate::{
@@ -59,13 +50,10 @@ impl From<TileSets> for SetsJson {
     }
 }
 
-/// The keys of a viewer body.
-const VIEWER_FIELDS: &[&str] = &["x", "z", "viewWidth", "viewDepth", "velocityX", "velocityZ"];
-
-/// A viewer body as decoded: each number, if given. Unknown keys are refused (as
-/// `deny_unknown_fields` would); a repeated key overrides the earlier one (the last
-/// value wins, as in most JSON readers).
-#[derive(Debug, Default, utoipa::ToSchema)]
+/// A viewer body as decoded: each number, if given; unknown and repeated keys are
+/// refused, naming them.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = ViewerRequest, rename_all = "camelCase")]
 pub struct ViewerBody {
     /// The viewer's position, metres.
@@ -84,68 +72,31 @@ pub struct ViewerBody {
     velocity_z: Option<f64>,
 }
 
-impl<'de> Deserialize<'de> for ViewerBody {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = ViewerBody;
+impl RequestBody for ViewerBody {
+    fn limit(_: &ApiState) -> usize {
+        VIEWER_BODY_LIMIT
+    }
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "a JSON object {\"x\", \"z\", \"viewWidth\", \"viewDepth\"} with optional \"velocityX\", \"velocityZ\"",
-                )
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ViewerBody, A::Error> {
-                let mut body = ViewerBody::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    let slot = match key.as_str() {
-                        "x" => &mut body.x,
-                        "z" => &mut body.z,
-                        "viewWidth" => &mut body.view_width,
-                        "viewDepth" => &mut body.view_depth,
-                        "velocityX" => &mut body.velocity_x,
-                        "velocityZ" => &mut body.velocity_z,
-                        other => return Err(de::Error::unknown_field(other, VIEWER_FIELDS)),
-                    };
-                    *slot = Some(map.next_value()?);
-                }
-                Ok(body)
-            }
-        }
-        deserializer.deserialize_map(Fields)
+    async fn decode(_: &ApiState, _: BodyFormat, body: Bytes) -> Result<Self, ApiError> {
+        decode_object(&body).map_err(|e| e.into_api("body"))
     }
 }
 
-/// Decodes `{"x", "z", "viewWidth", "viewDepth"}` (and optionally `"velocityX"`,
-/// `"velocityZ"`, metres per second, 0 when absent), the body of
-/// `PUT .../viewers/{id}`, through serde, naming the field at fault from the decoder's
-/// path (`body` for the body as a whole). The numbers are checked later, by the
-/// lifecycle.
-pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
-    let mut json = serde_json::Deserializer::from_slice(body);
-    let decoded: ViewerBody = serde_path_to_error::deserialize(&mut json).map_err(|e| {
-        let field = match e.path().iter().next() {
-            Some(Segment::Map { key }) => key.clone(),
-            _ => "body".to_string(),
-        };
-        ApiError::invalid(field, e.into_inner().to_string())
-    })?;
-    // Nothing but whitespace after the object.
-    json.end()
-        .map_err(|e| ApiError::invalid("body", e.to_string()))?;
-    let number = |field: &'static str, v: Option<f64>| {
-        v.ok_or_else(|| ApiError::invalid(field, "missing (required)"))
-    };
-    Ok(Viewer {
-        id,
-        x: number("x", decoded.x)?,
-        z: number("z", decoded.z)?,
-        view_width: number("viewWidth", decoded.view_width)?,
-        view_depth: number("viewDepth", decoded.view_depth)?,
-        velocity_x: decoded.velocity_x.unwrap_or(0.0),
-        velocity_z: decoded.velocity_z.unwrap_or(0.0),
-    })
+impl ViewerBody {
+    /// The viewer `id` this body places: `{"x", "z", "viewWidth", "viewDepth"}` are
+    /// required, `"velocityX"`, `"velocityZ"` (metres per second) are 0 when absent.
+    /// The numbers are checked later, by the lifecycle.
+    pub fn into_viewer(self, id: String) -> Result<Viewer, ApiError> {
+        Ok(Viewer {
+            id,
+            x: required("x", self.x)?,
+            z: required("z", self.z)?,
+            view_width: required("viewWidth", self.view_width)?,
+            view_depth: required("viewDepth", self.view_depth)?,
+            velocity_x: self.velocity_x.unwrap_or(0.0),
+            velocity_z: self.velocity_z.unwrap_or(0.0),
+        })
+    }
 }
 
 #[utoipa::path(
@@ -177,13 +128,10 @@ pub async fn put_viewer(
     State(state): State<Arc<ApiState>>,
     _: Admin,
     WorldItem { world, id }: WorldItem,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(body): JsonBody<ViewerBody>,
 ) -> Result<Json<SetsJson>, ApiError> {
-    body::require_json(&headers)?;
     let lifecycle = state.lifecycle(&world)?;
-    let body = body.map_err(|r| body_rejection(r, VIEWER_BODY_LIMIT))?;
-    let viewer = decode_viewer(id, &body)?;
+    let viewer = body.into_viewer(id)?;
     let sets = lifecycle.upsert(viewer, Owner::Http)?;
     Ok(Json(sets.into()))
 }
@@ -249,17 +197,21 @@ pub async fn live_tiles(
 mod tests {
     use super::*;
 
+    fn decode_viewer(id: &str, body: &[u8]) -> Result<Viewer, ApiError> {
+        decode_object::<ViewerBody>(body)
+            .map_err(|e| e.into_api("body"))?
+            .into_viewer(id.to_string())
+    }
+
     #[test]
     fn viewer_bodies_name_the_field() {
-        let ok = decode_viewer(
-            "v".into(),
-            br#"{"x":1,"z":2.5,"viewWidth":3,"viewDepth":4}"#,
-        )
-        .expect("valid");
+        let ok =
+            decode_viewer("v", br#"{"x":1,"z":2.5,"viewWidth":3,"viewDepth":4}"#).expect("valid");
         assert_eq!(
             (ok.x, ok.z, ok.view_width, ok.view_depth),
             (1.0, 2.5, 3.0, 4.0)
         );
+        assert_eq!((ok.velocity_x, ok.velocity_z), (0.0, 0.0));
         for (body, field) in [
             (&br#"{"z":2,"viewWidth":3,"viewDepth":4}"#[..], "x"),
             (br#"{"x":1,"z":"a","viewWidth":3,"viewDepth":4}"#, "z"),
@@ -268,24 +220,24 @@ mod tests {
                 br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":null}"#,
                 "viewDepth",
             ),
+            (br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"y":0}"#, "y"),
             (
-                br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"y":0}"#,
-                "body",
+                br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"x":-7e2}"#,
+                "x",
             ),
             (br#"[1,2]"#, "body"),
             (br#"{"x":1"#, "body"),
             (br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4} x"#, "body"),
             (br#"{"x":1e400,"z":2,"viewWidth":3,"viewDepth":4}"#, "x"),
         ] {
-            let err = decode_viewer("v".into(), body).unwrap_err();
+            let err = decode_viewer("v", body).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");
         }
-        // Accepted: a repeated key's last value, any JSON number.
-        let again = decode_viewer(
-            "v".into(),
-            br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"x":-7e2} "#,
+        let moving = decode_viewer(
+            "v",
+            br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"velocityX":-7e2} "#,
         )
         .expect("valid");
-        assert_eq!(again.x, -700.0);
+        assert_eq!(moving.velocity_x, -700.0);
     }
 }

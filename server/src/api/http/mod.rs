@@ -19,11 +19,13 @@
 //! | `GET /v1/admin/backup` | a snapshot of the store ([`admin`]) |
 //!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
-//! rejections (bad path, bad query string, body too large), which the extractors of
-//! [`extract`] and `body_rejection` map. A query key the route's operation does not
+//! rejections (bad path, bad query string), which the extractors of [`extract`] map.
+//! Every `POST` and `PUT` body is read by one extractor, [`body::JsonBody`]: the
+//! `Content-Type` rule, the body type's byte limit, its decoder naming the field. A query key the route's operation does not
 //! list in the OpenAPI document is refused naming it ([`query_keys`]).
 
 pub mod admin;
+pub mod batch_body;
 pub mod blocks;
 pub mod body;
 pub mod conditional;
@@ -48,8 +50,7 @@ use std::sync::Arc;
 
 use axum::{
     Extension, Router,
-    extract::{DefaultBodyLimit, rejection::BytesRejection},
-    http::{HeaderName, HeaderValue, StatusCode, header::CONTENT_TYPE},
+    http::{HeaderName, HeaderValue, header::CONTENT_TYPE},
     middleware,
     response::{IntoResponse, Response},
     routing::{get, post, put},
@@ -75,11 +76,10 @@ const JSON_BYTES_PER_POINT: usize = 128;
 /// Bodies larger than this are decoded on the compute pool.
 const OFFLOAD_BODY_BYTES: usize = 64 * 1024;
 
-/// Every HTTP route, with the body limit sized so a maximal JSON batch fits (routes
-/// whose bodies are small set their own).
+/// Every HTTP route. Each `POST` and `PUT` route reads its body through
+/// [`body::JsonBody`], with the limit of its body type.
 pub fn routes(state: Arc<ApiState>) -> Router {
     let limits = state.engine.limits();
-    let body_limit = body_limit(limits);
     let map_cache = map::cache(&state);
     let document = openapi::served(limits);
     let query_keys = Arc::new(query_keys::QueryKeys::of_document(&openapi::document(
@@ -99,8 +99,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
             "/v1/worlds/{world}/flat-zones/{id}",
             get(zones::get_zone)
                 .put(zones::put_zone)
-                .delete(zones::delete_zone)
-                .layer(DefaultBodyLimit::max(zones::BODY_LIMIT)),
+                .delete(zones::delete_zone),
         )
         .route("/v1/worlds/{world}/flat-zone-at", get(zones::zone_at))
         .route(
@@ -121,9 +120,7 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         )
         .route(
             "/v1/worlds/{world}/viewers/{id}",
-            put(lifecycle::put_viewer)
-                .delete(lifecycle::delete_viewer)
-                .layer(DefaultBodyLimit::max(lifecycle::VIEWER_BODY_LIMIT)),
+            put(lifecycle::put_viewer).delete(lifecycle::delete_viewer),
         )
         .route("/v1/worlds/{world}/live-tiles", get(lifecycle::live_tiles))
         .route("/v1/worlds/{world}/layout", get(layout::layout))
@@ -159,25 +156,15 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         ))
         .layer(Extension(map_cache))
         .layer(Extension(document))
-        .layer(DefaultBodyLimit::max(body_limit))
         .with_state(state)
 }
 
-/// The largest accepted request body: a maximal JSON batch.
+/// The largest batch body (heights, terrain info): a maximal JSON batch.
 pub fn body_limit(limits: &Limits) -> usize {
     limits
         .max_batch_points
         .saturating_mul(JSON_BYTES_PER_POINT)
         .saturating_add(OFFLOAD_BODY_BYTES)
-}
-
-/// A body axum could not read: over `limit` (413) or otherwise unreadable (400).
-pub(crate) fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::BodyTooLarge { limit }
-    } else {
-        ApiError::invalid("body", rejection.body_text())
-    }
 }
 
 /// Serialises `body` as JSON, on the pool when it holds more than a few thousand values.

@@ -13,15 +13,16 @@ use std::sync::Arc;
 use axum::{
     Json,
     body::Bytes,
-    extract::{State, rejection::BytesRejection},
-    http::{HeaderMap, HeaderValue, header::CONTENT_TYPE},
+    extract::State,
+    http::{HeaderValue, header::CONTENT_TYPE},
     response::{IntoResponse, Response},
 };
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
-use serde_path_to_error::Segment;
+use serde::{Deserialize, Serialize};
 
 use super::{
-    body, body_limit, body_rejection,
+    batch_body::JsonPoints,
+    body::{BodyFormat, JsonBody, RequestBody, decode_object, required},
+    body_limit,
     extract::{Query, World},
     heights::{REVISION_IN_QUERY, REVISION_REFUSED, one_revision},
     json_response,
@@ -31,52 +32,23 @@ use crate::{
     query::walk::{FindFields, FindRequest, PathMode, PointInfo, WalkGridRequest},
 };
 
-/// Decodes a small JSON body through serde, naming the field at fault from the
-/// decoder's path (`points[2]`, `mode`; `body` for the body as a whole).
-fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    let mut json = serde_json::Deserializer::from_slice(body);
-    let decoded = serde_path_to_error::deserialize(&mut json).map_err(|e| {
-        let mut field = String::new();
-        for segment in e.path().iter().take(2) {
-            match segment {
-                Segment::Map { key } if field.is_empty() => field.push_str(key),
-                Segment::Seq { index } if !field.is_empty() => {
-                    field.push_str(&format!("[{index}]"));
-                }
-                _ => break,
+/// The movement request bodies ([`CheckBody`], [`FindBody`]): small JSON objects up to
+/// the batch limit.
+macro_rules! movement_body {
+    ($($body:ty),*) => {$(
+        impl RequestBody for $body {
+            fn limit(state: &ApiState) -> usize {
+                body_limit(state.engine.limits())
+            }
+
+            async fn decode(_: &ApiState, _: BodyFormat, body: Bytes) -> Result<Self, ApiError> {
+                decode_object(&body).map_err(|e| e.into_api("body"))
             }
         }
-        if field.is_empty() {
-            field.push_str("body");
-        }
-        let message = e.into_inner().to_string();
-        // serde names a missing field in its message, at the body's level.
-        match message.strip_prefix("missing field `") {
-            Some(rest) if field == "body" => {
-                let name = rest.split('`').next().unwrap_or_default().to_string();
-                ApiError::invalid(name, "missing (required)")
-            }
-            _ => ApiError::invalid(field, message),
-        }
-    })?;
-    json.end()
-        .map_err(|e| ApiError::invalid("body", e.to_string()))?;
-    Ok(decoded)
+    )*};
 }
 
-/// The world a movement route names and its JSON body, read whole.
-fn json_request<'s>(
-    state: &'s ApiState,
-    world: &str,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<(&'s Arc<crate::world::World>, Bytes), ApiError> {
-    body::require_json(headers)?;
-    let engine = &state.engine;
-    let world = engine.world(world)?;
-    let body = body.map_err(|r| body_rejection(r, body_limit(engine.limits())))?;
-    Ok((world, body))
-}
+movement_body!(CheckBody, FindBody);
 
 /// One point of terrain info on the wire.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -170,13 +142,11 @@ pub async fn terrain_info(
     State(state): State<Arc<ApiState>>,
     World(world): World,
     query: Query,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(JsonPoints(batch)): JsonBody<JsonPoints>,
 ) -> Result<Response, ApiError> {
     let engine = &state.engine;
     let in_query = query.revision("revision")?;
-    let (world, body) = json_request(&state, &world, &headers, body)?;
-    let batch = body::decode_json(&body, engine.limits().max_batch_points)?;
+    let world = engine.world(&world)?;
     let revision = one_revision(in_query, batch.revision)?;
     let answer = engine
         .terrain_info(world, batch.coords, super::heights::POINTS, revision)
@@ -194,7 +164,8 @@ pub async fn terrain_info(
 #[serde(deny_unknown_fields)]
 pub struct CheckBody {
     /// The polyline: 1 to 1,024 points `[x, z]`, at most 10 km long.
-    points: Vec<[f64; 2]>,
+    #[schema(value_type = Vec<[f64; 2]>)]
+    points: Option<Vec<[f64; 2]>>,
     /// `hyperscape` (the original's 21 samples per segment) or `exact` (every 1 m tile
     /// crossed; the default).
     #[serde(default)]
@@ -241,13 +212,12 @@ pub async fn check_path(
     State(state): State<Arc<ApiState>>,
     World(world): World,
     query: Query,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<CheckBody>,
 ) -> Result<Json<CheckJson>, ApiError> {
     let engine = &state.engine;
     let in_query = query.revision("revision")?;
-    let (world, body) = json_request(&state, &world, &headers, body)?;
-    let request: CheckBody = decode(&body)?;
+    let world = engine.world(&world)?;
+    let points = required("points", request.points)?;
     let revision = one_revision(in_query, request.revision)?;
     let mode = match request.mode.as_deref() {
         None => PathMode::Exact,
@@ -261,7 +231,7 @@ pub async fn check_path(
             )
         })?,
     };
-    let points = request.points.iter().map(|p| (p[0], p[1])).collect();
+    let points = points.iter().map(|p| (p[0], p[1])).collect();
     let answer = engine
         .check_path(world, points, mode, "points", revision)
         .await?;
@@ -279,8 +249,10 @@ pub async fn check_path(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FindBody {
-    from: [f64; 2],
-    to: [f64; 2],
+    #[schema(value_type = [f64; 2])]
+    from: Option<[f64; 2]>,
+    #[schema(value_type = [f64; 2])]
+    to: Option<[f64; 2]>,
     /// Most tiles to expand (default 100,000; at most 1,000,000).
     max_nodes: Option<u64>,
     /// Longest straight distance between `from` and `to`, metres (default 1,000; at
@@ -328,15 +300,14 @@ const FIND_FIELDS: FindFields = FindFields {
 pub async fn find_path(
     State(state): State<Arc<ApiState>>,
     World(world): World,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<FindBody>,
 ) -> Result<Json<FindJson>, ApiError> {
     let engine = &state.engine;
-    let (world, body) = json_request(&state, &world, &headers, body)?;
-    let request: FindBody = decode(&body)?;
+    let world = engine.world(&world)?;
+    let (from, to) = (required("from", request.from)?, required("to", request.to)?);
     let req = FindRequest {
-        from: (request.from[0], request.from[1]),
-        to: (request.to[0], request.to[1]),
+        from: (from[0], from[1]),
+        to: (to[0], to[1]),
         max_nodes: request.max_nodes,
         max_distance: request.max_distance,
     };

@@ -7,12 +7,29 @@
 //! `revision` (which answers carry) is accepted and ignored, so a zone read from the
 //! API can be sent back as it is.
 
-use terrain_core::zones::{DocError, ZoneDoc};
+use axum::body::Bytes;
+use terrain_core::zones::{DocError, MAX_MASK_TILES, ZoneDoc};
 
-use crate::api::ApiError;
+use super::body::{BodyFormat, RequestBody};
+use crate::api::{ApiError, ApiState};
+
+/// The largest zone body: the largest legal tile mask ([`MAX_MASK_TILES`] tiles of
+/// `[x, z]` whole numbers, at most 26 bytes each as `[-1000000000,-1000000000],`)
+/// plus the rest of a zone; anything larger is refused before it is read.
+pub const BODY_LIMIT: usize = MAX_MASK_TILES * 26 + 64 * 1024;
+
+impl RequestBody for ZoneDoc {
+    fn limit(_: &ApiState) -> usize {
+        BODY_LIMIT
+    }
+
+    async fn decode(_: &ApiState, _: BodyFormat, body: Bytes) -> Result<Self, ApiError> {
+        decode_zone(&body)
+    }
+}
 
 /// Decodes a zone body.
-pub fn decode_zone(body: &[u8]) -> Result<ZoneDoc, ApiError> {
+fn decode_zone(body: &[u8]) -> Result<ZoneDoc, ApiError> {
     ZoneDoc::from_request_json(body).map_err(doc_error)
 }
 

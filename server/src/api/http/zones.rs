@@ -15,30 +15,19 @@
 
 use std::sync::Arc;
 
-use axum::{
-    Json,
-    body::Bytes,
-    extract::{State, rejection::BytesRejection},
-    http::HeaderMap,
-};
+use axum::{Json, extract::State};
 use serde::Serialize;
-use terrain_core::zones::{MAX_MASK_TILES, ZoneDoc};
+use terrain_core::zones::ZoneDoc;
 
 use super::{
-    body, body_rejection,
+    body::JsonBody,
     extract::{Admin, Query, World, WorldItem},
-    zone_body,
 };
 use crate::{
     api::{ApiError, ApiState},
     query::zones::ZoneEntry,
     world::Outcome,
 };
-
-/// The largest zone body: the largest legal tile mask ([`MAX_MASK_TILES`] tiles of
-/// `[x, z]` whole numbers, at most 26 bytes each as `[-1000000000,-1000000000],`)
-/// plus the rest of a zone; anything larger is refused before it is read.
-pub const BODY_LIMIT: usize = MAX_MASK_TILES * 26 + 64 * 1024;
 
 /// A zone in an answer: its JSON form plus the revision that registered it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -107,7 +96,7 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
         (status = 401, description = "A missing or wrong admin token (field `authorization`; `WWW-Authenticate: Bearer`)"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 409, description = "A concurrent change won (`ABORTED`); retry"),
-        (status = 413, description = "A body over 64 KiB (field `body`)"),
+        (status = 413, description = "A body over the zone body limit, 1,769,472 bytes: the largest tile mask and the rest of a zone (field `body`)"),
         (status = 415, description = "A `Content-Type` that is not JSON (field `content-type`)"),
         (status = 429, description = "The world holds `max_zones` zones already (`RESOURCE_EXHAUSTED`)"),
     ),
@@ -116,14 +105,10 @@ pub async fn put_zone(
     State(state): State<Arc<ApiState>>,
     _: Admin,
     WorldItem { world, id }: WorldItem,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(doc): JsonBody<ZoneDoc>,
 ) -> Result<Json<PutBody>, ApiError> {
     let engine = &state.engine;
     let world = engine.world(&world)?;
-    body::require_json(&headers)?;
-    let body = body.map_err(|r| body_rejection(r, BODY_LIMIT))?;
-    let doc = zone_body::decode_zone(&body)?;
     let outcome = world.register_doc(&id, &doc).await?;
     let entry = ZoneEntry {
         zone: outcome.zone.clone(),

@@ -2,7 +2,8 @@
 //!
 //! Server to client: [`message`] (an event or a `resync`), [`area_applied`] (the
 //! acknowledgement of an area change) and [`error`] (a refused area message). Client
-//! to server: [`area`] (a new area of interest, decoded by serde with field paths).
+//! to server: [`area`] (a new area of interest, decoded as every small JSON body is,
+//! [`decode_object`]).
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use axum::extract::ws::Utf8Bytes;
 use serde::{Deserialize, Deserializer, Serialize, de::IgnoredAny};
 use serde_json::json;
 
+use super::super::body::{ObjectError, decode_object};
 use crate::{
     api::ApiError,
     events::{Area, Event, Message},
@@ -166,28 +168,16 @@ fn expected(field: &str) -> &'static str {
 /// `{"x", "z", "radius"}` or `{}` (everything). Errors name the field by its path
 /// (`tiles`, `tiles[1]`, `radius`), or `area` for the message as a whole.
 pub fn area(text: &str) -> Result<Area, ApiError> {
-    let not_json = |e: serde_json::Error| ApiError::invalid("area", format!("not JSON: {e}"));
-    let mut de = serde_json::Deserializer::from_str(text);
-    let message: AreaMessage = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let field = e.path().to_string();
-        let duplicate = e
-            .inner()
-            .to_string()
-            .strip_prefix("duplicate field `")
-            .and_then(|rest| rest.split('`').next().map(String::from));
-        if e.inner().is_syntax() || e.inner().is_eof() {
-            not_json(e.into_inner())
-        } else if let Some(name) = duplicate {
-            ApiError::invalid(name, "given more than once")
-        } else if field == "." {
-            ApiError::invalid("area", "must be a JSON object")
-        } else {
+    let message: AreaMessage = decode_object(text.as_bytes()).map_err(|e| match e {
+        // The value's path (`tiles`, `tiles[1]`, `radius`) and what it must hold.
+        ObjectError::Value {
+            field: Some(field), ..
+        } => {
             let reason = expected(&field);
             ApiError::invalid(field, reason)
         }
+        e => e.into_api("area"),
     })?;
-    // Characters after the object are refused like any other bad JSON.
-    de.end().map_err(not_json)?;
     let circle = [
         ("x", message.x),
         ("z", message.z),

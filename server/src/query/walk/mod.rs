@@ -11,6 +11,8 @@
 //! admitted by its cost ([`crate::cost`]), so a path query never blocks the async
 //! workers.
 
+pub mod blocks;
+
 use std::sync::Arc;
 
 use terrain_core::{
@@ -18,6 +20,7 @@ use terrain_core::{
     walk::{
         Build, PathCheck, PointDetails, TerrainInfo, Town, WalkGrids, Walker,
         find::{Found, NotFound, find_path},
+        limits::{check_polyline, check_search},
     },
 };
 
@@ -28,10 +31,13 @@ use crate::{
     world::{AsTerrain, World},
 };
 
-pub use terrain_core::walk::find::{
-    DEFAULT_MAX_DISTANCE, DEFAULT_MAX_NODES, MAX_DISTANCE, MAX_NODES, MOVEMENT_TILE,
+pub use terrain_core::walk::{
+    find::MOVEMENT_TILE,
+    limits::{
+        MAX_DISTANCE, MAX_NODES, MAX_PATH_LENGTH, MAX_PATH_POINTS, MAX_WALK_GRID_SIDE,
+        SearchFields as FindFields,
+    },
 };
-pub use terrain_core::walk::path::{MAX_PATH_LENGTH, MAX_PATH_POINTS};
 
 /// Terrain info up to this many points is computed in place.
 const INFO_IN_PLACE: usize = 256;
@@ -86,9 +92,6 @@ pub struct WalkGridRequest {
     pub depth: f64,
 }
 
-/// Largest width or depth of a walk grid, in tiles.
-pub const MAX_WALK_GRID_SIDE: f64 = 4096.0;
-
 /// Terrain info at each requested point, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InfoAnswer {
@@ -131,15 +134,6 @@ pub struct FindRequest {
     pub to: (f64, f64),
     pub max_nodes: Option<u64>,
     pub max_distance: Option<f64>,
-}
-
-/// The names a surface gives a search's fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FindFields {
-    pub from: &'static str,
-    pub to: &'static str,
-    pub max_nodes: &'static str,
-    pub max_distance: &'static str,
 }
 
 impl QueryEngine {
@@ -216,12 +210,14 @@ impl QueryEngine {
             Ok(v as i64)
         };
         let side = |field: &'static str, v: f64| -> Result<usize, QueryError> {
-            if !(v.is_finite() && v.fract() == 0.0 && (1.0..=MAX_WALK_GRID_SIDE).contains(&v)) {
+            if !(v.is_finite()
+                && v.fract() == 0.0
+                && (1.0..=f64::from(MAX_WALK_GRID_SIDE)).contains(&v))
+            {
                 return Err(QueryError::invalid(
                     field,
                     format!(
-                        "must be a whole number from 1 to {} (got {})",
-                        Num(MAX_WALK_GRID_SIDE),
+                        "must be a whole number from 1 to {MAX_WALK_GRID_SIDE} (got {})",
                         Num(v)
                     ),
                 ));
@@ -275,7 +271,7 @@ impl QueryEngine {
         let meters = Arc::clone(world.meters());
         let _admitted = self.compute().admit(meters.path_check.estimate(units))?;
         let rule = world.walk_rule().clone();
-        let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
+        let (blocks, world) = (self.walk_blocks.clone(), Arc::clone(world));
         let (check, took) = self
             .compute()
             .run_timed(move || {
@@ -284,7 +280,7 @@ impl QueryEngine {
                     (PathMode::Hyperscape, _) => walker.check_sampled(&points),
                     // Now: over the kept blocks, building those met again.
                     (PathMode::Exact, Some(now)) => {
-                        let store = meshes.walk_blocks().store(&world, now);
+                        let store = blocks.store(&world, now);
                         WalkGrids::with_store(&walker, &store, Build::WhenWanted)
                             .check_tiles(&points)
                     }
@@ -305,46 +301,18 @@ impl QueryEngine {
         req: FindRequest,
         fields: FindFields,
     ) -> Result<FindAnswer, QueryError> {
-        let max = world.max_coordinate();
-        for (field, (x, z)) in [(fields.from, req.from), (fields.to, req.to)] {
-            for (axis, v) in [("x", x), ("z", z)] {
-                check_coordinate(v, max)
-                    .map_err(|reason| QueryError::invalid(field, format!("{axis} {reason}")))?;
-            }
-        }
-        let max_nodes = match req.max_nodes {
-            None => DEFAULT_MAX_NODES,
-            Some(n) if n >= 1 && n <= MAX_NODES as u64 => n as usize,
-            Some(n) => {
-                let reason = format!("must be between 1 and {MAX_NODES}, got {n}");
-                return Err(QueryError::invalid(fields.max_nodes, reason));
-            }
-        };
-        let max_distance = match req.max_distance {
-            None => DEFAULT_MAX_DISTANCE,
-            Some(d) if d.is_finite() && d > 0.0 && d <= MAX_DISTANCE => d,
-            Some(d) => {
-                let reason = format!(
-                    "must be above 0 and at most {}, got {}",
-                    Num(MAX_DISTANCE),
-                    Num(d)
-                );
-                return Err(QueryError::invalid(fields.max_distance, reason));
-            }
-        };
-        let distance = libm::hypot(req.to.0 - req.from.0, req.to.1 - req.from.1);
-        if distance > max_distance {
-            let reason = format!(
-                "{} m from `{}`, farther than maxDistance ({} m)",
-                Num(distance),
-                fields.from,
-                Num(max_distance)
-            );
-            return Err(QueryError::invalid(fields.to, reason));
-        }
+        let bounds = check_search(
+            req.from,
+            req.to,
+            req.max_nodes,
+            req.max_distance,
+            world.max_coordinate(),
+            fields,
+        )?;
+        let max_nodes = bounds.max_nodes;
         let state = world.snapshot();
         let revision = state.revision();
-        let (meshes, world) = (Arc::clone(&self.meshes), Arc::clone(world));
+        let (blocks, world) = (self.walk_blocks.clone(), Arc::clone(world));
         // A search may expand its whole node budget (a goal walled off, a long way
         // round): it is admitted as if it will, at what its world's searches have
         // really cost a node.
@@ -356,7 +324,7 @@ impl QueryEngine {
             .compute()
             .run_timed(move || {
                 let walker = Walker::new(state.terrain(), &rule);
-                let store = meshes.walk_blocks().store(&world, &state);
+                let store = blocks.store(&world, &state);
                 let mut grids = WalkGrids::with_store(&walker, &store, Build::Always);
                 find_path(req.from, req.to, MOVEMENT_TILE, max_nodes, &mut grids)
             })
@@ -377,65 +345,4 @@ impl QueryEngine {
 /// callers check the count first).
 fn pairs(coords: &[f64]) -> Vec<(f64, f64)> {
     coords.chunks_exact(2).map(|p| (p[0], p[1])).collect()
-}
-
-/// Checks a polyline's size and coordinates; answers its length.
-fn check_polyline(points: &[(f64, f64)], max: f64, field: &'static str) -> Result<f64, QueryError> {
-    if points.is_empty() {
-        return Err(QueryError::invalid(field, "at least one point"));
-    }
-    if points.len() > MAX_PATH_POINTS {
-        let reason = format!(
-            "{} points exceed the limit of {MAX_PATH_POINTS} per path",
-            points.len()
-        );
-        return Err(QueryError::too_large(field, reason));
-    }
-    for (i, &(x, z)) in points.iter().enumerate() {
-        for (axis, v) in [("x", x), ("z", z)] {
-            check_coordinate(v, max).map_err(|reason| {
-                QueryError::invalid(format!("{field}[{i}]"), format!("{axis} {reason}"))
-            })?;
-        }
-    }
-    let length: f64 = points
-        .windows(2)
-        .map(|w| libm::hypot(w[1].0 - w[0].0, w[1].1 - w[0].1))
-        .sum();
-    if length > MAX_PATH_LENGTH {
-        let reason = format!(
-            "the path is {} m long, over the limit of {} m",
-            Num(length),
-            Num(MAX_PATH_LENGTH)
-        );
-        return Err(QueryError::too_large(field, reason));
-    }
-    Ok(length)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn polylines_are_bounded_and_checked() {
-        let err = check_polyline(&[], 100.0, "points").unwrap_err();
-        assert_eq!(err.to_string(), "points: at least one point");
-        let err = check_polyline(&[(0.0, 0.0), (f64::NAN, 1.0)], 100.0, "points").unwrap_err();
-        assert_eq!(err.to_string(), "points[1]: x must be finite");
-        let err = check_polyline(&[(0.0, 0.0), (1.0, 101.0)], 100.0, "points").unwrap_err();
-        assert!(
-            err.to_string().starts_with("points[1]: z must be within"),
-            "{err}"
-        );
-        let long = [(0.0, 0.0), (6000.0, 0.0), (0.0, 0.0)];
-        let err = check_polyline(&long, 1e9, "points").unwrap_err();
-        assert!(err.to_string().contains("12000 m long"), "{err}");
-        let many = vec![(0.0, 0.0); MAX_PATH_POINTS + 1];
-        assert!(check_polyline(&many, 1e9, "points").is_err());
-        assert_eq!(
-            check_polyline(&[(0.0, 0.0), (3.0, 4.0)], 1e9, "points").unwrap(),
-            5.0
-        );
-    }
 }
