@@ -203,6 +203,14 @@ pub fn decode_object<T: DeserializeOwned>(text: &[u8]) -> Result<T, ObjectError>
     })
 }
 
+/// For `#[serde(default, deserialize_with = "present")]`: a key that, when given, must
+/// hold a `T` (`null` is refused like any other wrong type); absent, `None`.
+pub fn present<'de, D: de::Deserializer<'de>, T: de::Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 /// A key the body must give: `missing (required)` when absent (or null).
 pub fn required<T>(field: &'static str, value: Option<T>) -> Result<T, ApiError> {
     value.ok_or_else(|| ApiError::invalid(field, "missing (required)"))

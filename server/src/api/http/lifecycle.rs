@@ -17,7 +17,7 @@ use axum::{Json, body::Bytes, extract::State, http::StatusCode};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    body::{BodyFormat, JsonBody, RequestBody, decode_object, required},
+    body::{BodyFormat, JsonBody, RequestBody, decode_object, present, required},
     extract::{Admin, Query, World, WorldItem},
 };
 use crate::{
@@ -57,18 +57,26 @@ impl From<TileSets> for SetsJson {
 #[schema(as = ViewerRequest, rename_all = "camelCase")]
 pub struct ViewerBody {
     /// The viewer's position, metres.
+    #[serde(default, deserialize_with = "present")]
     #[schema(value_type = f64)]
     x: Option<f64>,
     /// The viewer's position, metres.
+    #[serde(default, deserialize_with = "present")]
     #[schema(value_type = f64)]
     z: Option<f64>,
     /// The width (along x) of the area the viewer sees, metres (> 0).
+    #[serde(default, deserialize_with = "present")]
     #[schema(value_type = f64)]
     view_width: Option<f64>,
     /// The depth (along z) of the area the viewer sees, metres (> 0).
+    #[serde(default, deserialize_with = "present")]
     #[schema(value_type = f64)]
     view_depth: Option<f64>,
+    /// The viewer's velocity, metres per second (0 when absent).
+    #[serde(default, deserialize_with = "present")]
     velocity_x: Option<f64>,
+    /// The viewer's velocity, metres per second (0 when absent).
+    #[serde(default, deserialize_with = "present")]
     velocity_z: Option<f64>,
 }
 
@@ -229,6 +237,10 @@ mod tests {
             (br#"{"x":1"#, "body"),
             (br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4} x"#, "body"),
             (br#"{"x":1e400,"z":2,"viewWidth":3,"viewDepth":4}"#, "x"),
+            (
+                br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"velocityZ":null}"#,
+                "velocityZ",
+            ),
         ] {
             let err = decode_viewer("v", body).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");

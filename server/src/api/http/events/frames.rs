@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 
 use axum::extract::ws::Utf8Bytes;
-use serde::{Deserialize, Deserializer, Serialize, de::IgnoredAny};
+use serde::{Deserialize, Serialize, de::IgnoredAny};
 use serde_json::json;
 
-use super::super::body::{ObjectError, decode_object};
+use super::super::body::{ObjectError, decode_object, present};
 use crate::{
     api::ApiError,
     events::{Area, Event, Message},
@@ -148,11 +148,6 @@ struct AreaMessage {
     /// Any other field: only whether there is one matters.
     #[serde(flatten)]
     other: BTreeMap<String, IgnoredAny>,
-}
-
-/// A field that, when present, must hold a `T` (`null` included: refused).
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
 }
 
 /// What a field must be, for the error naming it.
