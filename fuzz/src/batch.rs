@@ -11,7 +11,10 @@ use crate::{named_field, named_one_of, same, select};
 use axum::http::{HeaderMap, HeaderValue, header::CONTENT_TYPE};
 use terrain_server::{
     ErrorCode,
-    api::http::body::{self, BodyFormat},
+    api::http::{
+        batch_body as body,
+        body::{BodyFormat, require_json},
+    },
 };
 
 /// Small, so the fuzzer reaches the limit.
@@ -91,7 +94,7 @@ fn content_type(raw: &[u8]) {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, value);
     let format = BodyFormat::of(&headers);
-    let json = body::require_json(&headers);
+    let json = require_json(&headers);
     match (&format, &json) {
         (Ok(BodyFormat::Json), Ok(())) | (Ok(BodyFormat::Binary), Err(_)) | (Err(_), Err(_)) => {}
         _ => panic!("the routes disagree on {raw:?}: batch {format:?}, JSON {json:?}"),

@@ -109,7 +109,7 @@ fn is_json(mime: &str) -> bool {
 }
 
 /// Refuses a body that is not JSON by the `JSON_TYPES` rule: `415`, naming the type.
-fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
     match media_type(headers) {
         Some((mime, text)) if !is_json(&mime) => Err(ApiError::UnsupportedMediaType {
             got: text,
@@ -177,6 +177,11 @@ pub fn decode_object<T: DeserializeOwned>(text: &[u8]) -> Result<T, ObjectError>
     let repeated = RefCell::new(None);
     if let Err(err) = json.deserialize_map(UniqueKeys(&repeated)) {
         return Err(match repeated.into_inner() {
+            // An empty key cannot name a field: the object is to blame.
+            Some(key) if key.is_empty() => ObjectError::Value {
+                field: None,
+                reason: "the empty key \"\" is given more than once".to_string(),
+            },
             Some(key) => ObjectError::Repeated(key),
             None if err.is_data() => ObjectError::NotObject,
             None => ObjectError::NotJson(err.to_string()),
@@ -196,8 +201,9 @@ pub fn decode_object<T: DeserializeOwned>(text: &[u8]) -> Result<T, ObjectError>
                 _ => break,
             }
         }
+        // (An empty key, `{"": 1}`, cannot name a field either.)
         ObjectError::Value {
-            field: (!field.is_empty()).then_some(field),
+            field: (!field.is_empty() && !field.starts_with('[')).then_some(field),
             reason: err.into_inner().to_string(),
         }
     })
@@ -310,5 +316,9 @@ mod tests {
         let api = error(r#"{"mode": 1, "mode": 2}"#).into_api("body");
         assert_eq!(api.to_string(), "mode: given more than once");
         assert_eq!(error("[]").into_api("area").field(), Some("area"));
+        // An empty key is the object's fault, never an empty field name.
+        assert!(value(None)(&error(r#"{"": 1}"#)));
+        assert!(value(None)(&error(r#"{"": 1, "": 2}"#)));
+        assert_eq!(error(r#"{"": 1}"#).into_api("body").field(), Some("body"));
     }
 }

@@ -90,6 +90,14 @@ impl RequestBody for ViewerBody {
     }
 }
 
+/// The viewer `id` a `PUT .../viewers/{id}` body places, decoded as the route decodes
+/// it ([`ViewerBody`]; the fuzz targets call it).
+pub fn decode_viewer(id: String, body: &[u8]) -> Result<Viewer, ApiError> {
+    decode_object::<ViewerBody>(body)
+        .map_err(|e| e.into_api("body"))?
+        .into_viewer(id)
+}
+
 impl ViewerBody {
     /// The viewer `id` this body places: `{"x", "z", "viewWidth", "viewDepth"}` are
     /// required, `"velocityX"`, `"velocityZ"` (metres per second) are 0 when absent.
@@ -205,16 +213,13 @@ pub async fn live_tiles(
 mod tests {
     use super::*;
 
-    fn decode_viewer(id: &str, body: &[u8]) -> Result<Viewer, ApiError> {
-        decode_object::<ViewerBody>(body)
-            .map_err(|e| e.into_api("body"))?
-            .into_viewer(id.to_string())
-    }
-
     #[test]
     fn viewer_bodies_name_the_field() {
-        let ok =
-            decode_viewer("v", br#"{"x":1,"z":2.5,"viewWidth":3,"viewDepth":4}"#).expect("valid");
+        let ok = decode_viewer(
+            "v".into(),
+            br#"{"x":1,"z":2.5,"viewWidth":3,"viewDepth":4}"#,
+        )
+        .expect("valid");
         assert_eq!(
             (ok.x, ok.z, ok.view_width, ok.view_depth),
             (1.0, 2.5, 3.0, 4.0)
@@ -242,11 +247,11 @@ mod tests {
                 "velocityZ",
             ),
         ] {
-            let err = decode_viewer("v", body).unwrap_err();
+            let err = decode_viewer("v".into(), body).unwrap_err();
             assert_eq!(err.field(), Some(field), "{err}");
         }
         let moving = decode_viewer(
-            "v",
+            "v".into(),
             br#"{"x":1,"z":2,"viewWidth":3,"viewDepth":4,"velocityX":-7e2} "#,
         )
         .expect("valid");

@@ -29,7 +29,7 @@ impl RequestBody for ZoneDoc {
 }
 
 /// Decodes a zone body.
-fn decode_zone(body: &[u8]) -> Result<ZoneDoc, ApiError> {
+pub fn decode_zone(body: &[u8]) -> Result<ZoneDoc, ApiError> {
     ZoneDoc::from_request_json(body).map_err(doc_error)
 }
 
