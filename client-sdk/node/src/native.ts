@@ -46,6 +46,17 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsCrossing(x: number, z: number): number;
   hsPermutation(handle: unknown): Uint8Array;
   hsZoneBounds(handle: unknown): Float64Array;
+  surfaceGrid(size: number, resolution: number, centred: boolean): Float64Array;
+  surfaceRuleHeight(
+    size: number,
+    resolution: number,
+    centred: boolean,
+    tx: number,
+    tz: number,
+    heights: Float32Array,
+    x: number,
+    z: number,
+  ): number | null;
 }
 
 /** The addon's `open`: the public one's arguments and the view's hand-over callback. */
@@ -149,6 +160,10 @@ loaded.LocalTerrain.open = async function open(
 };
 
 export const addon: typeof Addon = loaded;
+
+/** The addon's handle functions and test hooks (crate terrain-node, modules `fast` and
+ * `hyperscape`), for the tests. */
+export const fastAddon: Fast = loaded;
 
 /** How many tile surfaces `surfaceHeightAt` keeps for `terrain` (for the tests). */
 export function keptSurfaceTiles(terrain: Addon.LocalTerrain): number {

@@ -40,7 +40,8 @@ use terrain_core::{
     zones::{Reach, ZoneDoc, ZoneLimits},
 };
 
-use crate::{Open, Replica, invalid, js_error, sdk_error};
+use crate::errors::{invalid, js_error, pairs, point_error, sdk_error};
+use crate::replica::{Open, Replica, Source};
 
 /// The revision the first local registration is inserted at (the next ones above
 /// it): above any revision a server gives, so local zones come after the server's
@@ -216,10 +217,10 @@ fn tier_of(rule: Option<&WalkRule>, biome: &str) -> f64 {
 
 /// The towns the world's rule judges difficulty from, as the server lists them (none:
 /// the original's fallback towns).
-fn world_towns(source: &crate::Source) -> &[Town] {
+fn world_towns(source: &Source) -> &[Town] {
     match source {
-        crate::Source::Live(r) => r.towns(),
-        crate::Source::Offline(_) => &[],
+        Source::Live(r) => r.towns(),
+        Source::Offline(_) => &[],
     }
 }
 
@@ -427,9 +428,9 @@ pub fn hs_zone(handle: &External<Arc<Replica>>, id: String) -> Result<Option<Str
 /// samples.
 #[napi(catch_unwind, ts_args_type = "handle: unknown, points: Float64Array")]
 pub fn hs_first_blocked(handle: &External<Arc<Replica>>, points: &[f64]) -> Result<i32> {
-    let pairs = crate::pairs(points)?;
+    let pairs = pairs(points)?;
     for (i, p) in pairs.clone().enumerate() {
-        check_point(p[0], p[1]).map_err(|e| crate::point_error(i, e))?;
+        check_point(p[0], p[1]).map_err(|e| point_error(i, e))?;
     }
     walking(handle, |s, rule| {
         let walker = Walker::new(s.terrain(), rule);
@@ -657,7 +658,7 @@ pub fn hs_core_time(
     reps: u32,
 ) -> Result<f64> {
     use std::hint::black_box;
-    let pairs: Vec<(f64, f64)> = crate::pairs(points)?.map(|p| (p[0], p[1])).collect();
+    let pairs: Vec<(f64, f64)> = pairs(points)?.map(|p| (p[0], p[1])).collect();
     let reps = reps.max(1);
     let towns: Vec<Town> = handle.read(|o| world_towns(&o.source).to_vec())?;
     walking(handle, |s, rule| {
