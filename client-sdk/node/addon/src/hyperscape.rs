@@ -26,8 +26,8 @@ use std::{
 };
 
 use napi::{
-    Result,
-    bindgen_prelude::{External, Float64Array, Uint8Array},
+    Env, Result,
+    bindgen_prelude::{External, Float64Array, Function, Uint8Array},
 };
 use napi_derive::napi;
 use terrain_client::{Snapshot, check_point};
@@ -41,6 +41,7 @@ use terrain_core::{
 };
 
 use crate::errors::{invalid, js_error, pairs, point_error, sdk_error};
+use crate::fast::point_fn;
 use crate::replica::{Open, Replica, Source};
 
 /// The revision the first local registration is inserted at (the next ones above
@@ -301,10 +302,22 @@ pub fn hs_zone_bounds(handle: &External<Arc<Replica>>) -> Result<Float64Array> {
 
 /// `getProceduralHeightAt`: the procedural height with the mountain boost, no zones,
 /// no shoreline ([`Terrain::procedural`]).
-#[napi(catch_unwind, ts_args_type = "handle: unknown, x: number, z: number")]
-pub fn hs_procedural(handle: &External<Arc<Replica>>, x: f64, z: f64) -> Result<f64> {
+fn procedural(replica: &Replica, x: f64, z: f64) -> Result<f64> {
     point(x, z)?;
-    handle.read(|o| o.view.terrain().procedural(x, z))
+    replica.read(|o| o.view.terrain().procedural(x, z))
+}
+
+/// `procedural` bound to the replica (`fast::point_fn`).
+#[napi(
+    catch_unwind,
+    ts_args_type = "handle: unknown",
+    ts_return_type = "(x: number, z: number) => number"
+)]
+pub fn hs_procedural_fn<'env>(
+    env: &'env Env,
+    handle: &External<Arc<Replica>>,
+) -> Result<Function<'env, (f64, f64), f64>> {
+    point_fn(env, "getProceduralHeightAt", handle, procedural)
 }
 
 /// `getNormalAt` into `out[0..3]` ([`Terrain::normal`]).
@@ -716,4 +729,14 @@ pub fn hs_core_time(
 #[napi(ts_args_type = "x: number, z: number")]
 pub fn hs_crossing(x: f64, z: f64) -> f64 {
     x + z
+}
+
+/// [`hs_crossing`] as a function bound to nothing but a closure
+/// (`fast::point_fn`'s kind of call): what `getHeightAt` pays to cross.
+#[napi(ts_return_type = "(x: number, z: number) => number")]
+pub fn hs_crossing_fn(env: &Env) -> Result<Function<'_, (f64, f64), f64>> {
+    env.create_function_from_closure(
+        "crossing",
+        |ctx| Ok(ctx.get::<f64>(0)? + ctx.get::<f64>(1)?),
+    )
 }
