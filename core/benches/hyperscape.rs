@@ -122,7 +122,36 @@ fn per_point(c: &mut Criterion) {
                 .sum::<f64>()
         })
     });
+    // 10,000 points uniform in the 350 m disc around the spawn: every one island (the
+    // five layers, the mask, the pow, the boost), what `getHeightAt` at an arbitrary
+    // point costs the Node adapter beyond its call.
+    let disc = disc_points(10_000, 350.0);
+    group.throughput(Throughput::Elements(disc.len() as u64));
+    group.bench_function("per_point_disc_350", |b| {
+        b.iter(|| {
+            disc.iter()
+                .map(|&(x, z)| g.height(black_box(x), black_box(z)))
+                .sum::<f64>()
+        })
+    });
     group.finish();
+}
+
+/// `n` points uniform in the disc of `radius` around the origin (a seeded xorshift).
+fn disc_points(n: usize, radius: f64) -> Vec<(f64, f64)> {
+    let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let (d, a) = (radius * next().sqrt(), std::f64::consts::TAU * next());
+            (d * a.cos(), d * a.sin())
+        })
+        .collect()
 }
 
 criterion_group!(benches, per_point);

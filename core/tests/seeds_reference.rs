@@ -208,6 +208,30 @@ fn every_fast_path_equals_the_plain_implementation_over_random_seeds() {
                 "height {at}"
             );
         }
+        // The point path's shoreline: 60 points of the coastal ring whose procedural
+        // height is in the 6-12 m band, where its four neighbours are computed in
+        // lanes and the adjustment acts.
+        let mut band = 0;
+        for _ in 0..20_000 {
+            let (x, z) = rng.point(1);
+            let b = h.procedural(x, z);
+            if !(b > 6.0 && b < 12.0) {
+                continue;
+            }
+            assert_eq!(
+                world.height(x, z).to_bits(),
+                plain.height(x, z).to_bits(),
+                "height in the shoreline band, seed {seed} ({x}, {z})"
+            );
+            band += 1;
+            if band == 60 {
+                break;
+            }
+        }
+        assert_eq!(
+            band, 60,
+            "seed {seed}: too few points in the shoreline band"
+        );
         // Axis sets over the coast: every lane and scalar path.
         let (cx, cz) = rng.point(1);
         let xs: Vec<f64> = (0..13).map(|i| cx + i as f64 * 3.7 + rng.next()).collect();

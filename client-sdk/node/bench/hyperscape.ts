@@ -243,6 +243,16 @@ async function main(): Promise<void> {
         for (let i = 0; i < n; i++) sink += fast.hsCrossing(i, 1);
       }),
     });
+    // The kind of call `getHeightAt` and `getProceduralHeightAt` make: a function the
+    // addon made from a closure, with no handle and no argument borrow scope.
+    const crossingFn = fast.hsCrossingFn();
+    rows.push({
+      call: "a bare call into a bound function (`hsCrossingFn`)",
+      points: "",
+      adapter: time(passes, n, () => {
+        for (let i = 0; i < n; i++) sink += crossingFn(i, 1);
+      }),
+    });
 
     // The game's path search, 1,000 times: breadth-first over 1 m tiles (radius 128, at
     // most 8,000 iterations, eight directions, isPositionWalkable at each tile's centre)

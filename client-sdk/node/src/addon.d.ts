@@ -1,4 +1,5 @@
-// Hand-written types of the native addon (crate terrain-node, client-sdk/node/addon/src/lib.rs):
+// Hand-written types of the native addon (crate terrain-node, client-sdk/node/addon/src/local_terrain.rs
+// and the objects of options.rs, answers.rs and events.rs):
 // what `require("terrain_node.node")` exports. Keep in step with the #[napi] items there.
 
 /** Options of {@link LocalTerrain.open}. */

@@ -433,6 +433,10 @@ export class HyperscapeTerrain extends EventEmitter {
   collision: CollisionMatrix | null;
   private readonly fast: Fast;
   private readonly handle: unknown;
+  /** The replica's `heightAt` and the procedural height, bound to it by the addon
+   * (a call crosses into the addon for about 40 ns instead of 110 ns). */
+  private readonly heightAt: (x: number, z: number) => number;
+  private readonly proceduralAt: (x: number, z: number) => number;
   private readonly tiles: TileCache;
   private readonly surface: SurfaceTiles;
   private readonly firstBiome: string;
@@ -470,6 +474,8 @@ export class HyperscapeTerrain extends EventEmitter {
     const inner = internals(replica);
     this.fast = inner.fast;
     this.handle = inner.handle;
+    this.heightAt = inner.height;
+    this.proceduralAt = this.fast.hsProceduralFn(this.handle);
     this.tiles = inner.tiles;
     this.surface = inner.surface;
     const world = JSON.parse(this.fast.hsWorld(this.handle)) as {
@@ -550,7 +556,7 @@ export class HyperscapeTerrain extends EventEmitter {
       if (h === h) return h;
     }
     try {
-      return this.fast.replicaHeightAt(this.handle, x, z);
+      return this.heightAt(x, z);
     } catch (e) {
       throw coordError(x, z, e);
     }
@@ -566,7 +572,7 @@ export class HyperscapeTerrain extends EventEmitter {
   getProceduralHeightAt(x: number, z: number): number {
     if (!Number.isFinite(x) || !Number.isFinite(z)) return Number.NaN;
     try {
-      return this.fast.hsProcedural(this.handle, x, z);
+      return this.proceduralAt(x, z);
     } catch (e) {
       throw coordError(x, z, e);
     }

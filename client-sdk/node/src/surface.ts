@@ -12,7 +12,9 @@
 // `cell_of`, `on_triangle`, `SurfaceTile::on_cell`; core/src/tile.rs: `tile_of`,
 // `origin`). IEEE-754 doubles add, subtract, multiply, divide and floor the same in
 // JavaScript and in Rust (neither fuses a multiply-add), so the same operations in the
-// same order give the same bits: the server's surface-mode answer at the view.
+// same order give the same bits: the server's surface-mode answer at the view. The rule
+// stays core's: test/surface-rule.test.ts compares `heightOnTile` with core's own
+// evaluation (the addon's `surfaceRuleHeight`) over random tiles, grids and points.
 //
 // Staleness: the view moves on only on the JavaScript thread, in the addon's hand-over
 // callback, which then calls `published(epoch)` before any other JavaScript runs (see
@@ -53,16 +55,65 @@ export interface SurfaceAddon {
   replicaSurfaceTile(handle: unknown, tx: number, tz: number): Float32Array;
 }
 
+/** The tile grid surface reads use, as the addon's `replicaSurfaceLayout` gives it:
+ * tile `t` owns `floor(c / size + shift) = t` (`shift` 0.5 when tiles are centred on
+ * `t * size`, else 0), its vertices `step` apart, `n` per edge. */
+export interface SurfaceGrid {
+  readonly size: number;
+  readonly shift: number;
+  readonly step: number;
+  readonly n: number;
+}
+
+/**
+ * The height at `(x, z)` on tile `(tx, tz)` of `grid`, from its vertex heights `h`
+ * (row-major, `iz * n + ix`): core's `cell_of` then `on_triangle`
+ * (core/src/mesh/surface.rs), the same operations in the same order, so the same bits.
+ * The package's tests hold it to core's own evaluation over random tiles and points
+ * (the addon's `surfaceRuleHeight`), so the rule has one source, core's.
+ */
+export function heightOnTile(grid: SurfaceGrid, h: Float32Array, tx: number, tz: number, x: number, z: number): number {
+  const { size, step, n } = grid;
+  const last = n - 2;
+  // TileGrid::origin: t * size, less size / 2 when centred (shift 0.5).
+  const half = grid.shift === 0 ? 0 : size / 2;
+  const gx = (x - (tx * size - half)) / step;
+  const gz = (z - (tz * size - half)) / step;
+  // (floor(g).max(0) as usize).min(n - 2), then (g - i).clamp(0, 1). A literal 0
+  // where Rust's usize is 0 (Math.floor(-0) is -0, the usize +0).
+  let ix = Math.floor(gx);
+  ix = ix > 0 ? (ix < last ? ix : last) : 0;
+  let iz = Math.floor(gz);
+  iz = iz > 0 ? (iz < last ? iz : last) : 0;
+  let fx = gx - ix;
+  if (fx < 0) fx = 0;
+  else if (fx > 1) fx = 1;
+  let fz = gz - iz;
+  if (fz < 0) fz = 0;
+  else if (fz > 1) fz = 1;
+  // on_triangle over vertex (ix + i, iz + j) at h[(iz + j) * n + ix + i]; the cell
+  // split along the (ix, iz+1)-(ix+1, iz) diagonal.
+  const at = iz * n + ix;
+  if (fx + fz <= 1) {
+    const a = h[at]!;
+    const b = h[at + n]!;
+    const d = h[at + 1]!;
+    return a + (d - a) * fx + (b - a) * fz;
+  }
+  const b = h[at + n]!;
+  const c = h[at + n + 1]!;
+  const d = h[at + 1]!;
+  return c + (b - c) * (1 - fx) + (d - c) * (1 - fz);
+}
+
 /** One replica's kept tile surfaces, at one epoch of its view. */
 export class SurfaceTiles {
   /** The view's latest epoch, as the addon's hand-over callback last said. */
   epoch = -1;
   /** The epoch the kept tiles were taken at (NaN: none yet, or closed). */
   at = Number.NaN;
-  private size = 1;
-  private shift = 0;
-  private step = 1;
-  private n = 2;
+  /** The tile grid of the view (from the addon at each refresh). */
+  private grid: SurfaceGrid = { size: 1, shift: 0, step: 1, n: 2 };
   /** The kept tiles, by slot (`undefined`: an empty slot), and their indices. A
    * hand-made index: a `Map` by a number key costs more than the whole evaluation. */
   private tiles: (Float32Array | undefined)[] = new Array<Float32Array | undefined>(SLOTS).fill(undefined);
@@ -100,8 +151,7 @@ export class SurfaceTiles {
   /** The surface-mode height at `(x, z)` at the view: the server's bits. */
   heightAt(x: number, z: number): number {
     if (this.at !== this.epoch) this.refresh();
-    const size = this.size;
-    const shift = this.shift;
+    const { size, shift } = this.grid;
     // core's TileGrid::tile_of: floor(c / size + shift).
     const qx = x / size + shift;
     const qz = z / size + shift;
@@ -121,7 +171,7 @@ export class SurfaceTiles {
       this.lastZ = tz;
       this.last = h;
     }
-    return this.onTile(h!, tx, tz, x, z);
+    return heightOnTile(this.grid, h!, tx, tz, x, z);
   }
 
   /** Kept tile `(tx, tz)`, or `undefined`. */
@@ -144,44 +194,6 @@ export class SurfaceTiles {
     this.count += 1;
   }
 
-  /** The height at `(x, z)` on tile `(tx, tz)`'s vertex heights `h`: core's
-   * `cell_of` then `on_triangle`, the same operations in the same order. */
-  private onTile(h: Float32Array, tx: number, tz: number, x: number, z: number): number {
-    const size = this.size;
-    const step = this.step;
-    const last = this.n - 2;
-    // TileGrid::origin: t * size, less size / 2 when centred (shift 0.5).
-    const half = this.shift === 0 ? 0 : size / 2;
-    const gx = (x - (tx * size - half)) / step;
-    const gz = (z - (tz * size - half)) / step;
-    // (floor(g).max(0) as usize).min(n - 2), then (g - i).clamp(0, 1). A literal 0
-    // where Rust's usize is 0 (Math.floor(-0) is -0, the usize +0).
-    let ix = Math.floor(gx);
-    ix = ix > 0 ? (ix < last ? ix : last) : 0;
-    let iz = Math.floor(gz);
-    iz = iz > 0 ? (iz < last ? iz : last) : 0;
-    let fx = gx - ix;
-    if (fx < 0) fx = 0;
-    else if (fx > 1) fx = 1;
-    let fz = gz - iz;
-    if (fz < 0) fz = 0;
-    else if (fz > 1) fz = 1;
-    // on_triangle over vertex (ix + i, iz + j) at h[(iz + j) * n + ix + i]; the cell
-    // split along the (ix, iz+1)-(ix+1, iz) diagonal.
-    const n = this.n;
-    const at = iz * n + ix;
-    if (fx + fz <= 1) {
-      const a = h[at]!;
-      const b = h[at + n]!;
-      const d = h[at + 1]!;
-      return a + (d - a) * fx + (b - a) * fz;
-    }
-    const b = h[at + n]!;
-    const c = h[at + n + 1]!;
-    const d = h[at + 1]!;
-    return c + (b - c) * (1 - fx) + (d - c) * (1 - fz);
-  }
-
   /** A read of a tile not kept: evaluated by the addon, or (read often enough) the
    * tile taken from the addon and kept. The addon's rule (terrain-node's
    * `SurfaceCache`), here. */
@@ -198,15 +210,16 @@ export class SurfaceTiles {
       this.reads.clear();
     }
     const h = this.addon.replicaSurfaceTile(this.handle, tx, tz);
-    if (h.length !== this.n * this.n) {
-      throw new Error(`surface tile (${tx}, ${tz}): ${h.length} heights, expected ${this.n * this.n}`);
+    const n = this.grid.n;
+    if (h.length !== n * n) {
+      throw new Error(`surface tile (${tx}, ${tz}): ${h.length} heights, expected ${n * n}`);
     }
     this.reads.delete(key);
     this.keep(tx, tz, h);
     this.lastX = tx;
     this.lastZ = tz;
     this.last = h;
-    return this.onTile(h, tx, tz, x, z);
+    return heightOnTile(this.grid, h, tx, tz, x, z);
   }
 
   /** The view moved on (or this is the first read): drop every kept tile, read the
@@ -219,10 +232,7 @@ export class SurfaceTiles {
       if (this.tiles[slot] !== undefined) this.reads.set(this.slotX[slot]! * ROW + this.slotZ[slot]!, SURFACE_TILE_READS - 1);
     }
     this.drop();
-    this.size = size!;
-    this.shift = shift!;
-    this.step = step!;
-    this.n = n!;
+    this.grid = { size: size!, shift: shift!, step: step!, n: n! };
     this.epoch = epoch!;
     this.at = epoch!;
   }

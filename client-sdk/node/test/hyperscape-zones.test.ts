@@ -47,13 +47,13 @@ function assertSameBits(a: Float64Array, b: Float64Array, what: string): void {
 /** Every answer the adapter keeps per tile block (heights and walkability at tile
  * centres, walkGrid) equals the addon's point answer computed on the spot. */
 function assertBlocksExact(t: HyperscapeTerrain, x0: number, z0: number, n: number, what: string): void {
-  const { fast, handle } = internals(t.replica);
+  const { fast, handle, height } = internals(t.replica);
   const grid = t.walkGrid(x0, z0, n, n);
   for (let j = 0; j < n; j++) {
     for (let i = 0; i < n; i++) {
       const x = x0 + i + 0.5;
       const z = z0 + j + 0.5;
-      const h = fast.replicaHeightAt(handle, x, z);
+      const h = height(x, z);
       assert.ok(Object.is(t.getHeightAt(x, z), h), `${what}: height at (${x}, ${z})`);
       const code = fast.hsBlocked(handle, x, z);
       assert.equal(t.isPositionWalkable(x, z).walkable, code === 0, `${what}: walkable at (${x}, ${z})`);

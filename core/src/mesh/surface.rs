@@ -135,6 +135,23 @@ impl SurfaceTile {
         })
     }
 
+    /// Tile `key`'s surface from its float32 vertex heights, row-major (`iz * n + ix`,
+    /// `n` the layout's vertices per edge), as a client holding them has them (the
+    /// Node package's `src/surface.ts` keeps tiles so, and its tests compare its
+    /// evaluation with this one's); `None` unless there are `n * n` of them.
+    pub fn from_heights(layout: TileGrid, key: Tile, heights: &[f32]) -> Option<Self> {
+        let n = layout.resolution.max(2) as usize;
+        if heights.len() != n * n {
+            return None;
+        }
+        Some(SurfaceTile {
+            layout,
+            key,
+            n,
+            heights: heights.iter().map(|&h| f64::from(h)).collect(),
+        })
+    }
+
     #[cfg(test)]
     fn with_layout(mut self, layout: TileGrid) -> Self {
         self.layout = layout;
@@ -286,6 +303,9 @@ mod tests {
                 let tile = SurfaceTile::new(&t, key);
                 let from_mesh =
                     SurfaceTile::from_mesh(&build_tile(&t, key, 1), layout).expect("mesh");
+                let f32s: Vec<f32> = tile.heights().iter().map(|&h| h as f32).collect();
+                let from_heights = SurfaceTile::from_heights(layout, key, &f32s).expect("n * n");
+                assert!(SurfaceTile::from_heights(layout, key, &f32s[1..]).is_none());
                 let (ox, oz) = (layout.origin(key.0), layout.origin(key.1));
                 let mut points: Vec<(f64, f64)> = (0..2000)
                     .map(|_| (ox + next() * size, oz + next() * size))
@@ -314,6 +334,8 @@ mod tests {
                     assert_eq!(got, want, "{kind:?} {key:?} ({x}, {z})");
                     let got = from_mesh.height(x, z).expect("in the tile").to_bits();
                     assert_eq!(got, want, "from mesh {kind:?} {key:?} ({x}, {z})");
+                    let got = from_heights.height(x, z).expect("in the tile").to_bits();
+                    assert_eq!(got, want, "from heights {kind:?} {key:?} ({x}, {z})");
                 }
             }
         }

@@ -113,6 +113,31 @@ impl TileRange {
     }
 }
 
+/// `union` grown to hold `outer` and `tiles`.
+fn merged(
+    union: Option<(Bounds, TileRange)>,
+    outer: Bounds,
+    tiles: TileRange,
+) -> (Bounds, TileRange) {
+    let Some((b, t)) = union else {
+        return (outer, tiles);
+    };
+    (
+        Bounds {
+            min_x: b.min_x.min(outer.min_x),
+            min_z: b.min_z.min(outer.min_z),
+            max_x: b.max_x.max(outer.max_x),
+            max_z: b.max_z.max(outer.max_z),
+        },
+        TileRange {
+            x0: t.x0.min(tiles.x0),
+            x1: t.x1.max(tiles.x1),
+            z0: t.z0.min(tiles.z0),
+            z1: t.z1.max(tiles.z1),
+        },
+    )
+}
+
 /// Cells per axis of one index level over the level below it.
 const FANOUT: i64 = 16;
 /// A zone is listed in the lowest level where it spans at most this many cells per
@@ -223,6 +248,10 @@ pub struct ZoneSet {
     /// Zones that carry `walkable`: when none, a walker judges by the terrain rule
     /// alone without looking zones up ([`ZoneSet::any_walkable`]).
     walkable: usize,
+    /// The union of every zone's outer bounds and of every zone's tile range (none
+    /// when there are no zones): [`ZoneSet::lookup`]'s answer for a point outside
+    /// both is `Clear` without reading the index ([`ZoneSet::clear_of_all`]).
+    extent: Option<(Bounds, TileRange)>,
 }
 
 impl ZoneSet {
@@ -238,6 +267,7 @@ impl ZoneSet {
             levels: Default::default(),
             upper: 0,
             walkable: 0,
+            extent: None,
         }
     }
 
@@ -357,6 +387,7 @@ impl ZoneSet {
         self.by_id.insert(zone.id.clone(), slot);
         self.by_revision.insert(revision, slot);
         let outer = zone.outer_bounds();
+        self.extent = Some(merged(self.extent, outer, tiles));
         self.entries[slot as usize] = Some(Entry {
             zone,
             revision,
@@ -395,7 +426,30 @@ impl ZoneSet {
         }
         self.by_revision.remove(&entry.revision);
         self.free.push(slot);
+        self.extent = self
+            .entries
+            .iter()
+            .flatten()
+            .fold(None, |u, e| Some(merged(u, e.outer, e.tiles)));
         Some(entry.zone)
+    }
+
+    /// True when `(x, z)` is outside every zone's outer bounds grown by `margin` and
+    /// its index tile outside every zone's tile range: then no zone is a candidate
+    /// there and none is near it, so [`ZoneSet::lookup`] answers `Clear` (and does,
+    /// without this test, after an index lookup). The comparisons are `Entry::near`'s
+    /// against the smallest minimum and largest maximum, so they cannot disagree with
+    /// it; NaN coordinates are never clear here.
+    #[inline]
+    fn clear_of_all(&self, x: f64, z: f64, margin: f64) -> bool {
+        let Some((b, t)) = &self.extent else {
+            return true;
+        };
+        let outside = x < b.min_x - margin
+            || x > b.max_x + margin
+            || z < b.min_z - margin
+            || z > b.max_z + margin;
+        outside && !t.contains(self.tile_of(x), self.tile_of(z))
     }
 
     /// The zones whose range holds the index tile of `(x, z)`.
@@ -449,6 +503,21 @@ impl ZoneSet {
     /// margin stays inside the point's tile (the common case).
     #[inline]
     pub fn lookup(
+        &self,
+        x: f64,
+        z: f64,
+        margin: f64,
+        terrain: impl FnOnce(f64, f64) -> f64,
+    ) -> Lookup<'_> {
+        if self.clear_of_all(x, z, margin) {
+            return Lookup::Clear;
+        }
+        self.lookup_indexed(x, z, margin, terrain)
+    }
+
+    /// [`ZoneSet::lookup`] through the index alone.
+    #[inline]
+    fn lookup_indexed(
         &self,
         x: f64,
         z: f64,
@@ -729,6 +798,63 @@ mod tests {
                 assert_eq!(set.near(x, z, margin), near, "({x}, {z})");
             }
         }
+    }
+
+    /// `lookup`'s shortcut for points clear of every zone answers what the index
+    /// answers, for sets that grow and shrink (the union is recomputed as zones
+    /// go), on points far out, around the union's edges and inside it, with small and
+    /// large margins.
+    #[test]
+    fn the_clear_shortcut_answers_what_the_index_answers() {
+        let mut seed = 0x5eed_c1ea_u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let terrain = |x: f64, z: f64| x * 0.001 + z * 0.002;
+        let all = zones();
+        let mut set = ZoneSet::new(Overlap::Hyperscape, 32.0);
+        assert!(
+            set.clear_of_all(1.0, 2.0, 1.0),
+            "an empty set is clear everywhere"
+        );
+        let mut shortcuts = 0;
+        for round in 0..all.len() * 2 {
+            // Insert the first half one by one, then remove them again.
+            let k = round % all.len();
+            if round < all.len() {
+                set.insert(all[k].clone(), round as u64 + 1);
+            } else {
+                set.remove(&all[k].id);
+            }
+            let Some((b, _)) = set.extent else {
+                assert!(set.is_empty());
+                continue;
+            };
+            for i in 0..4_000 {
+                let (w, d) = (b.max_x - b.min_x, b.max_z - b.min_z);
+                let (x, z) = match i % 3 {
+                    0 => (
+                        b.min_x + (next() * 3.0 - 1.0) * w,
+                        b.min_z + (next() * 3.0 - 1.0) * d,
+                    ),
+                    1 => (b.min_x - next() * 64.0, b.max_z + next() * 64.0),
+                    _ => (b.max_x + next() * 64.0, b.min_z + next() * 3.0 * d - d),
+                };
+                let margin = [0.5, 1.0, 40.0][i % 3];
+                let got = set.lookup(x, z, margin, terrain);
+                assert_eq!(
+                    got,
+                    set.lookup_indexed(x, z, margin, terrain),
+                    "({x}, {z}) margin {margin}"
+                );
+                shortcuts += usize::from(set.clear_of_all(x, z, margin));
+            }
+        }
+        assert!(
+            shortcuts > 10_000,
+            "the shortcut answered only {shortcuts} lookups"
+        );
     }
 
     /// The largest legal zone on 32 m tiles costs at most 256 index entries (not the

@@ -44,7 +44,7 @@ pub struct LocalEvent {
 
 /// The receiving end a `LocalTerrain` holds from its opening, so no event published
 /// after `open` resolved is missed; each arrives once the view shows it.
-pub type Receiver = Arc<Mutex<broadcast::Receiver<crate::Applied>>>;
+pub type Receiver = Arc<Mutex<broadcast::Receiver<crate::handoff::Applied>>>;
 
 fn revision(r: u64) -> i64 {
     i64::try_from(r).unwrap_or(i64::MAX)

@@ -26,8 +26,8 @@ use std::{
 };
 
 use napi::{
-    Result,
-    bindgen_prelude::{External, Float64Array, Uint8Array},
+    Env, Result,
+    bindgen_prelude::{External, Float64Array, Function, Uint8Array},
 };
 use napi_derive::napi;
 use terrain_client::{Snapshot, check_point};
@@ -40,7 +40,9 @@ use terrain_core::{
     zones::{Reach, ZoneDoc, ZoneLimits},
 };
 
-use crate::{Open, Replica, invalid, js_error, sdk_error};
+use crate::errors::{invalid, js_error, pairs, point_error, sdk_error};
+use crate::fast::point_fn;
+use crate::replica::{Open, Replica, Source};
 
 /// The revision the first local registration is inserted at (the next ones above
 /// it): above any revision a server gives, so local zones come after the server's
@@ -216,10 +218,10 @@ fn tier_of(rule: Option<&WalkRule>, biome: &str) -> f64 {
 
 /// The towns the world's rule judges difficulty from, as the server lists them (none:
 /// the original's fallback towns).
-fn world_towns(source: &crate::Source) -> &[Town] {
+fn world_towns(source: &Source) -> &[Town] {
     match source {
-        crate::Source::Live(r) => r.towns(),
-        crate::Source::Offline(_) => &[],
+        Source::Live(r) => r.towns(),
+        Source::Offline(_) => &[],
     }
 }
 
@@ -300,10 +302,22 @@ pub fn hs_zone_bounds(handle: &External<Arc<Replica>>) -> Result<Float64Array> {
 
 /// `getProceduralHeightAt`: the procedural height with the mountain boost, no zones,
 /// no shoreline ([`Terrain::procedural`]).
-#[napi(catch_unwind, ts_args_type = "handle: unknown, x: number, z: number")]
-pub fn hs_procedural(handle: &External<Arc<Replica>>, x: f64, z: f64) -> Result<f64> {
+fn procedural(replica: &Replica, x: f64, z: f64) -> Result<f64> {
     point(x, z)?;
-    handle.read(|o| o.view.terrain().procedural(x, z))
+    replica.read(|o| o.view.terrain().procedural(x, z))
+}
+
+/// `procedural` bound to the replica (`fast::point_fn`).
+#[napi(
+    catch_unwind,
+    ts_args_type = "handle: unknown",
+    ts_return_type = "(x: number, z: number) => number"
+)]
+pub fn hs_procedural_fn<'env>(
+    env: &'env Env,
+    handle: &External<Arc<Replica>>,
+) -> Result<Function<'env, (f64, f64), f64>> {
+    point_fn(env, "getProceduralHeightAt", handle, procedural)
 }
 
 /// `getNormalAt` into `out[0..3]` ([`Terrain::normal`]).
@@ -427,9 +441,9 @@ pub fn hs_zone(handle: &External<Arc<Replica>>, id: String) -> Result<Option<Str
 /// samples.
 #[napi(catch_unwind, ts_args_type = "handle: unknown, points: Float64Array")]
 pub fn hs_first_blocked(handle: &External<Arc<Replica>>, points: &[f64]) -> Result<i32> {
-    let pairs = crate::pairs(points)?;
+    let pairs = pairs(points)?;
     for (i, p) in pairs.clone().enumerate() {
-        check_point(p[0], p[1]).map_err(|e| crate::point_error(i, e))?;
+        check_point(p[0], p[1]).map_err(|e| point_error(i, e))?;
     }
     walking(handle, |s, rule| {
         let walker = Walker::new(s.terrain(), rule);
@@ -657,7 +671,7 @@ pub fn hs_core_time(
     reps: u32,
 ) -> Result<f64> {
     use std::hint::black_box;
-    let pairs: Vec<(f64, f64)> = crate::pairs(points)?.map(|p| (p[0], p[1])).collect();
+    let pairs: Vec<(f64, f64)> = pairs(points)?.map(|p| (p[0], p[1])).collect();
     let reps = reps.max(1);
     let towns: Vec<Town> = handle.read(|o| world_towns(&o.source).to_vec())?;
     walking(handle, |s, rule| {
@@ -715,4 +729,14 @@ pub fn hs_core_time(
 #[napi(ts_args_type = "x: number, z: number")]
 pub fn hs_crossing(x: f64, z: f64) -> f64 {
     x + z
+}
+
+/// [`hs_crossing`] as a function bound to nothing but a closure
+/// (`fast::point_fn`'s kind of call): what `getHeightAt` pays to cross.
+#[napi(ts_return_type = "(x: number, z: number) => number")]
+pub fn hs_crossing_fn(env: &Env) -> Result<Function<'_, (f64, f64), f64>> {
+    env.create_function_from_closure(
+        "crossing",
+        |ctx| Ok(ctx.get::<f64>(0)? + ctx.get::<f64>(1)?),
+    )
 }

@@ -317,7 +317,7 @@ const COAST_SLACK: f64 = ISLAND_RADIUS * (0.08 + 0.02 * SIMPLEX_BOUND) + 1e-6;
 /// term takes in their direction (`coast`'s bounds; the comparisons below are
 /// monotonic in it); and, once that term is known, points whose side the two small
 /// terms cannot change.
-#[inline]
+#[inline(always)]
 pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     let dist = sqrt(x * x + z * z);
     if dist <= ALWAYS_LAND {
@@ -339,7 +339,15 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     let (sin_a, cos_a) = sincos(ang);
     let cx = cos_a * COAST_SAMPLE_RADIUS;
     let cz = sin_a * COAST_SAMPLE_RADIUS;
-    let c1 = noise.fractal(cx, cz, 3, 0.5, 2.0);
+    // `fractal(cx, cz, 3, 0.5, 2)`'s three octaves (frequencies 1, 2, 4) and the first
+    // of `fractal(cx * 3, cz * 3, 2, 0.5, 2)`'s, four Perlin values in lanes: each
+    // lane samples `(x * freq, y * freq)` with the operations `Noise::fractal` uses.
+    let freq = F4([1.0, 2.0, 4.0, 1.0]);
+    let octaves = noise.perlin_lanes(
+        noise.axes_lanes(F4([cx, cx, cx, cx * 3.0]) * freq),
+        noise.axes_lanes(F4([cz, cz, cz, cz * 3.0]) * freq),
+    );
+    let c1 = fractal_sum(&octaves.0[..3], 0.5);
     let large = ISLAND_RADIUS * (1.0 + c1 * 0.2);
     if dist < large - COAST_SLACK - ISLAND_FALLOFF {
         return 1.0;
@@ -347,7 +355,8 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     if dist > large + COAST_SLACK + 1e-6 {
         return 0.0;
     }
-    let c2 = noise.fractal(cx * 3.0, cz * 3.0, 2, 0.5, 2.0);
+    let second = noise.perlin((cx * 3.0) * 2.0, (cz * 3.0) * 2.0);
+    let c2 = fractal_sum(&[octaves.0[3], second], 0.5);
     let c3 = noise.simplex(cx * 8.0, cz * 8.0);
     let var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
     let radius = ISLAND_RADIUS * (1.0 + var);
@@ -357,6 +366,19 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
         m = 1.0 - smooth(t);
     }
     m
+}
+
+/// `fractal` of §2.4 from its octaves' Perlin values, accumulated as
+/// `Noise::fractal` does (the same operations in the same order).
+#[inline(always)]
+fn fractal_sum(perlins: &[f64], persistence: f64) -> f64 {
+    let (mut value, mut amp, mut norm) = (0.0, 1.0, 0.0);
+    for &p in perlins {
+        value += p * amp;
+        norm += amp;
+        amp *= persistence;
+    }
+    value / norm
 }
 
 /// The pond depression of §3.4, normalised.
@@ -374,7 +396,7 @@ fn pond(x: f64, z: f64) -> f64 {
 }
 
 /// `base(x, z)` of §3 in metres, with `ax`/`az` the axis parts of `x` and `z`.
-#[inline]
+#[inline(always)]
 pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &impl Axes) -> f64 {
     let m = island_mask(noise, coast, x, z);
     if m == 0.0 {

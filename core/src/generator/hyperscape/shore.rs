@@ -26,11 +26,27 @@ pub(crate) fn computed(b: f64, x: f64, z: f64, no_shore: impl Fn(f64, f64) -> f6
     if !in_band(b) {
         return b;
     }
-    let n = no_shore(x, z + SAMPLE);
-    let s = no_shore(x, z - SAMPLE);
-    let e = no_shore(x + SAMPLE, z);
-    let w = no_shore(x - SAMPLE, z);
-    let slope = [n, s, e, w]
+    let [n, s, e, w] = neighbours(x, z).map(|(nx, nz)| no_shore(nx, nz));
+    from_neighbours(b, [n, s, e, w])
+}
+
+/// The four slope samples of `(x, z)`, in the order §5.2 takes them: north, south,
+/// east, west.
+#[inline(always)]
+pub(crate) fn neighbours(x: f64, z: f64) -> [(f64, f64); 4] {
+    [
+        (x, z + SAMPLE),
+        (x, z - SAMPLE),
+        (x + SAMPLE, z),
+        (x - SAMPLE, z),
+    ]
+}
+
+/// `computed` of a point in the band, from `b` and the un-shored heights of its
+/// [`neighbours`] (in their order).
+#[inline]
+pub(crate) fn from_neighbours(b: f64, heights: [f64; 4]) -> f64 {
+    let slope = heights
         .into_iter()
         .map(|v| (v - b).abs() / SAMPLE)
         .fold(0.0, f64::max);
