@@ -49,6 +49,7 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsPermutation(handle: unknown): Uint8Array;
   hsZoneBounds(handle: unknown): Float64Array;
   surfaceGrid(size: number, resolution: number, centred: boolean): Float64Array;
+  MAX_WALK_GRID_SIDE: number;
   surfaceRuleHeight(
     size: number,
     resolution: number,
@@ -123,8 +124,9 @@ function wholeTiles(name: string, v: number, min: number, max: number): number {
   return v;
 }
 
-/** Most tiles a side of one `walkGrid` (the server's `walk-grid` limit). */
-export const MAX_WALK_GRID_SIDE = 4096;
+/** Most tiles a side of one `walkGrid`: terrain-core's limit, the server's
+ * `walk-grid` limit (read from the addon, so it is defined once). */
+export const MAX_WALK_GRID_SIDE: number = loaded.MAX_WALK_GRID_SIDE;
 
 const proto = loaded.LocalTerrain.prototype as WithHandle;
 proto.heightAt = function heightAt(this: WithHandle, x: number, z: number): number {

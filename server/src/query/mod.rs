@@ -6,7 +6,7 @@
 //! same bits. Heights come from the world's [`terrain_core::Terrain`] (generator plus
 //! flat zones), read from one snapshot of the world together with the revision they
 //! reflect; or, for a query as of an earlier revision (`revision`), from the ground
-//! the world had then ([`World::ground`], [`crate::world::asof`]), answered with that
+//! the world had then ([`World::past`], [`crate::world::asof`]), answered with that
 //! revision. [`zones`] holds the flat-zone calls, [`mesh`] the tile mesh calls,
 //! [`blocks`] the voxel chunk calls (blocks and instances).
 
@@ -183,7 +183,7 @@ impl QueryEngine {
         Ok(self.worlds.get(id)?)
     }
 
-    /// The ground of `world` to answer from as of `revision` ([`World::ground`]): the
+    /// The ground of `world` to answer from as of `revision` ([`World::past`]): the
     /// current state at once when `None` (or the current revision); the ground of an
     /// earlier revision from the cache or built on the pool. A revision newer than the
     /// world's, or older than its history reaches, is `FAILED_PRECONDITION` (field

@@ -162,3 +162,8 @@ pub fn surface_rule_height(
     })?;
     Ok(tile.height(x, z))
 }
+
+/// Most tiles a side of one walk grid: terrain-core's limit, the server's
+/// (`walk::limits::MAX_WALK_GRID_SIDE`), so the package checks `walkGrid` by it.
+#[napi]
+pub const MAX_WALK_GRID_SIDE: u32 = terrain_core::walk::limits::MAX_WALK_GRID_SIDE;

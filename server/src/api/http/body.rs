@@ -121,7 +121,7 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
 
 impl BodyFormat {
     /// The format named by the request's `Content-Type`: JSON by the rule of
-    /// [`JSON_TYPES`], or `application/octet-stream`; anything else is `415`.
+    /// [`require_json`], or `application/octet-stream`; anything else is `415`.
     pub fn of(headers: &HeaderMap) -> Result<Self, ApiError> {
         match media_type(headers) {
             None => Ok(BodyFormat::Json),
