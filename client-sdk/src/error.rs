@@ -101,6 +101,13 @@ impl From<terrain_core::walk::limits::LimitError> for ClientError {
 impl From<tonic::Status> for ClientError {
     fn from(s: tonic::Status) -> Self {
         let message = s.message().to_string();
+        // A status tonic made from the HTTP/2 connection's own failure (a reset or a
+        // GOAWAY as the server went down: `INTERNAL` by gRPC's mapping of h2 errors)
+        // was never sent by the server: the server is unreachable, which is transient.
+        let source = std::error::Error::source(&s);
+        if source.is_some_and(|e| e.downcast_ref::<h2::Error>().is_some()) {
+            return ClientError::Unavailable(message);
+        }
         match s.code() {
             tonic::Code::InvalidArgument => {
                 let field = s
@@ -152,6 +159,31 @@ mod tests {
             }
         );
         assert!(!e.is_transient());
+    }
+
+    /// A stream cut by the server going away reaches the client as a status tonic
+    /// builds from the h2 error (`INTERNAL` for a reset without a gRPC status): the
+    /// server sent nothing, so it is `Unavailable` and retried. A status the server
+    /// sends with the same code stays what it is.
+    #[test]
+    fn a_connection_that_failed_is_unavailable_not_internal() {
+        let cut = Status::from_error(Box::new(h2::Error::from(h2::Reason::NO_ERROR)));
+        assert_eq!(cut.code(), Code::Internal);
+        let e = ClientError::from(cut);
+        assert!(matches!(e, ClientError::Unavailable(_)), "{e:?}");
+        assert!(e.is_transient());
+        let sent = ClientError::from(Status::internal("h2 protocol error: made up"));
+        assert!(
+            matches!(
+                sent,
+                ClientError::Other {
+                    code: Code::Internal,
+                    ..
+                }
+            ),
+            "{sent:?}"
+        );
+        assert!(!sent.is_transient());
     }
 
     #[test]
