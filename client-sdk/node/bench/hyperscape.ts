@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { HyperscapeTerrain } from "../src/hyperscape";
 import { internals } from "../src/native";
 import { gamePathSearch, gameZones, traceWorlds } from "../test/hyperscape-data";
-import { TestServer } from "../test/server";
+import { TestServer, xorshift as rng } from "../test/server";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
 const ORIGINAL = {
@@ -61,18 +61,6 @@ function fmt(ns: number): string {
   return `${(ns / 1_000_000).toFixed(2)} ms`;
 }
 
-/** A seeded xorshift in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x1_0000_0000;
-  };
-}
 
 /** `n` points uniform in the disc of `radius` around the spawn. */
 function disc(n: number, radius: number, seed: number): Float64Array {

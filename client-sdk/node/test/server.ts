@@ -240,10 +240,10 @@ async function spawnServer(bin: string, args: string[], log: string[] = []): Pro
   }
 }
 
-/** `n` points `[x0, z0, ...]` from a seeded xorshift, within `span` metres of the origin. */
-export function randomPoints(n: number, span: number, seed = 0x9e3779b9): Float64Array {
+/** A seeded xorshift: numbers in [0, 1), the same sequence for the same seed. */
+export function xorshift(seed: number): () => number {
   let s = seed >>> 0 || 1;
-  const next = (): number => {
+  return () => {
     s ^= s << 13;
     s >>>= 0;
     s ^= s >>> 17;
@@ -251,6 +251,11 @@ export function randomPoints(n: number, span: number, seed = 0x9e3779b9): Float6
     s >>>= 0;
     return s / 0x1_0000_0000;
   };
+}
+
+/** `n` points `[x0, z0, ...]` from a seeded xorshift, within `span` metres of the origin. */
+export function randomPoints(n: number, span: number, seed = 0x9e3779b9): Float64Array {
+  const next = xorshift(seed);
   const out = new Float64Array(n * 2);
   for (let i = 0; i < out.length; i++) out[i] = (next() * 2 - 1) * span;
   return out;

@@ -10,19 +10,8 @@ import { test } from "node:test";
 
 import { fastAddon } from "../src/native";
 import { type SurfaceGrid, heightOnTile } from "../src/surface";
+import { xorshift as random } from "./server";
 
-/** A seeded xorshift in [0, 1). */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x1_0000_0000;
-  };
-}
 
 /** The double next to `v` towards +inf (`up`) or -inf. */
 function nextDouble(v: number, up: boolean): number {

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { LocalTerrain } from "../src/index";
 import { keptSurfaceTiles } from "../src/native";
 import { SURFACE_TILE_READS } from "../src/surface";
-import { TestServer, firstBitDifference, randomPoints } from "./server";
+import { TestServer, firstBitDifference, randomPoints, xorshift } from "./server";
 
 const WORLDS = [
   { id: "hills", spec: "hills:hyperscape:0" },
@@ -57,15 +57,7 @@ function vertex(layout: Layout, t: number, i: number): number {
  * either side of it.
  */
 function tilePoints(layout: Layout, keys: [number, number][], seed: number): Float64Array {
-  let s = seed >>> 0 || 1;
-  const next = (): number => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x1_0000_0000;
-  };
+  const next = xorshift(seed);
   const out: number[] = [];
   const push = (x: number, z: number, around = false): void => {
     out.push(x, z);
