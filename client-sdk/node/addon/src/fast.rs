@@ -11,7 +11,7 @@
 //! view's epoch, [`replica_surface_tile`] one tile's float32 vertex heights at the view, and
 //! [`replica_surface_evaluated`] answers a point on the spot (tiles not kept).
 
-use std::sync::Arc;
+use std::{panic::AssertUnwindSafe, sync::Arc};
 
 use napi::{
     Env, Result,
@@ -30,7 +30,7 @@ use crate::replica::Replica;
 /// `External` through a locked registry; a function made from a closure has
 /// neither: a bare call costs about 40 ns against 110 ns (`hsCrossingFn` against
 /// `hsCrossing`, measured from Node on this 2-core VM), 130 ns with a handle.
-/// Errors are thrown as the `#[napi]` functions throw them.
+/// Errors (and a panic, caught) are thrown as the `#[napi]` functions throw them.
 pub(crate) fn point_fn<'env>(
     env: &'env Env,
     name: &str,
@@ -38,7 +38,14 @@ pub(crate) fn point_fn<'env>(
     read: fn(&Replica, f64, f64) -> Result<f64>,
 ) -> Result<Function<'env, (f64, f64), f64>> {
     let replica = Arc::clone(replica);
-    env.create_function_from_closure(name, move |ctx| read(&replica, ctx.get(0)?, ctx.get(1)?))
+    let what = format!("{name}: internal error (caught, the process keeps running)");
+    env.create_function_from_closure(name, move |ctx| {
+        let (x, z) = (ctx.get(0)?, ctx.get(1)?);
+        // What `#[napi(catch_unwind)]` gives the other exports: a panic becomes a
+        // thrown error instead of unwinding into the engine (an abort).
+        std::panic::catch_unwind(AssertUnwindSafe(|| read(&replica, x, z)))
+            .unwrap_or_else(|_| Err(napi::Error::from_reason(what.clone())))
+    })
 }
 
 /// `LocalTerrain.heightAt` bound to the replica (`point_fn`): `src/native.ts`
