@@ -11,10 +11,18 @@
 //! the same lock: every later event reaches the new queue, every earlier one is in
 //! the log (the publisher annotates the log before it publishes), so a resuming
 //! subscriber replays exactly up to that revision and then reads its queue.
+//!
+//! A subscriber that is idle may have handed the hub its [`Outlet`]
+//! ([`Hub::go_direct`]): `publish` then assigns it the event instead of queueing it,
+//! and the hub's writer task (one per hub, spawned by the first outlet) writes the
+//! event to every assigned outlet in turn, waking nobody else ([`super::outlet`]).
+//! Every flip of an outlet back to its queue happens under the same lock, so an
+//! event is either assigned or queued, never both, and what is assigned before the
+//! flip is handled before the stream reads its queue.
 
 use std::sync::{
-    Arc, Mutex,
-    atomic::{AtomicU64, Ordering},
+    Arc, Mutex, MutexGuard,
+    atomic::{AtomicU64, AtomicUsize, Ordering},
 };
 
 use tokio::sync::mpsc::{self, error::TrySendError};
@@ -22,6 +30,7 @@ use tokio::sync::mpsc::{self, error::TrySendError};
 use super::{
     Event, Published,
     area::{Area, AreaCell},
+    outlet::Outlet,
 };
 use crate::metrics::Metrics;
 
@@ -33,6 +42,18 @@ struct Entry {
     tx: mpsc::Sender<Arc<Published>>,
     /// Set to the revision that overflowed the queue when the hub cuts it off.
     cut: Arc<AtomicU64>,
+    /// Its direct way out, if its transport has one.
+    outlet: Option<Arc<Outlet>>,
+    /// Its queue's capacity, which also bounds the events its outlet may wait for
+    /// behind the writer.
+    queue: usize,
+}
+
+/// One event for the writer task, and the outlets it was assigned to.
+#[derive(Debug)]
+struct Batch {
+    event: Arc<Published>,
+    outlets: Vec<Arc<Outlet>>,
 }
 
 #[derive(Debug)]
@@ -43,6 +64,13 @@ struct State {
     subscribers: Vec<Entry>,
     /// Set at shutdown: no subscriber is added any more.
     closed: bool,
+    /// The writer task's inbox, once a subscriber went direct (dropped at shutdown,
+    /// which ends the task).
+    writer: Option<mpsc::UnboundedSender<Batch>>,
+    /// Batches sent to the writer and not yet written: an outlet is flipped (its
+    /// subscriber queued, and cut off as any other when that fills) rather than
+    /// left behind a backlog longer than its queue.
+    backlog: Arc<AtomicUsize>,
 }
 
 /// A new subscriber's end of the hub.
@@ -59,7 +87,8 @@ pub struct Joined {
 #[derive(Debug)]
 pub struct Hub {
     world: String,
-    state: Mutex<State>,
+    /// Shared with the writer task, which flips outlets under it.
+    state: Arc<Mutex<State>>,
     metrics: Arc<Metrics>,
 }
 
@@ -68,11 +97,13 @@ impl Hub {
     pub fn new(world: &str, revision: u64, metrics: Arc<Metrics>) -> Self {
         Hub {
             world: world.to_string(),
-            state: Mutex::new(State {
+            state: Arc::new(Mutex::new(State {
                 published: revision,
                 subscribers: Vec::new(),
                 closed: false,
-            }),
+                writer: None,
+                backlog: Arc::default(),
+            })),
             metrics,
         }
     }
@@ -82,9 +113,8 @@ impl Hub {
         &self.world
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        // The lock guards plain data updated in single steps: usable after a panic.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
     }
 
     /// Offers `event` to every subscriber whose area it touches; cuts off those
@@ -96,9 +126,19 @@ impl Hub {
         {
             let mut state = self.lock();
             state.published = state.published.max(event.revision);
+            let mut outlets = Vec::new();
+            let backlog = state.backlog.load(Ordering::Acquire);
             state.subscribers.retain(|s| {
                 if !s.area.get().matches(&event) {
                     return true;
+                }
+                if let Some(outlet) = s.outlet.as_ref().filter(|o| o.is_direct()) {
+                    if backlog < s.queue {
+                        outlet.assign(event.revision);
+                        outlets.push(Arc::clone(outlet));
+                        return true;
+                    }
+                    outlet.flip();
                 }
                 match s.tx.try_send(Arc::clone(&event)) {
                     Ok(()) => true,
@@ -110,6 +150,27 @@ impl Hub {
                     Err(TrySendError::Closed(_)) => false,
                 }
             });
+            if !outlets.is_empty() {
+                let batch = Batch {
+                    event: Arc::clone(&event),
+                    outlets,
+                };
+                // Only ever assigned while the writer runs: it ends at shutdown, when
+                // every outlet is flipped (see `close`).
+                state.backlog.fetch_add(1, Ordering::AcqRel);
+                if let Some(writer) = &state.writer
+                    && let Err(mpsc::error::SendError(batch)) = writer.send(batch)
+                {
+                    state.backlog.fetch_sub(1, Ordering::AcqRel);
+                    // The writer is gone (the runtime is shutting down): the
+                    // streams send the event themselves.
+                    for outlet in &batch.outlets {
+                        outlet.spill(&batch.event);
+                        outlet.flip();
+                        outlet.handled(batch.event.revision);
+                    }
+                }
+            }
         }
         self.metrics.event_published(&self.world);
         if dropped > 0 {
@@ -127,6 +188,9 @@ impl Hub {
             state.published = state.published.max(revision);
             for s in &state.subscribers {
                 s.cut.store(revision, Ordering::Release);
+                if let Some(outlet) = &s.outlet {
+                    outlet.flip();
+                }
             }
             let n = state.subscribers.len() as u64;
             state.subscribers.clear();
@@ -143,12 +207,27 @@ impl Hub {
     pub fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
+        for outlet in state.subscribers.iter().filter_map(|s| s.outlet.as_ref()) {
+            outlet.flip();
+        }
         state.subscribers.clear();
+        state.writer = None;
     }
 
     /// Adds subscriber `id` with a queue of `queue` events (a queue that is already
     /// ended once the hub is closed).
     pub fn subscribe(&self, id: u64, area: Arc<AreaCell>, queue: usize) -> Joined {
+        self.subscribe_with(id, area, queue, None)
+    }
+
+    /// [`Hub::subscribe`], for a subscriber whose transport has a direct way out.
+    pub fn subscribe_with(
+        &self,
+        id: u64,
+        area: Arc<AreaCell>,
+        queue: usize,
+        outlet: Option<Arc<Outlet>>,
+    ) -> Joined {
         let (tx, rx) = mpsc::channel(queue.max(1));
         let cut = Arc::new(AtomicU64::new(0));
         let mut state = self.lock();
@@ -158,6 +237,8 @@ impl Hub {
                 area,
                 tx,
                 cut: Arc::clone(&cut),
+                outlet,
+                queue: queue.max(1),
             });
         }
         Joined {
@@ -173,8 +254,68 @@ impl Hub {
     /// queue by the time the cell shows the change).
     pub fn change_area(&self, cell: &AreaCell, area: Area) -> u64 {
         let state = self.lock();
+        // Events up to the change may be assigned to the outlet, never later ones:
+        // the stream takes over from its queue and replays what the change uncovers.
+        let of_cell = state
+            .subscribers
+            .iter()
+            .find(|s| std::ptr::eq(Arc::as_ptr(&s.area), cell));
+        if let Some(outlet) = of_cell.and_then(|s| s.outlet.as_ref()) {
+            outlet.flip();
+        }
         cell.set(area, state.published);
         state.published
+    }
+
+    /// Ends direct delivery to subscriber `id`'s outlet, if it has one: no event is
+    /// assigned to it after this.
+    pub fn leave_direct(&self, id: u64) {
+        let state = self.lock();
+        let outlet = state.subscribers.iter().find(|s| s.id == id);
+        if let Some(outlet) = outlet.and_then(|s| s.outlet.as_ref()) {
+            outlet.flip();
+        }
+    }
+
+    /// Makes subscriber `id`'s outlet direct if `idle` (called under the lock that
+    /// orders publishing, so nothing is queued meanwhile) says its queue is empty;
+    /// answers whether it did. Spawns the writer task on the current runtime if
+    /// there is none yet; without a runtime nothing goes direct.
+    pub fn go_direct(&self, id: u64, idle: impl FnOnce() -> bool) -> bool {
+        let mut state = self.lock();
+        if state.closed {
+            return false;
+        }
+        let Some(outlet) = state
+            .subscribers
+            .iter()
+            .find(|s| s.id == id)
+            .and_then(|s| s.outlet.clone())
+        else {
+            return false;
+        };
+        if outlet.is_direct() {
+            return true;
+        }
+        if !idle() {
+            return false;
+        }
+        if state.writer.is_none() {
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return false;
+            };
+            let (tx, rx) = mpsc::unbounded_channel();
+            let sent = self.metrics.events_sent(&self.world);
+            let backlog = Arc::clone(&state.backlog);
+            // Outside the runtime's cooperative budget: the writer makes one write per
+            // outlet in a single poll, and within the budget every write after the
+            // 128th would be refused as if the socket were full.
+            let writer = write(Arc::clone(&self.state), rx, backlog, sent);
+            runtime.spawn(tokio::task::unconstrained(writer));
+            state.writer = Some(tx);
+        }
+        outlet.open();
+        true
     }
 
     /// Removes subscriber `id` (if it is still there).
@@ -190,6 +331,37 @@ impl Hub {
     /// Whether nobody is subscribed.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // The lock guards plain data updated in single steps: usable after a panic.
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The writer task: writes each batch's event to its outlets, in order, and flips
+/// (under the hub's lock) every outlet whose write did not complete. Ends when the
+/// hub closes.
+async fn write(
+    state: Arc<Mutex<State>>,
+    mut inbox: mpsc::UnboundedReceiver<Batch>,
+    backlog: Arc<AtomicUsize>,
+    sent: metrics::Counter,
+) {
+    while let Some(batch) = inbox.recv().await {
+        let revision = batch.event.revision;
+        let mut count = 0;
+        for outlet in &batch.outlets {
+            let (written, flip) = outlet.deliver(&batch.event);
+            count += u64::from(written);
+            if flip {
+                let _state = lock(&state);
+                outlet.flip();
+            }
+            outlet.handled(revision);
+        }
+        sent.increment(count);
+        backlog.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -308,5 +480,84 @@ mod tests {
             (9, 9)
         );
         assert_eq!(hub.subscribe(3, Arc::default(), 1).live_from, 9);
+    }
+
+    /// A transport that records what the writer wrote, and stops taking frames
+    /// whole once told to (a client that stopped reading).
+    #[derive(Debug, Default)]
+    struct Recorder {
+        written: Mutex<Vec<u64>>,
+        full: std::sync::atomic::AtomicBool,
+    }
+
+    impl crate::events::DirectSink for Recorder {
+        fn offer(&self, event: &Arc<Published>) -> crate::events::Offer {
+            self.written.lock().unwrap().push(event.revision);
+            if self.full.load(Ordering::SeqCst) {
+                crate::events::Offer::Unflushed
+            } else {
+                crate::events::Offer::Sent
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn direct_delivery_writes_in_order_and_hands_back_what_it_could_not() {
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let hub = Hub::new("main", 3, metrics);
+        let sink = Arc::new(Recorder::default());
+        let outlet = Arc::new(Outlet::new(Arc::clone(&sink) as _));
+        let mut joined = hub.subscribe_with(1, Arc::default(), 8, Some(Arc::clone(&outlet)));
+        let mut queued = hub.subscribe(2, Arc::default(), 8);
+        assert!(!hub.go_direct(1, || false), "not idle: stays queued");
+        assert!(!hub.go_direct(2, || true), "no outlet");
+        assert!(hub.go_direct(1, || true));
+        hub.publish(event(4));
+        hub.publish(event(5));
+        let written = || sink.written.lock().unwrap().clone();
+        let wait = |n: usize| async move {
+            tokio::time::timeout(std::time::Duration::from_secs(5), async {
+                while written().len() < n {
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                }
+            })
+            .await
+            .expect("the writer writes")
+        };
+        wait(2).await;
+        assert_eq!(written(), [4, 5]);
+        assert!(joined.rx.try_recv().is_err(), "nothing queued while direct");
+        assert_eq!(
+            std::iter::from_fn(|| queued.rx.try_recv().ok()).count(),
+            2,
+            "the other subscriber is queued as before"
+        );
+        // 6 is taken but not flushed: the outlet flips; 7 and 8 reach the stream,
+        // spilled or queued, each once and in order, after 6.
+        sink.full.store(true, Ordering::SeqCst);
+        for r in 6..=8 {
+            hub.publish(event(r));
+        }
+        tokio::time::timeout(std::time::Duration::from_secs(5), outlet.settled())
+            .await
+            .expect("the outlet settles");
+        let (sent, spilled) = outlet.take();
+        assert_eq!(sent, 6);
+        let mut rest: Vec<u64> = spilled.iter().map(|e| e.revision).collect();
+        rest.extend(std::iter::from_fn(|| joined.rx.try_recv().ok()).map(|e| e.revision));
+        assert_eq!(rest, [7, 8]);
+        assert_eq!(written(), [4, 5, 6], "nothing written after the flip");
+        assert!(!outlet.is_direct());
+        // Direct again once idle; an area change flips it back to the queue.
+        sink.full.store(false, Ordering::SeqCst);
+        assert!(hub.go_direct(1, || true));
+        hub.publish(event(9));
+        wait(4).await;
+        let cell = hub.lock().subscribers[0].area.clone();
+        assert_eq!(hub.change_area(&cell, Area::All), 9);
+        assert!(!outlet.is_direct());
+        hub.publish(event(10));
+        assert_eq!(joined.rx.try_recv().map(|e| e.revision).ok(), Some(10));
+        assert_eq!(written(), [4, 5, 6, 9]);
     }
 }

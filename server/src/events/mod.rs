@@ -8,7 +8,11 @@
 //!   the cell holding an open subscription's current one.
 //! - [`error`]: [`EventError`], why an event call failed.
 //! - [`hub`]: per world, the one owner of the subscriber list; publishing only
-//!   `try_send`s into bounded per-subscriber queues and cuts off a full one.
+//!   `try_send`s into bounded per-subscriber queues and cuts off a full one, or
+//!   assigns the event to the idle subscribers' outlets, which its writer task
+//!   writes to.
+//! - [`outlet`]: direct delivery: an idle WebSocket subscriber's frames written by
+//!   the hub's writer task, one wake-up per event instead of one per subscriber.
 //! - [`publisher`]: the [`crate::world::CommitListener`] that turns each committed
 //!   mutation into an event (registered after the mesh listener, so the tiles are
 //!   current before anyone hears of the change).
@@ -23,6 +27,7 @@
 pub mod area;
 pub mod error;
 pub mod hub;
+pub mod outlet;
 pub mod publisher;
 pub mod replay;
 pub mod shared;
@@ -49,6 +54,7 @@ use crate::{
 pub use area::Area;
 pub use error::EventError;
 pub use hub::Hub;
+pub use outlet::{DirectSink, Offer, Outlet};
 pub use publisher::Publisher;
 pub use shared::{Published, WireFormat};
 pub use streams::{ConnectionStreams, StreamKind, StreamPermit, Streams};

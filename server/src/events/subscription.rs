@@ -36,7 +36,7 @@ use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Area, EventError, Events, Hub, Message, Published,
+    Area, EventError, Events, Hub, Message, Outlet, Published,
     area::AreaCell,
     replay::{Replay, replay},
 };
@@ -77,6 +77,8 @@ pub struct Subscription {
     max_coordinate: f64,
     /// The epoch of the world's history this stream's revisions belong to.
     epoch: Arc<str>,
+    /// The transport's direct way out, if it has one ([`super::outlet`]).
+    outlet: Option<Arc<Outlet>>,
 }
 
 /// Where a subscriber resumes: after `revision`, of the history `epoch` (when it
@@ -115,6 +117,19 @@ impl Subscription {
         area: Area,
         from: Option<Resume>,
     ) -> Result<Subscription, EventError> {
+        Self::open_with(events, world, area, from, None).await
+    }
+
+    /// [`Subscription::open`], for a transport with a direct way out: while the
+    /// stream is idle ([`Subscription::go_direct`]) the hub's writer writes live
+    /// events through `outlet`.
+    pub async fn open_with(
+        events: &Arc<Events>,
+        world: &Arc<World>,
+        area: Area,
+        from: Option<Resume>,
+        outlet: Option<Arc<Outlet>>,
+    ) -> Result<Subscription, EventError> {
         let epoch: Arc<str> = Arc::from(world.epoch().unwrap_or_default());
         let other_history = from
             .as_ref()
@@ -131,7 +146,7 @@ impl Subscription {
         let (hub, store) = (Arc::clone(hub), Arc::clone(store));
         let cell = Arc::new(AreaCell::new(area));
         let (key, id) = events.register_area(&hub, &cell);
-        let joined = hub.subscribe(key, Arc::clone(&cell), events.queue);
+        let joined = hub.subscribe_with(key, Arc::clone(&cell), events.queue, outlet.clone());
         events.metrics.subscribers(hub.world(), 1.0);
         let mut sub = Subscription {
             key,
@@ -152,6 +167,7 @@ impl Subscription {
             done: false,
             max_coordinate: world.rules().limits.max_coordinate,
             epoch: Arc::clone(&epoch),
+            outlet,
         };
         let Some(from) = from else {
             return Ok(sub);
@@ -288,6 +304,45 @@ impl Subscription {
             },
         };
         Some(self.sending(message))
+    }
+
+    /// Hands live events to the outlet if nothing is left to send (no replay, no
+    /// area change to catch up with, nothing queued, not over); answers whether it
+    /// did. The transport must have written and flushed everything before, and
+    /// until [`Outlet::settled`] must not write (nor call [`Subscription::next`]),
+    /// then call [`Subscription::take_back`].
+    pub fn go_direct(&mut self) -> bool {
+        if self.outlet.is_none() || self.over() || self.area_changed() || !self.pending.is_empty() {
+            return false;
+        }
+        let rx = &self.rx;
+        self.hub.go_direct(self.key, || rx.is_empty())
+    }
+
+    /// Ends direct delivery (the outlet then settles: [`Outlet::settled`]).
+    pub fn leave_direct(&self) {
+        self.hub.leave_direct(self.key);
+    }
+
+    /// The outlet, if the transport has one.
+    pub fn outlet(&self) -> Option<&Arc<Outlet>> {
+        self.outlet.as_ref()
+    }
+
+    /// Takes the stream back from its outlet once it is settled: the events written
+    /// directly count as sent, those left unwritten are sent next, before the queue.
+    pub fn take_back(&mut self) {
+        let Some(outlet) = &self.outlet else { return };
+        let (sent, spilled) = outlet.take();
+        self.last_sent = self.last_sent.max(sent);
+        self.seen = self.seen.max(sent);
+        let last = self.last_sent;
+        self.pending.extend(
+            spilled
+                .into_iter()
+                .filter(|e| e.revision > last)
+                .map(Message::Event),
+        );
     }
 
     /// Whether the area changed since the stream last caught up.

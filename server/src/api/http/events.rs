@@ -26,13 +26,11 @@
 //! shutdown. The frames are built and read in [`frames`].
 
 pub mod frames;
+pub mod sink;
 
 use std::{pin::pin, sync::Arc, task::Poll};
 
-use futures::{
-    SinkExt as _, StreamExt as _,
-    stream::{SplitSink, SplitStream},
-};
+use futures::{StreamExt as _, stream::SplitStream};
 use terrain_core::quote::Quoted;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -53,8 +51,12 @@ use tokio_util::sync::CancellationToken;
 use super::extract::{Query, World};
 use crate::{
     api::{ApiError, ApiState},
-    events::{Area, ConnectionStreams, EventError, Resume, StreamKind, StreamPermit, Subscription},
+    events::{
+        Area, ConnectionStreams, DirectSink, EventError, Outlet, Resume, StreamKind, StreamPermit,
+        Subscription,
+    },
 };
+use sink::SharedSink;
 
 /// The initial area and resume point of a WebSocket subscription.
 #[derive(Debug, PartialEq)]
@@ -193,11 +195,20 @@ pub async fn events(
         Ok(permit) => permit,
         Err(err) => return Ok(refused(err)),
     };
-    let sub = Subscription::open(&state.events, world, opening.area, opening.from).await?;
+    let sink = Arc::new(SharedSink::default());
+    let outlet = Arc::new(Outlet::new(Arc::clone(&sink) as Arc<dyn DirectSink>));
+    let sub = Subscription::open_with(
+        &state.events,
+        world,
+        opening.area,
+        opening.from,
+        Some(outlet),
+    )
+    .await?;
     let upgrade = upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?;
     Ok(upgrade
         .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| serve(socket, sub, permit))
+        .on_upgrade(move |socket| serve(socket, sub, sink, permit))
         .into_response())
 }
 
@@ -231,6 +242,13 @@ const BATCH: usize = 64;
 /// subscription gives is written with whatever else is already queued behind it, then
 /// flushed once: one `write` per batch, not per event.
 ///
+/// Whenever the stream has nothing left to send it hands live events to the hub's
+/// writer ([`Subscription::go_direct`], [`crate::events::outlet`]), which writes
+/// them to this socket without waking this task, and waits until the writer gives
+/// the stream back (a write that did not complete, an area change, shutdown) or the
+/// client sends an area. Then it takes back what the writer left and goes on from
+/// the subscription's queue.
+///
 /// The socket's reading side is a task of its own ([`read_client`]) that hands each
 /// client text message over and ends when the client does: waiting for client
 /// messages beside events in this loop would poll the socket for reading after every
@@ -238,12 +256,45 @@ const BATCH: usize = 64;
 /// server's own time per delivered event. Its handover holds one message, so a client
 /// sending area changes faster than their acknowledgements go out is read no faster
 /// than that.
-async fn serve(socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) {
+async fn serve(
+    socket: WebSocket,
+    mut sub: Subscription,
+    sink: Arc<SharedSink>,
+    _permit: StreamPermit,
+) {
     let closed = sub.closed();
-    let (mut sink, stream) = socket.split();
+    let (socket_sink, stream) = socket.split();
+    sink.install(socket_sink, Arc::clone(sub.epoch()));
     let (handover, mut incoming) = mpsc::channel(1);
     let reader = AbortOnDrop(tokio::spawn(read_client(stream, handover)));
     loop {
+        if sub.go_direct() {
+            let Some(outlet) = sub.outlet().cloned() else {
+                break;
+            };
+            let text = tokio::select! {
+                () = outlet.settled() => None,
+                text = incoming.recv() => Some(text),
+            };
+            if let Some(text) = text {
+                // None: the client closed, failed or went away.
+                let Some(text) = text else { return };
+                // The stream's own again before it answers.
+                sub.leave_direct();
+                outlet.settled().await;
+                sub.take_back();
+                let reply = change_area(&sub, text.as_str()).into();
+                if !unless_closed(sink.send(WsMessage::Text(reply)), &sub, &closed).await {
+                    return;
+                }
+                continue;
+            }
+            sub.take_back();
+            // What the writer left unflushed goes out before anything else.
+            if !unless_closed(sink.flush(), &sub, &closed).await {
+                return;
+            }
+        }
         tokio::select! {
             message = sub.next() => {
                 let Some(mut message) = message else { break };
@@ -254,7 +305,7 @@ async fn serve(socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) 
                         Err(e) => {
                             // Never an empty frame: end the stream; the client resumes.
                             tracing::error!(error = %e, "serialising an event frame");
-                            close(sink, close_code::ERROR, "event not serialisable").await;
+                            close(&sink, close_code::ERROR, "event not serialisable").await;
                             return;
                         }
                     };
@@ -285,7 +336,7 @@ async fn serve(socket: WebSocket, mut sub: Subscription, _permit: StreamPermit) 
         }
     }
     drop(reader);
-    close(sink, close_code::NORMAL, "stream ended").await;
+    close(&sink, close_code::NORMAL, "stream ended").await;
 }
 
 /// Hands each text message of the client to `handover` until the client closes, fails
@@ -313,14 +364,16 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Sends a close frame.
-async fn close(mut sink: SplitSink<WebSocket, WsMessage>, code: u16, reason: &'static str) {
+/// Sends a close frame, and takes the socket's sending half out of `sink` (it is
+/// closed once this stream's last reference to it goes).
+async fn close(sink: &SharedSink, code: u16, reason: &'static str) {
     let frame = CloseFrame {
         code,
         reason: reason.into(),
     };
     // The peer may already be gone; nothing more to do either way.
     let _ = sink.send(WsMessage::Close(Some(frame))).await;
+    sink.uninstall();
 }
 
 /// Runs a socket write (queueing a frame, flushing, or both); false when the peer is

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::super::body::{ObjectError, decode_object, present};
 use crate::{
     api::ApiError,
-    events::{Area, Event, Message},
+    events::{Area, Event, Message, Published},
 };
 
 #[derive(Serialize)]
@@ -74,10 +74,7 @@ struct ResyncJson<'a> {
 /// UTF-8, not copied).
 pub fn message(message: &Message, epoch: &str) -> Result<Utf8Bytes, String> {
     match message {
-        Message::Event(e) => {
-            let json = e.json(|e| event(e, epoch).map_err(|err| err.to_string()))?;
-            Utf8Bytes::try_from(json).map_err(|err| err.to_string())
-        }
+        Message::Event(e) => event_frame(e, epoch),
         Message::Resync { revision, epoch } => serde_json::to_string(&ResyncJson {
             kind: "resync",
             revision: *revision,
@@ -86,6 +83,13 @@ pub fn message(message: &Message, epoch: &str) -> Result<Utf8Bytes, String> {
         .map(Utf8Bytes::from)
         .map_err(|err| err.to_string()),
     }
+}
+
+/// The frame of one event (`epoch` its world's history's): the buffer every
+/// subscriber shares, as [`message`] makes it.
+pub fn event_frame(e: &Published, epoch: &str) -> Result<Utf8Bytes, String> {
+    let json = e.json(|e| event(e, epoch).map_err(|err| err.to_string()))?;
+    Utf8Bytes::try_from(json).map_err(|err| err.to_string())
 }
 
 /// The JSON frame of one event.
@@ -227,7 +231,7 @@ mod tests {
     use terrain_core::zones::Bounds;
 
     use super::*;
-    use crate::{events::Published, metrics::Metrics, store::MutationKind};
+    use crate::{metrics::Metrics, store::MutationKind};
 
     /// Every subscriber's frame of one event is the one JSON buffer the event holds.
     #[test]
