@@ -45,6 +45,9 @@ pub struct Published {
     /// The JSON text (UTF-8, as made from a `String`), or why it could not be
     /// serialised.
     json: OnceLock<Result<Bytes, String>>,
+    /// The JSON text framed as a whole WebSocket text frame, for transports that
+    /// write frames themselves (made from `json`, not counted as an encoding).
+    frame: OnceLock<Result<Bytes, String>>,
     protobuf: OnceLock<Bytes>,
     metrics: Arc<Metrics>,
 }
@@ -55,6 +58,7 @@ impl Published {
         Published {
             event,
             json: OnceLock::new(),
+            frame: OnceLock::new(),
             protobuf: OnceLock::new(),
             metrics,
         }
@@ -77,6 +81,12 @@ impl Published {
                 encode(&self.event).map(Bytes::from)
             })
             .clone()
+    }
+
+    /// The JSON text's whole WebSocket frame: `frame` runs once, for the first
+    /// caller; every caller gets the same bytes.
+    pub fn frame(&self, frame: impl FnOnce() -> Result<Bytes, String>) -> Result<Bytes, String> {
+        self.frame.get_or_init(frame).clone()
     }
 
     /// The protobuf message: `encode` runs once, for the first caller; every caller
@@ -111,6 +121,7 @@ impl fmt::Debug for Published {
         f.debug_struct("Published")
             .field("event", &self.event)
             .field("json", &self.json.get().is_some())
+            .field("frame", &self.frame.get().is_some())
             .field("protobuf", &self.protobuf.get().is_some())
             .finish()
     }

@@ -39,7 +39,10 @@ use axum::{
     http::Request,
     response::{IntoResponse, Response},
 };
-use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::{
+    body::{Frame, Incoming, SizeHint},
+    upgrade::Upgraded,
+};
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
     server::conn::auto::Builder,
@@ -58,7 +61,12 @@ use super::{
     parse_errors::{ErrorBodies, MAX_HEAD_BYTES, MAX_HEADERS},
     tls::Tls,
 };
-use crate::{api::ApiError, config::ConnectionConfig, events::ConnectionStreams, metrics::Metrics};
+use crate::{
+    api::{ApiError, http::events::wire::PlainSocket},
+    config::ConnectionConfig,
+    events::ConnectionStreams,
+    metrics::Metrics,
+};
 
 /// How long the loop waits after an accept error that is not the client's (such as
 /// `EMFILE`, too many open files) before accepting again.
@@ -160,12 +168,17 @@ impl Drop for Slot {
 trait Connection: AsyncRead + AsyncWrite + Unpin + Send + 'static {
     /// Turns Nagle's algorithm off on the socket.
     fn no_delay(&self) -> io::Result<()>;
+
+    /// How an upgraded connection gives its TCP socket back, if it is a plain one.
+    const PLAIN: Option<PlainSocket>;
 }
 
 impl Connection for TcpStream {
     fn no_delay(&self) -> io::Result<()> {
         self.set_nodelay(true)
     }
+
+    const PLAIN: Option<PlainSocket> = Some(PlainSocket(plain_socket));
 }
 
 impl Connection for tokio_rustls::server::TlsStream<TcpStream> {
@@ -173,6 +186,16 @@ impl Connection for tokio_rustls::server::TlsStream<TcpStream> {
         // Set on the socket before the handshake.
         Ok(())
     }
+
+    const PLAIN: Option<PlainSocket> = None;
+}
+
+/// The TCP socket of an upgraded plain connection, as [`connection`] hands it to
+/// hyper, and what hyper read past the request.
+fn plain_socket(upgraded: Upgraded) -> Result<(TcpStream, Bytes), Upgraded> {
+    type Served = TokioIo<ErrorBodies<TcpStream>>;
+    hyper_util::server::conn::auto::upgrade::downcast::<Served>(upgraded)
+        .map(|parts| (parts.io.into_inner().into_inner(), parts.read_buf))
 }
 
 /// Descriptors kept free of connections for the store, the logs and the listener.
@@ -276,6 +299,9 @@ async fn connection<IO: Connection>(
             // in progress for as long as it lasts.
             let busy = in_progress.start();
             request.extensions_mut().insert(streams.clone());
+            if let Some(plain) = IO::PLAIN {
+                request.extensions_mut().insert(plain);
+            }
             let router = router.clone();
             async move {
                 let response = call(router, request, body_timeout).await;

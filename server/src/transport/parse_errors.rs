@@ -41,6 +41,12 @@ impl<T> ErrorBodies<T> {
             pending: None,
         }
     }
+
+    /// The socket, once hyper hands it over (an upgrade: it follows a `101`, never
+    /// one of the error answers replaced here).
+    pub fn into_inner(self) -> T {
+        self.inner
+    }
 }
 
 /// The replacement of `head` if it is one of hyper's own error answers.

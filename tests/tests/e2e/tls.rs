@@ -259,3 +259,46 @@ async fn backup_from_an_https_server_with_the_ca_file_and_the_token() {
     assert!(!out.exists());
     server.stop().await;
 }
+
+/// A WebSocket over TLS (served over hyper's upgraded connection, not its own
+/// socket: no direct delivery) streams events as over plain TCP: a zone put over
+/// TLS reaches the subscriber as its event, whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tile_events_stream_over_a_websocket_on_tls() {
+    use futures::StreamExt as _;
+    use tokio_tungstenite::tungstenite::Message;
+    const TOKEN: &str = "tls-events-token";
+    let identity = Identity::new();
+    let server = TestServer::start_tls(&identity, |c| {
+        c.admin_token = Some(terrain_server::auth::AdminToken::new(TOKEN).unwrap());
+    })
+    .await;
+    let addr = server.addr;
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let tls = connector(identity.cert_pem())
+        .connect(name, tcp)
+        .await
+        .expect("TLS handshake");
+    let (mut socket, answer) =
+        tokio_tungstenite::client_async("wss://localhost/v1/worlds/main/events", tls)
+            .await
+            .expect("the WebSocket opens over TLS");
+    assert_eq!(answer.status(), 101);
+    let zone =
+        r#"{"centerX": 12.5, "centerZ": -3.25, "radius": 4.0, "height": 7.75, "blendRadius": 1.0}"#;
+    let path = "/v1/worlds/main/flat-zones/wss-zone";
+    let (status, answer) = put(addr, identity.cert_pem(), path, TOKEN, zone).await;
+    assert_eq!(status, 200, "{answer}");
+    let frame = tokio::time::timeout(Duration::from_secs(10), socket.next())
+        .await
+        .expect("the event arrives");
+    let Some(Ok(Message::Text(text))) = frame else {
+        panic!("not a text frame: {frame:?}");
+    };
+    let event: serde_json::Value = serde_json::from_str(text.as_str()).unwrap();
+    assert_eq!(event["type"], "event");
+    assert_eq!(event["revision"], 1);
+    assert_eq!(event["cause"]["zone"], "wss-zone");
+    server.stop().await;
+}

@@ -26,26 +26,32 @@
 //! shutdown. The frames are built and read in [`frames`].
 
 pub mod frames;
-pub mod sink;
+pub mod upgrade;
+pub mod wire;
 
 use std::{pin::pin, sync::Arc, task::Poll};
 
-use futures::{StreamExt as _, stream::SplitStream};
+use futures::{
+    SinkExt as _, StreamExt as _,
+    stream::{SplitSink, SplitStream},
+};
 use terrain_core::quote::Quoted;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::{
     Extension,
-    extract::{
-        State,
-        ws::{
-            CloseFrame, Message as WsMessage, Utf8Bytes, WebSocket, WebSocketUpgrade, close_code,
-        },
-    },
+    extract::{State, ws::WebSocketUpgrade},
     http::{HeaderValue, header::RETRY_AFTER},
     response::{IntoResponse, Response},
 };
 use tokio::{sync::mpsc, task::JoinHandle};
+use tokio_tungstenite::{
+    WebSocketStream,
+    tungstenite::{
+        Message as WsMessage, Utf8Bytes,
+        protocol::{CloseFrame, frame::coding::CloseCode},
+    },
+};
 use tokio_util::sync::CancellationToken;
 
 use super::extract::{Query, World};
@@ -56,7 +62,11 @@ use crate::{
         Subscription,
     },
 };
-use sink::SharedSink;
+use upgrade::Upgrade;
+use wire::{Transport, Wire, WireSink};
+
+/// The socket the stream writes its own frames to.
+type Socket = WebSocketStream<Transport>;
 
 /// The initial area and resume point of a WebSocket subscription.
 #[derive(Debug, PartialEq)]
@@ -182,6 +192,7 @@ pub async fn events(
     connection: Option<Extension<ConnectionStreams>>,
     World(world): World,
     query: Query,
+    raw: Upgrade,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let opening = opening(&query, state.engine.limits().max_coordinate)?;
@@ -195,7 +206,7 @@ pub async fn events(
         Ok(permit) => permit,
         Err(err) => return Ok(refused(err)),
     };
-    let sink = Arc::new(SharedSink::default());
+    let sink = Arc::new(WireSink::default());
     let outlet = Arc::new(Outlet::new(Arc::clone(&sink) as Arc<dyn DirectSink>));
     let sub = Subscription::open_with(
         &state.events,
@@ -205,19 +216,11 @@ pub async fn events(
         Some(outlet),
     )
     .await?;
-    let upgrade = upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?;
-    Ok(upgrade
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| serve(socket, sub, sink, permit))
-        .into_response())
+    // axum's extractor checks the request; this route answers it (`upgrade`).
+    drop(upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?);
+    raw.on_upgrade(move |socket, wire| serve(socket, wire, sub, sink, permit))
+        .ok_or_else(|| ApiError::invalid("upgrade", "the connection offers no upgrade"))
 }
-
-/// The socket's read buffer. tungstenite zero-fills up to this much of its buffer
-/// before every read attempt: at the default 128 KiB, with a read attempt after every
-/// event sent, that memset was a quarter of the server's CPU per delivered event
-/// (perf, 1,000 subscribers). Client messages are small; a longer one is read in
-/// several pieces.
-const READ_BUFFER_BYTES: usize = 4096;
 
 /// How long a client refused for the stream caps is asked to wait.
 const RETRY_AFTER_SECONDS: u32 = 1;
@@ -242,12 +245,14 @@ const BATCH: usize = 64;
 /// subscription gives is written with whatever else is already queued behind it, then
 /// flushed once: one `write` per batch, not per event.
 ///
-/// Whenever the stream has nothing left to send it hands live events to the hub's
-/// writer ([`Subscription::go_direct`], [`crate::events::outlet`]), which writes
-/// them to this socket without waking this task, and waits until the writer gives
-/// the stream back (a write that did not complete, an area change, shutdown) or the
-/// client sends an area. Then it takes back what the writer left and goes on from
-/// the subscription's queue.
+/// Over a plain TCP socket (`wire`), whenever the stream has nothing left to send
+/// it hands live events to the hub's writer ([`Subscription::go_direct`],
+/// [`crate::events::outlet`]), which writes their frames to the socket without
+/// waking this task ([`wire`]), and waits until the writer gives the stream back (a
+/// write that did not complete, an area change, shutdown) or the client sends an
+/// area. Then it takes back what the writer left, flushes what the socket had not
+/// taken, and goes on from the subscription's queue. Other transports are served
+/// from the queue alone.
 ///
 /// The socket's reading side is a task of its own ([`read_client`]) that hands each
 /// client text message over and ends when the client does: waiting for client
@@ -257,21 +262,25 @@ const BATCH: usize = 64;
 /// sending area changes faster than their acknowledgements go out is read no faster
 /// than that.
 async fn serve(
-    socket: WebSocket,
+    socket: Socket,
+    wire: Option<Arc<Wire>>,
     mut sub: Subscription,
-    sink: Arc<SharedSink>,
+    direct: Arc<WireSink>,
     _permit: StreamPermit,
 ) {
     let closed = sub.closed();
-    let (socket_sink, stream) = socket.split();
-    sink.install(socket_sink, Arc::clone(sub.epoch()));
+    let outlet = match wire {
+        Some(wire) => {
+            direct.install(wire, Arc::clone(sub.epoch()));
+            sub.outlet().cloned()
+        }
+        None => None,
+    };
+    let (mut sink, stream) = socket.split();
     let (handover, mut incoming) = mpsc::channel(1);
     let reader = AbortOnDrop(tokio::spawn(read_client(stream, handover)));
     loop {
-        if sub.go_direct() {
-            let Some(outlet) = sub.outlet().cloned() else {
-                break;
-            };
+        if let Some(outlet) = outlet.as_ref().filter(|_| sub.go_direct()) {
             let text = tokio::select! {
                 () = outlet.settled() => None,
                 text = incoming.recv() => Some(text),
@@ -290,7 +299,7 @@ async fn serve(
                 continue;
             }
             sub.take_back();
-            // What the writer left unflushed goes out before anything else.
+            // What the socket did not take of the writer's frames goes out first.
             if !unless_closed(sink.flush(), &sub, &closed).await {
                 return;
             }
@@ -305,7 +314,7 @@ async fn serve(
                         Err(e) => {
                             // Never an empty frame: end the stream; the client resumes.
                             tracing::error!(error = %e, "serialising an event frame");
-                            close(&sink, close_code::ERROR, "event not serialisable").await;
+                            close(sink, CloseCode::Error, "event not serialisable").await;
                             return;
                         }
                     };
@@ -336,13 +345,13 @@ async fn serve(
         }
     }
     drop(reader);
-    close(&sink, close_code::NORMAL, "stream ended").await;
+    close(sink, CloseCode::Normal, "stream ended").await;
 }
 
 /// Hands each text message of the client to `handover` until the client closes, fails
 /// or goes away, or the stream ends (`handover` closed); other messages are skipped
 /// (tungstenite answers pings itself).
-async fn read_client(mut stream: SplitStream<WebSocket>, handover: mpsc::Sender<Utf8Bytes>) {
+async fn read_client(mut stream: SplitStream<Socket>, handover: mpsc::Sender<Utf8Bytes>) {
     while let Some(Ok(message)) = stream.next().await {
         let text = match message {
             WsMessage::Text(text) => text,
@@ -364,24 +373,22 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Sends a close frame, and takes the socket's sending half out of `sink` (it is
-/// closed once this stream's last reference to it goes).
-async fn close(sink: &SharedSink, code: u16, reason: &'static str) {
+/// Sends a close frame.
+async fn close(mut sink: SplitSink<Socket, WsMessage>, code: CloseCode, reason: &'static str) {
     let frame = CloseFrame {
         code,
         reason: reason.into(),
     };
     // The peer may already be gone; nothing more to do either way.
     let _ = sink.send(WsMessage::Close(Some(frame))).await;
-    sink.uninstall();
 }
 
 /// Runs a socket write (queueing a frame, flushing, or both); false when the peer is
 /// gone or the server shuts down, before it or while the write is blocked (a client
 /// that stopped reading never holds up shutdown). A write that completes at once,
 /// the usual case, waits on nothing else: only a blocked one waits on `closed` too.
-async fn unless_closed(
-    write: impl Future<Output = Result<(), axum::Error>>,
+async fn unless_closed<E>(
+    write: impl Future<Output = Result<(), E>>,
     sub: &Subscription,
     closed: &CancellationToken,
 ) -> bool {

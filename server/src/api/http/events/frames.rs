@@ -7,9 +7,16 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::ws::Utf8Bytes;
+use bytes::Bytes;
 use serde::{Deserialize, Serialize, de::IgnoredAny};
 use serde_json::json;
+use tokio_tungstenite::tungstenite::{
+    Utf8Bytes,
+    protocol::frame::{
+        Frame,
+        coding::{Data, OpCode},
+    },
+};
 
 use super::super::body::{ObjectError, decode_object, present};
 use crate::{
@@ -90,6 +97,20 @@ pub fn message(message: &Message, epoch: &str) -> Result<Utf8Bytes, String> {
 pub fn event_frame(e: &Published, epoch: &str) -> Result<Utf8Bytes, String> {
     let json = e.json(|e| event(e, epoch).map_err(|err| err.to_string()))?;
     Utf8Bytes::try_from(json).map_err(|err| err.to_string())
+}
+
+/// One event's whole WebSocket text frame (unmasked, as a server sends it): the
+/// header and [`event_frame`]'s text, made once per event and shared by every
+/// subscriber the hub writes it to ([`super::wire`]).
+pub fn event_wire(e: &Published, epoch: &str) -> Result<Bytes, String> {
+    e.frame(|| {
+        let text = event_frame(e, epoch)?;
+        let mut frame = Vec::with_capacity(text.len() + 10);
+        Frame::message(Bytes::from(text), OpCode::Data(Data::Text), true)
+            .format(&mut frame)
+            .map_err(|err| err.to_string())?;
+        Ok(Bytes::from(frame))
+    })
 }
 
 /// The JSON frame of one event.
