@@ -65,6 +65,38 @@ pub use subscription::{Resume, Subscription};
 /// largest height change).
 pub use terrain_model::TileEvent as Event;
 
+/// An event of zone `a` in world `main` at `revision`, over the tiles `tiles` (one
+/// rectangle per tile), raising them by 1 m: the unit tests' event.
+#[cfg(test)]
+pub(crate) fn sample_event(revision: u64, tiles: Vec<(i64, i64)>) -> Event {
+    Event {
+        world: "main".into(),
+        revision,
+        zone: "a".into(),
+        kind: crate::store::MutationKind::Registered,
+        tile_rects: tiles
+            .iter()
+            .map(|&(x, z)| terrain_core::TileRect {
+                min_tx: x,
+                min_tz: z,
+                max_tx: x,
+                max_tz: z,
+            })
+            .collect(),
+        tile_count: tiles.len() as u64,
+        tiles,
+        bounds: terrain_core::zones::Bounds {
+            min_x: 0.0,
+            min_z: 0.0,
+            max_x: 1.0,
+            max_z: 1.0,
+        },
+        max_height_delta: Some(1.0),
+        walkable: None,
+        tileset_contents: Vec::new(),
+    }
+}
+
 /// What a stream carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {

@@ -130,33 +130,9 @@ impl fmt::Debug for Published {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::MutationKind;
-    use terrain_core::zones::Bounds;
 
     fn published(metrics: &Arc<Metrics>) -> Arc<Published> {
-        let event = Event {
-            world: "main".into(),
-            revision: 3,
-            zone: "a".into(),
-            kind: MutationKind::Registered,
-            tiles: vec![(0, 0)],
-            tile_rects: vec![terrain_core::TileRect {
-                min_tx: 0,
-                min_tz: 0,
-                max_tx: 0,
-                max_tz: 0,
-            }],
-            tile_count: 1,
-            bounds: Bounds {
-                min_x: 0.0,
-                min_z: 0.0,
-                max_x: 1.0,
-                max_z: 1.0,
-            },
-            max_height_delta: Some(1.0),
-            walkable: None,
-            tileset_contents: Vec::new(),
-        };
+        let event = super::super::sample_event(3, vec![(0, 0)]);
         Arc::new(Published::new(event, Arc::clone(metrics)))
     }
 

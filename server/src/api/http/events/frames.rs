@@ -249,38 +249,20 @@ pub fn area_applied(area: &Area, revision: u64) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use terrain_core::zones::Bounds;
-
     use super::*;
-    use crate::{metrics::Metrics, store::MutationKind};
+    use crate::metrics::Metrics;
 
     /// Every subscriber's frame of one event is the one JSON buffer the event holds.
     #[test]
     fn frames_of_one_event_share_its_json() {
-        let event = Event {
-            world: "main".into(),
-            revision: 4,
-            zone: "a".into(),
-            kind: MutationKind::Registered,
-            tiles: vec![(0, 0)],
-            tile_rects: Vec::new(),
-            tile_count: 1,
-            bounds: Bounds {
-                min_x: 0.0,
-                min_z: 0.0,
-                max_x: 1.0,
-                max_z: 1.0,
-            },
-            max_height_delta: None,
-            walkable: None,
-            tileset_contents: vec![terrain_core::tiles3d::ContentRect {
-                level: 2,
-                min_x: 1,
-                min_y: 0,
-                max_x: 2,
-                max_y: 1,
-            }],
-        };
+        let mut event = crate::events::sample_event(4, vec![(0, 0)]);
+        event.tileset_contents = vec![terrain_core::tiles3d::ContentRect {
+            level: 2,
+            min_x: 1,
+            min_y: 0,
+            max_x: 2,
+            max_y: 1,
+        }];
         let metrics = Arc::new(Metrics::new().unwrap());
         let published = Message::Event(Arc::new(Published::new(event, metrics)));
         let frames: Vec<Utf8Bytes> = (0..3)

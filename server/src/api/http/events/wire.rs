@@ -294,7 +294,6 @@ impl DirectSink for WireSink {
 #[cfg(test)]
 mod tests {
     use futures::{SinkExt as _, StreamExt as _};
-    use terrain_core::zones::Bounds;
     use tokio::net::TcpSocket;
     use tokio_tungstenite::{
         WebSocketStream,
@@ -302,28 +301,11 @@ mod tests {
     };
 
     use super::*;
-    use crate::{events::Event, metrics::Metrics, store::MutationKind};
+    use crate::{events::sample_event, metrics::Metrics};
 
     fn event(revision: u64, metrics: &Arc<Metrics>) -> Arc<Published> {
-        let event = Event {
-            world: "main".into(),
-            revision,
-            zone: "a".into(),
-            kind: MutationKind::Registered,
-            // A frame of a few kilobytes: the small socket buffers fill in a few.
-            tiles: (0..200).map(|i| (i, -i)).collect(),
-            tile_rects: Vec::new(),
-            tile_count: 200,
-            bounds: Bounds {
-                min_x: 0.0,
-                min_z: 0.0,
-                max_x: 1.0,
-                max_z: 1.0,
-            },
-            max_height_delta: None,
-            walkable: None,
-            tileset_contents: Vec::new(),
-        };
+        // A frame of a few kilobytes: the small socket buffers fill in a few.
+        let event = sample_event(revision, (0..200).map(|i| (i, -i)).collect());
         Arc::new(Published::new(event, Arc::clone(metrics)))
     }
 
