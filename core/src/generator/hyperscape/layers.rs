@@ -7,7 +7,7 @@
 //! both on the spot. Either way [`base_from_axes`] does the rest with the same
 //! operations in the same order.
 
-use libm::{atan2, sqrt};
+use libm::atan2;
 
 use crate::maths::jsmath::{pow, sincos};
 
@@ -319,7 +319,7 @@ const COAST_SLACK: f64 = ISLAND_RADIUS * (0.08 + 0.02 * SIMPLEX_BOUND) + 1e-6;
 /// terms cannot change.
 #[inline(always)]
 pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
-    let dist = sqrt(x * x + z * z);
+    let dist = (x * x + z * z).sqrt();
     if dist <= ALWAYS_LAND {
         return 1.0;
     }
@@ -385,7 +385,7 @@ fn fractal_sum(perlins: &[f64], persistence: f64) -> f64 {
 #[inline]
 fn pond(x: f64, z: f64) -> f64 {
     let (dx, dz) = (x - POND_CENTER.0, z - POND_CENTER.1);
-    let dp = sqrt(dx * dx + dz * dz);
+    let dp = (dx * dx + dz * dz).sqrt();
     let reach = POND_RADIUS * 2.0;
     if dp < reach {
         let f = 1.0 - dp / reach;
@@ -414,6 +414,7 @@ pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &i
 mod tests {
     use super::*;
     use crate::maths::jsmath::{cos, sin};
+    use libm::sqrt;
 
     /// The layer sum written the plain way, straight from §2-3, to check the
     /// precomputed-parts version against.

@@ -114,9 +114,20 @@ impl Hyperscape {
     }
 
     /// `procedural(x, z)`: the base height with the mountain boost (§4.2). Flat zones
-    /// blend toward this height.
+    /// blend toward this height. Run inside `lanes::dispatch` as the point path is
+    /// (the same IEEE operations compiled for the processor's vector extensions).
     pub fn procedural(&self, x: f64, z: f64) -> f64 {
-        biome::boost(self.base(x, z), x, z, &self.mountains)
+        lanes::dispatch(
+            #[inline(always)]
+            || {
+                let direct = Direct {
+                    noise: &self.noise,
+                    x,
+                    z,
+                };
+                self.procedural_axes(x, z, &direct)
+            },
+        )
     }
 
     /// `computed(x, z)` where the four shoreline samples may fall in flat zones:
