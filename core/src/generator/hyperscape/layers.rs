@@ -313,9 +313,9 @@ const COAST_SLACK: f64 = ISLAND_RADIUS * (0.08 + 0.02 * SIMPLEX_BOUND) + 1e-6;
 ///
 /// Early exits return exactly what the full computation would, skipping only terms
 /// that cannot change the answer: far inland or far out (no coastline noise at all);
-/// points on the same side of the falloff for every value the large-scale coastline
-/// term takes in their direction (`coast`'s bounds; the comparisons below are
-/// monotonic in it); and, once that term is known, points whose side the two small
+/// points on the same side of the falloff for every value the coastline variation
+/// takes in their direction (`coast`'s bounds; the comparisons below are monotonic
+/// in it); and, once the large-scale term is known, points whose side the two small
 /// terms cannot change.
 #[inline(always)]
 pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
@@ -326,11 +326,14 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     if dist > ALWAYS_OCEAN {
         return 0.0;
     }
-    let (lo, hi) = coast.range(x, z);
-    if dist < ISLAND_RADIUS * (1.0 + lo * 0.2) - COAST_SLACK - ISLAND_FALLOFF {
+    // The whole variation's bounds in the point's direction: `radius` below is at
+    // least (at most) what they give, the operations being monotonic in `var`.
+    let sector = coast.sector(x, z);
+    let (lo, hi) = coast.var_range(sector);
+    if dist < ISLAND_RADIUS * (1.0 + lo) - ISLAND_FALLOFF - 1e-6 {
         return 1.0;
     }
-    if dist > ISLAND_RADIUS * (1.0 + hi * 0.2) + COAST_SLACK + 1e-6 {
+    if dist > ISLAND_RADIUS * (1.0 + hi) + 1e-6 {
         return 0.0;
     }
     let ang = atan2(z, x);
