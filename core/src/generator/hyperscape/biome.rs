@@ -3,7 +3,7 @@
 //! Nine centres are drawn once per seed on a jittered 3x3 grid over a 10 km world;
 //! only mountain centres affect height, raising terrain near them by up to 50%.
 
-use libm::{exp, floor, sqrt};
+use libm::{exp, floor};
 
 use super::noise::lcg;
 
@@ -115,7 +115,8 @@ pub(crate) fn boost(base: f64, x: f64, z: f64, mountains: &[BiomeCenter]) -> f64
     let mut boost: f64 = 0.0;
     for c in mountains {
         let (dx, dz) = (x - c.x, z - c.z);
-        let nd = sqrt(dx * dx + dz * dz) / c.influence;
+        // `f64::sqrt`, the same bits as `libm::sqrt` (see `noise`'s note).
+        let nd = (dx * dx + dz * dz).sqrt() / c.influence;
         if nd < MAX_NORM_DIST {
             boost = boost.max(exp(((-nd) * nd) * GAUSSIAN_COEFF));
         }

@@ -1,17 +1,19 @@
-//! Bounds of the island mask's large-scale coastline term by direction, so the mask
-//! can answer most points between [`super::layers`]' always-land and always-ocean
-//! radii without evaluating the coastline noise at all.
+//! Bounds of the island mask's coastline variation by direction, so the mask can
+//! answer most points between [`super::layers`]' always-land and always-ocean radii
+//! without evaluating the coastline noise at all.
 //!
-//! The term is `c1(θ) = fractal(2 cos θ, 2 sin θ, 3, 0.5, 2)` with `θ = atan2(z, x)`:
-//! a function of the direction only. [`Coast::new`] evaluates it, exactly as the mask
-//! does, at the edges of [`SECTORS`] sectors of directions, and bounds it inside
-//! each sector with the noise's Lipschitz constant ([`SLOPE`]). A point's sector is
-//! found from a pseudo-angle (four divisions' worth of arithmetic, no `atan2`), and
-//! the neighbouring sectors are included so rounding near a sector edge cannot
-//! matter. If a point lies inside the coast even for the lowest `c1` its direction
-//! allows (or outside for the highest), the mask's answer is known exactly: the
-//! comparisons are monotonic in `c1`, so they come out as they would for the true
-//! value.
+//! The variation is `var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02`, with `θ = atan2(z, x)`,
+//! `c1(θ) = fractal(2 cos θ, 2 sin θ, 3, 0.5, 2)`, `c2(θ) = fractal(6 cos θ, 6 sin θ,
+//! 2, 0.5, 2)` and `c3(θ) = simplex(16 cos θ, 16 sin θ)`: a function of the direction
+//! only. [`Coast::new`] evaluates the three terms, exactly as the mask does, at the
+//! edges of [`SECTORS`] sectors of directions, and bounds each inside each sector
+//! with its Lipschitz constant ([`SLOPE`], [`SLOPE_C2`], [`SLOPE_C3`]). A point's
+//! sector is found from a pseudo-angle (four divisions' worth of arithmetic, no
+//! `atan2`), and the neighbouring sectors are included so rounding near a sector
+//! edge cannot matter. If a point lies inside the coast's falloff even for the
+//! lowest `var` its direction allows (or beyond it for the highest), the mask's answer
+//! is known exactly: its comparisons are monotonic in `var`, so they come out as they
+//! would for the true value.
 
 use std::sync::Arc;
 
@@ -22,7 +24,7 @@ use crate::maths::jsmath::sincos;
 use super::noise::Noise;
 
 /// Sectors of directions around the island.
-pub(super) const SECTORS: usize = 4096;
+pub(super) const SECTORS: usize = 8192;
 
 /// An upper bound of `|d c1 / d θ|`. One Perlin octave's gradient is at most
 /// `1.875 * 3 + 1 = 6.625` per axis (the quintic fade's slope 1.875 times the largest
@@ -32,21 +34,42 @@ pub(super) const SECTORS: usize = 4096;
 /// at most `9.37 * 3 / 1.75 < 16.07`; the circle of radius 2 doubles it. Rounded up.
 const SLOPE: f64 = 33.0;
 
-/// A margin for the rounding of `c1` and of the angle, far above either.
+/// An upper bound of `|d c2 / d θ|`, `c2 = fractal(6 cos θ, 6 sin θ, 2, 0.5, 2)`: one
+/// octave's gradient is below 9.37 (see [`SLOPE`]); weights 1 and 0.5 at frequencies
+/// 1 and 2 over a norm of 1.5 give at most `9.37 * 2 / 1.5 < 12.5`; the circle of
+/// radius 6 multiplies it by 6: 75. A quarter more, for margin.
+const SLOPE_C2: f64 = 94.0;
+
+/// An upper bound of `|d c3 / d θ|`, `c3 = simplex(16 cos θ, 16 sin θ)`. Simplex is
+/// continuous (a corner's weight `t = 0.5 - |d|^2` reaches 0 on the far edge of its
+/// triangle) and `70` times a sum of three corner terms `t^4 (g . d)`, each with a
+/// gradient `-8 t^3 (g . d) d + t^4 g` of length at most `|g| (8 t^3 |d|^2 + t^4) =
+/// |g| (4 t^3 - 7 t^4) <= sqrt(2) * 189 / 2401 < 0.1114` (`|d|^2 = 0.5 - t`, the
+/// maximum at `t = 3/7`); so at most `70 * 3 * 0.1114 < 23.4`, times 16 for the circle:
+/// 374.4. A quarter more, for margin.
+const SLOPE_C3: f64 = 468.0;
+
+/// `|c2| <= 1` (a fractal of clamped Perlin values over its weights' sum) and
+/// `|c3| <= 2.8` (`super::layers`' simplex bound): the sector bounds are clipped to
+/// these.
+const C2_BOUND: f64 = 1.0;
+const C3_BOUND: f64 = 2.8;
+
+/// A margin for the rounding of the terms and of the angle, far above either.
 const ROUNDING: f64 = 1e-6;
 
-/// The range of the coastline term over each sector of directions (with its
+/// The range of the coastline variation over each sector of directions (with its
 /// neighbours); shared by the clones of a generator.
 #[derive(Clone)]
 pub(super) struct Coast {
-    lo: Arc<[f64]>,
-    hi: Arc<[f64]>,
+    /// Bounds of the whole variation `var` per sector (with its neighbours).
+    var: Arc<[(f64, f64)]>,
 }
 
 impl std::fmt::Debug for Coast {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Coast")
-            .field("sectors", &self.lo.len())
+            .field("sectors", &self.var.len())
             .finish_non_exhaustive()
     }
 }
@@ -56,6 +79,24 @@ impl std::fmt::Debug for Coast {
 pub(super) fn large_scale(noise: &Noise, theta: f64) -> f64 {
     let (sin_a, cos_a) = sincos(theta);
     noise.fractal(cos_a * 2.0, sin_a * 2.0, 3, 0.5, 2.0)
+}
+
+/// The mask's two smaller coastline terms in direction `θ`, with its operations:
+/// `(c2, c3)`.
+fn small_scale(noise: &Noise, theta: f64) -> (f64, f64) {
+    let (sin_a, cos_a) = sincos(theta);
+    let (cx, cz) = (cos_a * 2.0, sin_a * 2.0);
+    (
+        noise.fractal(cx * 3.0, cz * 3.0, 2, 0.5, 2.0),
+        noise.simplex(cx * 8.0, cz * 8.0),
+    )
+}
+
+/// The range of a term over a sector from its values `a`, `b` at the sector's edges,
+/// `width` radians apart, and its Lipschitz constant `slope`.
+fn sector_range(a: f64, b: f64, width: f64, slope: f64) -> (f64, f64) {
+    let slack = slope * width / 2.0 + ROUNDING;
+    (a.min(b) - slack, a.max(b) + slack)
 }
 
 /// The pseudo-angle of direction `(x, z)` (not both 0), in `[0, 4]`: increasing with
@@ -98,47 +139,61 @@ impl Coast {
             })
             .collect();
         let c1: Vec<f64> = edges.iter().map(|&t| large_scale(noise, t)).collect();
+        let small: Vec<(f64, f64)> = edges.iter().map(|&t| small_scale(noise, t)).collect();
+        let width = |k: usize| {
+            let width = edges[k + 1] - edges[k];
+            if width < 0.0 {
+                // The sector across the -x axis, where atan2 jumps from pi to -pi.
+                width + 2.0 * std::f64::consts::PI
+            } else {
+                width
+            }
+        };
         let own: Vec<(f64, f64)> = (0..SECTORS)
+            .map(|k| sector_range(c1[k], c1[k + 1], width(k), SLOPE))
+            .collect();
+        // The variation's bounds: each term's, clipped to its global bound, combined
+        // with the mask's operations (monotonic in each term), widened for rounding.
+        let own_var: Vec<(f64, f64)> = (0..SECTORS)
             .map(|k| {
-                let mut width = edges[k + 1] - edges[k];
-                if width < 0.0 {
-                    // The sector across the -x axis, where atan2 jumps from pi to -pi.
-                    width += 2.0 * std::f64::consts::PI;
-                }
-                let slack = SLOPE * width / 2.0 + ROUNDING;
-                let (a, b) = (c1[k], c1[k + 1]);
-                (a.min(b) - slack, a.max(b) + slack)
+                let (c1_lo, c1_hi) = own[k];
+                let (c2_lo, c2_hi) = sector_range(small[k].0, small[k + 1].0, width(k), SLOPE_C2);
+                let (c3_lo, c3_hi) = sector_range(small[k].1, small[k + 1].1, width(k), SLOPE_C3);
+                let var = |c1: f64, c2: f64, c3: f64| (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
+                (
+                    var(c1_lo, c2_lo.max(-C2_BOUND), c3_lo.max(-C3_BOUND)) - ROUNDING,
+                    var(c1_hi, c2_hi.min(C2_BOUND), c3_hi.min(C3_BOUND)) + ROUNDING,
+                )
             })
             .collect();
-        let around = |k: usize| {
-            [
-                own[(k + SECTORS - 1) % SECTORS],
-                own[k],
-                own[(k + 1) % SECTORS],
-            ]
-        };
-        Coast {
-            lo: (0..SECTORS)
-                .map(|k| around(k).iter().map(|s| s.0).fold(f64::INFINITY, f64::min))
-                .collect(),
-            hi: (0..SECTORS)
-                .map(|k| {
-                    around(k)
-                        .iter()
-                        .map(|s| s.1)
-                        .fold(f64::NEG_INFINITY, f64::max)
-                })
-                .collect(),
-        }
+        let var = (0..SECTORS)
+            .map(|k| {
+                let around = [
+                    own_var[(k + SECTORS - 1) % SECTORS],
+                    own_var[k],
+                    own_var[(k + 1) % SECTORS],
+                ];
+                (
+                    around.iter().map(|s| s.0).fold(f64::INFINITY, f64::min),
+                    around.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max),
+                )
+            })
+            .collect();
+        Coast { var }
     }
 
-    /// Bounds `(lo, hi)` of the coastline term in the direction of `(x, z)` (not
-    /// both 0).
+    /// The sector of the direction of `(x, z)` (not both 0).
     #[inline]
-    pub(super) fn range(&self, x: f64, z: f64) -> (f64, f64) {
+    pub(super) fn sector(&self, x: f64, z: f64) -> usize {
         let p = pseudo_angle(x, z);
-        let k = ((p * (SECTORS as f64 / 4.0)) as usize).min(SECTORS - 1);
-        (self.lo[k], self.hi[k])
+        ((p * (SECTORS as f64 / 4.0)) as usize).min(SECTORS - 1)
+    }
+
+    /// Bounds `(lo, hi)` of the whole variation `var` (as the mask computes it) in
+    /// sector `k`.
+    #[inline]
+    pub(super) fn var_range(&self, k: usize) -> (f64, f64) {
+        self.var[k]
     }
 }
 
@@ -147,26 +202,39 @@ mod tests {
     use super::*;
     use crate::maths::jsmath::{cos, sin};
 
-    /// Directions all around, 64 per sector, for several seeds: the coastline term
-    /// the mask computes lies within the bounds of the point's sector; and the
-    /// bounds are tight enough to help (at most 0.1 wide).
+    /// Directions all around, 64 per sector, for several seeds: the coastline's whole
+    /// variation as the mask computes it lies within the bounds of the point's
+    /// sector; and the bounds are tight enough to help (0.025 wide on average, 9 m of
+    /// radius, and 0.05 at most).
     #[test]
     fn the_coastline_term_stays_within_its_sector_s_bounds() {
         for seed in [0, 1, 7, 4_000_000_000] {
             let noise = Noise::new(seed);
             let coast = Coast::new(&noise);
+            let (mut widest, mut total): (f64, f64) = (0.0, 0.0);
             for i in 0..SECTORS * 64 {
                 let theta = -std::f64::consts::PI
                     + i as f64 * (std::f64::consts::TAU / (SECTORS * 64) as f64);
                 let (x, z) = (300.0 * cos(theta), 300.0 * sin(theta));
-                let c1 = large_scale(&noise, atan2(z, x));
-                let (lo, hi) = coast.range(x, z);
+                let theta_mask = atan2(z, x);
+                let c1 = large_scale(&noise, theta_mask);
+                let k = coast.sector(x, z);
+                let (c2, c3) = small_scale(&noise, theta_mask);
+                let var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
+                let (lo, hi) = coast.var_range(k);
                 assert!(
-                    lo <= c1 && c1 <= hi,
-                    "seed {seed} θ {theta}: {c1} not in [{lo}, {hi}]"
+                    lo <= var && var <= hi,
+                    "seed {seed} θ {theta}: var {var} not in [{lo}, {hi}]"
                 );
-                assert!(hi - lo < 0.1, "seed {seed} θ {theta}: [{lo}, {hi}]");
+                widest = widest.max(hi - lo);
+                total += hi - lo;
             }
+            // Tight enough to help: a few metres of radius on average (0.01 is 3.5 m).
+            let mean = total / (SECTORS * 64) as f64;
+            assert!(
+                mean < 0.025 && widest < 0.05,
+                "seed {seed}: var bounds {mean} wide on average, {widest} at most"
+            );
             // The axes and the diagonals exactly.
             for (x, z) in [
                 (1.0, 0.0),
@@ -178,9 +246,11 @@ mod tests {
                 (1.0, -1.0),
                 (-1.0, 1.0),
             ] {
-                let c1 = large_scale(&noise, atan2(z, x));
-                let (lo, hi) = coast.range(x, z);
-                assert!(lo <= c1 && c1 <= hi, "seed {seed} ({x}, {z})");
+                let theta = atan2(z, x);
+                let (c1, (c2, c3)) = (large_scale(&noise, theta), small_scale(&noise, theta));
+                let var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
+                let (lo, hi) = coast.var_range(coast.sector(x, z));
+                assert!(lo <= var && var <= hi, "seed {seed} ({x}, {z})");
             }
         }
     }

@@ -7,7 +7,7 @@
 //! both on the spot. Either way [`base_from_axes`] does the rest with the same
 //! operations in the same order.
 
-use libm::{atan2, sqrt};
+use libm::atan2;
 
 use crate::maths::jsmath::{pow, sincos};
 
@@ -313,24 +313,27 @@ const COAST_SLACK: f64 = ISLAND_RADIUS * (0.08 + 0.02 * SIMPLEX_BOUND) + 1e-6;
 ///
 /// Early exits return exactly what the full computation would, skipping only terms
 /// that cannot change the answer: far inland or far out (no coastline noise at all);
-/// points on the same side of the falloff for every value the large-scale coastline
-/// term takes in their direction (`coast`'s bounds; the comparisons below are
-/// monotonic in it); and, once that term is known, points whose side the two small
+/// points on the same side of the falloff for every value the coastline variation
+/// takes in their direction (`coast`'s bounds; the comparisons below are monotonic
+/// in it); and, once the large-scale term is known, points whose side the two small
 /// terms cannot change.
 #[inline(always)]
 pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
-    let dist = sqrt(x * x + z * z);
+    let dist = (x * x + z * z).sqrt();
     if dist <= ALWAYS_LAND {
         return 1.0;
     }
     if dist > ALWAYS_OCEAN {
         return 0.0;
     }
-    let (lo, hi) = coast.range(x, z);
-    if dist < ISLAND_RADIUS * (1.0 + lo * 0.2) - COAST_SLACK - ISLAND_FALLOFF {
+    // The whole variation's bounds in the point's direction: `radius` below is at
+    // least (at most) what they give, the operations being monotonic in `var`.
+    let sector = coast.sector(x, z);
+    let (lo, hi) = coast.var_range(sector);
+    if dist < ISLAND_RADIUS * (1.0 + lo) - ISLAND_FALLOFF - 1e-6 {
         return 1.0;
     }
-    if dist > ISLAND_RADIUS * (1.0 + hi * 0.2) + COAST_SLACK + 1e-6 {
+    if dist > ISLAND_RADIUS * (1.0 + hi) + 1e-6 {
         return 0.0;
     }
     let ang = atan2(z, x);
@@ -385,7 +388,7 @@ fn fractal_sum(perlins: &[f64], persistence: f64) -> f64 {
 #[inline]
 fn pond(x: f64, z: f64) -> f64 {
     let (dx, dz) = (x - POND_CENTER.0, z - POND_CENTER.1);
-    let dp = sqrt(dx * dx + dz * dz);
+    let dp = (dx * dx + dz * dz).sqrt();
     let reach = POND_RADIUS * 2.0;
     if dp < reach {
         let f = 1.0 - dp / reach;
@@ -414,6 +417,7 @@ pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &i
 mod tests {
     use super::*;
     use crate::maths::jsmath::{cos, sin};
+    use libm::sqrt;
 
     /// The layer sum written the plain way, straight from §2-3, to check the
     /// precomputed-parts version against.

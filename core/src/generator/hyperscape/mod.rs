@@ -114,9 +114,20 @@ impl Hyperscape {
     }
 
     /// `procedural(x, z)`: the base height with the mountain boost (§4.2). Flat zones
-    /// blend toward this height.
+    /// blend toward this height. Run inside `lanes::dispatch` as the point path is
+    /// (the same IEEE operations compiled for the processor's vector extensions).
     pub fn procedural(&self, x: f64, z: f64) -> f64 {
-        biome::boost(self.base(x, z), x, z, &self.mountains)
+        lanes::dispatch(
+            #[inline(always)]
+            || {
+                let direct = Direct {
+                    noise: &self.noise,
+                    x,
+                    z,
+                };
+                self.procedural_axes(x, z, &direct)
+            },
+        )
     }
 
     /// `computed(x, z)` where the four shoreline samples may fall in flat zones:
@@ -341,6 +352,18 @@ impl Generator for Hyperscape {
                 if !shore::in_band(b) {
                     return b;
                 }
+                // Nearly every point of the band has a steep neighbour (`shore::steep`),
+                // mostly the outward one, and then its height is `b`: that one
+                // neighbour first, the four in lanes only when it is not steep.
+                let (nx, nz) = shore::neighbours(x, z)[shore::outward(x, z)];
+                let direct = Direct {
+                    noise: &self.noise,
+                    x: nx,
+                    z: nz,
+                };
+                if shore::steep(b, self.procedural_axes(nx, nz, &direct)) {
+                    return b;
+                }
                 shore::from_neighbours(b, self.neighbours_lanes(x, z))
             },
         )
@@ -387,6 +410,47 @@ impl Generator for Hyperscape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The point path in the shoreline band equals §5.2 written out (the four
+    /// neighbours' scalar procedural heights, then the adjustment), bit for bit, both
+    /// where the outward neighbour is steep (the early answer) and where it is not (the
+    /// four in lanes), for several seeds.
+    #[test]
+    fn the_point_path_in_the_band_is_the_plain_shoreline() {
+        let mut s: u64 = 0x0b0a_57ee_b5ea_5ea5;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut steep, mut gentle) = (0, 0);
+        for seed in [0, 1, 7, 4_000_000_000] {
+            let g = Hyperscape::new(seed);
+            for _ in 0..40_000 {
+                let r = 200.0 + 300.0 * next();
+                let a = std::f64::consts::TAU * next();
+                let (x, z) = (r * a.cos(), r * a.sin());
+                let b = g.procedural(x, z);
+                if !shore::in_band(b) {
+                    continue;
+                }
+                let around = shore::neighbours(x, z).map(|(nx, nz)| g.procedural(nx, nz));
+                let want = shore::from_neighbours(b, around);
+                assert_eq!(
+                    Generator::height(&g, x, z).to_bits(),
+                    want.to_bits(),
+                    "seed {seed} ({x}, {z})"
+                );
+                if shore::steep(b, around[shore::outward(x, z)]) {
+                    steep += 1;
+                } else {
+                    gentle += 1;
+                }
+            }
+        }
+        assert!(steep > 1000 && gentle > 30, "{steep} {gentle}");
+    }
 
     /// The point path's four shoreline neighbours in lanes are the scalar procedural
     /// heights there, bit for bit, over the island, its coast and beyond, for several

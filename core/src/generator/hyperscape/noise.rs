@@ -5,8 +5,13 @@
 //! coordinate) and a core that combines two axis parts. The per-point path builds both
 //! parts on the spot; the area path precomputes them once per grid column and row.
 //! Both run the same core, so they agree bit for bit.
-
-use libm::sqrt;
+//!
+//! Square roots here are `f64::sqrt`, not `libm::sqrt`: the same IEEE, correctly
+//! rounded bits (the lanes' test checks them against each other), but `libm::sqrt`
+//! on x86-64 is an inline-assembly legacy-SSE `sqrtsd`, which in the code
+//! `lanes::dispatch` compiles for AVX2 mixes SSE with dirty 256-bit registers (a
+//! transition stall the compiler cannot avoid around assembly); `f64::sqrt` becomes
+//! `vsqrtsd` there. The same holds in `layers` and `biome`.
 
 use super::lanes::{F4, LANES};
 
@@ -256,7 +261,7 @@ impl Noise {
 
     /// `simplex(x, y)` of §2.2, roughly in [-1, 1] (never beyond +-2.8).
     pub fn simplex(&self, x: f64, y: f64) -> f64 {
-        let sqrt3 = sqrt(3.0);
+        let sqrt3 = 3.0f64.sqrt();
         let f2 = 0.5 * (sqrt3 - 1.0);
         let g2 = (3.0 - sqrt3) / 6.0;
         let s = (x + y) * f2;
@@ -301,7 +306,7 @@ pub(crate) const EROSION_STEP: f64 = 0.01;
 pub(crate) fn erosion_factor(c: f64, ex: f64, ez: f64) -> f64 {
     let gx = (ex - c) / EROSION_STEP;
     let gz = (ez - c) / EROSION_STEP;
-    let mag = sqrt(gx * gx + gz * gz);
+    let mag = (gx * gx + gz * gz).sqrt();
     f64::min(1.0, mag * 2.0)
 }
 

@@ -20,14 +20,56 @@ pub(crate) fn in_band(b: f64) -> bool {
 }
 
 /// `computed(x, z)` of §5.2 given `b = noShore(x, z)` and the un-shored height function
-/// for the neighbours.
+/// for the neighbours. The neighbours are read one by one, the [`outward`] one first,
+/// and the first [`steep`] one ends it with `b` (what [`from_neighbours`] gives then,
+/// whatever the others are).
 #[inline]
 pub(crate) fn computed(b: f64, x: f64, z: f64, no_shore: impl Fn(f64, f64) -> f64) -> f64 {
     if !in_band(b) {
         return b;
     }
-    let [n, s, e, w] = neighbours(x, z).map(|(nx, nz)| no_shore(nx, nz));
-    from_neighbours(b, [n, s, e, w])
+    let around = neighbours(x, z);
+    let first = outward(x, z);
+    let v = no_shore(around[first].0, around[first].1);
+    if steep(b, v) {
+        return b;
+    }
+    let mut heights = [v; 4];
+    for (i, &(nx, nz)) in around.iter().enumerate() {
+        if i != first {
+            heights[i] = no_shore(nx, nz);
+            if steep(b, heights[i]) {
+                return b;
+            }
+        }
+    }
+    from_neighbours(b, heights)
+}
+
+/// True when a neighbour whose un-shored height is `v` makes the slope at `b` at least
+/// [`MIN_SLOPE`]: then the adjustment leaves `b` exactly as it is, whatever the other
+/// neighbours (§5.3: the slope is the largest difference, `MIN_SLOPE / slope` is at
+/// most 1, so the target and the multiplier are exactly 1, and `WATER +- |b - WATER|`
+/// is `b`, the subtraction being exact for `b` in the band by Sterbenz's lemma). A
+/// NaN `v` is not steep.
+#[inline(always)]
+pub(crate) fn steep(b: f64, v: f64) -> bool {
+    (v - b).abs() / SAMPLE >= MIN_SLOPE
+}
+
+/// The index in [`neighbours`] of the one the slope is likeliest steep toward: along
+/// the axis of the point's larger coordinate, away from the origin (the island's
+/// coast falls off radially). 813 of the 834 band points of 10,000 uniform in the
+/// 350 m disc of seed 0 are steep toward it.
+#[inline(always)]
+pub(crate) fn outward(x: f64, z: f64) -> usize {
+    if x.abs() > z.abs() {
+        if x > 0.0 { 2 } else { 3 }
+    } else if z > 0.0 {
+        0
+    } else {
+        1
+    }
 }
 
 /// The four slope samples of `(x, z)`, in the order §5.2 takes them: north, south,
@@ -98,6 +140,53 @@ mod tests {
         // Slope 0.03 would ask for 2, capped at 1.6.
         assert_eq!(adjust(10.0, 0.03), adjust(10.0, 0.0));
         assert_eq!(adjust(9.0, 0.0), 9.0);
+    }
+
+    /// `computed` reads the neighbours lazily and stops at the first steep one: the
+    /// same bits as the adjustment of all four, over random heights about the band
+    /// (steep and gentle neighbours, in every position, the outward one included).
+    #[test]
+    fn stopping_at_a_steep_neighbour_changes_nothing() {
+        let mut s: u64 = 0x5100_e5ee_d0d0_cafe;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut early, mut all) = (0, 0);
+        for _ in 0..200_000 {
+            let b = 5.5 + next() * 7.0;
+            let (x, z) = ((next() - 0.5) * 900.0, (next() - 0.5) * 900.0);
+            let spread = [0.03, 0.07, 0.2][(next() * 3.0) as usize];
+            let heights: [f64; 4] = std::array::from_fn(|_| b + (next() - 0.5) * 2.0 * spread);
+            let around = neighbours(x, z);
+            let field = |nx: f64, nz: f64| {
+                let i = around
+                    .iter()
+                    .position(|&p| p == (nx, nz))
+                    .expect("a neighbour");
+                heights[i]
+            };
+            let want = if in_band(b) {
+                from_neighbours(b, heights)
+            } else {
+                b
+            };
+            assert_eq!(
+                computed(b, x, z, field).to_bits(),
+                want.to_bits(),
+                "{b} {heights:?}"
+            );
+            if in_band(b) {
+                if heights.iter().any(|&v| steep(b, v)) {
+                    early += 1;
+                } else {
+                    all += 1;
+                }
+            }
+        }
+        assert!(early > 1000 && all > 1000, "{early} {all}");
     }
 
     #[test]
