@@ -27,6 +27,12 @@ if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]
 fi
 
 echo "== cargo fuzz build"
+# cargo-fuzz has no --locked: a lock file behind the workspace would be rewritten (and
+# the clone left changed), so check it first.
+if ! (cd fuzz && cargo metadata --locked --format-version 1 >/dev/null); then
+    echo "fuzz/Cargo.lock is out of date: run 'cargo metadata --format-version 1' in fuzz/ and commit it" >&2
+    exit 1
+fi
 cargo +nightly fuzz build "${BUILD_FLAGS[@]}"
 
 # New inputs found by the short runs go to a scratch directory, not into the
