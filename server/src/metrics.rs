@@ -33,6 +33,7 @@
 //! | `terrain_open_streams` (gauge) | `kind` (`grpc_events`, `websocket_events`, `track_viewers`; under `max_subscriptions`) |
 //! | `terrain_events_published_total` | `world` |
 //! | `terrain_events_sent_total` | `world` (events delivered to subscribers' streams) |
+//! | `terrain_events_direct_total` | `world` (of those, written by the hub's writer straight to a WebSocket's TCP socket: direct delivery) |
 //! | `terrain_event_subscribers_dropped_total` | `world` (slow subscribers cut off) |
 //! | `terrain_event_encodings_total` | `format` (`json`, `protobuf`: events encoded, once per event and format) |
 //! | `terrain_mesh_encodings_total` | `format` (`json`, `glb`, `bin`, `protobuf`: tile meshes encoded for a response) |
@@ -181,6 +182,10 @@ impl Metrics {
             describe_counter!(
                 "terrain_events_sent_total",
                 "Tile events handed to subscribers' streams (live and replayed), by world"
+            );
+            describe_counter!(
+                "terrain_events_direct_total",
+                "Tile events the hub's writer wrote straight to WebSocket subscribers' sockets (direct delivery; counted in terrain_events_sent_total too), by world"
             );
             describe_counter!(
                 "terrain_event_encodings_total",
@@ -385,6 +390,12 @@ impl Metrics {
     /// string, key hash, map) per event and subscriber.
     pub fn events_sent(&self, world: &str) -> metrics::Counter {
         self.with(|| counter!("terrain_events_sent_total", "world" => world.to_string()))
+    }
+
+    /// The counter of events the hub's writer wrote straight to `world`'s
+    /// subscribers' sockets (the writer keeps it).
+    pub fn events_direct(&self, world: &str) -> metrics::Counter {
+        self.with(|| counter!("terrain_events_direct_total", "world" => world.to_string()))
     }
 
     /// Counts one event encoded in `format`.

@@ -305,7 +305,10 @@ impl Hub {
                 return false;
             };
             let (tx, rx) = mpsc::unbounded_channel();
-            let sent = self.metrics.events_sent(&self.world);
+            let sent = [
+                self.metrics.events_sent(&self.world),
+                self.metrics.events_direct(&self.world),
+            ];
             let backlog = Arc::clone(&state.backlog);
             // Outside the runtime's cooperative budget: the writer makes one write per
             // outlet in a single poll, and within the budget every write after the
@@ -340,13 +343,14 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 /// The writer task: writes each batch's event to its outlets, in order, and flips
-/// (under the hub's lock) every outlet whose write did not complete. Ends when the
-/// hub closes.
+/// (under the hub's lock) every outlet whose write did not complete; counts its
+/// writes in `sent` (`terrain_events_sent_total` and `terrain_events_direct_total`).
+/// Ends when the hub closes.
 async fn write(
     state: Arc<Mutex<State>>,
     mut inbox: mpsc::UnboundedReceiver<Batch>,
     backlog: Arc<AtomicUsize>,
-    sent: metrics::Counter,
+    sent: [metrics::Counter; 2],
 ) {
     while let Some(batch) = inbox.recv().await {
         let revision = batch.event.revision;
@@ -360,7 +364,9 @@ async fn write(
             }
             outlet.handled(revision);
         }
-        sent.increment(count);
+        for counter in &sent {
+            counter.increment(count);
+        }
         backlog.fetch_sub(1, Ordering::AcqRel);
     }
 }

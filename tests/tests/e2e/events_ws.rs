@@ -50,6 +50,25 @@ async fn a_put_is_announced_with_its_revision_cause_tiles_bounds_and_delta() {
     server.stop().await;
 }
 
+/// A WebSocket over plain TCP is written by the hub's writer once its stream is
+/// idle (direct delivery, `terrain_events_direct_total`), and its frames arrive whole.
+#[tokio::test]
+async fn an_idle_subscribers_events_are_written_directly() {
+    let server = TestServer::start().await;
+    let mut ws = ws_connect(&server, "main", "").await;
+    let series = r#"terrain_events_direct_total{world="main"}"#;
+    // The stream goes direct once it has nothing left to send: from the second event
+    // on at the latest (the first may come while it opens).
+    for (i, x) in [70.0, 90.0, 110.0].into_iter().enumerate() {
+        let answer = put_zone(&server, &format!("pad{i}"), &raised(x, 92.0)).await;
+        let event = ws_event(&mut ws).await;
+        assert_eq!(event["revision"], answer["revision"], "{event}");
+    }
+    let direct = server.metric(series).await;
+    assert!(direct >= 2.0, "{series} {direct}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn subscribers_get_only_their_area_and_can_change_it() {
     let server = TestServer::start().await;

@@ -300,5 +300,10 @@ async fn tile_events_stream_over_a_websocket_on_tls() {
     assert_eq!(event["type"], "event");
     assert_eq!(event["revision"], 1);
     assert_eq!(event["cause"]["zone"], "wss-zone");
+    let (status, metrics) = get(addr, identity.cert_pem(), "/metrics").await;
+    assert_eq!(status, 200, "{metrics}");
+    let sample = |series| terrain_tests::metric_sample(&metrics, series).unwrap_or(0.0);
+    assert_eq!(sample(r#"terrain_events_sent_total{world="main"}"#), 1.0);
+    assert_eq!(sample(r#"terrain_events_direct_total{world="main"}"#), 0.0);
     server.stop().await;
 }
