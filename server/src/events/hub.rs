@@ -42,11 +42,9 @@ struct Entry {
     tx: mpsc::Sender<Arc<Published>>,
     /// Set to the revision that overflowed the queue when the hub cuts it off.
     cut: Arc<AtomicU64>,
-    /// Its direct way out, if its transport has one.
+    /// Its direct way out, if its transport has one. Its queue's capacity also
+    /// bounds the events the outlet may wait for behind the writer.
     outlet: Option<Arc<Outlet>>,
-    /// Its queue's capacity, which also bounds the events its outlet may wait for
-    /// behind the writer.
-    queue: usize,
 }
 
 /// One event for the writer task, and the outlets it was assigned to.
@@ -133,7 +131,7 @@ impl Hub {
                     return true;
                 }
                 if let Some(outlet) = s.outlet.as_ref().filter(|o| o.is_direct()) {
-                    if backlog < s.queue {
+                    if backlog < s.tx.max_capacity() {
                         outlet.assign(event.revision);
                         outlets.push(Arc::clone(outlet));
                         return true;
@@ -238,7 +236,6 @@ impl Hub {
                 tx,
                 cut: Arc::clone(&cut),
                 outlet,
-                queue: queue.max(1),
             });
         }
         Joined {

@@ -41,7 +41,7 @@ use axum::{
 };
 use hyper::{
     body::{Frame, Incoming, SizeHint},
-    upgrade::Upgraded,
+    upgrade::{OnUpgrade, Upgraded},
 };
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
@@ -299,7 +299,10 @@ async fn connection<IO: Connection>(
             // in progress for as long as it lasts.
             let busy = in_progress.start();
             request.extensions_mut().insert(streams.clone());
-            if let Some(plain) = IO::PLAIN {
+            // Only requests hyper may upgrade need it (no allocation for the rest).
+            if let Some(plain) = IO::PLAIN
+                && request.extensions().get::<OnUpgrade>().is_some()
+            {
                 request.extensions_mut().insert(plain);
             }
             let router = router.clone();

@@ -63,7 +63,7 @@ use crate::{
     },
 };
 use upgrade::Upgrade;
-use wire::{Transport, Wire, WireSink};
+use wire::{Transport, WireSink};
 
 /// The socket the stream writes its own frames to.
 type Socket = WebSocketStream<Transport>;
@@ -218,7 +218,7 @@ pub async fn events(
     .await?;
     // axum's extractor checks the request; this route answers it (`upgrade`).
     drop(upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?);
-    raw.on_upgrade(move |socket, wire| serve(socket, wire, sub, sink, permit))
+    raw.on_upgrade(move |socket| serve(socket, sub, sink, permit))
         .ok_or_else(|| ApiError::invalid("upgrade", "the connection offers no upgrade"))
 }
 
@@ -245,7 +245,7 @@ const BATCH: usize = 64;
 /// subscription gives is written with whatever else is already queued behind it, then
 /// flushed once: one `write` per batch, not per event.
 ///
-/// Over a plain TCP socket (`wire`), whenever the stream has nothing left to send
+/// Over a plain TCP socket ([`wire::wire`]), whenever the stream has nothing left to send
 /// it hands live events to the hub's writer ([`Subscription::go_direct`],
 /// [`crate::events::outlet`]), which writes their frames to the socket without
 /// waking this task ([`wire`]), and waits until the writer gives the stream back (a
@@ -263,13 +263,12 @@ const BATCH: usize = 64;
 /// than that.
 async fn serve(
     socket: Socket,
-    wire: Option<Arc<Wire>>,
     mut sub: Subscription,
     direct: Arc<WireSink>,
     _permit: StreamPermit,
 ) {
     let closed = sub.closed();
-    let outlet = match wire {
+    let outlet = match wire::wire(socket.get_ref()) {
         Some(wire) => {
             direct.install(wire, Arc::clone(sub.epoch()));
             sub.outlet().cloned()

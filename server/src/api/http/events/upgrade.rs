@@ -3,7 +3,7 @@
 //! axum's extractor still checks the request (its refusals are the route's), this
 //! module answers it and opens the stream over what hyper hands over.
 
-use std::{convert::Infallible, sync::Arc};
+use std::convert::Infallible;
 
 use axum::{
     body::Body,
@@ -20,7 +20,7 @@ use tokio_tungstenite::{
     },
 };
 
-use super::wire::{PlainSocket, Transport, Wire};
+use super::wire::{PlainSocket, Transport, transport};
 
 /// The socket's read buffer. tungstenite zero-fills up to this much of its buffer
 /// before every read attempt: at the default 128 KiB, with a read attempt after every
@@ -64,7 +64,7 @@ impl Upgrade {
     /// offered no upgrade (the request was checked, so not expected).
     pub fn on_upgrade<F, Fut>(self, serve: F) -> Option<Response>
     where
-        F: FnOnce(WebSocketStream<Transport>, Option<Arc<Wire>>) -> Fut + Send + 'static,
+        F: FnOnce(WebSocketStream<Transport>) -> Fut + Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
         let Upgrade(on_upgrade, plain) = self;
@@ -91,10 +91,10 @@ impl Upgrade {
                     return;
                 }
             };
-            let (transport, wire) = Transport::of(upgraded, plain);
             let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
-            let socket = WebSocketStream::from_raw_socket(transport, Role::Server, Some(config));
-            serve(socket.await, wire).await;
+            let socket = transport(upgraded, plain);
+            let socket = WebSocketStream::from_raw_socket(socket, Role::Server, Some(config));
+            serve(socket.await).await;
         });
         Some(response)
     }

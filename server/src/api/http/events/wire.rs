@@ -33,6 +33,7 @@ use tokio::{
     io::{AsyncRead, AsyncWrite, ReadBuf},
     net::TcpStream,
 };
+use tokio_util::either::Either;
 
 use super::frames;
 use crate::events::{DirectSink, Offer, Published};
@@ -155,11 +156,15 @@ impl AsyncWrite for WireIo {
         loop {
             {
                 let mut out = wire.out();
-                if out.len() < OUT_LIMIT || wire.drain(&mut out)? {
+                if out.len() >= OUT_LIMIT {
+                    wire.drain(&mut out)?;
+                }
+                if out.len() < OUT_LIMIT {
                     wire.put(&mut out, buf)?;
                     return Poll::Ready(Ok(buf.len()));
                 }
             }
+            // The failed write cleared the socket's readiness: this registers.
             ready!(wire.tcp.poll_write_ready(cx))?;
         }
     }
@@ -177,14 +182,9 @@ impl AsyncWrite for WireIo {
     }
 }
 
-/// What a WebSocket stream runs over.
-#[derive(Debug)]
-pub enum Transport {
-    /// Its own TCP socket, shared with the hub's writer.
-    Wire(WireIo),
-    /// hyper's upgraded connection (TLS, HTTP/2).
-    Upgraded(TokioIo<Upgraded>),
-}
+/// What a WebSocket stream runs over: its own TCP socket, shared with the hub's
+/// writer, or hyper's upgraded connection (TLS, HTTP/2).
+pub type Transport = Either<WireIo, TokioIo<Upgraded>>;
 
 /// How a connection's upgraded IO gives back its plain TCP socket (and what hyper
 /// read past the request): put in each request's extensions by the transport
@@ -192,64 +192,26 @@ pub enum Transport {
 #[derive(Debug, Clone, Copy)]
 pub struct PlainSocket(pub fn(Upgraded) -> Result<(TcpStream, Bytes), Upgraded>);
 
-impl Transport {
-    /// The transport of `upgraded`: its TCP socket if `plain` gives it back, with
-    /// the socket; else the connection itself.
-    pub fn of(upgraded: Upgraded, plain: Option<PlainSocket>) -> (Self, Option<Arc<Wire>>) {
-        let Some(PlainSocket(plain)) = plain else {
-            return (Transport::Upgraded(TokioIo::new(upgraded)), None);
-        };
-        match plain(upgraded) {
-            Ok((tcp, read_first)) => {
-                let wire = Arc::new(Wire::new(tcp));
-                let io = WireIo {
-                    wire: Arc::clone(&wire),
-                    read_first,
-                };
-                (Transport::Wire(io), Some(wire))
-            }
-            Err(upgraded) => (Transport::Upgraded(TokioIo::new(upgraded)), None),
-        }
+/// The transport of `upgraded`: its TCP socket if `plain` gives it back, else the
+/// connection itself.
+pub fn transport(upgraded: Upgraded, plain: Option<PlainSocket>) -> Transport {
+    let Some(PlainSocket(plain)) = plain else {
+        return Either::Right(TokioIo::new(upgraded));
+    };
+    match plain(upgraded) {
+        Ok((tcp, read_first)) => Either::Left(WireIo {
+            wire: Arc::new(Wire::new(tcp)),
+            read_first,
+        }),
+        Err(upgraded) => Either::Right(TokioIo::new(upgraded)),
     }
 }
 
-impl AsyncRead for Transport {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Transport::Wire(io) => Pin::new(io).poll_read(cx, buf),
-            Transport::Upgraded(io) => Pin::new(io).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Transport {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Transport::Wire(io) => Pin::new(io).poll_write(cx, buf),
-            Transport::Upgraded(io) => Pin::new(io).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Transport::Wire(io) => Pin::new(io).poll_flush(cx),
-            Transport::Upgraded(io) => Pin::new(io).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Transport::Wire(io) => Pin::new(io).poll_shutdown(cx),
-            Transport::Upgraded(io) => Pin::new(io).poll_shutdown(cx),
-        }
+/// The socket under `transport`, if it is its own TCP socket.
+pub fn wire(transport: &Transport) -> Option<Arc<Wire>> {
+    match transport {
+        Either::Left(io) => Some(Arc::clone(&io.wire)),
+        Either::Right(_) => None,
     }
 }
 
@@ -320,7 +282,7 @@ mod tests {
         connecting.set_send_buffer_size(4096).unwrap();
         let (tcp, accepted) = tokio::join!(connecting.connect(address), listener.accept());
         let wire = Arc::new(Wire::new(tcp.unwrap()));
-        let io = Transport::Wire(WireIo {
+        let io = Either::Left(WireIo {
             wire: Arc::clone(&wire),
             read_first: Bytes::new(),
         });
