@@ -20,30 +20,35 @@ pub(crate) fn in_band(b: f64) -> bool {
 }
 
 /// `computed(x, z)` of §5.2 given `b = noShore(x, z)` and the un-shored height function
-/// for the neighbours. The neighbours are read one by one, the [`outward`] one first,
-/// and the first [`steep`] one ends it with `b` (what [`from_neighbours`] gives then,
-/// whatever the others are).
+/// for the neighbours ([`computed_with`], the four read one by one).
 #[inline]
 pub(crate) fn computed(b: f64, x: f64, z: f64, no_shore: impl Fn(f64, f64) -> f64) -> f64 {
+    computed_with(b, x, z, &no_shore, || {
+        neighbours(x, z).map(|(nx, nz)| no_shore(nx, nz))
+    })
+}
+
+/// `computed(x, z)` of §5.2 given `b = noShore(x, z)`, `one` the un-shored height of
+/// one neighbour and `four` those of all four in [`neighbours`]' order. The
+/// [`outward`] neighbour is read first: when it is [`steep`] the answer is `b`
+/// (what [`from_neighbours`] gives then, whatever the others are), which is nearly
+/// always, and `four` is not called.
+#[inline(always)]
+pub(crate) fn computed_with(
+    b: f64,
+    x: f64,
+    z: f64,
+    one: impl Fn(f64, f64) -> f64,
+    four: impl FnOnce() -> [f64; 4],
+) -> f64 {
     if !in_band(b) {
         return b;
     }
-    let around = neighbours(x, z);
-    let first = outward(x, z);
-    let v = no_shore(around[first].0, around[first].1);
-    if steep(b, v) {
+    let (nx, nz) = neighbours(x, z)[outward(x, z)];
+    if steep(b, one(nx, nz)) {
         return b;
     }
-    let mut heights = [v; 4];
-    for (i, &(nx, nz)) in around.iter().enumerate() {
-        if i != first {
-            heights[i] = no_shore(nx, nz);
-            if steep(b, heights[i]) {
-                return b;
-            }
-        }
-    }
-    from_neighbours(b, heights)
+    from_neighbours(b, four())
 }
 
 /// True when a neighbour whose un-shored height is `v` makes the slope at `b` at least
