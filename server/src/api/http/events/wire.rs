@@ -1,7 +1,7 @@
 //! The WebSocket's own TCP socket, for direct delivery.
 //!
 //! A subscription over a plain HTTP/1.1 connection keeps its TCP socket after the
-//! upgrade ([`Transport::Wire`]). tungstenite reads the client's frames from it and
+//! upgrade ([`Transport`]'s left side, [`WireIo`]). tungstenite reads the client's frames from it and
 //! writes the stream's own (replays, acknowledgements, `resync`, pongs, close), and
 //! the hub's writer writes live events to it directly ([`WireSink`]): each event's
 //! frame is made once for every subscriber ([`frames::event_wire`]), and writing it
@@ -17,7 +17,7 @@
 //! (the outlet then goes back to the stream, which flushes it).
 //!
 //! Other transports (TLS, HTTP/2's WebSockets) are hyper's upgraded connection
-//! ([`Transport::Upgraded`]); their subscribers are served from their queues.
+//! (the right side of [`Transport`]); their subscribers are served from their queues.
 
 use std::{
     io,
