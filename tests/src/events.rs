@@ -6,7 +6,10 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use terrain_proto::v1::{self as pb, terrain_events_client::TerrainEventsClient};
-use tokio::net::TcpStream;
+use tokio::{
+    io::{AsyncRead, AsyncWrite},
+    net::TcpStream,
+};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
 use tonic::{Streaming, transport::Channel};
 
@@ -29,7 +32,9 @@ pub async fn ws_connect(server: &TestServer, world: &str, query: &str) -> Ws {
 }
 
 /// The next JSON text frame, or `None` when the server closed the socket.
-pub async fn ws_next(ws: &mut Ws) -> Option<Value> {
+pub async fn ws_next<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+) -> Option<Value> {
     loop {
         let frame = tokio::time::timeout(EVENT_WAIT, ws.next())
             .await
@@ -45,21 +50,27 @@ pub async fn ws_next(ws: &mut Ws) -> Option<Value> {
 }
 
 /// The next frame, which must be a JSON message.
-pub async fn ws_event(ws: &mut Ws) -> Value {
+pub async fn ws_event<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
     ws_next(ws)
         .await
         .expect("an event, not the end of the stream")
 }
 
 /// Asserts nothing arrives on `ws` for `wait`.
-pub async fn ws_silent(ws: &mut Ws, wait: Duration) {
+pub async fn ws_silent<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+    wait: Duration,
+) {
     if let Ok(frame) = tokio::time::timeout(wait, ws.next()).await {
         panic!("expected silence, got {frame:?}");
     }
 }
 
 /// Sends a text frame (an area change).
-pub async fn ws_send(ws: &mut Ws, value: &Value) {
+pub async fn ws_send<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+    value: &Value,
+) {
     ws.send(Message::Text(value.to_string().into()))
         .await
         .expect("send");

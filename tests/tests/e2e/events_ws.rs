@@ -7,10 +7,14 @@ use std::time::Duration;
 
 use common::{
     TestServer, assert_http_error,
-    events::{put_zone, raised, revision, ws_connect, ws_event, ws_send, ws_silent},
+    events::{EVENT_WAIT, put_zone, raised, revision, ws_connect, ws_event, ws_send, ws_silent},
     main_generator, num, resolve,
 };
+use http_body_util::{BodyExt as _, Empty};
+use hyper::body::Bytes;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
+use tokio_tungstenite::{WebSocketStream, tungstenite::protocol::Role};
 
 #[tokio::test]
 async fn a_put_is_announced_with_its_revision_cause_tiles_bounds_and_delta() {
@@ -148,5 +152,91 @@ async fn bad_openings_are_refused_before_the_upgrade() {
     // A valid opening without the upgrade headers is refused too.
     let answer = server.get("/v1/worlds/main/events?fromRevision=1").await;
     assert_eq!(answer.0.as_u16(), 400, "{}", answer.1);
+    server.stop().await;
+}
+
+/// Opens the events route as a WebSocket over HTTP/2 (RFC 8441's extended CONNECT,
+/// cleartext with prior knowledge); answers the CONNECT's response and, on 200, the
+/// stream.
+async fn h2_websocket(
+    server: &TestServer,
+    query: &str,
+) -> (
+    hyper::Response<hyper::body::Incoming>,
+    Option<WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>>,
+) {
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (mut send, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp))
+            .await
+            .expect("HTTP/2 handshake");
+    tokio::spawn(connection);
+    let mut request = hyper::Request::builder()
+        .method(hyper::Method::CONNECT)
+        .uri(format!(
+            "http://{}/v1/worlds/main/events?{query}",
+            server.addr
+        ))
+        .header("sec-websocket-version", "13")
+        .body(Empty::<Bytes>::new())
+        .unwrap();
+    request
+        .extensions_mut()
+        .insert(hyper::ext::Protocol::from_static("websocket"));
+    let mut response = tokio::time::timeout(EVENT_WAIT, send.send_request(request))
+        .await
+        .expect("the CONNECT is answered in time")
+        .expect("the CONNECT is answered");
+    if response.status() != 200 {
+        return (response, None);
+    }
+    let upgraded = hyper::upgrade::on(&mut response)
+        .await
+        .expect("the stream opens");
+    let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Client, None).await;
+    (response, Some(ws))
+}
+
+/// A WebSocket over HTTP/2 (no TCP socket of its own: no direct delivery) gets its
+/// events and area acknowledgements from its queue, and a bad opening is refused with
+/// the API error as over HTTP/1.1.
+#[tokio::test]
+async fn a_websocket_over_http2_streams_events_and_refuses_bad_openings() {
+    let server = TestServer::start().await;
+    let (answer, ws) = h2_websocket(&server, "x=70&z=92&radius=40").await;
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.version(), hyper::Version::HTTP_2);
+    let mut ws = ws.expect("a stream on 200");
+    for (i, x) in [70.0, 80.0, 90.0].into_iter().enumerate() {
+        let answer = put_zone(&server, &format!("h2-pad{i}"), &raised(x, 92.0)).await;
+        let event = ws_event(&mut ws).await;
+        assert_eq!(event["type"], "event", "{event}");
+        assert_eq!(event["revision"], answer["revision"]);
+        assert_eq!(event["cause"]["zone"], format!("h2-pad{i}"));
+    }
+    // The client's frames reach the server too: an area change is acknowledged, and a
+    // zone outside the new area is not sent.
+    ws_send(&mut ws, &json!({"tiles": [40, 40, 41, 41]})).await;
+    assert_eq!(ws_event(&mut ws).await["type"], "area");
+    put_zone(&server, "h2-outside", &raised(150.0, 92.0)).await;
+    ws_silent(&mut ws, Duration::from_millis(300)).await;
+    let sent = server
+        .metric(r#"terrain_events_sent_total{world="main"}"#)
+        .await;
+    assert_eq!(sent, 3.0);
+    let direct = server
+        .metric(r#"terrain_events_direct_total{world="main"}"#)
+        .await;
+    assert_eq!(
+        direct, 0.0,
+        "an HTTP/2 stream has no socket to write directly"
+    );
+
+    let (answer, ws) = h2_websocket(&server, "x=1&z=1").await;
+    assert_eq!(answer.status(), 400);
+    assert!(ws.is_none());
+    let body = answer.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&body).expect("a JSON error body");
+    assert_eq!(body["error"]["field"], "radius", "{body}");
     server.stop().await;
 }

@@ -154,7 +154,8 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
     get,
     path = "/v1/worlds/{world}/events",
     tag = "events",
-    description = "Tile events over a WebSocket (RFC 6455 upgrade of this GET). The area starts as \
+    description = "Tile events over a WebSocket (RFC 6455 upgrade of this GET; over HTTP/2, \
+        RFC 8441's extended CONNECT to the same path, answered 200). The area starts as \
         `tiles=minTx,minTz,maxTx,maxTz` (inclusive), or `x`, `z`, `radius` (metres), or everything; \
         `fromRevision` resumes after that revision, of the history `fromEpoch` (a resume from \
         another history, after a restore or an empty restart, opens with `resync`). Server to \

@@ -148,7 +148,11 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/map/", get(map_page::page))
         .route("/map/{world}", get(map_page::page))
         .route("/map/assets/{*path}", get(map_page::asset))
-        .route("/v1/worlds/{world}/events", get(events::events))
+        .route(
+            "/v1/worlds/{world}/events",
+            // CONNECT: a WebSocket over HTTP/2 (RFC 8441).
+            get(events::events).connect(events::events),
+        )
         .route("/v1/admin/backup", get(admin::backup))
         .route_layer(middleware::from_fn_with_state(
             query_keys,
