@@ -280,7 +280,10 @@ async fn serve(
     let (handover, mut incoming) = mpsc::channel(1);
     let reader = AbortOnDrop(tokio::spawn(read_client(stream, handover)));
     loop {
-        if let Some(outlet) = outlet.as_ref().filter(|_| sub.go_direct()) {
+        // Idle, over a socket of its own: the hub's writer takes the live events.
+        if let Some(outlet) = &outlet
+            && sub.go_direct()
+        {
             let text = tokio::select! {
                 () = outlet.settled() => None,
                 text = incoming.recv() => Some(text),
