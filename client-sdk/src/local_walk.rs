@@ -246,6 +246,9 @@ const SEARCH_FIELDS: limits::SearchFields = limits::SearchFields {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use terrain_core::{
         GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet, walk::BiomeLimits,
@@ -262,17 +265,20 @@ mod tests {
         };
         let walk = LocalWalk::new(&snapshot, &rule);
         let mut mover = LocalMover::new(Arc::clone(&snapshot), rule.clone());
-        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |span: f64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * span
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
         let mut blocked = 0;
         for _ in 0..2000 {
-            let a = (next(600.0), next(600.0));
-            let line = [a, (a.0 + next(4.0), a.1 + next(4.0))];
+            let a = (
+                rng.random_range(-300.0..300.0),
+                rng.random_range(-300.0..300.0),
+            );
+            let line = [
+                a,
+                (
+                    a.0 + rng.random_range(-2.0..2.0),
+                    a.1 + rng.random_range(-2.0..2.0),
+                ),
+            ];
             let want = walk.check_path(&line, PathMode::Exact).unwrap();
             let got = mover.check_path(&line).unwrap();
             assert_eq!(got, want, "{line:?}");

@@ -585,6 +585,9 @@ impl Follower {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use terrain_core::{WorldGenerator, ZoneSet};
 
@@ -643,17 +646,14 @@ mod tests {
             let snapshot = Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 3));
             let layout = snapshot.terrain().generator().tile_grid();
             let mut reader = SurfaceReader::new(Arc::clone(&snapshot));
-            let mut s: u64 = 0x1357_9bdf_2468_ace0;
-            let mut next = move || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 11) as f64 / (1u64 << 53) as f64
-            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x1357_9bdf_2468_ace0);
             let (lo, span) = (layout.origin(-1), layout.size * 3.0);
             let step = layout.step();
             for k in 0..6000 {
-                let (mut x, mut z) = (lo + next() * span, lo + next() * span);
+                let (mut x, mut z) = (
+                    rng.random_range(lo..lo + span),
+                    rng.random_range(lo..lo + span),
+                );
                 if k % 3 == 0 {
                     // Snap to a vertex line of the cell.
                     x = layout.origin(layout.tile_of(x))

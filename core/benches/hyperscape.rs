@@ -6,6 +6,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use terrain_core::generator::hyperscape::{Hyperscape, tile};
 use terrain_core::mesh::tile::normals_from_grid;
 use terrain_core::{Generator, Grid};
@@ -137,18 +139,13 @@ fn per_point(c: &mut Criterion) {
     group.finish();
 }
 
-/// `n` points uniform in the disc of `radius` around the origin (a seeded xorshift).
+/// `n` points uniform in the disc of `radius` around the origin (a seeded generator).
 fn disc_points(n: usize, radius: f64) -> Vec<(f64, f64)> {
-    let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
     (0..n)
         .map(|_| {
-            let (d, a) = (radius * next().sqrt(), std::f64::consts::TAU * next());
+            let d = radius * rng.random::<f64>().sqrt();
+            let a = rng.random_range(0.0..std::f64::consts::TAU);
             (d * a.cos(), d * a.sin())
         })
         .collect()

@@ -12,6 +12,8 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use terrain_core::generator::{Generator, Grid};
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldSpec, build_terrain};
 
@@ -32,15 +34,14 @@ fn terrain(generator: GeneratorKind) -> Terrain {
 
 /// `n` points, uniform over the square `[x0, x0 + side)^2`, from a fixed sequence.
 fn random_points(n: usize, x0: f64, side: f64) -> Vec<(f64, f64)> {
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
     (0..n)
-        .map(|_| (x0 + side * next(), x0 + side * next()))
+        .map(|_| {
+            (
+                rng.random_range(x0..x0 + side),
+                rng.random_range(x0..x0 + side),
+            )
+        })
         .collect()
 }
 

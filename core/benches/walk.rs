@@ -26,6 +26,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use terrain_core::walk::{
     BiomeLimits, WalkGrids, WalkRule, Walker, find::find_path, path::PointJudge,
 };
@@ -72,13 +74,8 @@ fn bench(c: &mut Criterion) {
     let block: Vec<(f64, f64)> = (0..64 * 64)
         .map(|k| (f64::from(k % 64) - 31.5, f64::from(k / 64) - 31.5))
         .collect();
-    let mut s: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut tile = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % 100) as f64 - 49.5
-    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
+    let mut tile = move || f64::from(rng.random_range(0..100)) - 49.5;
     let town: Vec<(f64, f64)> = (0..1000).map(|_| (tile() + 30.0, tile() - 60.0)).collect();
     for (name, batch) in [("block_64x64", &block), ("town_1000", &town)] {
         g.throughput(Throughput::Elements(batch.len() as u64));

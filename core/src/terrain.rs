@@ -530,6 +530,9 @@ impl Generator for Terrain {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::generator::GeneratorKind;
     use crate::zones::{FlatZone, Overlap, Shape};
@@ -540,30 +543,28 @@ mod tests {
     fn covered(kind: GeneratorKind, overlap: Overlap) -> Terrain {
         let generator = WorldGenerator::new(kind, 0).expect("seed 0");
         let mut set = ZoneSet::new(overlap, generator.tile_size());
-        let mut s: u64 = 0x1234_5678_9abc_def1;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x1234_5678_9abc_def1);
         for i in 0..60i32 {
             let zone = FlatZone {
                 id: format!("z{i}"),
-                center_x: 240.0 + next() * 120.0,
-                center_z: -320.0 + next() * 120.0,
+                center_x: rng.random_range(240.0..360.0),
+                center_z: rng.random_range(-320.0..-200.0),
                 shape: if i % 2 == 0 {
                     Shape::Circle {
-                        radius: 2.0 + next() * 14.0,
+                        radius: rng.random_range(2.0..16.0),
                     }
                 } else {
                     Shape::Rect {
-                        width: 2.0 + next() * 25.0,
-                        depth: 2.0 + next() * 25.0,
+                        width: rng.random_range(2.0..27.0),
+                        depth: rng.random_range(2.0..27.0),
                     }
                 },
-                height: 4.0 + next() * 12.0,
-                blend_radius: if i % 7 == 0 { 0.0 } else { next() * 9.0 },
+                height: rng.random_range(4.0..16.0),
+                blend_radius: if i % 7 == 0 {
+                    0.0
+                } else {
+                    rng.random_range(0.0..9.0)
+                },
                 carve_inset: 0.0,
                 priority: i % 3,
                 walkable: None,

@@ -2,6 +2,9 @@
 //! thread, and equal the same area generated as one region; the area path of heights
 //! equals the per-point path bit for bit, and heights equal the blocks.
 
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
 use terrain_core::generator::{Generator, Grid};
 use terrain_core::voxel::{CHUNK, Chunk, Voxel, VoxelConfig};
 use terrain_core::{GeneratorKind, Overlap, WorldSpec, build_terrain};
@@ -21,13 +24,7 @@ fn a_chunk_alone_after_neighbours_shuffled_and_on_two_threads_is_the_same() {
     let alone = voxel(11).chunk(1, -1);
     // After its neighbours, in a shuffled order, on one generator.
     let mut order: Vec<(i64, i64)> = (0..3).flat_map(|x| (-2..1).map(move |z| (x, z))).collect();
-    let mut s = 0x2545_f491u64;
-    for i in (1..order.len()).rev() {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        order.swap(i, (s % (i as u64 + 1)) as usize);
-    }
+    order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(0x2545_f491));
     let mut later = None;
     for &(x, z) in &order {
         let c = v.chunk(x, z);

@@ -417,6 +417,9 @@ pub fn pow(x: f64, y: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     #[test]
@@ -439,12 +442,9 @@ mod tests {
 
     #[test]
     fn sincos_is_sin_and_cos() {
-        let mut s = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         for _ in 0..100_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            let a = ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2000.0;
+            let a = rng.random_range(-1000.0..1000.0);
             let (sa, ca) = sincos(a);
             assert_eq!(
                 (sa.to_bits(), ca.to_bits()),
@@ -456,12 +456,9 @@ mod tests {
 
     #[test]
     fn close_to_the_correctly_rounded_values() {
-        let mut s = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
         for _ in 0..100_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+            let u: f64 = rng.random();
             let a = (u - 0.5) * 1e4;
             assert!((sin(a) - a.sin()).abs() <= 2e-16 && (cos(a) - a.cos()).abs() <= 2e-16);
             let y = (u - 0.5) * 20.0;

@@ -259,6 +259,9 @@ impl SurfaceTiles {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::mesh::build_tile;
     use crate::zones::{FlatZone, Overlap, Shape, ZoneSet};
@@ -292,13 +295,7 @@ mod tests {
             let layout = t.generator().tile_grid();
             let (size, step) = (layout.size, layout.step());
             let n = layout.resolution.max(2) as i64;
-            let mut s: u64 = 0x0bad_5eed_1234_5678;
-            let mut next = move || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 11) as f64 / (1u64 << 53) as f64
-            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0bad_5eed_1234_5678);
             for key in [(0, 0), (0, -1), (1, -1), (-1, 1), (2, 2)] {
                 let tile = SurfaceTile::new(&t, key);
                 let from_mesh =
@@ -308,7 +305,12 @@ mod tests {
                 assert!(SurfaceTile::from_heights(layout, key, &f32s[1..]).is_none());
                 let (ox, oz) = (layout.origin(key.0), layout.origin(key.1));
                 let mut points: Vec<(f64, f64)> = (0..2000)
-                    .map(|_| (ox + next() * size, oz + next() * size))
+                    .map(|_| {
+                        (
+                            rng.random_range(ox..ox + size),
+                            rng.random_range(oz..oz + size),
+                        )
+                    })
                     .collect();
                 for i in 0..n {
                     for j in [0, i, n - 1 - i, n - 1] {
@@ -318,9 +320,9 @@ mod tests {
                             border_coord(&layout, key.1, j),
                         );
                         points.push((vx, vz));
-                        points.push((vx + next() * step, vz));
-                        points.push((vx, vz + next() * step));
-                        let f = next();
+                        points.push((vx + rng.random_range(0.0..step), vz));
+                        points.push((vx, vz + rng.random_range(0.0..step)));
+                        let f: f64 = rng.random();
                         points.push((vx + f * step, vz + (1.0 - f) * step));
                     }
                 }
@@ -361,16 +363,15 @@ mod tests {
             let mut other = layout;
             other.size *= 2.0;
             assert!(!tiles.insert(SurfaceTile::new(&terrain(kind), (5, 5)).with_layout(other)));
-            let mut s: u64 = 0x005e_ed0f_5eed;
-            let mut next = move || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 11) as f64 / (1u64 << 53) as f64
-            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x005e_ed0f_5eed);
             let (lo, span) = (layout.origin(-2), 5.0 * layout.size);
             let mut points: Vec<(f64, f64)> = (0..4000)
-                .map(|_| (lo + next() * span, lo + next() * span))
+                .map(|_| {
+                    (
+                        rng.random_range(lo..lo + span),
+                        rng.random_range(lo..lo + span),
+                    )
+                })
                 .collect();
             let walk = {
                 let mut w = points.clone();

@@ -304,20 +304,23 @@ fn reduce(
 mod tests {
     use std::collections::VecDeque;
 
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::walk::path::{Standing, tiles_crossed};
 
     /// A maze of `n` x `n` tiles: walls on a fixed pseudo-random pattern, an open border.
     fn maze(seed: u64, n: i64, density: u64) -> impl Fn(i64, i64) -> Option<Reason> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let walls: Vec<bool> = (0..n * n)
+            .map(|_| rng.random_range(0..100) < density)
+            .collect();
         move |x, z| {
             if !(0..n).contains(&x) || !(0..n).contains(&z) {
                 return Some(Reason::Slope);
             }
-            let mut s = seed ^ ((x as u64) << 32) ^ (z as u64) ^ 0x9e37_79b9_7f4a_7c15;
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s % 100 < density && (x, z) != (0, 0) && (x, z) != (n - 1, n - 1))
+            (walls[(z * n + x) as usize] && (x, z) != (0, 0) && (x, z) != (n - 1, n - 1))
                 .then_some(Reason::Slope)
         }
     }
@@ -389,20 +392,24 @@ mod tests {
     /// Terraces of `n` x `n` tiles, heights 0 to 3 on a pseudo-random pattern, a move
     /// rising more than one blocked; walls outside.
     struct Terraces {
-        seed: u64,
         n: i64,
+        /// Row by row, drawn once from the seed.
+        heights: Vec<i64>,
     }
 
     impl Terraces {
+        fn new(seed: u64, n: i64) -> Terraces {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let heights = (0..n * n).map(|_| rng.random_range(0..4)).collect();
+            Terraces { n, heights }
+        }
+
         fn height(&self, x: i64, z: i64) -> i64 {
-            let mut s = self.seed ^ ((x as u64) << 32) ^ (z as u64) ^ 0x2545_f491_4f6c_dd1d;
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            if (x, z) == (0, 0) || (x, z) == (self.n - 1, self.n - 1) {
+            let outside = !(0..self.n).contains(&x) || !(0..self.n).contains(&z);
+            if outside || (x, z) == (0, 0) || (x, z) == (self.n - 1, self.n - 1) {
                 0
             } else {
-                (s % 4) as i64
+                self.heights[(z * self.n + x) as usize]
             }
         }
     }
@@ -422,7 +429,7 @@ mod tests {
         let n = 30;
         let (mut found, mut none) = (0, 0);
         for seed in 0..40 {
-            let mut t = Terraces { seed, n };
+            let mut t = Terraces::new(seed, n);
             // Dijkstra over the directed moves, by brute-force relaxation.
             let idx = |x: i64, z: i64| (z * n + x) as usize;
             let mut cost = vec![f64::INFINITY; (n * n) as usize];

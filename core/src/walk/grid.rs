@@ -555,6 +555,9 @@ impl<'w, 'a> WalkGrids<'w, 'a> {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::{
         GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet,
@@ -587,13 +590,7 @@ mod tests {
             let indices: Vec<[usize; 3]> = points.iter().map(|&p| trio(p).map(at)).collect();
             (values, indices)
         };
-        let mut s: u64 = 0x0bad_cafe_f00d_1234;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0bad_cafe_f00d_1234);
         let big = 2f64.powi(53);
         let sets: Vec<Vec<f64>> = vec![
             vec![3.5],
@@ -601,7 +598,7 @@ mod tests {
             vec![0.0, -0.0, 1.0, -1.0, 0.0, 2.0],
             vec![big, big - 1.0, big + 2.0, big - 2.0, big + 4.0, -big],
             (0..200)
-                .map(|_| (next() % 4000) as f64 / 8.0 - 250.0)
+                .map(|_| f64::from(rng.random_range(0..4000)) / 8.0 - 250.0)
                 .collect(),
         ];
         for points in &sets {

@@ -502,6 +502,10 @@ impl<'a> Walker<'a> {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::seq::SliceRandom;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::{GeneratorKind, Overlap, ZoneSet, zones::ZoneDoc};
 
@@ -576,13 +580,7 @@ mod tests {
     /// height-field rule.
     #[test]
     fn neighbourhood_path_equals_the_point_by_point_one() {
-        let mut s: u64 = 0x0123_4567_89ab_cdef;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0123_4567_89ab_cdef);
         let rules = height_field_rules();
         let (mut seen, mut zoned_heights) = ([0usize; 4], 0);
         for seed in [0, 1, 7] {
@@ -600,8 +598,8 @@ mod tests {
                                 (-250.0, 200.0, 40.0),
                                 (0.0, 0.0, 480.0),
                             ][k % 6];
-                            let (x, z) =
-                                (cx + (next() - 0.5) * r * 2.0, cz + (next() - 0.5) * r * 2.0);
+                            let (x, z): (f64, f64) =
+                                (cx + rng.random_range(-r..r), cz + rng.random_range(-r..r));
                             match k % 3 {
                                 0 => (x.floor() + 0.5, z.floor() + 0.5),
                                 1 => (x.floor(), z),
@@ -651,14 +649,7 @@ mod tests {
     /// points.
     #[test]
     fn area_path_batches_equal_the_point_path() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s >> 11
-        };
-        let unit = |n: u64| n as f64 / (1u64 << 53) as f64;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         let block = |(cx, cz): (f64, f64), n: i32, offset: f64| -> Vec<(f64, f64)> {
             (0..n * n)
                 .map(|k| {
@@ -735,8 +726,8 @@ mod tests {
             }
             let scattered: Vec<(f64, f64)> = (0..60)
                 .map(|_| {
-                    let (a, b) = (unit(next()), unit(next()));
-                    let (cx, cz) = centres[(next() % centres.len() as u64) as usize];
+                    let (a, b) = (rng.random::<f64>(), rng.random::<f64>());
+                    let (cx, cz) = centres[rng.random_range(0..centres.len())];
                     (cx + (a - 0.5) * 300.0, cz + (b - 0.5) * 300.0)
                 })
                 .collect();
@@ -749,16 +740,17 @@ mod tests {
                 .flat_map(|(tx, tz)| {
                     (0..300)
                         .map(|_| {
-                            let (a, b) = ((next() % 60) as f64, (next() % 60) as f64);
+                            let (a, b) = (
+                                f64::from(rng.random_range(0..60)),
+                                f64::from(rng.random_range(0..60)),
+                            );
                             (tx.floor() - 29.5 + a, tz.floor() - 29.5 + b)
                         })
                         .collect::<Vec<_>>()
                 })
                 .collect();
             batch.extend(&town);
-            for i in (1..batch.len()).rev() {
-                batch.swap(i, (next() % (i as u64 + 1)) as usize);
-            }
+            batch.shuffle(&mut rng);
             for rule in rules {
                 let walker = Walker::new(terrain, rule);
                 // The blocks pay on the area path, the town on shared axis parts;

@@ -285,6 +285,9 @@ pub(crate) fn walk_tiles(
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     fn crossed(a: (f64, f64), b: (f64, f64)) -> Vec<(i64, i64)> {
@@ -340,16 +343,13 @@ mod tests {
 
     #[test]
     fn the_walk_visits_every_cell_the_segment_passes_through_in_order() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5_000 {
-            let a = (next() * 40.0 - 20.0, next() * 40.0 - 20.0);
-            let b = (a.0 + next() * 20.0 - 10.0, a.1 + next() * 20.0 - 10.0);
+            let a = (rng.random_range(-20.0..20.0), rng.random_range(-20.0..20.0));
+            let b = (
+                a.0 + rng.random_range(-10.0..10.0),
+                a.1 + rng.random_range(-10.0..10.0),
+            );
             let walk = crossed(a, b);
             // Consecutive cells are neighbours (8-connected), the ends are the end cells.
             assert_eq!(walk[0], (a.0.floor() as i64, a.1.floor() as i64));

@@ -269,6 +269,9 @@ impl TileMask {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     fn mask(t: &[(i64, i64)]) -> TileMask {
@@ -307,19 +310,13 @@ mod tests {
 
     #[test]
     fn the_row_search_finds_the_scan_s_distance() {
-        let mut s = 0x1234_5678_9abc_def1_u64;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x1234_5678_9abc_def1);
         for _ in 0..40 {
             // An L- or U-shaped or scattered footprint.
             let mut tiles = Vec::new();
             for tx in -6..8 {
                 for tz in -5..6 {
-                    if next() < 0.55 {
+                    if rng.random_bool(0.55) {
                         tiles.push((tx, tz));
                     }
                 }
@@ -329,8 +326,8 @@ mod tests {
             }
             let m = mask(&tiles);
             for _ in 0..400 {
-                let (x, z) = ((next() - 0.5) * 40.0, (next() - 0.5) * 40.0);
-                let r = next() * 12.0;
+                let (x, z) = (rng.random_range(-20.0..20.0), rng.random_range(-20.0..20.0));
+                let r = rng.random_range(0.0..12.0);
                 let want = scan(&m, x, z);
                 let got = m.distance_within(x, z, r);
                 if want <= r {

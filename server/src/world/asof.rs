@@ -345,6 +345,9 @@ impl AsTerrain for Ground {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::test_support::square_zone;
 
@@ -355,31 +358,19 @@ mod tests {
         }
     }
 
-    /// A tiny deterministic generator of test sequences (xorshift).
-    struct Steps(u64);
-
-    impl Steps {
-        fn next(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
-
     /// A random log of registrations, replacements and removals over four ids, with
     /// the zones at every revision by applying it forward (the oracle).
     fn scripted(seed: u64, len: u64) -> (Vec<(u64, Mutation)>, Vec<Vec<Version>>) {
-        let mut steps = Steps(seed);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut live: Vec<Version> = Vec::new();
         let mut states = vec![Vec::new()];
         let mut log = Vec::new();
         for revision in 1..=len {
-            let id = format!("z{}", steps.next(4));
+            let id = format!("z{}", rng.random_range(0..4));
             let pos = live.iter().position(|(z, _)| z.id == id);
-            let x = steps.next(1000) as f64;
+            let x = f64::from(rng.random_range(0..1000));
             let mutation = match pos {
-                Some(i) if steps.next(3) == 0 => {
+                Some(i) if rng.random_range(0..3) == 0 => {
                     let (old, _) = live.remove(i);
                     Mutation {
                         kind: MutationKind::Removed,

@@ -23,6 +23,8 @@ use common::{
         Ws, events_client, grpc_next, grpc_subscribe, put_zone, raised, revision, ws_event, ws_send,
     },
 };
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 use terrain_proto::v1::{self as pb, subscription_area::Area};
 
@@ -122,13 +124,7 @@ impl Writer {
         );
         let (t, a, s) = (Arc::clone(&target), Arc::clone(&at), Arc::clone(&stop));
         let task = tokio::spawn(async move {
-            let mut state = 0x2545_f491_4f6c_dd1du64;
-            let mut next = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state
-            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
             let mut puts = 0;
             while !s.load(Ordering::SeqCst) {
                 let area = t.load(Ordering::SeqCst);
@@ -140,12 +136,16 @@ impl Writer {
                 let [x0, z0, x1, z1] = area_tiles(area as usize);
                 // Centres 40 m inside the area's outer tile edges: a 20 m zone with
                 // its blend stays in the area's tiles.
-                let span = |lo: i64, hi: i64, r: u64| {
+                // `r` in thousandths of the span.
+                let span = |lo: i64, hi: i64, r: u32| {
                     let (lo, hi) = (lo as f64 * 100.0 - 35.0, hi as f64 * 100.0 + 35.0);
-                    lo + (r % 1000) as f64 / 1000.0 * (hi - lo)
+                    lo + f64::from(r) / 1000.0 * (hi - lo)
                 };
-                let (x, z) = (span(x0, x1, next()), span(z0, z1, next()));
-                let id = format!("w{area}-{}", next() % 4);
+                let (x, z) = (
+                    span(x0, x1, rng.random_range(0..1000)),
+                    span(z0, z1, rng.random_range(0..1000)),
+                );
+                let id = format!("w{area}-{}", rng.random_range(0..4));
                 let answer = http
                     .put(format!("{base}/{id}"))
                     .json(&raised(x, z))

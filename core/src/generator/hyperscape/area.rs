@@ -154,6 +154,9 @@ pub(crate) fn procedural(
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::super::Hyperscape;
     use crate::Generator;
 
@@ -214,21 +217,18 @@ mod tests {
     /// coast, the pond, the mountains and far away, for several seeds.
     #[test]
     fn lanes_equal_the_scalar_path_on_random_areas() {
-        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x2545_f491_4f6c_dd1d);
         for seed in [0, 1, 7, 99, 4_000_000_000] {
             let g = Hyperscape::new(seed);
             for k in 0..40 {
                 let span = [600.0, 3000.0, 12_000.0, 2e7][k % 4];
-                let (x0, z0) = ((next() - 0.5) * span, (next() - 0.5) * span);
-                let step = 0.05 + next() * 3.0;
-                let nx = 1 + (next() * 23.0) as usize;
-                let nz = 1 + (next() * 6.0) as usize;
+                let (x0, z0) = (
+                    rng.random_range(-0.5..0.5) * span,
+                    rng.random_range(-0.5..0.5) * span,
+                );
+                let step = rng.random_range(0.05..3.05);
+                let nx = rng.random_range(1..=23usize);
+                let nz = rng.random_range(1..=6usize);
                 let xs: Vec<f64> = (0..nx).map(|i| x0 + i as f64 * step).collect();
                 let zs: Vec<f64> = (0..nz).map(|i| z0 + i as f64 * step).collect();
                 assert_area_equals_points(&g, &xs, &zs);

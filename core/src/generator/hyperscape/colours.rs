@@ -315,6 +315,9 @@ impl Colours {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     #[test]
@@ -339,13 +342,7 @@ mod tests {
     /// every width over the whole world, heights across every threshold, several seeds.
     #[test]
     fn grid_lanes_equal_at() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         for seed in [0, 1, 5, 77, 3_000_000_000] {
             let noise = Noise::new(seed);
             let centres = super::super::biome_centers(seed);
@@ -353,12 +350,17 @@ mod tests {
             let mut checked = 0;
             for k in 0..300 {
                 let span = [1000.0, 12_000.0, 1e6][k % 3];
-                let (x0, z0) = ((next() - 0.5) * span, (next() - 0.5) * span);
-                let step = next() * 5.0;
-                let nx = 1 + (next() * 13.0) as usize;
+                let (x0, z0) = (
+                    rng.random_range(-0.5..0.5) * span,
+                    rng.random_range(-0.5..0.5) * span,
+                );
+                let step = rng.random_range(0.0..5.0);
+                let nx = rng.random_range(1..=13);
                 let xs: Vec<f64> = (0..nx).map(|i| x0 + i as f64 * step).collect();
                 let zs = [z0, z0 + step];
-                let hs: Vec<f32> = (0..2 * nx).map(|_| (next() * 60.0 - 5.0) as f32).collect();
+                let hs: Vec<f32> = (0..2 * nx)
+                    .map(|_| rng.random_range(-5.0..55.0) as f32)
+                    .collect();
                 let mut got = Vec::new();
                 colours.grid(&noise, &xs, &zs, |ix, iz| hs[iz * nx + ix], |c| got.push(c));
                 for (iz, &z) in zs.iter().enumerate() {

@@ -405,6 +405,9 @@ impl Generator for Hyperscape {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     /// The point path in the shoreline band equals §5.2 written out (the four
@@ -413,19 +416,13 @@ mod tests {
     /// four in lanes), for several seeds.
     #[test]
     fn the_point_path_in_the_band_is_the_plain_shoreline() {
-        let mut s: u64 = 0x0b0a_57ee_b5ea_5ea5;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0b0a_57ee_b5ea_5ea5);
         let (mut steep, mut gentle) = (0, 0);
         for seed in [0, 1, 7, 4_000_000_000] {
             let g = Hyperscape::new(seed);
             for _ in 0..40_000 {
-                let r = 200.0 + 300.0 * next();
-                let a = std::f64::consts::TAU * next();
+                let r = rng.random_range(200.0..500.0);
+                let a = rng.random_range(0.0..std::f64::consts::TAU);
                 let (x, z) = (r * a.cos(), r * a.sin());
                 let b = g.procedural(x, z);
                 if !shore::in_band(b) {
@@ -453,18 +450,12 @@ mod tests {
     /// seeds (whether or not the point is in the band: the lanes do not know).
     #[test]
     fn neighbours_in_lanes_equal_the_scalar_procedural() {
-        let mut s: u64 = 0x0dd5_eed5_7a1e_5a11;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0dd5_eed5_7a1e_5a11);
         for seed in [0, 1, 7, 4_000_000_000] {
             let g = Hyperscape::new(seed);
             for k in 0..3000 {
-                let r = [130.0, 350.0, 500.0][k % 3] * next().sqrt();
-                let a = std::f64::consts::TAU * next();
+                let r = [130.0, 350.0, 500.0][k % 3] * rng.random::<f64>().sqrt();
+                let a = rng.random_range(0.0..std::f64::consts::TAU);
                 let (x, z) = (r * a.cos(), r * a.sin());
                 let got = g.neighbours_lanes(x, z);
                 for (i, (nx, nz)) in shore::neighbours(x, z).into_iter().enumerate() {

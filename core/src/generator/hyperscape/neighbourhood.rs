@@ -211,6 +211,9 @@ impl Hyperscape {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::super::Hyperscape;
     use crate::Generator;
 
@@ -220,34 +223,31 @@ mod tests {
     /// neighbourhoods and a partial last group).
     #[test]
     fn neighbourhoods_equal_the_point_path() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         let mut in_band = 0;
         for seed in [0, 1, 7, 4_000_000_000] {
             let g = Hyperscape::new(seed);
             for round in 0..60 {
-                let span = [900.0, 1200.0, 5000.0, 1e7][round % 4];
+                let span: f64 = [900.0, 1200.0, 5000.0, 1e7][round % 4];
                 let n = 1 + round % 9;
                 let centres: Vec<(f64, f64)> = (0..n)
                     .map(|k| match (round + k) % 5 {
                         // Whole and half metres: the shoreline's neighbours are points
                         // of the neighbourhood.
                         0 => (
-                            ((next() - 0.5) * span).floor() + 0.5,
-                            ((next() - 0.5) * span).floor(),
+                            (rng.random_range(-0.5..0.5) * span).floor() + 0.5,
+                            (rng.random_range(-0.5..0.5) * span).floor(),
                         ),
                         // Around the coast, where the band is.
                         1 | 2 => {
-                            let a = next() * std::f64::consts::TAU;
-                            let r = 250.0 + next() * 200.0;
+                            let a = rng.random_range(0.0..std::f64::consts::TAU);
+                            let r = rng.random_range(250.0..450.0);
                             (r * a.cos(), r * a.sin())
                         }
-                        _ => ((next() - 0.5) * span, (next() - 0.5) * span),
+                        _ => (
+                            rng.random_range(-0.5..0.5) * span,
+                            rng.random_range(-0.5..0.5) * span,
+                        ),
                     })
                     .collect();
                 for d in [1.0, 0.5, 3.0] {
@@ -283,40 +283,29 @@ mod tests {
     /// pairs in random order with repeats and a partial last lane group.
     #[test]
     fn heights_at_pairs_equal_the_point_path() {
-        let mut s: u64 = 0x1234_5678_9abc_def1;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s >> 11
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x1234_5678_9abc_def1);
         let mut in_band = 0;
         for seed in [0, 7] {
             let g = Hyperscape::new(seed);
             for round in 0..12 {
-                let axis = |next: &mut dyn FnMut() -> u64, along: bool| -> Vec<f64> {
-                    let n = 5 + (next() % 40) as usize;
+                let axis = |rng: &mut Xoshiro256PlusPlus, along: bool| -> Vec<f64> {
+                    let n = rng.random_range(5..45usize);
                     match round % 3 {
                         // Tile centres across the coast (x from 250 m to 470 m, z
                         // within 20 m of the axis).
                         0 if along => (0..n).map(|k| 250.0 + (k as f64) * 5.0 + 0.5).collect(),
                         0 => (0..n).map(|k| (k as f64) - 19.5).collect(),
                         1 => (0..n)
-                            .map(|_| (next() % 1_000_000) as f64 / 1000.0 - 500.0)
+                            .map(|_| f64::from(rng.random_range(0..1_000_000)) / 1000.0 - 500.0)
                             .collect(),
                         _ => (0..n)
-                            .map(|_| (next() % 20_000) as f64 - 10_000.0)
+                            .map(|_| f64::from(rng.random_range(0..20_000)) - 10_000.0)
                             .collect(),
                     }
                 };
-                let (xs, zs) = (axis(&mut next, true), axis(&mut next, false));
+                let (xs, zs) = (axis(&mut rng, true), axis(&mut rng, false));
                 let pairs: Vec<(usize, usize)> = (0..(100 + round * 7))
-                    .map(|_| {
-                        (
-                            (next() % xs.len() as u64) as usize,
-                            (next() % zs.len() as u64) as usize,
-                        )
-                    })
+                    .map(|_| (rng.random_range(0..xs.len()), rng.random_range(0..zs.len())))
                     .collect();
                 let mut out = vec![0.0; pairs.len()];
                 g.heights_at(&xs, &zs, &pairs, &mut out);

@@ -124,6 +124,9 @@ pub(crate) fn adjust(b: f64, slope: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     #[test]
@@ -152,19 +155,17 @@ mod tests {
     /// (steep and gentle neighbours, in every position, the outward one included).
     #[test]
     fn stopping_at_a_steep_neighbour_changes_nothing() {
-        let mut s: u64 = 0x5100_e5ee_d0d0_cafe;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5100_e5ee_d0d0_cafe);
         let (mut early, mut all) = (0, 0);
         for _ in 0..200_000 {
-            let b = 5.5 + next() * 7.0;
-            let (x, z) = ((next() - 0.5) * 900.0, (next() - 0.5) * 900.0);
-            let spread = [0.03, 0.07, 0.2][(next() * 3.0) as usize];
-            let heights: [f64; 4] = std::array::from_fn(|_| b + (next() - 0.5) * 2.0 * spread);
+            let b = rng.random_range(5.5..12.5);
+            let (x, z) = (
+                rng.random_range(-450.0..450.0),
+                rng.random_range(-450.0..450.0),
+            );
+            let spread = [0.03, 0.07, 0.2][rng.random_range(0..3)];
+            let heights: [f64; 4] =
+                std::array::from_fn(|_| b + rng.random_range(-1.0..1.0) * spread);
             let around = neighbours(x, z);
             let field = |nx: f64, nz: f64| {
                 let i = around
