@@ -303,10 +303,7 @@ impl Terrain {
             }
             let (xs, zs) = (axes(x), axes(z));
             for (k, h) in o.iter_mut().enumerate() {
-                let (px, pz) = (xs[k % 3], zs[k / 3]);
-                if self.zones.near(px, pz, SAMPLE_REACH) {
-                    *h = self.height(px, pz);
-                }
+                self.redo_if_zoned(xs[k % 3], zs[k / 3], h);
             }
         }
     }
@@ -333,9 +330,22 @@ impl Terrain {
             return;
         }
         for (&(i, j), o) in pairs.iter().zip(out.iter_mut()) {
-            if self.zones.near(xs[i], zs[j], SAMPLE_REACH) {
-                *o = self.height(xs[i], zs[j]);
-            }
+            self.redo_if_zoned(xs[i], zs[j], o);
+        }
+    }
+
+    /// On a height-field world, `h` (the ground at `(x, z)`) becomes the height
+    /// [`Terrain::sample`] gives there if a zone is near the point, from the one index
+    /// lookup the point path takes (a point no zone is near looks up `Clear` and
+    /// keeps its ground).
+    fn redo_if_zoned(&self, x: f64, z: f64, h: &mut f64) {
+        match self
+            .zones
+            .lookup(x, z, SAMPLE_REACH, |x, z| self.procedural(x, z))
+        {
+            Lookup::Zone(s) => *h = s.height,
+            Lookup::Near => *h = self.height_near_zones(x, z),
+            Lookup::Clear => {}
         }
     }
 
@@ -424,13 +434,14 @@ impl Terrain {
 
     /// The zones over an area pass: each point a zone may affect decides from the
     /// ground in `out` and its `procedural` height what [`Terrain::sample`] would.
+    /// Each point takes the one index lookup the point path takes (no separate
+    /// [`ZoneSet::near`] test first: a point no zone is near looks up `Clear`).
+    ///
+    /// [`ZoneSet::near`]: crate::zones::ZoneSet::near
     fn zone_pass(&self, xs: &[f64], zs: &[f64], procedural: &[f64], out: &mut [f64]) {
         let nx = xs.len().max(1);
         for (iz, &z) in zs.iter().enumerate() {
             for (ix, &x) in xs.iter().enumerate() {
-                if !self.zones.near(x, z, SAMPLE_REACH) {
-                    continue;
-                }
                 let i = iz * nx + ix;
                 let p = procedural[i];
                 // What zones blend toward: the procedural height with the layout.
@@ -600,6 +611,125 @@ mod tests {
                             }
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Points in the shoreline's band (seed 0), each ringed by four small flat zones
+    /// on its four slope samples, level with it: no zone reaches the point, but its
+    /// shoreline reads their heights (`Lookup::Near`), and the adjustment, which the
+    /// steeper bare ground leaves out, acts.
+    fn ringed_shore_points(overlap: Overlap) -> (Terrain, Vec<(f64, f64)>) {
+        let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).expect("seed 0");
+        let bare = Terrain::new(
+            generator.clone(),
+            ZoneSet::new(overlap, generator.tile_size()),
+        );
+        let mut set = ZoneSet::new(overlap, generator.tile_size());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x0054_07e5);
+        let mut points = Vec::new();
+        while points.len() < 24 {
+            let angle = rng.random_range(0.0..std::f64::consts::TAU);
+            let r = rng.random_range(150.0..600.0);
+            let (x, z) = (r * libm::cos(angle), r * libm::sin(angle));
+            let b = bare.procedural(x, z);
+            if !(6.5..11.5).contains(&b) {
+                continue;
+            }
+            for (k, (dx, dz)) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+                .into_iter()
+                .enumerate()
+            {
+                let zone = FlatZone {
+                    id: format!("ring{}-{k}", points.len()),
+                    center_x: x + dx,
+                    center_z: z + dz,
+                    shape: Shape::Circle { radius: 0.25 },
+                    height: b + 0.01,
+                    blend_radius: 0.0,
+                    carve_inset: 0.0,
+                    priority: 0,
+                    walkable: None,
+                    tile_mask: None,
+                };
+                let revision = set.len() as u64 + 1;
+                set.insert(zone, revision);
+            }
+            points.push((x, z));
+        }
+        (Terrain::new(generator, set), points)
+    }
+
+    /// Pairs of axis coordinates and slope neighbourhoods on a zoned island (points
+    /// in zones, beside them and clear of them, the covered tile's edges included),
+    /// and those and the area path at points whose shoreline reads zones, are the
+    /// point path's heights, bit for bit.
+    #[test]
+    fn zoned_pairs_and_neighbourhoods_equal_the_point_path() {
+        for overlap in [Overlap::Layered, Overlap::Hyperscape] {
+            let (ringed, points) = ringed_shore_points(overlap);
+            let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+            let zs: Vec<f64> = points.iter().map(|p| p.1).collect();
+            let pairs: Vec<(usize, usize)> = (0..points.len()).map(|k| (k, k)).collect();
+            let mut out = vec![0.0; pairs.len()];
+            ringed.heights_at(&xs, &zs, &pairs, &mut out);
+            let mut neighbourhoods = vec![[0.0; 9]; points.len()];
+            ringed.neighbourhoods(&points, 1.0, &mut neighbourhoods);
+            let mut shore = 0;
+            for ((&(x, z), h), n) in points.iter().zip(&out).zip(&neighbourhoods) {
+                let sample = ringed.sample(x, z);
+                assert_eq!(sample.zone, None, "({x}, {z})");
+                assert_eq!(h.to_bits(), sample.height.to_bits(), "({x}, {z})");
+                assert_eq!(n[4].to_bits(), sample.height.to_bits(), "({x}, {z})");
+                shore += usize::from(sample.height != ringed.ground(x, z));
+            }
+            assert!(shore >= 3, "the zones changed {shore} shorelines");
+            // The area path over each ringed point, its ring and around it.
+            for &(x, z) in &points {
+                let axis = |c: f64| [c - 1.5, c - 1.0, c - 0.25, c, c + 0.25, c + 1.0, c + 1.5];
+                let (xs, zs) = (axis(x), axis(z));
+                let mut area = [0.0; 49];
+                ringed.fill_axes(&xs, &zs, &mut area);
+                for (k, h) in area.iter().enumerate() {
+                    let (px, pz) = (xs[k % 7], zs[k / 7]);
+                    let want = ringed.height(px, pz);
+                    assert_eq!(h.to_bits(), want.to_bits(), "area ({px}, {pz})");
+                }
+            }
+
+            let t = covered(GeneratorKind::Hyperscape, overlap);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x7e55_e11a);
+            let xs: Vec<f64> = (0..41).map(|_| rng.random_range(200.0..400.0)).collect();
+            let zs: Vec<f64> = (0..37).map(|_| rng.random_range(-360.0..-160.0)).collect();
+            let pairs: Vec<(usize, usize)> = (0..xs.len())
+                .flat_map(|i| (0..zs.len()).map(move |j| (i, j)))
+                .collect();
+            let mut out = vec![0.0; pairs.len()];
+            t.heights_at(&xs, &zs, &pairs, &mut out);
+            let mut zoned = 0;
+            for (&(i, j), h) in pairs.iter().zip(&out) {
+                let (x, z) = (xs[i], zs[j]);
+                let sample = t.sample(x, z);
+                assert_eq!(h.to_bits(), sample.height.to_bits(), "({x}, {z})");
+                zoned += usize::from(sample.zone.is_some());
+            }
+            assert!(zoned > 100, "{zoned} pairs in zones");
+            let centres: Vec<(f64, f64)> = (0..400)
+                .map(|_| {
+                    (
+                        rng.random_range(200.0..400.0),
+                        rng.random_range(-360.0..-160.0),
+                    )
+                })
+                .collect();
+            let mut out = vec![[0.0; 9]; centres.len()];
+            t.neighbourhoods(&centres, 0.5, &mut out);
+            for (&(x, z), o) in centres.iter().zip(&out) {
+                let (ax, az) = ([x - 0.5, x, x + 0.5], [z - 0.5, z, z + 0.5]);
+                for (k, h) in o.iter().enumerate() {
+                    let want = t.height(ax[k % 3], az[k / 3]);
+                    assert_eq!(h.to_bits(), want.to_bits(), "({x}, {z}) [{k}]");
                 }
             }
         }

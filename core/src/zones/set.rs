@@ -796,6 +796,9 @@ mod tests {
                     }
                 });
                 assert_eq!(set.near(x, z, margin), near, "({x}, {z})");
+                // What lets an area pass skip `near` before `lookup`.
+                let clear = set.lookup(x, z, margin, terrain) == Lookup::Clear;
+                assert_eq!(clear, !near, "({x}, {z})");
             }
         }
     }
@@ -846,6 +849,12 @@ mod tests {
                 assert_eq!(
                     got,
                     set.lookup_indexed(x, z, margin, terrain),
+                    "({x}, {z}) margin {margin}"
+                );
+                // Clear exactly where no zone is near (an area pass relies on it).
+                assert_eq!(
+                    got == Lookup::Clear,
+                    !set.near(x, z, margin),
                     "({x}, {z}) margin {margin}"
                 );
                 shortcuts += usize::from(set.clear_of_all(x, z, margin));
