@@ -21,7 +21,7 @@ use libm::atan2;
 
 use crate::maths::jsmath::sincos;
 
-use super::noise::Noise;
+use super::noise::{Noise, SIMPLEX_BOUND};
 
 /// Sectors of directions around the island.
 pub(super) const SECTORS: usize = 8192;
@@ -50,10 +50,9 @@ const SLOPE_C2: f64 = 94.0;
 const SLOPE_C3: f64 = 468.0;
 
 /// `|c2| <= 1` (a fractal of clamped Perlin values over its weights' sum) and
-/// `|c3| <= 2.8` (`super::layers`' simplex bound): the sector bounds are clipped to
-/// these.
+/// `|c3| <=` [`SIMPLEX_BOUND`]: the sector bounds are clipped to these.
 const C2_BOUND: f64 = 1.0;
-const C3_BOUND: f64 = 2.8;
+const C3_BOUND: f64 = SIMPLEX_BOUND;
 
 /// A margin for the rounding of the terms and of the angle, far above either.
 const ROUNDING: f64 = 1e-6;
@@ -79,6 +78,14 @@ impl std::fmt::Debug for Coast {
 pub(super) fn large_scale(noise: &Noise, theta: f64) -> f64 {
     let (sin_a, cos_a) = sincos(theta);
     noise.fractal(cos_a * 2.0, sin_a * 2.0, 3, 0.5, 2.0)
+}
+
+/// The coastline's variation of the island radius from its three terms (§3.3), with
+/// the mask's operations in its order: [`super::layers`]' island mask and the
+/// sector bounds both compute it here.
+#[inline(always)]
+pub(super) fn variation(c1: f64, c2: f64, c3: f64) -> f64 {
+    (c1 * 0.2 + c2 * 0.08) + c3 * 0.02
 }
 
 /// The mask's two smaller coastline terms in direction `θ`, with its operations:
@@ -149,29 +156,25 @@ impl Coast {
                 width
             }
         };
-        let own: Vec<(f64, f64)> = (0..SECTORS)
-            .map(|k| sector_range(c1[k], c1[k + 1], width(k), SLOPE))
-            .collect();
         // The variation's bounds: each term's, clipped to its global bound, combined
         // with the mask's operations (monotonic in each term), widened for rounding.
-        let own_var: Vec<(f64, f64)> = (0..SECTORS)
+        let own: Vec<(f64, f64)> = (0..SECTORS)
             .map(|k| {
-                let (c1_lo, c1_hi) = own[k];
+                let (c1_lo, c1_hi) = sector_range(c1[k], c1[k + 1], width(k), SLOPE);
                 let (c2_lo, c2_hi) = sector_range(small[k].0, small[k + 1].0, width(k), SLOPE_C2);
                 let (c3_lo, c3_hi) = sector_range(small[k].1, small[k + 1].1, width(k), SLOPE_C3);
-                let var = |c1: f64, c2: f64, c3: f64| (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
                 (
-                    var(c1_lo, c2_lo.max(-C2_BOUND), c3_lo.max(-C3_BOUND)) - ROUNDING,
-                    var(c1_hi, c2_hi.min(C2_BOUND), c3_hi.min(C3_BOUND)) + ROUNDING,
+                    variation(c1_lo, c2_lo.max(-C2_BOUND), c3_lo.max(-C3_BOUND)) - ROUNDING,
+                    variation(c1_hi, c2_hi.min(C2_BOUND), c3_hi.min(C3_BOUND)) + ROUNDING,
                 )
             })
             .collect();
         let var = (0..SECTORS)
             .map(|k| {
                 let around = [
-                    own_var[(k + SECTORS - 1) % SECTORS],
-                    own_var[k],
-                    own_var[(k + 1) % SECTORS],
+                    own[(k + SECTORS - 1) % SECTORS],
+                    own[k],
+                    own[(k + 1) % SECTORS],
                 ];
                 (
                     around.iter().map(|s| s.0).fold(f64::INFINITY, f64::min),
@@ -182,18 +185,12 @@ impl Coast {
         Coast { var }
     }
 
-    /// The sector of the direction of `(x, z)` (not both 0).
-    #[inline]
-    pub(super) fn sector(&self, x: f64, z: f64) -> usize {
-        let p = pseudo_angle(x, z);
-        ((p * (SECTORS as f64 / 4.0)) as usize).min(SECTORS - 1)
-    }
-
     /// Bounds `(lo, hi)` of the whole variation `var` (as the mask computes it) in
-    /// sector `k`.
+    /// the direction of `(x, z)` (not both 0).
     #[inline]
-    pub(super) fn var_range(&self, k: usize) -> (f64, f64) {
-        self.var[k]
+    pub(super) fn range(&self, x: f64, z: f64) -> (f64, f64) {
+        let p = pseudo_angle(x, z);
+        self.var[((p * (SECTORS as f64 / 4.0)) as usize).min(SECTORS - 1)]
     }
 }
 
@@ -218,10 +215,9 @@ mod tests {
                 let (x, z) = (300.0 * cos(theta), 300.0 * sin(theta));
                 let theta_mask = atan2(z, x);
                 let c1 = large_scale(&noise, theta_mask);
-                let k = coast.sector(x, z);
                 let (c2, c3) = small_scale(&noise, theta_mask);
-                let var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
-                let (lo, hi) = coast.var_range(k);
+                let var = variation(c1, c2, c3);
+                let (lo, hi) = coast.range(x, z);
                 assert!(
                     lo <= var && var <= hi,
                     "seed {seed} θ {theta}: var {var} not in [{lo}, {hi}]"
@@ -248,8 +244,8 @@ mod tests {
             ] {
                 let theta = atan2(z, x);
                 let (c1, (c2, c3)) = (large_scale(&noise, theta), small_scale(&noise, theta));
-                let var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
-                let (lo, hi) = coast.var_range(coast.sector(x, z));
+                let var = variation(c1, c2, c3);
+                let (lo, hi) = coast.range(x, z);
                 assert!(lo <= var && var <= hi, "seed {seed} ({x}, {z})");
             }
         }

@@ -11,9 +11,9 @@ use libm::atan2;
 
 use crate::maths::jsmath::{pow, sincos};
 
-use super::coast::Coast;
+use super::coast::{Coast, variation};
 use super::lanes::{F4, LANES};
-use super::noise::{Axis, EROSION_STEP, Noise, erode, erosion_factor};
+use super::noise::{Axis, EROSION_STEP, Noise, SIMPLEX_BOUND, erode, erosion_factor};
 use crate::maths::smooth;
 
 /// Heights are normalised to [0, 1] and scaled by this many metres.
@@ -302,8 +302,6 @@ fn layer_sum(noise: &Noise, a: &impl Axes) -> f64 {
     pow(h, 1.1)
 }
 
-/// Largest |simplex| (the analytic bound is 2.73; see the simplex test).
-const SIMPLEX_BOUND: f64 = 2.8;
 /// How far the radius can move once the large-scale coastline term is known: the
 /// other two terms are bounded by 0.08 * 1 and 0.02 * `SIMPLEX_BOUND`, plus 1 um of
 /// margin for rounding.
@@ -328,8 +326,7 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     }
     // The whole variation's bounds in the point's direction: `radius` below is at
     // least (at most) what they give, the operations being monotonic in `var`.
-    let sector = coast.sector(x, z);
-    let (lo, hi) = coast.var_range(sector);
+    let (lo, hi) = coast.range(x, z);
     if dist < ISLAND_RADIUS * (1.0 + lo) - ISLAND_FALLOFF - 1e-6 {
         return 1.0;
     }
@@ -361,7 +358,7 @@ pub(super) fn island_mask(noise: &Noise, coast: &Coast, x: f64, z: f64) -> f64 {
     let second = noise.perlin((cx * 3.0) * 2.0, (cz * 3.0) * 2.0);
     let c2 = fractal_sum(&[octaves.0[3], second], 0.5);
     let c3 = noise.simplex(cx * 8.0, cz * 8.0);
-    let var = (c1 * 0.2 + c2 * 0.08) + c3 * 0.02;
+    let var = variation(c1, c2, c3);
     let radius = ISLAND_RADIUS * (1.0 + var);
     let mut m = 1.0;
     if dist > radius - ISLAND_FALLOFF {

@@ -119,15 +119,20 @@ impl Hyperscape {
     pub fn procedural(&self, x: f64, z: f64) -> f64 {
         lanes::dispatch(
             #[inline(always)]
-            || {
-                let direct = Direct {
-                    noise: &self.noise,
-                    x,
-                    z,
-                };
-                self.procedural_axes(x, z, &direct)
-            },
+            || self.procedural_at(x, z),
         )
+    }
+
+    /// [`Hyperscape::procedural`] with the axis parts built on the spot, compiled
+    /// into whichever `lanes::dispatch` calls it.
+    #[inline(always)]
+    fn procedural_at(&self, x: f64, z: f64) -> f64 {
+        let direct = Direct {
+            noise: &self.noise,
+            x,
+            z,
+        };
+        self.procedural_axes(x, z, &direct)
     }
 
     /// `computed(x, z)` where the four shoreline samples may fall in flat zones:
@@ -344,22 +349,10 @@ impl Generator for Hyperscape {
         lanes::dispatch(
             #[inline(always)]
             || {
-                let direct = Direct {
-                    noise: &self.noise,
-                    x,
-                    z,
-                };
-                let b = self.procedural_axes(x, z, &direct);
+                let b = self.procedural_at(x, z);
                 // The outward neighbour alone, the four in lanes only when it is not
                 // steep (rarely).
-                let one = |nx, nz| {
-                    let direct = Direct {
-                        noise: &self.noise,
-                        x: nx,
-                        z: nz,
-                    };
-                    self.procedural_axes(nx, nz, &direct)
-                };
+                let one = |nx, nz| self.procedural_at(nx, nz);
                 shore::computed_with(b, x, z, one, || self.neighbours_lanes(x, z))
             },
         )
