@@ -264,14 +264,10 @@ impl Hub {
         state.published
     }
 
-    /// Ends direct delivery to subscriber `id`'s outlet, if it has one: no event is
-    /// assigned to it after this.
-    pub fn leave_direct(&self, id: u64) {
-        let state = self.lock();
-        let outlet = state.subscribers.iter().find(|s| s.id == id);
-        if let Some(outlet) = outlet.and_then(|s| s.outlet.as_ref()) {
-            outlet.flip();
-        }
+    /// Ends direct delivery to `outlet`: no event is assigned to it after this.
+    pub fn leave_direct(&self, outlet: &Outlet) {
+        let _state = self.lock();
+        outlet.flip();
     }
 
     /// Makes subscriber `id`'s outlet direct if `idle` (called under the lock that

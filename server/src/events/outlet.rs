@@ -60,6 +60,14 @@ struct Left {
     blocked: bool,
 }
 
+impl Left {
+    /// Leaves `event` unwritten for the stream; every later one follows it.
+    fn spill(&mut self, event: &Arc<Published>) {
+        self.spilled.push_back(Arc::clone(event));
+        self.blocked = true;
+    }
+}
+
 /// A subscriber's direct way out (see the module documentation).
 #[derive(Debug)]
 pub struct Outlet {
@@ -131,40 +139,34 @@ impl Outlet {
     }
 
     /// Writes (or spills) assigned event `event`: the writer task's part. Answers
-    /// whether the outlet must now be flipped (a write did not complete).
+    /// whether it was written, and whether the outlet must now be flipped (a write
+    /// did not complete).
     pub(super) fn deliver(&self, event: &Arc<Published>) -> (bool, bool) {
-        let (sent, flip) = {
-            let mut left = self.left();
-            if left.blocked {
-                left.spilled.push_back(Arc::clone(event));
-                (false, false)
-            } else {
-                match self.sink.offer(event) {
-                    Offer::Sent => {
-                        left.sent = event.revision;
-                        (true, false)
-                    }
-                    Offer::Unflushed => {
-                        left.sent = event.revision;
-                        left.blocked = true;
-                        (true, true)
-                    }
-                    Offer::Refused => {
-                        left.spilled.push_back(Arc::clone(event));
-                        left.blocked = true;
-                        (false, true)
-                    }
-                }
+        let mut left = self.left();
+        if left.blocked {
+            left.spill(event);
+            return (false, false);
+        }
+        match self.sink.offer(event) {
+            Offer::Sent => {
+                left.sent = event.revision;
+                (true, false)
             }
-        };
-        (sent, flip)
+            Offer::Unflushed => {
+                left.sent = event.revision;
+                left.blocked = true;
+                (true, true)
+            }
+            Offer::Refused => {
+                left.spill(event);
+                (false, true)
+            }
+        }
     }
 
     /// Leaves assigned `event` to the stream, and every later one.
     pub(super) fn spill(&self, event: &Arc<Published>) {
-        let mut left = self.left();
-        left.spilled.push_back(Arc::clone(event));
-        left.blocked = true;
+        self.left().spill(event);
     }
 
     /// Marks assigned event `revision` handled (after [`Outlet::deliver`] and any

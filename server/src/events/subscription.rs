@@ -321,7 +321,9 @@ impl Subscription {
 
     /// Ends direct delivery (the outlet then settles: [`Outlet::settled`]).
     pub fn leave_direct(&self) {
-        self.hub.leave_direct(self.key);
+        if let Some(outlet) = &self.outlet {
+            self.hub.leave_direct(outlet);
+        }
     }
 
     /// The outlet, if the transport has one.
