@@ -259,7 +259,7 @@ impl Noise {
         erode(h, e, iterations)
     }
 
-    /// `simplex(x, y)` of §2.2, roughly in [-1, 1] (never beyond +-[`SIMPLEX_BOUND`]).
+    /// `simplex(x, y)` of §2.2, roughly in [-1, 1] (never beyond +-2.8, the island mask's `SIMPLEX_BOUND`).
     pub fn simplex(&self, x: f64, y: f64) -> f64 {
         let sqrt3 = 3.0f64.sqrt();
         let f2 = 0.5 * (sqrt3 - 1.0);
