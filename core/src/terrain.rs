@@ -434,12 +434,15 @@ impl Terrain {
 
     /// The zones over an area pass: each point a zone may affect decides from the
     /// ground in `out` and its `procedural` height what [`Terrain::sample`] would.
-    /// Each point takes the one index lookup the point path takes (no separate
-    /// [`ZoneSet::near`] test first: a point no zone is near looks up `Clear`).
+    /// Each point takes the point path's one index lookup (no separate
+    /// [`ZoneSet::near`] test first: a point no zone is near looks up `Clear`),
+    /// through an [`AreaLookup`] that reads only the zones near the area.
     ///
     /// [`ZoneSet::near`]: crate::zones::ZoneSet::near
+    /// [`AreaLookup`]: crate::zones::set::AreaLookup
     fn zone_pass(&self, xs: &[f64], zs: &[f64], procedural: &[f64], out: &mut [f64]) {
         let nx = xs.len().max(1);
+        let mut zones = self.zones.area_lookup(xs, zs, SAMPLE_REACH);
         for (iz, &z) in zs.iter().enumerate() {
             for (ix, &x) in xs.iter().enumerate() {
                 let i = iz * nx + ix;
@@ -455,7 +458,7 @@ impl Terrain {
                         self.procedural(px, pz)
                     }
                 };
-                match self.zones.lookup(x, z, SAMPLE_REACH, beneath) {
+                match zones.lookup(x, z, beneath) {
                     Lookup::Zone(s) => out[i] = s.height,
                     Lookup::Near => out[i] = self.height_near_zones_from(p, x, z),
                     // The ground, as the area pass filled it.

@@ -8,6 +8,9 @@ use rustc_hash::FxHashMap;
 use super::model::{Bounds, FlatZone, Reach};
 use crate::maths::smooth;
 
+mod area;
+pub use area::AreaLookup;
+
 /// How overlapping zones combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Overlap {
@@ -533,6 +536,14 @@ impl ZoneSet {
                 return Lookup::Near;
             }
         }
+        self.lookup_beyond_candidates(x, z, margin)
+    }
+
+    /// The rest of a lookup whose candidates neither reach `(x, z)` nor are near it:
+    /// `Clear` when the margin stays inside the point's tile (any zone near it would
+    /// be a candidate), else whatever [`ZoneSet::near`] finds in the tiles around.
+    #[inline]
+    fn lookup_beyond_candidates<'a>(&'a self, x: f64, z: f64, margin: f64) -> Lookup<'a> {
         let (tx, tz) = (self.tile_of(x), self.tile_of(z));
         let inside =
             |c: f64, t: i64| self.tile_of(c - margin) == t && self.tile_of(c + margin) == t;
@@ -864,6 +875,110 @@ mod tests {
             shortcuts > 10_000,
             "the shortcut answered only {shortcuts} lookups"
         );
+    }
+
+    /// Many small zones in a grid (rectangles, circles and tile masks, 24 m apart,
+    /// as placed buildings are), over `tile` metre index tiles.
+    fn dense_zones() -> Vec<FlatZone> {
+        let mut out = Vec::new();
+        for i in 0..120_i32 {
+            let (x, z) = (
+                f64::from(i % 12) * 24.0 - 130.0,
+                f64::from(i / 12) * 24.0 - 110.0,
+            );
+            let mut zone = zone(&format!("d{i}"), x, z, 8.0, f64::from(i % 4), i % 3);
+            match i % 5 {
+                0 => zone.shape = Shape::Circle { radius: 5.0 },
+                1 => {
+                    zone.shape = Shape::Rect {
+                        width: 8.0,
+                        depth: 8.0,
+                    };
+                    let (tx, tz) = (x.floor() as i64, z.floor() as i64);
+                    let tiles = [
+                        [tx - 2, tz - 2],
+                        [tx - 1, tz - 2],
+                        [tx, tz + 1],
+                        [tx + 1, tz],
+                    ];
+                    zone.tile_mask = Some(crate::zones::TileMask::new(&tiles).unwrap());
+                }
+                _ => {}
+            }
+            out.push(zone);
+        }
+        out
+    }
+
+    /// An area's lookups answer what the point lookup answers at every point of the
+    /// area, bit for bit (and at points outside it), on both overlap rules, for dense
+    /// small zones and for the widely spread sets of every index level, over random
+    /// grids of random sizes; and the narrowing narrows.
+    #[test]
+    fn an_area_lookup_answers_what_each_point_lookup_answers() {
+        let mut seed = 0xa4ea_u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let terrain = |x: f64, z: f64| x * 0.001 + z * 0.002;
+        let (mut points, mut zoned, mut kept, mut read) = (0, 0, 0, 0);
+        for overlap in [Overlap::Layered, Overlap::Hyperscape] {
+            for (set_zones, tile, reach, dense) in [
+                (dense_zones(), 100.0, 200.0, true),
+                (dense_zones(), 32.0, 200.0, true),
+                (zones(), 32.0, 25_000.0, false),
+            ] {
+                let mut set = ZoneSet::new(overlap, tile);
+                for (i, z) in set_zones.into_iter().enumerate() {
+                    set.insert(z, i as u64 + 1);
+                }
+                for _ in 0..300 {
+                    let (cx, cz) = ((next() * 2.0 - 1.0) * reach, (next() * 2.0 - 1.0) * reach);
+                    let span = [3.0, 12.0, 40.0, 300.0][(next() * 4.0) as usize];
+                    let axis = |n: usize, c: f64, r: f64| -> Vec<f64> {
+                        (0..n)
+                            .map(|i| c - span / 2.0 + r * span * i as f64 / n as f64)
+                            .collect()
+                    };
+                    let (nx, nz) = (1 + (next() * 30.0) as usize, 1 + (next() * 30.0) as usize);
+                    let (xs, zs) = (axis(nx, cx, next() + 0.5), axis(nz, cz, next() + 0.5));
+                    let margin = [0.5, 1.0, 3.0][(next() * 3.0) as usize];
+                    let mut area = set.area_lookup(&xs, &zs, margin);
+                    for &z in &zs {
+                        for &x in &xs {
+                            let (got, want) = (
+                                area.lookup(x, z, terrain),
+                                set.lookup(x, z, margin, terrain),
+                            );
+                            assert_eq!(got, want, "({x}, {z}) margin {margin}");
+                            if let (Lookup::Zone(a), Lookup::Zone(b)) = (got, want) {
+                                assert_eq!(a.height.to_bits(), b.height.to_bits());
+                                zoned += 1;
+                            }
+                            points += 1;
+                        }
+                    }
+                    // A point outside the area is looked up on its own.
+                    let (x, z) = (cx + span * 2.0, cz);
+                    assert_eq!(
+                        area.lookup(x, z, terrain),
+                        set.lookup(x, z, margin, terrain)
+                    );
+                    if dense && span <= 40.0 {
+                        let (k, r) = area.narrowed();
+                        kept += k;
+                        read += r;
+                    }
+                }
+            }
+        }
+        assert!(
+            points > 300_000 && zoned > 20_000,
+            "{points} points, {zoned} in zones"
+        );
+        // Small areas among small zones: most of a tile's candidates are left out.
+        assert!(kept * 4 < read, "narrowed {read} candidates to {kept} only");
     }
 
     /// The largest legal zone on 32 m tiles costs at most 256 index entries (not the
