@@ -7,7 +7,10 @@
 //! tombstone here, so its key counts as never written (revision 0) again; one server
 //! holds the file, so nobody else races for it anyway.
 
-use std::sync::Arc;
+use std::{
+    collections::VecDeque,
+    sync::{Arc, Mutex},
+};
 
 use futures::{StreamExt, future::BoxFuture, stream};
 use redb::ReadableTable;
@@ -25,8 +28,8 @@ pub type Decoded = Result<Mutation, String>;
 /// What an append did.
 #[derive(Debug, PartialEq)]
 pub enum Appended {
-    /// Stored as this revision.
-    At(u64),
+    /// Stored as this revision; the entry as a feed reading it back decodes it.
+    At(u64, Decoded),
     /// The key's revision is not the expected one: nothing stored.
     Conflict,
 }
@@ -93,10 +96,11 @@ impl ZoneStore {
             let mut log = txn.open_table(LOG).map_err(db_err)?;
             log.insert((world, revision), record.as_str())
                 .map_err(db_err)?;
-            revision
+            (revision, record)
         };
         txn.commit().map_err(db_err)?;
-        Ok(Appended::At(revision))
+        let (revision, record) = revision;
+        Ok(Appended::At(revision, LogRecord::decode(&record)))
     }
 
     /// The revision that registered (or last replaced) zone `id` of `world`, if it is
@@ -134,6 +138,10 @@ pub struct EmbeddedLog {
     name: String,
     /// The last appended revision: followers wait on it.
     tip: watch::Sender<u64>,
+    /// The last few entries this log appended, as the store's feed decodes them:
+    /// the follower takes a fresh entry from here instead of reading it back from
+    /// the store on another blocking thread.
+    appended: Arc<Mutex<VecDeque<(u64, Decoded)>>>,
     /// The world's epoch in this store ([`ZoneStore::epoch`]).
     epoch: String,
 }
@@ -150,6 +158,7 @@ impl EmbeddedLog {
             world: world.to_string(),
             name,
             tip: watch::Sender::new(tip),
+            appended: Arc::default(),
             epoch,
         })
     }
@@ -200,6 +209,33 @@ fn entry_of(
     })
 }
 
+/// Fresh entries an [`EmbeddedLog`] keeps for its feed.
+const APPENDED_KEPT: usize = 8;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Entries pushed and read in single steps: usable after a panic.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The kept entries from revision `next` on, if `next` is kept: consecutive
+/// revisions, as the store would list them from there.
+fn fresh_from(appended: &VecDeque<(u64, Decoded)>, next: u64) -> Vec<(u64, Decoded)> {
+    let Some(start) = appended.iter().position(|(r, _)| *r == next) else {
+        return Vec::new();
+    };
+    let mut expected = next;
+    appended
+        .iter()
+        .skip(start)
+        .take_while(|(r, _)| {
+            let consecutive = *r == expected;
+            expected += 1;
+            consecutive
+        })
+        .cloned()
+        .collect()
+}
+
 impl ZoneLog for EmbeddedLog {
     fn name(&self) -> &str {
         &self.name
@@ -217,7 +253,14 @@ impl ZoneLog for EmbeddedLog {
         Box::pin(async move {
             let id = proposal.write.id().to_string();
             match self.blocking(move |s, w| s.append(w, &proposal)).await? {
-                Appended::At(revision) => {
+                Appended::At(revision, decoded) => {
+                    {
+                        let mut appended = lock(&self.appended);
+                        if appended.len() == APPENDED_KEPT {
+                            appended.pop_front();
+                        }
+                        appended.push_back((revision, decoded));
+                    }
                     self.tip.send_if_modified(|tip| {
                         let newer = revision > *tip;
                         *tip = (*tip).max(revision);
@@ -244,14 +287,21 @@ impl ZoneLog for EmbeddedLog {
         let world = self.world.clone();
         let name = self.name.clone();
         let tip = self.tip.subscribe();
+        let appended = Arc::clone(&self.appended);
         // State: the next revision to read, or `None` once the feed ended.
         let feed = stream::unfold(Some((from.max(1), tip)), move |state| {
             let (store, world, name) = (Arc::clone(&store), world.clone(), name.clone());
+            let appended = Arc::clone(&appended);
             async move {
                 let (next, mut tip) = state?;
                 // Wait until the log holds `next`; a dropped log ends the feed.
                 tip.wait_for(|&t| t >= next).await.ok()?;
-                let read = tokio::task::spawn_blocking(move || store.entries(&world, next)).await;
+                let fresh = fresh_from(&lock(&appended), next);
+                let read = if fresh.is_empty() {
+                    tokio::task::spawn_blocking(move || store.entries(&world, next)).await
+                } else {
+                    Ok(Ok(fresh))
+                };
                 let failed = |reason: String| LogError::Failed {
                     log: name.clone(),
                     reason,
@@ -287,6 +337,9 @@ impl ZoneLog for EmbeddedLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{RngExt as _, SeedableRng as _, rngs::Xoshiro256PlusPlus};
+    use terrain_core::zones::TileMask;
+
     use crate::test_support::square_zone as zone;
 
     #[tokio::test]
@@ -341,5 +394,68 @@ mod tests {
         );
         store.close();
         assert_eq!(log.propose(put(1.0, 0)).await, Err(LogError::Closed));
+    }
+
+    /// The entries the log keeps for its feed are what reading the store from the
+    /// same revision gives (zones with fractional, masked and circular geometry,
+    /// replacements and removals), only the last few are kept, and a feed opened
+    /// before them reads the store and then goes on from what is kept.
+    #[tokio::test]
+    async fn kept_entries_are_what_the_store_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(ZoneStore::open(dir.path()).unwrap());
+        let log = EmbeddedLog::open(Arc::clone(&store), "main").unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let mut revision = 0;
+        for i in 0..20_u64 {
+            let mut z = zone(rng.random_range(-1e4..1e4));
+            z.id = format!("z{}", i % 7);
+            z.center_z = rng.random::<f64>() * 1e-3 - 0.1;
+            z.blend_radius = rng.random::<f64>() * 5.0;
+            if i % 3 == 0 {
+                z.shape = terrain_core::zones::Shape::Circle { radius: 1.0 / 3.0 };
+            }
+            if i % 4 == 1 {
+                let (tx, tz) = (z.center_x.floor() as i64, z.center_z.floor() as i64);
+                z.tile_mask = Some(TileMask::new(&[[tx - 1, tz - 1], [tx, tz]]).unwrap());
+                z.shape = terrain_core::zones::Shape::Rect {
+                    width: 6.0,
+                    depth: 6.0,
+                };
+            }
+            let expected = store.zone_revision("main", &z.id).unwrap().unwrap_or(0);
+            let write = if i % 5 == 4 && expected > 0 {
+                Write::Delete(z.id.clone())
+            } else {
+                Write::Put(z)
+            };
+            revision = log.propose(Proposal { write, expected }).await.unwrap();
+        }
+        let kept = lock(&log.appended).clone();
+        assert_eq!(kept.len(), APPENDED_KEPT);
+        for next in 1..=revision + 1 {
+            let fresh = fresh_from(&kept, next);
+            if next + (APPENDED_KEPT as u64) <= revision {
+                assert!(fresh.is_empty(), "{next}");
+                continue;
+            }
+            assert_eq!(fresh, store.entries("main", next).unwrap(), "{next}");
+        }
+        // A feed from the start reads the store, then the kept entries.
+        let mut feed = log.follow(1).await.unwrap();
+        for r in 1..=revision {
+            let (want_revision, want) = store.entries("main", r).unwrap().remove(0);
+            let got = feed.next().await.unwrap().unwrap();
+            assert_eq!(got.revision, want_revision);
+            assert_eq!(got.write, entry_of("", r, 0, want).unwrap().write);
+        }
+        // Then the next append, from what is kept.
+        let z = zone(0.5);
+        let expected = store.zone_revision("main", &z.id).unwrap().unwrap_or(0);
+        let write = Write::Put(z);
+        let next = log.propose(Proposal { write, expected }).await.unwrap();
+        let got = feed.next().await.unwrap().unwrap();
+        let (_, want) = store.entries("main", next).unwrap().remove(0);
+        assert_eq!(got.write, entry_of("", next, 0, want).unwrap().write);
     }
 }
