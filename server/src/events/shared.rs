@@ -85,8 +85,11 @@ impl Published {
 
     /// The JSON text's whole WebSocket frame: `frame` runs once, for the first
     /// caller; every caller gets the same bytes.
-    pub fn frame(&self, frame: impl FnOnce() -> Result<Bytes, String>) -> Result<Bytes, String> {
-        self.frame.get_or_init(frame).clone()
+    pub fn frame(&self, frame: impl FnOnce() -> Result<Bytes, String>) -> Result<&Bytes, &str> {
+        self.frame
+            .get_or_init(frame)
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// The protobuf message: `encode` runs once, for the first caller; every caller

@@ -102,7 +102,7 @@ pub fn event_frame(e: &Published, epoch: &str) -> Result<Utf8Bytes, String> {
 /// One event's whole WebSocket text frame (unmasked, as a server sends it): the
 /// header and [`event_frame`]'s text, made once per event and shared by every
 /// subscriber the hub writes it to ([`super::wire`]).
-pub fn event_wire(e: &Published, epoch: &str) -> Result<Bytes, String> {
+pub fn event_wire<'a>(e: &'a Published, epoch: &str) -> Result<&'a Bytes, &'a str> {
     e.frame(|| {
         let text = event_frame(e, epoch)?;
         let mut frame = Vec::with_capacity(text.len() + 10);

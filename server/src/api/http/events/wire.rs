@@ -30,7 +30,7 @@ use bytes::{Buf as _, Bytes, BytesMut};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use tokio::{
-    io::{AsyncRead, AsyncWrite, ReadBuf},
+    io::{AsyncRead, AsyncWrite, Interest, ReadBuf},
     net::TcpStream,
 };
 use tokio_util::either::Either;
@@ -50,11 +50,21 @@ pub struct Wire {
     out: Mutex<BytesMut>,
 }
 
+/// One `send` of `bytes` without waiting: rustix's system call straight (the C
+/// library's wrapper adds two cancellation-point calls to each of the writer's
+/// thousand sends per event), through tokio so that `WouldBlock` clears the
+/// socket's readiness as `try_write` would.
+fn send(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
+    tcp.try_io(Interest::WRITABLE, || {
+        rustix::net::send(tcp, bytes, rustix::net::SendFlags::NOSIGNAL).map_err(io::Error::from)
+    })
+}
+
 /// Writes as much of `bytes` as the socket takes now; answers how much.
 fn write_some(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
     let mut written = 0;
     while written < bytes.len() {
-        match tcp.try_write(&bytes[written..]) {
+        match send(tcp, &bytes[written..]) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
             Ok(n) => written += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -219,17 +229,16 @@ pub fn wire(transport: &Transport) -> Option<Arc<Wire>> {
 /// socket (never for other transports, whose streams do not go direct).
 #[derive(Debug, Default)]
 pub struct WireSink {
-    wire: OnceLock<Arc<Wire>>,
-    /// The epoch every event frame of this stream names (its world's).
-    epoch: OnceLock<Arc<str>>,
+    /// The socket, and the epoch every event frame of this stream names (its
+    /// world's): one cell, so an offer reads one line of the sink.
+    installed: OnceLock<(Arc<Wire>, Arc<str>)>,
 }
 
 impl WireSink {
     /// Installs the socket, and the epoch its event frames name.
     pub fn install(&self, wire: Arc<Wire>, epoch: Arc<str>) {
         // Set once: a stream has one socket and one epoch.
-        let _ = self.wire.set(wire);
-        let _ = self.epoch.set(epoch);
+        let _ = self.installed.set((wire, epoch));
     }
 }
 
@@ -237,14 +246,14 @@ impl DirectSink for WireSink {
     /// The event's shared frame, written at once or kept for the stream to flush:
     /// never waits.
     fn offer(&self, event: &Arc<Published>) -> Offer {
-        let (Some(wire), Some(epoch)) = (self.wire.get(), self.epoch.get()) else {
+        let Some((wire, epoch)) = self.installed.get() else {
             return Offer::Refused;
         };
         let Ok(frame) = frames::event_wire(event, epoch) else {
             // The stream meets the same error and ends.
             return Offer::Refused;
         };
-        match wire.put(&mut wire.out(), &frame) {
+        match wire.put(&mut wire.out(), frame) {
             Ok(true) => Offer::Sent,
             Ok(false) => Offer::Unflushed,
             // The stream's next write meets the error too, and ends.
