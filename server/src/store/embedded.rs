@@ -3,7 +3,9 @@
 //! Proposing is one write transaction: the compare-and-swap check on the zone's key,
 //! then the zone table, the world's revision (the stored one + 1) and the log entry,
 //! fsynced before the answer ([`ZoneStore::append`]). Following reads the `log` table
-//! from a revision and then waits for the next append. A removed zone leaves no
+//! from a revision and then waits for the next append, which it takes from the few
+//! entries the log keeps as it appends them (decoded as a read would decode them)
+//! rather than reading it back. A removed zone leaves no
 //! tombstone here, so its key counts as never written (revision 0) again; one server
 //! holds the file, so nobody else races for it anyway.
 
