@@ -15,6 +15,10 @@ pub enum MeshError {
     /// The cache gave back no entry for a tile it had just computed: a bug.
     #[error("internal error: mesh cache: the entry vanished")]
     Vanished,
+    /// A commit's rebuild skipped because a later change's rebuild of the same tile
+    /// replaced it (whoever waited for it builds or waits for the newer one).
+    #[error("internal error: tile mesh rebuild superseded")]
+    Superseded,
     /// The mesh could not be encoded for the response.
     #[error("internal error: encoding tile mesh: {0}")]
     Encode(String),

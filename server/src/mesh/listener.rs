@@ -1,6 +1,8 @@
 //! [`MeshCache`] as the registry's [`CommitListener`]: after a change commits, the
 //! cached tiles it touched are rebuilt at their new version, in parallel, without
-//! holding the change up.
+//! holding the change up. A rebuild still waiting for the pool when a later change
+//! registers the same tile's next one is skipped: under a stream of changes to one
+//! tile the pool builds what requests will be served, not every version in between.
 
 use std::sync::Arc;
 
@@ -28,13 +30,22 @@ impl CommitListener for MeshCache {
             let version = state.tile_version(tile);
             let key = (id.to_string(), tile.0, tile.1);
             let (meshes, state) = (self.clone(), Arc::clone(&state));
-            let job_key = key.clone();
+            let (job_key, rebuilding) = (key.clone(), Arc::clone(&self.rebuilding));
             let done = async move {
+                let key = job_key.clone();
                 let built = meshes
                     .compute
-                    .run(move || timed(&state, tile, version))
+                    .run(move || {
+                        // A later change's rebuild of this tile replaced this one while
+                        // it waited for the pool: its mesh would be thrown away.
+                        let newer = locked(&rebuilding)
+                            .get(&key)
+                            .is_some_and(|r| r.version > version);
+                        (!newer).then(|| timed(&state, tile, version))
+                    })
                     .await
-                    .map_err(|e| MeshError::Build(e.to_string()));
+                    .map_err(|e| MeshError::Build(e.to_string()))
+                    .and_then(|built| built.ok_or(MeshError::Superseded));
                 meshes.install(job_key, version, built).await
             }
             .boxed()
@@ -51,7 +62,7 @@ impl CommitListener for MeshCache {
                 .await
                 .into_iter()
                 .filter_map(Result::err)
-                .next();
+                .find(|e| !matches!(e, MeshError::Superseded));
             meshes.update_size().await;
             match failed {
                 // Not fatal: a stale entry is never served, the next request builds.

@@ -37,7 +37,11 @@
 //!   each rebuild is registered under its tile and version: a request that needs the
 //!   new version meanwhile waits for that rebuild instead of building the tile again,
 //!   and is served the rebuilt mesh. A stale mesh is never served (its version is too
-//!   old), whether or not a rebuild is under way.
+//!   old), whether or not a rebuild is under way. A rebuild a later change replaced
+//!   before the pool reached it is skipped, so changes streaming into one tile cost
+//!   the pool the builds requests are served, not one per change (before, tile
+//!   requests under such a stream queued behind every superseded rebuild and timed
+//!   out).
 
 mod cache;
 mod encoded;

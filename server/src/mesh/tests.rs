@@ -139,6 +139,70 @@ async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_
     assert!(Arc::ptr_eq(&again.mesh, &served.mesh));
 }
 
+/// Changes to one cached tile while the pool is busy are each acknowledged at once;
+/// when the pool frees, only the newest version is rebuilt (the rebuilds later changes
+/// replaced are skipped, not built and thrown away), and a request gets that mesh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rebuilds_a_later_change_replaced_are_skipped() {
+    let Cache {
+        _dir,
+        store,
+        metrics,
+        compute,
+        meshes,
+    } = Cache::new();
+    let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(&meshes) as _];
+    let configs = [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)];
+    let worlds = Arc::new(Worlds::open(&configs, &store, &Limits::default(), &listeners).unwrap());
+    let log = Arc::new(MemoryLog::new("memory"));
+    let logs: Vec<Arc<dyn ZoneLog>> = vec![log as _];
+    let _replication = Replication::start(&worlds, logs, Arc::clone(&metrics)).await;
+    let world = worlds.get("main").unwrap();
+    meshes.get(world, world.snapshot(), (0, 0)).await.unwrap();
+
+    let release = hold_pool(&compute).await;
+    let mut revisions = Vec::new();
+    for i in 0..5 {
+        let change = world.register("a", square_zone(f64::from(i) * 0.5).spec());
+        let outcome = tokio::time::timeout(Duration::from_secs(10), change)
+            .await
+            .expect("the change waited for its rebuild")
+            .unwrap();
+        assert_eq!(outcome.tiles, vec![(0, 0)]);
+        revisions.push(outcome.revision);
+    }
+    assert_eq!(
+        meshes.rebuilds_pending(),
+        1,
+        "one rebuild per tile is current"
+    );
+    drop(release);
+    let served = tokio::time::timeout(
+        Duration::from_secs(30),
+        meshes.get(world, world.snapshot(), (0, 0)),
+    )
+    .await
+    .expect("the request was answered")
+    .unwrap();
+    let newest = *revisions.last().unwrap();
+    assert_eq!(served.mesh.version(), newest);
+    let want = build_tile(world.snapshot().terrain(), (0, 0), newest);
+    assert_eq!(*served.mesh, CachedMesh::Tile(want));
+    // Every rebuild has ended: the four replaced ones without building.
+    for _ in 0..300 {
+        if meshes.rebuilds_pending() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(meshes.rebuilds_pending(), 0);
+    let text = metrics.render();
+    assert!(
+        text.contains(r#"terrain_tiles_regenerated_total{world="main"} 1"#),
+        "{text}"
+    );
+}
+
 /// A request waiting for a grid another request announced builds it itself when that
 /// request goes away first: the grids it answers are those of a fresh build.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
