@@ -795,7 +795,6 @@ mod tests {
                 got.sort_unstable();
                 want.sort_unstable();
                 assert_eq!(got, want, "({x}, {z})");
-                let terrain = |x: f64, z: f64| x * 0.001 + z * 0.002;
                 let brute = set.sample_in(oracle(&set, x, z).into_iter(), x, z, terrain);
                 assert_eq!(set.sample(x, z, terrain), brute, "({x}, {z})");
                 let margin = 40.0;
@@ -814,18 +813,26 @@ mod tests {
         }
     }
 
+    /// Uniform draws in [0, 1) from `seed` (a 64-bit LCG's top 53 bits).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// The ground the zones blend toward in these tests: a plane.
+    fn terrain(x: f64, z: f64) -> f64 {
+        x * 0.001 + z * 0.002
+    }
+
     /// `lookup`'s shortcut for points clear of every zone answers what the index
     /// answers, for sets that grow and shrink (the union is recomputed as zones
     /// go), on points far out, around the union's edges and inside it, with small and
     /// large margins.
     #[test]
     fn the_clear_shortcut_answers_what_the_index_answers() {
-        let mut seed = 0x5eed_c1ea_u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let terrain = |x: f64, z: f64| x * 0.001 + z * 0.002;
+        let mut next = uniform(0x5eed_c1ea);
         let all = zones();
         let mut set = ZoneSet::new(Overlap::Hyperscape, 32.0);
         assert!(
@@ -916,12 +923,7 @@ mod tests {
     /// grids of random sizes; and the narrowing narrows.
     #[test]
     fn an_area_lookup_answers_what_each_point_lookup_answers() {
-        let mut seed = 0xa4ea_u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let terrain = |x: f64, z: f64| x * 0.001 + z * 0.002;
+        let mut next = uniform(0xa4ea);
         let (mut points, mut zoned, mut kept, mut read) = (0, 0, 0, 0);
         for overlap in [Overlap::Layered, Overlap::Hyperscape] {
             for (set_zones, tile, reach, dense) in [

@@ -81,6 +81,22 @@ impl Cache {
     }
 }
 
+/// World `main` (hyperscape, seed 0) on `store`, its changes rebuilding `meshes`,
+/// following an in-memory log.
+async fn world_of(
+    store: &Arc<ZoneStore>,
+    meshes: &Arc<MeshCache>,
+    metrics: &Arc<Metrics>,
+) -> (Arc<Worlds>, Replication) {
+    let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(meshes) as _];
+    let configs = [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)];
+    let worlds = Arc::new(Worlds::open(&configs, store, &Limits::default(), &listeners).unwrap());
+    let log = Arc::new(MemoryLog::new("memory"));
+    let logs: Vec<Arc<dyn ZoneLog>> = vec![log as _];
+    let replication = Replication::start(&worlds, logs, Arc::clone(metrics)).await;
+    (worlds, replication)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_for_it() {
     let Cache {
@@ -90,12 +106,7 @@ async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_
         compute,
         meshes,
     } = Cache::new();
-    let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(&meshes) as _];
-    let configs = [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)];
-    let worlds = Arc::new(Worlds::open(&configs, &store, &Limits::default(), &listeners).unwrap());
-    let log = Arc::new(MemoryLog::new("memory"));
-    let logs: Vec<Arc<dyn ZoneLog>> = vec![log as _];
-    let _replication = Replication::start(&worlds, logs, Arc::clone(&metrics)).await;
+    let (worlds, _replication) = world_of(&store, &meshes, &metrics).await;
     let world = worlds.get("main").unwrap();
 
     let served = meshes.get(world, world.snapshot(), (0, 0)).await.unwrap();
@@ -144,23 +155,13 @@ async fn a_change_is_acknowledged_before_its_rebuild_and_the_next_request_waits_
 /// replaced are skipped, not built and thrown away), and a request gets that mesh.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rebuilds_a_later_change_replaced_are_skipped() {
-    let Cache {
-        _dir,
-        store,
-        metrics,
-        compute,
-        meshes,
-    } = Cache::new();
-    let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(&meshes) as _];
-    let configs = [WorldConfig::new("main", GeneratorKind::Hyperscape, 0)];
-    let worlds = Arc::new(Worlds::open(&configs, &store, &Limits::default(), &listeners).unwrap());
-    let log = Arc::new(MemoryLog::new("memory"));
-    let logs: Vec<Arc<dyn ZoneLog>> = vec![log as _];
-    let _replication = Replication::start(&worlds, logs, Arc::clone(&metrics)).await;
+    let cache = Cache::new();
+    let (meshes, metrics) = (&cache.meshes, &cache.metrics);
+    let (worlds, _replication) = world_of(&cache.store, meshes, metrics).await;
     let world = worlds.get("main").unwrap();
     meshes.get(world, world.snapshot(), (0, 0)).await.unwrap();
 
-    let release = hold_pool(&compute).await;
+    let release = hold_pool(&cache.compute).await;
     let mut revisions = Vec::new();
     for i in 0..5 {
         let change = world.register("a", square_zone(f64::from(i) * 0.5).spec());
