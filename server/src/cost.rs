@@ -18,10 +18,11 @@
 //! replacing the seed), so estimates follow the machine, warm caches and the build
 //! profile. Estimates only decide admission: they never change an answer.
 
+use crate::sync::locked;
 use std::{
     collections::BTreeMap,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -250,10 +251,6 @@ impl Drop for Ticket {
             admitted.total = admitted.total.saturating_sub(own);
         }
     }
-}
-
-fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A request refused because, beside the work already admitted, it would not finish

@@ -35,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "compute",
             "cost",
             "validate",
+            "sync",
             "test_support",
         ],
     ),

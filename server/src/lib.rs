@@ -32,7 +32,8 @@
 //!   admin token), [`shutdown`] (signals and [`shutdown::Tasks`], the owner of every
 //!   background task), [`compute`] (the rayon pool that keeps tiles and large batches
 //!   off the async runtime), [`cost`] (admission by the estimated cost of a request's
-//!   work on that pool), [`validate`] (the input checks the domain shares).
+//!   work on that pool), [`validate`] (the input checks the domain shares), [`sync`] (the
+//!   poison-tolerant lock every module takes).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_server::Error> {
@@ -68,6 +69,7 @@ pub mod query;
 pub mod server;
 pub mod shutdown;
 pub mod store;
+pub mod sync;
 pub mod telemetry;
 #[cfg(test)]
 mod test_support;

@@ -20,6 +20,7 @@
 //! event is either assigned or queued, never both, and what is assigned before the
 //! flip is handled before the stream reads its queue.
 
+use crate::sync::locked;
 use std::sync::{
     Arc, Mutex, MutexGuard,
     atomic::{AtomicU64, AtomicUsize, Ordering},
@@ -331,8 +332,7 @@ impl Hub {
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    // The lock guards plain data updated in single steps: usable after a panic.
-    state.lock().unwrap_or_else(|p| p.into_inner())
+    locked(state)
 }
 
 /// The writer task: writes each batch's event to its outlets, in order, and flips

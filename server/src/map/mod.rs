@@ -27,10 +27,11 @@ pub mod render;
 pub mod shade;
 pub mod walk;
 
+use crate::sync::locked;
 use std::{
     collections::HashMap,
     fmt,
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex},
     time::Duration,
 };
 
@@ -440,8 +441,4 @@ async fn keep_newest(
         })
         .await;
     result.into_entry().map_or(png, |entry| entry.into_value())
-}
-
-fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

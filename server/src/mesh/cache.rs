@@ -1,10 +1,11 @@
 //! [`MeshCache`]: the bounded cache of built meshes shared by every world, its
 //! pinned live tiles, its simplified meshes and the rebuilds under way.
 
+use crate::sync::locked;
 use std::{
     collections::HashMap,
     fmt,
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -499,8 +500,4 @@ pub(super) fn timed(state: &WorldState, tile: (i64, i64), version: u64) -> (Cach
         None => CachedMesh::Tile(build_tile(terrain, tile, version)),
     };
     (mesh, start.elapsed())
-}
-
-pub(super) fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use super::cache::{Rebuild, locked, timed};
+use super::cache::{Rebuild, timed};
 use super::{MeshCache, MeshError};
+use crate::sync::locked;
 use crate::world::{CommitListener, Outcome, World};
 
 impl CommitListener for MeshCache {

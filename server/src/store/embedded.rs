@@ -9,6 +9,7 @@
 //! tombstone here, so its key counts as never written (revision 0) again; one server
 //! holds the file, so nobody else races for it anyway.
 
+use crate::sync::locked;
 use std::{
     collections::VecDeque,
     sync::{Arc, Mutex},
@@ -43,7 +44,7 @@ impl ZoneStore {
     pub fn append(&self, world: &str, proposal: &Proposal) -> Result<Appended, StoreError> {
         let open = self.open_db();
         let txn = open.db()?.begin_write().map_err(db_err)?;
-        let revision = {
+        let (revision, record) = {
             let mut worlds = txn.open_table(WORLDS).map_err(db_err)?;
             let stored = worlds.get(world).map_err(db_err)?.map_or(0, |v| v.value());
             let mut zones = txn.open_table(ZONES).map_err(db_err)?;
@@ -101,7 +102,6 @@ impl ZoneStore {
             (revision, record)
         };
         txn.commit().map_err(db_err)?;
-        let (revision, record) = revision;
         Ok(Appended::At(revision, LogRecord::decode(&record)))
     }
 
@@ -214,11 +214,6 @@ fn entry_of(
 /// Fresh entries an [`EmbeddedLog`] keeps for its feed.
 const APPENDED_KEPT: usize = 8;
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Entries pushed and read in single steps: usable after a panic.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// The kept entries from revision `next` on, if `next` is kept: consecutive
 /// revisions, as the store would list them from there.
 fn fresh_from(appended: &VecDeque<(u64, Decoded)>, next: u64) -> Vec<(u64, Decoded)> {
@@ -257,7 +252,7 @@ impl ZoneLog for EmbeddedLog {
             match self.blocking(move |s, w| s.append(w, &proposal)).await? {
                 Appended::At(revision, decoded) => {
                     {
-                        let mut appended = lock(&self.appended);
+                        let mut appended = locked(&self.appended);
                         if appended.len() == APPENDED_KEPT {
                             appended.pop_front();
                         }
@@ -298,7 +293,7 @@ impl ZoneLog for EmbeddedLog {
                 let (next, mut tip) = state?;
                 // Wait until the log holds `next`; a dropped log ends the feed.
                 tip.wait_for(|&t| t >= next).await.ok()?;
-                let fresh = fresh_from(&lock(&appended), next);
+                let fresh = fresh_from(&locked(&appended), next);
                 let read = if fresh.is_empty() {
                     tokio::task::spawn_blocking(move || store.entries(&world, next)).await
                 } else {
@@ -433,7 +428,7 @@ mod tests {
             };
             revision = log.propose(Proposal { write, expected }).await.unwrap();
         }
-        let kept = lock(&log.appended).clone();
+        let kept = locked(&log.appended).clone();
         assert_eq!(kept.len(), APPENDED_KEPT);
         for next in 1..=revision + 1 {
             let fresh = fresh_from(&kept, next);

@@ -28,7 +28,8 @@ pub struct AreaLookup<'a> {
     set: &'a ZoneSet,
     margin: f64,
     /// The rectangle, its first index tile and its size in tiles; `None` when the
-    /// rectangle is not finite or spans more than [`MAX_TILES`].
+    /// rectangle is not finite, spans more than [`MAX_TILES`] or has no more points
+    /// than tiles.
     grid: Option<Grid>,
     /// Each tile's narrowed candidates, filled on first use (row-major).
     tiles: Vec<Option<Vec<&'a Entry>>>,
@@ -82,7 +83,11 @@ impl ZoneSet {
             let (tx0, tz0) = (self.tile_of(min_x), self.tile_of(min_z));
             let ntx = self.tile_of(max_x).checked_sub(tx0)?.checked_add(1)?;
             let ntz = self.tile_of(max_z).checked_sub(tz0)?.checked_add(1)?;
-            (ntx.checked_mul(ntz)? <= MAX_TILES).then_some(Grid {
+            let tiles = ntx.checked_mul(ntz)?;
+            // Narrowing a tile costs about one lookup: worth it only where its
+            // points outnumber its tiles.
+            let points = (xs.len() as u128) * (zs.len() as u128);
+            (tiles <= MAX_TILES && points > tiles as u128).then_some(Grid {
                 rect: Bounds {
                     min_x,
                     min_z,
