@@ -480,9 +480,9 @@ mod tests {
     async fn direct_delivery_writes_in_order_and_hands_back_what_it_could_not() {
         let metrics = Arc::new(Metrics::new().unwrap());
         let hub = Hub::new("main", 3, metrics);
-        let sink = Arc::new(Recorder::default());
-        let outlet = Arc::new(Outlet::new(Arc::clone(&sink) as _));
-        let mut joined = hub.subscribe_with(1, Arc::default(), 8, Some(Arc::clone(&outlet)));
+        let outlet = Arc::new(Outlet::new(Recorder::default()));
+        let sink = outlet.sink();
+        let mut joined = hub.subscribe_with(1, Arc::default(), 8, Some(outlet.clone() as _));
         let mut queued = hub.subscribe(2, Arc::default(), 8);
         assert!(!hub.go_direct(1, || false), "not idle: stays queued");
         assert!(!hub.go_direct(2, || true), "no outlet");

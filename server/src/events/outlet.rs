@@ -68,10 +68,12 @@ impl Left {
     }
 }
 
-/// A subscriber's direct way out (see the module documentation).
+/// A subscriber's direct way out (see the module documentation), writing through
+/// sink `S`. The sink is held in the outlet itself, not behind a pointer of its
+/// own: the writer reads one allocation per subscriber fewer. The hub holds every
+/// outlet as `Arc<Outlet>` (an `Arc<Outlet<S>>` coerces to it).
 #[derive(Debug)]
-pub struct Outlet {
-    sink: Arc<dyn DirectSink>,
+pub struct Outlet<S: ?Sized + DirectSink = dyn DirectSink> {
     /// Set and cleared only under the hub's lock; read by its `publish`.
     direct: AtomicBool,
     /// The last revision assigned (under the hub's lock, while direct).
@@ -81,12 +83,14 @@ pub struct Outlet {
     left: Mutex<Left>,
     /// Wakes the stream once the outlet is flipped and settled.
     settled: Notify,
+    /// Last, so that the outlet may be unsized to `dyn DirectSink`.
+    sink: S,
 }
 
-impl Outlet {
+impl<S: DirectSink> Outlet<S> {
     /// An outlet writing through `sink`; not direct until its stream asks
     /// ([`super::Subscription::go_direct`]).
-    pub fn new(sink: Arc<dyn DirectSink>) -> Self {
+    pub fn new(sink: S) -> Self {
         Outlet {
             sink,
             direct: AtomicBool::new(false),
@@ -95,6 +99,13 @@ impl Outlet {
             left: Mutex::new(Left::default()),
             settled: Notify::new(),
         }
+    }
+}
+
+impl<S: ?Sized + DirectSink> Outlet<S> {
+    /// The sink the outlet writes through.
+    pub fn sink(&self) -> &S {
+        &self.sink
     }
 
     fn left(&self) -> std::sync::MutexGuard<'_, Left> {

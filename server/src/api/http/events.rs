@@ -58,8 +58,7 @@ use super::extract::{Query, World};
 use crate::{
     api::{ApiError, ApiState},
     events::{
-        Area, ConnectionStreams, DirectSink, EventError, Outlet, Resume, StreamKind, StreamPermit,
-        Subscription,
+        Area, ConnectionStreams, EventError, Outlet, Resume, StreamKind, StreamPermit, Subscription,
     },
 };
 use upgrade::Upgrade;
@@ -207,19 +206,18 @@ pub async fn events(
         Ok(permit) => permit,
         Err(err) => return Ok(refused(err)),
     };
-    let sink = Arc::new(WireSink::default());
-    let outlet = Arc::new(Outlet::new(Arc::clone(&sink) as Arc<dyn DirectSink>));
+    let direct = Arc::new(Outlet::new(WireSink::default()));
     let sub = Subscription::open_with(
         &state.events,
         world,
         opening.area,
         opening.from,
-        Some(outlet),
+        Some(Arc::clone(&direct) as Arc<Outlet>),
     )
     .await?;
     // axum's extractor checks the request; this route answers it (`upgrade`).
     drop(upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?);
-    raw.on_upgrade(move |socket| serve(socket, sub, sink, permit))
+    raw.on_upgrade(move |socket| serve(socket, sub, direct, permit))
         .ok_or_else(|| ApiError::invalid("upgrade", "the connection offers no upgrade"))
 }
 
@@ -265,13 +263,13 @@ const BATCH: usize = 64;
 async fn serve(
     socket: Socket,
     mut sub: Subscription,
-    direct: Arc<WireSink>,
+    direct: Arc<Outlet<WireSink>>,
     _permit: StreamPermit,
 ) {
     let closed = sub.closed();
     let outlet = match wire::wire(socket.get_ref()) {
         Some(wire) => {
-            direct.install(wire, Arc::clone(sub.epoch()));
+            direct.sink().install(wire, Arc::clone(sub.epoch()));
             sub.outlet().cloned()
         }
         None => None,

@@ -50,18 +50,29 @@ pub struct Wire {
     out: Mutex<BytesMut>,
 }
 
-/// One `send` of `bytes` without waiting: rustix's system call straight (the C
-/// library's wrapper adds two cancellation-point calls to each of the writer's
-/// thousand sends per event), through tokio so that `WouldBlock` clears the
-/// socket's readiness as `try_write` would.
-fn send(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
-    tcp.try_io(Interest::WRITABLE, || {
-        rustix::net::send(tcp, bytes, rustix::net::SendFlags::NOSIGNAL).map_err(io::Error::from)
-    })
+/// One `send` of some bytes without waiting, as one of the socket's two writers
+/// makes it.
+type Send = fn(&TcpStream, &[u8]) -> io::Result<usize>;
+
+/// The stream's send: through tokio, so that `WouldBlock` clears the socket's
+/// readiness (as `try_write` would) and the stream's next poll for writing
+/// registers for the next.
+fn polled_send(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
+    tcp.try_io(Interest::WRITABLE, || bare_send(tcp, bytes))
 }
 
-/// Writes as much of `bytes` as the socket takes now; answers how much.
-fn write_some(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
+/// The hub writer's send: rustix's system call alone (the C library's wrapper adds
+/// two cancellation-point calls to each of the writer's thousand sends per event).
+/// The writer never waits for readiness, so it need not read or clear tokio's: a
+/// `WouldBlock` here leaves that readiness stale at worst, which costs the stream's
+/// next flush one more send (a polled one, which clears it), never a wake-up.
+fn bare_send(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
+    rustix::net::send(tcp, bytes, rustix::net::SendFlags::NOSIGNAL).map_err(io::Error::from)
+}
+
+/// Writes as much of `bytes` as the socket takes now through `send`; answers how
+/// much.
+fn write_some(tcp: &TcpStream, bytes: &[u8], send: Send) -> io::Result<usize> {
     let mut written = 0;
     while written < bytes.len() {
         match send(tcp, &bytes[written..]) {
@@ -88,21 +99,22 @@ impl Wire {
         self.out.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Writes what `out` holds, without waiting; true when nothing is left.
-    fn drain(&self, out: &mut BytesMut) -> io::Result<bool> {
-        let n = write_some(&self.tcp, out)?;
+    /// Writes what `out` holds through `send`, without waiting; true when nothing
+    /// is left.
+    fn drain(&self, out: &mut BytesMut, send: Send) -> io::Result<bool> {
+        let n = write_some(&self.tcp, out, send)?;
         out.advance(n);
         Ok(out.is_empty())
     }
 
-    /// Writes `bytes` after what `out` holds, without waiting, and keeps in `out`
-    /// what the socket does not take; true when all of it is written.
-    fn put(&self, out: &mut BytesMut, bytes: &[u8]) -> io::Result<bool> {
-        if !out.is_empty() && !self.drain(out)? {
+    /// Writes `bytes` after what `out` holds through `send`, without waiting, and
+    /// keeps in `out` what the socket does not take; true when all of it is written.
+    fn put(&self, out: &mut BytesMut, bytes: &[u8], send: Send) -> io::Result<bool> {
+        if !out.is_empty() && !self.drain(out, send)? {
             out.extend_from_slice(bytes);
             return Ok(false);
         }
-        let n = write_some(&self.tcp, bytes)?;
+        let n = write_some(&self.tcp, bytes, send)?;
         out.extend_from_slice(&bytes[n..]);
         Ok(n == bytes.len())
     }
@@ -110,7 +122,7 @@ impl Wire {
     /// Writes everything buffered, waiting for the socket as needed.
     fn poll_drain(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         loop {
-            if self.drain(&mut self.out())? {
+            if self.drain(&mut self.out(), polled_send)? {
                 return Poll::Ready(Ok(()));
             }
             // The failed write cleared the socket's readiness: this registers.
@@ -167,10 +179,10 @@ impl AsyncWrite for WireIo {
             {
                 let mut out = wire.out();
                 if out.len() >= OUT_LIMIT {
-                    wire.drain(&mut out)?;
+                    wire.drain(&mut out, polled_send)?;
                 }
                 if out.len() < OUT_LIMIT {
-                    wire.put(&mut out, buf)?;
+                    wire.put(&mut out, buf, polled_send)?;
                     return Poll::Ready(Ok(buf.len()));
                 }
             }
@@ -253,7 +265,7 @@ impl DirectSink for WireSink {
             // The stream meets the same error and ends.
             return Offer::Refused;
         };
-        match wire.put(&mut wire.out(), frame) {
+        match wire.put(&mut wire.out(), frame, bare_send) {
             Ok(true) => Offer::Sent,
             Ok(false) => Offer::Unflushed,
             // The stream's next write meets the error too, and ends.
