@@ -15,10 +15,11 @@
 //! remaining slices skipped. Work is admitted by its estimated cost first
 //! ([`crate::cost`]).
 
+use crate::sync::locked;
 use std::{
     collections::VecDeque,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
@@ -66,7 +67,7 @@ struct SlicedJob<T, F> {
 impl<T, F> SlicedJob<T, F> {
     /// Whether the caller stopped waiting for the answer.
     fn abandoned(&self) -> bool {
-        let answer = self.answer.lock().unwrap_or_else(PoisonError::into_inner);
+        let answer = locked(&self.answer);
         answer.as_ref().is_none_or(oneshot::Sender::is_closed)
     }
 }
@@ -83,16 +84,11 @@ where
     fn run(&self, index: usize) {
         if !self.abandoned() {
             let value = (self.work)(index);
-            self.results.lock().unwrap_or_else(PoisonError::into_inner)[index] = Some(value);
+            locked(&self.results)[index] = Some(value);
         }
         if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let results =
-                std::mem::take(&mut *self.results.lock().unwrap_or_else(PoisonError::into_inner));
-            let answer = self
-                .answer
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
+            let results = std::mem::take(&mut *locked(&self.results));
+            let answer = locked(&self.answer).take();
             // Every slice ran unless the caller left, and then nobody reads this.
             if let (Some(answer), Some(values)) =
                 (answer, results.into_iter().collect::<Option<Vec<T>>>())
@@ -114,11 +110,7 @@ pub struct Compute {
 
 impl std::fmt::Debug for Compute {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let waiting = self
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
+        let waiting = locked(&self.queue).len();
         f.debug_struct("Compute")
             .field("threads", &self.pool.current_num_threads())
             .field("sliced_requests_waiting", &waiting)
@@ -229,7 +221,7 @@ impl Compute {
         let job = Mutex::new(Some(job));
         let mut answer = self
             .run_sliced(1, move |_| {
-                let job = job.lock().unwrap_or_else(PoisonError::into_inner).take();
+                let job = locked(&job).take();
                 job.map(|job| job())
             })
             .await?;
@@ -255,10 +247,7 @@ impl Compute {
             remaining: AtomicUsize::new(slices),
             answer: Mutex::new(Some(tx)),
         });
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push_back((job, 0));
+        locked(&self.queue).push_back((job, 0));
         // One pool task per slice; each runs whichever slice is next in turn.
         for _ in 0..slices {
             let queue = Arc::clone(&self.queue);
@@ -285,7 +274,7 @@ fn lower_priority(thread: usize, nice: u8) {
 /// slices left, and runs its next slice.
 fn run_next_slice(queue: &FairQueue) {
     let next = {
-        let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queue = locked(queue);
         let next = queue.pop_front();
         if let Some((job, index)) = &next
             && index + 1 < job.count()

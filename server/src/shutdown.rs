@@ -4,6 +4,7 @@
 //! statistics, metrics upkeep, the readiness reporter). Each task ends on the tasks'
 //! token; at shutdown the server cancels it and waits for them, for a bounded time.
 
+use crate::sync::locked;
 use std::{
     future::Future,
     sync::{Arc, Mutex, MutexGuard},
@@ -114,7 +115,7 @@ impl Tasks {
 
     fn set(&self) -> MutexGuard<'_, JoinSet<()>> {
         // A panic while holding the lock leaves a usable set behind.
-        self.inner.set.lock().unwrap_or_else(|e| e.into_inner())
+        locked(&self.inner.set)
     }
 
     /// Spawns `task`, which watches [`Tasks::token`] itself (it may clean up before

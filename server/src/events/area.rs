@@ -6,6 +6,7 @@
 //! are read at the edge: the WebSocket query string and text messages in
 //! `api/http/events.rs`, the protobuf `SubscriptionArea` in `api/grpc/events.rs`.
 
+use crate::sync::{read_locked, write_locked};
 use std::sync::{
     RwLock,
     atomic::{AtomicU64, Ordering},
@@ -60,14 +61,14 @@ impl AreaCell {
     /// The current area, with its count of changes and the revision the last applies
     /// after.
     pub fn current(&self) -> Current {
-        *self.current.read().unwrap_or_else(|p| p.into_inner())
+        *read_locked(&self.current)
     }
 
     /// Replaces the area, applying to every event after revision `after`, and wakes
     /// the stream.
     pub fn set(&self, area: Area, after: u64) {
         {
-            let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+            let mut current = write_locked(&self.current);
             current.area = area;
             current.changes += 1;
             current.after = after;

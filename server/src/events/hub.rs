@@ -113,7 +113,7 @@ impl Hub {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+        locked(&self.state)
     }
 
     /// Offers `event` to every subscriber whose area it touches; cuts off those
@@ -331,10 +331,6 @@ impl Hub {
     }
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    locked(state)
-}
-
 /// The writer task: writes each batch's event to its outlets, in order, and flips
 /// (under the hub's lock) every outlet whose write did not complete; counts its
 /// writes in `sent` (`terrain_events_sent_total` and `terrain_events_direct_total`).
@@ -352,7 +348,7 @@ async fn write(
             let (written, flip) = outlet.deliver(&batch.event);
             count += u64::from(written);
             if flip {
-                let _state = lock(&state);
+                let _state = locked(&state);
                 outlet.flip();
             }
             outlet.handled(revision);

@@ -34,6 +34,7 @@ pub mod shared;
 pub mod streams;
 pub mod subscription;
 
+use crate::sync::locked;
 use std::{
     collections::HashMap,
     sync::{
@@ -213,7 +214,7 @@ impl Events {
     /// which every event is matched against the new area ([`Hub::change_area`]).
     pub fn update_area(&self, id: &str, area: Area) -> Result<u64, EventError> {
         let (hub, cell) = {
-            let areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
+            let areas = locked(&self.areas);
             let open = areas
                 .get(id)
                 .ok_or_else(|| EventError::UnknownSubscription { id: id.to_string() })?;
@@ -237,7 +238,7 @@ impl Events {
     fn register_area(&self, hub: &Arc<Hub>, cell: &Arc<area::AreaCell>) -> (u64, String) {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = subscription_id(n);
-        let mut areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
+        let mut areas = locked(&self.areas);
         let open = OpenArea {
             hub: Arc::clone(hub),
             cell: Arc::clone(cell),
@@ -247,7 +248,7 @@ impl Events {
     }
 
     fn forget_area(&self, id: &str) {
-        let mut areas = self.areas.lock().unwrap_or_else(|p| p.into_inner());
+        let mut areas = locked(&self.areas);
         areas.remove(id);
     }
 }

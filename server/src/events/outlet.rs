@@ -19,6 +19,7 @@
 //! ([`Outlet::take`]), and goes on from its queue as any other subscriber: slow ones
 //! are still cut off with `resync` when that bounded queue fills.
 
+use crate::sync::locked;
 use std::{
     collections::VecDeque,
     fmt,
@@ -110,7 +111,7 @@ impl<S: ?Sized + DirectSink> Outlet<S> {
 
     fn left(&self) -> std::sync::MutexGuard<'_, Left> {
         // Plain data updated in single steps: usable after a panic.
-        self.left.lock().unwrap_or_else(|p| p.into_inner())
+        locked(&self.left)
     }
 
     /// Whether events are being assigned to this outlet.

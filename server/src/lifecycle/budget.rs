@@ -12,10 +12,8 @@
 //! Worlds check against the others' counts as last published, without a lock across
 //! worlds: two worlds admitting views at the same instant may overshoot by those views.
 
-use std::{
-    collections::HashMap,
-    sync::{Mutex, PoisonError},
-};
+use crate::sync::locked;
+use std::{collections::HashMap, sync::Mutex};
 
 /// The shared budget of held tiles, in mesh bytes.
 #[derive(Debug)]
@@ -46,7 +44,7 @@ impl LiveBudget {
     }
 
     fn held(&self) -> std::sync::MutexGuard<'_, HashMap<String, (usize, u64)>> {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.held)
     }
 
     /// Whether `world` may hold `tiles` tiles of `tile_bytes` each.

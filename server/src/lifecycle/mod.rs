@@ -29,6 +29,7 @@ pub mod rings;
 pub mod tasks;
 pub mod tracker;
 
+use crate::sync::locked;
 use std::{
     collections::HashMap,
     sync::{
@@ -146,7 +147,7 @@ impl WorldLifecycle {
 
     fn lock(&self) -> MutexGuard<'_, Tracker> {
         // A panic while holding the lock leaves plain data behind; keep serving it.
-        self.tracker.lock().unwrap_or_else(|e| e.into_inner())
+        locked(&self.tracker)
     }
 
     /// Adds or moves `viewer`; returns its ring sets.

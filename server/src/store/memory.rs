@@ -4,6 +4,7 @@
 //! proposal lose a race ([`MemoryLog::before_next_proposal`]), or writes an entry that
 //! does not decode ([`MemoryLog::append_poison`]).
 
+use crate::sync::locked;
 use std::{
     collections::{HashMap, VecDeque},
     sync::{Arc, Mutex, MutexGuard},
@@ -57,7 +58,7 @@ impl MemoryLog {
     }
 
     fn content(&self) -> MutexGuard<'_, Content> {
-        self.content.lock().unwrap_or_else(|p| p.into_inner())
+        locked(&self.content)
     }
 
     /// Appends `write` as another replica would (no compare-and-swap); answers its
@@ -155,7 +156,7 @@ impl ZoneLog for MemoryLog {
 
 /// The entries from revision `next` on, as feed items.
 fn read(content: &Mutex<Content>, name: &str, next: u64) -> Vec<Result<Entry, LogError>> {
-    let content = content.lock().unwrap_or_else(|p| p.into_inner());
+    let content = locked(content);
     let total = content.entries.len() as u64;
     (next..=total)
         .zip(content.entries.iter().skip((next - 1) as usize))

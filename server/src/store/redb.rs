@@ -14,6 +14,7 @@
 //! resolved, shortest round-trip f64 text), so a reload is bit-exact. Commits use
 //! redb's default durability (`Immediate`: fsync before `commit` returns).
 
+use crate::sync::{read_locked, write_locked};
 use std::{
     path::{Path, PathBuf},
     sync::{RwLock, RwLockReadGuard},
@@ -176,21 +177,14 @@ impl ZoneStore {
     /// Waits for calls in progress, then closes the file (releasing its lock, so
     /// another server may open it). Later calls fail with [`StoreError::Closed`].
     pub fn close(&self) {
-        let mut db = self
-            .db
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut db = write_locked(&self.db);
         db.take();
     }
 
     pub(super) fn open_db(&self) -> Open<'_> {
         // A panic while holding the lock cannot leave redb half-written (its
         // transactions are atomic), so a poisoned lock is still usable.
-        Open(
-            self.db
-                .read()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
-        )
+        Open(read_locked(&self.db))
     }
 
     /// Everything committed for `world`: its revision and its zones in registration

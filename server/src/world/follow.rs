@@ -24,6 +24,7 @@
 //! up the poison entry's key revision). Before, such an entry ended the feed and the
 //! follower watched again from the same revision forever.
 
+use crate::sync::locked;
 use std::{
     collections::VecDeque,
     sync::{
@@ -141,18 +142,12 @@ impl Link {
     }
 
     fn record(&self, revision: u64, outcome: Option<Outcome>) {
-        self.recent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .record(revision, outcome);
+        locked(&self.recent).record(revision, outcome);
         self.applied.send_replace(revision);
     }
 
     fn outcome(&self, revision: u64) -> Option<Option<Outcome>> {
-        self.recent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(revision)
+        locked(&self.recent).get(revision)
     }
 
     /// Waits until revision `revision` is applied here, for at most `bound`; false

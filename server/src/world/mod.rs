@@ -29,9 +29,10 @@ pub mod sources;
 pub mod stats;
 pub mod versions;
 
+use crate::sync::{locked, read_locked, write_locked};
 use std::{collections::HashMap, sync::Arc};
 
-use std::sync::{PoisonError, RwLock};
+use std::sync::RwLock;
 use terrain_core::{
     BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, TileRect, WorldSpec, ZoneSet,
     build_terrain,
@@ -336,7 +337,7 @@ impl World {
                 current,
             });
         }
-        let mut asof = self.asof.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut asof = locked(&self.asof);
         if let Some(terrain) = asof.cached(revision) {
             return Ok(Past::Ready(Ground::Past { terrain, revision }));
         }
@@ -367,10 +368,7 @@ impl World {
         } = plan;
         let zones = asof::zones_at(state.zones().iter(), &undos);
         let terrain = Arc::new(state.terrain().with_zones(zones));
-        self.asof
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .keep(revision, Arc::clone(&terrain));
+        locked(&self.asof).keep(revision, Arc::clone(&terrain));
         Ground::Past { terrain, revision }
     }
 
@@ -378,11 +376,7 @@ impl World {
     /// `None`: nothing) before the revision's state is installed, so a reader of that
     /// state finds its record.
     fn remember(&self, revision: u64, change: Option<(String, Option<asof::Version>)>) {
-        self.asof
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .history
-            .record(revision, change);
+        locked(&self.asof).history.record(revision, change);
     }
 
     /// The world's 3D Tiles tileset layout: the square of its `tileset_extent`.
@@ -473,7 +467,7 @@ impl World {
     /// change. Never waits: a change published while the caller computes makes a new
     /// state and leaves this one as it was.
     pub fn snapshot(&self) -> Arc<WorldState> {
-        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
+        let state = read_locked(&self.state);
         Arc::clone(&state)
     }
 
@@ -485,7 +479,7 @@ impl World {
     /// replaces it. No reader waits for the copy, and none sees a change half made.
     fn update(&self, change: impl FnOnce(&mut WorldState)) {
         {
-            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            let mut state = write_locked(&self.state);
             if let Some(state) = Arc::get_mut(&mut state) {
                 change(state);
                 return;
@@ -493,7 +487,7 @@ impl World {
         }
         let mut next = WorldState::clone(&self.snapshot());
         change(&mut next);
-        *self.state.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(next);
+        *write_locked(&self.state) = Arc::new(next);
     }
 }
 

@@ -19,6 +19,7 @@
 //! Other transports (TLS, HTTP/2's WebSockets) are hyper's upgraded connection
 //! (the right side of [`Transport`]); their subscribers are served from their queues.
 
+use crate::sync::locked;
 use std::{
     io,
     pin::Pin,
@@ -96,7 +97,7 @@ impl Wire {
 
     fn out(&self) -> MutexGuard<'_, BytesMut> {
         // Plain bytes appended and consumed in single steps: usable after a panic.
-        self.out.lock().unwrap_or_else(|p| p.into_inner())
+        locked(&self.out)
     }
 
     /// Writes what `out` holds through `send`, without waiting; true when nothing
