@@ -39,7 +39,11 @@ use crate::metrics::Metrics;
 #[derive(Debug)]
 struct Entry {
     id: u64,
-    area: Arc<AreaCell>,
+    /// The subscription's area cell, which its stream reads.
+    cell: Arc<AreaCell>,
+    /// The cell's area, kept beside the rest of the entry for `publish`'s scan (the
+    /// cell changes only under the hub's lock, in `change_area`, which updates both).
+    area: Area,
     tx: mpsc::Sender<Arc<Published>>,
     /// Set to the revision that overflowed the queue when the hub cuts it off.
     cut: Arc<AtomicU64>,
@@ -128,7 +132,7 @@ impl Hub {
             let mut outlets = Vec::new();
             let backlog = state.backlog.load(Ordering::Acquire);
             state.subscribers.retain(|s| {
-                if !s.area.get().matches(&event) {
+                if !s.area.matches(&event) {
                     return true;
                 }
                 if let Some(outlet) = s.outlet.as_ref().filter(|o| o.is_direct()) {
@@ -233,7 +237,8 @@ impl Hub {
         if !state.closed {
             state.subscribers.push(Entry {
                 id,
-                area,
+                area: area.get(),
+                cell: area,
                 tx,
                 cut: Arc::clone(&cut),
                 outlet,
@@ -251,15 +256,18 @@ impl Hub {
     /// every earlier one was matched against the old (and is in the subscriber's
     /// queue by the time the cell shows the change).
     pub fn change_area(&self, cell: &AreaCell, area: Area) -> u64 {
-        let state = self.lock();
+        let mut state = self.lock();
         // Events up to the change may be assigned to the outlet, never later ones:
         // the stream takes over from its queue and replays what the change uncovers.
         let of_cell = state
             .subscribers
-            .iter()
-            .find(|s| std::ptr::eq(Arc::as_ptr(&s.area), cell));
-        if let Some(outlet) = of_cell.and_then(|s| s.outlet.as_ref()) {
-            outlet.flip();
+            .iter_mut()
+            .find(|s| std::ptr::eq(Arc::as_ptr(&s.cell), cell));
+        if let Some(entry) = of_cell {
+            entry.area = area;
+            if let Some(outlet) = &entry.outlet {
+                outlet.flip();
+            }
         }
         cell.set(area, state.published);
         state.published
@@ -524,7 +532,7 @@ mod tests {
         assert!(hub.go_direct(1, || true));
         hub.publish(event(9));
         wait(4).await;
-        let cell = hub.lock().subscribers[0].area.clone();
+        let cell = hub.lock().subscribers[0].cell.clone();
         assert_eq!(hub.change_area(&cell, Area::All), 9);
         assert!(!outlet.is_direct());
         hub.publish(event(10));
