@@ -65,8 +65,9 @@ impl AreaCell {
     }
 
     /// Replaces the area, applying to every event after revision `after`, and wakes
-    /// the stream.
-    pub fn set(&self, area: Area, after: u64) {
+    /// the stream. Only the hub calls it ([`super::Hub::change_area`], under its lock,
+    /// where it also updates the copy its `publish` matches against).
+    pub(super) fn set(&self, area: Area, after: u64) {
         {
             let mut current = write_locked(&self.current);
             current.area = area;
