@@ -1,7 +1,7 @@
 //! The 2-D map: map tiles rendered from a world's heights, hill-shaded and coloured
 //! as the game colours them, encoded as PNG and kept in a byte-budget cache.
 //!
-//! - [`render`]: the projection (zoom levels, metres per pixel, which pixel shows
+//! - [`render`](mod@render): the projection (zoom levels, metres per pixel, which pixel shows
 //!   which point) and the rendering of one map tile.
 //! - [`shade`]: hill shading from the terrain's normals, light from the north-west.
 //! - [`palette`]: the colours, per generator kind ([`palette::Palette::of`] is the one
