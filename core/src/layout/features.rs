@@ -356,8 +356,8 @@ impl ChunkFeatures {
     }
 
     /// The class of `(x, z)`, a point of this chunk, by the rule of
-    /// [`super::classify`]: the index into [`Self::hubs`] of the clearing holding it,
-    /// or whether a corridor does.
+    /// [`super::classify`](fn@super::classify): the index into [`Self::hubs`] of the
+    /// clearing holding it, or whether a corridor does.
     pub(crate) fn class_of(&self, x: f64, z: f64) -> Found<'_> {
         let b = self.bucket_of(x, z);
         let hubs = b.hubs.iter().map(|&i| &self.hubs[i as usize].hub);

@@ -19,7 +19,7 @@
 //!
 //! - a column that no river may have carved deeper than `t d` below it within
 //!   `erosion_iterations` is not eroded at all: its neighbours never sink more than `t`
-//!   below it ([`Voxel::settled`]);
+//!   below it (`Voxel::settled`, the tests' check);
 //! - a column is under water after erosion exactly when its raw top is below sea level
 //!   (a river column sits one block below sea level, at most `t` under any neighbour's
 //!   bound), so the coast rule reads raw tops ([`Voxel::unzoned_water`]).

@@ -149,7 +149,7 @@ impl Fields {
     /// The primary biome is `primary_biome` when configured; else with `biome_region`
     /// 0 it is one for the whole world, `Biome::ALL[hash(seed) % 5]` (the seed's rule);
     /// else each square region of `biome_region` blocks draws its own from a hash of the
-    /// seed and the region ([`Fields::region`]: edges warped at four scales), and the
+    /// seed and the region (`Fields::region` in the tests: edges warped at four scales), and the
     /// regions meet in a transition band ([`Fields::banded`]).
     pub fn biome(&self, x: i64, z: i64) -> Biome {
         let c = &self.config;
@@ -171,8 +171,9 @@ impl Fields {
         self.warp_octaves(x, z, r, false).unwrap_err()
     }
 
-    /// [`Fields::warped`], octave by octave; with `early`, `Ok(region)` as soon as the
-    /// octaves left cannot bring the point within [`BAND`] `r` of its region's edges
+    /// What the tests' `Fields::warped` computes, octave by octave; with `early`,
+    /// `Ok(region)` as soon as the octaves left cannot bring the point within [`BAND`]
+    /// `r` of its region's edges
     /// (its biome is then its region's, [`Fields::banded`]), else `Err` with the warped
     /// point. The octaves are added in the same order either way, so the point is the
     /// same bits.
