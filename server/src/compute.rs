@@ -15,7 +15,6 @@
 //! remaining slices skipped. Work is admitted by its estimated cost first
 //! ([`crate::cost`]).
 
-use crate::sync::locked;
 use std::{
     collections::VecDeque,
     sync::{
@@ -26,6 +25,7 @@ use std::{
 };
 
 use crate::cost::{Busy, CostQueue, Ticket};
+use crate::sync::locked;
 
 use tokio::sync::oneshot;
 

@@ -18,7 +18,6 @@
 //! replacing the seed), so estimates follow the machine, warm caches and the build
 //! profile. Estimates only decide admission: they never change an answer.
 
-use crate::sync::locked;
 use std::{
     collections::BTreeMap,
     sync::{
@@ -31,6 +30,7 @@ use std::{
 use terrain_core::{Generator, Terrain};
 
 use crate::error::{ErrorCode, ServiceError};
+use crate::sync::locked;
 
 /// The weight of a new measurement in a meter's mean.
 const WEIGHT: f64 = 0.25;

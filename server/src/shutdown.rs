@@ -4,7 +4,6 @@
 //! statistics, metrics upkeep, the readiness reporter). Each task ends on the tasks'
 //! token; at shutdown the server cancels it and waits for them, for a bounded time.
 
-use crate::sync::locked;
 use std::{
     future::Future,
     sync::{Arc, Mutex, MutexGuard},
@@ -13,6 +12,8 @@ use std::{
 
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+
+use crate::sync::locked;
 
 /// Cancels `token` on the first SIGINT (Ctrl-C) or SIGTERM. The handlers are
 /// installed before this returns (call it from within the runtime, before the server

@@ -6,7 +6,6 @@
 //! are read at the edge: the WebSocket query string and text messages in
 //! `api/http/events.rs`, the protobuf `SubscriptionArea` in `api/grpc/events.rs`.
 
-use crate::sync::{read_locked, write_locked};
 use std::sync::{
     RwLock,
     atomic::{AtomicU64, Ordering},
@@ -15,6 +14,8 @@ use std::sync::{
 use tokio::sync::Notify;
 
 pub use terrain_model::Area;
+
+use crate::sync::{read_locked, write_locked};
 
 /// A subscription's area: written by its client (WebSocket message or gRPC
 /// `UpdateSubscription`), read by the hub at each publish and by the stream, which

@@ -20,7 +20,6 @@
 //! event is either assigned or queued, never both, and what is assigned before the
 //! flip is handled before the stream reads its queue.
 
-use crate::sync::locked;
 use std::sync::{
     Arc, Mutex, MutexGuard,
     atomic::{AtomicU64, AtomicUsize, Ordering},
@@ -34,6 +33,7 @@ use super::{
     outlet::Outlet,
 };
 use crate::metrics::Metrics;
+use crate::sync::locked;
 
 /// One subscriber, as the hub sees it.
 #[derive(Debug)]

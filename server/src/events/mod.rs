@@ -34,7 +34,6 @@ pub mod shared;
 pub mod streams;
 pub mod subscription;
 
-use crate::sync::locked;
 use std::{
     collections::HashMap,
     sync::{
@@ -45,6 +44,7 @@ use std::{
 
 use tokio_util::sync::CancellationToken;
 
+use crate::sync::locked;
 use crate::{
     config::{ConnectionConfig, Limits},
     metrics::Metrics,

@@ -19,7 +19,6 @@
 //! ([`Outlet::take`]), and goes on from its queue as any other subscriber: slow ones
 //! are still cut off with `resync` when that bounded queue fills.
 
-use crate::sync::locked;
 use std::{
     collections::VecDeque,
     fmt,
@@ -32,6 +31,7 @@ use std::{
 use tokio::sync::Notify;
 
 use super::Published;
+use crate::sync::locked;
 
 /// How a transport took an event offered to it directly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

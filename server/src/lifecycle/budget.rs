@@ -12,8 +12,9 @@
 //! Worlds check against the others' counts as last published, without a lock across
 //! worlds: two worlds admitting views at the same instant may overshoot by those views.
 
-use crate::sync::locked;
 use std::{collections::HashMap, sync::Mutex};
+
+use crate::sync::locked;
 
 /// The shared budget of held tiles, in mesh bytes.
 #[derive(Debug)]

@@ -29,7 +29,6 @@ pub mod rings;
 pub mod tasks;
 pub mod tracker;
 
-use crate::sync::locked;
 use std::{
     collections::HashMap,
     sync::{
@@ -47,6 +46,7 @@ use self::{
     rings::Viewer,
     tracker::{Owner, Step, TileSets, Tracker, tile_sets_of},
 };
+use crate::sync::locked;
 use crate::{
     compute::Compute,
     config::{LifecycleConfig, Limits},

@@ -27,7 +27,6 @@ pub mod render;
 pub mod shade;
 pub mod walk;
 
-use crate::sync::locked;
 use std::{
     collections::HashMap,
     fmt,
@@ -41,6 +40,7 @@ use terrain_core::quote::Num;
 
 use moka::{future::Cache, ops::compute::Op};
 
+use crate::sync::locked;
 use crate::{
     compute::Compute,
     cost::Busy,

@@ -1,7 +1,6 @@
 //! [`MeshCache`]: the bounded cache of built meshes shared by every world, its
 //! pinned live tiles, its simplified meshes and the rebuilds under way.
 
-use crate::sync::locked;
 use std::{
     collections::HashMap,
     fmt,
@@ -18,6 +17,7 @@ use moka::{future::Cache, ops::compute::Op};
 use terrain_core::mesh::{build_tile, simplify_tile};
 
 use super::{CachedMesh, ChunkMesh, MeshError, ServedMesh, tiles3d};
+use crate::sync::locked;
 use crate::{
     compute::Compute,
     metrics::Metrics,
@@ -50,7 +50,15 @@ pub(super) enum Work {
 }
 
 /// The rebuilds under way, by tile.
-type Rebuilds = Arc<Mutex<HashMap<MeshKey, Rebuild>>>;
+pub(super) type Rebuilds = Arc<Mutex<HashMap<MeshKey, Rebuild>>>;
+
+/// The rebuild in `rebuilds` of `key` at `version` or newer, if any.
+pub(super) fn rebuild_from(rebuilds: &Rebuilds, key: &MeshKey, version: u64) -> Option<Rebuild> {
+    locked(rebuilds)
+        .get(key)
+        .filter(|r| r.version >= version)
+        .cloned()
+}
 
 /// The mesh cache of one server. A clone shares the cache, pins, rebuilds and pool
 /// (a commit's rebuild holds one to finish after its listener returned).
@@ -116,10 +124,7 @@ impl MeshCache {
 
     /// The rebuild under way of `key` at `version` or newer, if any.
     pub(super) fn rebuild(&self, key: &MeshKey, version: u64) -> Option<Rebuild> {
-        locked(&self.rebuilding)
-            .get(key)
-            .filter(|r| r.version >= version)
-            .cloned()
+        rebuild_from(&self.rebuilding, key, version)
     }
 
     /// The number of rebuilds started by commits and not finished.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use super::cache::{Rebuild, timed};
+use super::cache::{Rebuild, rebuild_from, timed};
 use super::{MeshCache, MeshError};
 use crate::sync::locked;
 use crate::world::{CommitListener, Outcome, World};
@@ -39,9 +39,8 @@ impl CommitListener for MeshCache {
                     .run(move || {
                         // A later change's rebuild of this tile replaced this one while
                         // it waited for the pool: its mesh would be thrown away.
-                        let newer = locked(&rebuilding)
-                            .get(&key)
-                            .is_some_and(|r| r.version > version);
+                        let newer =
+                            rebuild_from(&rebuilding, &key, version.saturating_add(1)).is_some();
                         (!newer).then(|| timed(&state, tile, version))
                     })
                     .await

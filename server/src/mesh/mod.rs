@@ -50,11 +50,12 @@ mod listener;
 mod served;
 pub mod tiles3d;
 
-use crate::sync::locked;
 pub use cache::MeshCache;
 pub use encoded::{Encodings, MeshFormat};
 pub use error::MeshError;
 pub use served::{CachedMesh, ChunkMesh, ServedMesh, encode_glb, mesh_bytes, tile_mesh_bytes};
+
+use crate::sync::locked;
 
 #[cfg(test)]
 mod tests;

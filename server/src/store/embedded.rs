@@ -9,7 +9,6 @@
 //! tombstone here, so its key counts as never written (revision 0) again; one server
 //! holds the file, so nobody else races for it anyway.
 
-use crate::sync::locked;
 use std::{
     collections::VecDeque,
     sync::{Arc, Mutex},
@@ -24,6 +23,7 @@ use super::{
     log::{Entry, Feed, LogError, Proposal, Write, ZoneLog},
     redb::{LOG, WORLDS, ZONES, ZoneStore, db_err},
 };
+use crate::sync::locked;
 
 /// A log entry decoded, or why it does not decode.
 pub type Decoded = Result<Mutation, String>;

@@ -4,7 +4,6 @@
 //! proposal lose a race ([`MemoryLog::before_next_proposal`]), or writes an entry that
 //! does not decode ([`MemoryLog::append_poison`]).
 
-use crate::sync::locked;
 use std::{
     collections::{HashMap, VecDeque},
     sync::{Arc, Mutex, MutexGuard},
@@ -14,6 +13,7 @@ use futures::{StreamExt, future::BoxFuture, stream};
 use tokio::sync::watch;
 
 use super::log::{Entry, Feed, LogError, Proposal, Write, ZoneLog};
+use crate::sync::locked;
 
 /// The log's content.
 #[derive(Debug, Default)]

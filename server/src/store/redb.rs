@@ -14,7 +14,6 @@
 //! resolved, shortest round-trip f64 text), so a reload is bit-exact. Commits use
 //! redb's default durability (`Immediate`: fsync before `commit` returns).
 
-use crate::sync::{read_locked, write_locked};
 use std::{
     path::{Path, PathBuf},
     sync::{RwLock, RwLockReadGuard},
@@ -23,6 +22,7 @@ use std::{
 use redb::{Database, ReadableTable, TableDefinition};
 
 use super::{LogRecord, Mutation, MutationKind, StoreError, StoredWorld, decode_zone, encode_zone};
+use crate::sync::{read_locked, write_locked};
 
 /// The store's file name inside `data_dir`.
 pub const FILE_NAME: &str = "terrain.redb";

@@ -24,7 +24,6 @@
 //! up the poison entry's key revision). Before, such an entry ended the feed and the
 //! follower watched again from the same revision forever.
 
-use crate::sync::locked;
 use std::{
     collections::VecDeque,
     sync::{
@@ -40,6 +39,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
 use super::{Outcome, RegistryError, World, Worlds};
+use crate::sync::locked;
 use crate::{
     metrics::Metrics,
     shutdown::Tasks,

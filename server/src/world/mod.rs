@@ -29,10 +29,11 @@ pub mod sources;
 pub mod stats;
 pub mod versions;
 
-use crate::sync::{locked, read_locked, write_locked};
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    sync::{Arc, RwLock},
+};
 
-use std::sync::RwLock;
 use terrain_core::{
     BuildError, GeneratorError, GeneratorKind, Terrain, TileGrid, TileRect, WorldSpec, ZoneSet,
     build_terrain,
@@ -48,6 +49,7 @@ use self::{
     versions::TileVersions,
 };
 
+use crate::sync::{locked, read_locked, write_locked};
 use crate::{
     config::{LayoutSettings, Limits, WorldConfig},
     cost::Meters,

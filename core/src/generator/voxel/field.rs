@@ -149,8 +149,8 @@ impl Fields {
     /// The primary biome is `primary_biome` when configured; else with `biome_region`
     /// 0 it is one for the whole world, `Biome::ALL[hash(seed) % 5]` (the seed's rule);
     /// else each square region of `biome_region` blocks draws its own from a hash of the
-    /// seed and the region (`Fields::region` in the tests: edges warped at four scales), and the
-    /// regions meet in a transition band ([`Fields::banded`]).
+    /// seed and the region (`Fields::region` in the tests: edges warped at four scales),
+    /// and the regions meet in a transition band ([`Fields::banded`]).
     pub fn biome(&self, x: i64, z: i64) -> Biome {
         let c = &self.config;
         let primary = match (c.primary_biome, c.biome_region) {
@@ -173,10 +173,9 @@ impl Fields {
 
     /// What the tests' `Fields::warped` computes, octave by octave; with `early`,
     /// `Ok(region)` as soon as the octaves left cannot bring the point within [`BAND`]
-    /// `r` of its region's edges
-    /// (its biome is then its region's, [`Fields::banded`]), else `Err` with the warped
-    /// point. The octaves are added in the same order either way, so the point is the
-    /// same bits.
+    /// `r` of its region's edges (its biome is then its region's, [`Fields::banded`]),
+    /// else `Err` with the warped point. The octaves are added in the same order either
+    /// way, so the point is the same bits.
     fn warp_octaves(&self, x: i64, z: i64, r: f64, early: bool) -> Result<(i64, i64), (f64, f64)> {
         let (fx, fz) = (x as f64, z as f64);
         let (mut wx, mut wz) = (fx, fz);

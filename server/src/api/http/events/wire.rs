@@ -19,7 +19,6 @@
 //! Other transports (TLS, HTTP/2's WebSockets) are hyper's upgraded connection
 //! (the right side of [`Transport`]); their subscribers are served from their queues.
 
-use crate::sync::locked;
 use std::{
     io,
     pin::Pin,
@@ -38,6 +37,7 @@ use tokio_util::either::Either;
 
 use super::frames;
 use crate::events::{DirectSink, Offer, Published};
+use crate::sync::locked;
 
 /// Most bytes of the stream's own frames held before its writes wait for the
 /// socket.
@@ -53,7 +53,7 @@ pub struct Wire {
 
 /// One `send` of some bytes without waiting, as one of the socket's two writers
 /// makes it.
-type Send = fn(&TcpStream, &[u8]) -> io::Result<usize>;
+type SendFn = fn(&TcpStream, &[u8]) -> io::Result<usize>;
 
 /// The stream's send: through tokio, so that `WouldBlock` clears the socket's
 /// readiness (as `try_write` would) and the stream's next poll for writing
@@ -73,7 +73,7 @@ fn bare_send(tcp: &TcpStream, bytes: &[u8]) -> io::Result<usize> {
 
 /// Writes as much of `bytes` as the socket takes now through `send`; answers how
 /// much.
-fn write_some(tcp: &TcpStream, bytes: &[u8], send: Send) -> io::Result<usize> {
+fn write_some(tcp: &TcpStream, bytes: &[u8], send: SendFn) -> io::Result<usize> {
     let mut written = 0;
     while written < bytes.len() {
         match send(tcp, &bytes[written..]) {
@@ -102,7 +102,7 @@ impl Wire {
 
     /// Writes what `out` holds through `send`, without waiting; true when nothing
     /// is left.
-    fn drain(&self, out: &mut BytesMut, send: Send) -> io::Result<bool> {
+    fn drain(&self, out: &mut BytesMut, send: SendFn) -> io::Result<bool> {
         let n = write_some(&self.tcp, out, send)?;
         out.advance(n);
         Ok(out.is_empty())
@@ -110,7 +110,7 @@ impl Wire {
 
     /// Writes `bytes` after what `out` holds through `send`, without waiting, and
     /// keeps in `out` what the socket does not take; true when all of it is written.
-    fn put(&self, out: &mut BytesMut, bytes: &[u8], send: Send) -> io::Result<bool> {
+    fn put(&self, out: &mut BytesMut, bytes: &[u8], send: SendFn) -> io::Result<bool> {
         if !out.is_empty() && !self.drain(out, send)? {
             out.extend_from_slice(bytes);
             return Ok(false);
