@@ -104,9 +104,14 @@ impl From<tonic::Status> for ClientError {
         // A status tonic made from the HTTP/2 connection's own failure (a reset or a
         // GOAWAY as the server went down: `INTERNAL` by gRPC's mapping of h2 errors)
         // was never sent by the server: the server is unreachable, which is transient.
-        let source = std::error::Error::source(&s);
-        if source.is_some_and(|e| e.downcast_ref::<h2::Error>().is_some()) {
-            return ClientError::Unavailable(message);
+        // The h2 error is the status's source, or (a body cut mid-stream) the source
+        // of hyper's error that is.
+        let mut source = std::error::Error::source(&s);
+        while let Some(e) = source {
+            if e.is::<h2::Error>() {
+                return ClientError::Unavailable(message);
+            }
+            source = e.source();
         }
         match s.code() {
             tonic::Code::InvalidArgument => {
@@ -184,6 +189,33 @@ mod tests {
             "{sent:?}"
         );
         assert!(!sent.is_transient());
+    }
+
+    /// A response body cut mid-stream: tonic's status has hyper's error as its
+    /// source, and the h2 error one step further down (`Internal: h2 protocol error:
+    /// http2 error`, as a replica saw when its server stopped).
+    #[test]
+    fn a_connection_failure_deeper_in_the_source_chain_is_unavailable_too() {
+        #[derive(Debug)]
+        struct Http2(h2::Error);
+        impl std::fmt::Display for Http2 {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("http2 error")
+            }
+        }
+        impl std::error::Error for Http2 {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let mut cut = Status::internal("h2 protocol error: http2 error");
+        cut.set_source(std::sync::Arc::new(Http2(h2::Reason::NO_ERROR.into())));
+        let e = ClientError::from(cut);
+        assert_eq!(
+            e,
+            ClientError::Unavailable("h2 protocol error: http2 error".into())
+        );
+        assert!(e.is_transient());
     }
 
     #[test]
