@@ -249,8 +249,10 @@ describe("HyperscapeTerrain's zones against a real server", () => {
     assert.ok(tiles.taken > takenBefore, "blocks around the zone were taken again");
     const points = area(-64, -64, 64);
     assertSameBits(heightsOf(a, points), (await server.heights(WORLD, points)).heights, "the server's heights");
-    await new Promise((ok) => setTimeout(ok, 50));
-    assert.ok(changes.some((c) => c.zone === "pad" && c.kind === "registered"), JSON.stringify(changes));
+    // The event reaches the listener on its own turn of the event loop: wait for it (at most 10 s).
+    const seen = (): boolean => changes.some((c) => c.zone === "pad" && c.kind === "registered");
+    for (const until = Date.now() + 10_000; !seen() && Date.now() < until; ) await new Promise((ok) => setTimeout(ok, 10));
+    assert.ok(seen(), JSON.stringify(changes));
     a.removeAllListeners("change");
   });
 
