@@ -4,8 +4,10 @@
 // generated at build time from the protos by protoc-gen-es (src/gen, `npm run generate`).
 //
 // - Reads (every unary RPC but the mutations) are retried with exponential backoff on
-//   UNAVAILABLE, DEADLINE_EXCEEDED and ABORTED, waiting at least the server's
-//   google.rpc.RetryInfo delay when it sends one. Streams and mutations are sent once.
+//   UNAVAILABLE, DEADLINE_EXCEEDED and ABORTED, and when the connection failed under
+//   the call before the server sent a status (TerrainError.connectionFailed), waiting
+//   at least the server's google.rpc.RetryInfo delay when it sends one. Streams and
+//   mutations are sent once.
 // - Mutations (RegisterFlatZone, UnregisterFlatZone, TrackViewers) carry
 //   `authorization: Bearer <token>` when a token is given.
 // - Failures are TerrainError: the gRPC code, its name, and the field a
@@ -44,6 +46,21 @@ export const RETRIED_CODES: ReadonlySet<Code> = new Set([
   Code.Unavailable,
   Code.DeadlineExceeded,
   Code.Aborted,
+]);
+
+/**
+ * Node's error codes for a connection or HTTP/2 stream that failed under a call: the
+ * peer reset the stream (`REFUSED_STREAM` as a server stops, ...) or the socket broke.
+ */
+const CONNECTION_FAILURES: ReadonlySet<string> = new Set([
+  "ERR_HTTP2_STREAM_ERROR",
+  "ERR_HTTP2_STREAM_CANCEL",
+  "ERR_HTTP2_SESSION_ERROR",
+  "ERR_HTTP2_GOAWAY_SESSION",
+  "ERR_HTTP2_INVALID_SESSION",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
 ]);
 
 /** How reads are retried: as the Rust SDK's RetryPolicy. */
@@ -92,8 +109,15 @@ export class TerrainError extends Error {
   readonly rawMessage: string;
   /** The RPC, `package.Service.Method`. */
   readonly rpc: string;
+  /**
+   * The connection failed under the call and the server sent no status: the stream
+   * was reset or closed (`CANCELED` as Connect reports a closed session, `INTERNAL`
+   * for a reset stream) or the socket broke. Not a call the caller cancelled.
+   */
+  readonly connectionFailed: boolean;
 
-  constructor(rpc: string, cause: ConnectError) {
+  /** `cancelledByCaller`: the caller's own signal aborted the call. */
+  constructor(rpc: string, cause: ConnectError, cancelledByCaller = false) {
     const violations = cause
       .findDetails(BadRequestSchema)
       .flatMap((b) => b.fieldViolations.map((v) => ({ field: v.field, description: v.description })));
@@ -107,12 +131,27 @@ export class TerrainError extends Error {
     this.retryDelayMs = retryDelayMs(cause);
     this.rawMessage = cause.rawMessage;
     this.rpc = rpc;
+    this.connectionFailed =
+      !cancelledByCaller &&
+      !cause.metadata.has("grpc-status") &&
+      (cause.code === Code.Canceled ||
+        (cause.code === Code.Internal && nodeCodes(cause).some((c) => CONNECTION_FAILURES.has(c))));
   }
 
   /** Whether a later attempt of the same read may succeed. */
   get transient(): boolean {
-    return RETRIED_CODES.has(this.code);
+    return RETRIED_CODES.has(this.code) || this.connectionFailed;
   }
+}
+
+/** The `code` of every error down `e`'s chain of causes (Node's system and HTTP/2 codes). */
+function nodeCodes(e: unknown): string[] {
+  const codes: string[] = [];
+  for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+  }
+  return codes;
 }
 
 function codeNameOf(code: Code): string {
@@ -220,8 +259,8 @@ export class TerrainClient {
       }
       return out;
     };
-    const wrapError = (e: unknown): unknown =>
-      e instanceof TerrainError ? e : new TerrainError(rpc, ConnectError.from(e));
+    const wrapError = (e: unknown, opts: CallOptions | undefined): unknown =>
+      e instanceof TerrainError ? e : new TerrainError(rpc, ConnectError.from(e), opts?.signal?.aborted === true);
 
     if (method.methodKind !== "unary") {
       // Streams: sent once; errors raised while iterating become TerrainError too.
@@ -231,7 +270,7 @@ export class TerrainClient {
           try {
             yield* stream;
           } catch (e) {
-            throw wrapError(e);
+            throw wrapError(e, opts);
           }
         })();
       };
@@ -243,7 +282,7 @@ export class TerrainClient {
         try {
           return await (call(req, options(opts)) as Promise<unknown>);
         } catch (e) {
-          const error = wrapError(e) as TerrainError;
+          const error = wrapError(e, opts) as TerrainError;
           if (attempt >= attempts || !error.transient || opts?.signal?.aborted) throw error;
           await sleep(retryDelay(policy, attempt, error));
         }
