@@ -101,17 +101,8 @@ impl From<terrain_core::walk::limits::LimitError> for ClientError {
 impl From<tonic::Status> for ClientError {
     fn from(s: tonic::Status) -> Self {
         let message = s.message().to_string();
-        // A status tonic made from the HTTP/2 connection's own failure (a reset or a
-        // GOAWAY as the server went down: `INTERNAL` by gRPC's mapping of h2 errors)
-        // was never sent by the server: the server is unreachable, which is transient.
-        // The h2 error is the status's source, or (a body cut mid-stream) the source
-        // of hyper's error that is.
-        let mut source = std::error::Error::source(&s);
-        while let Some(e) = source {
-            if e.is::<h2::Error>() {
-                return ClientError::Unavailable(message);
-            }
-            source = e.source();
+        if let Some(failed) = connection_failure(&s) {
+            return failed;
         }
         match s.code() {
             tonic::Code::InvalidArgument => {
@@ -135,6 +126,30 @@ impl From<tonic::Status> for ClientError {
             code => ClientError::Other { code, message },
         }
     }
+}
+
+/// The error of a status tonic made from the connection's own failure, which the
+/// server never sent: `Unavailable` (transient) for an HTTP/2 reset or GOAWAY as the
+/// server went down (`INTERNAL` by gRPC's mapping of h2 errors) or a socket that broke
+/// under the call (`UNKNOWN`, "transport error"); `Tls` when the TLS layer refused
+/// the server, which no retry mends. The cause sits anywhere down the status's
+/// sources (hyper's error wraps h2's and the socket's). `None` for a status the
+/// server sent.
+fn connection_failure(s: &tonic::Status) -> Option<ClientError> {
+    let (mut failed, mut tls) = (false, false);
+    let mut causes = vec![s.message().to_string()];
+    let mut source = std::error::Error::source(s);
+    while let Some(e) = source {
+        tls |= crate::tls::refused_by_tls(e);
+        failed |= e.is::<h2::Error>() || e.is::<std::io::Error>();
+        causes.push(e.to_string());
+        source = e.source();
+    }
+    if tls {
+        // As a refused connect says it: each cause, outermost first.
+        return Some(ClientError::Tls(causes.join(": ")));
+    }
+    failed.then(|| ClientError::Unavailable(s.message().to_string()))
 }
 
 impl From<tonic::transport::Error> for ClientError {

@@ -77,10 +77,7 @@ pub(crate) fn connect_error(e: tonic::transport::Error) -> ClientError {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
     while let Some(s) = cur {
         causes.push(s.to_string());
-        tls |= s.downcast_ref::<tokio_rustls::rustls::Error>().is_some()
-            || s.downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .is_some_and(|inner| inner.is::<tokio_rustls::rustls::Error>());
+        tls |= refused_by_tls(s);
         cur = s.source();
     }
     let text = std::iter::once(e.to_string())
@@ -92,6 +89,15 @@ pub(crate) fn connect_error(e: tonic::transport::Error) -> ClientError {
     } else {
         ClientError::Unavailable(text)
     }
+}
+
+/// Whether `e` is the TLS layer's refusal (rustls's error, as itself or inside the
+/// I/O error the handshake failed with).
+pub(crate) fn refused_by_tls(e: &(dyn std::error::Error + 'static)) -> bool {
+    e.is::<tokio_rustls::rustls::Error>()
+        || e.downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(|inner| inner.is::<tokio_rustls::rustls::Error>())
 }
 
 #[cfg(test)]

@@ -76,6 +76,19 @@ async fn without_the_ca_it_fails_at_once_with_a_typed_error() {
         "{e}"
     );
     assert!(!e.is_transient(), "{e}");
+    // The same refusal met by a lazy client's first call: typed alike, not retried.
+    let mut lazy = connect(ClientBuilder::new(&url).ca_file(other.cert()).lazy(true))
+        .await
+        .expect("a lazy client connects on first use");
+    let e = tokio::time::timeout(Duration::from_secs(10), lazy.height("main", 0.0, 0.0))
+        .await
+        .expect("an answer, not a hang")
+        .expect_err("refused");
+    assert!(
+        matches!(&e, ClientError::Tls(m) if m.contains("certificate")),
+        "{e}"
+    );
+    assert!(!e.is_transient(), "{e}");
     // The right CA but a name the certificate is not for.
     let e = connect(
         ClientBuilder::new(&url)
