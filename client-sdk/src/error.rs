@@ -136,20 +136,13 @@ impl From<tonic::Status> for ClientError {
 /// sources (hyper's error wraps h2's and the socket's). `None` for a status the
 /// server sent.
 fn connection_failure(s: &tonic::Status) -> Option<ClientError> {
-    let (mut failed, mut tls) = (false, false);
-    let mut causes = vec![s.message().to_string()];
-    let mut source = std::error::Error::source(s);
-    while let Some(e) = source {
-        tls |= crate::tls::refused_by_tls(e);
-        failed |= e.is::<h2::Error>() || e.is::<std::io::Error>();
-        causes.push(e.to_string());
-        source = e.source();
+    let causes = crate::tls::Causes::of(s.message().to_string(), std::error::Error::source(s));
+    if causes.tls {
+        return Some(ClientError::Tls(causes.text));
     }
-    if tls {
-        // As a refused connect says it: each cause, outermost first.
-        return Some(ClientError::Tls(causes.join(": ")));
-    }
-    failed.then(|| ClientError::Unavailable(s.message().to_string()))
+    causes
+        .transport
+        .then(|| ClientError::Unavailable(s.message().to_string()))
 }
 
 impl From<tonic::transport::Error> for ClientError {

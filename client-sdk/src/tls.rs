@@ -72,32 +72,44 @@ pub(crate) fn tls_config(pem: &[u8], domain: Option<&str>) -> ClientTlsConfig {
 /// refused the server (its certificate is not signed by the CA, or is not for the
 /// name), which no retry mends; otherwise `Unavailable`, with the causes.
 pub(crate) fn connect_error(e: tonic::transport::Error) -> ClientError {
-    let mut causes = Vec::new();
-    let mut tls = false;
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
-    while let Some(s) = cur {
-        causes.push(s.to_string());
-        tls |= refused_by_tls(s);
-        cur = s.source();
-    }
-    let text = std::iter::once(e.to_string())
-        .chain(causes)
-        .collect::<Vec<_>>()
-        .join(": ");
-    if tls {
-        ClientError::Tls(text)
+    let causes = Causes::of(e.to_string(), std::error::Error::source(&e));
+    if causes.tls {
+        ClientError::Tls(causes.text)
     } else {
-        ClientError::Unavailable(text)
+        ClientError::Unavailable(causes.text)
     }
 }
 
-/// Whether `e` is the TLS layer's refusal (rustls's error, as itself or inside the
-/// I/O error the handshake failed with).
-pub(crate) fn refused_by_tls(e: &(dyn std::error::Error + 'static)) -> bool {
-    e.is::<tokio_rustls::rustls::Error>()
-        || e.downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-            .is_some_and(|inner| inner.is::<tokio_rustls::rustls::Error>())
+/// What the chain of causes under a failure says.
+pub(crate) struct Causes {
+    /// The failure's own text, then each cause's, outermost first, joined by ": ".
+    pub text: String,
+    /// The TLS layer refused the server (rustls's error, as itself or inside the I/O
+    /// error the handshake failed with).
+    pub tls: bool,
+    /// The connection failed: an HTTP/2 error (a reset, a GOAWAY) or an I/O error.
+    pub transport: bool,
+}
+
+impl Causes {
+    pub(crate) fn of(top: String, mut source: Option<&(dyn std::error::Error + 'static)>) -> Self {
+        let mut causes = Causes {
+            text: top,
+            tls: false,
+            transport: false,
+        };
+        while let Some(e) = source {
+            causes.tls |= e.is::<tokio_rustls::rustls::Error>()
+                || e.downcast_ref::<std::io::Error>()
+                    .and_then(|io| io.get_ref())
+                    .is_some_and(|inner| inner.is::<tokio_rustls::rustls::Error>());
+            causes.transport |= e.is::<h2::Error>() || e.is::<std::io::Error>();
+            causes.text.push_str(": ");
+            causes.text.push_str(&e.to_string());
+            source = e.source();
+        }
+        causes
+    }
 }
 
 #[cfg(test)]
