@@ -111,7 +111,19 @@ export async function run(name, worlds, body) {
       else if (process.env.MAP_TEST_VERBOSE) console.log(`console ${m.type()}: ${m.text()}`);
     });
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    // A request still in flight when the page navigates away (a poll, as a test opens
+    // another world's page) is cancelled by the browser: ERR_ABORTED then is no failure.
+    let navigations = 0;
+    const startedAt = new WeakMap();
+    page.on('request', (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigations++;
+      else startedAt.set(r, navigations);
+    });
+    page.on('requestfailed', (r) => {
+      const error = r.failure()?.errorText;
+      const leftBehind = error === 'net::ERR_ABORTED' && startedAt.has(r) && startedAt.get(r) < navigations;
+      if (!leftBehind) errors.push(`request failed: ${r.url()} ${error}`);
+    });
     page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
     const shot = (file) => page.screenshot({ path: join(shots, `${file}.png`) });
 
