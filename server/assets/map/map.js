@@ -205,8 +205,10 @@ async function worldMap(worldId) {
       viewerMarkers.set(v.id, m);
     }
   }
-  await loadViewers();
-  setInterval(() => loadViewers().catch((e) => console.warn('viewers', e)), 500);
+  // A failed poll (the server restarting, the page being left) is retried by the next.
+  const pollViewers = () => loadViewers().catch((e) => console.warn('viewers', e));
+  await pollViewers();
+  setInterval(pollViewers, 500);
 
   // The tile grid, when zoomed in far enough for it to be legible.
   const gridLayer = L.layerGroup().addTo(map);
