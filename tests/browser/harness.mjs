@@ -111,23 +111,36 @@ export async function run(name, worlds, body) {
       else if (process.env.MAP_TEST_VERBOSE) console.log(`console ${m.type()}: ${m.text()}`);
     });
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    // A request still in flight when the page navigates away (a poll, as a test opens
-    // another world's page) is cancelled by the browser: ERR_ABORTED then is no failure.
-    let navigations = 0;
-    const startedAt = new WeakMap();
+    // A request of a document the page has since left (a poll in flight, or sent while
+    // the next page loaded, as a test opens another world's map) is cancelled by the
+    // browser: ERR_ABORTED is a failure only for a request of the current document.
+    // Counted once all events are in, as the cancellations may come before the commit.
+    let documents = 0;
+    let loading = false;
+    const openedIn = new WeakMap();
+    const aborted = [];
     page.on('request', (r) => {
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigations++;
-      else startedAt.set(r, navigations);
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) loading = true;
+      else openedIn.set(r, documents);
+    });
+    page.on('framenavigated', (f) => {
+      // A new document, not a change of the fragment (which sends no request).
+      if (f === page.mainFrame() && loading) {
+        loading = false;
+        documents++;
+      }
     });
     page.on('requestfailed', (r) => {
       const error = r.failure()?.errorText;
-      const leftBehind = error === 'net::ERR_ABORTED' && startedAt.has(r) && startedAt.get(r) < navigations;
-      if (!leftBehind) errors.push(`request failed: ${r.url()} ${error}`);
+      const failure = `request failed: ${r.url()} ${error}`;
+      if (error === 'net::ERR_ABORTED' && openedIn.has(r)) aborted.push({ failure, document: openedIn.get(r) });
+      else errors.push(failure);
     });
     page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
     const shot = (file) => page.screenshot({ path: join(shots, `${file}.png`) });
 
     await body({ origin, api, page, errors, shot });
+    errors.push(...aborted.filter((a) => a.document === documents).map((a) => a.failure));
 
     check(errors.length === 0, `no console error and no failed request${errors.length ? ':\n  ' + errors.join('\n  ') : ''}`);
     console.log(`screenshots in ${shots}`);
