@@ -44,11 +44,11 @@ use std::{
 
 use tokio_util::sync::CancellationToken;
 
-use crate::sync::locked;
 use crate::{
     config::{ConnectionConfig, Limits},
     metrics::Metrics,
     store::{StoreError, ZoneStore},
+    sync::locked,
     world::Worlds,
 };
 

@@ -46,13 +46,13 @@ use self::{
     rings::Viewer,
     tracker::{Owner, Step, TileSets, Tracker, tile_sets_of},
 };
-use crate::sync::locked;
 use crate::{
     compute::Compute,
     config::{LifecycleConfig, Limits},
     mesh::MeshCache,
     metrics::Metrics,
     shutdown::Tasks,
+    sync::locked,
     world::World,
     world::Worlds,
 };

@@ -1,8 +1,8 @@
 //! The 2-D map: map tiles rendered from a world's heights, hill-shaded and coloured
 //! as the game colours them, encoded as PNG and kept in a byte-budget cache.
 //!
-//! - [`render`](mod@render): the projection (zoom levels, metres per pixel, which pixel shows
-//!   which point) and the rendering of one map tile.
+//! - [`render`](mod@render): the projection (zoom levels, metres per pixel, which
+//!   pixel shows which point) and the rendering of one map tile.
 //! - [`shade`]: hill shading from the terrain's normals, light from the north-west.
 //! - [`palette`]: the colours, per generator kind ([`palette::Palette::of`] is the one
 //!   dispatch on the kind).
@@ -40,11 +40,11 @@ use terrain_core::quote::Num;
 
 use moka::{future::Cache, ops::compute::Op};
 
-use crate::sync::locked;
 use crate::{
     compute::Compute,
     cost::Busy,
     error::{ErrorCode, ServiceError},
+    sync::locked,
     validate::check_coordinate,
     world::{World, WorldState},
 };

@@ -2,8 +2,9 @@
 //! entity may not stand on, by the world's walkability rule, one colour per reason.
 //!
 //! Pixel `(i, j)` shows the judgement at its centre (the projection of
-//! [`super::render`](mod@super::render)), exactly what `POST /v1/worlds/{w}/terrain-info` answers there:
-//! transparent where `walkable`, else the colour of its `reason` ([`colour`]).
+//! [`super::render`](mod@super::render)), exactly what `POST
+//! /v1/worlds/{w}/terrain-info` answers there: transparent where `walkable`, else the
+//! colour of its `reason` ([`colour`]).
 //! Under `block-step` (voxel worlds), ground a point alone may stand on but whose
 //! movement tile stands more than one block above one of its eight neighbouring tiles
 //! (it cannot be stepped up onto from there: reason `step` of path checks) is shaded

@@ -17,10 +17,10 @@ use moka::{future::Cache, ops::compute::Op};
 use terrain_core::mesh::{build_tile, simplify_tile};
 
 use super::{CachedMesh, ChunkMesh, MeshError, ServedMesh, tiles3d};
-use crate::sync::locked;
 use crate::{
     compute::Compute,
     metrics::Metrics,
+    sync::locked,
     world::{Outcome, World, WorldState},
 };
 
