@@ -46,6 +46,14 @@ export interface SubscriptionOptions {
   initialBackoffMs?: number;
   /** Largest reconnection delay in ms (default 2,000). */
   maxBackoffMs?: number;
+  /**
+   * How long one attempt to open the stream waits for the server's `subscribed` (its
+   * first message) in ms, default 10,000; 0 waits as long as it takes. An attempt that
+   * runs out fails as `DEADLINE_EXCEEDED`, which is transient: {@link Subscription.open}
+   * rejects with it, a reconnection tries again. A server answers at once; this bounds
+   * a connection or proxy that accepts the stream and then says nothing.
+   */
+  openTimeoutMs?: number;
 }
 
 type StreamMessage = Awaited<ReturnType<TerrainClient["subscribe"]>> extends AsyncIterable<infer M>
@@ -67,6 +75,9 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
   private readonly resync: "surface" | "refetch";
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
+  private readonly openTimeoutMs: number;
+  /** The stream being opened, so {@link close} can stop the wait for `subscribed`. */
+  private opening: AbortController | undefined;
 
   private constructor(
     private readonly client: TerrainClient,
@@ -79,6 +90,11 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     this.resync = options.resync ?? "surface";
     this.initialBackoffMs = options.initialBackoffMs ?? 50;
     this.maxBackoffMs = options.maxBackoffMs ?? 2_000;
+    const openTimeoutMs = options.openTimeoutMs ?? 10_000;
+    if (!Number.isFinite(openTimeoutMs) || openTimeoutMs < 0) {
+      throw new RangeError(`openTimeoutMs: must be a finite number of ms, 0 or more (got ${openTimeoutMs})`);
+    }
+    this.openTimeoutMs = openTimeoutMs;
   }
 
   /** Opens the first stream, so an unknown world or a bad area fails here. */
@@ -146,9 +162,10 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     }
   }
 
-  /** Stops the stream; a pending or later {@link next} throws. Idempotent. */
+  /** Stops the stream (or the attempt to open one); a pending or later {@link next} throws. Idempotent. */
   close(): void {
     this.closed = true;
+    this.opening?.abort();
     this.dropStream();
   }
 
@@ -233,23 +250,46 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
 
   /**
    * One attempt: opens the stream and reads its first message (`subscribed`), so a
-   * refusal (unknown world, bad area, server down) surfaces here, not later.
+   * refusal (unknown world, bad area, server down) surfaces here, not later. Waits at
+   * most `openTimeoutMs` for it.
    */
   private async connect(): Promise<void> {
+    if (this.closed) throw new Error("subscription closed");
     const abort = new AbortController();
     const fromEpoch = this.last === undefined ? undefined : this.epochSeen;
     const request = { world: this.world, area: this.area, fromRevision: this.last, fromEpoch };
     const stream = this.client.subscribe(request, { signal: abort.signal })[Symbol.asyncIterator]();
+    let timedOut = false;
+    const timer =
+      this.openTimeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            abort.abort();
+          }, this.openTimeoutMs)
+        : undefined;
+    this.opening = abort;
     let first: IteratorResult<StreamMessage>;
     try {
       first = await stream.next();
     } catch (e) {
       abort.abort();
+      if (this.closed) throw new Error("subscription closed");
+      if (timedOut) {
+        const waited = `no \`subscribed\` from the server within openTimeoutMs (${this.openTimeoutMs} ms)`;
+        throw new TerrainError(SUBSCRIBE, new ConnectError(waited, Code.DeadlineExceeded));
+      }
       throw e;
+    } finally {
+      clearTimeout(timer);
+      this.opening = undefined;
     }
     if (first.done) {
       abort.abort();
-      throw new TerrainError("terrain.v1.TerrainEvents.Subscribe", new ConnectError("the stream ended before `subscribed`", Code.Unavailable));
+      throw new TerrainError(SUBSCRIBE, new ConnectError("the stream ended before `subscribed`", Code.Unavailable));
+    }
+    if (this.closed) {
+      abort.abort();
+      throw new Error("subscription closed");
     }
     this.stream = stream;
     this.abort = abort;
@@ -264,5 +304,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     this.subscriptionId = undefined;
   }
 }
+
+const SUBSCRIBE = "terrain.v1.TerrainEvents.Subscribe";
 
 const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));

@@ -1,0 +1,188 @@
+// Subscription against a bare HTTP/2 server that accepts a stream and then says nothing
+// (a stalled connection or proxy): an attempt to open the stream waits at most
+// `openTimeoutMs` for `subscribed`, fails as a transient DEADLINE_EXCEEDED and cancels
+// the stream; a reconnection tries again and resumes where it was; `close` stops a
+// wait that has no bound. The server speaks gRPC's framing with the generated messages.
+import assert from "node:assert/strict";
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { describe, test } from "node:test";
+
+import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+
+import { EventSchema, SubscribeRequestSchema } from "../src/gen/terrain/v1/events_pb";
+import { Subscription, TerrainClient, TerrainError } from "../src/index";
+
+/** What the server does with the `n`th stream (from 1). */
+type Handler = (stream: http2.ServerHttp2Stream, n: number) => void;
+
+/** A server handling each stream with `handle`; records requests and cancelled streams. */
+async function server(handle: Handler) {
+  const h2 = http2.createServer();
+  const seen = { streams: 0, closedUnanswered: 0, requests: [] as ReturnType<typeof decodeRequest>[] };
+  h2.on("stream", (stream) => {
+    const n = ++seen.streams;
+    stream.on("error", () => {});
+    const chunks: Buffer[] = [];
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("end", () => seen.requests.push(decodeRequest(Buffer.concat(chunks))));
+    stream.on("close", () => {
+      if (!stream.headersSent) seen.closedUnanswered++;
+    });
+    handle(stream, n);
+  });
+  h2.on("sessionError", () => {});
+  const sessions = new Set<http2.ServerHttp2Session>();
+  h2.on("session", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
+  });
+  await new Promise<void>((ok) => h2.listen(0, "127.0.0.1", ok));
+  const url = `http://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+  const client = await TerrainClient.connect(url, { lazy: true });
+  const stop = () =>
+    new Promise<void>((ok) => {
+      h2.close(() => ok());
+      for (const s of sessions) s.destroy();
+    });
+  return { client, seen, stop };
+}
+
+function decodeRequest(body: Buffer) {
+  assert.ok(body.length >= 5, "a gRPC frame");
+  return fromBinary(SubscribeRequestSchema, body.subarray(5, 5 + body.readUInt32BE(1)));
+}
+
+function frame(event: MessageInitShape<typeof EventSchema>): Buffer {
+  const bytes = toBinary(EventSchema, create(EventSchema, event));
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(bytes.length, 1);
+  return Buffer.concat([head, Buffer.from(bytes)]);
+}
+
+const subscribed = (revision: bigint) =>
+  frame({ kind: { case: "subscribed", value: { subscriptionId: "s", revision, epoch: "e1" } } });
+const tiles = (revision: bigint) => frame({ kind: { case: "tiles", value: { world: "main", revision } } });
+
+/** Answers `messages`, then ends the stream with status OK. */
+const answer =
+  (...messages: Buffer[]) =>
+  (stream: http2.ServerHttp2Stream) => {
+    stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+    stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+    for (const m of messages) stream.write(m);
+    stream.end();
+  };
+
+const silent: Handler = () => {};
+const headersOnly: Handler = (stream) => stream.respond({ ":status": 200, "content-type": "application/grpc" });
+
+/** `p`, or a failure after `ms` (so a hang fails the test instead of stalling it). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, no) => {
+    timer = setTimeout(() => no(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+const settle = async (until: () => boolean) => {
+  for (let i = 0; i < 200 && !until(); i++) await new Promise((ok) => setTimeout(ok, 10));
+};
+
+describe("opening a subscription when the server says nothing", () => {
+  for (const [name, handle] of [
+    ["no response at all", silent],
+    ["response headers, then nothing", headersOnly],
+  ] as const) {
+    test(`${name}: open fails after openTimeoutMs as a transient DEADLINE_EXCEEDED and cancels the stream`, async () => {
+      const { client, seen, stop } = await server(handle);
+      try {
+        const started = Date.now();
+        const e = await within(
+          Subscription.open(client, "main", { openTimeoutMs: 200 }).then(
+            () => assert.fail("opened"),
+            (e: unknown) => e,
+          ),
+          5_000,
+          "Subscription.open",
+        );
+        const waited = Date.now() - started;
+        assert.ok(e instanceof TerrainError, String(e));
+        assert.equal(e.code, Code.DeadlineExceeded, e.message);
+        assert.equal(e.transient, true);
+        assert.match(e.message, /openTimeoutMs \(200 ms\)/);
+        assert.ok(waited >= 190 && waited < 3_000, `waited ${waited} ms`);
+        assert.equal(seen.streams, 1, "one attempt");
+        if (handle === silent) {
+          await settle(() => seen.closedUnanswered === 1);
+          assert.equal(seen.closedUnanswered, 1, "the client cancelled the stream it gave up on");
+        }
+      } finally {
+        await stop();
+      }
+    });
+  }
+
+  test("a reconnection that meets a silent server tries again and resumes from its last revision", async () => {
+    const { client, seen, stop } = await server((stream, n) => {
+      if (n === 1) answer(subscribed(3n), tiles(4n))(stream);
+      else if (n <= 3) silent(stream, n);
+      else answer(subscribed(4n), tiles(4n), tiles(5n))(stream);
+    });
+    try {
+      const sub = await Subscription.open(client, "main", { openTimeoutMs: 150, initialBackoffMs: 1 });
+      const first = await within(sub.next(), 5_000, "the first event");
+      assert.equal(first.kind === "tiles" && first.event.revision, 4n);
+      const second = await within(sub.next(), 10_000, "the event after the reconnection");
+      assert.equal(second.kind === "tiles" && second.event.revision, 5n, "revision 4 is not delivered twice");
+      assert.equal(seen.streams, 4, "two silent attempts, then the answer");
+      assert.equal(sub.reconnects, 1);
+      await settle(() => seen.requests.length === 4);
+      const resumed = seen.requests[3];
+      assert.equal(resumed?.fromRevision, 4n);
+      assert.equal(resumed?.fromEpoch, "e1");
+      sub.close();
+    } finally {
+      await stop();
+    }
+  });
+
+  test("close stops a wait for `subscribed` that has no bound", async () => {
+    const { client, seen, stop } = await server((stream, n) => (n === 1 ? answer(subscribed(7n))(stream) : silent(stream, n)));
+    try {
+      const sub = await Subscription.open(client, "main", { openTimeoutMs: 0, initialBackoffMs: 1 });
+      const pending = sub.next().then(
+        () => assert.fail("an event"),
+        (e: unknown) => e,
+      );
+      await settle(() => seen.streams === 2);
+      assert.equal(seen.streams, 2, "the reconnection is waiting on the silent server");
+      sub.close();
+      const e = await within(pending, 2_000, "next after close");
+      assert.match(String(e), /subscription closed/);
+      await settle(() => seen.closedUnanswered === 1);
+      assert.equal(seen.closedUnanswered, 1, "the waiting stream was cancelled");
+    } finally {
+      await stop();
+    }
+  });
+
+  test("a negative or non-finite openTimeoutMs is refused, naming it", async () => {
+    const { client, seen, stop } = await server(silent);
+    try {
+      for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const opening = Subscription.open(client, "main", { openTimeoutMs: bad });
+        await assert.rejects(within(opening, 2_000, `openTimeoutMs ${bad}`), (e: unknown) => {
+          assert.ok(e instanceof RangeError, String(e));
+          assert.match(e.message, /^openTimeoutMs: /);
+          return true;
+        });
+      }
+      assert.equal(seen.streams, 0, "nothing was sent");
+    } finally {
+      await stop();
+    }
+  });
+});
