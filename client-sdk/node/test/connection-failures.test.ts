@@ -5,41 +5,26 @@
 // server sent, or the caller's own cancellation, is not.
 import assert from "node:assert/strict";
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 
 import { Code } from "@connectrpc/connect";
 
 import { TerrainClient, TerrainError } from "../src/index";
+import { bareH2 } from "./bare-h2";
 
 const H2 = http2.constants;
 
 /** A server that treats every stream with `handle`; counts the streams. */
 async function misbehaving(handle: (stream: http2.ServerHttp2Stream) => void) {
-  const server = http2.createServer();
   const seen = { streams: 0 };
-  server.on("stream", (stream) => {
-    seen.streams++;
-    stream.on("error", () => {}); // the resets below are the point
+  const { url, stop } = await bareH2((stream, n) => {
+    seen.streams = n;
     handle(stream);
   });
-  server.on("sessionError", () => {});
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (session) => {
-    sessions.add(session);
-    session.on("close", () => sessions.delete(session));
-  });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = await TerrainClient.connect(url, {
     lazy: true,
     retry: { maxAttempts: 3, initialBackoffMs: 1, maxBackoffMs: 1 },
   });
-  const stop = () =>
-    new Promise<void>((ok) => {
-      server.close(() => ok());
-      for (const session of sessions) session.destroy();
-    });
   return { client, seen, stop };
 }
 

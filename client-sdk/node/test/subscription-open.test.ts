@@ -5,7 +5,6 @@
 // wait that has no bound. The server speaks gRPC's framing with the generated messages.
 import assert from "node:assert/strict";
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
@@ -13,17 +12,16 @@ import { Code } from "@connectrpc/connect";
 
 import { EventSchema, SubscribeRequestSchema } from "../src/gen/terrain/v1/events_pb";
 import { Subscription, TerrainClient, TerrainError } from "../src/index";
+import { bareH2 } from "./bare-h2";
 
 /** What the server does with the `n`th stream (from 1). */
 type Handler = (stream: http2.ServerHttp2Stream, n: number) => void;
 
 /** A server handling each stream with `handle`; records requests and cancelled streams. */
 async function server(handle: Handler) {
-  const h2 = http2.createServer();
   const seen = { streams: 0, closedUnanswered: 0, requests: [] as ReturnType<typeof decodeRequest>[] };
-  h2.on("stream", (stream) => {
-    const n = ++seen.streams;
-    stream.on("error", () => {});
+  const { url, stop } = await bareH2((stream, n) => {
+    seen.streams = n;
     const chunks: Buffer[] = [];
     stream.on("data", (c: Buffer) => chunks.push(c));
     stream.on("end", () => seen.requests.push(decodeRequest(Buffer.concat(chunks))));
@@ -32,20 +30,7 @@ async function server(handle: Handler) {
     });
     handle(stream, n);
   });
-  h2.on("sessionError", () => {});
-  const sessions = new Set<http2.ServerHttp2Session>();
-  h2.on("session", (s) => {
-    sessions.add(s);
-    s.on("close", () => sessions.delete(s));
-  });
-  await new Promise<void>((ok) => h2.listen(0, "127.0.0.1", ok));
-  const url = `http://127.0.0.1:${(h2.address() as AddressInfo).port}`;
   const client = await TerrainClient.connect(url, { lazy: true });
-  const stop = () =>
-    new Promise<void>((ok) => {
-      h2.close(() => ok());
-      for (const s of sessions) s.destroy();
-    });
   return { client, seen, stop };
 }
 
