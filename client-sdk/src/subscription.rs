@@ -51,6 +51,7 @@ pub struct SubscriptionBuilder {
     resync: ResyncMode,
     initial_backoff: Duration,
     max_backoff: Duration,
+    open_timeout: Option<Duration>,
 }
 
 impl SubscriptionBuilder {
@@ -88,7 +89,19 @@ impl SubscriptionBuilder {
         self
     }
 
-    /// Opens the first stream, so a bad world or area fails here.
+    /// How long one attempt to open the stream waits for the server's `Subscribed`
+    /// (its first message); `None` waits as long as it takes. Default 10 s. An
+    /// attempt that runs out fails as [`ClientError::DeadlineExceeded`], which is
+    /// transient: [`SubscriptionBuilder::open`] returns it, a reconnection tries
+    /// again. A server answers at once; this bounds a connection or proxy that
+    /// accepts the stream and then says nothing.
+    pub fn open_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.open_timeout = timeout;
+        self
+    }
+
+    /// Opens the first stream and reads its `Subscribed`, so a bad world or area
+    /// fails here.
     pub async fn open(self) -> Result<Subscription, ClientError> {
         let mut sub = Subscription {
             backoff: RetryPolicy {
@@ -103,7 +116,9 @@ impl SubscriptionBuilder {
             epoch: self.from_epoch.filter(|_| self.from_revision.is_some()),
             resync: self.resync,
             stream: None,
+            first: None,
             subscription_id: None,
+            open_timeout: self.open_timeout,
             reconnects: 0,
             fruitless: 0,
         };
@@ -125,7 +140,10 @@ pub struct Subscription {
     epoch: Option<String>,
     resync: ResyncMode,
     stream: Option<EventStream>,
+    /// The open stream's first message when it was not `Subscribed`, for `next`.
+    first: Option<StreamMessage>,
     subscription_id: Option<String>,
+    open_timeout: Option<Duration>,
     reconnects: u64,
     /// Streams opened since one last delivered something: the backoff exponent,
     /// so a stream that keeps failing at once is not reopened in a tight loop.
@@ -145,6 +163,7 @@ impl TerrainClient {
             resync: ResyncMode::default(),
             initial_backoff: Duration::from_millis(50),
             max_backoff: Duration::from_secs(2),
+            open_timeout: Some(Duration::from_secs(10)),
         }
     }
 }
@@ -199,7 +218,11 @@ impl Subscription {
             let Some(stream) = self.stream.as_mut() else {
                 continue;
             };
-            let message = match stream.next().await {
+            let read = match self.first.take() {
+                Some(first) => Ok(Some(first)),
+                None => stream.next().await,
+            };
+            let message = match read {
                 Ok(Some(m)) => m,
                 Ok(None) => {
                     tracing::debug!(world = %self.world, last = ?self.last, "event stream ended");
@@ -230,12 +253,7 @@ impl Subscription {
                 revision,
                 epoch,
             } => {
-                self.subscription_id = Some(subscription_id);
-                // A live stream starts at the world's revision of its opening. A
-                // resume from another history is followed by a `resync` (the server
-                // checks the epoch sent), which moves to the new one.
-                self.last.get_or_insert(revision);
-                self.epoch.get_or_insert(epoch);
+                self.subscribed(subscription_id, revision, epoch);
                 Ok(None)
             }
             StreamMessage::Tiles(event) => {
@@ -322,11 +340,58 @@ impl Subscription {
         let mut client = self.client.clone();
         client.retry = RetryPolicy::none();
         let epoch = self.epoch.clone().filter(|_| self.last.is_some());
-        let stream = client
-            .subscribe_resuming(&self.world, self.area, self.last, epoch.as_deref())
-            .await?;
+        let opening = async {
+            let mut stream = client
+                .subscribe_resuming(&self.world, self.area, self.last, epoch.as_deref())
+                .await?;
+            let first = stream.next().await?;
+            Ok::<_, ClientError>((stream, first))
+        };
+        let (stream, first) = match self.open_timeout {
+            Some(limit) => tokio::time::timeout(limit, opening).await.map_err(|_| {
+                ClientError::DeadlineExceeded(format!(
+                    "no Subscribed from the server within the open timeout ({limit:?})"
+                ))
+            })??,
+            None => opening.await?,
+        };
+        let Some(first) = first else {
+            return Err(ClientError::Unavailable(
+                "the stream ended before Subscribed".into(),
+            ));
+        };
         self.stream = Some(stream);
         self.subscription_id = None;
+        self.first = None;
+        if let Some(event) = self.accept_opening(first) {
+            self.first = Some(event);
+        }
         Ok(())
+    }
+
+    /// Takes in a stream's first message: `Subscribed` is taken in here; anything
+    /// else is handed back, for `next` to deliver.
+    fn accept_opening(&mut self, first: StreamMessage) -> Option<StreamMessage> {
+        match first {
+            StreamMessage::Subscribed {
+                subscription_id,
+                revision,
+                epoch,
+            } => {
+                self.subscribed(subscription_id, revision, epoch);
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// A stream's `Subscribed`: its id, and the resume point of a live stream.
+    fn subscribed(&mut self, subscription_id: String, revision: u64, epoch: String) {
+        self.subscription_id = Some(subscription_id);
+        // A live stream starts at the world's revision of its opening. A resume from
+        // another history is followed by a `resync` (the server checks the epoch
+        // sent), which moves to the new one.
+        self.last.get_or_insert(revision);
+        self.epoch.get_or_insert(epoch);
     }
 }

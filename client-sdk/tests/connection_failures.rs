@@ -2,18 +2,25 @@
 //! (h2, no gRPC) that refuses, resets or drops each stream the way a stopping server
 //! can: the server sent no status, so the failure is transient and reads are retried
 //! (a subscription or replica reconnects on the same test). A status the server did
-//! send stays what it is, and is not retried.
+//! send stays what it is, and is not retried. A subscription gives up on a stream
+//! that says nothing within its open timeout (transient: a reconnection tries again
+//! and resumes), and delivers an event that comes before `Subscribed`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use terrain_client::{ClientBuilder, ClientError, RetryPolicy, TerrainClient};
+use bytes::Bytes;
+use prost::Message;
+use terrain_client::{
+    ClientBuilder, ClientError, RetryPolicy, Subscription, SubscriptionEvent, TerrainClient,
+};
+use terrain_proto::v1;
 use tokio::net::TcpListener;
-use tonic::codegen::http::Response;
+use tonic::codegen::http::{HeaderMap, HeaderValue, Response};
 
-/// What the server does with each request.
-#[derive(Clone, Copy, Debug)]
+/// What the server does with a request.
+#[derive(Clone, Debug)]
 enum Treat {
     /// Resets the stream with this reason.
     Reset(h2::Reason),
@@ -23,29 +30,45 @@ enum Treat {
     HeadersThenDrop,
     /// Answers the gRPC status with this code.
     Status(u32),
+    /// Never answers (the stream stays open).
+    Silence,
+    /// Sends the response headers, then nothing (the stream stays open).
+    HeadersThenSilence,
+    /// Sends these messages, then ends the stream with status OK.
+    Answer(Vec<v1::Event>),
 }
 
 /// A server treating every request with `treat`; counts the requests.
 async fn misbehaving(treat: Treat) -> (String, Arc<AtomicUsize>) {
+    scripted(move |_| treat.clone()).await
+}
+
+/// A server treating its `n`th request (from 1) with `script(n)`; counts the requests.
+async fn scripted(
+    script: impl Fn(usize) -> Treat + Send + Sync + 'static,
+) -> (String, Arc<AtomicUsize>) {
+    let script = Arc::new(script);
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("address"));
     let seen = Arc::new(AtomicUsize::new(0));
     let count = Arc::clone(&seen);
     tokio::spawn(async move {
         while let Ok((socket, _)) = listener.accept().await {
-            let count = Arc::clone(&count);
+            let (count, script) = (Arc::clone(&count), Arc::clone(&script));
             tokio::spawn(async move {
                 let Ok(mut connection) = h2::server::handshake(socket).await else {
                     return;
                 };
+                // The streams left open, kept so that they are not reset.
+                let mut open = Vec::new();
                 while let Some(Ok((_request, mut respond))) = connection.accept().await {
-                    count.fetch_add(1, Ordering::SeqCst);
+                    let n = count.fetch_add(1, Ordering::SeqCst) + 1;
                     let grpc = || {
                         Response::builder()
                             .status(200)
                             .header("content-type", "application/grpc")
                     };
-                    match treat {
+                    match script(n) {
                         Treat::Reset(reason) => respond.send_reset(reason),
                         Treat::Drop => return,
                         Treat::HeadersThenDrop => {
@@ -61,6 +84,31 @@ async fn misbehaving(treat: Treat) -> (String, Arc<AtomicUsize>) {
                                 .body(())
                                 .expect("response");
                             let _ = respond.send_response(response, true);
+                        }
+                        Treat::Silence => open.push((respond, None)),
+                        Treat::Answer(messages) => {
+                            let Ok(mut body) =
+                                respond.send_response(grpc().body(()).expect("response"), false)
+                            else {
+                                continue;
+                            };
+                            for message in &messages {
+                                let bytes = message.encode_to_vec();
+                                let mut framed = Vec::with_capacity(5 + bytes.len());
+                                framed.push(0);
+                                let len = u32::try_from(bytes.len()).expect("a small message");
+                                framed.extend_from_slice(&len.to_be_bytes());
+                                framed.extend_from_slice(&bytes);
+                                let _ = body.send_data(Bytes::from(framed), false);
+                            }
+                            let mut trailers = HeaderMap::new();
+                            trailers.insert("grpc-status", HeaderValue::from_static("0"));
+                            let _ = body.send_trailers(trailers);
+                        }
+                        Treat::HeadersThenSilence => {
+                            let body =
+                                respond.send_response(grpc().body(()).expect("response"), false);
+                            open.push((respond, body.ok()));
                         }
                     }
                 }
@@ -92,7 +140,7 @@ async fn a_connection_that_fails_under_a_call_is_transient_and_retried() {
         Treat::Drop,
         Treat::HeadersThenDrop,
     ] {
-        let (url, seen) = misbehaving(treat).await;
+        let (url, seen) = misbehaving(treat.clone()).await;
         let mut client = client(&url).await;
         let e = client
             .height("main", 1.0, 2.0)
@@ -119,4 +167,117 @@ async fn a_status_the_server_sent_is_kept_and_not_retried() {
         assert!(!e.is_transient());
         assert_eq!(seen.load(Ordering::SeqCst), 1, "not retried");
     }
+}
+
+#[tokio::test]
+async fn a_subscription_gives_up_on_a_stream_that_says_nothing_within_its_open_timeout() {
+    for treat in [Treat::Silence, Treat::HeadersThenSilence] {
+        let (url, seen) = misbehaving(treat.clone()).await;
+        let client = client(&url).await;
+        let started = std::time::Instant::now();
+        let opening = client
+            .subscription("main")
+            .open_timeout(Some(Duration::from_millis(200)))
+            .open();
+        let e = tokio::time::timeout(Duration::from_secs(5), opening)
+            .await
+            .unwrap_or_else(|_| panic!("{treat:?}: open hung"))
+            .expect_err("nothing answers");
+        let waited = started.elapsed();
+        assert!(
+            matches!(&e, ClientError::DeadlineExceeded(m) if m.contains("open timeout")),
+            "{treat:?}: {e:?}"
+        );
+        assert!(e.is_transient(), "a reconnection tries again");
+        assert!(
+            waited >= Duration::from_millis(190) && waited < Duration::from_secs(3),
+            "{treat:?}: waited {waited:?}"
+        );
+        assert_eq!(seen.load(Ordering::SeqCst), 1, "{treat:?}: one attempt");
+    }
+}
+
+fn subscribed(revision: u64) -> v1::Event {
+    v1::Event {
+        kind: Some(v1::event::Kind::Subscribed(v1::Subscribed {
+            subscription_id: "s".into(),
+            revision,
+            epoch: "e1".into(),
+        })),
+    }
+}
+
+fn tiles(revision: u64) -> v1::Event {
+    v1::Event {
+        kind: Some(v1::event::Kind::Tiles(v1::TileEvent {
+            world: "main".into(),
+            revision,
+            cause: Some(v1::EventCause {
+                zone: "z".into(),
+                kind: "registered".into(),
+                walkable: None,
+            }),
+            bounds: Some(v1::EventBounds::default()),
+            max_height_delta: Some(1.0),
+            ..Default::default()
+        })),
+    }
+}
+
+/// The revision of `sub`'s next event, a tiles event within 10 s, or a panic naming
+/// what came instead.
+async fn next_tiles(sub: &mut Subscription) -> u64 {
+    let event = tokio::time::timeout(Duration::from_secs(10), sub.next())
+        .await
+        .expect("an event in time")
+        .expect("an event");
+    match event {
+        SubscriptionEvent::Tiles(t) => t.revision,
+        other => panic!("expected tiles, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_reconnection_that_meets_a_silent_server_tries_again_and_resumes() {
+    let (url, seen) = scripted(|n| match n {
+        1 => Treat::Answer(vec![subscribed(3), tiles(4)]),
+        2 | 3 => Treat::Silence,
+        _ => Treat::Answer(vec![subscribed(4), tiles(4), tiles(5)]),
+    })
+    .await;
+    let client = client(&url).await;
+    let mut sub = client
+        .subscription("main")
+        .open_timeout(Some(Duration::from_millis(150)))
+        .backoff(Duration::from_millis(1), Duration::from_millis(1))
+        .open()
+        .await
+        .expect("the first stream opens");
+    assert_eq!(next_tiles(&mut sub).await, 4);
+    assert_eq!(next_tiles(&mut sub).await, 5, "4 is not delivered twice");
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        4,
+        "two silent attempts, then the answer"
+    );
+    assert_eq!(sub.reconnects(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_whose_first_message_is_an_event_delivers_it() {
+    let (url, _) = scripted(|n| match n {
+        1 => Treat::Answer(vec![tiles(5), tiles(6)]),
+        _ => Treat::Silence,
+    })
+    .await;
+    let client = client(&url).await;
+    let mut sub = client
+        .subscription("main")
+        .from_revision(2)
+        .open_timeout(Some(Duration::from_millis(150)))
+        .open()
+        .await
+        .expect("opens");
+    assert_eq!(next_tiles(&mut sub).await, 5);
+    assert_eq!(next_tiles(&mut sub).await, 6);
 }

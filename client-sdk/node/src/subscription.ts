@@ -67,6 +67,8 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
   private epochSeen: string | undefined;
   private area: Area | undefined;
   private stream: AsyncIterator<StreamMessage> | undefined;
+  /** The open stream's first message when it was not `subscribed`, for {@link next}. */
+  private first: StreamMessage | undefined;
   private abort: AbortController | undefined;
   private subscriptionId: string | undefined;
   private fruitless = 0;
@@ -147,7 +149,9 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
       if (stream === undefined) continue;
       let message: IteratorResult<StreamMessage>;
       try {
-        message = await stream.next();
+        const first = this.first;
+        this.first = undefined;
+        message = first === undefined ? await stream.next() : { done: false, value: first };
       } catch {
         // Whatever broke the open stream, a new one tells whether it lasts.
         this.dropStream();
@@ -294,13 +298,16 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     this.stream = stream;
     this.abort = abort;
     this.subscriptionId = undefined;
-    await this.accept(first.value);
+    // `subscribed` is taken in here; anything else is the first event, for `next`.
+    if (first.value.kind.case === "subscribed") await this.accept(first.value);
+    else this.first = first.value;
   }
 
   private dropStream(): void {
     this.abort?.abort();
     this.abort = undefined;
     this.stream = undefined;
+    this.first = undefined;
     this.subscriptionId = undefined;
   }
 }

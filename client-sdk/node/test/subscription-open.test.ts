@@ -2,7 +2,8 @@
 // (a stalled connection or proxy): an attempt to open the stream waits at most
 // `openTimeoutMs` for `subscribed`, fails as a transient DEADLINE_EXCEEDED and cancels
 // the stream; a reconnection tries again and resumes where it was; `close` stops a
-// wait that has no bound. The server speaks gRPC's framing with the generated messages.
+// wait that has no bound; a stream that starts with an event (no `subscribed`) still
+// delivers it. The server speaks gRPC's framing with the generated messages.
 import assert from "node:assert/strict";
 import http2 from "node:http2";
 import { describe, test } from "node:test";
@@ -128,6 +129,20 @@ describe("opening a subscription when the server says nothing", () => {
       const resumed = seen.requests[3];
       assert.equal(resumed?.fromRevision, 4n);
       assert.equal(resumed?.fromEpoch, "e1");
+      sub.close();
+    } finally {
+      await stop();
+    }
+  });
+
+  test("a stream whose first message is an event delivers it", async () => {
+    const { client, stop } = await server((stream, n) => (n === 1 ? answer(tiles(5n), tiles(6n))(stream) : silent(stream, n)));
+    try {
+      const sub = await Subscription.open(client, "main", { fromRevision: 2n, openTimeoutMs: 150 });
+      for (const revision of [5n, 6n]) {
+        const e = await within(sub.next(), 5_000, `event ${revision}`);
+        assert.equal(e.kind === "tiles" && e.event.revision, revision);
+      }
       sub.close();
     } finally {
       await stop();
