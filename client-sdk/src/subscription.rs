@@ -247,15 +247,12 @@ impl Subscription {
         &mut self,
         message: StreamMessage,
     ) -> Result<Option<SubscriptionEvent>, ClientError> {
+        let Some(message) = self.take_subscribed(message) else {
+            return Ok(None);
+        };
         match message {
-            StreamMessage::Subscribed {
-                subscription_id,
-                revision,
-                epoch,
-            } => {
-                self.subscribed(subscription_id, revision, epoch);
-                Ok(None)
-            }
+            // Taken in above.
+            StreamMessage::Subscribed { .. } => Ok(None),
             StreamMessage::Tiles(event) => {
                 if self.last.is_some_and(|last| event.revision <= last) {
                     return Ok(None);
@@ -362,36 +359,28 @@ impl Subscription {
         };
         self.stream = Some(stream);
         self.subscription_id = None;
-        self.first = None;
-        if let Some(event) = self.accept_opening(first) {
-            self.first = Some(event);
-        }
+        // Anything but `Subscribed` first is an event, for `next` to deliver.
+        self.first = self.take_subscribed(first);
         Ok(())
     }
 
-    /// Takes in a stream's first message: `Subscribed` is taken in here; anything
-    /// else is handed back, for `next` to deliver.
-    fn accept_opening(&mut self, first: StreamMessage) -> Option<StreamMessage> {
-        match first {
-            StreamMessage::Subscribed {
-                subscription_id,
-                revision,
-                epoch,
-            } => {
-                self.subscribed(subscription_id, revision, epoch);
-                None
-            }
-            other => Some(other),
-        }
-    }
-
-    /// A stream's `Subscribed`: its id, and the resume point of a live stream.
-    fn subscribed(&mut self, subscription_id: String, revision: u64, epoch: String) {
+    /// Takes in `message` if it is a `Subscribed` (the stream's id, and the resume
+    /// point of a live stream); hands anything else back.
+    fn take_subscribed(&mut self, message: StreamMessage) -> Option<StreamMessage> {
+        let StreamMessage::Subscribed {
+            subscription_id,
+            revision,
+            epoch,
+        } = message
+        else {
+            return Some(message);
+        };
         self.subscription_id = Some(subscription_id);
         // A live stream starts at the world's revision of its opening. A resume from
         // another history is followed by a `resync` (the server checks the epoch
         // sent), which moves to the new one.
         self.last.get_or_insert(revision);
         self.epoch.get_or_insert(epoch);
+        None
     }
 }
