@@ -30,6 +30,7 @@ import { BadRequestSchema, RetryInfoSchema } from "./gen/google/rpc/error_detail
 import { TerrainEvents } from "./gen/terrain/v1/events_pb";
 import { TerrainLifecycle } from "./gen/terrain/v1/lifecycle_pb";
 import { TerrainService } from "./gen/terrain/v1/terrain_pb";
+import { GuardedSessions } from "./sessions";
 
 /** The services a TerrainClient speaks, in proto order. */
 export const SERVICES = [TerrainService, TerrainEvents, TerrainLifecycle] as const;
@@ -90,6 +91,15 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Skip the ListWorlds call `connect` makes to check the server is there. */
   lazy?: boolean;
+  /**
+   * HTTP/2 keepalive, in milliseconds: while a call or stream is open and nothing has
+   * arrived for this long, a PING is sent, and a connection that does not answer it
+   * within the same time is closed, failing its calls as `UNAVAILABLE` (reads retry, a
+   * `Subscription` reconnects). Without it a connection that died silently (a host
+   * gone, a NAT entry dropped) holds a stream open forever. Default 10,000, as the
+   * Rust SDK; 0 for none.
+   */
+  keepaliveMs?: number;
 }
 
 /** A failed call: the gRPC code and, when the server named one, the offending field. */
@@ -195,7 +205,7 @@ export class TerrainClient {
   readonly retry: RetryPolicy;
 
   /** A client over `transport` (e.g. an in-process router transport, in tests). */
-  constructor(transport: Transport, options: Omit<ClientOptions, "caFile" | "lazy"> = {}) {
+  constructor(transport: Transport, options: Omit<ClientOptions, "caFile" | "lazy" | "keepaliveMs"> = {}) {
     this.transport = transport;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     const timeoutMs = options.timeoutMs ?? 30_000;
@@ -229,12 +239,15 @@ export class TerrainClient {
     if (options.caFile !== undefined && parsed.protocol !== "https:") {
       throw new TypeError("caFile needs an https:// URL");
     }
+    const keepaliveMs = options.keepaliveMs ?? 10_000;
+    if (!Number.isFinite(keepaliveMs) || keepaliveMs < 0) {
+      throw new RangeError(`keepaliveMs: must be a finite number of ms, 0 or more (got ${keepaliveMs})`);
+    }
     const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
-    const transport = createGrpcTransport({
-      baseUrl: url.replace(/\/+$/, ""),
-      ...(ca === undefined ? {} : { nodeOptions: { ca } }),
-    });
-    const { caFile: _ca, lazy, ...rest } = options;
+    const baseUrl = url.replace(/\/+$/, "");
+    const sessionManager = new GuardedSessions(baseUrl, keepaliveMs, ca === undefined ? {} : { ca });
+    const transport = createGrpcTransport({ baseUrl, sessionManager });
+    const { caFile: _ca, lazy, keepaliveMs: _keepalive, ...rest } = options;
     const client = new TerrainClient(transport, rest);
     if (!lazy) await client.listWorlds({});
     return client;

@@ -8,12 +8,12 @@ import assert from "node:assert/strict";
 import http2 from "node:http2";
 import { describe, test } from "node:test";
 
-import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 
-import { EventSchema, SubscribeRequestSchema } from "../src/gen/terrain/v1/events_pb";
+import { SubscribeRequestSchema } from "../src/gen/terrain/v1/events_pb";
 import { Subscription, TerrainClient, TerrainError } from "../src/index";
-import { bareH2 } from "./bare-h2";
+import { bareH2, frame } from "./bare-h2";
 
 /** What the server does with the `n`th stream (from 1). */
 type Handler = (stream: http2.ServerHttp2Stream, n: number) => void;
@@ -38,13 +38,6 @@ async function server(handle: Handler) {
 function decodeRequest(body: Buffer) {
   assert.ok(body.length >= 5, "a gRPC frame");
   return fromBinary(SubscribeRequestSchema, body.subarray(5, 5 + body.readUInt32BE(1)));
-}
-
-function frame(event: MessageInitShape<typeof EventSchema>): Buffer {
-  const bytes = toBinary(EventSchema, create(EventSchema, event));
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(bytes.length, 1);
-  return Buffer.concat([head, Buffer.from(bytes)]);
 }
 
 const subscribed = (revision: bigint) =>
