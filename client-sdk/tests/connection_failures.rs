@@ -4,7 +4,9 @@
 //! (a subscription or replica reconnects on the same test). A status the server did
 //! send stays what it is, and is not retried. A subscription gives up on a stream
 //! that says nothing within its open timeout (transient: a reconnection tries again
-//! and resumes), and delivers an event that comes before `Subscribed`.
+//! and resumes), and delivers an event that comes before `Subscribed`. Through a TCP
+//! proxy that stops forwarding (a peer that vanished), keepalive notices the dead
+//! connection and the subscription resumes on a new one.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,8 +36,9 @@ enum Treat {
     Silence,
     /// Sends the response headers, then nothing (the stream stays open).
     HeadersThenSilence,
-    /// Sends these messages, then ends the stream with status OK.
-    Answer(Vec<v1::Event>),
+    /// Sends these messages, then ends the stream with status OK (`end`) or leaves
+    /// it open.
+    Answer { messages: Vec<v1::Event>, end: bool },
 }
 
 /// A server treating every request with `treat`; counts the requests.
@@ -86,7 +89,7 @@ async fn scripted(
                             let _ = respond.send_response(response, true);
                         }
                         Treat::Silence => open.push((respond, None)),
-                        Treat::Answer(messages) => {
+                        Treat::Answer { messages, end } => {
                             let Ok(mut body) =
                                 respond.send_response(grpc().body(()).expect("response"), false)
                             else {
@@ -101,9 +104,13 @@ async fn scripted(
                                 framed.extend_from_slice(&bytes);
                                 let _ = body.send_data(Bytes::from(framed), false);
                             }
-                            let mut trailers = HeaderMap::new();
-                            trailers.insert("grpc-status", HeaderValue::from_static("0"));
-                            let _ = body.send_trailers(trailers);
+                            if end {
+                                let mut trailers = HeaderMap::new();
+                                trailers.insert("grpc-status", HeaderValue::from_static("0"));
+                                let _ = body.send_trailers(trailers);
+                            } else {
+                                open.push((respond, Some(body)));
+                            }
                         }
                         Treat::HeadersThenSilence => {
                             let body =
@@ -240,9 +247,15 @@ async fn next_tiles(sub: &mut Subscription) -> u64 {
 #[tokio::test]
 async fn a_reconnection_that_meets_a_silent_server_tries_again_and_resumes() {
     let (url, seen) = scripted(|n| match n {
-        1 => Treat::Answer(vec![subscribed(3), tiles(4)]),
+        1 => Treat::Answer {
+            messages: vec![subscribed(3), tiles(4)],
+            end: true,
+        },
         2 | 3 => Treat::Silence,
-        _ => Treat::Answer(vec![subscribed(4), tiles(4), tiles(5)]),
+        _ => Treat::Answer {
+            messages: vec![subscribed(4), tiles(4), tiles(5)],
+            end: true,
+        },
     })
     .await;
     let client = client(&url).await;
@@ -266,7 +279,10 @@ async fn a_reconnection_that_meets_a_silent_server_tries_again_and_resumes() {
 #[tokio::test]
 async fn a_stream_whose_first_message_is_an_event_delivers_it() {
     let (url, _) = scripted(|n| match n {
-        1 => Treat::Answer(vec![tiles(5), tiles(6)]),
+        1 => Treat::Answer {
+            messages: vec![tiles(5), tiles(6)],
+            end: true,
+        },
         _ => Treat::Silence,
     })
     .await;
@@ -280,4 +296,81 @@ async fn a_stream_whose_first_message_is_an_event_delivers_it() {
         .expect("opens");
     assert_eq!(next_tiles(&mut sub).await, 5);
     assert_eq!(next_tiles(&mut sub).await, 6);
+}
+
+/// A TCP proxy to `target`; `freeze` stops forwarding on the connections open so far,
+/// in both directions, and leaves them open (a peer that vanished); later connections
+/// are forwarded. Answers its URL, `freeze`'s flag and the connections made.
+async fn freezing_proxy(target: String) -> (String, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    // Connections numbered below this are frozen.
+    let frozen_below = Arc::new(AtomicUsize::new(0));
+    let made = Arc::new(AtomicUsize::new(0));
+    let (frozen, count) = (Arc::clone(&frozen_below), Arc::clone(&made));
+    tokio::spawn(async move {
+        while let Ok((downstream, _)) = listener.accept().await {
+            let number = count.fetch_add(1, Ordering::SeqCst);
+            let Ok(upstream) = tokio::net::TcpStream::connect(&target).await else {
+                continue;
+            };
+            let (down_read, down_write) = downstream.into_split();
+            let (up_read, up_write) = upstream.into_split();
+            for (mut from, mut to) in [(down_read, up_write), (up_read, down_write)] {
+                let frozen = Arc::clone(&frozen);
+                tokio::spawn(async move {
+                    let mut buffer = vec![0; 16 * 1024];
+                    while let Ok(n @ 1..) = from.read(&mut buffer).await {
+                        let live = number >= frozen.load(Ordering::SeqCst);
+                        if live && to.write_all(&buffer[..n]).await.is_err() {
+                            return;
+                        }
+                    }
+                    // The peer closed: keep the other half open, as a frozen link would.
+                    std::future::pending::<()>().await;
+                });
+            }
+        }
+    });
+    (url, frozen_below, made)
+}
+
+#[tokio::test]
+async fn keepalive_notices_a_connection_that_died_silently_and_the_subscription_resumes() {
+    let (server, streams) = scripted(|n| match n {
+        1 => Treat::Answer {
+            messages: vec![subscribed(3)],
+            end: false,
+        },
+        _ => Treat::Answer {
+            messages: vec![subscribed(3), tiles(4)],
+            end: false,
+        },
+    })
+    .await;
+    let target = server.trim_start_matches("http://").to_string();
+    let (url, frozen_below, connections) = freezing_proxy(target).await;
+    let client = ClientBuilder::new(&url)
+        .lazy(true)
+        .keepalive(Some(Duration::from_millis(200)))
+        .connect()
+        .await
+        .expect("a lazy client");
+    let mut sub = client
+        .subscription("main")
+        .backoff(Duration::from_millis(1), Duration::from_millis(1))
+        .open()
+        .await
+        .expect("opens");
+    frozen_below.store(connections.load(Ordering::SeqCst), Ordering::SeqCst);
+    let frozen_at = std::time::Instant::now();
+    assert_eq!(next_tiles(&mut sub).await, 4);
+    assert!(
+        frozen_at.elapsed() >= Duration::from_millis(190),
+        "noticed by the unanswered ping"
+    );
+    assert_eq!(streams.load(Ordering::SeqCst), 2);
+    assert_eq!(connections.load(Ordering::SeqCst), 2, "a new connection");
+    assert_eq!(sub.reconnects(), 1);
 }
