@@ -1,8 +1,8 @@
 //! [`ConnectionConfig`]: what one TCP connection may hold on to, so idle, stalled or
 //! dead clients cannot keep descriptors for ever: the HTTP/1.1 header-read timeout,
 //! the request-body timeout, HTTP/2 keep-alive pings and the cap on open connections
-//! (applied by `transport::conn`); and the largest gRPC message every service decodes and
-//! encodes (applied by `api::grpc`).
+//! (applied by `transport::conn`); WebSocket pings (applied by `api::http::events`); and
+//! the largest gRPC message every service decodes and encodes (applied by `api::grpc`).
 
 use std::time::Duration;
 
@@ -24,6 +24,11 @@ pub const HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
 /// peer that stops (a frozen process, a dead link) is thus dropped, with its streams
 /// and the viewers of its `TrackViewers` streams, within interval + timeout: 40 s.
 pub const HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+/// Default period of a WebSocket subscription's ping.
+pub const WEBSOCKET_PING_INTERVAL: Duration = Duration::from_secs(20);
+/// Default time a WebSocket subscription may stay silent after a ping before it is
+/// closed: as over HTTP/2, a stopped peer is dropped within interval + timeout, 40 s.
+pub const WEBSOCKET_PING_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Default most open streams (event subscriptions and `TrackViewers`) on one connection.
 pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 100;
@@ -59,6 +64,14 @@ pub struct ConnectionConfig {
     /// An HTTP/2 connection whose ping is not answered within this time is closed,
     /// ending its streams: a stopped peer is dropped within interval + timeout.
     pub http2_keepalive_timeout: Duration,
+    /// Period of a WebSocket event subscription's ping, sent once the client has been
+    /// silent this long (HTTP/2 pings cover gRPC streams; a WebSocket over HTTP/1.1
+    /// has only its own).
+    pub websocket_ping_interval: Duration,
+    /// A WebSocket subscription that sends nothing (no pong, no message) within this
+    /// time of a ping is closed, giving its stream place back: a stopped peer is
+    /// dropped within interval + timeout.
+    pub websocket_ping_timeout: Duration,
     /// Largest gRPC request message (bytes) any service decodes; a larger one is
     /// `RESOURCE_EXHAUSTED`. `None`: what the request limits need (`api::grpc`).
     pub grpc_max_decoding_message_size: Option<usize>,
@@ -81,6 +94,8 @@ impl Default for ConnectionConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             http2_keepalive_interval: HTTP2_KEEPALIVE_INTERVAL,
             http2_keepalive_timeout: HTTP2_KEEPALIVE_TIMEOUT,
+            websocket_ping_interval: WEBSOCKET_PING_INTERVAL,
+            websocket_ping_timeout: WEBSOCKET_PING_TIMEOUT,
             grpc_max_decoding_message_size: None,
             grpc_max_encoding_message_size: None,
             max_subscriptions_per_connection: DEFAULT_MAX_SUBSCRIPTIONS_PER_CONNECTION,
@@ -99,6 +114,8 @@ impl ConnectionConfig {
             ("request_body_timeout", self.request_body_timeout),
             ("http2_keepalive_interval", self.http2_keepalive_interval),
             ("http2_keepalive_timeout", self.http2_keepalive_timeout),
+            ("websocket_ping_interval", self.websocket_ping_interval),
+            ("websocket_ping_timeout", self.websocket_ping_timeout),
         ] {
             if value.is_zero() {
                 return Err(ConfigError::invalid(key, "must be greater than 0"));
@@ -211,6 +228,34 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("http2_keepalive_timeout"), "{err}");
+    }
+
+    #[test]
+    fn the_websocket_ping_keys_resolve_with_their_defaults() {
+        let config = resolve("").unwrap();
+        assert_eq!(
+            config.connections.websocket_ping_interval,
+            Duration::from_secs(20)
+        );
+        assert_eq!(
+            config.connections.websocket_ping_timeout,
+            Duration::from_secs(20)
+        );
+        let config =
+            resolve("websocket_ping_interval = \"5s\"\nwebsocket_ping_timeout = \"250ms\"")
+                .unwrap();
+        assert_eq!(
+            config.connections.websocket_ping_interval,
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            config.connections.websocket_ping_timeout,
+            Duration::from_millis(250)
+        );
+        for key in ["websocket_ping_interval", "websocket_ping_timeout"] {
+            let err = resolve(&format!("{key} = \"0s\"")).unwrap_err().to_string();
+            assert!(err.contains(key), "{err}");
+        }
     }
 
     #[test]

@@ -119,6 +119,8 @@ impl Settings {
             grpc_max_encoding_message_size: None,
             http2_keepalive_interval: Some(connections.http2_keepalive_interval),
             http2_keepalive_timeout: Some(connections.http2_keepalive_timeout),
+            websocket_ping_interval: Some(connections.websocket_ping_interval),
+            websocket_ping_timeout: Some(connections.websocket_ping_timeout),
             max_subscriptions_per_connection: Some(connections.max_subscriptions_per_connection),
             max_subscriptions: Some(connections.max_subscriptions),
             tls_cert: None,
@@ -366,6 +368,11 @@ impl Config {
                     s.http2_keepalive_timeout,
                     "http2_keepalive_timeout",
                 )?,
+                websocket_ping_interval: given(
+                    s.websocket_ping_interval,
+                    "websocket_ping_interval",
+                )?,
+                websocket_ping_timeout: given(s.websocket_ping_timeout, "websocket_ping_timeout")?,
                 max_subscriptions_per_connection: given(
                     s.max_subscriptions_per_connection,
                     "max_subscriptions_per_connection",

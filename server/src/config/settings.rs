@@ -131,6 +131,18 @@ pub struct Settings {
     #[serde(deserialize_with = "de::duration")]
     pub http2_keepalive_timeout: Option<Duration>,
 
+    /// Period of a WebSocket event subscription's ping, sent once the client has been
+    /// silent that long [default: 20s].
+    #[arg(long, env = "TERRAIN_WEBSOCKET_PING_INTERVAL", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub websocket_ping_interval: Option<Duration>,
+
+    /// Time a WebSocket subscription may stay silent after a ping (no pong, no
+    /// message) before it is closed and its stream place given back [default: 20s].
+    #[arg(long, env = "TERRAIN_WEBSOCKET_PING_TIMEOUT", value_name = "DURATION", value_parser = values::parse_duration)]
+    #[serde(deserialize_with = "de::duration")]
+    pub websocket_ping_timeout: Option<Duration>,
+
     /// Most open streams (gRPC Subscribe, WebSocket event subscriptions,
     /// TrackViewers) on one connection; one more is refused at once with
     /// RESOURCE_EXHAUSTED (WebSocket: 503); at most 1000000 [default: 100].

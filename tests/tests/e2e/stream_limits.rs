@@ -8,6 +8,9 @@
 //! answers) loses its viewer and its active tiles once an HTTP/2 keep-alive ping goes
 //! unanswered: within `http2_keepalive_interval` + `http2_keepalive_timeout`. A
 //! stream that is alive but sends nothing ends after `viewer_ttl`, with its viewers.
+//! A WebSocket subscriber that stops (the same proxy) stops answering the server's
+//! pings and is closed within `websocket_ping_interval` + `websocket_ping_timeout`,
+//! giving its place back.
 
 use terrain_tests as common;
 
@@ -28,6 +31,7 @@ use tokio::{
     sync::{mpsc, watch},
 };
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_tungstenite::tungstenite::Message;
 use tonic::{
     Code, Status,
     transport::{Channel, Endpoint},
@@ -224,6 +228,59 @@ async fn freezable(target: std::net::SocketAddr) -> (std::net::SocketAddr, watch
         drop(inbound);
     });
     (addr, freeze)
+}
+
+#[tokio::test]
+async fn a_stopped_websocket_client_gives_its_place_back_within_the_ping_bound() {
+    let interval = Duration::from_millis(300);
+    let timeout = Duration::from_millis(300);
+    let server = TestServer::start_with(|c| {
+        c.connections.websocket_ping_interval = interval;
+        c.connections.websocket_ping_timeout = timeout;
+        c.connections.max_subscriptions = 1;
+    })
+    .await;
+    let (proxy, freeze) = freezable(server.addr).await;
+    let url = format!("ws://{proxy}/v1/worlds/main/events");
+    let (mut ws, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(url))
+        .await
+        .expect("connects in time")
+        .expect("WebSocket upgrade");
+    // A live client (reading, so tungstenite answers the pings) keeps its place past
+    // several intervals, and is pinged about once an interval.
+    let until = tokio::time::Instant::now() + interval * 5;
+    let mut pings = 0;
+    while let Ok(frame) = tokio::time::timeout_at(until, ws.next()).await {
+        match frame {
+            Some(Ok(Message::Ping(_))) => pings += 1,
+            Some(Ok(_)) => {}
+            other => panic!("the live client's socket ended: {other:?}"),
+        }
+    }
+    assert!((2..=6).contains(&pings), "{pings} pings in 5 intervals");
+    let (status, _, body) = try_ws(&server).await.expect_err("the place is taken");
+    assert_eq!(status, 503, "{body}");
+    freeze.send(true).expect("proxy runs");
+    let frozen = Instant::now();
+    let bound = interval + timeout + Duration::from_secs(2);
+    loop {
+        match try_ws(&server).await {
+            Ok(_ws) => break,
+            Err((status, _, body)) => {
+                assert_eq!(status, 503, "{body}");
+                assert!(
+                    frozen.elapsed() < bound,
+                    "after {:?} the stopped client still holds its place",
+                    frozen.elapsed()
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+    let released = frozen.elapsed();
+    eprintln!("the stopped WebSocket client's place was given back {released:?} after it stopped");
+    assert!(released >= timeout, "released at {released:?}");
+    server.stop().await;
 }
 
 /// The viewers and active tiles of world `main`.

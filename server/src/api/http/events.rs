@@ -23,16 +23,18 @@
 //! replayed: [`crate::events::subscription`]); a bad one is answered with
 //! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
 //! The server closes the socket (close frame) after a cut-off `resync` and at
-//! shutdown. The frames are built and read in [`frames`].
+//! shutdown, and when the client stops answering pings ([`liveness`]). The frames are
+//! built and read in [`frames`].
 
 pub mod frames;
+pub mod liveness;
 pub mod upgrade;
 pub mod wire;
 
-use std::{pin::pin, sync::Arc, task::Poll};
+use std::{pin::pin, sync::Arc, task::Poll, time::Duration};
 
 use futures::{
-    SinkExt as _, StreamExt as _,
+    FutureExt as _, SinkExt as _, StreamExt as _,
     stream::{SplitSink, SplitStream},
 };
 use terrain_core::quote::Quoted;
@@ -48,7 +50,7 @@ use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_tungstenite::{
     WebSocketStream,
     tungstenite::{
-        Message as WsMessage, Utf8Bytes,
+        Bytes, Message as WsMessage, Utf8Bytes,
         protocol::{CloseFrame, frame::coding::CloseCode},
     },
 };
@@ -61,6 +63,7 @@ use crate::{
         Area, ConnectionStreams, EventError, Outlet, Resume, StreamKind, StreamPermit, Subscription,
     },
 };
+use liveness::{Check, Heard, Liveness};
 use upgrade::Upgrade;
 use wire::{Transport, WireSink};
 
@@ -217,7 +220,11 @@ pub async fn events(
     .await?;
     // axum's extractor checks the request; this route answers it (`upgrade`).
     drop(upgrade.map_err(|r| ApiError::invalid("upgrade", r.body_text()))?);
-    raw.on_upgrade(move |socket| serve(socket, sub, direct, permit))
+    let pings = (
+        state.connections.websocket_ping_interval,
+        state.connections.websocket_ping_timeout,
+    );
+    raw.on_upgrade(move |socket| serve(socket, sub, direct, permit, pings))
         .ok_or_else(|| ApiError::invalid("upgrade", "the connection offers no upgrade"))
 }
 
@@ -260,13 +267,18 @@ const BATCH: usize = 64;
 /// server's own time per delivered event. Its handover holds one message, so a client
 /// sending area changes faster than their acknowledgements go out is read no faster
 /// than that.
+///
+/// Beside both, the loop keeps the client's [`liveness`]: a ping once it has been
+/// silent for the interval, the socket closed when the ping goes unanswered.
 async fn serve(
     socket: Socket,
     mut sub: Subscription,
     direct: Arc<Outlet<WireSink>>,
     _permit: StreamPermit,
+    (ping_interval, ping_timeout): (Duration, Duration),
 ) {
     let closed = sub.closed();
+    let mut liveness = Liveness::new(ping_interval, ping_timeout);
     let outlet = match wire::wire(socket.get_ref()) {
         Some(wire) => {
             direct.sink().install(wire, Arc::clone(sub.epoch()));
@@ -276,7 +288,11 @@ async fn serve(
     };
     let (mut sink, stream) = socket.split();
     let (handover, mut incoming) = mpsc::channel(1);
-    let reader = AbortOnDrop(tokio::spawn(read_client(stream, handover)));
+    let reader = AbortOnDrop(tokio::spawn(read_client(
+        stream,
+        handover,
+        liveness.heard(),
+    )));
     loop {
         // Idle, over a socket of its own: the hub's writer takes the live events.
         if let Some(outlet) = &outlet
@@ -285,6 +301,14 @@ async fn serve(
             let text = tokio::select! {
                 () = outlet.settled() => None,
                 text = incoming.recv() => Some(text),
+                () = liveness.due() => {
+                    // A ping goes out beside the writer's frames (the socket's
+                    // buffer keeps frames whole): the outlet stays direct.
+                    if !keep_alive(&mut liveness, &mut sink, &sub, &closed).await {
+                        return;
+                    }
+                    continue;
+                }
             };
             if let Some(text) = text {
                 // None: the client closed, failed or went away.
@@ -343,6 +367,11 @@ async fn serve(
                     return;
                 }
             }
+            () = liveness.due() => {
+                if !keep_alive(&mut liveness, &mut sink, &sub, &closed).await {
+                    return;
+                }
+            }
         }
     }
     drop(reader);
@@ -351,9 +380,14 @@ async fn serve(
 
 /// Hands each text message of the client to `handover` until the client closes, fails
 /// or goes away, or the stream ends (`handover` closed); other messages are skipped
-/// (tungstenite answers pings itself).
-async fn read_client(mut stream: SplitStream<Socket>, handover: mpsc::Sender<Utf8Bytes>) {
+/// (tungstenite answers pings itself). Every message, pongs included, is `heard`.
+async fn read_client(
+    mut stream: SplitStream<Socket>,
+    handover: mpsc::Sender<Utf8Bytes>,
+    heard: Arc<Heard>,
+) {
     while let Some(Ok(message)) = stream.next().await {
+        heard.now();
         let text = match message {
             WsMessage::Text(text) => text,
             WsMessage::Close(_) => return,
@@ -371,6 +405,34 @@ struct AbortOnDrop(JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// Does what a due liveness check asks: nothing, a ping, or closing the socket of a
+/// client that stopped answering. False when the stream is over.
+async fn keep_alive(
+    liveness: &mut Liveness,
+    sink: &mut SplitSink<Socket, WsMessage>,
+    sub: &Subscription,
+    closed: &CancellationToken,
+) -> bool {
+    match liveness.check() {
+        Check::Alive => true,
+        Check::Ping => unless_closed(sink.send(WsMessage::Ping(Bytes::new())), sub, closed).await,
+        Check::Gone => {
+            tracing::info!(
+                subscription = sub.id(),
+                "closing a WebSocket subscription whose client stopped answering pings"
+            );
+            let frame = CloseFrame {
+                code: CloseCode::Away,
+                reason: "ping timeout".into(),
+            };
+            // The peer is most likely gone: a close the socket does not take at once is
+            // not waited for.
+            let _ = sink.send(WsMessage::Close(Some(frame))).now_or_never();
+            false
+        }
     }
 }
 
