@@ -260,27 +260,49 @@ async fn a_stopped_websocket_client_gives_its_place_back_within_the_ping_bound()
     assert!((2..=6).contains(&pings), "{pings} pings in 5 intervals");
     let (status, _, body) = try_ws(&server).await.expect_err("the place is taken");
     assert_eq!(status, 503, "{body}");
-    freeze.send(true).expect("proxy runs");
-    let frozen = Instant::now();
-    let bound = interval + timeout + Duration::from_secs(2);
-    loop {
+    let released = stop_peer(&freeze, interval + timeout, || async {
         match try_ws(&server).await {
-            Ok(_ws) => break,
+            Ok(_ws) => Ok(()),
             Err((status, _, body)) => {
                 assert_eq!(status, 503, "{body}");
+                Err("the stopped client still holds its place".to_string())
+            }
+        }
+    })
+    .await;
+    eprintln!("the stopped WebSocket client's place was given back {released:?} after it stopped");
+    assert!(released >= timeout, "released at {released:?}");
+    server.stop().await;
+}
+
+/// Freezes the proxy (its peer stops), then checks `released` every 20 ms until it
+/// answers `Ok`: how long after the freeze that was. Fails, with what `released` last
+/// said, once `bound` and 2 s more have passed.
+async fn stop_peer<F, Fut>(
+    freeze: &watch::Sender<bool>,
+    bound: Duration,
+    mut released: F,
+) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    freeze.send(true).expect("proxy runs");
+    let frozen = Instant::now();
+    let bound = bound + Duration::from_secs(2);
+    loop {
+        match released().await {
+            Ok(()) => return frozen.elapsed(),
+            Err(state) => {
                 assert!(
                     frozen.elapsed() < bound,
-                    "after {:?} the stopped client still holds its place",
+                    "after {:?}: {state}",
                     frozen.elapsed()
                 );
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
     }
-    let released = frozen.elapsed();
-    eprintln!("the stopped WebSocket client's place was given back {released:?} after it stopped");
-    assert!(released >= timeout, "released at {released:?}");
-    server.stop().await;
 }
 
 /// The viewers and active tiles of world `main`.
@@ -322,22 +344,13 @@ async fn a_stopped_track_viewers_client_loses_its_viewer_within_the_keepalive_bo
     // A live peer answering pings keeps its viewer past several intervals.
     tokio::time::sleep(interval * 4).await;
     assert_eq!(live(&direct).await.0, 1, "a live stream keeps its viewer");
-    freeze.send(true).expect("proxy runs");
-    let frozen = Instant::now();
-    let bound = interval + timeout + Duration::from_secs(2);
-    loop {
-        let (viewers, active) = live(&direct).await;
-        if viewers == 0 && active == 0 {
-            break;
+    let released = stop_peer(&freeze, interval + timeout, || async {
+        match live(&direct).await {
+            (0, 0) => Ok(()),
+            (viewers, active) => Err(format!("{viewers} viewers, {active} active tiles")),
         }
-        assert!(
-            frozen.elapsed() < bound,
-            "after {:?}: {viewers} viewers, {active} active tiles",
-            frozen.elapsed()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let released = frozen.elapsed();
+    })
+    .await;
     eprintln!("viewer and active tiles released {released:?} after the peer stopped");
     assert!(released >= timeout, "released at {released:?}");
     server.stop().await;
