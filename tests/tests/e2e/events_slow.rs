@@ -9,7 +9,9 @@ use common::{
     TestServer,
     events::{grpc_next, put_zone, raised, revision, ws_connect, ws_event},
 };
+use futures::StreamExt as _;
 use terrain_proto::v1::{self as pb, terrain_events_client::TerrainEventsClient};
+use tokio_tungstenite::tungstenite::Message;
 use tonic::transport::Endpoint;
 
 #[tokio::test]
@@ -97,5 +99,49 @@ async fn a_stalled_subscriber_is_cut_off_and_nobody_waits() {
         text.contains("terrain_events_published_total{world=\"main\"} 50"),
         "{text}"
     );
+    server.stop().await;
+}
+
+/// A WebSocket subscriber that stops reading while events flow and it is pinged every
+/// few milliseconds, then reads again: every revision arrives once, in order, the
+/// pings between them. The pings meet the full socket beside the hub's writer and the
+/// stream's own flushes, while the outlet goes from direct delivery back to the queue.
+#[tokio::test]
+async fn a_websocket_reader_that_pauses_while_pinged_still_gets_every_revision_in_order() {
+    const ZONES: u64 = 300;
+    let server = TestServer::start_with(|c| {
+        c.limits.subscriber_queue = 100_000;
+        c.connections.websocket_ping_interval = Duration::from_millis(2);
+        c.connections.websocket_ping_timeout = Duration::from_secs(60);
+    })
+    .await;
+    // A small receive buffer: the server's socket fills after a few dozen events.
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(2048).expect("SO_RCVBUF");
+    let tcp = socket.connect(server.addr).await.expect("connects");
+    let url = format!("ws://{}/v1/worlds/main/events", server.addr);
+    let (mut ws, _) = tokio_tungstenite::client_async(url, tcp)
+        .await
+        .expect("WebSocket upgrade");
+    // Not read while the zones go in.
+    for i in 0..ZONES {
+        put_zone(&server, &format!("p{i}"), &raised(i as f64 * 30.0, 500.0)).await;
+    }
+    let mut last = 0;
+    while last < ZONES {
+        let frame = tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("revision {} in time", last + 1));
+        match frame {
+            Some(Ok(Message::Text(text))) => {
+                let event: serde_json::Value = serde_json::from_str(text.as_str()).expect("JSON");
+                assert_eq!(event["type"], "event", "{event}");
+                assert_eq!(revision(&event), last + 1, "in order, no gap, none twice");
+                last += 1;
+            }
+            Some(Ok(_)) => {} // pings
+            other => panic!("the stream ended after revision {last}: {other:?}"),
+        }
+    }
     server.stop().await;
 }

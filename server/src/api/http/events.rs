@@ -307,7 +307,15 @@ async fn serve(
                     if !keep_alive(&mut liveness, &mut sink, &sub, &closed).await {
                         return;
                     }
-                    continue;
+                    if outlet.is_direct() {
+                        continue;
+                    }
+                    // The writer handed the socket back while the ping waited for it
+                    // (a send it could not finish): take the stream back as when
+                    // that happens first. Going direct again instead would drop
+                    // what the writer left unsent.
+                    outlet.settled().await;
+                    None
                 }
             };
             if let Some(text) = text {
