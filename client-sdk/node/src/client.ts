@@ -102,6 +102,17 @@ export interface ClientOptions {
   keepaliveMs?: number;
 }
 
+/** The longest a Node timer waits: one set longer fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration option in milliseconds, 0 to {@link MAX_TIMER_MS}, or an error naming `name`. */
+export function durationMs(name: string, v: number): number {
+  if (!Number.isFinite(v) || v < 0 || v > MAX_TIMER_MS) {
+    throw new RangeError(`${name}: must be a finite number of ms, 0 to ${MAX_TIMER_MS} (got ${v})`);
+  }
+  return v;
+}
+
 /** A failed call: the gRPC code and, when the server named one, the offending field. */
 export class TerrainError extends Error {
   override readonly name = "TerrainError";
@@ -239,10 +250,7 @@ export class TerrainClient {
     if (options.caFile !== undefined && parsed.protocol !== "https:") {
       throw new TypeError("caFile needs an https:// URL");
     }
-    const keepaliveMs = options.keepaliveMs ?? 10_000;
-    if (!Number.isFinite(keepaliveMs) || keepaliveMs < 0) {
-      throw new RangeError(`keepaliveMs: must be a finite number of ms, 0 or more (got ${keepaliveMs})`);
-    }
+    const keepaliveMs = durationMs("keepaliveMs", options.keepaliveMs ?? 10_000);
     const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
     const baseUrl = url.replace(/\/+$/, "");
     const sessionManager = new GuardedSessions(baseUrl, keepaliveMs, ca === undefined ? {} : { ca });

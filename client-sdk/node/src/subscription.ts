@@ -12,7 +12,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import type { TerrainClient } from "./client";
-import { TerrainError } from "./client";
+import { durationMs, TerrainError } from "./client";
 import type { SubscriptionAreaSchema, TileEvent } from "./gen/terrain/v1/events_pb";
 import type { ListFlatZonesResponse } from "./gen/terrain/v1/terrain_pb";
 
@@ -92,11 +92,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     this.resync = options.resync ?? "surface";
     this.initialBackoffMs = options.initialBackoffMs ?? 50;
     this.maxBackoffMs = options.maxBackoffMs ?? 2_000;
-    const openTimeoutMs = options.openTimeoutMs ?? 10_000;
-    if (!Number.isFinite(openTimeoutMs) || openTimeoutMs < 0) {
-      throw new RangeError(`openTimeoutMs: must be a finite number of ms, 0 or more (got ${openTimeoutMs})`);
-    }
-    this.openTimeoutMs = openTimeoutMs;
+    this.openTimeoutMs = durationMs("openTimeoutMs", options.openTimeoutMs ?? 10_000);
   }
 
   /** Opens the first stream, so an unknown world or a bad area fails here. */
@@ -143,7 +139,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
    */
   async next(): Promise<SubscriptionEvent> {
     for (;;) {
-      if (this.closed) throw new Error("subscription closed");
+      if (this.closed) throw closedError();
       if (this.stream === undefined) await this.reconnect();
       const stream = this.stream;
       if (stream === undefined) continue;
@@ -241,7 +237,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     this.reconnectCount++;
     for (let attempt = this.fruitless; ; attempt++) {
       if (attempt > 0) await sleep(this.backoff(attempt));
-      if (this.closed) throw new Error("subscription closed");
+      if (this.closed) throw closedError();
       try {
         await this.connect();
         this.fruitless++;
@@ -258,7 +254,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
    * most `openTimeoutMs` for it.
    */
   private async connect(): Promise<void> {
-    if (this.closed) throw new Error("subscription closed");
+    if (this.closed) throw closedError();
     const abort = new AbortController();
     const fromEpoch = this.last === undefined ? undefined : this.epochSeen;
     const request = { world: this.world, area: this.area, fromRevision: this.last, fromEpoch };
@@ -277,7 +273,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
       first = await stream.next();
     } catch (e) {
       abort.abort();
-      if (this.closed) throw new Error("subscription closed");
+      if (this.closed) throw closedError();
       if (timedOut) {
         const waited = `no \`subscribed\` from the server within openTimeoutMs (${this.openTimeoutMs} ms)`;
         throw new TerrainError(SUBSCRIBE, new ConnectError(waited, Code.DeadlineExceeded));
@@ -293,7 +289,7 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     }
     if (this.closed) {
       abort.abort();
-      throw new Error("subscription closed");
+      throw closedError();
     }
     this.stream = stream;
     this.abort = abort;
@@ -313,5 +309,8 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
 }
 
 const SUBSCRIBE = "terrain.v1.TerrainEvents.Subscribe";
+
+/** What a {@link Subscription.next} pending at or called after {@link Subscription.close} rejects with. */
+const closedError = (): Error => new Error("subscription closed");
 
 const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, ms));

@@ -117,7 +117,7 @@ describe("a connection that dies silently", () => {
   });
 
   test("a negative or non-finite keepaliveMs is refused, naming it", async () => {
-    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) {
       await assert.rejects(TerrainClient.connect("http://127.0.0.1:1", { lazy: true, keepaliveMs: bad }), (e: unknown) => {
         assert.ok(e instanceof RangeError, String(e));
         assert.match(e.message, /^keepaliveMs: /);

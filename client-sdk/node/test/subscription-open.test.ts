@@ -165,7 +165,7 @@ describe("opening a subscription when the server says nothing", () => {
   test("a negative or non-finite openTimeoutMs is refused, naming it", async () => {
     const { client, seen, stop } = await server(silent);
     try {
-      for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) {
         const opening = Subscription.open(client, "main", { openTimeoutMs: bad });
         await assert.rejects(within(opening, 2_000, `openTimeoutMs ${bad}`), (e: unknown) => {
           assert.ok(e instanceof RangeError, String(e));

@@ -48,8 +48,15 @@ impl Heard {
     }
 
     fn at(&self, micros: u64) -> Instant {
-        self.opened + Duration::from_micros(micros)
+        after(self.opened, Duration::from_micros(micros))
     }
+}
+
+/// `d` after `at`, or a far future (30 years on, as tokio's timers) for a `d` no
+/// clock holds (a configured interval of `1e19s` is accepted, and must not panic).
+fn after(at: Instant, d: Duration) -> Instant {
+    at.checked_add(d)
+        .unwrap_or_else(|| at + Duration::from_secs(86_400 * 365 * 30))
 }
 
 /// What the stream does when [`Liveness::due`] fires.
@@ -86,7 +93,7 @@ impl Liveness {
                 micros: AtomicU64::new(0),
             }),
             pinged: None,
-            due: Box::pin(tokio::time::sleep_until(opened + interval)),
+            due: Box::pin(tokio::time::sleep_until(after(opened, interval))),
         }
     }
 
@@ -109,10 +116,10 @@ impl Liveness {
         {
             return Check::Gone;
         }
-        let quiet_until = self.heard.at(last) + self.interval;
+        let quiet_until = after(self.heard.at(last), self.interval);
         if now >= quiet_until {
             self.pinged = Some(self.heard.since_open(now));
-            self.due.as_mut().reset(now + self.timeout);
+            self.due.as_mut().reset(after(now, self.timeout));
             Check::Ping
         } else {
             self.due.as_mut().reset(quiet_until);
@@ -186,6 +193,14 @@ mod tests {
             assert_eq!((check, at), (Check::Ping, last_word + INTERVAL));
             break;
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn intervals_no_clock_holds_wait_far_and_do_not_overflow() {
+        let mut l = Liveness::new(Duration::MAX, Duration::MAX);
+        assert_eq!(l.check(), Check::Alive);
+        let idle = tokio::time::timeout(Duration::from_secs(86_400 * 365), l.due()).await;
+        assert!(idle.is_err(), "no check within a year");
     }
 
     #[tokio::test(start_paused = true)]
