@@ -42,6 +42,15 @@ export const MUTATIONS: ReadonlySet<string> = new Set([
   "terrain.v1.TerrainLifecycle.TrackViewers",
 ]);
 
+/**
+ * Connect's error for a response that ended without a gRPC status, in its headers or
+ * trailers: how a stream the server (or a proxy in between) reset after the response
+ * headers reaches the caller, the reset's code lost on the way. Told apart by its
+ * message alone; `test/connection-failures.test.ts` pins it for the Connect version
+ * this package pins.
+ */
+const MISSING_STATUS = "protocol error: missing status";
+
 /** The codes a read is retried on. */
 export const RETRIED_CODES: ReadonlySet<Code> = new Set([
   Code.Unavailable,
@@ -66,7 +75,7 @@ const CONNECTION_FAILURES: ReadonlySet<string> = new Set([
 
 /** How reads are retried: as the Rust SDK's RetryPolicy. */
 export interface RetryPolicy {
-  /** Attempts in all, including the first; 1 disables retries. Default 4. */
+  /** Attempts in all, including the first: a whole number; 1 (or 0) disables retries. Default 4. */
   maxAttempts: number;
   /** Delay before the second attempt, doubled after each further failure. Default 50. */
   initialBackoffMs: number;
@@ -85,9 +94,9 @@ export interface ClientOptions {
   token?: string;
   /** PEM file of the CA that signed the server's certificate (`https://` URLs). */
   caFile?: string;
-  /** Deadline of one attempt, in milliseconds. Default 30,000; 0 for none. */
+  /** Deadline of one attempt, in milliseconds. Default 30,000; 0 for none; at most {@link MAX_TIMER_MS}. */
   timeoutMs?: number;
-  /** Retries of reads; `{ maxAttempts: 1 }` disables them. */
+  /** Retries of reads; `{ maxAttempts: 1 }` disables them. Backoffs at most {@link MAX_TIMER_MS}. */
   retry?: Partial<RetryPolicy>;
   /** Skip the ListWorlds call `connect` makes to check the server is there. */
   lazy?: boolean;
@@ -111,6 +120,23 @@ export function durationMs(name: string, v: number): number {
     throw new RangeError(`${name}: must be a finite number of ms, 0 to ${MAX_TIMER_MS} (got ${v})`);
   }
   return v;
+}
+
+/**
+ * `given` over {@link DEFAULT_RETRY}, or a RangeError naming the field: a NaN or
+ * fractional `maxAttempts` would retry without end, a backoff over Node's longest timer
+ * would not wait at all. A field given as `undefined` keeps its default.
+ */
+function retryPolicy(given: Partial<RetryPolicy> = {}): RetryPolicy {
+  const maxAttempts = given.maxAttempts ?? DEFAULT_RETRY.maxAttempts;
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 0) {
+    throw new RangeError(`retry.maxAttempts: must be a whole number, 0 or more (got ${maxAttempts})`);
+  }
+  return {
+    maxAttempts,
+    initialBackoffMs: durationMs("retry.initialBackoffMs", given.initialBackoffMs ?? DEFAULT_RETRY.initialBackoffMs),
+    maxBackoffMs: durationMs("retry.maxBackoffMs", given.maxBackoffMs ?? DEFAULT_RETRY.maxBackoffMs),
+  };
 }
 
 /** A failed call: the gRPC code and, when the server named one, the offending field. */
@@ -156,7 +182,8 @@ export class TerrainError extends Error {
       !cancelledByCaller &&
       !cause.metadata.has("grpc-status") &&
       (cause.code === Code.Canceled ||
-        (cause.code === Code.Internal && nodeCodes(cause).some((c) => CONNECTION_FAILURES.has(c))));
+        (cause.code === Code.Internal &&
+          (cause.rawMessage === MISSING_STATUS || nodeCodes(cause).some((c) => CONNECTION_FAILURES.has(c)))));
   }
 
   /** Whether a later attempt of the same read may succeed. */
@@ -193,7 +220,8 @@ const sleep = (ms: number): Promise<void> => new Promise((ok) => setTimeout(ok, 
 /** The delay after failed attempt `attempt` (1-based), at least the server's RetryInfo. */
 export function retryDelay(policy: RetryPolicy, attempt: number, error: TerrainError): number {
   const backoff = Math.min(policy.initialBackoffMs * 2 ** (attempt - 1), policy.maxBackoffMs);
-  return Math.max(backoff, error.retryDelayMs ?? 0);
+  // A server's RetryInfo longer than Node's longest timer would otherwise fire at once.
+  return Math.min(Math.max(backoff, error.retryDelayMs ?? 0), MAX_TIMER_MS);
 }
 
 type ServiceClients = Client<typeof TerrainService> &
@@ -218,8 +246,8 @@ export class TerrainClient {
   /** A client over `transport` (e.g. an in-process router transport, in tests). */
   constructor(transport: Transport, options: Omit<ClientOptions, "caFile" | "lazy" | "keepaliveMs"> = {}) {
     this.transport = transport;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    const timeoutMs = options.timeoutMs ?? 30_000;
+    this.retry = retryPolicy(options.retry);
+    const timeoutMs = durationMs("timeoutMs", options.timeoutMs ?? 30_000);
     const auth = options.token === undefined ? undefined : `Bearer ${options.token}`;
     const self = this as unknown as Record<string, unknown>;
     for (const service of SERVICES as readonly DescService[]) {

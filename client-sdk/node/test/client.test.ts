@@ -8,6 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createRouterTransport } from "@connectrpc/connect";
 
 import { LocalTerrain, TerrainClient, TerrainError, pb } from "../src/index";
+import { DEFAULT_RETRY, MAX_TIMER_MS, retryDelay } from "../src/client";
 import { BadRequestSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb";
 import { TestServer, firstBitDifference, randomPoints, testCertificates } from "./server";
 
@@ -193,6 +194,44 @@ describe("TerrainClient retries (in-process router transport)", () => {
       assert.equal(calls.getHeight, 3, "three attempts in all");
       assert.ok(calls.at[1]! - calls.at[0]! >= 18 && calls.at[2]! - calls.at[1]! >= 38, `backoff doubles: ${calls.at}`);
     }
+  });
+
+  test("a bad timeoutMs or retry field is refused, naming it; one given as undefined keeps its default", async () => {
+    const { calls, transport } = flaky(10, Code.Unavailable);
+    const refused: [string, object][] = [
+      ["timeoutMs", { timeoutMs: Number.NaN }],
+      ["timeoutMs", { timeoutMs: -1 }],
+      ["timeoutMs", { timeoutMs: 2 ** 31 }],
+      ["retry.maxAttempts", { retry: { maxAttempts: Number.NaN } }],
+      ["retry.maxAttempts", { retry: { maxAttempts: 1.5 } }],
+      ["retry.maxAttempts", { retry: { maxAttempts: -1 } }],
+      ["retry.maxAttempts", { retry: { maxAttempts: Number.POSITIVE_INFINITY } }],
+      ["retry.initialBackoffMs", { retry: { initialBackoffMs: -5 } }],
+      ["retry.maxBackoffMs", { retry: { maxBackoffMs: 2 ** 31 } }],
+    ];
+    for (const [field, options] of refused) {
+      assert.throws(() => new TerrainClient(transport, options), (e: unknown) => {
+        assert.ok(e instanceof RangeError, `${JSON.stringify(options)}: ${String(e)}`);
+        assert.ok(e.message.startsWith(`${field}: `), e.message);
+        return true;
+      });
+      await assert.rejects(TerrainClient.connect("http://127.0.0.1:1", { lazy: true, ...options }), RangeError);
+    }
+    // A NaN maxAttempts used to retry without end; undefined fields keep their defaults.
+    const client = new TerrainClient(transport, {
+      // As plain JavaScript may pass them (the types forbid an explicit undefined).
+      retry: { maxAttempts: undefined, initialBackoffMs: 1, maxBackoffMs: undefined } as unknown as typeof DEFAULT_RETRY,
+    });
+    assert.deepEqual(client.retry, { ...DEFAULT_RETRY, initialBackoffMs: 1 });
+    await assert.rejects(client.getHeight({ world: "w", x: 0, z: 0 }), TerrainError);
+    assert.equal(calls.getHeight, DEFAULT_RETRY.maxAttempts);
+  });
+
+  test("a RetryInfo delay longer than Node's longest timer waits the longest timer, not no time", () => {
+    const error = { retryDelayMs: 1e12 } as TerrainError;
+    assert.equal(retryDelay(DEFAULT_RETRY, 1, error), MAX_TIMER_MS);
+    assert.equal(retryDelay(DEFAULT_RETRY, 1, { retryDelayMs: 300 } as TerrainError), 300);
+    assert.equal(retryDelay(DEFAULT_RETRY, 3, { retryDelayMs: undefined } as TerrainError), 200);
   });
 
   test("mutations are sent once; other codes are not retried", async () => {

@@ -47,6 +47,14 @@ describe("a connection that fails under a call", () => {
   const cases: [string, (s: http2.ServerHttp2Stream) => void, Code][] = [
     ["a refused stream (REFUSED_STREAM, as a stopping server sends)", (s) => s.close(H2.NGHTTP2_REFUSED_STREAM), Code.Internal],
     ["a stream reset with INTERNAL_ERROR", (s) => s.close(H2.NGHTTP2_INTERNAL_ERROR), Code.Internal],
+    [
+      "a stream reset after the response headers (Connect: missing status)",
+      (s) => {
+        s.respond({ ":status": 200, "content-type": "application/grpc" });
+        setTimeout(() => s.close(H2.NGHTTP2_INTERNAL_ERROR), 10);
+      },
+      Code.Internal,
+    ],
     ["a session the server closed", (s) => s.session?.destroy(), Code.Canceled],
     [
       "a session closed after the response headers",
