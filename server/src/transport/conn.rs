@@ -24,6 +24,7 @@
 use std::{
     convert::Infallible,
     io,
+    net::SocketAddr,
     pin::{Pin, pin},
     sync::{
         Arc,
@@ -62,7 +63,10 @@ use super::{
     tls::Tls,
 };
 use crate::{
-    api::{ApiError, http::events::wire::PlainSocket},
+    api::{
+        ApiError,
+        http::events::{upgrade::Peer, wire::PlainSocket},
+    },
     config::ConnectionConfig,
     events::ConnectionStreams,
     metrics::Metrics,
@@ -104,10 +108,10 @@ pub async fn serve(
                 }
             }
         };
-        let tcp = tokio::select! {
+        let (tcp, peer) = tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => match accepted {
-                Ok((tcp, _peer)) => tcp,
+                Ok(accepted) => accepted,
                 Err(e) if is_connection_error(&e) => continue,
                 Err(e) => {
                     error!(error = %e, "accept error; accepting again in {ACCEPT_BACKOFF:?}");
@@ -121,7 +125,7 @@ pub async fn serve(
         let permit = Slot::taken(permit, &metrics);
         let (router, builder, stop) = (router.clone(), Arc::clone(&builder), stop.clone());
         let Some(tls) = tls.clone() else {
-            tokio::spawn(connection(tcp, router, builder, config, stop, permit));
+            tokio::spawn(connection(tcp, peer, router, builder, config, stop, permit));
             continue;
         };
         tokio::spawn(async move {
@@ -129,7 +133,9 @@ pub async fn serve(
             let _ = tcp.set_nodelay(true);
             let handshake = tokio::time::timeout(config.header_read_timeout, tls.0.accept(tcp));
             match handshake.await {
-                Ok(Ok(stream)) => connection(stream, router, builder, config, stop, permit).await,
+                Ok(Ok(stream)) => {
+                    connection(stream, peer, router, builder, config, stop, permit).await;
+                }
                 Ok(Err(e)) => debug!(error = %e, "TLS handshake failed"),
                 Err(_) => debug!("no TLS handshake within header_read_timeout: closing"),
             }
@@ -271,9 +277,11 @@ fn builder(config: &ConnectionConfig) -> Builder<TokioExecutor> {
 }
 
 /// Serves one connection until it ends, is closed for a missing first request, or
-/// has drained after `stop`; `_slot` is its place under `max_connections`.
+/// has drained after `stop`; `_slot` is its place under `max_connections`, `peer`
+/// the client's address.
 async fn connection<IO: Connection>(
     io: IO,
+    peer: SocketAddr,
     router: Router,
     builder: Arc<Builder<TokioExecutor>>,
     config: ConnectionConfig,
@@ -299,11 +307,12 @@ async fn connection<IO: Connection>(
             // in progress for as long as it lasts.
             let busy = in_progress.start();
             request.extensions_mut().insert(streams.clone());
-            // Only requests hyper may upgrade need it (no allocation for the rest).
-            if let Some(plain) = IO::PLAIN
-                && request.extensions().get::<OnUpgrade>().is_some()
-            {
-                request.extensions_mut().insert(plain);
+            // Only requests hyper may upgrade need these (no allocation for the rest).
+            if request.extensions().get::<OnUpgrade>().is_some() {
+                request.extensions_mut().insert(Peer(peer));
+                if let Some(plain) = IO::PLAIN {
+                    request.extensions_mut().insert(plain);
+                }
             }
             let router = router.clone();
             async move {

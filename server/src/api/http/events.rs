@@ -31,7 +31,7 @@ pub mod liveness;
 pub mod upgrade;
 pub mod wire;
 
-use std::{pin::pin, sync::Arc, task::Poll, time::Duration};
+use std::{net::SocketAddr, pin::pin, sync::Arc, task::Poll, time::Duration};
 
 use futures::{
     FutureExt as _, SinkExt as _, StreamExt as _,
@@ -64,7 +64,7 @@ use crate::{
     },
 };
 use liveness::{Check, Heard, Liveness};
-use upgrade::Upgrade;
+use upgrade::{Peer, Upgrade};
 use wire::{Transport, WireSink};
 
 /// The socket the stream writes its own frames to.
@@ -193,13 +193,18 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
 pub async fn events(
     State(state): State<Arc<ApiState>>,
     connection: Option<Extension<ConnectionStreams>>,
+    peer: Option<Extension<Peer>>,
     World(world): World,
     query: Query,
     raw: Upgrade,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let opening = opening(&query, state.engine.limits().max_coordinate)?;
-    let world = state.engine.world(&world)?;
+    let who = Who {
+        peer: peer.map(|Extension(Peer(address))| address),
+        world,
+    };
+    let world = state.engine.world(&who.world)?;
     let connection = connection.map(|Extension(c)| c);
     let permit = match state
         .events
@@ -224,8 +229,15 @@ pub async fn events(
         state.connections.websocket_ping_interval,
         state.connections.websocket_ping_timeout,
     );
-    raw.on_upgrade(move |socket| serve(socket, sub, direct, permit, pings))
+    raw.on_upgrade(move |socket| serve(socket, sub, direct, permit, pings, who))
         .ok_or_else(|| ApiError::invalid("upgrade", "the connection offers no upgrade"))
+}
+
+/// Whom a stream serves, for its logs: the world, and the client's address (absent
+/// when the transport layer did not give it).
+struct Who {
+    world: String,
+    peer: Option<SocketAddr>,
 }
 
 /// How long a client refused for the stream caps is asked to wait.
@@ -276,6 +288,7 @@ async fn serve(
     direct: Arc<Outlet<WireSink>>,
     _permit: StreamPermit,
     (ping_interval, ping_timeout): (Duration, Duration),
+    who: Who,
 ) {
     let closed = sub.closed();
     let mut liveness = Liveness::new(ping_interval, ping_timeout);
@@ -304,7 +317,7 @@ async fn serve(
                 () = liveness.due() => {
                     // A ping goes out beside the writer's frames (the socket's
                     // buffer keeps frames whole): the outlet stays direct.
-                    if !keep_alive(&mut liveness, &mut sink, &sub, &closed).await {
+                    if !keep_alive(&mut liveness, &mut sink, (&sub, &who), &closed).await {
                         return;
                     }
                     if outlet.is_direct() {
@@ -376,7 +389,7 @@ async fn serve(
                 }
             }
             () = liveness.due() => {
-                if !keep_alive(&mut liveness, &mut sink, &sub, &closed).await {
+                if !keep_alive(&mut liveness, &mut sink, (&sub, &who), &closed).await {
                     return;
                 }
             }
@@ -421,7 +434,7 @@ impl Drop for AbortOnDrop {
 async fn keep_alive(
     liveness: &mut Liveness,
     sink: &mut SplitSink<Socket, WsMessage>,
-    sub: &Subscription,
+    (sub, who): (&Subscription, &Who),
     closed: &CancellationToken,
 ) -> bool {
     match liveness.check() {
@@ -429,6 +442,8 @@ async fn keep_alive(
         Check::Ping => unless_closed(sink.send(WsMessage::Ping(Bytes::new())), sub, closed).await,
         Check::Gone => {
             tracing::info!(
+                world = who.world,
+                peer = who.peer.map(tracing::field::display),
                 subscription = sub.id(),
                 "closing a WebSocket subscription whose client stopped answering pings"
             );

@@ -3,7 +3,7 @@
 //! axum's extractor still checks the request (its refusals are the route's), this
 //! module answers it and opens the stream over what hyper hands over.
 
-use std::convert::Infallible;
+use std::{convert::Infallible, net::SocketAddr};
 
 use axum::{
     body::Body,
@@ -28,6 +28,11 @@ use super::wire::{PlainSocket, Transport, transport};
 /// (perf, 1,000 subscribers). Client messages are small; a longer one is read in
 /// several pieces.
 pub const READ_BUFFER_BYTES: usize = 4096;
+
+/// The address of the client a connection comes from: put by the transport layer in
+/// the extensions of each request that may upgrade, so that a stream's logs name it.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub SocketAddr);
 
 /// hyper's handle on the connection once it switches protocols, the
 /// `Sec-WebSocket-Key` of an HTTP/1.1 request (HTTP/2's extended CONNECT has none)
