@@ -3,7 +3,7 @@
 // `openTimeoutMs` for `subscribed`, fails as a transient DEADLINE_EXCEEDED and cancels
 // the stream; a reconnection tries again and resumes where it was; `close` stops a
 // wait that has no bound; a stream that starts with an event (no `subscribed`) still
-// delivers it. The server speaks gRPC's framing with the generated messages.
+// delivers it; a stream reset without a status is opened again. The server speaks gRPC's framing with the generated messages.
 import assert from "node:assert/strict";
 import http2 from "node:http2";
 import { describe, test } from "node:test";
@@ -136,6 +136,37 @@ describe("opening a subscription when the server says nothing", () => {
         const e = await within(sub.next(), 5_000, `event ${revision}`);
         assert.equal(e.kind === "tiles" && e.event.revision, revision);
       }
+      sub.close();
+    } finally {
+      await stop();
+    }
+  });
+
+  test("a stream reset without a status fails open as transient; after events, it is reconnected and resumed", async () => {
+    // As a proxy in between does when the server behind it goes: a reset, no trailers.
+    const reset = (stream: http2.ServerHttp2Stream) => setTimeout(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 20);
+    const { client, seen, stop } = await server((stream, n) => {
+      if (n === 3) return answer(subscribed(4n), tiles(5n))(stream);
+      stream.respond({ ":status": 200, "content-type": "application/grpc" });
+      if (n === 1) reset(stream);
+      else stream.write(Buffer.concat([subscribed(3n), tiles(4n)]), () => reset(stream));
+    });
+    try {
+      // `open` makes one attempt: it rejects, with an error to retry on.
+      const e = await within(Subscription.open(client, "main", { initialBackoffMs: 1 }).then(
+        () => assert.fail("opened"),
+        (e: unknown) => e,
+      ), 5_000, "the first open");
+      assert.ok(e instanceof TerrainError, String(e));
+      assert.equal(e.connectionFailed, true, e.message);
+      assert.equal(e.transient, true);
+      const sub = await within(Subscription.open(client, "main", { initialBackoffMs: 1 }), 5_000, "open");
+      for (const revision of [4n, 5n]) {
+        const e = await within(sub.next(), 5_000, `event ${revision}`);
+        assert.equal(e.kind === "tiles" && e.event.revision, revision);
+      }
+      assert.equal(seen.streams, 3);
+      assert.equal(seen.requests[2]?.fromRevision, 4n, "resumed after the last event delivered");
       sub.close();
     } finally {
       await stop();
