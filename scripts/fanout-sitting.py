@@ -68,19 +68,23 @@ def parse(pattern, text, what):
     return found
 
 
+def floor(*args):
+    """The output of fanout-floor.py ARGS, or an exit that shows what it said."""
+    command = [sys.executable, os.path.join(HERE, "fanout-floor.py"), *map(str, args)]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({out.returncode}):\n{out.stdout}{out.stderr}")
+    return out.stdout
+
+
 def floor_a(ws, mutations):
-    out = subprocess.run([sys.executable, os.path.join(HERE, "fanout-floor.py"), str(ws),
-                          str(mutations)], capture_output=True, text=True, check=True)
-    found = parse(FLOOR_A, out.stdout, "fanout-floor.py")
+    found = parse(FLOOR_A, floor(ws, mutations), "fanout-floor.py")
     user, system = float(found["user"]), float(found["system"])
     return user + system, user
 
 
 def floor_b(ws, mutations, fanout):
-    out = subprocess.run([sys.executable, os.path.join(HERE, "fanout-floor.py"), str(ws),
-                          str(mutations), "--fanout", fanout], capture_output=True, text=True,
-                         check=True)
-    found = parse(CPU, out.stdout, "fanout-floor.py --fanout")
+    found = parse(CPU, floor(ws, mutations, "--fanout", fanout), "fanout-floor.py --fanout")
     return float(found["total"]), float(found["user"])
 
 
@@ -131,7 +135,9 @@ def main():
         print(f"  {name}: {medians[name]:.2f} us ({min(totals):.2f}-{max(totals):.2f}), "
               f"user {statistics.median(users):.2f} us")
     for label, _ in servers:
+        # A run too short for the clock's 10 ms ticks measures no CPU at all.
         ratios = ", ".join(f"{medians[label] / medians[f]:.2f}x {f.split(' (')[0]}"
+                           if medians[f] > 0 else f"{f.split(' (')[0]} measured no CPU"
                            for f in ("floor A (Python reader)", "floor B (read by terrain-fanout)"))
         print(f"  {label}: {ratios}")
 
