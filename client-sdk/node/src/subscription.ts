@@ -89,9 +89,14 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     this.last = options.fromRevision;
     this.epochSeen = options.fromRevision === undefined ? undefined : options.fromEpoch || undefined;
     this.area = options.area;
-    this.resync = options.resync ?? "surface";
-    this.initialBackoffMs = options.initialBackoffMs ?? 50;
-    this.maxBackoffMs = options.maxBackoffMs ?? 2_000;
+    const resync = options.resync ?? "surface";
+    if (resync !== "surface" && resync !== "refetch") {
+      throw new RangeError(`resync: expected "surface" or "refetch" (got ${JSON.stringify(resync)})`);
+    }
+    this.resync = resync;
+    // A NaN, negative or too long backoff would fire at once: reconnections without pause.
+    this.initialBackoffMs = durationMs("initialBackoffMs", options.initialBackoffMs ?? 50);
+    this.maxBackoffMs = durationMs("maxBackoffMs", options.maxBackoffMs ?? 2_000);
     this.openTimeoutMs = durationMs("openTimeoutMs", options.openTimeoutMs ?? 10_000);
   }
 

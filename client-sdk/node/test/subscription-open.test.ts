@@ -193,17 +193,22 @@ describe("opening a subscription when the server says nothing", () => {
     }
   });
 
-  test("a negative or non-finite openTimeoutMs is refused, naming it", async () => {
+  test("a bad openTimeoutMs, backoff or resync is refused, naming it, before any stream is opened", async () => {
     const { client, seen, stop } = await server(silent);
     try {
-      for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) {
-        const opening = Subscription.open(client, "main", { openTimeoutMs: bad });
-        await assert.rejects(within(opening, 2_000, `openTimeoutMs ${bad}`), (e: unknown) => {
-          assert.ok(e instanceof RangeError, String(e));
-          assert.match(e.message, /^openTimeoutMs: /);
-          return true;
-        });
+      for (const option of ["openTimeoutMs", "initialBackoffMs", "maxBackoffMs"]) {
+        for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) {
+          const opening = Subscription.open(client, "main", { [option]: bad });
+          await assert.rejects(within(opening, 2_000, `${option} ${bad}`), (e: unknown) => {
+            assert.ok(e instanceof RangeError, String(e));
+            assert.ok(e.message.startsWith(`${option}: `), e.message);
+            return true;
+          });
+        }
       }
+      // As plain JavaScript may pass it (the type allows only the two names).
+      const resync = { resync: "refech" } as unknown as { resync: "surface" };
+      await assert.rejects(Subscription.open(client, "main", resync), /^RangeError: resync: expected "surface" or "refetch"/);
       assert.equal(seen.streams, 0, "nothing was sent");
     } finally {
       await stop();
