@@ -69,6 +69,18 @@ pub const DEFAULT_MAX_HEIGHTMAP_SAMPLES: usize = 4_194_304;
 pub const DEFAULT_MESH_CACHE_BYTES: usize = 256 * 1024 * 1024;
 /// Default per-subscriber event queue.
 pub const DEFAULT_SUBSCRIBER_QUEUE: usize = 1024;
+/// Most event writer tasks per world by default (fewer on a machine with fewer CPUs).
+pub const DEFAULT_EVENT_WRITERS_CAP: usize = 4;
+/// Most event writer tasks per world.
+pub const MAX_EVENT_WRITERS: usize = 64;
+
+/// The default `event_writers`: the machine's CPUs, at most
+/// [`DEFAULT_EVENT_WRITERS_CAP`].
+pub fn default_event_writers() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(DEFAULT_EVENT_WRITERS_CAP)
+}
 /// Default mutation-log history kept for resuming subscribers, in revisions.
 pub const DEFAULT_EVENT_HISTORY: usize = 100_000;
 /// Default reach of as-of-revision queries, in revisions before the current one.
@@ -134,6 +146,7 @@ impl Settings {
             stats_interval: Some(d.stats_interval),
             mesh_cache_bytes: Some(limits.mesh_cache_bytes),
             subscriber_queue: Some(limits.subscriber_queue),
+            event_writers: Some(limits.event_writers),
             event_history: Some(limits.event_history),
             asof_revisions: Some(limits.asof_revisions),
             sim_range: Some(lifecycle.rings.sim),
@@ -198,6 +211,10 @@ pub struct Limits {
     pub mesh_cache_bytes: usize,
     /// Events queued for one subscriber before it is cut off with a `resync`.
     pub subscriber_queue: usize,
+    /// Writer tasks per world that send events to the subscribers served directly
+    /// (each subscriber always by the same one, so its events stay in order): the
+    /// sends to 1,000 subscribers take a few milliseconds on one thread.
+    pub event_writers: usize,
     /// Revisions of each world's mutation log kept for resuming subscribers; older
     /// entries are pruned and a resume from before them gets a `resync`.
     pub event_history: usize,
@@ -231,6 +248,7 @@ impl Default for Limits {
             max_zones_per_world: DEFAULT_MAX_ZONES_PER_WORLD,
             mesh_cache_bytes: DEFAULT_MESH_CACHE_BYTES,
             subscriber_queue: DEFAULT_SUBSCRIBER_QUEUE,
+            event_writers: default_event_writers(),
             event_history: DEFAULT_EVENT_HISTORY,
             asof_revisions: DEFAULT_ASOF_REVISIONS,
         }
@@ -349,6 +367,7 @@ impl Config {
                 max_zones_per_world: given(s.max_zones_per_world, "max_zones_per_world")?,
                 mesh_cache_bytes: given(s.mesh_cache_bytes, "mesh_cache_bytes")?,
                 subscriber_queue: given(s.subscriber_queue, "subscriber_queue")?,
+                event_writers: given(s.event_writers, "event_writers")?,
                 event_history: given(s.event_history, "event_history")?,
                 asof_revisions: given(s.asof_revisions, "asof_revisions")?,
             },
@@ -523,6 +542,8 @@ impl Config {
             .map_err(|m| ConfigError::invalid("max_zone_size", m))?;
         values::check_limit(self.limits.max_zones_per_world)
             .map_err(|m| ConfigError::invalid("max_zones_per_world", m))?;
+        values::check_event_writers(self.limits.event_writers)
+            .map_err(|m| ConfigError::invalid("event_writers", m))?;
         Ok(())
     }
 }

@@ -215,6 +215,12 @@ pub struct Settings {
     #[serde(deserialize_with = "de::limit")]
     pub subscriber_queue: Option<usize>,
 
+    /// Writer tasks per world sending events to direct subscribers, 1 to 64
+    /// [default: the CPUs, at most 4].
+    #[arg(long, env = "TERRAIN_EVENT_WRITERS", value_name = "N", value_parser = values::parse_limit)]
+    #[serde(deserialize_with = "de::limit")]
+    pub event_writers: Option<usize>,
+
     /// Revisions of mutation log kept per world for resuming subscribers [default: 100000].
     #[arg(long, env = "TERRAIN_EVENT_HISTORY", value_name = "N", value_parser = values::parse_limit)]
     #[serde(deserialize_with = "de::limit")]

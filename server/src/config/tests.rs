@@ -64,6 +64,7 @@ fn full_file() {
         stats_interval = "5s"
         mesh_cache_bytes = 1048576
         subscriber_queue = 16
+        event_writers = 3
         event_history = 500
         asof_revisions = 20
         [[worlds]]
@@ -91,6 +92,7 @@ fn full_file() {
             max_zones_per_world: 40,
             mesh_cache_bytes: 1_048_576,
             subscriber_queue: 16,
+            event_writers: 3,
             event_history: 500,
             asof_revisions: 20,
         }
@@ -593,6 +595,11 @@ fn decoding_errors_read_in_the_configs_words() {
         (
             "warm_radius = -1",
             "warm_radius: must be a whole number >= 0, got -1",
+        ),
+        ("event_writers = 0", "event_writers: must be at least 1"),
+        (
+            "event_writers = 65",
+            "event_writers: at most 64 (more writers than CPUs only add wake-ups)",
         ),
     ];
     for (text, expected) in cases {

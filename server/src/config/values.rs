@@ -271,6 +271,18 @@ pub fn check_limit(v: usize) -> Result<(), String> {
     }
 }
 
+/// `event_writers`: 1 to [`super::MAX_EVENT_WRITERS`].
+pub fn check_event_writers(v: usize) -> Result<(), String> {
+    check_limit(v)?;
+    if v > super::MAX_EVENT_WRITERS {
+        return Err(format!(
+            "at most {} (more writers than CPUs only add wake-ups)",
+            super::MAX_EVENT_WRITERS
+        ));
+    }
+    Ok(())
+}
+
 /// Largest `compute_nice` (the lowest scheduling priority).
 pub const MAX_COMPUTE_NICE: i64 = 19;
 

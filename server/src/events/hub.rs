@@ -14,8 +14,11 @@
 //!
 //! A subscriber that is idle may have handed the hub its [`Outlet`]
 //! ([`Hub::go_direct`]): `publish` then assigns it the event instead of queueing it,
-//! and the hub's writer task (one per hub, spawned by the first outlet) writes the
-//! event to every assigned outlet in turn, waking nobody else ([`super::outlet`]).
+//! and the hub's writer tasks (`event_writers` per hub, spawned by the first outlet;
+//! each subscriber's outlet always written by the same one, chosen by its id) write
+//! the event to every assigned outlet in turn, waking nobody else
+//! ([`super::outlet`]). The writers split an event's sends between them, so the
+//! last subscriber hears of it sooner on a machine with several CPUs.
 //! Every flip of an outlet back to its queue happens under the same lock, so an
 //! event is either assigned or queued, never both, and what is assigned before the
 //! flip is handled before the stream reads its queue.
@@ -48,11 +51,14 @@ struct Entry {
     /// Set to the revision that overflowed the queue when the hub cuts it off.
     cut: Arc<AtomicU64>,
     /// Its direct way out, if its transport has one. Its queue's capacity also
-    /// bounds the events the outlet may wait for behind the writer.
+    /// bounds the events the outlet may wait for behind its writer.
     outlet: Option<Arc<Outlet>>,
+    /// The writer its outlet is written by (the same one always, so its events go
+    /// out in order).
+    shard: usize,
 }
 
-/// One event for the writer task, and the outlets it was assigned to.
+/// One event for one writer task, and the outlets of that writer it was assigned to.
 #[derive(Debug)]
 struct Batch {
     event: Arc<Published>,
@@ -67,13 +73,13 @@ struct State {
     subscribers: Vec<Entry>,
     /// Set at shutdown: no subscriber is added any more.
     closed: bool,
-    /// The writer task's inbox, once a subscriber went direct (dropped at shutdown,
-    /// which ends the task).
-    writer: Option<mpsc::UnboundedSender<Batch>>,
-    /// Batches sent to the writer and not yet written: an outlet is flipped (its
-    /// subscriber queued, and cut off as any other when that fills) rather than
+    /// The writer tasks' inboxes, once a subscriber went direct (dropped at
+    /// shutdown, which ends the tasks).
+    writers: Vec<mpsc::UnboundedSender<Batch>>,
+    /// Per writer, the batches sent to it and not yet written: an outlet is flipped
+    /// (its subscriber queued, and cut off as any other when that fills) rather than
     /// left behind a backlog longer than its queue.
-    backlog: Arc<AtomicUsize>,
+    backlogs: Vec<Arc<AtomicUsize>>,
 }
 
 /// A new subscriber's end of the hub.
@@ -90,22 +96,27 @@ pub struct Joined {
 #[derive(Debug)]
 pub struct Hub {
     world: String,
-    /// Shared with the writer task, which flips outlets under it.
+    /// How many writer tasks share the direct outlets.
+    shards: usize,
+    /// Shared with the writer tasks, which flip outlets under it.
     state: Arc<Mutex<State>>,
     metrics: Arc<Metrics>,
 }
 
 impl Hub {
-    /// A hub for `world`, whose committed revision is `revision`.
-    pub fn new(world: &str, revision: u64, metrics: Arc<Metrics>) -> Self {
+    /// A hub for `world`, whose committed revision is `revision`, with `writers`
+    /// writer tasks (at least one) for its direct outlets.
+    pub fn new(world: &str, revision: u64, writers: usize, metrics: Arc<Metrics>) -> Self {
+        let shards = writers.max(1);
         Hub {
             world: world.to_string(),
+            shards,
             state: Arc::new(Mutex::new(State {
                 published: revision,
                 subscribers: Vec::new(),
                 closed: false,
-                writer: None,
-                backlog: Arc::default(),
+                writers: Vec::new(),
+                backlogs: (0..shards).map(|_| Arc::default()).collect(),
             })),
             metrics,
         }
@@ -129,16 +140,20 @@ impl Hub {
         {
             let mut state = self.lock();
             state.published = state.published.max(event.revision);
-            let mut outlets = Vec::new();
-            let backlog = state.backlog.load(Ordering::Acquire);
+            let mut outlets: Vec<Vec<Arc<Outlet>>> = vec![Vec::new(); self.shards];
+            let backlogs: Vec<usize> = state
+                .backlogs
+                .iter()
+                .map(|b| b.load(Ordering::Acquire))
+                .collect();
             state.subscribers.retain(|s| {
                 if !s.area.matches(&event) {
                     return true;
                 }
                 if let Some(outlet) = s.outlet.as_ref().filter(|o| o.is_direct()) {
-                    if backlog < s.tx.max_capacity() {
+                    if backlogs[s.shard] < s.tx.max_capacity() {
                         outlet.assign(event.revision);
-                        outlets.push(Arc::clone(outlet));
+                        outlets[s.shard].push(Arc::clone(outlet));
                         return true;
                     }
                     outlet.flip();
@@ -153,18 +168,21 @@ impl Hub {
                     Err(TrySendError::Closed(_)) => false,
                 }
             });
-            if !outlets.is_empty() {
+            for (shard, outlets) in outlets.into_iter().enumerate() {
+                if outlets.is_empty() {
+                    continue;
+                }
                 let batch = Batch {
                     event: Arc::clone(&event),
                     outlets,
                 };
-                // Only ever assigned while the writer runs: it ends at shutdown, when
+                // Only ever assigned while the writers run: they end at shutdown, when
                 // every outlet is flipped (see `close`).
-                state.backlog.fetch_add(1, Ordering::AcqRel);
-                if let Some(writer) = &state.writer
+                state.backlogs[shard].fetch_add(1, Ordering::AcqRel);
+                if let Some(writer) = state.writers.get(shard)
                     && let Err(mpsc::error::SendError(batch)) = writer.send(batch)
                 {
-                    state.backlog.fetch_sub(1, Ordering::AcqRel);
+                    state.backlogs[shard].fetch_sub(1, Ordering::AcqRel);
                     // The writer is gone (the runtime is shutting down): the
                     // streams send the event themselves.
                     for outlet in &batch.outlets {
@@ -214,7 +232,7 @@ impl Hub {
             outlet.flip();
         }
         state.subscribers.clear();
-        state.writer = None;
+        state.writers.clear();
     }
 
     /// Adds subscriber `id` with a queue of `queue` events (a queue that is already
@@ -242,6 +260,7 @@ impl Hub {
                 tx,
                 cut: Arc::clone(&cut),
                 outlet,
+                shard: (id % self.shards as u64) as usize,
             });
         }
         Joined {
@@ -281,7 +300,7 @@ impl Hub {
 
     /// Makes subscriber `id`'s outlet direct if `idle` (called under the lock that
     /// orders publishing, so nothing is queued meanwhile) says its queue is empty;
-    /// answers whether it did. Spawns the writer task on the current runtime if
+    /// answers whether it did. Spawns the writer tasks on the current runtime if
     /// there is none yet; without a runtime nothing goes direct.
     pub fn go_direct(&self, id: u64, idle: impl FnOnce() -> bool) -> bool {
         let mut state = self.lock();
@@ -302,22 +321,24 @@ impl Hub {
         if !idle() {
             return false;
         }
-        if state.writer.is_none() {
+        if state.writers.is_empty() {
             let Ok(runtime) = tokio::runtime::Handle::try_current() else {
                 return false;
             };
-            let (tx, rx) = mpsc::unbounded_channel();
-            let sent = [
-                self.metrics.events_sent(&self.world),
-                self.metrics.events_direct(&self.world),
-            ];
-            let backlog = Arc::clone(&state.backlog);
-            // Outside the runtime's cooperative budget: the writer makes one write per
-            // outlet in a single poll, and within the budget every write after the
-            // 128th would be refused as if the socket were full.
-            let writer = write(Arc::clone(&self.state), rx, backlog, sent);
-            runtime.spawn(tokio::task::unconstrained(writer));
-            state.writer = Some(tx);
+            for shard in 0..self.shards {
+                let (tx, rx) = mpsc::unbounded_channel();
+                let sent = [
+                    self.metrics.events_sent(&self.world),
+                    self.metrics.events_direct(&self.world),
+                ];
+                let backlog = Arc::clone(&state.backlogs[shard]);
+                // Outside the runtime's cooperative budget: the writer makes one write
+                // per outlet in a single poll, and within the budget every write after
+                // the 128th would be refused as if the socket were full.
+                let writer = write(Arc::clone(&self.state), rx, backlog, sent);
+                runtime.spawn(tokio::task::unconstrained(writer));
+                state.writers.push(tx);
+            }
         }
         outlet.open();
         true
@@ -339,7 +360,7 @@ impl Hub {
     }
 }
 
-/// The writer task: writes each batch's event to its outlets, in order, and flips
+/// One writer task: writes each batch's event to its outlets, in order, and flips
 /// (under the hub's lock) every outlet whose write did not complete; counts its
 /// writes in `sent` (`terrain_events_sent_total` and `terrain_events_direct_total`).
 /// Ends when the hub closes.
@@ -379,7 +400,7 @@ mod tests {
     #[test]
     fn a_full_queue_is_cut_off_without_blocking_others() {
         let metrics = Arc::new(Metrics::new().unwrap());
-        let hub = Hub::new("main", 7, metrics);
+        let hub = Hub::new("main", 7, 1, metrics);
         let all = Arc::new(AreaCell::new(Area::All));
         let far = Arc::new(AreaCell::new(Area::tiles([50, 50, 60, 60], "t").unwrap()));
         let mut slow = hub.subscribe(1, Arc::clone(&all), 2);
@@ -404,7 +425,7 @@ mod tests {
     #[test]
     fn an_area_change_applies_to_every_event_after_the_revision_it_answers() {
         let metrics = Arc::new(Metrics::new().unwrap());
-        let hub = Hub::new("main", 3, metrics);
+        let hub = Hub::new("main", 3, 1, metrics);
         let cell = Arc::new(AreaCell::new(Area::tiles([50, 50, 60, 60], "t").unwrap()));
         let mut sub = hub.subscribe(1, Arc::clone(&cell), 8);
         hub.publish(event(4));
@@ -424,7 +445,7 @@ mod tests {
     #[test]
     fn closing_ends_every_queue_without_a_cut_and_refuses_later_ones() {
         let metrics = Arc::new(Metrics::new().unwrap());
-        let hub = Hub::new("main", 3, metrics);
+        let hub = Hub::new("main", 3, 1, metrics);
         let mut a = hub.subscribe(1, Arc::default(), 8);
         hub.publish(event(4));
         hub.close();
@@ -446,7 +467,7 @@ mod tests {
     #[test]
     fn skipped_revisions_resync_everyone() {
         let metrics = Arc::new(Metrics::new().unwrap());
-        let hub = Hub::new("main", 3, metrics);
+        let hub = Hub::new("main", 3, 1, metrics);
         let mut a = hub.subscribe(1, Arc::default(), 8);
         let b = hub.subscribe(2, Arc::default(), 8);
         hub.publish(event(4));
@@ -483,7 +504,7 @@ mod tests {
     #[tokio::test]
     async fn direct_delivery_writes_in_order_and_hands_back_what_it_could_not() {
         let metrics = Arc::new(Metrics::new().unwrap());
-        let hub = Hub::new("main", 3, metrics);
+        let hub = Hub::new("main", 3, 1, metrics);
         let outlet = Arc::new(Outlet::new(Recorder::default()));
         let sink = outlet.sink();
         let mut joined = hub.subscribe_with(1, Arc::default(), 8, Some(outlet.clone() as _));
@@ -538,5 +559,62 @@ mod tests {
         hub.publish(event(10));
         assert_eq!(joined.rx.try_recv().map(|e| e.revision).ok(), Some(10));
         assert_eq!(written(), [4, 5, 6, 9]);
+    }
+
+    /// A sink that records the revisions written to it, and the writer task (by its
+    /// tokio task id) that wrote each.
+    #[derive(Debug, Default)]
+    struct ByWriter(Mutex<Vec<(u64, Option<tokio::task::Id>)>>);
+
+    impl crate::events::DirectSink for ByWriter {
+        fn offer(&self, event: &Arc<Published>) -> crate::events::Offer {
+            let writer = tokio::task::try_id();
+            self.0.lock().unwrap().push((event.revision, writer));
+            crate::events::Offer::Sent
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+    async fn several_writers_share_the_outlets_each_always_by_one_in_order() {
+        let metrics = Arc::new(Metrics::new().unwrap());
+        let hub = Hub::new("main", 0, 3, metrics);
+        let outlets: Vec<_> = (1..=12u64)
+            .map(|id| {
+                let outlet = Arc::new(Outlet::new(ByWriter::default()));
+                let joined = hub.subscribe_with(id, Arc::default(), 512, Some(outlet.clone() as _));
+                assert!(hub.go_direct(id, || true));
+                (outlet, joined)
+            })
+            .collect();
+        for r in 1..=400 {
+            hub.publish(event(r));
+        }
+        let all: Vec<u64> = (1..=400).collect();
+        let mut writers = std::collections::BTreeSet::new();
+        for (outlet, joined) in &outlets {
+            let sink = outlet.sink();
+            tokio::time::timeout(std::time::Duration::from_secs(10), async {
+                while sink.0.lock().unwrap().len() < all.len() {
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                }
+            })
+            .await
+            .expect("every event is written to every outlet");
+            let written = sink.0.lock().unwrap().clone();
+            let revisions: Vec<u64> = written.iter().map(|(r, _)| *r).collect();
+            assert_eq!(
+                revisions, all,
+                "each outlet gets every event once, in order"
+            );
+            let by: std::collections::BTreeSet<_> = written.iter().map(|(_, w)| *w).collect();
+            assert_eq!(by.len(), 1, "one writer per outlet: {by:?}");
+            writers.extend(by);
+            assert!(joined.rx.is_empty(), "nothing queued while direct");
+        }
+        assert_eq!(
+            writers.len(),
+            3,
+            "the outlets are spread over the three writers"
+        );
     }
 }

@@ -9,10 +9,11 @@
 //! - [`error`]: [`EventError`], why an event call failed.
 //! - [`hub`]: per world, the one owner of the subscriber list; publishing only
 //!   `try_send`s into bounded per-subscriber queues and cuts off a full one, or
-//!   assigns the event to the idle subscribers' outlets, which its writer task
-//!   writes to.
+//!   assigns the event to the idle subscribers' outlets, which its writer tasks
+//!   write to (`event_writers`, each outlet always by the same one).
 //! - [`outlet`]: direct delivery: an idle WebSocket subscriber's frames written by
-//!   the hub's writer task, one wake-up per event instead of one per subscriber.
+//!   a hub's writer task, one wake-up per event and writer instead of one per
+//!   subscriber.
 //! - [`publisher`]: the [`crate::world::CommitListener`] that turns each committed
 //!   mutation into an event (registered after the mesh listener, so the tiles are
 //!   current before anyone hears of the change).
@@ -124,6 +125,8 @@ pub struct Events {
     /// (reading `closed` takes its lock).
     shut: AtomicBool,
     queue: usize,
+    /// Writer tasks per hub (`event_writers`).
+    writers: usize,
     /// The cap on open streams.
     streams: Streams,
     metrics: Arc<Metrics>,
@@ -154,6 +157,7 @@ impl Events {
             closed: CancellationToken::new(),
             shut: AtomicBool::new(false),
             queue: limits.subscriber_queue.max(1),
+            writers: limits.event_writers.max(1),
             streams: Streams::new(
                 connections.max_subscriptions_per_connection,
                 connections.max_subscriptions,
@@ -179,7 +183,12 @@ impl Events {
         let mut hubs = HashMap::new();
         for world in worlds.iter() {
             let revision = store.revision(world.id())?;
-            let hub = Hub::new(world.id(), revision, Arc::clone(&self.metrics));
+            let hub = Hub::new(
+                world.id(),
+                revision,
+                self.writers,
+                Arc::clone(&self.metrics),
+            );
             hubs.insert(world.id().to_string(), Arc::new(hub));
         }
         let attached = Attached {

@@ -5,9 +5,10 @@
 //! waiting, its queue empty, its transport flushed) may hand the hub its
 //! [`Outlet`]: while the outlet is *direct*, [`super::Hub::publish`] assigns each
 //! event the subscriber's area matches to the outlet instead of its queue, and the
-//! hub's writer task writes the event's shared frame through the transport's
+//! hub's writer task that serves the outlet (always the same one of the hub's
+//! `event_writers`) writes the event's shared frame through the transport's
 //! [`DirectSink`], one subscriber after another, in revision order. One event then
-//! costs one wake-up (the writer's) however many subscribers it reaches, where a queue
+//! costs one wake-up per writer however many subscribers it reaches, where a queue
 //! per subscriber costs one per subscriber.
 //!
 //! The outlet stops being direct (it is *flipped*, always under the hub's lock, so
