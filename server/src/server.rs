@@ -541,6 +541,7 @@ async fn open_worlds(
             overlap = state.zones().overlap().as_str(),
             zones = state.zones().len(),
             revision = state.revision(),
+            event_writers = config.limits.event_writers,
             "world ready"
         );
     }
