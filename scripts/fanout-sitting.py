@@ -10,8 +10,10 @@ fresh on a free loopback port with an empty data directory) under `terrain-fanou
 cost by themselves, scaled to N deliveries each); and both floors of
 `scripts/fanout-floor.py` (its Python reader, then `terrain-fanout` as the reader).
 Then it prints, per run, the median and range over the rounds of the CPU time per
-delivered event and its user part, and each server's total as a multiple of each
-floor's.
+delivered event and its user part, each server's total as a multiple of each
+floor's, and the first server's total less its mutation as a multiple of each floor's
+(the floors make no mutation). R defaults to 15 rounds, about two minutes: a median of
+fifteen moves less from one sitting to the next than one of five.
 
 The kernel's cost of a send varies from day to day on a shared machine: only figures
 from one sitting compare (docs/src/benchmarks.md, "Event fan-out from another process").
@@ -95,7 +97,7 @@ def figures(found):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("servers", nargs="+", metavar="LABEL=SERVER")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--ws", type=int, default=1000)
     parser.add_argument("--mutations", type=int, default=300)
     parser.add_argument("--world", default="main:hyperscape:0")
@@ -140,6 +142,14 @@ def main():
                            if medians[f] > 0 else f"{f.split(' (')[0]} measured no CPU"
                            for f in ("floor A (Python reader)", "floor B (read by terrain-fanout)"))
         print(f"  {label}: {ratios}")
+    # What the delivery costs beyond the mutation that made the event (measured for
+    # the first server only): the floors make no mutation.
+    label = servers[0][0]
+    alone = medians[f"{label}, mutation alone per {args.ws}"]
+    floors = [(f, medians[f]) for f in ("floor A (Python reader)", "floor B (read by terrain-fanout)")]
+    if all(m > 0 for _, m in floors):
+        ratios = ", ".join(f"{(medians[label] - alone) / m:.2f}x {f.split(' (')[0]}" for f, m in floors)
+        print(f"  {label} less its mutation: {ratios}")
 
 
 if __name__ == "__main__":
