@@ -24,6 +24,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CPU = re.compile(r"(?P<total>[\d.]+) us per delivered event \((?P<user>[\d.]+) us user")
 FLOOR_A = re.compile(r"system (?P<system>[\d.]+) us, user (?P<user>[\d.]+) us per send")
 LISTENING = re.compile(r"listening on (\S+)")
+# The floors' runs, as the report names them; "floor A" and "floor B" for short.
+FLOOR_RUNS = ("floor A (Python reader)", "floor B (read by terrain-fanout)")
+
+
+def short(run):
+    """A floor run's short name, "floor A"."""
+    return run.split(" (")[0]
 
 
 def server_run(binary, world, fanout, ws, mutations):
@@ -113,6 +120,8 @@ def main():
         sys.exit(f"--fanout {args.fanout}: not an executable (cargo build --release -p terrain-load)")
 
     runs = {}
+    # The first server's run with one subscriber: what its mutations cost by themselves.
+    alone_run = f"{servers[0][0]}, mutation alone per {args.ws}"
     def record(name, value):
         runs.setdefault(name, []).append(value)
         print(f"  {name}: {value[0]:.2f} us ({value[1]:.2f} user)", flush=True)
@@ -124,9 +133,9 @@ def main():
                                              args.mutations)))
         label, binary = servers[0]
         alone = figures(server_run(binary, args.world, args.fanout, 1, args.mutations))
-        record(f"{label}, mutation alone per {args.ws}", tuple(v / args.ws for v in alone))
-        record("floor A (Python reader)", floor_a(args.ws, args.mutations))
-        record("floor B (read by terrain-fanout)", floor_b(args.ws, args.mutations, args.fanout))
+        record(alone_run, tuple(v / args.ws for v in alone))
+        record(FLOOR_RUNS[0], floor_a(args.ws, args.mutations))
+        record(FLOOR_RUNS[1], floor_b(args.ws, args.mutations, args.fanout))
 
     print(f"\n{args.ws} subscribers, {args.mutations} mutations, {args.rounds} rounds: "
           "CPU per delivered event, median (range), user")
@@ -138,17 +147,17 @@ def main():
               f"user {statistics.median(users):.2f} us")
     for label, _ in servers:
         # A run too short for the clock's 10 ms ticks measures no CPU at all.
-        ratios = ", ".join(f"{medians[label] / medians[f]:.2f}x {f.split(' (')[0]}"
-                           if medians[f] > 0 else f"{f.split(' (')[0]} measured no CPU"
-                           for f in ("floor A (Python reader)", "floor B (read by terrain-fanout)"))
+        ratios = ", ".join(f"{medians[label] / medians[f]:.2f}x {short(f)}"
+                           if medians[f] > 0 else f"{short(f)} measured no CPU"
+                           for f in FLOOR_RUNS)
         print(f"  {label}: {ratios}")
     # What the delivery costs beyond the mutation that made the event (measured for
     # the first server only): the floors make no mutation.
     label = servers[0][0]
-    alone = medians[f"{label}, mutation alone per {args.ws}"]
-    floors = [(f, medians[f]) for f in ("floor A (Python reader)", "floor B (read by terrain-fanout)")]
-    if all(m > 0 for _, m in floors):
-        ratios = ", ".join(f"{(medians[label] - alone) / m:.2f}x {f.split(' (')[0]}" for f, m in floors)
+    alone = medians[alone_run]
+    if all(medians[f] > 0 for f in FLOOR_RUNS):
+        ratios = ", ".join(f"{(medians[label] - alone) / medians[f]:.2f}x {short(f)}"
+                           for f in FLOOR_RUNS)
         print(f"  {label} less its mutation: {ratios}")
 
 

@@ -53,9 +53,6 @@ struct Entry {
     /// Its direct way out, if its transport has one. Its queue's capacity also
     /// bounds the events the outlet may wait for behind its writer.
     outlet: Option<Arc<Outlet>>,
-    /// The writer its outlet is written by (the same one always, so its events go
-    /// out in order).
-    shard: usize,
 }
 
 /// One event for one writer task, and the outlets of that writer it was assigned to.
@@ -140,7 +137,8 @@ impl Hub {
         {
             let mut state = self.lock();
             state.published = state.published.max(event.revision);
-            let mut outlets: Vec<Vec<Arc<Outlet>>> = vec![Vec::new(); self.shards];
+            let shards = self.shards;
+            let mut outlets: Vec<Vec<Arc<Outlet>>> = vec![Vec::new(); shards];
             let backlogs: Vec<usize> = state
                 .backlogs
                 .iter()
@@ -151,9 +149,10 @@ impl Hub {
                     return true;
                 }
                 if let Some(outlet) = s.outlet.as_ref().filter(|o| o.is_direct()) {
-                    if backlogs[s.shard] < s.tx.max_capacity() {
+                    let shard = writer_of(s.id, shards);
+                    if backlogs[shard] < s.tx.max_capacity() {
                         outlet.assign(event.revision);
-                        outlets[s.shard].push(Arc::clone(outlet));
+                        outlets[shard].push(Arc::clone(outlet));
                         return true;
                     }
                     outlet.flip();
@@ -260,7 +259,6 @@ impl Hub {
                 tx,
                 cut: Arc::clone(&cut),
                 outlet,
-                shard: (id % self.shards as u64) as usize,
             });
         }
         Joined {
@@ -358,6 +356,12 @@ impl Hub {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The writer (of `shards`) that serves subscriber `id`'s outlet: always the same
+/// one, so its events go out in order.
+fn writer_of(id: u64, shards: usize) -> usize {
+    (id % shards as u64) as usize
 }
 
 /// One writer task: writes each batch's event to its outlets, in order, and flips

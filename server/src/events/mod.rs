@@ -157,7 +157,7 @@ impl Events {
             closed: CancellationToken::new(),
             shut: AtomicBool::new(false),
             queue: limits.subscriber_queue.max(1),
-            writers: limits.event_writers.max(1),
+            writers: limits.event_writers,
             streams: Streams::new(
                 connections.max_subscriptions_per_connection,
                 connections.max_subscriptions,
