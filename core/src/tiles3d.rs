@@ -294,8 +294,8 @@ impl TilesetLayout {
         })
     }
 
-    /// Full-detail vertices a side of one tile.
-    fn n(&self) -> usize {
+    /// Full-detail vertices a side of one tile (and samples a side of every grid).
+    pub fn n(&self) -> usize {
         self.grid.resolution.max(2) as usize
     }
 

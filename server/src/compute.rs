@@ -24,7 +24,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::cost::{Busy, CostQueue, Ticket};
+use crate::cost::{CostQueue, Meter, Refused, Scope, Ticket};
 use crate::sync::locked;
 
 use tokio::sync::oneshot;
@@ -152,17 +152,26 @@ impl Compute {
         self.pool.current_num_threads()
     }
 
-    /// Admits work estimated at `cost` of pool time, or refuses it at once when the
-    /// work queued before it and its own would not finish within `request_timeout`
-    /// ([`crate::cost`]). The estimate stays queued until the ticket drops.
-    pub fn admit(&self, cost: Duration) -> Result<Ticket, Busy> {
-        self.costs.admit(cost)
+    /// Admits `units` of work, estimated by `meter`, or refuses it at once when the
+    /// work queued before it and its own would not finish within `request_timeout`, or
+    /// its own would not even alone ([`crate::cost`]; `scope` names what sizes it). The
+    /// estimate stays queued until the ticket drops.
+    pub fn admit(&self, meter: &Meter, units: u64, scope: Scope) -> Result<Ticket, Refused> {
+        self.costs
+            .admit(meter.estimate(units), scope, meter.settled())
     }
 
     /// Queues work estimated at `cost` that the server starts itself (never refused),
     /// so that requests are admitted against it too.
     pub fn charge(&self, cost: Duration) -> Ticket {
         self.costs.charge(cost)
+    }
+
+    /// What a request's expected time to finish may reach ([`crate::cost`]): work
+    /// whose estimate alone exceeds it is refused, or (3D Tiles) built in the
+    /// background.
+    pub fn budget(&self) -> Duration {
+        self.costs.budget()
     }
 
     /// The estimated pool time of the admitted, unfinished work.

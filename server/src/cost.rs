@@ -8,9 +8,10 @@
 //! The queue holds the estimates of the admitted work not yet finished; a request is
 //! refused at once (`RESOURCE_EXHAUSTED` / 503 with `Retry-After`, as when the slots
 //! are full) when, taking turns on the pool with that work ([`CostQueue`]), it would
-//! not finish within three quarters of `request_timeout`. A request alone is always
-//! admitted: every request within the documented limits finishes when it has the
-//! pool to itself.
+//! not finish within three quarters of `request_timeout`. Work that would not finish in
+//! that time even with the pool to itself is refused too ([`TooCostly`], `RESOURCE_EXHAUSTED`
+//! / 413 without `Retry-After`, since retrying cannot help): its message names the field
+//! that sizes it and how to ask for less, instead of the request running into the timeout.
 //!
 //! A meter starts from a timing of the bare generator taken when its world opens
 //! ([`Meters::time_generator`]) and follows what the work really took (an
@@ -27,7 +28,14 @@ use std::{
     time::{Duration, Instant},
 };
 
-use terrain_core::{Generator, Terrain};
+use terrain_core::{
+    Generator, Terrain,
+    walk::{
+        Reason, WalkGrids, WalkRule, Walker,
+        find::{MOVEMENT_TILE, find_path},
+        path::TileJudge,
+    },
+};
 
 use crate::error::{ErrorCode, ServiceError};
 use crate::sync::locked;
@@ -46,6 +54,9 @@ pub struct Meter {
     ns_per_unit: AtomicU64,
     /// Whether any measurement replaced the seed.
     measured: AtomicBool,
+    /// Whether the seed is a timing of this kind of work ([`Meter::seed`]) rather
+    /// than a guess from another kind.
+    calibrated: AtomicBool,
 }
 
 impl Meter {
@@ -54,7 +65,25 @@ impl Meter {
         Meter {
             ns_per_unit: AtomicU64::new(seed.max(0.0).to_bits()),
             measured: false.into(),
+            calibrated: false.into(),
         }
+    }
+
+    /// Replaces the estimate with `ns` nanoseconds per unit, a timing of this kind of
+    /// work, unless a measurement already replaced the seed.
+    pub fn seed(&self, ns: f64) {
+        if !self.measured.load(Ordering::Relaxed) {
+            self.ns_per_unit
+                .store(ns.max(0.0).to_bits(), Ordering::Relaxed);
+            self.calibrated.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the estimate comes from timings of its own kind of work (a measurement,
+    /// or a calibration when the world opened), not from a guess such as a cold
+    /// height's time: only such an estimate refuses work as too large even alone.
+    pub fn settled(&self) -> bool {
+        self.measured.load(Ordering::Relaxed) || self.calibrated.load(Ordering::Relaxed)
     }
 
     /// Nanoseconds per unit now.
@@ -113,6 +142,10 @@ pub struct Meters {
     pub path_node: Meter,
     /// Per zone of a past revision's ground rebuilt ([`rebuild_units`]).
     pub rebuild: Meter,
+    /// Per height a 3D Tiles grid reads from the terrain.
+    pub tiles3d_height: Meter,
+    /// Per sample of the union a 3D Tiles content's mesh is simplified from.
+    pub tiles3d_sample: Meter,
 }
 
 /// Heights a path search's node is first estimated at: each expanded node judges up to
@@ -140,6 +173,11 @@ pub fn rebuild_units(zones: usize) -> u64 {
     zones as u64 + 16
 }
 
+/// A 3D Tiles content's mesh is first estimated at this many nanoseconds per sample of
+/// the union it is simplified from (colours and normals included; about 0.3 us
+/// measured on this machine class), until one is measured.
+const SIMPLIFY_NS_PER_SAMPLE: f64 = 300.0;
+
 /// Map tile heights per tile (258 x 258, the tile and its one-pixel border).
 const MAP_HEIGHTS: f64 = 258.0 * 258.0;
 
@@ -159,12 +197,14 @@ impl Meters {
             path_check: Meter::new(height_ns),
             path_node: Meter::new(height_ns * HEIGHTS_PER_NODE),
             rebuild: Meter::new(REBUILD_NS_PER_ZONE),
+            tiles3d_height: Meter::new(height_ns),
+            tiles3d_sample: Meter::new(SIMPLIFY_NS_PER_SAMPLE),
         }
     }
 
     /// Each meter by the name of its work (the `work` label of
     /// `terrain_work_estimate_seconds`).
-    pub fn named(&self) -> [(&'static str, &Meter); 10] {
+    pub fn named(&self) -> [(&'static str, &Meter); 12] {
         [
             ("batch_point", &self.batch),
             ("heightmap_sample", &self.heightmap),
@@ -176,6 +216,8 @@ impl Meters {
             ("path_check_height", &self.path_check),
             ("path_node", &self.path_node),
             ("rebuild_zone", &self.rebuild),
+            ("tiles3d_height", &self.tiles3d_height),
+            ("tiles3d_sample", &self.tiles3d_sample),
         ]
     }
 
@@ -197,6 +239,78 @@ impl Meters {
             .collect();
         runs.sort_by(f64::total_cmp);
         runs[runs.len() / 2]
+    }
+}
+
+impl Meters {
+    /// The pool time of one unit of a path search ([`search_units`]) on `terrain`
+    /// under `rule`: a search of 2,048 nodes from near the origin toward a goal 4 km
+    /// away, taken as open whatever stands there (so the search spends its budget, as
+    /// a search for a goal walled off does), its movement tiles judged as a request's
+    /// are. `None` where each start tried is blocked.
+    pub fn time_search(terrain: &Terrain, rule: &WalkRule) -> Option<f64> {
+        const NODES: usize = 2048;
+        let walker = Walker::new(terrain, rule);
+        [(0.5f64, 0.5f64), (100.5, 100.5), (-100.5, -100.5)]
+            .into_iter()
+            .find_map(|(x, z)| {
+                let goal = (x + 4000.0, z);
+                let mut judge = GoalOpen {
+                    grids: WalkGrids::new(&walker),
+                    goal: (libm::floor(goal.0) as i64, libm::floor(goal.1) as i64),
+                };
+                let start = Instant::now();
+                let found = find_path((x, z), goal, MOVEMENT_TILE, NODES, &mut judge);
+                let took = start.elapsed();
+                let expanded = match found {
+                    Ok(f) => f.expanded,
+                    Err(n) => n.expanded,
+                };
+                (expanded > 0)
+                    .then(|| took.as_nanos() as f64 / search_units(expanded as u64) as f64)
+            })
+    }
+
+    /// The pool time of one height of `terrain` read over an area, as 3D Tiles grids
+    /// read them (the generator's area pass, far cheaper per height than a point):
+    /// the median over five 64 x 64 grids at 1 m spacing around the origin, after
+    /// one that warms the code.
+    pub fn time_area(terrain: &Terrain) -> f64 {
+        const SIDE: usize = 64;
+        let axis = |from: f64| -> Vec<f64> { (0..SIDE).map(|i| from + i as f64).collect() };
+        let mut out = vec![0.0; SIDE * SIDE];
+        let mut runs: Vec<f64> = (0..6)
+            .map(|k| {
+                let from = -96.0 + 32.0 * f64::from(k);
+                let (xs, zs) = (axis(from), axis(-from));
+                let start = Instant::now();
+                terrain.fill_axes(&xs, &zs, &mut out);
+                std::hint::black_box(&out);
+                start.elapsed().as_nanos() as f64 / (SIDE * SIDE) as f64
+            })
+            .skip(1)
+            .collect();
+        runs.sort_by(f64::total_cmp);
+        runs[runs.len() / 2]
+    }
+}
+
+/// Movement tiles judged as a search's are, but for `goal`, open whatever stands there.
+struct GoalOpen<'w, 'a> {
+    grids: WalkGrids<'w, 'a>,
+    goal: (i64, i64),
+}
+
+impl TileJudge for GoalOpen<'_, '_> {
+    fn blocked(&mut self, ix: i64, iz: i64) -> Option<Reason> {
+        if (ix, iz) == self.goal {
+            return None;
+        }
+        self.grids.blocked(ix, iz)
+    }
+
+    fn step_blocked(&mut self, from: (i64, i64), to: (i64, i64)) -> bool {
+        self.grids.step_blocked(from, to)
     }
 }
 
@@ -253,6 +367,84 @@ impl Drop for Ticket {
     }
 }
 
+/// What a request's work is, for its refusal when it could not finish in time even with
+/// the compute pool to itself ([`TooCostly`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scope {
+    /// The request field that sizes the work (`maxNodes`, `points`, ...).
+    pub field: &'static str,
+    /// How to ask for less, as the refusal tells the client.
+    pub narrow: &'static str,
+    /// Whether the work is spread over the pool's threads (sliced) rather than run as
+    /// one job on one thread.
+    pub spread: bool,
+    /// Whether what it makes outlives the request and is kept (a map tile, a tile
+    /// mesh: a request that times out leaves it to finish and fill the cache, so the
+    /// retry is served from it): such work is admitted alone whatever its estimate.
+    pub kept: bool,
+}
+
+/// Why work was refused at once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// Beside the admitted work it would not finish in time: retry later.
+    #[error(transparent)]
+    Busy(#[from] Busy),
+    /// Even alone it would not finish in time: ask for less.
+    #[error(transparent)]
+    TooCostly(#[from] TooCostly),
+}
+
+impl ServiceError for Refused {
+    fn error_code(&self) -> ErrorCode {
+        match self {
+            Refused::Busy(e) => e.error_code(),
+            Refused::TooCostly(e) => e.error_code(),
+        }
+    }
+
+    fn field(&self) -> Option<&str> {
+        match self {
+            Refused::Busy(_) => None,
+            Refused::TooCostly(e) => e.field(),
+        }
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Refused::Busy(e) => e.retry_after(),
+            Refused::TooCostly(_) => None,
+        }
+    }
+}
+
+/// Work refused because, even with the compute pool to itself, it would not finish
+/// within the budget share of `request_timeout`: retrying the same request cannot help.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{}: this request's work is estimated at {own:.1?} of compute, so even on an idle server it would take about {alone:.1?}, over three quarters of request_timeout ({timeout:?}); {}",
+    .scope.field,
+    .scope.narrow
+)]
+pub struct TooCostly {
+    /// The request's estimate.
+    pub own: Duration,
+    /// When it would finish alone (its estimate, over the threads if spread).
+    pub alone: Duration,
+    pub timeout: Duration,
+    pub scope: Scope,
+}
+
+impl ServiceError for TooCostly {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::TooLarge
+    }
+
+    fn field(&self) -> Option<&str> {
+        Some(self.scope.field)
+    }
+}
+
 /// A request refused because, beside the work already admitted, it would not finish
 /// in time.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -292,6 +484,12 @@ impl CostQueue {
         }
     }
 
+    /// What a request's expected time to finish may reach: three quarters of
+    /// `request_timeout`.
+    pub fn budget(&self) -> Duration {
+        self.budget
+    }
+
     /// The estimated pool time of the admitted, unfinished work.
     pub fn queued(&self) -> Duration {
         locked(&self.admitted).total
@@ -307,9 +505,25 @@ impl CostQueue {
         }
     }
 
-    /// Admits work estimated at `own`, or refuses it when other work is admitted and,
-    /// sharing the pool with it, `own` would not finish within the budget.
-    pub fn admit(&self, own: Duration) -> Result<Ticket, Busy> {
+    /// Admits work estimated at `own`, or refuses it: when even alone it would not
+    /// finish within the budget and the estimate is `settled` ([`TooCostly`]; see
+    /// [`Meter::settled`]), or when other work is admitted and, sharing the pool with
+    /// it, `own` would not finish within the budget ([`Busy`]).
+    pub fn admit(&self, own: Duration, scope: Scope, settled: bool) -> Result<Ticket, Refused> {
+        let alone = if scope.spread {
+            own / self.threads
+        } else {
+            own
+        };
+        if alone > self.budget && settled && !scope.kept {
+            return Err(TooCostly {
+                own,
+                alone,
+                timeout: self.timeout,
+                scope,
+            }
+            .into());
+        }
         let mut admitted = locked(&self.admitted);
         if !admitted.work.is_empty() {
             let beside: Duration = admitted.work.values().map(|&other| other.min(own)).sum();
@@ -323,7 +537,8 @@ impl CostQueue {
                     threads: self.threads,
                     timeout: self.timeout,
                     retry_after: Duration::from_secs(wait.as_secs_f64().ceil().max(1.0) as u64),
-                });
+                }
+                .into());
             }
         }
         let id = admitted.add(own);
@@ -403,9 +618,14 @@ mod tests {
     #[test]
     fn a_meter_starts_from_its_seed_and_follows_measurements() {
         let meter = Meter::new(1000.0);
+        assert!(!meter.settled(), "a guessed seed");
         assert_eq!(meter.estimate(3), Duration::from_nanos(3000));
         // The first measurement replaces the seed.
         meter.observe(10, Duration::from_micros(50));
+        assert_eq!(meter.ns_per_unit(), 5000.0);
+        assert!(meter.settled());
+        // A calibration no longer replaces a measurement.
+        meter.seed(1.0);
         assert_eq!(meter.ns_per_unit(), 5000.0);
         // Later ones move the mean by a quarter of the difference.
         meter.observe(10, Duration::from_micros(90));
@@ -414,38 +634,99 @@ mod tests {
         assert_eq!(meter.ns_per_unit(), 6000.0);
     }
 
+    const SPREAD: Scope = Scope {
+        field: "points",
+        narrow: "ask for fewer points",
+        spread: true,
+        kept: false,
+    };
+    const ONE_THREAD: Scope = Scope {
+        field: "maxNodes",
+        narrow: "lower maxNodes",
+        spread: false,
+        kept: false,
+    };
+
     #[test]
     fn work_is_refused_when_beside_the_admitted_work_it_would_not_finish_in_time() {
         // Two threads, 4 s timeout: a request may take 3 s beside the others.
         let queue = CostQueue::new(2, Duration::from_secs(4));
         let s = Duration::from_secs;
-        // Alone, even work over the budget is admitted.
-        let big = queue.admit(s(10)).unwrap();
-        assert_eq!(queue.queued(), s(10));
+        // Alone, spread work of 6 s takes 3 s: admitted.
+        let big = queue.admit(s(6), SPREAD, true).unwrap();
+        assert_eq!(queue.queued(), s(6));
         // Small work passes beside it: the pool takes turns.
-        let small = queue.admit(Duration::from_millis(100)).unwrap();
+        let small = queue
+            .admit(Duration::from_millis(100), SPREAD, true)
+            .unwrap();
         drop(small);
-        // 3 s beside the 10 s: (3 + 3) / 2 = 3 s, within the budget; 4 s is not.
-        let three = queue.admit(s(3)).unwrap();
-        drop(three);
-        let err = queue.admit(s(4)).unwrap_err();
-        assert_eq!((err.queued, err.own, err.finish), (s(10), s(4), s(4)));
+        // 2 s beside the 6 s: (2 + 2) / 2 = 2 s, within the budget; 4 s is not.
+        let two = queue.admit(s(2), SPREAD, true).unwrap();
+        drop(two);
+        let Err(Refused::Busy(err)) = queue.admit(s(4), SPREAD, true) else {
+            panic!("4 s beside 6 s is admitted");
+        };
+        assert_eq!((err.queued, err.own, err.finish), (s(6), s(4), s(4)));
         assert_eq!((err.threads, err.timeout), (2, s(4)));
-        // 10 s over two threads: retry in 5 s.
-        assert_eq!(err.retry_after, s(5));
+        // 6 s over two threads: retry in 3 s.
+        assert_eq!(err.retry_after, s(3));
         assert_eq!(err.error_code(), ErrorCode::Overloaded);
         drop(big);
         assert_eq!(queue.queued(), Duration::ZERO);
         // Each admitted request counts: 2 s beside two of 2 s is (2 + 4) / 2 = 3 s.
-        let a = queue.admit(s(2)).unwrap();
-        let b = queue.admit(s(2)).unwrap();
-        let c = queue.admit(s(2)).unwrap();
-        assert!(queue.admit(s(2)).is_err());
+        let a = queue.admit(s(2), SPREAD, true).unwrap();
+        let b = queue.admit(s(2), SPREAD, true).unwrap();
+        let c = queue.admit(s(2), SPREAD, true).unwrap();
+        assert!(queue.admit(s(2), SPREAD, true).is_err());
         drop(b);
         let d = queue.charge(s(60));
         assert_eq!(queue.queued(), s(64));
         drop((a, c, d));
         assert_eq!(queue.queued(), Duration::ZERO);
+    }
+
+    #[test]
+    fn work_that_would_not_finish_even_alone_is_refused_for_good() {
+        // Two threads, 4 s timeout: 3 s of budget.
+        let queue = CostQueue::new(2, Duration::from_secs(4));
+        let s = Duration::from_secs;
+        // Spread work of 7 s would take 3.5 s alone; one-thread work of 4 s, 4 s.
+        for (own, scope, alone) in [
+            (s(7), SPREAD, Duration::from_millis(3500)),
+            (s(4), ONE_THREAD, s(4)),
+        ] {
+            let Err(Refused::TooCostly(err)) = queue.admit(own, scope, true) else {
+                panic!("{own:?} admitted with {scope:?}");
+            };
+            assert_eq!((err.own, err.alone, err.timeout), (own, alone, s(4)));
+            let refused = Refused::from(err.clone());
+            // Not Retry-After: retrying cannot help. The field is named.
+            assert_eq!(refused.retry_after(), None);
+            assert_eq!(refused.error_code(), ErrorCode::TooLarge);
+            assert_eq!(refused.field(), Some(scope.field));
+            let text = err.to_string();
+            assert!(text.starts_with(&format!("{}: ", scope.field)), "{text}");
+            assert!(text.ends_with(scope.narrow), "{text}");
+            assert!(text.contains("request_timeout (4s)"), "{text}");
+        }
+        assert_eq!(queue.queued(), Duration::ZERO, "a refusal queues nothing");
+        // An estimate that is a guess (no timing of its kind yet) never refuses alone.
+        drop(queue.admit(s(60), ONE_THREAD, false).unwrap());
+        // Within the budget alone, each is admitted.
+        drop(queue.admit(s(6), SPREAD, true).unwrap());
+        drop(queue.admit(s(3), ONE_THREAD, true).unwrap());
+        // Work whose result is kept is admitted alone whatever its estimate, and
+        // refused beside other work as any.
+        let kept = Scope {
+            kept: true,
+            ..ONE_THREAD
+        };
+        let held = queue.admit(s(60), kept, true).unwrap();
+        assert!(matches!(
+            queue.admit(s(4), kept, true),
+            Err(Refused::Busy(_))
+        ));
+        drop(held);
     }
 
     #[test]
@@ -467,8 +748,13 @@ mod tests {
     #[test]
     fn a_refusal_waits_at_least_a_second() {
         let queue = CostQueue::new(2, Duration::from_millis(100));
-        let _held = queue.admit(Duration::from_millis(10)).unwrap();
-        let err = queue.admit(Duration::from_millis(200)).unwrap_err();
+        let _held = queue
+            .admit(Duration::from_millis(10), SPREAD, true)
+            .unwrap();
+        // 72.5 ms alone, (145 + 10) / 2 = 77.5 ms beside: over the 75 ms budget.
+        let Err(Refused::Busy(err)) = queue.admit(Duration::from_millis(145), SPREAD, true) else {
+            panic!("admitted");
+        };
         assert_eq!(err.retry_after, Duration::from_secs(1));
         assert!(err.to_string().contains("request_timeout (100ms)"), "{err}");
     }

@@ -42,7 +42,7 @@ use moka::{future::Cache, ops::compute::Op};
 
 use crate::{
     compute::Compute,
-    cost::Busy,
+    cost::{Refused, Scope},
     error::{ErrorCode, ServiceError},
     sync::locked,
     validate::check_coordinate,
@@ -108,7 +108,7 @@ pub enum MapError {
     Vanished,
     /// The compute pool's queued work and this tile's would not finish in time.
     #[error(transparent)]
-    Busy(#[from] Busy),
+    Refused(#[from] Refused),
 }
 
 impl ServiceError for MapError {
@@ -116,13 +116,13 @@ impl ServiceError for MapError {
         match self {
             MapError::Invalid { .. } => ErrorCode::InvalidArgument,
             MapError::Render(_) | MapError::Vanished => ErrorCode::Internal,
-            MapError::Busy(e) => e.error_code(),
+            MapError::Refused(e) => e.error_code(),
         }
     }
 
     fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
-            MapError::Busy(e) => e.retry_after(),
+            MapError::Refused(e) => e.retry_after(),
             _ => None,
         }
     }
@@ -134,6 +134,14 @@ impl ServiceError for MapError {
         }
     }
 }
+
+/// A map tile's render, for its refusal when it could not finish in time alone.
+const RENDER_SCOPE: Scope = Scope {
+    field: "z",
+    narrow: "a map tile cannot be asked for in parts: raise request_timeout",
+    spread: true,
+    kept: true,
+};
 
 impl MapTile {
     /// The map tile `(zoom, x, y)` if the zoom is served and the tile lies within
@@ -306,15 +314,14 @@ impl MapCache {
                 None => {
                     let meters = Arc::clone(world.meters());
                     let rule = world.walk_rule().clone();
-                    let estimate = match layer {
-                        Layer::Terrain => meters.map.estimate(1),
-                        Layer::Walk => meters.walk_map.estimate(walk::heights_estimate(
-                            tile,
-                            TILE_PIXELS,
-                            &rule,
-                        )),
+                    let (meter, units) = match layer {
+                        Layer::Terrain => (&meters.map, 1),
+                        Layer::Walk => (
+                            &meters.walk_map,
+                            walk::heights_estimate(tile, TILE_PIXELS, &rule),
+                        ),
                     };
-                    let admitted = self.compute.admit(estimate)?;
+                    let admitted = self.compute.admit(meter, units, RENDER_SCOPE)?;
                     let (cache, compute) = (self.cache.clone(), self.compute.clone());
                     let renders = Arc::clone(&self.rendering);
                     let job_key = key.clone();

@@ -19,9 +19,18 @@ use terrain_core::mesh::{build_tile, simplify_tile};
 use super::{CachedMesh, ChunkMesh, MeshError, ServedMesh, tiles3d};
 use crate::{
     compute::Compute,
+    cost::Scope,
     metrics::Metrics,
     sync::locked,
     world::{Outcome, World, WorldState},
+};
+
+/// A tile mesh's build, for its refusal when it could not finish in time alone.
+const BUILD_SCOPE: Scope = Scope {
+    field: "x",
+    narrow: "a tile mesh cannot be asked for in parts: raise request_timeout",
+    spread: false,
+    kept: true,
 };
 
 /// A tile of a world: `(world id, tile x, tile z)`.
@@ -392,7 +401,7 @@ impl MeshCache {
         let meters = Arc::clone(world.meters());
         let cost = meters.mesh.estimate(1);
         let admitted = match work {
-            Work::Request => self.compute.admit(cost)?,
+            Work::Request => self.compute.admit(&meters.mesh, 1, BUILD_SCOPE)?,
             Work::Ahead => self.compute.charge(cost),
         };
         let meshes = self.clone();

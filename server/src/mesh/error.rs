@@ -2,7 +2,7 @@
 //! taxonomy.
 
 use crate::{
-    cost::Busy,
+    cost::Refused,
     error::{ErrorCode, ServiceError},
 };
 
@@ -22,22 +22,42 @@ pub enum MeshError {
     /// The mesh could not be encoded for the response.
     #[error("internal error: encoding tile mesh: {0}")]
     Encode(String),
-    /// The compute pool's queued work and this build's would not finish in time.
+    /// 3D Tiles work not made within the budget share of `request_timeout` (or
+    /// estimated beyond it), going on in a task of its own: served once it is made.
+    #[error(
+        "3D Tiles {what} is being built in the background (estimated at {alone:.1?} with the compute pool to itself; not ready within three quarters of request_timeout); retry after {retry_after:?}"
+    )]
+    Warming {
+        what: String,
+        alone: std::time::Duration,
+        retry_after: std::time::Duration,
+    },
+    /// The compute pool's queued work and this build's would not finish in time, or
+    /// this build's would not even alone.
     #[error(transparent)]
-    Busy(#[from] Busy),
+    Refused(#[from] Refused),
 }
 
 impl ServiceError for MeshError {
     fn error_code(&self) -> ErrorCode {
         match self {
-            MeshError::Busy(e) => e.error_code(),
+            MeshError::Refused(e) => e.error_code(),
+            MeshError::Warming { .. } => ErrorCode::Unavailable,
             _ => ErrorCode::Internal,
         }
     }
 
     fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
-            MeshError::Busy(e) => e.retry_after(),
+            MeshError::Refused(e) => e.retry_after(),
+            MeshError::Warming { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+
+    fn field(&self) -> Option<&str> {
+        match self {
+            MeshError::Refused(e) => e.field(),
             _ => None,
         }
     }

@@ -11,6 +11,17 @@
 //! bytes `mesh.glb` serves: the full-detail tile meshes, or a voxel world's greedy
 //! chunk meshes (whose coarse levels are grids of the top-block heightfield, see
 //! [`terrain_core::tiles3d`]).
+//!
+//! Work a request could not finish within three quarters of `request_timeout` even
+//! with the compute pool to itself (a cold root: every full-detail height under the
+//! square) is not waited for: coarse contents and the root grid are made in tasks of
+//! their own (once, however many ask at one version), which outlive the requests;
+//! [`MeshCache::made`] estimates the work (the world's `tiles3d_height` and
+//! `tiles3d_sample` meters times the grids not kept and the union to simplify), and
+//! when that passes the budget, or the work is not made within it, answers
+//! `UNAVAILABLE` (503) with `Retry-After` instead of running into the timeout; the
+//! retry is served from the grids and contents the work left. So 3D Tiles work at any
+//! `request_timeout`.
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
@@ -18,6 +29,7 @@ use std::{
         Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
+    time::{Duration, Instant},
 };
 
 use bytes::Bytes;
@@ -73,6 +85,11 @@ impl Grids {
         self.clock
     }
 
+    /// Whether the grid of `key` is kept at `version` (not marked used).
+    fn has(&self, key: &GridKey, version: u64) -> bool {
+        self.kept.get(key).is_some_and(|k| k.version == version)
+    }
+
     /// The grid of `key` if it is kept at `version`, marked used.
     fn get(&mut self, key: &GridKey, version: u64) -> Option<Arc<ContentGrid>> {
         let now = self.tick();
@@ -106,6 +123,45 @@ impl Grids {
 /// grid arrives (`None` until it is made).
 type Building = HashMap<GridKey, (u64, u64, watch::Receiver<Option<Arc<ContentGrid>>>)>;
 
+/// What a 3D Tiles request needs made: the tileset's height range (its root grid), or
+/// a content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Wanted {
+    Range,
+    Content(ContentKey),
+}
+
+impl Wanted {
+    /// How answers name it: `tileset.json`, or `content/{level}/{x}/{y}.glb`.
+    fn describe(self, layout: &TilesetLayout) -> String {
+        match self {
+            Wanted::Range => "tileset.json (its root grid)".to_string(),
+            Wanted::Content(k) => {
+                format!("content/{}/{}/{}.glb", k.level, k.ix, layout.tileset_y(k))
+            }
+        }
+    }
+}
+
+/// What a build of [`Wanted`] made.
+#[derive(Debug, Clone)]
+enum Made {
+    /// The tileset's height range and newest version.
+    Range((f64, f64), u64),
+    /// A content's version and glb.
+    Content(u64, Bytes),
+}
+
+/// 3D Tiles work being made in a task of its own: the version it is made at, when it
+/// started, how long it was estimated to take alone, and where its outcome arrives.
+#[derive(Debug, Clone)]
+struct Warm {
+    version: u64,
+    started: Instant,
+    alone: Duration,
+    done: watch::Receiver<Option<Result<Made, MeshError>>>,
+}
+
 /// The tilesets of every world of one server.
 #[derive(Clone)]
 pub struct Tilesets {
@@ -116,6 +172,8 @@ pub struct Tilesets {
     building: Arc<Mutex<Building>>,
     builders: Arc<AtomicU64>,
     contents: Cache<GridKey, (u64, Bytes)>,
+    /// Work too costly for a request, being made in the background, by world.
+    warming: Arc<Mutex<HashMap<(String, Wanted), Warm>>>,
 }
 
 /// The grids one request announced it builds; when it ends, by finishing or by being
@@ -173,6 +231,7 @@ impl Tilesets {
             grids: Arc::new(Mutex::new(Grids::new(MAX_GRIDS))),
             building: Arc::default(),
             builders: Arc::default(),
+            warming: Arc::default(),
             contents: Cache::builder()
                 .name("3dtiles-contents")
                 .max_capacity(budget as u64 / 8)
@@ -264,11 +323,12 @@ impl MeshCache {
         // both requests' slices run at once).
         for (level, planned) in build.into_iter().rev() {
             if level < base {
-                self.join(&mut joined, &mut have, state, layout).await?;
+                self.join(world, &mut joined, &mut have, state, layout)
+                    .await?;
             }
             let (keys, versions): (Vec<ContentKey>, Vec<u64>) = planned.into_iter().unzip();
             let built = if level >= base || !layout.exact(level) {
-                self.terrain_grids(state, layout, &keys).await?
+                self.terrain_grids(world, state, layout, &keys).await?
             } else {
                 let children = keys
                     .iter()
@@ -304,7 +364,8 @@ impl MeshCache {
             }
         }
         // Joined grids asked for directly (nothing coarser was built).
-        self.join(&mut joined, &mut have, state, layout).await?;
+        self.join(world, &mut joined, &mut have, state, layout)
+            .await?;
         keys.iter()
             .map(|k| {
                 have.get(k)
@@ -318,6 +379,7 @@ impl MeshCache {
     /// builder went away without making them (one sliced job).
     async fn join(
         &self,
+        world: &World,
         joined: &mut Vec<(ContentKey, watch::Receiver<Option<Arc<ContentGrid>>>)>,
         have: &mut HashMap<ContentKey, Arc<ContentGrid>>,
         state: &Arc<WorldState>,
@@ -337,16 +399,18 @@ impl MeshCache {
                 None => missed.push(key),
             }
         }
-        let built = self.terrain_grids(state, layout, &missed).await?;
+        let built = self.terrain_grids(world, state, layout, &missed).await?;
         for (key, grid) in missed.into_iter().zip(built) {
             have.insert(key, Arc::new(grid));
         }
         Ok(())
     }
 
-    /// The grids of `keys` made from the terrain, one slice each, counted.
+    /// The grids of `keys` made from the terrain, one slice each, counted and
+    /// measured (the world's `tiles3d_height` meter).
     async fn terrain_grids(
         &self,
+        world: &World,
         state: &Arc<WorldState>,
         layout: TilesetLayout,
         keys: &[ContentKey],
@@ -355,13 +419,15 @@ impl MeshCache {
             return Ok(Vec::new());
         }
         let (job, job_keys) = (Arc::clone(state), keys.to_vec());
-        let built = self
+        let (built, took) = self
             .compute
-            .run_sliced(keys.len(), move |i| {
+            .run_sliced_timed(keys.len(), move |i| {
                 grid_from_terrain(job.terrain(), &layout, job_keys[i])
             })
             .await
             .map_err(|e| MeshError::Build(e.to_string()))?;
+        let heights = keys.iter().map(|&k| terrain_heights(&layout, k)).sum();
+        world.meters().tiles3d_height.observe(heights, took);
         self.metrics.tiles3d_grids_built(keys.len() as u64);
         Ok(built)
     }
@@ -388,7 +454,9 @@ impl MeshCache {
     }
 
     /// Content `key` of `world`'s tileset as glb, with its version: cached, or built
-    /// (a full-detail tile's mesh at the finest level, a coarse content mesh above).
+    /// (a full-detail tile's mesh at the finest level, a coarse content mesh above),
+    /// in a task of its own and waited for within the budget, or answered
+    /// [`MeshError::Warming`] while it goes on ([`MeshCache::made`]).
     pub async fn content(
         &self,
         world: &Arc<World>,
@@ -403,6 +471,29 @@ impl MeshCache {
         {
             return Ok((v, bytes));
         }
+        // A full-detail content is a tile mesh, admitted by the mesh cache.
+        if key.level == layout.levels {
+            return self.build_content(world, state, layout, key, version).await;
+        }
+        match self
+            .made(world, &state, layout, Wanted::Content(key))
+            .await?
+        {
+            Made::Content(version, bytes) => Ok((version, bytes)),
+            Made::Range(..) => Err(MeshError::Build("3D Tiles: a range for a content".into())),
+        }
+    }
+
+    /// Content `key` at `version` (its current one in `state`) built and cached.
+    async fn build_content(
+        &self,
+        world: &Arc<World>,
+        state: Arc<WorldState>,
+        layout: TilesetLayout,
+        key: ContentKey,
+        version: u64,
+    ) -> Result<(u64, Bytes), MeshError> {
+        let ck = (world.id().to_string(), key);
         let bytes = if key.level == layout.levels {
             let tiles = layout.tiles(key);
             let served = self
@@ -425,15 +516,20 @@ impl MeshCache {
                 samples = self.descendants(world, &state, layout, key, depth).await?;
             }
             let job = Arc::clone(&state);
+            let samples_read = union_samples(&layout, depth);
+            let meters = Arc::clone(world.meters());
             self.compute
                 .run(move || {
+                    let start = Instant::now();
                     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
                     let (mesh, bound) =
                         content_mesh(job.terrain(), &layout, key, &refs, depth, version);
                     if bound > layout.geometric_error(key.level) {
                         tracing::warn!(?key, bound, "3D Tiles content beyond its level's error");
                     }
-                    to_glb(&mesh).map_err(|e| e.to_string())
+                    let glb = to_glb(&mesh).map_err(|e| e.to_string());
+                    meters.tiles3d_sample.observe(samples_read, start.elapsed());
+                    glb
                 })
                 .await
                 .map_err(|e| MeshError::Build(e.to_string()))?
@@ -453,17 +549,32 @@ impl MeshCache {
     /// `max_height`, which needs no grid (a chunk mesh is its blocks, which the
     /// top-block heightfield does not bound: water and leaves lie above it, faces
     /// beside ice and toward columns beyond the square reach below it).
+    ///
+    /// The root grid is made in a task of its own and waited for within the budget, or
+    /// answered [`MeshError::Warming`] while it goes on ([`MeshCache::made`]).
     pub async fn tileset_range(
         &self,
         world: &Arc<World>,
         state: Arc<WorldState>,
         layout: TilesetLayout,
     ) -> Result<((f64, f64), u64), MeshError> {
-        let root = ContentKey {
-            level: 0,
-            ix: 0,
-            iz: 0,
-        };
+        if state.terrain().generator().as_voxel().is_some() {
+            return self.build_range(world, state, layout).await;
+        }
+        match self.made(world, &state, layout, Wanted::Range).await? {
+            Made::Range(range, version) => Ok((range, version)),
+            Made::Content(..) => Err(MeshError::Build("3D Tiles: a content for a range".into())),
+        }
+    }
+
+    /// [`MeshCache::tileset_range`], its root grid built however long that takes.
+    async fn build_range(
+        &self,
+        world: &Arc<World>,
+        state: Arc<WorldState>,
+        layout: TilesetLayout,
+    ) -> Result<((f64, f64), u64), MeshError> {
+        let root = ROOT;
         let version = content_version(&state, &layout, root);
         if let Some(voxel) = state.terrain().generator().as_voxel() {
             return Ok(((0.0, f64::from(voxel.config().max_height)), version));
@@ -480,6 +591,229 @@ impl MeshCache {
         // its level's error, as far as its content may be from the surface.
         let error = layout.geometric_error(0);
         Ok(((lo - error, hi + error), version))
+    }
+}
+
+/// The tileset's root content.
+const ROOT: ContentKey = ContentKey {
+    level: 0,
+    ix: 0,
+    iz: 0,
+};
+
+/// Heights the grid of `key` reads from the terrain when it is made from it
+/// ([`grid_from_terrain`]): every vertex of every tile under it where the level is
+/// exact, four grids' worth where it is sampled.
+fn terrain_heights(layout: &TilesetLayout, key: ContentKey) -> u64 {
+    let n = layout.n() as u64;
+    if layout.exact(key.level) {
+        let side = 1u64 << (layout.levels - key.level.min(layout.levels));
+        side * side * n * n
+    } else {
+        4 * n * n
+    }
+}
+
+/// Samples of the union a content simplifies from `depth` levels below it.
+fn union_samples(layout: &TilesetLayout, depth: u32) -> u64 {
+    let m = (1u64 << depth) * (layout.n() as u64 - 1) + 1;
+    m * m
+}
+
+impl MeshCache {
+    /// `wanted` as of `state`, made in a task of its own (once, however many ask at its
+    /// version) so that it outlives the requests that wait for it, and waited for
+    /// within the budget share of `request_timeout`. The work is estimated from the
+    /// world's meters: the heights the grids not kept at their current version read,
+    /// spread over the pool, then (a content) its mesh simplified on one thread from
+    /// the union of its samples as deep as it may take them. When that estimate alone
+    /// passes the budget, or the work is not made within it, the answer is
+    /// [`MeshError::Warming`], with the estimate's time left as `Retry-After`; the
+    /// work goes on, and the grids and content it leaves are served to the retry.
+    async fn made(
+        &self,
+        world: &Arc<World>,
+        state: &Arc<WorldState>,
+        layout: TilesetLayout,
+        wanted: Wanted,
+    ) -> Result<Made, MeshError> {
+        let version = match wanted {
+            Wanted::Range => content_version(state, &layout, ROOT),
+            Wanted::Content(key) => content_version(state, &layout, key),
+        };
+        let budget = self.compute.budget();
+        let id = (world.id().to_string(), wanted);
+        let warm = {
+            let mut warming = locked(&self.tilesets.warming);
+            match warming.get(&id) {
+                Some(warm) if warm.version == version => warm.clone(),
+                _ => {
+                    let (alone, total) = self.estimate(world, state, &layout, wanted);
+                    let warm = self.start(world, state, layout, wanted, version, alone, total);
+                    warming.insert(id, warm.clone());
+                    warm
+                }
+            }
+        };
+        let warming = |warm: &Warm| MeshError::Warming {
+            what: wanted.describe(&layout),
+            alone: warm.alone,
+            retry_after: Duration::from_secs(
+                warm.alone
+                    .saturating_sub(warm.started.elapsed())
+                    .as_secs_f64()
+                    .ceil()
+                    .clamp(1.0, 3600.0) as u64,
+            ),
+        };
+        if warm.alone > budget {
+            return Err(warming(&warm));
+        }
+        let mut done = warm.done.clone();
+        match tokio::time::timeout(budget, done.wait_for(Option::is_some)).await {
+            Ok(Ok(outcome)) => outcome
+                .clone()
+                .unwrap_or_else(|| Err(MeshError::Build("3D Tiles build: no outcome".into()))),
+            Ok(Err(_)) => Err(MeshError::Build(
+                "3D Tiles build: the task went away".into(),
+            )),
+            Err(_) => Err(warming(&warm)),
+        }
+    }
+
+    /// Starts making `wanted` at `version` in a task of its own, its estimate queued
+    /// on the pool as the server's own work.
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &self,
+        world: &Arc<World>,
+        state: &Arc<WorldState>,
+        layout: TilesetLayout,
+        wanted: Wanted,
+        version: u64,
+        alone: Duration,
+        total: Duration,
+    ) -> Warm {
+        let (tx, done) = watch::channel(None);
+        let long = alone > self.compute.budget();
+        if long {
+            tracing::info!(
+                world = world.id(),
+                what = wanted.describe(&layout),
+                estimate = ?alone,
+                "3D Tiles work too long for a request: building it in the background"
+            );
+        }
+        let charged = self.compute.charge(total);
+        let (meshes, world, state) = (self.clone(), Arc::clone(world), Arc::clone(state));
+        tokio::spawn(async move {
+            let _charged = charged;
+            let started = Instant::now();
+            let made = match wanted {
+                Wanted::Range => meshes
+                    .build_range(&world, state, layout)
+                    .await
+                    .map(|(range, version)| Made::Range(range, version)),
+                Wanted::Content(key) => meshes
+                    .build_content(&world, state, layout, key, version)
+                    .await
+                    .map(|(version, bytes)| Made::Content(version, bytes)),
+            };
+            match &made {
+                Ok(_) if long => tracing::info!(
+                    world = world.id(),
+                    what = wanted.describe(&layout),
+                    took = ?started.elapsed(),
+                    "3D Tiles background build done"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(
+                    world = world.id(),
+                    what = wanted.describe(&layout),
+                    error = %e,
+                    "3D Tiles build failed"
+                ),
+            }
+            tx.send_replace(Some(made));
+            let id = (world.id().to_string(), wanted);
+            let mut warming = locked(&meshes.tilesets.warming);
+            if warming.get(&id).is_some_and(|w| w.version == version) {
+                warming.remove(&id);
+            }
+        });
+        Warm {
+            version,
+            started: Instant::now(),
+            alone,
+            done,
+        }
+    }
+
+    /// The estimated time of making `wanted` alone on the pool, and its total pool
+    /// time ([`MeshCache::made`]).
+    fn estimate(
+        &self,
+        world: &World,
+        state: &WorldState,
+        layout: &TilesetLayout,
+        wanted: Wanted,
+    ) -> (Duration, Duration) {
+        let meters = world.meters();
+        let (keys, samples) = match wanted {
+            Wanted::Range => (vec![ROOT], 0),
+            Wanted::Content(key) => {
+                let deepest = layout.max_sample_depth(key.level);
+                let keys = (1..=deepest)
+                    .flat_map(|depth| {
+                        let k = 1u64 << depth;
+                        (0..k * k).map(move |i| ContentKey {
+                            level: key.level + depth,
+                            ix: key.ix * k + i % k,
+                            iz: key.iz * k + i / k,
+                        })
+                    })
+                    .collect();
+                (keys, union_samples(layout, deepest))
+            }
+        };
+        let grids = meters
+            .tiles3d_height
+            .estimate(self.heights_to_read(world, state, layout, &keys));
+        let mesh = meters.tiles3d_sample.estimate(samples);
+        let threads = u32::try_from(self.compute.threads().max(1)).unwrap_or(u32::MAX);
+        (grids / threads + mesh, grids + mesh)
+    }
+
+    /// Heights the grids of `keys` (and those they are made from) read from the
+    /// terrain, leaving out the grids kept at their current version: the plan
+    /// [`MeshCache::content_grids`] makes, counted instead of built.
+    fn heights_to_read(
+        &self,
+        world: &World,
+        state: &WorldState,
+        layout: &TilesetLayout,
+        keys: &[ContentKey],
+    ) -> u64 {
+        let base = layout.levels.saturating_sub(2);
+        let grids = locked(&self.tilesets.grids);
+        let mut seen = HashSet::new();
+        let mut frontier = keys.to_vec();
+        let mut heights = 0u64;
+        while let Some(key) = frontier.pop() {
+            if key.level > layout.levels || !seen.insert(key) {
+                continue;
+            }
+            let version = content_version(state, layout, key);
+            if grids.has(&(world.id().to_string(), key), version) {
+                continue;
+            }
+            if key.level < base && layout.exact(key.level) {
+                frontier.extend(key.children());
+            } else {
+                heights = heights.saturating_add(terrain_heights(layout, key));
+            }
+        }
+        heights
     }
 }
 

@@ -18,7 +18,7 @@ use terrain_core::{
 };
 
 use super::{QueryEngine, QueryError, mesh::TileFields, mesh::TileVersion};
-use crate::world::World;
+use crate::{cost::Scope, world::World};
 
 /// A chunk's blocks at the version and revision they were read at.
 #[derive(Debug, Clone)]
@@ -88,7 +88,16 @@ impl QueryEngine {
         self.check_voxel(world)?;
         self.check_tile(world, chunk, fields)?;
         let meters = world.meters();
-        let _admitted = self.compute().admit(meters.chunk.estimate(1))?;
+        let _admitted = self.compute().admit(
+            &meters.chunk,
+            1,
+            Scope {
+                field: "x",
+                narrow: "a chunk cannot be asked for in parts: raise request_timeout",
+                spread: false,
+                kept: false,
+            },
+        )?;
         let state = world.snapshot();
         let (version, revision) = (state.tile_version(chunk), state.revision());
         let (built, took) = self

@@ -1,7 +1,7 @@
 //! Why a read was refused: the error enum of the query and mesh paths.
 
 use crate::{
-    cost::{Busy, Full},
+    cost::{Full, Refused},
     error::{ErrorCode, Field, ServiceError},
     mesh::MeshError,
     world::{asof::AsOfError, error::UnknownWorld},
@@ -40,9 +40,10 @@ pub enum QueryError {
     /// The mesh cache could not build a tile.
     #[error(transparent)]
     Mesh(#[from] MeshError),
-    /// The compute pool's queued work and this request's would not finish in time.
+    /// The compute pool's queued work and this request's would not finish in time, or
+    /// this request's would not even alone.
     #[error(transparent)]
-    Busy(#[from] Busy),
+    Refused(#[from] Refused),
     /// Every slot of a bounded kind of work (rebuilds of past grounds) is taken.
     #[error(transparent)]
     Full(#[from] Full),
@@ -81,7 +82,7 @@ impl ServiceError for QueryError {
             QueryError::NotVoxel { .. } => ErrorCode::FailedPrecondition,
             QueryError::Internal(_) => ErrorCode::Internal,
             QueryError::Mesh(e) => e.error_code(),
-            QueryError::Busy(e) => e.error_code(),
+            QueryError::Refused(e) => e.error_code(),
             QueryError::Full(e) => e.error_code(),
             QueryError::AsOf(e) => e.error_code(),
         }
@@ -89,7 +90,7 @@ impl ServiceError for QueryError {
 
     fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
-            QueryError::Busy(e) => e.retry_after(),
+            QueryError::Refused(e) => e.retry_after(),
             QueryError::Full(e) => e.retry_after(),
             QueryError::Mesh(e) => e.retry_after(),
             _ => None,
@@ -103,10 +104,9 @@ impl ServiceError for QueryError {
             QueryError::UnknownZone { .. } => Some("id"),
             QueryError::NoLayout { .. } | QueryError::NotVoxel { .. } => Some("world"),
             QueryError::AsOf(e) => e.field(),
-            QueryError::Internal(_)
-            | QueryError::Mesh(_)
-            | QueryError::Busy(_)
-            | QueryError::Full(_) => None,
+            QueryError::Refused(e) => e.field(),
+            QueryError::Mesh(e) => e.field(),
+            QueryError::Internal(_) | QueryError::Full(_) => None,
         }
     }
 }

@@ -33,7 +33,7 @@ pub use crate::validate::check_coordinate;
 use crate::{
     compute::{Compute, OFFLOAD_THRESHOLD},
     config::Limits,
-    cost::{Slots, rebuild_units},
+    cost::{Scope, Slots, rebuild_units},
     mesh::MeshCache,
     metrics::Metrics,
     world::{
@@ -54,7 +54,34 @@ pub struct BatchNaming {
     pub element: fn(k: usize, reason: String) -> (String, String),
 }
 
+/// A heightmap's computation, for its refusal when it could not finish in time alone.
+const HEIGHTMAP_SCOPE: Scope = Scope {
+    field: "nx*nz",
+    narrow: "ask for fewer samples (several smaller heightmaps)",
+    spread: true,
+    kept: false,
+};
+
+/// A rebuild of a past revision's ground, for its refusal when it could not finish in
+/// time alone.
+const REBUILD_SCOPE: Scope = Scope {
+    field: "revision",
+    narrow: "ask as of a recent revision (the current one needs no rebuild)",
+    spread: false,
+    kept: false,
+};
+
 impl BatchNaming {
+    /// A batch's computation, for its refusal when it could not finish in time alone.
+    pub(crate) fn scope(self) -> Scope {
+        Scope {
+            field: self.list,
+            narrow: "ask for fewer points (several smaller batches)",
+            spread: true,
+            kept: false,
+        }
+    }
+
     /// The error for flat coordinate `k` failing with `reason`.
     fn element_error(self, k: usize, reason: String) -> QueryError {
         let (field, reason) = (self.element)(k, reason);
@@ -206,7 +233,7 @@ impl QueryEngine {
         let units = rebuild_units(plan.zones());
         let estimate = meters.rebuild.estimate(units);
         let _slot = self.rebuilds.take(estimate)?;
-        let _admitted = self.compute.admit(estimate)?;
+        let _admitted = self.compute.admit(&meters.rebuild, units, REBUILD_SCOPE)?;
         let world = Arc::clone(world);
         let (ground, took) = self
             .compute
@@ -314,7 +341,9 @@ impl QueryEngine {
             (samples, ground.revision())
         } else {
             let meters = world.meters();
-            let _admitted = self.compute.admit(meters.batch.estimate(points as u64))?;
+            let _admitted = self
+                .compute
+                .admit(&meters.batch, points as u64, naming.scope())?;
             let coords = Arc::new(coords);
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
@@ -358,7 +387,9 @@ impl QueryEngine {
             )
         } else {
             let meters = world.meters();
-            let _admitted = self.compute.admit(meters.batch.estimate(points as u64))?;
+            let _admitted = self
+                .compute
+                .admit(&meters.batch, points as u64, naming.scope())?;
             let coords = Arc::new(coords);
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
@@ -461,9 +492,9 @@ impl QueryEngine {
             (heights, state.revision())
         } else {
             let meters = world.meters();
-            let _admitted = self
-                .compute
-                .admit(meters.heightmap.estimate(grid.len() as u64))?;
+            let _admitted =
+                self.compute
+                    .admit(&meters.heightmap, grid.len() as u64, HEIGHTMAP_SCOPE)?;
             let state = world.snapshot();
             let revision = state.revision();
             let (heights, took) = kernels::heightmap_sliced(&self.compute, state, grid)
@@ -500,7 +531,9 @@ impl QueryEngine {
             // too, unlike an exact heightmap's area path).
             let per_sample = if mode == HeightMode::Surface { 4 } else { 1 };
             let units = grid.len() as u64 * per_sample;
-            let _admitted = self.compute.admit(world.meters().batch.estimate(units))?;
+            let _admitted = self
+                .compute
+                .admit(&world.meters().batch, units, HEIGHTMAP_SCOPE)?;
             kernels::pointwise_sliced(&self.compute, state, grid, mode)
                 .await
                 .map_err(|e| QueryError::Internal(e.to_string()))?

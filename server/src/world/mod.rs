@@ -281,11 +281,16 @@ impl World {
         let ground = terrain.layout_arc().cloned();
         let resolution = f64::from(grid.resolution);
         let chunk = terrain_core::voxel::CHUNK as f64;
-        let meters = Arc::new(Meters::seeded(
+        let meters = Meters::seeded(
             Meters::time_generator(&terrain),
             resolution * resolution,
             chunk * chunk,
-        ));
+        );
+        meters.tiles3d_height.seed(Meters::time_area(&terrain));
+        if let Some(ns) = Meters::time_search(&terrain, &config.walk_rule()) {
+            meters.path_node.seed(ns);
+        }
+        let meters = Arc::new(meters);
         let history = History::from_log(limits.asof_revisions, &log, stored.revision);
         let mut tiles = TileVersions::replay(&grid, &log);
         tiles.cover(&grid, terrain.zones().iter());

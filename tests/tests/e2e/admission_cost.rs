@@ -1,6 +1,6 @@
 //! Admission by cost: behind queued work, a request whose estimated work would not
 //! finish within `request_timeout` is refused at once (503 with `Retry-After`, gRPC
-//! `RESOURCE_EXHAUSTED` with `RetryInfo`) while a request alone is always admitted;
+//! `RESOURCE_EXHAUSTED` with `RetryInfo`) while a request that fits alone is admitted;
 //! map tiles and meshes whose request timed out are still built and cached, so the
 //! retry is a hit.
 
@@ -14,10 +14,6 @@ use common::voxel::{VOXEL, voxel_worlds};
 use terrain_proto::v1::GetHeightmapRequest;
 use tonic::Code;
 use tonic_types::StatusExt;
-
-/// A heightmap of 4M samples 16 m apart on the voxel world (a cold column each):
-/// seconds of work on this machine class.
-const HEAVY: &str = "/v1/worlds/blocks/heightmap?x0=-16000&z0=-16000&nx=2048&nz=2048&step=16";
 
 /// Polls `/metrics` until `series` is above zero; fails after 30 s.
 async fn until_positive(server: &TestServer, series: &str) -> f64 {
@@ -46,10 +42,16 @@ async fn behind_queued_work_a_request_that_cannot_finish_in_time_is_refused_at_o
         estimate > 0.0 && estimate < 1e-3,
         "a heightmap sample is estimated at {estimate} s"
     );
-    // Alone, the heavy heightmap is admitted although its estimate passes the budget.
-    let first = tokio::spawn(server.http.get(server.url(HEAVY)).send());
+    // A heightmap of samples 16 m apart (a cold column each) estimated at 1.2 s of
+    // work: 0.6 s alone on the two threads, within three quarters of the timeout, so
+    // it is admitted; beside itself it would take 1.2 s, so a second is refused.
+    let side = (1.2 / estimate).sqrt().floor() as u32;
+    assert!(side > 1 && side <= 2048, "a side of {side} samples");
+    let heavy_path =
+        format!("/v1/worlds/blocks/heightmap?x0=-16000&z0=-16000&nx={side}&nz={side}&step=16");
+    let first = tokio::spawn(server.http.get(server.url(&heavy_path)).send());
     let queued = until_positive(&server, "terrain_compute_queued_seconds").await;
-    let expected = estimate * 2048.0 * 2048.0;
+    let expected = estimate * f64::from(side) * f64::from(side);
     assert!(
         (queued - expected).abs() <= expected * 1e-6 + 1e-6,
         "queued {queued} s, estimated {expected} s"
@@ -61,14 +63,21 @@ async fn behind_queued_work_a_request_that_cannot_finish_in_time_is_refused_at_o
         world: VOXEL.into(),
         x0: -16000.0,
         z0: -16000.0,
-        nx: 2048,
-        nz: 2048,
+        nx: side,
+        nz: side,
         step: 16.0,
         ..Default::default()
     };
     let started = Instant::now();
     let (refused, status) = tokio::join!(
-        async { server.http.get(server.url(HEAVY)).send().await.unwrap() },
+        async {
+            server
+                .http
+                .get(server.url(&heavy_path))
+                .send()
+                .await
+                .unwrap()
+        },
         grpc.get_heightmap(heavy)
     );
     let took = started.elapsed();

@@ -8,7 +8,10 @@
 //! 50 concurrent searches with `maxNodes` 1,000,000 for a walled-in goal, and 300
 //! concurrent heights as of distinct past revisions of a world of 20,000 zones with a
 //! 4,096-point batch beside them. Each answer is either served or refused at once (503
-//! with `Retry-After`); nothing times out.
+//! with `Retry-After`); nothing times out. At `request_timeout = "1s"`: a search with
+//! `maxNodes` 1,000,000 over 4 km is refused at once as too large for the timeout (413),
+//! 3D Tiles roots are built in the background (503 with `Retry-After` until served),
+//! and the voxel rows of the first test again.
 
 use terrain_tests as common;
 
@@ -55,9 +58,10 @@ fn summary(what: &str, answers: &[(u16, Duration)]) {
         .max()
         .unwrap_or_default();
     println!(
-        "{what}: {} answered 200, {} refused 503 (slowest refusal {slowest_refusal:?}), {} timed out 504; slowest answer {slowest:?}",
+        "{what}: {} answered 200, {} refused 503 (slowest refusal {slowest_refusal:?}), {} refused 413, {} timed out 504; slowest answer {slowest:?}",
         count(200),
         count(503),
+        count(413),
         count(504)
     );
 }
@@ -121,6 +125,85 @@ async fn heavy_requests_are_served_or_refused_at_once() {
     let alone = timed_get(server.http.clone(), url).await;
     summary("the largest voxel heightmap alone", &[alone]);
     assert_eq!(alone.0, 200, "{alone:?}");
+}
+
+/// GETs `url` until it answers 200 (at most 120 s): the answers before it and the
+/// time to the 200.
+async fn served_after_retries(http: &reqwest::Client, url: &str) -> (Vec<u16>, Duration) {
+    let started = Instant::now();
+    let mut before = Vec::new();
+    loop {
+        let (status, _) = timed_get(http.clone(), url.to_string()).await;
+        if status == 200 || started.elapsed() > Duration::from_secs(120) {
+            return (before, started.elapsed());
+        }
+        before.push(status);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: run with --release --ignored --nocapture"]
+async fn heavy_requests_at_a_one_second_timeout() {
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.requests.request_timeout = Duration::from_secs(1);
+    })
+    .await;
+    // A search of 1,000,000 nodes over 4 km: refused at once, naming maxNodes.
+    let search = json!({"from": [-1999.5, 0.5], "to": [1999.5, 0.5], "maxNodes": 1_000_000,
+                        "maxDistance": 4000});
+    let url = server.url("/v1/worlds/main/paths/find");
+    let find = timed_post(server.http.clone(), url, search.to_string()).await;
+    summary("a paths/find of 1,000,000 nodes over 4 km", &[find]);
+    assert_eq!(find.0, 413, "{find:?}");
+
+    // 3D Tiles, cold: each retried as a viewer does until served.
+    for world in ["main", "blocks"] {
+        for path in ["content/0/0/0.glb", "tileset.json", "content/1/0/0.glb"] {
+            let url = server.url(&format!("/v1/worlds/{world}/3dtiles/{path}"));
+            let (before, took) = served_after_retries(&server.http, &url).await;
+            let count = |s: u16| before.iter().filter(|&&b| b == s).count();
+            println!(
+                "{world} 3dtiles/{path}: served after {} x 503, {} x 504, in {took:?}",
+                count(503),
+                count(504)
+            );
+            assert!(before.iter().all(|&s| s == 503), "{before:?}");
+        }
+    }
+
+    // The voxel rows of the default-timeout probe.
+    let maps = futures::future::join_all((0..30).map(|i| {
+        let url = server.url(&format!(
+            "/v1/worlds/blocks/map/1/{}/{}.png",
+            i % 6 - 3,
+            i / 6 - 3
+        ));
+        timed_get(server.http.clone(), url)
+    }))
+    .await;
+    summary("30 cold voxel map tiles", &maps);
+    let batch = |seed: u64| {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4000.0 - 2000.0
+        };
+        let points: Vec<[f64; 2]> = (0..1_000_000).map(|_| [next(), next()]).collect();
+        serde_json::json!({ "points": points }).to_string()
+    };
+    let url = server.url("/v1/worlds/blocks/heights");
+    let batches = futures::future::join_all(
+        [1, 2].map(|s| timed_post(server.http.clone(), url.clone(), batch(s))),
+    )
+    .await;
+    summary("two concurrent 1,000,000-point voxel batches", &batches);
+    let url = server.url("/v1/worlds/blocks/heightmap?x0=-10000&z0=-10000&nx=2048&nz=2048&step=9");
+    let alone = timed_get(server.http.clone(), url).await;
+    summary("the largest voxel heightmap alone", &[alone]);
 }
 
 /// The largest legal `tileset_extent` (1,000 km) on a hyperscape and a voxel world:

@@ -31,6 +31,7 @@
 //! state such as environment variables.
 
 mod admission;
+mod admission_alone;
 mod admission_cost;
 mod admission_kinds;
 mod admission_probe;

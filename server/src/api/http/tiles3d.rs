@@ -59,6 +59,7 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
     responses(
         (status = 200, description = "The tileset (JSON)"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 503, description = "The root grid is too much work for `request_timeout` and is being built in the background: retry after `Retry-After`"),
     ),
 )]
 pub async fn tileset(
@@ -145,6 +146,7 @@ pub async fn subtree_file(
         (status = 304, description = "The client holds the current version"),
         (status = 400, description = "Not a content of the tileset (field `level`, `x` or `file`)"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 503, description = "The content is too much work for `request_timeout` and is being built in the background: retry after `Retry-After`"),
     ),
 )]
 pub async fn content(

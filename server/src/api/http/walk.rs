@@ -295,6 +295,8 @@ const FIND_FIELDS: FindFields = FindFields {
         (status = 400, description = "A malformed body (field `body`), a point out of range (`from`, `to`), `to` farther than `maxDistance`, `maxNodes` or `maxDistance` out of range"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 415, description = "A `Content-Type` other than JSON (field `content-type`)"),
+        (status = 413, description = "The search could not finish within `request_timeout` even alone (its node budget at what searches cost a node; field `maxNodes`): lower `maxNodes` or search a shorter way"),
+        (status = 503, description = "The server is busy (admission by cost), with `Retry-After`"),
     ),
 )]
 pub async fn find_path(

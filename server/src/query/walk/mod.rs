@@ -26,7 +26,7 @@ use terrain_core::{
 
 use super::{BatchNaming, QueryEngine, QueryError, check_batch};
 use crate::{
-    cost::search_units,
+    cost::{Scope, search_units},
     validate::check_coordinate,
     world::{AsTerrain, World},
 };
@@ -167,7 +167,9 @@ impl QueryEngine {
         }
         let meters = Arc::clone(world.meters());
         let units = points as u64 * HEIGHTS_PER_TERRAIN_INFO;
-        let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
+        let _admitted = self
+            .compute()
+            .admit(&meters.terrain_info, units, naming.scope())?;
         let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
         let towns: Arc<[Town]> = world.towns().into();
         let slices = points.div_ceil(INFO_IN_PLACE);
@@ -237,7 +239,16 @@ impl QueryEngine {
         let revision = state.revision();
         let meters = Arc::clone(world.meters());
         let units = tiles as u64;
-        let _admitted = self.compute().admit(meters.terrain_info.estimate(units))?;
+        let _admitted = self.compute().admit(
+            &meters.terrain_info,
+            units,
+            Scope {
+                field: "width",
+                narrow: "ask for a smaller grid (several smaller ones)",
+                spread: false,
+                kept: false,
+            },
+        )?;
         let rule = world.walk_rule().clone();
         let (flags, took) = self
             .compute()
@@ -269,7 +280,16 @@ impl QueryEngine {
         };
         let units = (judged as u64).saturating_mul(HEIGHTS_PER_INFO);
         let meters = Arc::clone(world.meters());
-        let _admitted = self.compute().admit(meters.path_check.estimate(units))?;
+        let _admitted = self.compute().admit(
+            &meters.path_check,
+            units,
+            Scope {
+                field,
+                narrow: "check a shorter path (in several parts)",
+                spread: false,
+                kept: false,
+            },
+        )?;
         let rule = world.walk_rule().clone();
         let (blocks, world) = (self.walk_blocks.clone(), Arc::clone(world));
         let (check, took) = self
@@ -318,7 +338,17 @@ impl QueryEngine {
         // really cost a node.
         let meters = Arc::clone(world.meters());
         let budget = search_units(max_nodes as u64);
-        let _admitted = self.compute().admit(meters.path_node.estimate(budget))?;
+        let _admitted = self.compute().admit(
+            &meters.path_node,
+            budget,
+            Scope {
+                field: fields.max_nodes,
+                narrow: "lower it (a search is admitted as if it expands every node it \
+                             may) or search a shorter way, in legs",
+                spread: false,
+                kept: false,
+            },
+        )?;
         let rule = world.walk_rule().clone();
         let (found, took) = self
             .compute()
