@@ -64,7 +64,7 @@ cargo test --workspace --locked --test e2e -- --ignored --exact \
 # TERRAIN_NODE_EXPECT tells the suite which version it must be running on
 # (test/node-version.test.ts).
 NODE_LTS_VERSIONS="22.23.5 24.22.3"
-NODE_CACHE="${TERRAIN_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terrain-client-node}"
+NODE_CACHE="${TERRAIN_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/terrain-client-node}"
 echo "== Node.js SDK (client-sdk/node): build, then the suite under $(node --version)"
 (cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && TERRAIN_NODE_EXPECT="$(node --version)" npm test)
 for version in $NODE_LTS_VERSIONS; do
