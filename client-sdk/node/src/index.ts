@@ -8,7 +8,7 @@ import { addon } from "./native";
 export type { EventBounds, FindOptions, FoundPath, LocalEvent, OpenOptions, PathCheck, TerrainInfo } from "./addon";
 export const LocalTerrain: typeof Addon.LocalTerrain = addon.LocalTerrain;
 export type LocalTerrain = Addon.LocalTerrain;
-export { addonPath } from "./native";
+export { MAX_TOWNS, MAX_WALK_GRID_SIDE, MAX_WALK_GRID_TILES, addonPath } from "./native";
 
 // - `TerrainClient`: a typed gRPC client of every service in proto/terrain/v1.
 export {

@@ -18,6 +18,7 @@
 // object and kept on it under private symbols.
 import { join } from "node:path";
 import type * as Addon from "./addon";
+import { argumentError, numberArg, numberArgs, optionsArg, pointsArg, stringArg, wholeArg } from "./args";
 import { type SurfaceAddon, SurfaceTiles } from "./surface";
 import { type TileAddon, TileCache } from "./tiles";
 
@@ -46,10 +47,11 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsCoreTime(handle: unknown, kind: string, points: Float64Array, reps: number): number;
   hsCrossing(x: number, z: number): number;
   hsCrossingFn(): (x: number, z: number) => number;
-  hsPermutation(handle: unknown): Uint8Array;
   hsZoneBounds(handle: unknown): Float64Array;
   surfaceGrid(size: number, resolution: number, centred: boolean): Float64Array;
   MAX_WALK_GRID_SIDE: number;
+  MAX_WALK_GRID_TILES: number;
+  MAX_TOWNS: number;
   surfaceRuleHeight(
     size: number,
     resolution: number,
@@ -116,33 +118,82 @@ function tilesOf(terrain: WithHandle): TileCache {
   return terrain[TILES] ?? (terrain[TILES] = new TileCache(loaded, handleOf(terrain)));
 }
 
-/** A whole number of tiles, or an error naming `name`. */
-function wholeTiles(name: string, v: number, min: number, max: number): number {
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new RangeError(`${name}: must be a whole number from ${min} to ${max}, got ${v}`);
-  }
-  return v;
-}
-
 /** Most tiles a side of one `walkGrid`: terrain-core's limit, the server's
  * `walk-grid` limit (read from the addon, so it is defined once). */
 export const MAX_WALK_GRID_SIDE: number = loaded.MAX_WALK_GRID_SIDE;
 
+/** Most tiles of one `walkGrid` (`width * depth`): the server's default
+ * `max_batch_points`, over which its `walk-grid` answers 413 naming `width` (read from
+ * the addon: terrain-core's `walk::limits::MAX_WALK_GRID_TILES`). */
+export const MAX_WALK_GRID_TILES: number = loaded.MAX_WALK_GRID_TILES;
+
+/** Most towns `HyperscapeTerrain.setTowns` takes: as many as a world may list (the
+ * server's `towns` key; read from the addon: terrain-core's `walk::MAX_TOWNS`). */
+export const MAX_TOWNS: number = loaded.MAX_TOWNS;
+
+/** The replica's coordinate range (terrain-core's COORDINATE_LIMIT, 2^46 m). */
+export const LIMIT = 2 ** 46;
+
 const proto = loaded.LocalTerrain.prototype as WithHandle;
+const XZ = ["x", "z"] as const;
 proto.heightAt = function heightAt(this: WithHandle, x: number, z: number): number {
+  if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z]);
   return (this[HEIGHT] ?? heightOf(this))(x, z);
 };
 proto.surfaceHeightAt = function surfaceHeightAt(this: WithHandle, x: number, z: number): number {
+  if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z]);
   return (this[SURFACE] ?? surfaceOf(this)).heightAt(x, z);
 };
 proto.walkGrid = function walkGrid(this: WithHandle, minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
-  const limit = 2 ** 46;
-  wholeTiles("minTileX", minTileX, -limit, limit);
-  wholeTiles("minTileZ", minTileZ, -limit, limit);
-  wholeTiles("width", width, 1, MAX_WALK_GRID_SIDE);
-  wholeTiles("depth", depth, 1, MAX_WALK_GRID_SIDE);
+  wholeArg("minTileX", minTileX, -LIMIT, LIMIT);
+  wholeArg("minTileZ", minTileZ, -LIMIT, LIMIT);
+  wholeArg("width", width, 1, MAX_WALK_GRID_SIDE);
+  wholeArg("depth", depth, 1, MAX_WALK_GRID_SIDE);
+  const tiles = width * depth;
+  if (tiles > MAX_WALK_GRID_TILES) {
+    // The server's words for the same request (its `walk-grid` answers 413).
+    throw argumentError(RangeError, "width", `${tiles} points exceed the limit of ${MAX_WALK_GRID_TILES} per request`);
+  }
   return tilesOf(this).walkGrid(minTileX, minTileZ, width, depth);
 };
+
+/** Puts `check` of the arguments in front of the addon's method `name`. */
+function checked(name: keyof Addon.LocalTerrain, check: (args: unknown[]) => void): void {
+  const raw = proto[name] as unknown as (...args: unknown[]) => unknown;
+  (proto as unknown as Record<string, unknown>)[name] = function (this: WithHandle, ...args: unknown[]): unknown {
+    check(args);
+    return raw.apply(this, args);
+  };
+}
+const point = (args: unknown[]): void => numberArgs(XZ, args);
+const points = (args: unknown[]): void => void pointsArg("points", args[0]);
+checked("heights", points);
+checked("surfaceHeights", points);
+checked("terrainInfo", point);
+checked("terrainInfos", points);
+checked("zoneAt", point);
+checked("checkPath", (args) => {
+  pointsArg("points", args[0]);
+  if (args[1] !== undefined && args[1] !== null) stringArg("mode", args[1]);
+});
+checked("findPath", (args) => {
+  numberArgs(["fromX", "fromZ", "toX", "toZ"], args);
+  const options = optionsArg("options", args[4]);
+  if (options?.maxNodes !== undefined) numberArg("maxNodes", options.maxNodes);
+  if (options?.maxDistance !== undefined) numberArg("maxDistance", options.maxDistance);
+});
+checked("waitForRevision", (args) => {
+  numberArg("revision", args[0]);
+  if (args[1] !== undefined && args[1] !== null) numberArg("timeoutMs", args[1]);
+});
+
+/** The options of `open`, checked. */
+function openOptions(options: unknown): void {
+  const o = optionsArg("options", options);
+  if (o?.caFile !== undefined) stringArg("caFile", o.caFile);
+  if (o?.connectTimeoutMs !== undefined) numberArg("connectTimeoutMs", o.connectTimeoutMs);
+}
+
 const rawClose = proto.close;
 proto.close = function close(this: WithHandle): void {
   rawClose.call(this);
@@ -156,6 +207,9 @@ loaded.LocalTerrain.open = async function open(
   world: string,
   options?: Addon.OpenOptions | null,
 ): Promise<Addon.LocalTerrain> {
+  stringArg("url", url);
+  stringArg("world", world);
+  openOptions(options);
   let tiles: SurfaceTiles | undefined;
   let blocks: TileCache | undefined;
   const terrain = await rawOpen.call(loaded.LocalTerrain, url, world, options, (changed: Float64Array) => {
@@ -167,6 +221,13 @@ loaded.LocalTerrain.open = async function open(
   tiles = surfaceOf(terrain as WithHandle);
   blocks = tilesOf(terrain as WithHandle);
   return terrain;
+};
+
+const rawOffline = loaded.LocalTerrain.offline;
+loaded.LocalTerrain.offline = function offline(world: string, zones: string): Addon.LocalTerrain {
+  stringArg("world", world);
+  stringArg("zones", zones);
+  return rawOffline.call(loaded.LocalTerrain, world, zones);
 };
 
 export const addon: typeof Addon = loaded;

@@ -17,6 +17,11 @@ pub struct Town {
     pub radius: f64,
 }
 
+/// The most towns the difficulty rule measures from: a world lists at most this many
+/// (the server's `towns` key), and the Node adapter's `setTowns` takes at most this
+/// many (each point of terrain info measures its distance to every town).
+pub const MAX_TOWNS: usize = 256;
+
 /// The original's `TOWN_RADIUS`.
 pub const TOWN_RADIUS: f64 = 25.0;
 

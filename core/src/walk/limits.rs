@@ -19,6 +19,11 @@ pub const DEFAULT_MAX_DISTANCE: f64 = 1_000.0;
 /// Longest side of one walk grid, in 1 m tiles (its area is bounded by the batch
 /// limit as well).
 pub const MAX_WALK_GRID_SIDE: u32 = 4096;
+/// Most tiles of one walk grid a local replica computes: the server's default batch
+/// limit (`max_batch_points`, over which its `walk-grid` is `413`, field `width`). A
+/// server configured with a larger batch limit answers larger grids; a replica keeps
+/// to the default, so what it answers every server with default limits answers too.
+pub const MAX_WALK_GRID_TILES: usize = 1_000_000;
 
 /// A request over a limit, or with a value out of range: the field at fault (as the
 /// caller named it) and why.

@@ -34,7 +34,7 @@ use crate::{
     zones::Reach,
 };
 
-pub use difficulty::{Difficulty, FALLBACK_TOWNS, Town};
+pub use difficulty::{Difficulty, FALLBACK_TOWNS, MAX_TOWNS, Town};
 pub use grid::{BlockStore, Build, GridBlocks, Lattice, WalkGrid, WalkGrids};
 pub use path::PathCheck;
 pub use rule::{BiomeLimits, BiomesError, HYPERSCAPE_WATER, MAX_STEP, WalkRule};

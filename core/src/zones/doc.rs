@@ -252,9 +252,12 @@ impl DocError {
         };
         let reason = err.into_inner().to_string();
         match key {
-            Some(field) if form.keys().contains(&field.as_str()) => {
-                DocError::Invalid { field, reason }
-            }
+            Some(field) if form.keys().contains(&field.as_str()) => DocError::Invalid {
+                field,
+                // The field names the place; the parser's position in the text the
+                // client sent says no more (and differs between two clients' texts).
+                reason: without_position(&reason).to_string(),
+            },
             // An empty key cannot name the field: the document is to blame.
             Some(field) if field.is_empty() => DocError::Document(format!(
                 "unknown empty key \"\" (expected one of: {})",
@@ -266,6 +269,25 @@ impl DocError {
             },
             None => DocError::Document(reason),
         }
+    }
+}
+
+/// `reason` without serde_json's trailing ` at line L column C`.
+fn without_position(reason: &str) -> &str {
+    let Some(at) = reason.rfind(" at line ") else {
+        return reason;
+    };
+    let mut words = reason[at + " at line ".len()..].split(' ');
+    let number =
+        |w: Option<&str>| w.is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
+    if number(words.next())
+        && words.next() == Some("column")
+        && number(words.next())
+        && words.next().is_none()
+    {
+        &reason[..at]
+    } else {
+        reason
     }
 }
 
@@ -591,6 +613,30 @@ mod tests {
              radius, height, heightOffset, blendRadius, carveInset, priority, walkable, \
              tileMask, revision)"
         );
+    }
+
+    #[test]
+    fn a_field_error_has_no_parser_position() {
+        let rect = r#""centerZ": 0, "width": 4, "depth": 4, "height": 1, "blendRadius": 2"#;
+        for extra in [
+            r#""tileMask": [[1e12, 1]]"#,
+            r#""tileMask": [[0.5, 1]]"#,
+            r#""tileMask": 3"#,
+            r#""walkable": "yes""#,
+            r#""priority": 1.5"#,
+        ] {
+            let e = request(&format!(r#"{{"centerX": 0, {rect}, {extra}}}"#)).unwrap_err();
+            assert!(e.field().is_some(), "{e}");
+            assert!(!e.reason().contains(" at line "), "{e}");
+        }
+        assert_eq!(without_position("bad at line 1 column 12"), "bad");
+        assert_eq!(
+            without_position("at line 3 of the file"),
+            "at line 3 of the file"
+        );
+        assert_eq!(without_position("x at line 1 column"), "x at line 1 column");
+        // The whole document to blame: where the text broke is worth saying.
+        assert!(request("{").unwrap_err().reason().contains(" at line "));
     }
 
     #[test]

@@ -174,3 +174,14 @@ pub fn surface_rule_height(
 /// (`walk::limits::MAX_WALK_GRID_SIDE`), so the package checks `walkGrid` by it.
 #[napi]
 pub const MAX_WALK_GRID_SIDE: u32 = terrain_core::walk::limits::MAX_WALK_GRID_SIDE;
+
+/// Most tiles of one walk grid (`width * depth`): terrain-core's
+/// `walk::limits::MAX_WALK_GRID_TILES`, the server's default batch limit, so the
+/// package refuses what a server with default limits refuses.
+#[napi]
+pub const MAX_WALK_GRID_TILES: u32 = terrain_core::walk::limits::MAX_WALK_GRID_TILES as u32;
+
+/// Most towns of the difficulty rule (`setTowns`): terrain-core's
+/// `walk::difficulty::MAX_TOWNS`, as many as a world may list.
+#[napi]
+pub const MAX_TOWNS: u32 = terrain_core::walk::MAX_TOWNS as u32;

@@ -27,7 +27,7 @@ use std::{
 
 use napi::{
     Env, Result,
-    bindgen_prelude::{External, Float64Array, Function, Uint8Array},
+    bindgen_prelude::{External, Float64Array, Function},
 };
 use napi_derive::napi;
 use terrain_client::{Snapshot, check_point};
@@ -35,7 +35,8 @@ use terrain_core::{
     FlatZone, Terrain, WorldGenerator,
     generator::hyperscape::Biome,
     walk::{
-        BiomeLimits, Reason, Town, WalkRule, Walker, difficulty::difficulty, flags::tile_flags,
+        BiomeLimits, MAX_TOWNS, Reason, Town, WalkRule, Walker, difficulty::difficulty,
+        flags::tile_flags,
     },
     zones::{Reach, ZoneDoc, ZoneLimits},
 };
@@ -273,17 +274,6 @@ pub fn hs_world(handle: &External<Arc<Replica>>) -> Result<String> {
     })
 }
 
-/// The seed's 256-entry noise permutation (hyperscape worlds; empty otherwise): the
-/// table the difficulty's simplex noise reads, which `src/hyperscape.ts` evaluates in
-/// core's operations (a call into the addon costs more than the whole answer).
-#[napi(catch_unwind, ts_args_type = "handle: unknown")]
-pub fn hs_permutation(handle: &External<Arc<Replica>>) -> Result<Uint8Array> {
-    handle.read(|o| match o.view.terrain().generator() {
-        WorldGenerator::Hyperscape(h) => Uint8Array::new(h.noise().permutation().to_vec()),
-        _ => Uint8Array::new(Vec::new()),
-    })
-}
-
 /// The outer bounds of every zone of the view, `[minX, minZ, maxX, maxZ, ...]`: no zone
 /// decides the height outside its own (`src/hyperscape.ts` answers the zone lookups of
 /// points outside all of them without calling in).
@@ -364,7 +354,9 @@ pub fn hs_info(handle: &External<Arc<Replica>>, x: f64, z: f64, out: F64Out) -> 
 }
 
 /// `getDifficultyAtWorldPosition` into `out[0..5]`: level, scalar, the tier, isSafe
-/// (0 or 1) and the biome's index. With `hasTier`, `tier` is the tier (the original's
+/// (0 or 1) and the biome's index, computed by terrain-core (its own `pow`, never the
+/// host's: `src/hyperscape.ts` does none of this arithmetic, so every Node version
+/// answers the server's bits). With `hasTier`, `tier` is the tier (the original's
 /// third argument), else the biome's tier in the original's manifest (`tier_of`).
 /// The towns are [`hs_set_towns`]'s, else the original's fallback towns.
 #[napi(
@@ -395,7 +387,13 @@ pub fn hs_difficulty(
         };
         Ok(difficulty(h.noise(), towns, biome, tier, x, z))
     })??;
-    out[0] = f64::from(d.level);
+    // The original's `Math.max(1, Math.floor(1 + scalar * 999))` is NaN for a NaN
+    // scalar (a NaN tier), where core's whole level saturates.
+    out[0] = if d.scalar.is_nan() {
+        f64::NAN
+    } else {
+        f64::from(d.level)
+    };
     out[1] = d.scalar;
     out[2] = d.tier;
     out[3] = f64::from(u8::from(d.is_safe));
@@ -619,7 +617,9 @@ pub fn hs_settle(handle: &External<Arc<Replica>>, seq: f64, revision: f64) -> Re
 
 /// The difficulty rule's towns: `[x0, z0, radius0, x1, ...]` (the game's towns and
 /// their safe-zone radii; empty, the original's fallback towns); `null`, the world's
-/// listed towns again.
+/// listed towns again. Checked as the server checks a world's `towns`: at most
+/// [`MAX_TOWNS`], finite centres, finite radii above 0; errors name the town and its
+/// key (`towns[2].radius`).
 #[napi(
     catch_unwind,
     ts_args_type = "handle: unknown, towns: Float64Array | null"
@@ -637,11 +637,25 @@ pub fn hs_set_towns(handle: &External<Arc<Replica>>, towns: Option<&[f64]>) -> R
             towns.len()
         )));
     }
-    let mut list = Vec::with_capacity(towns.len() / 3);
+    let n = towns.len() / 3;
+    if n > MAX_TOWNS {
+        return Err(invalid(format!(
+            "towns: {n} towns exceed the limit of {MAX_TOWNS}"
+        )));
+    }
+    let mut list = Vec::with_capacity(n);
     for (i, t) in towns.chunks_exact(3).enumerate() {
-        if !t.iter().all(|v| v.is_finite()) || t[2] < 0.0 {
+        for (key, v) in [("x", t[0]), ("z", t[1])] {
+            if !v.is_finite() {
+                return Err(invalid(format!(
+                    "towns[{i}].{key}: must be a finite number (got {v})"
+                )));
+            }
+        }
+        if !(t[2].is_finite() && t[2] > 0.0) {
             return Err(invalid(format!(
-                "towns[{i}]: x and z must be finite and the radius at least 0, got {t:?}"
+                "towns[{i}].radius: must be a finite number above 0 (got {})",
+                t[2]
             )));
         }
         list.push(Town {

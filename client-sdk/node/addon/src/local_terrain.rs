@@ -133,7 +133,10 @@ impl LocalTerrain {
     /// A fixed replica with no server: `world` is one world of `GET /v1/worlds` (JSON),
     /// `zones` the answer of `GET /v1/worlds/{world}/flat-zones` (`{"zones": [...],
     /// "revision": n}`) or just its array of zones (each with an absolute `height`).
-    #[napi(catch_unwind)]
+    ///
+    /// Writable: `src/native.ts` puts the package's (which checks the arguments' types
+    /// first) in its place.
+    #[napi(writable, catch_unwind)]
     pub fn offline(world: String, zones: String) -> Result<LocalTerrain> {
         let info = offline::world_info(&world).map_err(|e| invalid(format!("world: {e}")))?;
         let list = offline::zone_list(&zones).map_err(|e| invalid(format!("zones: {e}")))?;
