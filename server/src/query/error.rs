@@ -50,6 +50,15 @@ pub enum QueryError {
     /// reaches (field `revision`).
     #[error(transparent)]
     AsOf(#[from] AsOfError),
+    /// A page token whose listing can no longer be continued here: its revision is
+    /// older than the world's history reaches, or of another epoch (field
+    /// `pageToken`). The message says to list again from the first page.
+    #[error("{0}")]
+    StalePage(String),
+    /// A page token of a revision this server has not applied yet (field
+    /// `pageToken`): retrying reaches it.
+    #[error("{0}")]
+    PageAhead(String),
 }
 
 impl QueryError {
@@ -84,6 +93,8 @@ impl ServiceError for QueryError {
             QueryError::Busy(e) => e.error_code(),
             QueryError::Full(e) => e.error_code(),
             QueryError::AsOf(e) => e.error_code(),
+            QueryError::StalePage(_) => ErrorCode::FailedPrecondition,
+            QueryError::PageAhead(_) => ErrorCode::Aborted,
         }
     }
 
@@ -103,6 +114,7 @@ impl ServiceError for QueryError {
             QueryError::UnknownZone { .. } => Some("id"),
             QueryError::NoLayout { .. } | QueryError::NotVoxel { .. } => Some("world"),
             QueryError::AsOf(e) => e.field(),
+            QueryError::StalePage(_) | QueryError::PageAhead(_) => Some("pageToken"),
             QueryError::Internal(_)
             | QueryError::Mesh(_)
             | QueryError::Busy(_)
