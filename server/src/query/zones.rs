@@ -27,6 +27,11 @@ use terrain_core::{FlatZone, quote::Quoted};
 use super::{QueryEngine, QueryError, check_coordinate};
 use crate::world::{World, asof::AsOfError};
 
+/// A registered zone with the revision that registered (or last replaced) it, every
+/// zone of a world and one zone (or none), each with the world's revision: the shared
+/// model's.
+pub use terrain_model::{ZoneAnswer, ZoneEntry, ZoneList};
+
 /// Zones a page holds when the request names no page size.
 pub const DEFAULT_PAGE_SIZE: usize = 500;
 
@@ -154,11 +159,6 @@ fn fill<'a, T>(
     (page, None)
 }
 
-/// A registered zone with the revision that registered (or last replaced) it, every
-/// zone of a world and one zone (or none), each with the world's revision: the shared
-/// model's.
-pub use terrain_model::{ZoneAnswer, ZoneEntry, ZoneList};
-
 impl QueryEngine {
     /// Zone `id` of `world`; `NOT_FOUND` (field `id`) if absent.
     pub async fn zone(&self, world: &World, id: &str) -> Result<ZoneAnswer, QueryError> {
@@ -179,24 +179,6 @@ impl QueryEngine {
             zone: Some(entry),
             revision: state.revision(),
         })
-    }
-
-    /// Every zone of `world`, in registration order.
-    pub async fn zones(&self, world: &World) -> ZoneList {
-        let state = world.snapshot();
-        let zones = state
-            .zones()
-            .iter()
-            .map(|(zone, revision)| ZoneEntry {
-                zone: zone.clone(),
-                revision,
-            })
-            .collect();
-        ZoneList {
-            zones,
-            revision: state.revision(),
-            epoch: world.epoch().unwrap_or_default().to_string(),
-        }
     }
 
     /// One page of `world`'s zones: `size` zones at most (0: [`DEFAULT_PAGE_SIZE`];
