@@ -74,6 +74,7 @@ pub use types::{
 pub use walk::{
     PathChecked, PathFound, PathMode, PointDifficulty, PointInfo, TerrainInfos, Unreachable,
 };
+pub use zones::{LIST_RESTARTS, ZonePage};
 
 /// The README's Rust example compiles against this crate (`cargo test --doc`): the front
 /// page cannot drift from the API.

@@ -197,8 +197,11 @@ impl Subscription {
         if let (Some(id), Some(_)) = (&self.subscription_id, &self.stream) {
             match self.client.update_subscription(id, area).await {
                 Ok(()) => {}
-                // The stream went away meanwhile: the next one opens with the area.
-                Err(ClientError::InvalidArgument { field, .. }) if field == "subscriptionId" => {
+                // The stream went away meanwhile: the next one opens with the area. (The
+                // proto's spelling; servers before it named the field in camelCase.)
+                Err(ClientError::InvalidArgument { field, .. })
+                    if field == "subscription_id" || field == "subscriptionId" =>
+                {
                     self.stream = None
                 }
                 Err(e) if e.is_transient() => self.stream = None,

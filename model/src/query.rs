@@ -123,8 +123,8 @@ impl TryFrom<pb::FlatZone> for ZoneEntry {
     }
 }
 
-/// Every zone of a world, in registration order, and the world's revision (protobuf
-/// `ListFlatZonesResponse`).
+/// Every zone of a world, in registration order, and the world's revision: the pages
+/// of protobuf `ListFlatZonesResponse` of one listing, put together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ZoneList {
     pub zones: Vec<ZoneEntry>,
@@ -132,16 +132,6 @@ pub struct ZoneList {
     /// The epoch of the world's history `revision` belongs to (resume a subscription
     /// from `revision` with it); empty where unknown (an offline list).
     pub epoch: String,
-}
-
-impl From<&ZoneList> for pb::ListFlatZonesResponse {
-    fn from(list: &ZoneList) -> Self {
-        pb::ListFlatZonesResponse {
-            zones: list.zones.iter().map(pb::FlatZone::from).collect(),
-            revision: list.revision,
-            epoch: list.epoch.clone(),
-        }
-    }
 }
 
 /// One zone (or none) and the world's revision (protobuf `GetFlatZoneResponse` and

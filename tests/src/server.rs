@@ -287,14 +287,63 @@ impl TestServer {
 
     /// The ids of world `world`'s zones, in registration order.
     pub async fn zone_ids(&self, world: &str) -> Vec<String> {
-        let (status, body) = self.get(&format!("/v1/worlds/{world}/flat-zones")).await;
-        assert_eq!(status, 200, "{body}");
-        body["zones"]
-            .as_array()
-            .expect("zones")
+        let (zones, _) = self.zone_list(world, "").await;
+        zones
             .iter()
             .map(|z| z["id"].as_str().expect("id").to_string())
             .collect()
+    }
+
+    /// Every zone of world `world` as `GET .../flat-zones` lists them, following
+    /// `nextPageToken` from the first page (`query`: more query parameters, e.g.
+    /// `pageSize=3`, or empty), with the listing's revision; every page must carry the
+    /// first page's revision.
+    pub async fn zone_list(&self, world: &str, query: &str) -> (Vec<Value>, u64) {
+        self.zone_pages(world, query).await.into_iter().fold(
+            (Vec::new(), 0),
+            |(mut zones, _), page| {
+                zones.extend(page["zones"].as_array().expect("zones").iter().cloned());
+                (zones, page["revision"].as_u64().expect("revision"))
+            },
+        )
+    }
+
+    /// Every page of world `world`'s zone list, raw, from the first page on
+    /// (`query`: more query parameters, or empty).
+    pub async fn zone_pages(&self, world: &str, query: &str) -> Vec<Value> {
+        let mut pages: Vec<Value> = Vec::new();
+        let mut token = String::new();
+        loop {
+            let mut url = reqwest::Url::parse(&self.url(&format!("/v1/worlds/{world}/flat-zones")))
+                .expect("URL");
+            {
+                let mut pairs = url.query_pairs_mut();
+                for (k, v) in query.split('&').filter_map(|p| p.split_once('=')) {
+                    pairs.append_pair(k, v);
+                }
+                if !token.is_empty() {
+                    pairs.append_pair("pageToken", &token);
+                }
+            }
+            let response = self.http.get(url).send().await.expect("GET");
+            let status = response.status();
+            let body: Value = response.json().await.expect("JSON body");
+            assert_eq!(status, 200, "{body}");
+            if let Some(first) = pages.first() {
+                assert_eq!(
+                    body["revision"], first["revision"],
+                    "a page of another revision"
+                );
+            }
+            token = body["nextPageToken"]
+                .as_str()
+                .expect("nextPageToken")
+                .to_string();
+            pages.push(body);
+            if token.is_empty() {
+                return pages;
+            }
+        }
     }
 
     /// The Prometheus text of `/metrics`.

@@ -12,6 +12,8 @@
 //   `authorization: Bearer <token>` when a token is given.
 // - Failures are TerrainError: the gRPC code, its name, and the field a
 //   google.rpc.BadRequest names.
+// - listFlatZones reads every page of the zone list (the server answers a page at a
+//   time, AIP-158) and answers them as one response; listFlatZonesPage is the raw RPC.
 import { readFileSync } from "node:fs";
 
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
@@ -29,7 +31,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { BadRequestSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb";
 import { TerrainEvents } from "./gen/terrain/v1/events_pb";
 import { TerrainLifecycle } from "./gen/terrain/v1/lifecycle_pb";
-import { TerrainService } from "./gen/terrain/v1/terrain_pb";
+import { type ListFlatZonesResponse, TerrainService } from "./gen/terrain/v1/terrain_pb";
 import { GuardedSessions } from "./sessions";
 
 /** The services a TerrainClient speaks, in proto order. */
@@ -231,6 +233,51 @@ type ServiceClients = Client<typeof TerrainService> &
 /** The methods of every service, by lowerCamelCase name (see {@link TerrainClient}). */
 export interface TerrainClient extends ServiceClients {}
 
+/** How many times {@link TerrainClient.listFlatZones} starts a listing again when the
+ * server can no longer continue it (as the Rust SDK's `LIST_RESTARTS`). */
+export const LIST_RESTARTS = 3;
+
+type ListPage = Client<typeof TerrainService>["listFlatZones"];
+
+/**
+ * Every page of a zone list, from `req.pageToken` (the first page when empty) to the
+ * last, through `page` (one `ListFlatZones` call, retried as every read), answered as
+ * one response: the zones of every page in order, the listing's revision and epoch,
+ * `nextPageToken` empty. A later page the server can no longer serve
+ * (`FAILED_PRECONDITION`, field `page_token`: the listing's revision left its
+ * history) starts the listing again from the first page, at most
+ * {@link LIST_RESTARTS} times; a page of another revision is an error.
+ */
+export async function listEveryPage(
+  page: ListPage,
+  req: Parameters<ListPage>[0],
+  opts?: CallOptions,
+): Promise<ListFlatZonesResponse> {
+  const readAll = async (from: Parameters<ListPage>[0]): Promise<ListFlatZonesResponse> => {
+    const first = await page(from, opts);
+    let token = first.nextPageToken;
+    while (token !== "") {
+      const next = await page({ ...from, pageToken: token }, opts);
+      if (next.revision !== first.revision) {
+        throw new Error(`a page of the zone list of revision ${first.revision} answered revision ${next.revision}`);
+      }
+      first.zones.push(...next.zones);
+      token = next.nextPageToken;
+    }
+    first.nextPageToken = "";
+    return first;
+  };
+  for (let restarts = 0; ; restarts++) {
+    try {
+      return await readAll(req);
+    } catch (e) {
+      if (!(e instanceof TerrainError && e.code === Code.FailedPrecondition && restarts < LIST_RESTARTS)) throw e;
+      // The listing's revision is no longer served: start again from the first page.
+      req = { ...req, pageToken: "" };
+    }
+  }
+}
+
 /**
  * A typed client of the terrain server's gRPC services: `listWorlds`, `getHeight`,
  * `getHeights`, `registerFlatZone`, `subscribe`, `trackViewers`, ... (every RPC of
@@ -240,6 +287,11 @@ export interface TerrainClient extends ServiceClients {}
 export class TerrainClient {
   /** The transport every call goes over. */
   readonly transport: Transport;
+  /**
+   * One page of `ListFlatZones` as the server answers it (`pageSize`, `pageToken` in;
+   * `nextPageToken` out): the raw RPC that {@link listFlatZones} calls for each page.
+   */
+  declare readonly listFlatZonesPage: ListPage;
   /** The retry policy of reads. */
   readonly retry: RetryPolicy;
 
@@ -259,6 +311,10 @@ export class TerrainClient {
         self[method.localName] = this.wrap(method, call, timeoutMs, auth);
       }
     }
+    // The zone list is paged: listFlatZones reads every page, listFlatZonesPage one.
+    const page = self.listFlatZones as ListPage;
+    self.listFlatZonesPage = page;
+    self.listFlatZones = (req: Parameters<ListPage>[0], opts?: CallOptions) => listEveryPage(page, req, opts);
   }
 
   /**

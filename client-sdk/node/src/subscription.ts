@@ -129,8 +129,9 @@ export class Subscription implements AsyncIterable<SubscriptionEvent> {
     try {
       await this.client.updateSubscription({ subscriptionId: this.subscriptionId, area });
     } catch (e) {
-      // The stream went away meanwhile: the next one opens with the area.
-      if (e instanceof TerrainError && (e.transient || e.field === "subscriptionId")) {
+      // The stream went away meanwhile: the next one opens with the area. (The proto's
+      // spelling; servers before it named the field in camelCase.)
+      if (e instanceof TerrainError && (e.transient || e.field === "subscription_id" || e.field === "subscriptionId")) {
         this.dropStream();
         return;
       }

@@ -136,7 +136,7 @@ test("a viewer tracker: snapshot first, the viewer's tiles entered, a refusal na
       assert.ok(event !== undefined, "the stream ended");
       if (event.kind.case !== "rejected") continue;
       assert.equal(event.kind.value.viewerId, "cam-2");
-      assert.equal(event.kind.value.field, "viewWidth");
+      assert.equal(event.kind.value.field, "view_width");
       break;
     }
   } finally {

@@ -149,8 +149,20 @@ async function worldMap(worldId) {
     }
     return segments;
   }
+  // Every zone: the list is answered a page at a time, each page naming the next.
+  async function allZones() {
+    const zones = [];
+    let token = '';
+    do {
+      const query = token ? `?pageToken=${encodeURIComponent(token)}` : '';
+      const page = await api(`${base}/flat-zones${query}`);
+      zones.push(...page.zones);
+      token = page.nextPageToken ?? '';
+    } while (token);
+    return zones;
+  }
   async function loadZones() {
-    const { zones } = await api(`${base}/flat-zones`);
+    const zones = await allZones();
     zoneList = zones;
     world3d?.zones(zones);
     zoneLayer.clearLayers();

@@ -26,6 +26,15 @@
 //! same message and, when a field is to blame, a `google.rpc.BadRequest` with one field
 //! violation (`field`, `description`) in the status details, so clients read the field
 //! without parsing the message.
+//!
+//! One spelling per surface: the domain and the HTTP decoders name fields as JSON
+//! does, lowerCamelCase (`tileMask`, `fromRevision`, `minTileX`); the gRPC surface
+//! names them as the proto does, snake_case (`tile_mask`, `from_revision`,
+//! `min_tile_x`). [`grpc_field`] is the one translation, applied here to every gRPC
+//! answer (the field violation and the message's leading field) and to the viewer
+//! rejections of `TrackViewers` ([`ApiError::grpc_field`], [`ApiError::grpc_message`]).
+
+use std::borrow::Cow;
 
 use axum::{
     Json,
@@ -167,6 +176,50 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The field as the gRPC surface names it: the proto's snake_case ([`grpc_field`]).
+    pub fn grpc_field(&self) -> Option<Cow<'_, str>> {
+        self.field().map(grpc_field)
+    }
+
+    /// The message as the gRPC surface sends it: a leading field in the proto's
+    /// spelling (`tile_mask: lists a tile more than once`), the rest as it is.
+    pub fn grpc_message(&self) -> String {
+        let message = self.to_string();
+        let Some(field) = self.field() else {
+            return message;
+        };
+        match message
+            .strip_prefix(field)
+            .filter(|rest| rest.starts_with(": "))
+        {
+            Some(rest) => format!("{}{rest}", grpc_field(field)),
+            None => message,
+        }
+    }
+}
+
+/// A field named as JSON names it (lowerCamelCase: `tileMask`, `minTileX`,
+/// `points[3]`) as the proto names it (snake_case: `tile_mask`, `min_tile_x`,
+/// `points[3]`): each ASCII capital becomes `_` and its lower case. Every proto field
+/// of `terrain.v1` is the snake_case of its JSON name, so this is the whole mapping;
+/// names without capitals (`x`, `nx*nz`, `content-type`) are unchanged.
+pub fn grpc_field(field: &str) -> Cow<'_, str> {
+    if !field.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Cow::Borrowed(field);
+    }
+    let mut out = String::with_capacity(field.len() + 4);
+    for c in field.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `?` on any domain error in a handler.
 impl<E: ServiceError> From<E> for ApiError {
     fn from(err: E) -> Self {
@@ -214,13 +267,13 @@ impl From<ApiError> for tonic::Status {
     fn from(err: ApiError) -> Self {
         log(&err);
         let code = grpc_code(err.code());
-        let message = err.to_string();
+        let message = err.grpc_message();
         if let Some(retry_after) = err.retry_after() {
             // google.rpc.RetryInfo: how long the client should wait before retrying.
             let details = ErrorDetails::with_retry_info(Some(retry_after));
             return tonic::Status::with_error_details(code, message, details);
         }
-        match err.field() {
+        match err.grpc_field() {
             Some(field) => {
                 let details = ErrorDetails::with_bad_request_violation(field, message.clone());
                 tonic::Status::with_error_details(code, message, details)
@@ -476,6 +529,52 @@ mod tests {
             retry.retry_delay,
             Some(std::time::Duration::from_millis(1500))
         );
+    }
+
+    #[test]
+    fn grpc_names_fields_as_the_proto_does() {
+        for (json, proto) in [
+            ("tileMask", "tile_mask"),
+            ("fromRevision", "from_revision"),
+            ("fromEpoch", "from_epoch"),
+            ("minTileX", "min_tile_x"),
+            ("centerX", "center_x"),
+            ("heightOffset", "height_offset"),
+            ("viewWidth", "view_width"),
+            ("pageToken", "page_token"),
+            ("points[3]", "points[3]"),
+            ("coordinates[7]", "coordinates[7]"),
+            ("nx*nz", "nx*nz"),
+            ("x", "x"),
+            ("chunk_x", "chunk_x"),
+        ] {
+            assert_eq!(grpc_field(json), proto);
+        }
+        // The field violation and the message's leading field, not the rest.
+        let status = tonic::Status::from(ApiError::invalid(
+            "minTileX",
+            "minTileX + width must be within max_coordinate",
+        ));
+        let bad = status
+            .get_details_bad_request()
+            .expect("a BadRequest detail");
+        assert_eq!(bad.field_violations[0].field, "min_tile_x");
+        assert_eq!(
+            status.message(),
+            "min_tile_x: minTileX + width must be within max_coordinate"
+        );
+        let zone = ApiError::from(terrain_core::zones::ZoneError::Negative {
+            field: "blendRadius",
+            value: -1.0,
+        });
+        let status = tonic::Status::from(zone.clone());
+        assert_eq!(
+            status.message(),
+            "blend_radius: must not be negative (got -1)"
+        );
+        // HTTP keeps the JSON spelling.
+        assert_eq!(zone.field(), Some("blendRadius"));
+        assert!(zone.to_string().starts_with("blendRadius: "));
     }
 
     #[test]

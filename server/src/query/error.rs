@@ -51,6 +51,15 @@ pub enum QueryError {
     /// reaches (field `revision`).
     #[error(transparent)]
     AsOf(#[from] AsOfError),
+    /// A page token whose listing can no longer be continued here: its revision is
+    /// older than the world's history reaches, or of another epoch (field
+    /// `pageToken`). The message says to list again from the first page.
+    #[error("{0}")]
+    StalePage(String),
+    /// A page token of a revision this server has not applied yet (field
+    /// `pageToken`): retrying reaches it.
+    #[error("{0}")]
+    PageAhead(String),
 }
 
 impl QueryError {
@@ -85,6 +94,8 @@ impl ServiceError for QueryError {
             QueryError::Refused(e) => e.error_code(),
             QueryError::Full(e) => e.error_code(),
             QueryError::AsOf(e) => e.error_code(),
+            QueryError::StalePage(_) => ErrorCode::FailedPrecondition,
+            QueryError::PageAhead(_) => ErrorCode::Aborted,
         }
     }
 
@@ -106,6 +117,7 @@ impl ServiceError for QueryError {
             QueryError::AsOf(e) => e.field(),
             QueryError::Refused(e) => e.field(),
             QueryError::Mesh(e) => e.field(),
+            QueryError::StalePage(_) | QueryError::PageAhead(_) => Some("pageToken"),
             QueryError::Internal(_) | QueryError::Full(_) => None,
         }
     }

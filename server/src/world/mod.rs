@@ -365,6 +365,37 @@ impl World {
         }))
     }
 
+    /// The zones the world held at `revision`, each with its registration revision, in
+    /// registration order: the current zones when `revision` is the current one, else
+    /// the current zones with the later changes undone, while the history
+    /// (`asof_revisions`) still reaches `revision`. Costs a copy of the zone list (the
+    /// masks are shared), no ground is built.
+    pub fn zones_as_of(&self, revision: u64) -> Result<Vec<asof::Version>, AsOfError> {
+        let state = self.snapshot();
+        let current = state.revision();
+        if revision > current {
+            return Err(AsOfError::Ahead {
+                world: self.id.clone(),
+                revision,
+                current,
+            });
+        }
+        let undos = {
+            let asof = locked(&self.asof);
+            let history = &asof.history;
+            history
+                .between(revision, current)
+                .ok_or_else(|| AsOfError::Gone {
+                    world: self.id.clone(),
+                    revision,
+                    oldest: history.floor().min(current),
+                    current,
+                    window: history.limit(),
+                })?
+        };
+        Ok(asof::zones_at(state.zones().iter(), &undos))
+    }
+
     /// Builds the ground `plan` describes and keeps it in the cache of built grounds.
     /// Costs about as much as loading the world's zones: call it from a compute thread.
     pub fn build_past(&self, plan: PastPlan) -> Ground {

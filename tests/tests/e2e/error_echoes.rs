@@ -32,7 +32,7 @@ async fn long_ids_over_grpc_keep_their_code_and_a_short_message() {
     assert!(err.message().len() < SHORT, "{} bytes", err.message().len());
     assert!(
         err.message()
-            .starts_with("subscriptionId: no open subscription \"sss")
+            .starts_with("subscription_id: no open subscription \"sss")
             && err.message().ends_with("…(1000000 bytes)"),
         "{}",
         err.message()

@@ -115,7 +115,7 @@ async fn update_subscription_moves_the_area() {
         .expect_err("unknown id");
     assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
     assert!(
-        unknown.message().starts_with("subscriptionId"),
+        unknown.message().starts_with("subscription_id: "),
         "{}",
         unknown.message()
     );
@@ -132,7 +132,7 @@ async fn bad_subscriptions_are_refused() {
         .expect_err("revision 1 is in the future");
     assert_eq!(err.code(), tonic::Code::InvalidArgument);
     assert!(
-        err.message().starts_with("fromRevision"),
+        err.message().starts_with("from_revision: "),
         "{}",
         err.message()
     );

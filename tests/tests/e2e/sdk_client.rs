@@ -268,7 +268,7 @@ async fn tile_meshes_and_a_raw_event_stream() {
     assert_eq!(event.tiles, [(0, 0)]);
     assert!(event.max_height_delta.expect("delta") > 0.9);
     match client.update_subscription("no-such-id", Area::All).await {
-        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "subscriptionId"),
+        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "subscription_id"),
         other => panic!("expected invalid argument, got {other:?}"),
     }
 }
@@ -334,7 +334,7 @@ async fn errors_are_typed() {
         )
         .await
     {
-        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "blendRadius"),
+        Err(ClientError::InvalidArgument { field, .. }) => assert_eq!(field, "blend_radius"),
         other => panic!("expected invalid argument, got {other:?}"),
     }
     assert_eq!(

@@ -172,6 +172,7 @@ async fn with_a_token_mutations_need_it() {
     let list = client
         .list_flat_zones(ListFlatZonesRequest {
             world: "main".into(),
+            ..Default::default()
         })
         .await
         .expect("reads are open")

@@ -13,6 +13,7 @@ use terrain_proto::v1::{
     UnregisterFlatZoneRequest, terrain_service_client::TerrainServiceClient,
 };
 use tonic::{Code, transport::Channel};
+use tonic_types::StatusExt as _;
 
 fn arena() -> PbZone {
     PbZone {
@@ -172,6 +173,7 @@ async fn register_get_list_at_unregister_over_grpc() {
     let list = client
         .list_flat_zones(ListFlatZonesRequest {
             world: "main".into(),
+            ..Default::default()
         })
         .await
         .expect("list")
@@ -247,6 +249,7 @@ async fn register_get_list_at_unregister_over_grpc() {
     let status = client
         .list_flat_zones(ListFlatZonesRequest {
             world: "nope".into(),
+            ..Default::default()
         })
         .await
         .expect_err("no world");
@@ -273,21 +276,21 @@ async fn bad_zones_are_refused_over_grpc_naming_the_field() {
                 center_x: f64::NAN,
                 ..arena()
             },
-            "centerX",
+            "center_x",
         ),
         (
             PbZone {
                 center_z: f64::INFINITY,
                 ..arena()
             },
-            "centerZ",
+            "center_z",
         ),
         (
             PbZone {
                 center_x: 2e6,
                 ..arena()
             },
-            "centerX",
+            "center_x",
         ),
         (
             PbZone {
@@ -324,28 +327,28 @@ async fn bad_zones_are_refused_over_grpc_naming_the_field() {
                 blend_radius: -1.0,
                 ..arena()
             },
-            "blendRadius",
+            "blend_radius",
         ),
         (
             PbZone {
                 carve_inset: -0.5,
                 ..arena()
             },
-            "carveInset",
+            "carve_inset",
         ),
         (
             PbZone {
                 height_offset: Some(f64::NEG_INFINITY),
                 ..arena()
             },
-            "heightOffset",
+            "height_offset",
         ),
         (
             PbZone {
                 height: Some(1.0),
                 ..arena()
             },
-            "heightOffset",
+            "height_offset",
         ),
         (
             PbZone {
@@ -394,6 +397,11 @@ async fn bad_zones_are_refused_over_grpc_naming_the_field() {
             "{field}: {}",
             status.message()
         );
+        // The field violation names it as the proto does, as the message does.
+        let bad = status
+            .get_details_bad_request()
+            .expect("a BadRequest detail");
+        assert_eq!(bad.field_violations[0].field, field, "{zone:?}");
     }
     let status = client
         .register_flat_zone(RegisterFlatZoneRequest {
@@ -411,6 +419,7 @@ async fn bad_zones_are_refused_over_grpc_naming_the_field() {
     let list = client
         .list_flat_zones(ListFlatZonesRequest {
             world: "main".into(),
+            ..Default::default()
         })
         .await
         .expect("list")

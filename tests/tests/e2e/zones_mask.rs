@@ -307,7 +307,7 @@ async fn bad_masks_are_refused_naming_the_field_and_nothing_is_written() {
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::InvalidArgument);
     assert!(
-        status.message().starts_with("tileMask: "),
+        status.message().starts_with("tile_mask: "),
         "{}",
         status.message()
     );

@@ -60,8 +60,8 @@ fn rejected(viewer_id: &str, err: &ApiError) -> pb::LifecycleEvent {
     pb::LifecycleEvent {
         kind: Some(pb::lifecycle_event::Kind::Rejected(pb::ViewerRejected {
             viewer_id: viewer_id.to_string(),
-            field: err.field().unwrap_or_default().to_string(),
-            message: err.to_string(),
+            field: err.grpc_field().unwrap_or_default().into_owned(),
+            message: err.grpc_message(),
             code: grpc_code(err.code()) as i32,
         })),
     }

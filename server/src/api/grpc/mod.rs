@@ -21,8 +21,8 @@
 //! `grpc_max_decoding_message_size` and `grpc_max_encoding_message_size`. Unset, they
 //! follow the configured request limits: a request may hold `max_batch_points`
 //! coordinate pairs, and an answer `max_heightmap_samples` heights, `max_batch_points`
-//! heights with their zone ids (or points of terrain info), or `max_zones_per_world`
-//! zones. tonic refuses a larger
+//! heights with their zone ids (or points of terrain info), or a page of zones
+//! ([`crate::query::zones::PAGE_BYTES`]). tonic refuses a larger
 //! request with `OUT_OF_RANGE`; [`remap_oversize`] turns that into
 //! `RESOURCE_EXHAUSTED` (field `request`, naming the limit and its key), the code
 //! every other over-limit request gets.
@@ -134,10 +134,6 @@ fn max_request_bytes(limits: &Limits) -> usize {
 /// the longest id.
 const ZONE_ID_BYTES: usize = 3 + MAX_ID_LEN;
 
-/// The most bytes one zone takes in a `ListFlatZones` answer: its id, nine numbers,
-/// priority, revision, tags and framing.
-const FLAT_ZONE_BYTES: usize = ZONE_ID_BYTES + 9 * 9 + 11 + 11 + 8;
-
 /// The most bytes one point takes in a `GetTerrainInfo` answer: height, slope (9 each),
 /// biome (the longest name, `mountains`, with tag and length), three flags (2 each),
 /// the packed normal (26), the difficulty (a message of about 34 bytes with its
@@ -145,13 +141,14 @@ const FLAT_ZONE_BYTES: usize = ZONE_ID_BYTES + 9 * 9 + 11 + 11 + 8;
 const TERRAIN_INFO_BYTES: usize = 112;
 
 /// The largest answer: a heightmap (one f64 per sample), a batch (one f64 and one
-/// zone id per point), terrain info at as many points, or a zone listing, whichever
-/// may be largest.
+/// zone id per point), terrain info at as many points, or a page of zones (its zones
+/// take at most `PAGE_BYTES`, or one zone alone, which takes less), whichever may be
+/// largest.
 fn max_answer_bytes(limits: &Limits) -> usize {
     let heightmap = limits.max_heightmap_samples.saturating_mul(8);
     let batch = limits.max_batch_points.saturating_mul(8 + ZONE_ID_BYTES);
     let info = limits.max_batch_points.saturating_mul(TERRAIN_INFO_BYTES);
-    let zones = limits.max_zones_per_world.saturating_mul(FLAT_ZONE_BYTES);
+    let zones = crate::query::zones::PAGE_BYTES;
     heightmap
         .max(batch)
         .max(info)
@@ -365,6 +362,38 @@ mod tests {
     use prost::Message;
 
     use super::*;
+
+    /// The largest legal zone in protobuf (a mask of `MAX_MASK_TILES` tiles, every
+    /// index of the largest magnitude, the longest id) takes less than a page's byte
+    /// budget, so no page of zones is larger than `PAGE_BYTES` and its envelope: what
+    /// `max_answer_bytes` counts on.
+    #[test]
+    fn the_largest_zone_fits_a_page() {
+        let zone = pb::FlatZone {
+            id: "z".repeat(MAX_ID_LEN),
+            center_x: -1e9,
+            center_z: -1e9,
+            width: Some(1e4),
+            depth: Some(1e4),
+            height: Some(-1e9),
+            blend_radius: 1e4,
+            carve_inset: 1e4,
+            priority: i32::MIN,
+            revision: u64::MAX,
+            walkable: Some(false),
+            tile_mask: vec![-1_000_000_000; 2 * terrain_core::zones::MAX_MASK_TILES],
+            ..Default::default()
+        };
+        let page = pb::ListFlatZonesResponse {
+            zones: vec![zone],
+            revision: u64::MAX,
+            epoch: "f".repeat(16),
+            next_page_token: "z".repeat(256),
+        };
+        let len = page.encoded_len();
+        assert!(len < crate::query::zones::PAGE_BYTES, "{len} bytes");
+        assert!(len + MESSAGE_OVERHEAD <= max_answer_bytes(&Limits::default()));
+    }
 
     /// The largest point of terrain info, framed as an element of the answer, fits in
     /// [`TERRAIN_INFO_BYTES`].

@@ -3,6 +3,7 @@
 //! to [`crate::query::zones`] calls. Mutations need `authorization: Bearer <token>`
 //! metadata when an admin token is configured.
 
+use prost::Message as _;
 use terrain_core::zones::ZoneDoc;
 use terrain_proto::v1 as pb;
 use tonic::{Request, Response, Status};
@@ -99,14 +100,29 @@ pub async fn get(
     Ok(Response::new(pb::GetFlatZoneResponse::from(&answer)))
 }
 
+/// A page of zones ([`crate::query::zones`]): each zone's size is its protobuf
+/// encoding as an element of the answer.
 pub async fn list(
     state: &ApiState,
     request: Request<pb::ListFlatZonesRequest>,
 ) -> Result<Response<pb::ListFlatZonesResponse>, Status> {
     let request = request.into_inner();
     let engine = &state.engine;
-    let list = engine.zones(engine.world(&request.world)?).await;
-    Ok(Response::new(pb::ListFlatZonesResponse::from(&list)))
+    let world = engine.world(&request.world)?;
+    let size = i64::from(request.page_size);
+    let page = engine
+        .zone_page(world, size, &request.page_token, |entry| {
+            let zone = pb::FlatZone::from(entry);
+            let len = zone.encoded_len();
+            (zone, 1 + prost::length_delimiter_len(len) + len)
+        })
+        .await?;
+    Ok(Response::new(pb::ListFlatZonesResponse {
+        zones: page.zones,
+        revision: page.revision,
+        epoch: page.epoch,
+        next_page_token: page.next_page_token,
+    }))
 }
 
 pub async fn at(

@@ -4,7 +4,7 @@
 //! | --- | --- |
 //! | `PUT /v1/worlds/{world}/flat-zones/{id}` (body: a zone) | `{"zone", "revision", "tiles": [[x, z], ...], "change"}` |
 //! | `DELETE /v1/worlds/{world}/flat-zones/{id}` | `{"revision", "tiles"}` (404 if absent) |
-//! | `GET /v1/worlds/{world}/flat-zones` | `{"zones": [...], "revision"}` (registration order) |
+//! | `GET /v1/worlds/{world}/flat-zones?pageSize=&pageToken=` | `{"zones": [...], "revision", "epoch", "nextPageToken"}` (registration order, a page at a time: [`crate::query::zones`]) |
 //! | `GET /v1/worlds/{world}/flat-zones/{id}` | `{"zone", "revision"}` (404 if absent) |
 //! | `GET /v1/worlds/{world}/flat-zone-at?x=&z=` | `{"zone": {...} \| null, "revision"}` |
 //!
@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use axum::{Json, extract::State};
 use serde::Serialize;
-use terrain_core::zones::ZoneDoc;
+use serde_json::value::RawValue;
+use terrain_core::{quote::Quoted, zones::ZoneDoc};
 
 use super::{
     body::JsonBody,
@@ -198,33 +199,80 @@ pub async fn get_zone(
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ListBody {
-    zones: Vec<ZoneJson>,
+    /// This page's zones, in registration order.
+    #[schema(value_type = Vec<ZoneJson>)]
+    zones: Vec<Box<RawValue>>,
+    /// The listing's revision: every page of one listing carries its first page's.
     revision: u64,
     /// The epoch of the world's history `revision` belongs to: a subscription
     /// resuming from `revision` names it (`fromEpoch`).
     epoch: String,
+    /// The next page's `pageToken`; empty on the last page. Opaque.
+    next_page_token: String,
 }
 
 #[utoipa::path(
     get,
     path = "/v1/worlds/{world}/flat-zones",
     tag = "zones",
+    description = "The world's zones in registration order, a page at a time: follow \
+        `nextPageToken` (as `pageToken`) until it is empty. A page holds at most `pageSize` \
+        zones (500 when absent or 0) and stops before its zones would take more than 1 MiB \
+        of JSON, always holding at least one; every page of a listing is of its first \
+        page's `revision`.",
+    params(
+        ("pageSize" = Option<i64>, Query, description = "Most zones a page holds: 0 to 1000 (0: the default, 500)"),
+        ("pageToken" = Option<String>, Query, description = "The previous page's `nextPageToken`; absent or empty for the first page"),
+    ),
     responses(
-        (status = 200, description = "Every zone of the world, in registration order", body = ListBody),
+        (status = 200, description = "A page of the world's zones, in registration order", body = ListBody),
+        (status = 400, description = "A `pageSize` out of range, a malformed `pageToken` or one of another world (the field names it)"),
         (status = 404, description = "No such world (field `world`)"),
+        (status = 409, description = "A `pageToken` whose revision this server no longer holds (older than `asof_revisions` revisions, or of another epoch: `FAILED_PRECONDITION`, list again from the first page) or has not reached yet (`ABORTED`, retry); field `pageToken`"),
     ),
 )]
 pub async fn list(
     State(state): State<Arc<ApiState>>,
     World(world): World,
+    p: Query,
 ) -> Result<Json<ListBody>, ApiError> {
     let engine = &state.engine;
-    let list = engine.zones(engine.world(&world)?).await;
+    let world = engine.world(&world)?;
+    let size = match p.at_most_once("pageSize")? {
+        None => 0,
+        Some(raw) => raw.parse::<i64>().map_err(|_| {
+            ApiError::invalid(
+                "pageSize",
+                format!("expected an integer, got {}", Quoted(raw)),
+            )
+        })?,
+    };
+    let token = p.at_most_once("pageToken")?.unwrap_or_default();
+    let mut failed = None;
+    let page = engine
+        .zone_page(world, size, token, |entry| {
+            let json = serde_json::value::to_raw_value(&ZoneJson::new(entry));
+            let json = json.unwrap_or_else(|e| {
+                failed.get_or_insert_with(|| e.to_string());
+                RawValue::NULL.to_owned()
+            });
+            // The zone and the comma before the next.
+            let len = json.get().len() + 1;
+            (json, len)
+        })
+        .await?;
+    if let Some(reason) = failed {
+        return Err(ApiError::Internal(format!(
+            "a zone did not serialise: {reason}"
+        )));
+    }
     Ok(Json(ListBody {
-        zones: list.zones.iter().map(ZoneJson::new).collect(),
-        revision: list.revision,
-        epoch: list.epoch,
+        zones: page.zones,
+        revision: page.revision,
+        epoch: page.epoch,
+        next_page_token: page.next_page_token,
     }))
 }
 

@@ -17,6 +17,7 @@ use crate::{
     query::{
         HeightMode, MIN_HEIGHTMAP_STEP,
         walk::{MAX_DISTANCE, MAX_NODES, MAX_PATH_POINTS},
+        zones::MAX_PAGE_SIZE,
     },
 };
 
@@ -127,6 +128,10 @@ fn parameter(path: &str, location: &str, name: &str, limits: &Limits) -> Option<
         ("query", "fromRevision" | "revision") => {
             json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
         }
+        ("query", "pageSize") => {
+            json!({"type": "integer", "minimum": 0, "maximum": MAX_PAGE_SIZE})
+        }
+        ("query", "pageToken") => json!({"type": "string", "maxLength": 256}),
         ("query", "fromEpoch") => json!({"type": "string", "pattern": "^[0-9a-fA-F]{16}$"}),
         ("query", "tiles") => {
             json!({"type": "string", "pattern": "^-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+$"})
