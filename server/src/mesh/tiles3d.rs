@@ -25,8 +25,8 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, parent_grid,
-        sample_depth,
+        ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, grid_from_terrain,
+        needs_patch, parent_grid, patch_holds, sample_depth,
     },
 };
 use tokio::sync::watch;
@@ -388,7 +388,10 @@ impl MeshCache {
     }
 
     /// Content `key` of `world`'s tileset as glb, with its version: cached, or built
-    /// (a full-detail tile's mesh at the finest level, a coarse content mesh above).
+    /// (a full-detail tile's mesh at the finest level, a coarse content mesh above: its
+    /// samples as deep as [`sample_depth`] takes them, and a [`Patch`] from deeper
+    /// grids for every sample that [`needs_patch`], so that a content over exact grids
+    /// is within its level's error whatever the zones).
     pub async fn content(
         &self,
         world: &Arc<World>,
@@ -424,14 +427,56 @@ impl MeshCache {
                 depth += 1;
                 samples = self.descendants(world, &state, layout, key, depth).await?;
             }
+            // Samples whose error leaves less than half the level's error to the
+            // simplification are patched from their descendants, one level deeper at a
+            // time until those leave it (the full-detail tiles at worst).
+            let mut patches = Vec::new();
+            for (i, sample) in samples.iter().enumerate() {
+                if !needs_patch(&layout, key.level, sample) {
+                    continue;
+                }
+                let mut below = 1;
+                loop {
+                    let grids = self
+                        .descendants(world, &state, layout, sample.key, below)
+                        .await?;
+                    let refs: Vec<&ContentGrid> = grids.iter().map(|g| &**g).collect();
+                    if patch_holds(&layout, key.level, &refs) {
+                        patches.push((i, below, grids));
+                        break;
+                    }
+                    below += 1;
+                }
+            }
             let job = Arc::clone(&state);
             self.compute
                 .run(move || {
                     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
-                    let (mesh, bound) =
-                        content_mesh(job.terrain(), &layout, key, &refs, depth, version);
+                    let patches: Vec<Patch<'_>> = patches
+                        .iter()
+                        .map(|(sample, depth, grids)| Patch {
+                            sample: *sample,
+                            depth: *depth,
+                            grids: grids.iter().map(|g| &**g).collect(),
+                        })
+                        .collect();
+                    let (mesh, bound) = content_mesh(
+                        job.terrain(),
+                        &layout,
+                        key,
+                        &refs,
+                        depth,
+                        &patches,
+                        version,
+                    );
                     if bound > layout.geometric_error(key.level) {
-                        tracing::warn!(?key, bound, "3D Tiles content beyond its level's error");
+                        // Only where the samples are sampled grids, whose errors are
+                        // measured one level finer, not proven.
+                        tracing::warn!(
+                            ?key,
+                            bound,
+                            "3D Tiles content beyond its level's error as its sampled grids measure it"
+                        );
                     }
                     to_glb(&mesh).map_err(|e| e.to_string())
                 })
