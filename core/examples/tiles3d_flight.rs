@@ -132,8 +132,8 @@ fn content_glb(
             .fold(0.0, f64::max)
     });
     let samples = sq.descendants(key, depth);
-    let patches = content_patches(l, key, &samples, |keys| {
-        keys.iter().map(|k| sq.get(*k)).collect()
+    let patches = content_patches(l, key, &samples, &mut |k: ContentKey| {
+        k.children().map(|c| sq.get(c)).to_vec()
     });
     let (mesh, bound) = content_mesh(t, l, key, &samples, depth, &patches, 0);
     (to_glb(&mesh).expect("glb"), depth, bound)
@@ -183,8 +183,8 @@ fn warm_server(t: &Terrain, l: &TilesetLayout, sq: &Square, key: ContentKey) -> 
         samples = fetch(depth);
     }
     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
-    let patches = content_patches(l, key, &refs, |keys| {
-        keys.iter().map(|k| sq.get(*k)).collect()
+    let patches = content_patches(l, key, &refs, &mut |k: ContentKey| {
+        k.children().map(|c| sq.get(c)).to_vec()
     });
     let (mesh, _) = content_mesh(t, l, key, &refs, depth, &patches, 0);
     to_glb(&mesh).expect("glb").len()

@@ -107,10 +107,10 @@ fn main() {
             });
             let samples = below(depth);
             let start = Instant::now();
-            let patches = content_patches(&l, key, &samples, |keys| {
-                keys.iter()
-                    .map(|k| &at(k.level)[(k.iz * (1u64 << k.level) + k.ix) as usize])
-                    .collect()
+            let patches = content_patches(&l, key, &samples, &mut |k: ContentKey| {
+                k.children()
+                    .map(|c| &at(c.level)[(c.iz * (1u64 << c.level) + c.ix) as usize])
+                    .to_vec()
             });
             let (mesh, bound) = content_mesh(&t, &l, key, &samples, depth, &patches, 0);
             let glb = to_glb(&mesh).expect("a glb");

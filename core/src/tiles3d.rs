@@ -31,11 +31,12 @@
 //!   [`crate::mesh::skirt_depth`]). Where a sample's error still leaves less than half
 //!   the level's error (a zone's cliff or a narrow pad far from the ground, which no
 //!   grid at that spacing comes near), the sample's square is a [`Patch`]: meshed on
-//!   its own from its descendants, as deep as needed, down to the full-detail tiles at
-//!   worst, and hung with skirts on both sides of its edges. So every content whose
-//!   samples are exact is within its level's error whatever the zones, and what a
-//!   content costs grows with the ground it patches: at most every full-detail height
-//!   under it, read again and simplified a sample's square at a time.
+//!   its own from its four children, those of them still too far patched in turn,
+//!   down to the full-detail tiles at worst, with skirts on both sides of each patch's
+//!   edges. So every content whose samples are exact is within its level's error
+//!   whatever the zones, and what a content costs grows with the ground it patches:
+//!   a zone's cliffs add a few small unions around them, and at most a content reads
+//!   every full-detail height under it again.
 //! - [`tileset_json`] and [`subtree`]: the tileset document and its one subtree.
 //!
 //! On a voxel world the grids are of the top-block heightfield: the height queries'
@@ -553,17 +554,19 @@ pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u
         .unwrap_or(deepest)
 }
 
-/// A square of a coarse content meshed on its own, from grids finer than the content's
-/// samples: the square of a sample whose error leaves less than half the level's error
-/// to the simplification ([`needs_patch`]).
+/// A square of a coarse content meshed on its own, from the four grids one level finer
+/// than the grid it replaces: the square of a sample (or of a patch's grid) whose error
+/// leaves less than half the level's error to the simplification ([`needs_patch`]).
+/// Its own grids that still leave too little are patched in turn.
 #[derive(Debug, Clone)]
 pub struct Patch<'a> {
-    /// The index of the sample it replaces among the content's samples.
+    /// The index of the grid it replaces among the content's samples (or its parent
+    /// patch's grids).
     pub sample: usize,
-    /// How many levels below that sample its grids are.
-    pub depth: u32,
-    /// The `2^depth x 2^depth` grids, row by row from the lowest x and z.
+    /// That grid's four children, ordered as [`ContentKey::children`].
     pub grids: Vec<&'a ContentGrid>,
+    /// The patches of its own grids.
+    pub patches: Vec<Patch<'a>>,
 }
 
 /// The descendants of `key` `depth` levels down, row by row from the lowest x and z.
@@ -578,53 +581,39 @@ pub fn descendant_keys(key: ContentKey, depth: u32) -> Vec<ContentKey> {
         .collect()
 }
 
-/// Whether `sample`, a sample of a content of `level`, is replaced by a [`Patch`]: it is
-/// exact (its error is proven), finer grids exist, and its error is over half the
-/// level's. A sampled grid's error is measured, not proven, and the grids under it
-/// span more than a content may read, so it is never patched.
-pub fn needs_patch(layout: &TilesetLayout, level: u32, sample: &ContentGrid) -> bool {
-    sample.key.level < layout.levels
-        && layout.exact(sample.key.level)
-        && sample.error > layout.geometric_error(level) / 2.0
+/// Whether `grid`, a sample of a content of `level` or a patch's grid, is replaced by a
+/// [`Patch`]: it is exact (its error is proven), finer grids exist, and its error is
+/// over half the level's. A sampled grid's error is measured, not proven, and the grids
+/// under it span more than a content may read, so it is never patched.
+pub fn needs_patch(layout: &TilesetLayout, level: u32, grid: &ContentGrid) -> bool {
+    grid.key.level < layout.levels
+        && layout.exact(grid.key.level)
+        && grid.error > layout.geometric_error(level) / 2.0
 }
 
-/// Whether `grids`, a patch's for a content of `level`, are deep enough: each is a
-/// full-detail tile's or within half the level's error.
-pub fn patch_holds(layout: &TilesetLayout, level: u32, grids: &[&ContentGrid]) -> bool {
-    let budget = layout.geometric_error(level) / 2.0;
-    grids
-        .iter()
-        .all(|g| g.key.level >= layout.levels || g.error <= budget)
-}
-
-/// The patches of a content of `key` with `samples` (as [`content_mesh`] takes them):
-/// for each sample that [`needs_patch`], its descendants at the fewest levels below it
-/// that [`patch_holds`] (at worst the full-detail tiles, whose error is 0). `grids`
-/// answers the grids of the keys asked for, in their order.
+/// The patches of a content of `key` over `grids` (its samples, as [`content_mesh`]
+/// takes them): one for each grid that [`needs_patch`], from its four children, whose
+/// own patches are found the same way, down to the full-detail tiles at worst (error
+/// 0). `children` answers the four children of a key, ordered as
+/// [`ContentKey::children`].
 pub fn content_patches<'a>(
     layout: &TilesetLayout,
     key: ContentKey,
-    samples: &[&ContentGrid],
-    mut grids: impl FnMut(&[ContentKey]) -> Vec<&'a ContentGrid>,
+    grids: &[&ContentGrid],
+    children: &mut impl FnMut(ContentKey) -> Vec<&'a ContentGrid>,
 ) -> Vec<Patch<'a>> {
     let mut out = Vec::new();
-    for (i, s) in samples.iter().enumerate() {
-        if !needs_patch(layout, key.level, s) {
+    for (i, g) in grids.iter().enumerate() {
+        if !needs_patch(layout, key.level, g) {
             continue;
         }
-        let mut depth = 1;
-        loop {
-            let g = grids(&descendant_keys(s.key, depth));
-            if patch_holds(layout, key.level, &g) {
-                out.push(Patch {
-                    sample: i,
-                    depth,
-                    grids: g,
-                });
-                break;
-            }
-            depth += 1;
-        }
+        let below = children(g.key);
+        let patches = content_patches(layout, key, &below, children);
+        out.push(Patch {
+            sample: i,
+            grids: below,
+            patches,
+        });
     }
     out
 }
@@ -708,41 +697,44 @@ fn append_piece(
     s.remapped(&remap)
 }
 
-/// A coarse content's mesh from `samples` (the `2^depth x 2^depth` descendants'
-/// grids, row by row from the lowest x and z, as [`union_grid`] takes them) and
-/// `patches` ([`content_patches`]): the union of the samples not patched, simplified
-/// to what the level's error leaves beyond their grids' own, the samples patched left
-/// out of it (as carved cells), and each patch's union simplified the same way on its
-/// own; normals from each union's spacing, the worker's vertex colours on hyperscape
-/// worlds (the colour of the block seen from straight above each vertex's column on
-/// voxel worlds), and skirts twice the level's error deep below the content's edges
-/// and on both sides of every patch's edges, so the pieces meet as neighbouring
-/// contents do. Answers the mesh and the bound it holds: the largest over its pieces
-/// of their grids' error plus the simplification's measured error. With every sample
-/// of more than half the level's error patched, it is at most the level's geometric
-/// error whenever the samples are exact.
-pub fn content_mesh(
+/// Skirts to hang once every vertex of a content is in: edges by the direction they
+/// face (as [`add_skirts`] takes them), and the pairs of consecutive vertices to hang
+/// them from (every pair when `None`).
+type Skirts = Vec<(
+    [Vec<u32>; 4],
+    Option<std::collections::BTreeSet<(u32, u32)>>,
+)>;
+
+/// Appends to `mesh` the union of `grids` (`2^depth` a side over `key`'s square)
+/// simplified to what `level_error` leaves beyond their error, the squares of
+/// `patches` left out of it (as carved cells) and meshed in turn; records the skirts
+/// below its edges and along the patches' (`skirts`). Answers the bound it holds.
+#[allow(clippy::too_many_arguments)]
+fn mesh_union(
+    mesh: &mut TileMesh,
+    world: &mut Vec<(f64, f64)>,
+    indices: &mut Vec<u32>,
+    skirts: &mut Skirts,
     terrain: &Terrain,
     layout: &TilesetLayout,
+    level_error: f64,
     key: ContentKey,
-    samples: &[&ContentGrid],
+    grids: &[&ContentGrid],
     depth: u32,
     patches: &[Patch<'_>],
-    version: u64,
-) -> (TileMesh, f64) {
+) -> f64 {
     let k = 1usize << depth;
     let cells = layout.n() - 1;
-    let (u, m, disagreement) = union_parts(samples, k);
-    let patched: Vec<bool> = (0..samples.len())
+    let (u, m, disagreement) = union_parts(grids, k);
+    let patched: Vec<bool> = (0..grids.len())
         .map(|i| patches.iter().any(|p| p.sample == i))
         .collect();
-    let grid_error = samples
+    let grid_error = grids
         .iter()
         .zip(&patched)
         .filter(|(_, p)| !**p)
         .map(|(g, _)| g.error)
         .fold(disagreement, f64::max);
-    let level_error = layout.geometric_error(key.level);
     let tolerance = (level_error - grid_error).max(0.0);
     let carved: Vec<bool> = if patches.is_empty() {
         Vec::new()
@@ -763,39 +755,26 @@ pub fn content_mesh(
     let s = simplify_grid(&grid, tolerance);
     let mut bound = grid_error + s.max_error;
     let (xs, zs) = union_axes(layout, key, depth);
-    let placement = [xs[0], 0.0, zs[0]];
-    let mut mesh = TileMesh {
-        key: (key.ix as i64, key.iz as i64),
-        version,
-        resolution: 0,
-        placement,
-        positions: Vec::with_capacity(s.vertices.len() * 3),
-        normals: Vec::with_capacity(s.vertices.len() * 3),
-        indices: Indices::U32(Vec::new()),
-        heights: Vec::with_capacity(s.vertices.len()),
-        min_height: f32::INFINITY,
-        max_height: f32::NEG_INFINITY,
-        colours: Vec::new(),
-        biomes: Vec::new(),
-    };
-    let mut world = Vec::with_capacity(s.vertices.len());
-    let base = Piece {
+    let first = (mesh.positions.len() / 3) as u32;
+    let piece = Piece {
         u: &u,
         m,
         xs: &xs,
         zs: &zs,
         s: &s,
     };
-    let (mut indices, base_edges) = append_piece(&mut mesh, &mut world, terrain, &base);
-    // The base's sides along the patches: kept vertex pairs on a line between samples
-    // with a patched cell on one side and a cell of the base on the other, by the
-    // direction the base's skirt faces (as `add_skirts` orders edges).
-    let mut sides: [Vec<u32>; 4] = Default::default();
-    let mut pairs = std::collections::BTreeSet::new();
+    let (tris, edges) = append_piece(mesh, world, terrain, &piece);
+    indices.extend(tris);
+    skirts.push((edges, None));
     if !patches.is_empty() {
+        // Its sides along the patches: kept vertex pairs on a line between grids with
+        // a patched cell on one side and one of its own on the other, by the direction
+        // its skirt faces (towards the patch).
+        let mut sides: [Vec<u32>; 4] = Default::default();
+        let mut pairs = std::collections::BTreeSet::new();
         let mut remap = vec![u32::MAX; m * m];
-        for (k, &v) in s.vertices.iter().enumerate() {
-            remap[v as usize] = k as u32;
+        for (i, &v) in s.vertices.iter().enumerate() {
+            remap[v as usize] = first + i as u32;
         }
         let cell = |cx: usize, cz: usize| carved[cz * (m - 1) + cx];
         for line in (cells..m - 1).step_by(cells) {
@@ -813,7 +792,6 @@ pub fn content_mesh(
                     if low == high {
                         continue;
                     }
-                    // The base lies on the side not carved; its skirt faces the patch.
                     let slot = match (along_x, low) {
                         (true, true) => 0,
                         (true, false) => 2,
@@ -826,33 +804,79 @@ pub fn content_mesh(
                 }
             }
         }
+        skirts.push((sides, Some(pairs)));
     }
-    // The patches, each a union of its own simplified alike.
-    let mut patch_edges = Vec::with_capacity(patches.len());
     for p in patches {
-        let (pu, pm, perror) = union_grid(&p.grids, 1 << p.depth);
-        let ps = simplify_grid(
-            &HeightGrid {
-                nx: pm,
-                nz: pm,
-                heights: &pu,
-                carved: &[],
-            },
-            (level_error - perror).max(0.0),
+        let below = mesh_union(
+            mesh,
+            world,
+            indices,
+            skirts,
+            terrain,
+            layout,
+            level_error,
+            grids[p.sample].key,
+            &p.grids,
+            1,
+            &p.patches,
         );
-        bound = bound.max(perror + ps.max_error);
-        let (pxs, pzs) = union_axes(layout, samples[p.sample].key, p.depth);
-        let piece = Piece {
-            u: &pu,
-            m: pm,
-            xs: &pxs,
-            zs: &pzs,
-            s: &ps,
-        };
-        let (pi, pe) = append_piece(&mut mesh, &mut world, terrain, &piece);
-        indices.extend(pi);
-        patch_edges.push(pe);
+        bound = bound.max(below);
     }
+    bound
+}
+
+/// A coarse content's mesh from `samples` (the `2^depth x 2^depth` descendants'
+/// grids, row by row from the lowest x and z, as [`union_grid`] takes them) and
+/// `patches` ([`content_patches`]): the union of the samples not patched, simplified
+/// to what the level's error leaves beyond their grids' own, the samples patched left
+/// out of it (as carved cells), and each patch's union meshed the same way, its own
+/// patches left out and meshed in turn; normals from each union's spacing, the
+/// worker's vertex colours on hyperscape worlds (the colour of the block seen from
+/// straight above each vertex's column on voxel worlds), and skirts twice the level's
+/// error deep below the content's edges and on both sides of every patch's edges, so
+/// the pieces meet as neighbouring contents do. Answers the mesh and the bound it
+/// holds: the largest over its pieces of their grids' error plus the simplification's
+/// measured error. With every grid of more than half the level's error patched, it is
+/// at most the level's geometric error whenever the samples are exact.
+pub fn content_mesh(
+    terrain: &Terrain,
+    layout: &TilesetLayout,
+    key: ContentKey,
+    samples: &[&ContentGrid],
+    depth: u32,
+    patches: &[Patch<'_>],
+    version: u64,
+) -> (TileMesh, f64) {
+    let level_error = layout.geometric_error(key.level);
+    let (xs, zs) = union_axes(layout, key, 0);
+    let mut mesh = TileMesh {
+        key: (key.ix as i64, key.iz as i64),
+        version,
+        resolution: 0,
+        placement: [xs[0], 0.0, zs[0]],
+        positions: Vec::new(),
+        normals: Vec::new(),
+        indices: Indices::U32(Vec::new()),
+        heights: Vec::new(),
+        min_height: f32::INFINITY,
+        max_height: f32::NEG_INFINITY,
+        colours: Vec::new(),
+        biomes: Vec::new(),
+    };
+    let (mut world, mut indices, mut skirts) = (Vec::new(), Vec::new(), Vec::new());
+    let bound = mesh_union(
+        &mut mesh,
+        &mut world,
+        &mut indices,
+        &mut skirts,
+        terrain,
+        layout,
+        level_error,
+        key,
+        samples,
+        depth,
+        patches,
+    );
     if terrain.generator().as_voxel().is_some() {
         // Lattice vertices are block corners, so each names the column whose height
         // it carries.
@@ -866,25 +890,12 @@ pub fn content_mesh(
         }
     }
     let surface_min = mesh.min_height;
-    let depth_below = crate::mesh::skirt_depth(level_error) as f32;
-    add_skirts(
-        &mut mesh,
-        &base_edges,
-        depth_below,
-        |_, _| false,
-        &mut indices,
-    );
-    add_skirts(
-        &mut mesh,
-        &sides,
-        depth_below,
-        |a, b| !pairs.contains(&(a, b)),
-        &mut indices,
-    );
-    for edges in &patch_edges {
-        add_skirts(&mut mesh, edges, depth_below, |_, _| false, &mut indices);
+    let below = crate::mesh::skirt_depth(level_error) as f32;
+    for (edges, pairs) in &skirts {
+        let skip = |a: u32, b: u32| pairs.as_ref().is_some_and(|p| !p.contains(&(a, b)));
+        add_skirts(&mut mesh, edges, below, skip, &mut indices);
     }
-    mesh.min_height = surface_min - depth_below;
+    mesh.min_height = surface_min - below;
     mesh.indices = Indices::fitting(indices, mesh.positions.len() / 3);
     (mesh, bound)
 }

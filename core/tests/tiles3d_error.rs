@@ -145,10 +145,10 @@ fn check_square(t: &Terrain, extent: f64, min_tile: (i64, i64)) -> Vec<BlockKind
                 .collect();
             samples.sort_by_key(|s| (s.key.iz, s.key.ix));
             assert_eq!(samples.len() as u64, k * k);
-            let patches = content_patches(&l, key, &samples, |keys| {
-                keys.iter()
-                    .map(|k| at_level(k.level).iter().find(|g| g.key == *k).unwrap())
-                    .collect()
+            let patches = content_patches(&l, key, &samples, &mut |k: ContentKey| {
+                k.children()
+                    .map(|c| at_level(c.level).iter().find(|g| g.key == c).unwrap())
+                    .to_vec()
             });
             let (mesh, bound) = content_mesh(t, &l, key, &samples, depth, &patches, 0);
             let limit = l.geometric_error(level);

@@ -183,8 +183,8 @@ fn measure(
         below(d).iter().map(|g| g.error).fold(0.0, f64::max)
     });
     let samples = below(depth);
-    let patches = content_patches(l, key, &samples, |keys| {
-        keys.iter().map(|k| get(*k)).collect()
+    let patches = content_patches(l, key, &samples, &mut |k: ContentKey| {
+        k.children().map(get).to_vec()
     });
     let (mesh, bound) = content_mesh(t, l, key, &samples, depth, &patches, 0);
     // Vertices in lattice coordinates (every content vertex is a lattice vertex).

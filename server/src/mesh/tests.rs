@@ -354,8 +354,8 @@ async fn a_content_over_a_steep_zone_is_patched_as_the_core_patches_it() {
         below(d).iter().map(|g| g.error).fold(0.0, f64::max)
     });
     let samples = below(depth);
-    let patches = content_patches(&layout, root, &samples, |keys| {
-        keys.iter().map(|k| get(*k)).collect()
+    let patches = content_patches(&layout, root, &samples, &mut |k: ContentKey| {
+        k.children().map(get).to_vec()
     });
     assert!(!patches.is_empty(), "the pad's samples are patched");
     let (mesh, bound) = content_mesh(t, &layout, root, &samples, depth, &patches, version);

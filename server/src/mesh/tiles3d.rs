@@ -26,7 +26,7 @@ use terrain_core::{
     mesh::to_glb,
     tiles3d::{
         ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, grid_from_terrain,
-        needs_patch, parent_grid, patch_holds, sample_depth,
+        needs_patch, parent_grid, sample_depth,
     },
 };
 use tokio::sync::watch;
@@ -182,6 +182,28 @@ impl Tilesets {
                 .build(),
         }
     }
+}
+
+/// A content's patch as [`MeshCache::content`] finds it: its parent patch's index
+/// (`None`: the content itself), the index of the grid it replaces among its parent's,
+/// and its four grids.
+type PatchNode = (Option<usize>, usize, Vec<Arc<ContentGrid>>);
+
+/// The patches of `nodes` whose parent is `parent`, each with its own, ordered by the
+/// grid they replace (as [`terrain_core::tiles3d::content_patches`] orders them).
+fn patch_tree(nodes: &[PatchNode], parent: Option<usize>) -> Vec<Patch<'_>> {
+    let mut out: Vec<Patch<'_>> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.0 == parent)
+        .map(|(k, (_, sample, grids))| Patch {
+            sample: *sample,
+            grids: grids.iter().map(|g| &**g).collect(),
+            patches: patch_tree(nodes, Some(k)),
+        })
+        .collect();
+    out.sort_by_key(|p| p.sample);
+    out
 }
 
 /// The newest tile version under `key`.
@@ -427,39 +449,35 @@ impl MeshCache {
                 depth += 1;
                 samples = self.descendants(world, &state, layout, key, depth).await?;
             }
-            // Samples whose error leaves less than half the level's error to the
-            // simplification are patched from their descendants, one level deeper at a
-            // time until those leave it (the full-detail tiles at worst).
-            let mut patches = Vec::new();
-            for (i, sample) in samples.iter().enumerate() {
-                if !needs_patch(&layout, key.level, sample) {
-                    continue;
-                }
-                let mut below = 1;
-                loop {
-                    let grids = self
-                        .descendants(world, &state, layout, sample.key, below)
-                        .await?;
-                    let refs: Vec<&ContentGrid> = grids.iter().map(|g| &**g).collect();
-                    if patch_holds(&layout, key.level, &refs) {
-                        patches.push((i, below, grids));
-                        break;
-                    }
-                    below += 1;
-                }
+            // Grids whose error leaves less than half the level's error to the
+            // simplification are patched from their four children, and those in turn
+            // (down to the full-detail tiles at worst): each patch with its parent
+            // patch (`None`: the content), the index of the grid it replaces, and its
+            // grids.
+            let mut patches: Vec<PatchNode> = Vec::new();
+            let mut work: Vec<(Option<usize>, usize, ContentKey)> = samples
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| needs_patch(&layout, key.level, g))
+                .map(|(i, g)| (None, i, g.key))
+                .collect();
+            while let Some((parent, i, below)) = work.pop() {
+                let grids = self.descendants(world, &state, layout, below, 1).await?;
+                let node = patches.len();
+                work.extend(
+                    grids
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, g)| needs_patch(&layout, key.level, g))
+                        .map(|(j, g)| (Some(node), j, g.key)),
+                );
+                patches.push((parent, i, grids));
             }
             let job = Arc::clone(&state);
             self.compute
                 .run(move || {
                     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
-                    let patches: Vec<Patch<'_>> = patches
-                        .iter()
-                        .map(|(sample, depth, grids)| Patch {
-                            sample: *sample,
-                            depth: *depth,
-                            grids: grids.iter().map(|g| &**g).collect(),
-                        })
-                        .collect();
+                    let patches = patch_tree(&patches, None);
                     let (mesh, bound) = content_mesh(
                         job.terrain(),
                         &layout,
