@@ -2,7 +2,8 @@
 //! added, replaced and removed (steep cores on slopes, heights far from the ground,
 //! hard and soft edges, tile masks, carved floors) over a square of 16 x 16 tiles of the
 //! island and of 16 x 16 chunks of a voxel world, whose root takes its samples from
-//! grids one level above the finest. Every content of every level is measured against
+//! grids one level above the finest, and two narrow pads on 32 x 32 tiles, whose root's
+//! patches are patched in turn. Every content of every level is measured against
 //! the full-detail tile meshes' surface: the largest vertical distance between the
 //! content's surface (skirts left out) and the full-detail surface under it, over
 //! every point where either surface bends (the full-detail vertices under each content
@@ -432,6 +433,34 @@ fn a_hard_edged_pad_stays_within_the_root_error() {
         &[Change::Put(pad)],
     );
     // The cliffs are really there: the root is measured near its error.
+    assert!(root > 1.0, "{root}");
+}
+
+/// Two narrow pads far above and below the ground on a square of 32 x 32 tiles, whose
+/// root (8 m of error) samples grids of 4 x 4 tiles: their patches are patched in turn
+/// down to the full-detail tiles.
+#[test]
+fn patches_of_patches_hold_the_root_error() {
+    let high = zone(
+        0,
+        -700.0,
+        -350.0,
+        Shape::Rect {
+            width: 6.0,
+            depth: 40.0,
+        },
+        110.0,
+        0.0,
+    );
+    let mut low = zone(1, 420.0, 380.0, Shape::Circle { radius: 9.0 }, -20.0, 0.5);
+    low.carve_inset = 2.0;
+    let root = check(
+        GeneratorKind::Hyperscape,
+        0,
+        3200.0,
+        (-16, -16),
+        &[Change::Put(high), Change::Put(low)],
+    );
     assert!(root > 1.0, "{root}");
 }
 
