@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use terrain_core::mesh::{build_tile, to_glb};
 use terrain_core::tiles3d::{
-    ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_error, leaf_grid, parent_grid,
-    sample_depth,
+    ContentGrid, ContentKey, TilesetLayout, content_mesh, content_patches, leaf_error, leaf_grid,
+    parent_grid, sample_depth,
 };
 use terrain_core::{Generator, GeneratorKind, Overlap, Terrain, TileRect, WorldGenerator, ZoneSet};
 
@@ -132,7 +132,10 @@ fn content_glb(
             .fold(0.0, f64::max)
     });
     let samples = sq.descendants(key, depth);
-    let (mesh, bound) = content_mesh(t, l, key, &samples, depth, 0);
+    let patches = content_patches(l, key, &samples, &mut |k: ContentKey| {
+        k.children().map(|c| sq.get(c)).to_vec()
+    });
+    let (mesh, bound) = content_mesh(t, l, key, &samples, depth, &patches, 0);
     (to_glb(&mesh).expect("glb"), depth, bound)
 }
 
@@ -180,7 +183,10 @@ fn warm_server(t: &Terrain, l: &TilesetLayout, sq: &Square, key: ContentKey) -> 
         samples = fetch(depth);
     }
     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
-    let (mesh, _) = content_mesh(t, l, key, &refs, depth, 0);
+    let patches = content_patches(l, key, &refs, &mut |k: ContentKey| {
+        k.children().map(|c| sq.get(c)).to_vec()
+    });
+    let (mesh, _) = content_mesh(t, l, key, &refs, depth, &patches, 0);
     to_glb(&mesh).expect("glb").len()
 }
 

@@ -17,8 +17,8 @@ use std::time::Instant;
 use terrain_core::mesh::glb::{ColouredMesh, coloured_to_glb};
 use terrain_core::mesh::to_glb;
 use terrain_core::tiles3d::{
-    ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_error, leaf_grid, parent_grid,
-    sample_depth,
+    ContentGrid, ContentKey, TilesetLayout, content_mesh, content_patches, leaf_error, leaf_grid,
+    parent_grid, sample_depth,
 };
 use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 
@@ -107,7 +107,12 @@ fn main() {
             });
             let samples = below(depth);
             let start = Instant::now();
-            let (mesh, bound) = content_mesh(&t, &l, key, &samples, depth, 0);
+            let patches = content_patches(&l, key, &samples, &mut |k: ContentKey| {
+                k.children()
+                    .map(|c| &at(c.level)[(c.iz * (1u64 << c.level) + c.ix) as usize])
+                    .to_vec()
+            });
+            let (mesh, bound) = content_mesh(&t, &l, key, &samples, depth, &patches, 0);
             let glb = to_glb(&mesh).expect("a glb");
             ms += start.elapsed().as_secs_f64() * 1000.0;
             if bound > limit {

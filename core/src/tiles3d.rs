@@ -18,13 +18,25 @@
 //!   On a square over 128 x 128 tiles ([`EXACT_LEVELS`]) the grids of the coarse
 //!   levels are [`sampled_grid`]s instead, read from the terrain at their own
 //!   spacing, their error measured one level finer: what a content costs is bounded
-//!   whatever the square ([`TilesetLayout::max_sample_depth`]).
+//!   whatever the square ([`TilesetLayout::max_sample_depth`]). A content whose samples
+//!   are sampled grids is within its level's error only as far as they measure it:
+//!   they are never patched (see below), as the exact grids under them would span more
+//!   than any content reads.
 //! - [`content_mesh`]: a coarse content's mesh: the union of descendants' grids (as
-//!   deep as needed for their error to leave room) simplified by
-//!   [`crate::mesh::simplify_grid`] to what is left of the level's error, so that the
-//!   content is within its level's geometric error of the full-detail surface; skirts
-//!   hang twice the level's error below its edges (neighbouring contents at different
-//!   levels meet without cracks, see [`crate::mesh::skirt_depth`]).
+//!   deep as needed for their error to leave room, at most [`MAX_DEPTH`] levels)
+//!   simplified by [`crate::mesh::simplify_grid`] to what is left of the level's
+//!   error, so that the content is within its level's geometric error of the
+//!   full-detail surface; skirts hang twice the level's error below its edges
+//!   (neighbouring contents at different levels meet without cracks, see
+//!   [`crate::mesh::skirt_depth`]). Where a sample's error still leaves less than half
+//!   the level's error (a zone's cliff or a narrow pad far from the ground, which no
+//!   grid at that spacing comes near), the sample's square is a [`Patch`]: meshed on
+//!   its own from its four children, those of them still too far patched in turn,
+//!   down to the full-detail tiles at worst, with skirts on both sides of each patch's
+//!   edges. So every content whose samples are exact is within its level's error
+//!   whatever the zones, and what a content costs grows with the ground it patches:
+//!   a zone's cliffs add a few small unions around them, and at most a content reads
+//!   every full-detail height under it again.
 //! - [`tileset_json`] and [`subtree`]: the tileset document and its one subtree.
 //!
 //! On a voxel world the grids are of the top-block heightfield: the height queries'
@@ -46,8 +58,9 @@ use crate::terrain::Terrain;
 use crate::tile::{TileGrid, TileRect};
 use crate::{Generator, GeneratorKind, WorldGenerator};
 
-/// How deep a coarse content may take its samples below its own level.
-const MAX_DEPTH: u32 = 3;
+/// How deep a coarse content may take its samples below its own level (its
+/// [`Patch`]es go deeper where they must).
+pub const MAX_DEPTH: u32 = 3;
 
 /// The most levels a tileset has whose every grid is exact (a square of 128 x 128
 /// tiles, the island's). On a larger square only the grids of at most
@@ -469,13 +482,20 @@ fn interpolate(h: &[f64], m: usize, fx: f64, fz: f64) -> f64 {
 /// samples a side, and the largest error of a grid plus the largest disagreement of
 /// two grids on a shared sample.
 pub fn union_grid(grids: &[&ContentGrid], k: usize) -> (Vec<f64>, usize, f64) {
+    let (u, m, disagreement) = union_parts(grids, k);
+    let error = grids.iter().map(|g| g.error).fold(disagreement, f64::max);
+    (u, m, error)
+}
+
+/// The union of `grids` as [`union_grid`] makes it, with the largest disagreement of
+/// two grids on a shared sample (their own errors left out).
+fn union_parts(grids: &[&ContentGrid], k: usize) -> (Vec<f64>, usize, f64) {
     let n = grids[0].n;
     let m = k * (n - 1) + 1;
     let mut out = vec![f64::NAN; m * m];
     let mut error = 0.0f64;
     for (g, grid) in grids.iter().enumerate() {
         let (ox, oz) = ((g % k) * (n - 1), (g / k) * (n - 1));
-        error = error.max(grid.error);
         for j in 0..n {
             for i in 0..n {
                 let h = f64::from(grid.heights[j * n + i]);
@@ -534,66 +554,116 @@ pub fn sample_depth(layout: &TilesetLayout, key: ContentKey, error_at: impl Fn(u
         .unwrap_or(deepest)
 }
 
-/// A coarse content's mesh from `samples` (the `2^depth x 2^depth` descendants'
-/// grids, row by row from the lowest x and z, as [`union_grid`] takes them): the
-/// union simplified to what the level's error leaves beyond the grids' own, with
-/// normals from the union's spacing, the worker's vertex colours on hyperscape worlds
-/// (the colour of the block seen from straight above each vertex's column on voxel
-/// worlds) and skirts twice the level's error deep. Answers the mesh and the bound it
-/// holds (at most the level's geometric error whenever the grids' error leaves room).
-pub fn content_mesh(
-    terrain: &Terrain,
+/// A square of a coarse content meshed on its own, from the four grids one level finer
+/// than the grid it replaces: the square of a sample (or of a patch's grid) whose error
+/// leaves less than half the level's error to the simplification ([`needs_patch`]).
+/// Its own grids that still leave too little are patched in turn.
+#[derive(Debug, Clone)]
+pub struct Patch<'a> {
+    /// The index of the grid it replaces among the content's samples (or its parent
+    /// patch's grids).
+    pub sample: usize,
+    /// That grid's four children, ordered as [`ContentKey::children`].
+    pub grids: Vec<&'a ContentGrid>,
+    /// The patches of its own grids.
+    pub patches: Vec<Patch<'a>>,
+}
+
+/// The descendants of `key` `depth` levels down, row by row from the lowest x and z.
+pub fn descendant_keys(key: ContentKey, depth: u32) -> Vec<ContentKey> {
+    let k = 1u64 << depth;
+    (0..k * k)
+        .map(|i| ContentKey {
+            level: key.level + depth,
+            ix: key.ix * k + i % k,
+            iz: key.iz * k + i / k,
+        })
+        .collect()
+}
+
+/// Whether `grid`, a sample of a content of `level` or a patch's grid, is replaced by a
+/// [`Patch`]: it is exact (its error is proven), finer grids exist, and its error is
+/// over half the level's. A sampled grid's error is measured, not proven, and the grids
+/// under it span more than a content may read, so it is never patched.
+pub fn needs_patch(layout: &TilesetLayout, level: u32, grid: &ContentGrid) -> bool {
+    grid.key.level < layout.levels
+        && layout.exact(grid.key.level)
+        && grid.error > layout.geometric_error(level) / 2.0
+}
+
+/// The patches of a content of `key` over `grids` (its samples, as [`content_mesh`]
+/// takes them): one for each grid that [`needs_patch`], from its four children, whose
+/// own patches are found the same way, down to the full-detail tiles at worst (error
+/// 0). `children` answers the four children of a key, ordered as
+/// [`ContentKey::children`].
+pub fn content_patches<'a>(
     layout: &TilesetLayout,
     key: ContentKey,
-    samples: &[&ContentGrid],
-    depth: u32,
-    version: u64,
-) -> (TileMesh, f64) {
-    let k = 1usize << depth;
-    let (u, m, grid_error) = union_grid(samples, k);
-    let level_error = layout.geometric_error(key.level);
-    let tolerance = (level_error - grid_error).max(0.0);
-    let grid = HeightGrid {
-        nx: m,
-        nz: m,
-        heights: &u,
-        carved: &[],
-    };
-    let s = simplify_grid(&grid, tolerance);
-    // World coordinates of the union's samples: every `stride`-th lattice vertex.
+    grids: &[&ContentGrid],
+    children: &mut impl FnMut(ContentKey) -> Vec<&'a ContentGrid>,
+) -> Vec<Patch<'a>> {
+    let mut out = Vec::new();
+    for (i, g) in grids.iter().enumerate() {
+        if !needs_patch(layout, key.level, g) {
+            continue;
+        }
+        let below = children(g.key);
+        let patches = content_patches(layout, key, &below, children);
+        out.push(Patch {
+            sample: i,
+            grids: below,
+            patches,
+        });
+    }
+    out
+}
+
+/// The world coordinates of the union of the grids `depth` levels below `key`: every
+/// `stride`-th lattice vertex over `key`'s square, on x and on z.
+fn union_axes(layout: &TilesetLayout, key: ContentKey, depth: u32) -> (Vec<f64>, Vec<f64>) {
     let n = layout.n() as u64;
-    let stride = 1u64 << (layout.levels - key.level - depth.min(layout.levels - key.level));
-    let span = 1u64 << (layout.levels - key.level);
+    let span_levels = layout.levels - key.level.min(layout.levels);
+    let stride = 1u64 << (span_levels - depth.min(span_levels));
+    let span = 1u64 << span_levels;
+    let m = (1u64 << depth) * (n - 1) + 1;
     let (gx0, gz0) = (key.ix * span * (n - 1), key.iz * span * (n - 1));
-    let xs: Vec<f64> = (0..m as u64)
+    let xs = (0..m)
         .map(|i| layout.lattice_coord(layout.min_tile.0, gx0 + i * stride))
         .collect();
-    let zs: Vec<f64> = (0..m as u64)
+    let zs = (0..m)
         .map(|i| layout.lattice_coord(layout.min_tile.1, gz0 + i * stride))
         .collect();
-    let placement = [xs[0], 0.0, zs[0]];
+    (xs, zs)
+}
+
+/// One simplified union of grids, to append to a content mesh.
+struct Piece<'a> {
+    u: &'a [f64],
+    m: usize,
+    xs: &'a [f64],
+    zs: &'a [f64],
+    s: &'a crate::mesh::simplify::Simplified,
+}
+
+/// Appends `piece`'s kept vertices to `mesh` (positions, heights, normals from the
+/// union's spacing, the worker's colours on hyperscape worlds; `world` takes each
+/// vertex's world x and z) and answers its triangles' indices and outer edges.
+fn append_piece(
+    mesh: &mut TileMesh,
+    world: &mut Vec<(f64, f64)>,
+    terrain: &Terrain,
+    piece: &Piece<'_>,
+) -> (Vec<u32>, [Vec<u32>; 4]) {
+    let Piece { u, m, xs, zs, s } = *piece;
     let colouring = match terrain.generator() {
         WorldGenerator::Hyperscape(h) => Some((h.colours(), h.noise())),
         _ => None,
     };
-    let mut mesh = TileMesh {
-        key: (key.ix as i64, key.iz as i64),
-        version,
-        resolution: 0,
-        placement,
-        positions: Vec::with_capacity(s.vertices.len() * 3),
-        normals: Vec::with_capacity(s.vertices.len() * 3),
-        indices: Indices::U32(Vec::new()),
-        heights: Vec::with_capacity(s.vertices.len()),
-        min_height: f32::INFINITY,
-        max_height: f32::NEG_INFINITY,
-        colours: Vec::new(),
-        biomes: Vec::new(),
-    };
+    let placement = mesh.placement;
     let mut remap = vec![u32::MAX; m * m];
-    for (k, &v) in s.vertices.iter().enumerate() {
+    for &v in &s.vertices {
         let (i, j) = (v as usize % m, v as usize / m);
-        remap[v as usize] = k as u32;
+        remap[v as usize] = (mesh.positions.len() / 3) as u32;
         let h = u[v as usize];
         let y = h as f32;
         mesh.min_height = mesh.min_height.min(y);
@@ -604,6 +674,7 @@ pub fn content_mesh(
             (zs[j] - placement[2]) as f32,
         ]);
         mesh.heights.push(h);
+        world.push((xs[i], zs[j]));
         // Centred differences at the union's spacing (one-sided at its edges).
         let at = |i: usize, j: usize| u[j * m + i];
         let (i0, i1, j0, j1) = (
@@ -623,29 +694,210 @@ pub fn content_mesh(
             mesh.biomes.push(c.biome);
         }
     }
+    s.remapped(&remap)
+}
+
+/// Skirts to hang once every vertex of a content is in: edges by the direction they
+/// face (as [`add_skirts`] takes them), and the pairs of consecutive vertices to hang
+/// them from (every pair when `None`).
+type Skirts = Vec<(
+    [Vec<u32>; 4],
+    Option<std::collections::BTreeSet<(u32, u32)>>,
+)>;
+
+/// Appends to `mesh` the union of `grids` (`2^depth` a side over `key`'s square)
+/// simplified to what `level_error` leaves beyond their error, the squares of
+/// `patches` left out of it (as carved cells) and meshed in turn; records the skirts
+/// below its edges and along the patches' (`skirts`). Answers the bound it holds.
+#[allow(clippy::too_many_arguments)]
+fn mesh_union(
+    mesh: &mut TileMesh,
+    world: &mut Vec<(f64, f64)>,
+    indices: &mut Vec<u32>,
+    skirts: &mut Skirts,
+    terrain: &Terrain,
+    layout: &TilesetLayout,
+    level_error: f64,
+    key: ContentKey,
+    grids: &[&ContentGrid],
+    depth: u32,
+    patches: &[Patch<'_>],
+) -> f64 {
+    let k = 1usize << depth;
+    let cells = layout.n() - 1;
+    let (u, m, disagreement) = union_parts(grids, k);
+    let patched: Vec<bool> = (0..grids.len())
+        .map(|i| patches.iter().any(|p| p.sample == i))
+        .collect();
+    let grid_error = grids
+        .iter()
+        .zip(&patched)
+        .filter(|(_, p)| !**p)
+        .map(|(g, _)| g.error)
+        .fold(disagreement, f64::max);
+    let tolerance = (level_error - grid_error).max(0.0);
+    let carved: Vec<bool> = if patches.is_empty() {
+        Vec::new()
+    } else {
+        (0..(m - 1) * (m - 1))
+            .map(|c| {
+                let (cx, cz) = (c % (m - 1), c / (m - 1));
+                patched[(cz / cells) * k + cx / cells]
+            })
+            .collect()
+    };
+    let grid = HeightGrid {
+        nx: m,
+        nz: m,
+        heights: &u,
+        carved: &carved,
+    };
+    let s = simplify_grid(&grid, tolerance);
+    let mut bound = grid_error + s.max_error;
+    let (xs, zs) = union_axes(layout, key, depth);
+    let first = (mesh.positions.len() / 3) as u32;
+    let piece = Piece {
+        u: &u,
+        m,
+        xs: &xs,
+        zs: &zs,
+        s: &s,
+    };
+    let (tris, edges) = append_piece(mesh, world, terrain, &piece);
+    indices.extend(tris);
+    skirts.push((edges, None));
+    if !patches.is_empty() {
+        // Its sides along the patches: kept vertex pairs on a line between grids with
+        // a patched cell on one side and one of its own on the other, by the direction
+        // its skirt faces (towards the patch).
+        let mut sides: [Vec<u32>; 4] = Default::default();
+        let mut pairs = std::collections::BTreeSet::new();
+        let mut remap = vec![u32::MAX; m * m];
+        for (i, &v) in s.vertices.iter().enumerate() {
+            remap[v as usize] = first + i as u32;
+        }
+        let cell = |cx: usize, cz: usize| carved[cz * (m - 1) + cx];
+        for line in (cells..m - 1).step_by(cells) {
+            // Along z = line, then along x = line.
+            for along_x in [true, false] {
+                let at = |t: usize| if along_x { line * m + t } else { t * m + line };
+                let kept: Vec<usize> = (0..m).filter(|&t| remap[at(t)] != u32::MAX).collect();
+                for pair in kept.windows(2) {
+                    let t = pair[0];
+                    let (low, high) = if along_x {
+                        (cell(t, line - 1), cell(t, line))
+                    } else {
+                        (cell(line - 1, t), cell(line, t))
+                    };
+                    if low == high {
+                        continue;
+                    }
+                    let slot = match (along_x, low) {
+                        (true, true) => 0,
+                        (true, false) => 2,
+                        (false, true) => 3,
+                        (false, false) => 1,
+                    };
+                    let (a, b) = (remap[at(t)], remap[at(pair[1])]);
+                    sides[slot].extend([a, b]);
+                    pairs.insert((a, b));
+                }
+            }
+        }
+        skirts.push((sides, Some(pairs)));
+    }
+    for p in patches {
+        let below = mesh_union(
+            mesh,
+            world,
+            indices,
+            skirts,
+            terrain,
+            layout,
+            level_error,
+            grids[p.sample].key,
+            &p.grids,
+            1,
+            &p.patches,
+        );
+        bound = bound.max(below);
+    }
+    bound
+}
+
+/// A coarse content's mesh from `samples` (the `2^depth x 2^depth` descendants'
+/// grids, row by row from the lowest x and z, as [`union_grid`] takes them) and
+/// `patches` ([`content_patches`]): the union of the samples not patched, simplified
+/// to what the level's error leaves beyond their grids' own, the samples patched left
+/// out of it (as carved cells), and each patch's union meshed the same way, its own
+/// patches left out and meshed in turn; normals from each union's spacing, the
+/// worker's vertex colours on hyperscape worlds (the colour of the block seen from
+/// straight above each vertex's column on voxel worlds), and skirts twice the level's
+/// error deep below the content's edges and on both sides of every patch's edges, so
+/// the pieces meet as neighbouring contents do. Answers the mesh and the bound it
+/// holds: the largest over its pieces of their grids' error plus the simplification's
+/// measured error. With every grid of more than half the level's error patched, it is
+/// at most the level's geometric error whenever the samples are exact.
+pub fn content_mesh(
+    terrain: &Terrain,
+    layout: &TilesetLayout,
+    key: ContentKey,
+    samples: &[&ContentGrid],
+    depth: u32,
+    patches: &[Patch<'_>],
+    version: u64,
+) -> (TileMesh, f64) {
+    let level_error = layout.geometric_error(key.level);
+    let (xs, zs) = union_axes(layout, key, 0);
+    let mut mesh = TileMesh {
+        key: (key.ix as i64, key.iz as i64),
+        version,
+        resolution: 0,
+        placement: [xs[0], 0.0, zs[0]],
+        positions: Vec::new(),
+        normals: Vec::new(),
+        indices: Indices::U32(Vec::new()),
+        heights: Vec::new(),
+        min_height: f32::INFINITY,
+        max_height: f32::NEG_INFINITY,
+        colours: Vec::new(),
+        biomes: Vec::new(),
+    };
+    let (mut world, mut indices, mut skirts) = (Vec::new(), Vec::new(), Vec::new());
+    let bound = mesh_union(
+        &mut mesh,
+        &mut world,
+        &mut indices,
+        &mut skirts,
+        terrain,
+        layout,
+        level_error,
+        key,
+        samples,
+        depth,
+        patches,
+    );
     if terrain.generator().as_voxel().is_some() {
         // Lattice vertices are block corners, so each names the column whose height
         // it carries.
-        let column = |v: &u32| {
-            let (i, j) = (*v as usize % m, *v as usize / m);
-            let (x, z) = (libm::floor(xs[i]) as i64, libm::floor(zs[j]) as i64);
+        let column = |&(x, z): &(f64, f64)| {
+            let (x, z) = (libm::floor(x) as i64, libm::floor(z) as i64);
             let (_, kind) = terrain.voxel_column_top(x, z)?;
             Some(base_colour(kind).map(|c| c as f32))
         };
-        if let Some(colours) = s.vertices.iter().map(column).collect::<Option<Vec<_>>>() {
+        if let Some(colours) = world.iter().map(column).collect::<Option<Vec<_>>>() {
             mesh.colours = colours.into_iter().flatten().collect();
         }
     }
-    let (mut indices, edges) = s.remapped(&remap);
-    add_skirts(
-        &mut mesh,
-        &edges,
-        crate::mesh::skirt_depth(level_error) as f32,
-        |_, _| false,
-        &mut indices,
-    );
+    let surface_min = mesh.min_height;
+    let below = crate::mesh::skirt_depth(level_error) as f32;
+    for (edges, pairs) in &skirts {
+        let skip = |a: u32, b: u32| pairs.as_ref().is_some_and(|p| !p.contains(&(a, b)));
+        add_skirts(&mut mesh, edges, below, skip, &mut indices);
+    }
+    mesh.min_height = surface_min - below;
     mesh.indices = Indices::fitting(indices, mesh.positions.len() / 3);
-    (mesh, grid_error + s.max_error)
+    (mesh, bound)
 }
 
 /// The 3D Tiles box (tileset frame, z up) over world `(x0, z0)-(x1, z1)` and heights

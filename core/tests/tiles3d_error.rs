@@ -9,8 +9,8 @@
 
 use terrain_core::mesh::{build_tile, tile::vertex_coord};
 use terrain_core::tiles3d::{
-    ContentGrid, ContentKey, TilesetLayout, content_mesh, leaf_error, leaf_grid, parent_grid,
-    sample_depth,
+    ContentGrid, ContentKey, TilesetLayout, content_mesh, content_patches, leaf_error, leaf_grid,
+    parent_grid, sample_depth,
 };
 use terrain_core::voxel::{BlockKind, VoxelConfig, base_colour};
 use terrain_core::{
@@ -145,7 +145,12 @@ fn check_square(t: &Terrain, extent: f64, min_tile: (i64, i64)) -> Vec<BlockKind
                 .collect();
             samples.sort_by_key(|s| (s.key.iz, s.key.ix));
             assert_eq!(samples.len() as u64, k * k);
-            let (mesh, bound) = content_mesh(t, &l, key, &samples, depth, 0);
+            let patches = content_patches(&l, key, &samples, &mut |k: ContentKey| {
+                k.children()
+                    .map(|c| at_level(c.level).iter().find(|g| g.key == c).unwrap())
+                    .to_vec()
+            });
+            let (mesh, bound) = content_mesh(t, &l, key, &samples, depth, &patches, 0);
             let limit = l.geometric_error(level);
             assert!(bound <= limit, "{key:?}: bound {bound} > {limit}");
             // The surface at every full-detail vertex under the content.

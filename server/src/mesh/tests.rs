@@ -264,3 +264,103 @@ async fn a_grid_whose_builder_went_away_is_built_by_its_waiter() {
     let fresh = terrain_core::tiles3d::grid_from_terrain(state.terrain(), &layout, root);
     assert_eq!(*answer[0], fresh);
 }
+
+/// A coarse content over a zone far above the ground with a hard edge, which no grid
+/// one level above the finest comes near, is the terrain core's content with its
+/// patches, byte for byte: its samples as deep as `sample_depth` takes them, and the
+/// samples over the pad meshed from finer grids (`tiles3d_zones` in terrain-core
+/// measures such contents against the full-detail surface).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_content_over_a_steep_zone_is_patched_as_the_core_patches_it() {
+    use terrain_core::tiles3d::{
+        ContentGrid, ContentKey, content_mesh, content_patches, grid_from_terrain, sample_depth,
+    };
+    let Cache {
+        _dir,
+        store,
+        metrics,
+        meshes,
+        ..
+    } = Cache::new();
+    let listeners: Vec<Arc<dyn CommitListener>> = vec![Arc::clone(&meshes) as _];
+    let mut config = WorldConfig::new("main", GeneratorKind::Hyperscape, 0);
+    // 16 x 16 tiles: the root takes its samples one level above the finest.
+    config.tileset_extent = 1600.0;
+    let worlds = Arc::new(Worlds::open(&[config], &store, &Limits::default(), &listeners).unwrap());
+    let logs: Vec<Arc<dyn ZoneLog>> = vec![Arc::new(MemoryLog::new("memory")) as _];
+    let _replication = Replication::start(&worlds, logs, Arc::clone(&metrics)).await;
+    let world = worlds.get("main").unwrap();
+    let layout = *world.tileset();
+    assert_eq!(layout.levels, 4);
+    // A 30 m pad 70 m high on the island's western slopes, with a hard edge.
+    let mut pad = square_zone(-420.0);
+    pad.center_z = 130.0;
+    pad.shape = terrain_core::zones::Shape::Rect {
+        width: 30.0,
+        depth: 30.0,
+    };
+    pad.height = 70.0;
+    pad.blend_radius = 0.0;
+    tokio::time::timeout(Duration::from_secs(60), world.register("a", pad.spec()))
+        .await
+        .expect("the change was acknowledged")
+        .unwrap();
+    let state = world.snapshot();
+    let root = ContentKey {
+        level: 0,
+        ix: 0,
+        iz: 0,
+    };
+    let (version, served) = meshes
+        .content(world, Arc::clone(&state), layout, root)
+        .await
+        .unwrap();
+
+    // The core's content from every grid of the square, built bottom-up.
+    let t = state.terrain();
+    let mut levels: Vec<Vec<ContentGrid>> = Vec::new();
+    for level in (0..=layout.levels).rev() {
+        let n = 1u64 << level;
+        let grids = (0..n * n)
+            .map(|k| {
+                let key = ContentKey {
+                    level,
+                    ix: k % n,
+                    iz: k / n,
+                };
+                match levels.last() {
+                    None => grid_from_terrain(t, &layout, key),
+                    Some(below) => {
+                        let c = key
+                            .children()
+                            .map(|c| &below[(c.iz * 2 * n + c.ix) as usize]);
+                        terrain_core::tiles3d::parent_grid(key, c)
+                    }
+                }
+            })
+            .collect();
+        levels.push(grids);
+    }
+    let get = |k: ContentKey| {
+        &levels[(layout.levels - k.level) as usize][(k.iz * (1u64 << k.level) + k.ix) as usize]
+    };
+    let below = |d: u32| -> Vec<&ContentGrid> {
+        terrain_core::tiles3d::descendant_keys(root, d)
+            .into_iter()
+            .map(get)
+            .collect()
+    };
+    let depth = sample_depth(&layout, root, |d| {
+        below(d).iter().map(|g| g.error).fold(0.0, f64::max)
+    });
+    let samples = below(depth);
+    let patches = content_patches(&layout, root, &samples, &mut |k: ContentKey| {
+        k.children().map(get).to_vec()
+    });
+    assert!(!patches.is_empty(), "the pad's samples are patched");
+    let (mesh, bound) = content_mesh(t, &layout, root, &samples, depth, &patches, version);
+    assert!(bound <= layout.geometric_error(0), "{bound}");
+    let want = terrain_core::mesh::to_glb(&mesh).unwrap();
+    assert_eq!(version, tiles3d::content_version(&state, &layout, root));
+    assert!(served[..] == want[..], "the served root is the core's");
+}

@@ -37,8 +37,8 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, TilesetLayout, content_mesh, grid_from_terrain, parent_grid,
-        sample_depth,
+        ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, grid_from_terrain,
+        needs_patch, parent_grid, sample_depth,
     },
 };
 use tokio::sync::watch;
@@ -241,6 +241,28 @@ impl Tilesets {
                 .build(),
         }
     }
+}
+
+/// A content's patch as [`MeshCache::content`] finds it: its parent patch's index
+/// (`None`: the content itself), the index of the grid it replaces among its parent's,
+/// and its four grids.
+type PatchNode = (Option<usize>, usize, Vec<Arc<ContentGrid>>);
+
+/// The patches of `nodes` whose parent is `parent`, each with its own, ordered by the
+/// grid they replace (as [`terrain_core::tiles3d::content_patches`] orders them).
+fn patch_tree(nodes: &[PatchNode], parent: Option<usize>) -> Vec<Patch<'_>> {
+    let mut out: Vec<Patch<'_>> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.0 == parent)
+        .map(|(k, (_, sample, grids))| Patch {
+            sample: *sample,
+            grids: grids.iter().map(|g| &**g).collect(),
+            patches: patch_tree(nodes, Some(k)),
+        })
+        .collect();
+    out.sort_by_key(|p| p.sample);
+    out
 }
 
 /// The newest tile version under `key`.
@@ -454,9 +476,12 @@ impl MeshCache {
     }
 
     /// Content `key` of `world`'s tileset as glb, with its version: cached, or built
-    /// (a full-detail tile's mesh at the finest level, a coarse content mesh above),
-    /// in a task of its own and waited for within the budget, or answered
-    /// [`MeshError::Warming`] while it goes on ([`MeshCache::made`]).
+    /// (a full-detail tile's mesh at the finest level, a coarse content mesh above: its
+    /// samples as deep as [`sample_depth`] takes them, and a [`Patch`] from deeper
+    /// grids for every sample that [`needs_patch`], so that a content over exact grids
+    /// is within its level's error whatever the zones), in a task of its own and
+    /// waited for within the budget, or answered [`MeshError::Warming`] while it goes
+    /// on ([`MeshCache::made`]).
     pub async fn content(
         &self,
         world: &Arc<World>,
@@ -515,17 +540,57 @@ impl MeshCache {
                 depth += 1;
                 samples = self.descendants(world, &state, layout, key, depth).await?;
             }
+            // Grids whose error leaves less than half the level's error to the
+            // simplification are patched from their four children, and those in turn
+            // (down to the full-detail tiles at worst): each patch with its parent
+            // patch (`None`: the content), the index of the grid it replaces, and its
+            // grids.
+            let mut patches: Vec<PatchNode> = Vec::new();
+            let mut work: Vec<(Option<usize>, usize, ContentKey)> = samples
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| needs_patch(&layout, key.level, g))
+                .map(|(i, g)| (None, i, g.key))
+                .collect();
+            while let Some((parent, i, below)) = work.pop() {
+                let grids = self.descendants(world, &state, layout, below, 1).await?;
+                let node = patches.len();
+                work.extend(
+                    grids
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, g)| needs_patch(&layout, key.level, g))
+                        .map(|(j, g)| (Some(node), j, g.key)),
+                );
+                patches.push((parent, i, grids));
+            }
             let job = Arc::clone(&state);
-            let samples_read = union_samples(&layout, depth);
+            // The union, and each patch's union of its four grids.
+            let samples_read =
+                union_samples(&layout, depth) + patches.len() as u64 * union_samples(&layout, 1);
             let meters = Arc::clone(world.meters());
             self.compute
                 .run(move || {
                     let start = Instant::now();
                     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
-                    let (mesh, bound) =
-                        content_mesh(job.terrain(), &layout, key, &refs, depth, version);
+                    let patches = patch_tree(&patches, None);
+                    let (mesh, bound) = content_mesh(
+                        job.terrain(),
+                        &layout,
+                        key,
+                        &refs,
+                        depth,
+                        &patches,
+                        version,
+                    );
                     if bound > layout.geometric_error(key.level) {
-                        tracing::warn!(?key, bound, "3D Tiles content beyond its level's error");
+                        // Only where the samples are sampled grids, whose errors are
+                        // measured one level finer, not proven.
+                        tracing::warn!(
+                            ?key,
+                            bound,
+                            "3D Tiles content beyond its level's error as its sampled grids measure it"
+                        );
                     }
                     let glb = to_glb(&mesh).map_err(|e| e.to_string());
                     meters.tiles3d_sample.observe(samples_read, start.elapsed());
