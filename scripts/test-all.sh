@@ -44,14 +44,16 @@ cargo test --workspace --locked
 
 # Default clients of another ecosystem (Python's websockets, 1 MiB frames, and grpcio,
 # 4 MiB messages; pinned) receive the largest legal zone's event when resuming from
-# before it, and grpcio lists a world whose zone list is larger than 4 MiB page by page.
-# Ignored in plain `cargo test`, which must not need them.
-echo "== Python default clients (the largest zone's event, a mask-heavy zone list)"
+# before it; grpcio lists a world whose zone list is larger than 4 MiB page by page;
+# websockets sees its close echoed (1000, not 1006) and a message over the server's cap
+# closed with 1009. Ignored in plain `cargo test`, which must not need them.
+echo "== Python default clients (the largest zone's event, a mask-heavy zone list, the WebSocket's close)"
 python3 -m pip install --quiet --disable-pip-version-check "websockets==$WEBSOCKETS_VERSION" "grpcio==$GRPCIO_VERSION"
 # (--workspace: the features the step above built with, so nothing is compiled again.)
 cargo test --workspace --locked --test e2e -- --ignored --exact \
     zones_large::python_default_clients_receive_the_largest_event \
-    zones_pages::python_default_clients_list_a_mask_heavy_world
+    zones_pages::python_default_clients_list_a_mask_heavy_world \
+    events_ws_close::python_websockets_sees_its_close_echoed_and_1009
 
 # The Node.js SDK (client-sdk/node): npm ci (pinned by its package-lock.json), its build
 # (cargo build -p terrain-node --profile node-release: the optimised addon the package

@@ -5,7 +5,7 @@
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use terrain_core::{tiles3d::ContentRect, zones::Bounds};
+use terrain_core::{quote::Num, tiles3d::ContentRect, zones::Bounds};
 use terrain_proto::v1 as pb;
 
 use crate::{
@@ -73,7 +73,11 @@ impl Area {
                 if v.abs() > max_coordinate {
                     return Err(FieldError::new(
                         field,
-                        format!("must be within ±{max_coordinate} (max_coordinate), got {v}"),
+                        format!(
+                            "must be within ±{} (max_coordinate), got {}",
+                            Num(max_coordinate),
+                            Num(v)
+                        ),
                     ));
                 }
             }
@@ -409,6 +413,27 @@ mod tests {
         assert_eq!(far(1e10, 0.0).unwrap_err().field, "x");
         assert_eq!(far(0.0, -1e10).unwrap_err().field, "z");
         assert!(far(1e9, -1e9).is_ok() && Area::All.within(1e9).is_ok());
+    }
+
+    /// A far centre is echoed short and exact (`1e308`, not its 309 digits).
+    #[test]
+    fn far_centres_are_echoed_short() {
+        let err = Area::circle(1e308, 0.0, 1.0)
+            .unwrap()
+            .within(1e9)
+            .unwrap_err();
+        assert_eq!(
+            err.reason,
+            "must be within ±1000000000 (max_coordinate), got 1e308"
+        );
+        let err = Area::circle(0.0, -1.5e17, 1.0)
+            .unwrap()
+            .within(1e16)
+            .unwrap_err();
+        assert_eq!(
+            err.reason,
+            "must be within ±1e16 (max_coordinate), got -1.5e17"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! fails (`terrain_client::build_terrain`).
 
 use terrain_core::{
+    quote::Num,
     voxel::{BlockKind, VoxelConfig},
     walk::{BiomeLimits, HYPERSCAPE_WATER, MAX_STEP, Town, WalkRule},
 };
@@ -101,7 +102,7 @@ pub fn towns_of(m: &pb::WalkRule) -> Result<Vec<Town>, FieldError> {
             if !(t.radius.is_finite() && t.radius > 0.0) {
                 return Err(FieldError::new(
                     format!("walkability.towns[{i}].radius"),
-                    format!("must be a finite number above 0, got {}", t.radius),
+                    format!("must be a finite number above 0, got {}", Num(t.radius)),
                 ));
             }
             Ok(Town {
@@ -535,6 +536,13 @@ mod tests {
         ] {
             assert_eq!(bad(2, t), field);
         }
+        // A huge radius is echoed short and exact, not in 309 digits.
+        let mut m = with.clone();
+        m.towns[0].radius = -1e308;
+        assert_eq!(
+            towns_of(&m).unwrap_err().reason,
+            "must be a finite number above 0, got -1e308"
+        );
     }
 
     #[test]

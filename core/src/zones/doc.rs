@@ -18,6 +18,7 @@ use serde_path_to_error::Segment;
 
 use super::mask::{MAX_TILE_INDEX, TileMask};
 use super::model::{FlatZone, Shape, ZoneError, ZoneHeight, ZoneSpec};
+use crate::quote::Num;
 
 /// The JSON form of a zone, as the API and zone files write it (lowerCamelCase,
 /// `width`+`depth` or `radius`, `height` or `heightOffset`).
@@ -476,12 +477,14 @@ fn tiles<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[i64; 2]>>, D::Er
         })?;
         if n.fract() != 0.0 {
             return Err(D::Error::custom(format!(
-                "tile {k}: tile indices must be whole numbers (tile (x, z) covers [x, x+1) x [z, z+1)), got {n}"
+                "tile {k}: tile indices must be whole numbers (tile (x, z) covers [x, x+1) x [z, z+1)), got {}",
+                echo(v, n)
             )));
         }
         if n.abs() > MAX_TILE_INDEX {
             return Err(D::Error::custom(format!(
-                "tile {k}: must be at most {MAX_TILE_INDEX} in magnitude (got {n})"
+                "tile {k}: must be at most {MAX_TILE_INDEX} in magnitude (got {})",
+                echo(v, n)
             )));
         }
         Ok(n as i64)
@@ -498,6 +501,16 @@ fn tiles<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[i64; 2]>>, D::Er
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+/// A number as sent, for an error message: an integer exactly (an `f64` would round
+/// 9223372036854775807 up), any other as [`Num`] writes it (`1e308`).
+fn echo(v: &Value, n: f64) -> String {
+    match (v.as_i64(), v.as_u64()) {
+        (Some(i), _) => i.to_string(),
+        (None, Some(u)) => u.to_string(),
+        (None, None) => Num(n).to_string(),
+    }
 }
 
 /// A value as JSON, cut to a readable length for an error message.
@@ -680,6 +693,26 @@ mod tests {
             assert_eq!(e.field(), Some("tileMask"), "{e}");
             assert!(e.reason().starts_with(reason), "{e}");
         }
+        // A refused index is echoed as sent: exact, and short.
+        for (index, got) in [
+            ("9223372036854775807", "9223372036854775807"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("18446744073709551615", "18446744073709551615"),
+            ("1e308", "1e308"),
+            ("1000000001", "1000000001"),
+        ] {
+            let e = request(&format!(
+                r#"{{"centerX": 0, {rect}, "tileMask": [[0, 0], [0, {index}]]}}"#
+            ))
+            .unwrap_err();
+            let want = format!("tile 1: must be at most 1000000000 in magnitude (got {got}) at");
+            assert!(e.reason().starts_with(&want), "{e}");
+        }
+        let e = request(&format!(
+            r#"{{"centerX": 0, {rect}, "tileMask": [[0.25, 0]]}}"#
+        ))
+        .unwrap_err();
+        assert!(e.reason().contains("got 0.25 at"), "{e}");
         for (mask, needle) in [
             (r#"[[0, 0], [0, 0]]"#, "more than once"),
             (r#"[]"#, "at least one tile"),

@@ -6,7 +6,11 @@
 
 use terrain_tests as common;
 
-use common::{TestServer, assert_http_error, events::events_client};
+use common::{
+    TestServer, assert_http_error,
+    events::{events_client, ws_connect, ws_event, ws_send},
+};
+use serde_json::json;
 use terrain_proto::v1 as pb;
 
 /// No message is longer than this (the quoted prefix is 64 characters).
@@ -101,6 +105,55 @@ async fn numbers_in_messages_are_exact_and_compact() {
         "no long digit runs: {text}"
     );
     assert!(text.contains("e21") || text.contains("e22"), "{text}");
+    server.stop().await;
+}
+
+/// A number a client sends in a WebSocket area or a zone's tile mask is echoed as the
+/// HTTP query echoes it: short (`1e308`, not 309 digits) and exact
+/// (`9223372036854775807`, not rounded through a float).
+#[tokio::test]
+async fn numbers_sent_in_bodies_and_websocket_messages_are_echoed_as_sent() {
+    let server = TestServer::start().await;
+    let mut ws = ws_connect(&server, "main", "").await;
+    for (area, field, got) in [
+        (json!({"x": 1e308, "z": 0, "radius": 1}), "x", "1e308"),
+        (json!({"x": 0, "z": -2.5e300, "radius": 1}), "z", "-2.5e300"),
+    ] {
+        ws_send(&mut ws, &area).await;
+        let error = ws_event(&mut ws).await;
+        assert_eq!(error["type"], "error", "{error}");
+        assert_eq!(error["error"]["field"], field, "{error}");
+        let text = error["error"]["message"].as_str().unwrap();
+        assert!(text.len() < SHORT, "{} bytes: {text}", text.len());
+        assert!(
+            text.ends_with(&format!("got {got}")) && text.contains("±1000000000"),
+            "{text}"
+        );
+    }
+    // The query form says the same.
+    let answer = server
+        .get("/v1/worlds/main/events?x=1e308&z=0&radius=1")
+        .await;
+    assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("x"));
+    let text = answer.1["error"]["message"].as_str().unwrap();
+    assert!(text.ends_with("got 1e308"), "{text}");
+
+    for (index, got) in [
+        ("9223372036854775807", "9223372036854775807"),
+        ("-9223372036854775808", "-9223372036854775808"),
+        ("1e308", "1e308"),
+    ] {
+        let body = format!(
+            r#"{{"centerX": 0, "centerZ": 0, "width": 20, "depth": 20, "heightOffset": 5,
+                "blendRadius": 2, "tileMask": [[0, 0], [{index}, 0]]}}"#
+        );
+        let answer = server
+            .put_raw("/v1/worlds/main/flat-zones/echo", &body)
+            .await;
+        assert_http_error(&answer, 400, "INVALID_ARGUMENT", Some("tileMask"));
+        let text = answer.1["error"]["message"].as_str().unwrap();
+        assert!(text.contains(&format!("(got {got})")), "{text}");
+    }
     server.stop().await;
 }
 

@@ -10,11 +10,18 @@ use common::{
     events::{EVENT_WAIT, put_zone, raised, revision, ws_connect, ws_event, ws_send, ws_silent},
     main_generator, num, resolve,
 };
+use futures::{SinkExt as _, StreamExt as _};
 use http_body_util::{BodyExt as _, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
-use tokio_tungstenite::{WebSocketStream, tungstenite::protocol::Role};
+use tokio_tungstenite::{
+    WebSocketStream,
+    tungstenite::{
+        Message,
+        protocol::{CloseFrame, Role, frame::coding::CloseCode},
+    },
+};
 
 #[tokio::test]
 async fn a_put_is_announced_with_its_revision_cause_tiles_bounds_and_delta() {
@@ -230,6 +237,18 @@ async fn a_websocket_over_http2_streams_events_and_refuses_bad_openings() {
     assert_eq!(
         direct, 0.0,
         "an HTTP/2 stream has no socket to write directly"
+    );
+    // The client's close is echoed over HTTP/2 too.
+    ws.send(Message::Close(Some(CloseFrame {
+        code: CloseCode::Normal,
+        reason: "done".into(),
+    })))
+    .await
+    .unwrap();
+    let echo = tokio::time::timeout(EVENT_WAIT, ws.next()).await.unwrap();
+    assert!(
+        matches!(echo, Some(Ok(Message::Close(Some(ref f)))) if f.code == CloseCode::Normal),
+        "{echo:?}"
     );
 
     let (answer, ws) = h2_websocket(&server, "x=1&z=1").await;

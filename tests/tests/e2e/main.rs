@@ -49,6 +49,7 @@ mod events_shutdown;
 mod events_slow;
 mod events_ws;
 mod events_ws_area;
+mod events_ws_close;
 mod grpc;
 mod grpc_fields;
 mod grpc_limits;

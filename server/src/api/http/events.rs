@@ -23,8 +23,11 @@
 //! replayed: [`crate::events::subscription`]); a bad one is answered with
 //! `{"type": "error", "error": {"code", "message", "field"}}` and the area stays.
 //! The server closes the socket (close frame) after a cut-off `resync` and at
-//! shutdown, and when the client stops answering pings ([`liveness`]). The frames are
-//! built and read in [`frames`].
+//! shutdown, and when the client stops answering pings ([`liveness`]). It echoes a
+//! client's close frame, and closes the socket on a client message it does not take
+//! (RFC 6455 7.4.1, [`refusal`]): 1009 over [`upgrade::MAX_CLIENT_MESSAGE_BYTES`]
+//! (on the frame header that says so), 1003 binary, 1007 text that is not UTF-8, 1002 a
+//! frame breaking the protocol. The frames are built and read in [`frames`].
 
 pub mod frames;
 pub mod liveness;
@@ -46,11 +49,13 @@ use axum::{
     http::{HeaderValue, header::RETRY_AFTER},
     response::{IntoResponse, Response},
 };
+use tokio::io::AsyncWriteExt as _;
 use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_tungstenite::{
     WebSocketStream,
     tungstenite::{
-        Bytes, Message as WsMessage, Utf8Bytes,
+        Bytes, Error as WsError, Message as WsMessage, Utf8Bytes,
+        error::ProtocolError,
         protocol::{CloseFrame, frame::coding::CloseCode},
     },
 };
@@ -64,7 +69,7 @@ use crate::{
     },
 };
 use liveness::{Check, Heard, Liveness};
-use upgrade::{Peer, Upgrade};
+use upgrade::{MAX_CLIENT_MESSAGE_BYTES, Peer, Upgrade};
 use wire::{Transport, WireSink};
 
 /// The socket the stream writes its own frames to.
@@ -169,8 +174,11 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
         `{\"type\": \"resync\", \"revision\", \"epoch\"}`. Client \
         to server: a new area (`{\"tiles\": [...]}`, `{\"x\", \"z\", \"radius\"}` or `{}`), \
         acknowledged by `{\"type\": \"area\", \"area\", \"revision\"}`, or refused by \
-        `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. Every refusal \
-        comes before the upgrade, as the JSON error body.",
+        `{\"type\": \"error\", \"error\": {\"code\", \"message\", \"field\"}}`. A client \
+        message is JSON text of at most 4096 bytes: a larger one is closed with 1009, a binary \
+        one with 1003, text that is not UTF-8 with 1007, a frame breaking the protocol with \
+        1002; a client's close frame is echoed. Every refusal of the request comes before the \
+        upgrade, as the JSON error body.",
     params(
         ("tiles" = Option<String>, Query, description = "`minTx,minTz,maxTx,maxTz` (not with x, z, radius)", example = "0,0,3,3"),
         ("x" = Option<f64>, Query, description = "Circle centre, metres (with z and radius)"),
@@ -331,13 +339,17 @@ async fn serve(
                     None
                 }
             };
-            if let Some(text) = text {
-                // None: the client closed, failed or went away.
-                let Some(text) = text else { return };
+            if let Some(from) = text {
+                // None: the client failed or went away.
+                let Some(from) = from else { return };
                 // The stream's own again before it answers.
                 sub.leave_direct();
                 outlet.settled().await;
                 sub.take_back();
+                let text = match from {
+                    FromClient::Text(text) => text,
+                    from => return finish(sink, reader, from, ping_timeout, (&sub, &closed)).await,
+                };
                 let reply = change_area(&sub, text.as_str()).into();
                 if !unless_closed(sink.send(WsMessage::Text(reply)), &sub, &closed).await {
                     return;
@@ -380,9 +392,13 @@ async fn serve(
                     return;
                 }
             }
-            text = incoming.recv() => {
-                // None: the client closed, failed or went away.
-                let Some(text) = text else { return };
+            from = incoming.recv() => {
+                // None: the client failed or went away.
+                let text = match from {
+                    Some(FromClient::Text(text)) => text,
+                    Some(from) => return finish(sink, reader, from, ping_timeout, (&sub, &closed)).await,
+                    None => return,
+                };
                 let reply = change_area(&sub, text.as_str()).into();
                 if !unless_closed(sink.send(WsMessage::Text(reply)), &sub, &closed).await {
                     return;
@@ -399,34 +415,127 @@ async fn serve(
     close(sink, CloseCode::Normal, "stream ended").await;
 }
 
-/// Hands each text message of the client to `handover` until the client closes, fails
-/// or goes away, or the stream ends (`handover` closed); other messages are skipped
-/// (tungstenite answers pings itself). Every message, pongs included, is `heard`.
+/// What the socket's reader hands the stream.
+#[derive(Debug)]
+enum FromClient {
+    /// A text message: an area.
+    Text(Utf8Bytes),
+    /// The client's close frame: its echo (RFC 6455 5.5.1, the client's code, or
+    /// 1002 for a code a close frame may not carry) is queued by tungstenite, to be
+    /// flushed.
+    Closed,
+    /// A message the route does not take, or a frame breaking the protocol: the close
+    /// frame that answers it ([`refusal`]).
+    Refused(CloseFrame),
+}
+
+/// Hands each text message of the client to `handover`, then what ended the client's
+/// side: its close frame, or the close frame refusing what it sent; ends there, when
+/// the client goes away (nothing handed over) or when the stream ends (`handover`
+/// closed), and gives the socket's reading half back. Pings and pongs are not handed
+/// over (tungstenite answers pings itself). Every message, pongs included, is `heard`.
 async fn read_client(
     mut stream: SplitStream<Socket>,
-    handover: mpsc::Sender<Utf8Bytes>,
+    handover: mpsc::Sender<FromClient>,
     heard: Arc<Heard>,
-) {
-    while let Some(Ok(message)) = stream.next().await {
-        heard.now();
-        let text = match message {
-            WsMessage::Text(text) => text,
-            WsMessage::Close(_) => return,
-            _ => continue,
+) -> SplitStream<Socket> {
+    loop {
+        let from = match stream.next().await {
+            Some(Ok(message)) => {
+                heard.now();
+                match message {
+                    WsMessage::Text(text) => FromClient::Text(text),
+                    WsMessage::Close(_) => FromClient::Closed,
+                    WsMessage::Binary(_) => FromClient::Refused(close_frame(
+                        CloseCode::Unsupported,
+                        "binary messages are not taken: send areas as JSON text",
+                    )),
+                    WsMessage::Ping(_) | WsMessage::Pong(_) | WsMessage::Frame(_) => continue,
+                }
+            }
+            Some(Err(e)) => match refusal(&e) {
+                Some(frame) => FromClient::Refused(frame),
+                None => break,
+            },
+            None => break,
         };
-        if handover.send(text).await.is_err() {
-            return;
+        let last = !matches!(from, FromClient::Text(_));
+        if handover.send(from).await.is_err() || last {
+            break;
         }
+    }
+    stream
+}
+
+/// The close frame answering a read error (RFC 6455 7.4.1): 1009 for a message or
+/// frame over [`MAX_CLIENT_MESSAGE_BYTES`], 1007 for a text message that is not
+/// UTF-8, 1002 for a frame breaking the protocol (unmasked, reserved bits or opcode,
+/// a bad close frame). `None` when the client went away: nothing to answer.
+fn refusal(error: &WsError) -> Option<CloseFrame> {
+    Some(match error {
+        WsError::Capacity(_) => close_frame(
+            CloseCode::Size,
+            &format!("a message may hold at most {MAX_CLIENT_MESSAGE_BYTES} bytes"),
+        ),
+        WsError::Utf8(_) => close_frame(CloseCode::Invalid, "a text message is not UTF-8"),
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => return None,
+        WsError::Protocol(e) => close_frame(CloseCode::Protocol, &e.to_string()),
+        _ => return None,
+    })
+}
+
+/// A close frame, its reason cut to the 123 bytes a close frame holds.
+fn close_frame(code: CloseCode, reason: &str) -> CloseFrame {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    CloseFrame {
+        code,
+        reason: reason[..end].into(),
     }
 }
 
 /// A task that ends with the stream it serves.
-struct AbortOnDrop(JoinHandle<()>);
+struct AbortOnDrop<T>(JoinHandle<T>);
 
-impl Drop for AbortOnDrop {
+impl<T> AbortOnDrop<T> {
+    /// What the task gave back, once it ends by itself (`None` if it failed).
+    async fn join(mut self) -> Option<T> {
+        (&mut self.0).await.ok()
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
     fn drop(&mut self) {
         self.0.abort();
     }
+}
+
+/// Ends the stream on the client's word: flushes the echo of its close frame, or
+/// sends the close frame refusing what it sent, then whatever of it the transport
+/// still holds (tungstenite leaves the end of an echo there). Within `wait` (the ping
+/// timeout), so a client that stops reading holds its socket no longer, and never
+/// past shutdown.
+async fn finish(
+    mut sink: SplitSink<Socket, WsMessage>,
+    reader: AbortOnDrop<SplitStream<Socket>>,
+    from: FromClient,
+    wait: Duration,
+    (sub, closed): (&Subscription, &CancellationToken),
+) {
+    let close = async move {
+        match from {
+            FromClient::Refused(frame) => sink.send(WsMessage::Close(Some(frame))).await,
+            FromClient::Closed | FromClient::Text(_) => sink.flush().await,
+        }
+        .map_err(drop)?;
+        let stream = reader.join().await.ok_or(())?;
+        let mut socket = sink.reunite(stream).map_err(drop)?;
+        socket.get_mut().flush().await.map_err(drop)
+    };
+    // The peer may be gone already; nothing more to do either way.
+    let _ = tokio::time::timeout(wait, unless_closed(close, sub, closed)).await;
 }
 
 /// Does what a due liveness check asks: nothing, a ping, or closing the socket of a

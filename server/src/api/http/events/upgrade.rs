@@ -29,6 +29,20 @@ use super::wire::{PlainSocket, Transport, transport};
 /// several pieces.
 pub const READ_BUFFER_BYTES: usize = 4096;
 
+/// The largest message (and frame) a client may send: an area message is at most a
+/// few hundred bytes. A frame whose header announces more, or a fragmented message
+/// growing past it, closes the socket with 1009 (Message Too Big) as soon as that is
+/// known, before its bytes are held ([`super::read_client`]).
+///
+/// So a stream holds under 32 KiB of what its client sent: the read buffer with the
+/// frame being read (8 KiB), the message that frame belongs to (4 KiB), and two whole
+/// messages on their way to the stream (one waiting to be handed over, one handed
+/// over), each at most twice that while its buffer grows. Every WebSocket stream
+/// holds a place under `max_subscriptions`, so all of them together hold under
+/// `max_subscriptions` x 32 KiB (320 MiB at the default 10,000; an idle stream holds
+/// its 4 KiB read buffer).
+pub const MAX_CLIENT_MESSAGE_BYTES: usize = 4096;
+
 /// The address of the client a connection comes from: put by the transport layer in
 /// the extensions of each request that may upgrade, so that a stream's logs name it.
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +110,10 @@ impl Upgrade {
                     return;
                 }
             };
-            let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
+            let config = WebSocketConfig::default()
+                .read_buffer_size(READ_BUFFER_BYTES)
+                .max_message_size(Some(MAX_CLIENT_MESSAGE_BYTES))
+                .max_frame_size(Some(MAX_CLIENT_MESSAGE_BYTES));
             let socket = transport(upgraded, plain);
             let socket = WebSocketStream::from_raw_socket(socket, Role::Server, Some(config));
             serve(socket.await).await;
