@@ -61,8 +61,9 @@ pub use world::{Manifests, WorldConfig, ZoneFile};
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// The default largest accepted |x| and |z|.
 pub const DEFAULT_MAX_COORDINATE: f64 = 1e9;
-/// The default largest batch: 1,000,000 points (a 16 MB gRPC request).
-pub const DEFAULT_MAX_BATCH_POINTS: usize = 1_000_000;
+/// The default largest batch: 1,000,000 points (a 16 MB gRPC request), core's
+/// largest walk grid, which the replicas refuse beyond as the server does.
+pub const DEFAULT_MAX_BATCH_POINTS: usize = terrain_core::walk::limits::MAX_WALK_GRID_TILES;
 /// The default largest heightmap: 2048 x 2048 samples (a 32 MB gRPC answer).
 pub const DEFAULT_MAX_HEIGHTMAP_SAMPLES: usize = 4_194_304;
 /// Default tile mesh cache budget: 256 MiB.

@@ -47,8 +47,8 @@ use terrain_core::{
 use super::ConfigError;
 
 /// The most towns a world may list: each point of terrain info measures its distance
-/// to every town.
-pub const MAX_TOWNS: usize = 256;
+/// to every town (core's limit, which the replicas apply too).
+pub use terrain_core::walk::difficulty::MAX_TOWNS;
 
 /// One entry of `towns`, as the file gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
