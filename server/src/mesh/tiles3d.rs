@@ -37,8 +37,8 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, grid_from_terrain,
-        needs_patch, parent_grid, sample_depth,
+        ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, descendant_keys,
+        grid_from_terrain, needs_patch, parent_grid, sample_depth,
     },
 };
 use tokio::sync::watch;
@@ -464,14 +464,7 @@ impl MeshCache {
         key: ContentKey,
         depth: u32,
     ) -> Result<Vec<Arc<ContentGrid>>, MeshError> {
-        let k = 1u64 << depth;
-        let keys: Vec<ContentKey> = (0..k * k)
-            .map(|i| ContentKey {
-                level: key.level + depth,
-                ix: key.ix * k + i % k,
-                iz: key.iz * k + i / k,
-            })
-            .collect();
+        let keys = descendant_keys(key, depth);
         self.content_grids(world, state, layout, &keys).await
     }
 
@@ -829,14 +822,7 @@ impl MeshCache {
             Wanted::Content(key) => {
                 let deepest = layout.max_sample_depth(key.level);
                 let keys = (1..=deepest)
-                    .flat_map(|depth| {
-                        let k = 1u64 << depth;
-                        (0..k * k).map(move |i| ContentKey {
-                            level: key.level + depth,
-                            ix: key.ix * k + i % k,
-                            iz: key.iz * k + i / k,
-                        })
-                    })
+                    .flat_map(|depth| descendant_keys(key, depth))
                     .collect();
                 (keys, union_samples(layout, deepest))
             }

@@ -66,20 +66,52 @@ fn summary(what: &str, answers: &[(u16, Duration)]) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "benchmark: run with --release --ignored --nocapture"]
-async fn heavy_requests_are_served_or_refused_at_once() {
-    let server = TestServer::start_with(voxel_worlds).await;
-
-    // 30 concurrent cold map tiles (zoom 1), with cold hyperscape meshes during them.
-    let maps = futures::future::join_all((0..30).map(|i| {
+/// 30 concurrent GETs of cold zoom-1 map tiles of the voxel world.
+async fn cold_voxel_maps(server: &TestServer) -> Vec<(u16, Duration)> {
+    futures::future::join_all((0..30).map(|i| {
         let url = server.url(&format!(
             "/v1/worlds/blocks/map/1/{}/{}.png",
             i % 6 - 3,
             i / 6 - 3
         ));
         timed_get(server.http.clone(), url)
-    }));
+    }))
+    .await
+}
+
+/// Two concurrent 1,000,000-point batches over 4 km of the voxel world.
+async fn two_voxel_batches(server: &TestServer) -> Vec<(u16, Duration)> {
+    let batch = |seed: u64| {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4000.0 - 2000.0
+        };
+        let points: Vec<[f64; 2]> = (0..1_000_000).map(|_| [next(), next()]).collect();
+        serde_json::json!({ "points": points }).to_string()
+    };
+    let url = server.url("/v1/worlds/blocks/heights");
+    futures::future::join_all(
+        [1, 2].map(|s| timed_post(server.http.clone(), url.clone(), batch(s))),
+    )
+    .await
+}
+
+/// The largest voxel heightmap the limits allow, alone.
+async fn largest_voxel_heightmap(server: &TestServer) -> (u16, Duration) {
+    let url = server.url("/v1/worlds/blocks/heightmap?x0=-10000&z0=-10000&nx=2048&nz=2048&step=9");
+    timed_get(server.http.clone(), url).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "benchmark: run with --release --ignored --nocapture"]
+async fn heavy_requests_are_served_or_refused_at_once() {
+    let server = TestServer::start_with(voxel_worlds).await;
+
+    // 30 concurrent cold map tiles (zoom 1), with cold hyperscape meshes during them.
+    let maps = cold_voxel_maps(&server);
     let meshes = async {
         tokio::time::sleep(Duration::from_millis(200)).await;
         let mut answers = Vec::new();
@@ -100,29 +132,13 @@ async fn heavy_requests_are_served_or_refused_at_once() {
     );
 
     // Two concurrent 1,000,000-point batches over 4 km.
-    let batch = |seed: u64| {
-        let mut state = seed;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4000.0 - 2000.0
-        };
-        let points: Vec<[f64; 2]> = (0..1_000_000).map(|_| [next(), next()]).collect();
-        serde_json::json!({ "points": points }).to_string()
-    };
-    let url = server.url("/v1/worlds/blocks/heights");
-    let batches = futures::future::join_all(
-        [1, 2].map(|s| timed_post(server.http.clone(), url.clone(), batch(s))),
-    )
-    .await;
+    let batches = two_voxel_batches(&server).await;
     summary("two concurrent 1,000,000-point voxel batches", &batches);
     assert!(batches.iter().all(|a| a.0 != 504), "{batches:?}");
     assert!(batches.iter().any(|a| a.0 == 200), "{batches:?}");
 
     // The largest heightmap the limits allow, alone.
-    let url = server.url("/v1/worlds/blocks/heightmap?x0=-10000&z0=-10000&nx=2048&nz=2048&step=9");
-    let alone = timed_get(server.http.clone(), url).await;
+    let alone = largest_voxel_heightmap(&server).await;
     summary("the largest voxel heightmap alone", &[alone]);
     assert_eq!(alone.0, 200, "{alone:?}");
 }
@@ -174,36 +190,15 @@ async fn heavy_requests_at_a_one_second_timeout() {
     }
 
     // The voxel rows of the default-timeout probe.
-    let maps = futures::future::join_all((0..30).map(|i| {
-        let url = server.url(&format!(
-            "/v1/worlds/blocks/map/1/{}/{}.png",
-            i % 6 - 3,
-            i / 6 - 3
-        ));
-        timed_get(server.http.clone(), url)
-    }))
-    .await;
-    summary("30 cold voxel map tiles", &maps);
-    let batch = |seed: u64| {
-        let mut state = seed;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 11) as f64 / (1u64 << 53) as f64) * 4000.0 - 2000.0
-        };
-        let points: Vec<[f64; 2]> = (0..1_000_000).map(|_| [next(), next()]).collect();
-        serde_json::json!({ "points": points }).to_string()
-    };
-    let url = server.url("/v1/worlds/blocks/heights");
-    let batches = futures::future::join_all(
-        [1, 2].map(|s| timed_post(server.http.clone(), url.clone(), batch(s))),
-    )
-    .await;
-    summary("two concurrent 1,000,000-point voxel batches", &batches);
-    let url = server.url("/v1/worlds/blocks/heightmap?x0=-10000&z0=-10000&nx=2048&nz=2048&step=9");
-    let alone = timed_get(server.http.clone(), url).await;
-    summary("the largest voxel heightmap alone", &[alone]);
+    summary("30 cold voxel map tiles", &cold_voxel_maps(&server).await);
+    summary(
+        "two concurrent 1,000,000-point voxel batches",
+        &two_voxel_batches(&server).await,
+    );
+    summary(
+        "the largest voxel heightmap alone",
+        &[largest_voxel_heightmap(&server).await],
+    );
 }
 
 /// The largest legal `tileset_extent` (1,000 km) on a hyperscape and a voxel world:
