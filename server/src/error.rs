@@ -33,6 +33,9 @@ pub enum ErrorCode {
     Aborted,
     /// A mutation without the right admin token (HTTP 401).
     Unauthenticated,
+    /// The caller is known and refused: a WebSocket upgrade from a browser page whose
+    /// `Origin` is not among `cors_origins` (HTTP 403).
+    PermissionDenied,
     /// The HTTP method is not served on this route (HTTP 405; gRPC `UNIMPLEMENTED`).
     MethodNotAllowed,
     /// The request did not arrive in time: a body slower than `request_body_timeout`
@@ -65,6 +68,7 @@ impl ErrorCode {
             ErrorCode::FailedPrecondition => "FAILED_PRECONDITION",
             ErrorCode::Aborted => "ABORTED",
             ErrorCode::Unauthenticated => "UNAUTHENTICATED",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::DeadlineExceeded | ErrorCode::TimedOut => "DEADLINE_EXCEEDED",
             ErrorCode::Unavailable => "UNAVAILABLE",

@@ -194,6 +194,7 @@ impl Server {
             lifecycles,
             connections: config.connections,
             store: Arc::clone(&storage.store),
+            cors: crate::api::http::cors::Origins::of(&config.cors_origins)?,
         });
         let router = transport::router(Arc::clone(&state), config.requests)?;
         let addr = config.listen;

@@ -10,6 +10,7 @@
 //! | `FailedPrecondition` | `FAILED_PRECONDITION` | 409 |
 //! | `Aborted` | `ABORTED` | 409 |
 //! | `Unauthenticated` | `UNAUTHENTICATED` | 401 |
+//! | `PermissionDenied` (a WebSocket page's `Origin` not among `cors_origins`) | `PERMISSION_DENIED` | 403 |
 //! | `MethodNotAllowed` | `UNIMPLEMENTED` | 405 |
 //! | `DeadlineExceeded` | `DEADLINE_EXCEEDED` | 408 |
 //! | `Unavailable` | `UNAVAILABLE` | 503 |
@@ -68,6 +69,10 @@ pub enum ApiError {
     /// A mutation without the right admin token. The message never echoes the token.
     #[error("authorization: {0}")]
     Unauthenticated(&'static str),
+    /// A WebSocket upgrade from a browser page whose `Origin` is not among
+    /// `cors_origins` (the value, quoted).
+    #[error("origin: {0} is not among the allowed origins (cors_origins)")]
+    OriginRefused(String),
     /// No HTTP route matches the path.
     #[error("no route for {0}")]
     NoRoute(String),
@@ -151,6 +156,7 @@ impl ApiError {
             ApiError::TooLarge { .. } | ApiError::BodyTooLarge { .. } => ErrorCode::TooLarge,
             ApiError::BodyTimedOut { .. } => ErrorCode::DeadlineExceeded,
             ApiError::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            ApiError::OriginRefused(_) => ErrorCode::PermissionDenied,
             ApiError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::UnsupportedMediaType { .. } => ErrorCode::UnsupportedMediaType,
@@ -169,6 +175,7 @@ impl ApiError {
             }
             ApiError::BodyTooLarge { .. } | ApiError::BodyTimedOut { .. } => Some("body"),
             ApiError::Unauthenticated(_) => Some("authorization"),
+            ApiError::OriginRefused(_) => Some("origin"),
             ApiError::UnsupportedMediaType { .. } => Some("content-type"),
             ApiError::Service { field, .. } => field.as_deref(),
             _ => None,
@@ -236,6 +243,7 @@ pub fn grpc_code(code: ErrorCode) -> tonic::Code {
         ErrorCode::FailedPrecondition => tonic::Code::FailedPrecondition,
         ErrorCode::Aborted => tonic::Code::Aborted,
         ErrorCode::Unauthenticated => tonic::Code::Unauthenticated,
+        ErrorCode::PermissionDenied => tonic::Code::PermissionDenied,
         ErrorCode::MethodNotAllowed => tonic::Code::Unimplemented,
         ErrorCode::DeadlineExceeded | ErrorCode::TimedOut => tonic::Code::DeadlineExceeded,
         ErrorCode::Unavailable => tonic::Code::Unavailable,
@@ -254,6 +262,7 @@ pub fn http_status(code: ErrorCode) -> StatusCode {
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::FailedPrecondition | ErrorCode::Aborted => StatusCode::CONFLICT,
         ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
+        ErrorCode::PermissionDenied => StatusCode::FORBIDDEN,
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::DeadlineExceeded => StatusCode::REQUEST_TIMEOUT,
         ErrorCode::Unavailable | ErrorCode::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
@@ -322,12 +331,12 @@ pub(crate) struct ErrorBody<'a> {
 struct ErrorDetail<'a> {
     /// The class, as the gRPC code name: `INVALID_ARGUMENT`, `NOT_FOUND`,
     /// `RESOURCE_EXHAUSTED`, `FAILED_PRECONDITION`, `ABORTED`, `UNAUTHENTICATED`,
-    /// `METHOD_NOT_ALLOWED`, `DEADLINE_EXCEEDED`, `UNAVAILABLE` or `INTERNAL`.
+    /// `PERMISSION_DENIED`, `METHOD_NOT_ALLOWED`, `DEADLINE_EXCEEDED`, `UNAVAILABLE` or `INTERNAL`.
     code: &'static str,
     /// What is wrong, starting with the field when one is to blame.
     message: String,
     /// The request field at fault (`x`, `points[3]`, `body`, `content-type`,
-    /// `authorization`, ...), when there is one.
+    /// `authorization`, `origin`, ...), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     field: Option<&'a str>,
 }

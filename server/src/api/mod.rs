@@ -76,6 +76,9 @@ pub struct ApiState {
     pub connections: ConnectionConfig,
     /// The zone store, for backups.
     pub store: Arc<ZoneStore>,
+    /// The browser origins of `cors_origins`: the CORS layer's, and the events
+    /// WebSocket's `Origin` check.
+    pub cors: http::cors::Origins,
 }
 
 impl ApiState {

@@ -38,6 +38,8 @@ mod requests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cors;
+#[cfg(test)]
 mod tests_voxel;
 
 use std::{collections::HashSet, net::SocketAddr, path::PathBuf, time::Duration};
@@ -140,6 +142,7 @@ impl Settings {
             tls_key: None,
             log_format: Some(d.log_format),
             admin_token: None,
+            cors_origins: Some(d.cors_origins),
             insecure: Some(d.insecure),
             max_zone_size: Some(limits.max_zone_size),
             max_zones_per_world: Some(limits.max_zones_per_world),
@@ -290,6 +293,11 @@ pub struct Config {
     pub log_format: LogFormat,
     /// When set, mutations must present it as `Authorization: Bearer <token>`.
     pub admin_token: Option<AdminToken>,
+    /// The browser origins whose pages may read the HTTP API (CORS) and open the events
+    /// WebSocket, as a browser spells them (`https://game.example`), or `["*"]` for any
+    /// origin; empty: no CORS headers, and no `Origin` check. Checked by
+    /// [`values::check_origin`].
+    pub cors_origins: Vec<String>,
     /// Allows listening on a non-loopback address without an admin token (anyone who
     /// can reach the port may then change the worlds).
     pub insecure: bool,
@@ -319,6 +327,7 @@ impl Default for Config {
             tls: None,
             log_format: LogFormat::Text,
             admin_token: None,
+            cors_origins: Vec::new(),
             insecure: false,
             stats_interval: DEFAULT_STATS_INTERVAL,
             compute_nice: DEFAULT_COMPUTE_NICE,
@@ -416,6 +425,7 @@ impl Config {
             },
             log_format: given(s.log_format, "log_format")?,
             admin_token: s.admin_token,
+            cors_origins: given(s.cors_origins, "cors_origins")?,
             insecure: given(s.insecure, "insecure")?,
             stats_interval: given(s.stats_interval, "stats_interval")?,
             compute_nice: given(s.compute_nice, "compute_nice")?,
@@ -446,6 +456,7 @@ impl Config {
         self.validate_lifecycle()?;
         self.connections.validate()?;
         self.requests.validate()?;
+        self.validate_cors_origins()?;
         if self.stats_interval.is_zero() {
             return Err(ConfigError::invalid(
                 "stats_interval",
@@ -498,6 +509,25 @@ impl Config {
             let max = self.limits.max_coordinate_of(world.generator);
             lifecycle::check_spawns(&world.spawn, max)
                 .map_err(|(j, m)| ConfigError::invalid(format!("worlds[{i}].spawn[{j}]"), m))?;
+        }
+        Ok(())
+    }
+
+    /// Each origin as a browser sends it (`values::check_origin`), none twice, and `*`
+    /// only alone.
+    fn validate_cors_origins(&self) -> Result<(), ConfigError> {
+        let origins = &self.cors_origins;
+        for (i, origin) in origins.iter().enumerate() {
+            let key = || format!("cors_origins[{i}]");
+            if origin == "*" && origins.len() > 1 {
+                let message = "\"*\" allows every origin: give it alone, or list the origins";
+                return Err(ConfigError::invalid(key(), message));
+            }
+            values::check_origin(origin).map_err(|m| ConfigError::invalid(key(), m))?;
+            if origins[..i].contains(origin) {
+                let message = format!("duplicate origin {origin:?}");
+                return Err(ConfigError::invalid(key(), message));
+            }
         }
         Ok(())
     }

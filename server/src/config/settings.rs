@@ -176,6 +176,18 @@ pub struct Settings {
     #[serde(deserialize_with = "de::parsed")]
     pub admin_token: Option<AdminToken>,
 
+    /// A browser origin (`https://game.example`, `http://localhost:5173`) whose pages
+    /// may read the HTTP API (CORS) and open the events WebSocket; repeat for more (the
+    /// environment variable takes a comma-separated list), or `*` alone for any origin
+    /// [default: none, no CORS headers].
+    #[arg(
+        long = "cors-origin",
+        env = "TERRAIN_CORS_ORIGINS",
+        value_name = "ORIGIN",
+        value_delimiter = ','
+    )]
+    pub cors_origins: Option<Vec<String>>,
+
     /// Allow listening on a non-loopback address without an admin token
     /// (`true`/`false`, `1`/`0`, `yes`/`no`) [default: false].
     #[arg(long, env = "TERRAIN_INSECURE", value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]

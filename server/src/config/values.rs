@@ -313,9 +313,172 @@ pub fn parse_limit(s: &str) -> Result<usize, String> {
     Ok(v)
 }
 
+/// A `cors_origins` entry: `*` (any origin), or an origin exactly as a browser sends it
+/// in `Origin` (RFC 6454): `http` or `https`, `://`, a host (a lower-case DNS name,
+/// an IPv4 address, or an IPv6 address in brackets) and an optional port other than
+/// the scheme's default; no path, trailing slash, query, fragment or user. A browser
+/// compares the header byte for byte, so a spelling it never sends is refused here
+/// rather than matching nothing.
+pub fn check_origin(origin: &str) -> Result<(), String> {
+    if origin == "*" {
+        return Ok(());
+    }
+    let expected = "expected scheme://host[:port], e.g. \"https://game.example\"";
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return Err(format!("{origin:?}: {expected}"));
+    };
+    let default_port = match scheme {
+        "http" => 80,
+        "https" => 443,
+        _ => {
+            return Err(format!(
+                "{origin:?}: the scheme must be http or https (in lower case), got {scheme:?}"
+            ));
+        }
+    };
+    if let Some(at) = rest.find(['/', '?', '#']) {
+        let what = match rest.as_bytes()[at] {
+            b'/' if at + 1 == rest.len() => "a trailing slash",
+            b'/' => "a path",
+            b'?' => "a query",
+            _ => "a fragment",
+        };
+        return Err(format!(
+            "{origin:?}: an origin has no path, trailing slash, query or fragment \
+             (got {what}): {expected}"
+        ));
+    }
+    if rest.contains('@') {
+        return Err(format!("{origin:?}: an origin has no user: {expected}"));
+    }
+    // The host as written, its port, and whether it is a name or IPv4 address (to check).
+    let (host, port, named) = match rest.strip_prefix('[') {
+        Some(bracketed) => {
+            let Some((address, after)) = bracketed.split_once(']') else {
+                return Err(format!("{origin:?}: an IPv6 address ends with ']'"));
+            };
+            let ip: std::net::Ipv6Addr = address
+                .parse()
+                .map_err(|_| format!("{origin:?}: {address:?} is not an IPv6 address"))?;
+            if ip.to_string() != address {
+                return Err(format!("{origin:?}: a browser writes this address [{ip}]"));
+            }
+            let port = match after {
+                "" => None,
+                _ => match after.strip_prefix(':') {
+                    Some(port) => Some(port),
+                    None => return Err(format!("{origin:?}: {expected}")),
+                },
+            };
+            (format!("[{address}]"), port, false)
+        }
+        None => match rest.rsplit_once(':') {
+            Some((host, port)) => (host.to_string(), Some(port), true),
+            None => (rest.to_string(), None, true),
+        },
+    };
+    if named {
+        check_origin_host(&host).map_err(|m| format!("{origin:?}: {m}"))?;
+    }
+    if let Some(port) = port {
+        let number = port
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p > 0 && !port.starts_with('0') && !port.starts_with('+'))
+            .ok_or_else(|| format!("{origin:?}: the port must be 1 to 65535, got {port:?}"))?;
+        if number == default_port {
+            return Err(format!(
+                "{origin:?}: a browser leaves {scheme}'s default port {default_port} out of \
+                 Origin: write {scheme}://{host}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The host of an origin: a lower-case DNS name (labels of ASCII letters, digits and
+/// `-`, not at either end; an internationalised name in its `xn--` form) or an IPv4
+/// address.
+fn check_origin_host(host: &str) -> Result<(), String> {
+    if host.is_empty() {
+        return Err("no host".into());
+    }
+    if !host.is_ascii() {
+        return Err(format!(
+            "the host {host:?} is not ASCII: write an internationalised name in its xn-- form"
+        ));
+    }
+    if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Err(format!(
+            "a browser sends the host in lower case: write {:?}",
+            host.to_ascii_lowercase()
+        ));
+    }
+    for label in host.split('.') {
+        let fine = !label.is_empty()
+            && label.len() <= 63
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !fine {
+            return Err(format!(
+                "{host:?} is not a host name (labels of a-z, 0-9 and '-', separated by dots)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn origins() {
+        for good in [
+            "*",
+            "https://game.example",
+            "http://localhost:5173",
+            "https://a.b-c.example:8443",
+            "http://127.0.0.1:3000",
+            "http://[::1]:8080",
+            "https://xn--caf-dma.example",
+        ] {
+            assert_eq!(check_origin(good), Ok(()), "{good}");
+        }
+        for (bad, says) in [
+            ("game.example", "expected scheme://host[:port]"),
+            ("ftp://game.example", "must be http or https"),
+            ("HTTPS://game.example", "must be http or https"),
+            ("https://game.example/", "trailing slash"),
+            ("https://game.example/play", "a path"),
+            ("https://game.example?x=1", "a query"),
+            ("https://game.example#top", "a fragment"),
+            ("https://user@game.example", "no user"),
+            ("https://", "no host"),
+            ("https://:8443", "no host"),
+            ("https://Game.example", "lower case"),
+            ("https://caf\u{e9}.example", "xn-- form"),
+            ("https://game..example", "not a host name"),
+            ("https://-game.example", "not a host name"),
+            ("https://game_1.example", "not a host name"),
+            ("https://game.example:0", "1 to 65535"),
+            ("https://game.example:65536", "1 to 65535"),
+            ("https://game.example:", "1 to 65535"),
+            ("https://game.example:08443", "1 to 65535"),
+            ("https://game.example:443", "default port 443"),
+            ("http://game.example:80", "default port 80"),
+            ("http://[::1", "ends with ']'"),
+            ("http://[::g]", "not an IPv6 address"),
+            ("http://[0:0::1]", "writes this address [::1]"),
+            ("http://[::1]x", "expected scheme://host[:port]"),
+        ] {
+            let message = check_origin(bad).expect_err(bad);
+            assert!(message.contains(says), "{bad}: {message}");
+        }
+    }
 
     #[test]
     fn durations() {

@@ -9,8 +9,8 @@
 //! - [`admission`]: the cap on requests in flight (load shedding) and the per-request
 //!   timeout.
 //!
-//! [`router`] wraps the API's routes ([`crate::api::routes`]) in admission, request
-//! accounting and request tracing.
+//! [`router`] wraps the API's routes ([`crate::api::routes`]) in admission, CORS (with
+//! `cors_origins`: [`crate::api::http::cors`]), request accounting and request tracing.
 
 pub mod admission;
 pub mod conn;
@@ -29,13 +29,19 @@ use crate::{
     config::RequestLimits,
 };
 
-/// The merged gRPC + HTTP router, with admission (`requests`), metrics and request
-/// tracing on every route.
+/// The merged gRPC + HTTP router, with admission (`requests`), CORS (outside
+/// admission: a preflight is answered at once, and a 503 of admission carries the CORS
+/// headers too), metrics and request tracing on every route and the fallbacks.
 pub fn router(state: Arc<ApiState>, requests: RequestLimits) -> Result<Router, RouterError> {
     let metrics = Arc::clone(&state.metrics);
     let admission = Arc::new(admission::Admission::new(requests, Arc::clone(&metrics)));
-    let router = api::routes(state)?
-        .layer(middleware::from_fn_with_state(admission, admission::admit))
+    let cors = api::http::cors::layer(&state.cors);
+    let mut router =
+        api::routes(state)?.layer(middleware::from_fn_with_state(admission, admission::admit));
+    if let Some(cors) = cors {
+        router = router.layer(cors);
+    }
+    let router = router
         .layer(middleware::from_fn_with_state(metrics, api::metrics::track))
         .layer(
             TraceLayer::new_for_http()

@@ -63,6 +63,22 @@ fn bad_configs_exit_non_zero_naming_the_key() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(stderr.contains("--max-batch-points"), "{stderr}");
+    // A list variable is split at commas, and a bad entry named by its index.
+    let mut command = terrain_server();
+    command
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path().join("data"));
+    command.env(
+        "TERRAIN_CORS_ORIGINS",
+        "https://game.example,https://game.example/",
+    );
+    let output = run(command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(r#"cors_origins[1]: "https://game.example/""#),
+        "{stderr}"
+    );
 }
 
 #[test]

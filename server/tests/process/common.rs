@@ -19,8 +19,9 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_terrain-server");
 pub const WAIT: Duration = Duration::from_secs(30);
 
 /// Every variable the binary reads, removed so the caller's environment cannot leak in.
-pub const TERRAIN_VARS: [&str; 18] = [
+pub const TERRAIN_VARS: [&str; 19] = [
     "TERRAIN_ADMIN_TOKEN",
+    "TERRAIN_CORS_ORIGINS",
     "TERRAIN_INSECURE",
     "TERRAIN_MAX_ZONE_SIZE",
     "TERRAIN_MAX_ZONES_PER_WORLD",

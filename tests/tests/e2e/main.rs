@@ -38,6 +38,7 @@ mod admission_probe;
 mod asof;
 mod bake_bench;
 mod connections;
+mod cors;
 mod error_echoes;
 mod events_area_replay;
 mod events_fanout;

@@ -194,6 +194,7 @@ fn opening(query: &Query, max_coordinate: f64) -> Result<Opening, ApiError> {
     responses(
         (status = 101, description = "Switched to the WebSocket protocol"),
         (status = 400, description = "A bad area, `fromRevision` or `fromEpoch` (the field names it), or not a WebSocket upgrade (field `upgrade`)"),
+        (status = 403, description = "A browser page's `Origin` not among `cors_origins`, when they are listed (`PERMISSION_DENIED`, field `origin`)"),
         (status = 404, description = "No such world (field `world`)"),
         (status = 503, description = "Over `max_subscriptions_per_connection` or `max_subscriptions` (`RESOURCE_EXHAUSTED`), or starting", headers(("Retry-After" = u32))),
     ),

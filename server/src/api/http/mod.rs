@@ -18,6 +18,10 @@
 //! | `GET /v1/worlds/{world}/events` | tile events over a WebSocket ([`events`]) |
 //! | `GET /v1/admin/backup` | a snapshot of the store ([`admin`]) |
 //!
+//! Browsers on the origins of `cors_origins` may read every answer ([`cors`]: the
+//! CORS layer the transport lays over the router, and the events WebSocket's `Origin`
+//! check).
+//!
 //! Every refusal is `{"error": {"code", "message", "field"}}`, including axum's own
 //! rejections (bad path, bad query string), which the extractors of [`extract`] map.
 //! Every `POST` and `PUT` body is read by one extractor, [`body::JsonBody`]: the
@@ -29,6 +33,7 @@ pub mod batch_body;
 pub mod blocks;
 pub mod body;
 pub mod conditional;
+pub mod cors;
 pub mod events;
 pub mod extract;
 pub mod heights;
@@ -150,8 +155,11 @@ pub fn routes(state: Arc<ApiState>) -> Router {
         .route("/map/assets/{*path}", get(map_page::asset))
         .route(
             "/v1/worlds/{world}/events",
-            // CONNECT: a WebSocket over HTTP/2 (RFC 8441).
-            get(events::events).connect(events::events),
+            // CONNECT: a WebSocket over HTTP/2 (RFC 8441). A browser page's `Origin`
+            // must be among `cors_origins`, when they are listed.
+            get(events::events).connect(events::events).route_layer(
+                middleware::from_fn_with_state(state.cors.clone(), cors::check_origin),
+            ),
         )
         .route("/v1/admin/backup", get(admin::backup))
         .route_layer(middleware::from_fn_with_state(
