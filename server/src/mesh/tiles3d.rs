@@ -16,7 +16,7 @@
 //! with the compute pool to itself (a cold root: every full-detail height under the
 //! square) is not waited for: coarse contents and the root grid are made in tasks of
 //! their own (once, however many ask at one version), which outlive the requests;
-//! [`MeshCache::made`] estimates the work (the world's `tiles3d_height` and
+//! `MeshCache::made` estimates the work (the world's `tiles3d_height` and
 //! `tiles3d_sample` meters times the grids not kept and the union to simplify), and
 //! when that passes the budget, or the work is not made within it, answers
 //! `UNAVAILABLE` (503) with `Retry-After` instead of running into the timeout; the
@@ -474,7 +474,7 @@ impl MeshCache {
     /// grids for every sample that [`needs_patch`], so that a content over exact grids
     /// is within its level's error whatever the zones), in a task of its own and
     /// waited for within the budget, or answered [`MeshError::Warming`] while it goes
-    /// on ([`MeshCache::made`]).
+    /// on (`MeshCache::made`).
     pub async fn content(
         &self,
         world: &Arc<World>,
@@ -609,7 +609,7 @@ impl MeshCache {
     /// beside ice and toward columns beyond the square reach below it).
     ///
     /// The root grid is made in a task of its own and waited for within the budget, or
-    /// answered [`MeshError::Warming`] while it goes on ([`MeshCache::made`]).
+    /// answered [`MeshError::Warming`] while it goes on (`MeshCache::made`).
     pub async fn tileset_range(
         &self,
         world: &Arc<World>,
@@ -808,7 +808,7 @@ impl MeshCache {
     }
 
     /// The estimated time of making `wanted` alone on the pool, and its total pool
-    /// time ([`MeshCache::made`]).
+    /// time (`MeshCache::made`).
     fn estimate(
         &self,
         world: &World,

@@ -25,7 +25,7 @@
 //! The server closes the socket (close frame) after a cut-off `resync` and at
 //! shutdown, and when the client stops answering pings ([`liveness`]). It echoes a
 //! client's close frame, and closes the socket on a client message it does not take
-//! (RFC 6455 7.4.1, [`refusal`]): 1009 over [`upgrade::MAX_CLIENT_MESSAGE_BYTES`]
+//! (RFC 6455 7.4.1, `refusal`): 1009 over [`upgrade::MAX_CLIENT_MESSAGE_BYTES`]
 //! (on the frame header that says so), 1003 binary, 1007 text that is not UTF-8, 1002 a
 //! frame breaking the protocol. The frames are built and read in [`frames`].
 
@@ -426,7 +426,7 @@ enum FromClient {
     /// flushed.
     Closed,
     /// A message the route does not take, or a frame breaking the protocol: the close
-    /// frame that answers it ([`refusal`]).
+    /// frame that answers it (`refusal`).
     Refused(CloseFrame),
 }
 

@@ -32,7 +32,7 @@ pub const READ_BUFFER_BYTES: usize = 4096;
 /// The largest message (and frame) a client may send: an area message is at most a
 /// few hundred bytes. A frame whose header announces more, or a fragmented message
 /// growing past it, closes the socket with 1009 (Message Too Big) as soon as that is
-/// known, before its bytes are held ([`super::read_client`]).
+/// known, before its bytes are held (`read_client`).
 ///
 /// So a stream holds under 32 KiB of what its client sent: the read buffer with the
 /// frame being read (8 KiB), the message that frame belongs to (4 KiB), and two whole
