@@ -348,8 +348,23 @@ impl World {
         if let Some(terrain) = asof.cached(revision) {
             return Ok(Past::Ready(Ground::Past { terrain, revision }));
         }
-        let history = &asof.history;
-        let undos = history
+        let undos = self.undos(&asof.history, revision, current)?;
+        Ok(Past::ToBuild(PastPlan {
+            revision,
+            state,
+            undos,
+        }))
+    }
+
+    /// The changes to undo from `current` back to `revision`, or `Gone` when `history`
+    /// no longer reaches that far.
+    fn undos(
+        &self,
+        history: &History,
+        revision: u64,
+        current: u64,
+    ) -> Result<Vec<asof::Undo>, AsOfError> {
+        history
             .between(revision, current)
             .ok_or_else(|| AsOfError::Gone {
                 world: self.id.clone(),
@@ -357,12 +372,7 @@ impl World {
                 oldest: history.floor().min(current),
                 current,
                 window: history.limit(),
-            })?;
-        Ok(Past::ToBuild(PastPlan {
-            revision,
-            state,
-            undos,
-        }))
+            })
     }
 
     /// The zones the world held at `revision`, each with its registration revision, in
@@ -382,16 +392,7 @@ impl World {
         }
         let undos = {
             let asof = locked(&self.asof);
-            let history = &asof.history;
-            history
-                .between(revision, current)
-                .ok_or_else(|| AsOfError::Gone {
-                    world: self.id.clone(),
-                    revision,
-                    oldest: history.floor().min(current),
-                    current,
-                    window: history.limit(),
-                })?
+            self.undos(&asof.history, revision, current)?
         };
         Ok(asof::zones_at(state.zones().iter(), &undos))
     }
