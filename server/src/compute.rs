@@ -24,7 +24,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::cost::{CostQueue, Meter, Refused, Scope, Ticket};
+use crate::cost::{CostQueue, Meter, Refused, Scope, Ticket, deadline};
 use crate::sync::locked;
 
 use tokio::sync::oneshot;
@@ -41,6 +41,25 @@ pub enum ComputeError {
     /// The job ended without answering (it panicked).
     #[error("a compute job ended without an answer")]
     Lost,
+}
+
+/// Why metered work produced no answer ([`Compute::run_metered`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Unfinished {
+    /// Stopped at its request's deadline ([`crate::cost::CutOff`]).
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    #[error(transparent)]
+    Compute(#[from] ComputeError),
+}
+
+/// What sliced work estimated by a meter is, for [`Compute::run_metered`]: the meter
+/// that learns from it, its units and what sizes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Metered<'m> {
+    pub meter: &'m Meter,
+    pub units: u64,
+    pub scope: Scope,
 }
 
 /// One request's slices as the fair queue sees them.
@@ -161,6 +180,17 @@ impl Compute {
             .admit(meter.estimate(units), scope, meter.settled())
     }
 
+    /// Waits for kept work made in a task of its own until the deadline of the request
+    /// this task answers ([`CostQueue::within_deadline`]).
+    pub async fn ready_within<F: std::future::Future>(
+        &self,
+        what: impl FnOnce() -> String,
+        estimate: Duration,
+        work: F,
+    ) -> Result<F::Output, Refused> {
+        Ok(self.costs.within_deadline(what, estimate, work).await?)
+    }
+
     /// Queues work estimated at `cost` that the server starts itself (never refused),
     /// so that requests are admitted against it too.
     pub fn charge(&self, cost: Duration) -> Ticket {
@@ -217,6 +247,62 @@ impl Compute {
             })
             .await?;
         Ok((values, Duration::from_nanos(busy.load(Ordering::Relaxed))))
+    }
+
+    /// [`Compute::run_sliced`] for admitted work estimated by `metered.meter`, within the
+    /// deadline of the request this task answers ([`crate::cost::deadline`]): done in
+    /// time, the meter learns what the slices took; when the deadline passes first, the
+    /// slices not yet started are skipped and the answer is the refusal
+    /// ([`crate::cost::CutOff`]; the meter learns from the slices done), so that the
+    /// request is answered before `request_timeout` runs out.
+    pub async fn run_metered<T, F>(
+        &self,
+        metered: Metered<'_>,
+        slices: usize,
+        work: F,
+    ) -> Result<Vec<T>, Unfinished>
+    where
+        T: Send + 'static,
+        F: Fn(usize) -> T + Send + Sync + 'static,
+    {
+        let (deadline, began) = (deadline(self.budget()), Instant::now());
+        let busy = Arc::new(AtomicU64::new(0));
+        let spent = Arc::clone(&busy);
+        let values = self
+            .run_sliced(slices, move |i| {
+                if Instant::now() >= deadline {
+                    return None;
+                }
+                let start = Instant::now();
+                let value = work(i);
+                let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                spent.fetch_add(ns, Ordering::Relaxed);
+                Some(value)
+            })
+            .await?;
+        let busy = Duration::from_nanos(busy.load(Ordering::Relaxed));
+        let ran = values.iter().filter(|v| v.is_some()).count();
+        let Metered {
+            meter,
+            units,
+            scope,
+        } = metered;
+        if ran < slices {
+            // Units done, in proportion to the slices that ran (slices are even but
+            // for the last).
+            let done = (units as u128 * ran as u128 / slices.max(1) as u128) as u64;
+            let cut = self.costs.cut_off(meter, (done, units, busy, began), scope);
+            tracing::info!(
+                done,
+                units,
+                busy = ?busy,
+                field = scope.field,
+                "work stopped unfinished at its request's deadline"
+            );
+            return Err(Refused::from(cut).into());
+        }
+        meter.observe(units, busy);
+        Ok(values.into_iter().flatten().collect())
     }
 
     /// Runs `job` on the pool and waits for its answer without blocking the runtime,
@@ -410,5 +496,88 @@ mod tests {
             total < 500,
             "{total} of 2000 slices ran after the caller left"
         );
+    }
+
+    const POINTS: Scope = Scope {
+        field: "points",
+        narrow: "ask for fewer points",
+        spread: true,
+        kept: false,
+    };
+
+    /// Work admitted on an estimate far too low (2,000 slices of a millisecond guessed at
+    /// nanoseconds) is stopped at its request's deadline, three quarters of a 100 ms
+    /// timeout, and answered as too large for the timeout (alone it needs about a
+    /// second on two threads), not left to run into the timeout; the meter learns what
+    /// a unit costs.
+    #[test]
+    fn metered_work_is_stopped_at_its_request_s_deadline() {
+        let timeout = Duration::from_millis(100);
+        let compute = Compute::with_nice(0, timeout).unwrap();
+        let rt = runtime();
+        let meter = Meter::new(1.0);
+        let metered = Metered {
+            meter: &meter,
+            units: 2000,
+            scope: POINTS,
+        };
+        let started = Instant::now();
+        let work = compute.run_metered(metered, 2000, |_| spin(Duration::from_millis(1)));
+        let answer = rt.block_on(crate::cost::within_deadline(timeout, work));
+        let took = started.elapsed();
+        let Err(Unfinished::Refused(Refused::CutOff(cut))) = answer else {
+            panic!("{answer:?}");
+        };
+        assert!(cut.done > 0 && cut.done < 2000, "{cut:?}");
+        assert_eq!((cut.units, cut.timeout), (2000, timeout));
+        assert!(cut.alone.unwrap() > Duration::from_millis(75), "{cut:?}");
+        assert_eq!(cut.retry_after, None, "retrying cannot help");
+        assert!(took < Duration::from_secs(2), "answered after {took:?}");
+        assert!(meter.settled());
+        assert!(meter.ns_per_unit() >= 900_000.0, "{}", meter.ns_per_unit());
+        // Work that fits is answered, in order, and measured.
+        let meter = Meter::new(1.0);
+        let metered = Metered {
+            meter: &meter,
+            units: 10,
+            scope: POINTS,
+        };
+        let values = rt
+            .block_on(crate::cost::within_deadline(
+                Duration::from_secs(60),
+                compute.run_metered(metered, 10, |i| i * 3),
+            ))
+            .unwrap();
+        assert_eq!(values, (0..10).map(|i| i * 3).collect::<Vec<_>>());
+        assert!(meter.settled());
+    }
+
+    /// Kept work not ready by the request's deadline answers `Pending` with a
+    /// `Retry-After` of at least a second; ready work answers its output.
+    #[test]
+    fn kept_work_not_ready_by_the_deadline_is_pending() {
+        let timeout = Duration::from_millis(100);
+        let compute = Compute::with_nice(0, timeout).unwrap();
+        let rt = runtime();
+        let never = std::future::pending::<u32>();
+        let what = || "map tile terrain 1/2/3".to_string();
+        let answer = rt.block_on(crate::cost::within_deadline(
+            timeout,
+            compute.ready_within(what, Duration::from_secs(5), never),
+        ));
+        let Err(Refused::Pending(pending)) = answer else {
+            panic!("{answer:?}");
+        };
+        assert!(
+            (4..=5).contains(&pending.retry_after.as_secs()),
+            "{pending:?}"
+        );
+        let text = pending.to_string();
+        assert!(
+            text.starts_with("map tile terrain 1/2/3 is still being made"),
+            "{text}"
+        );
+        let ready = rt.block_on(compute.ready_within(what, Duration::ZERO, async { 7 }));
+        assert_eq!(ready, Ok(7));
     }
 }

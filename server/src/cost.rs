@@ -384,7 +384,7 @@ pub struct Scope {
     pub kept: bool,
 }
 
-/// Why work was refused at once.
+/// Why work was refused: at once, or stopped unfinished at its request's deadline.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
     /// Beside the admitted work it would not finish in time: retry later.
@@ -393,6 +393,14 @@ pub enum Refused {
     /// Even alone it would not finish in time: ask for less.
     #[error(transparent)]
     TooCostly(#[from] TooCostly),
+    /// Admitted, but not done by its request's deadline: stopped, and answered before
+    /// `request_timeout` runs out.
+    #[error(transparent)]
+    CutOff(#[from] CutOff),
+    /// Work kept when made (a map tile, a mesh) not ready by its request's deadline: it
+    /// goes on, and a retry is served from what it leaves.
+    #[error(transparent)]
+    Pending(#[from] Pending),
 }
 
 impl ServiceError for Refused {
@@ -400,6 +408,8 @@ impl ServiceError for Refused {
         match self {
             Refused::Busy(e) => e.error_code(),
             Refused::TooCostly(e) => e.error_code(),
+            Refused::CutOff(e) => e.error_code(),
+            Refused::Pending(e) => e.error_code(),
         }
     }
 
@@ -407,6 +417,8 @@ impl ServiceError for Refused {
         match self {
             Refused::Busy(_) => None,
             Refused::TooCostly(e) => e.field(),
+            Refused::CutOff(e) => e.field(),
+            Refused::Pending(_) => None,
         }
     }
 
@@ -414,8 +426,164 @@ impl ServiceError for Refused {
         match self {
             Refused::Busy(e) => e.retry_after(),
             Refused::TooCostly(_) => None,
+            Refused::CutOff(e) => e.retry_after(),
+            Refused::Pending(e) => e.retry_after(),
         }
     }
+}
+
+/// Work admitted on an estimate that proved too low, stopped unfinished when its
+/// request's deadline ([`deadline`]: three quarters of `request_timeout` after the
+/// request arrived) passed, so that the request is answered, not timed out. What it did
+/// teaches its meter ([`Meter::observe`]), so the same request asked again is refused at
+/// once. At the rate it ran, would it have finished alone within the budget? No: ask
+/// for less (413, like [`TooCostly`]). Yes: it was slowed by the work beside it, retry
+/// (503 with `Retry-After`, like [`Busy`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutOff {
+    /// Units of work done before the deadline, of `units`.
+    pub done: u64,
+    pub units: u64,
+    /// The pool time the done units took.
+    pub busy: Duration,
+    /// When the whole request would be answered with the pool to itself at that rate:
+    /// the time it had spent before its work began (reading and decoding its body)
+    /// plus the whole work (`None`: no unit was done, no rate is known).
+    pub alone: Option<Duration>,
+    pub timeout: Duration,
+    pub scope: Scope,
+    /// When to retry, if retrying can help.
+    pub retry_after: Option<Duration>,
+}
+
+impl CutOff {
+    /// What `done` of `units` units, taking `busy` of pool time after the request had
+    /// spent `before`, say about the whole on `threads` threads against `budget` (the
+    /// deadline's share of `timeout`), with `queued` the admitted work it shared the
+    /// pool with.
+    fn judge(
+        (done, units, busy, before): (u64, u64, Duration, Duration),
+        scope: Scope,
+        (threads, budget, timeout, queued): (u32, Duration, Duration, Duration),
+    ) -> Self {
+        let alone = match done {
+            // Its body took the budget before any work began: no rate, but too large.
+            0 if before >= budget => Some(before),
+            0 => None,
+            _ => {
+                let whole = busy.mul_f64(units as f64 / done as f64);
+                Some(before + if scope.spread { whole / threads } else { whole })
+            }
+        };
+        let retry_after = match alone {
+            Some(alone) if alone > budget || (done == 0 && alone >= budget) => None,
+            _ => Some(Duration::from_secs(
+                (queued / threads).as_secs_f64().ceil().max(1.0) as u64,
+            )),
+        };
+        CutOff {
+            done,
+            units,
+            busy,
+            alone,
+            timeout,
+            scope,
+            retry_after,
+        }
+    }
+}
+
+impl std::fmt::Display for CutOff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (done, units, timeout) = (self.done, self.units, self.timeout);
+        let stopped = format!(
+            "stopped unfinished at three quarters of request_timeout ({timeout:?}), {done} of {units} units of its work done"
+        );
+        match (self.retry_after, self.alone) {
+            (None, Some(before)) if done == 0 => write!(
+                f,
+                "{}: this request spent {before:.1?} before its work could begin (reading and decoding it), over three quarters of request_timeout ({timeout:?}); {}",
+                self.scope.field, self.scope.narrow
+            ),
+            (None, Some(alone)) => write!(
+                f,
+                "{}: this request's work was {stopped}; at the rate it ran it needs about {alone:.1?} even on an idle server; {}",
+                self.scope.field, self.scope.narrow
+            ),
+            (Some(retry), _) => write!(
+                f,
+                "overloaded: this request's work shared the compute pool and was {stopped}; retry after {retry:?}"
+            ),
+            (None, None) => write!(f, "{}: this request's work was {stopped}", self.scope.field),
+        }
+    }
+}
+
+impl std::error::Error for CutOff {}
+
+impl ServiceError for CutOff {
+    fn error_code(&self) -> ErrorCode {
+        if self.retry_after.is_some() {
+            ErrorCode::Overloaded
+        } else {
+            ErrorCode::TooLarge
+        }
+    }
+
+    fn field(&self) -> Option<&str> {
+        self.retry_after.is_none().then_some(self.scope.field)
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+}
+
+/// Work whose result is kept (a map tile, a mesh), made in a task of its own, not ready
+/// by the deadline of the request waiting for it ([`deadline`]): the request is
+/// answered (503 with `Retry-After`) rather than timed out, and the work goes on to
+/// fill the cache the retry is served from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} is still being made (estimated at {estimate:.1?} of compute): not ready within three quarters of request_timeout ({timeout:?}), it goes on and is served to a retry; retry after {retry_after:?}"
+)]
+pub struct Pending {
+    pub what: String,
+    pub estimate: Duration,
+    pub timeout: Duration,
+    pub retry_after: Duration,
+}
+
+impl ServiceError for Pending {
+    fn error_code(&self) -> ErrorCode {
+        ErrorCode::Overloaded
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        Some(self.retry_after)
+    }
+}
+
+tokio::task_local! {
+    /// When the work of the request this task answers must be done: set by the
+    /// admission middleware (`crate::transport::admission`) around each request.
+    static DEADLINE: Instant;
+}
+
+/// Runs `request` (a request's handling, started now) with its work's deadline: the
+/// budget share of `timeout` from now.
+pub async fn within_deadline<F: std::future::Future>(timeout: Duration, request: F) -> F::Output {
+    DEADLINE
+        .scope(Instant::now() + timeout.mul_f64(BUDGET_SHARE), request)
+        .await
+}
+
+/// The deadline of the request this task answers ([`within_deadline`]), or `budget`
+/// from now outside a request.
+pub fn deadline(budget: Duration) -> Instant {
+    DEADLINE
+        .try_with(|d| *d)
+        .unwrap_or_else(|_| Instant::now() + budget)
 }
 
 /// Work refused because, even with the compute pool to itself, it would not finish
@@ -495,6 +663,55 @@ impl CostQueue {
         locked(&self.admitted).total
     }
 
+    /// Why admitted work estimated by `meter`, begun at `began`, was stopped at the
+    /// deadline after `done` of `units` units taking `busy` of pool time ([`CutOff`]);
+    /// the meter learns from what was done.
+    pub fn cut_off(
+        &self,
+        meter: &Meter,
+        (done, units, busy, began): (u64, u64, Duration, Instant),
+        scope: Scope,
+    ) -> CutOff {
+        meter.observe(done, busy);
+        let before = self.spent().saturating_sub(began.elapsed());
+        let pool = (self.threads, self.budget, self.timeout, self.queued());
+        CutOff::judge((done, units, busy, before), scope, pool)
+    }
+
+    /// Waits for `work`, kept work made in a task of its own and estimated at
+    /// `estimate`, until the deadline of the request this task answers: its output, or
+    /// [`Pending`] naming it as `what` with the estimate's time left as `Retry-After`.
+    pub async fn within_deadline<F: std::future::Future>(
+        &self,
+        what: impl FnOnce() -> String,
+        estimate: Duration,
+        work: F,
+    ) -> Result<F::Output, Pending> {
+        let started = Instant::now();
+        let until = tokio::time::Instant::from_std(deadline(self.budget));
+        tokio::time::timeout_at(until, work).await.map_err(|_| {
+            let left = estimate.saturating_sub(started.elapsed());
+            Pending {
+                what: what(),
+                estimate,
+                timeout: self.timeout,
+                retry_after: Duration::from_secs(
+                    left.as_secs_f64().ceil().clamp(1.0, 3600.0) as u64
+                ),
+            }
+        })
+    }
+
+    /// What the request this task answers has spent so far (from its [`deadline`];
+    /// nothing outside a request).
+    fn spent(&self) -> Duration {
+        DEADLINE
+            .try_with(|d| d.checked_sub(self.budget))
+            .ok()
+            .flatten()
+            .map_or(Duration::ZERO, |arrived| arrived.elapsed())
+    }
+
     /// Queues work estimated at `own` that is not refused (work the server starts
     /// itself, ahead of requests), so that requests are admitted against it too.
     pub fn charge(&self, own: Duration) -> Ticket {
@@ -510,11 +727,12 @@ impl CostQueue {
     /// [`Meter::settled`]), or when other work is admitted and, sharing the pool with
     /// it, `own` would not finish within the budget ([`Busy`]).
     pub fn admit(&self, own: Duration, scope: Scope, settled: bool) -> Result<Ticket, Refused> {
-        let alone = if scope.spread {
-            own / self.threads
-        } else {
-            own
-        };
+        let alone = self.spent()
+            + if scope.spread {
+                own / self.threads
+            } else {
+                own
+            };
         if alone > self.budget && settled && !scope.kept {
             return Err(TooCostly {
                 own,
@@ -765,5 +983,56 @@ mod tests {
         let zones = ZoneSet::new(Overlap::default(), g.tile_size());
         let ns = Meters::time_generator(&Terrain::new(g, zones));
         assert!(ns.is_finite() && ns > 0.0, "{ns}");
+    }
+
+    /// Work stopped at its deadline: too large for the timeout when, at the rate it
+    /// ran, it would not finish alone within the budget (413, the field named, no
+    /// `Retry-After`); otherwise it was slowed by the work beside it (503, retry).
+    #[test]
+    fn work_cut_off_at_its_deadline_is_judged_by_the_rate_it_ran() {
+        let ms = Duration::from_millis;
+        // Two threads, a 100 ms timeout: 75 ms of budget.
+        let pool = (2, ms(75), ms(100), ms(3000));
+        // 100 of 1,000 units in 40 ms: 400 ms spread over two threads, over 75 ms.
+        let cut = CutOff::judge((100, 1000, ms(40), ms(0)), SPREAD, pool);
+        assert_eq!(cut.alone, Some(ms(200)));
+        assert_eq!(cut.error_code(), ErrorCode::TooLarge);
+        assert_eq!((cut.retry_after, cut.field()), (None, Some("points")));
+        let text = cut.to_string();
+        assert!(
+            text.starts_with("points: this request's work was stopped unfinished at three quarters of request_timeout (100ms), 100 of 1000 units"),
+            "{text}"
+        );
+        assert!(text.ends_with("ask for fewer points"), "{text}");
+        // One thread: not divided.
+        let cut = CutOff::judge((100, 1000, ms(40), ms(0)), ONE_THREAD, pool);
+        assert_eq!(cut.alone, Some(ms(400)));
+        // What the request spent before its work (its body) counts: 50 + 33 ms.
+        let cut = CutOff::judge((900, 1000, ms(60), ms(50)), SPREAD, pool);
+        assert_eq!(cut.alone.unwrap().as_micros(), 83_333);
+        assert_eq!(cut.error_code(), ErrorCode::TooLarge);
+        // 900 of 1,000 in 60 ms: 33 ms alone, within the budget: it shared the pool.
+        let cut = CutOff::judge((900, 1000, ms(60), ms(0)), SPREAD, pool);
+        assert_eq!(cut.error_code(), ErrorCode::Overloaded);
+        // 3 s queued over two threads: retry after 2 s.
+        assert_eq!(
+            (cut.retry_after, cut.field()),
+            (Some(Duration::from_secs(2)), None)
+        );
+        assert!(cut.to_string().starts_with("overloaded: "), "{cut}");
+        // Nothing done: no rate, retry.
+        let cut = CutOff::judge((0, 1000, Duration::ZERO, ms(0)), SPREAD, pool);
+        assert_eq!((cut.alone, cut.error_code()), (None, ErrorCode::Overloaded));
+        // Nothing done because the request took the budget before its work began.
+        let cut = CutOff::judge((0, 1000, Duration::ZERO, ms(80)), SPREAD, pool);
+        assert_eq!(
+            (cut.alone, cut.error_code()),
+            (Some(ms(80)), ErrorCode::TooLarge)
+        );
+        let text = cut.to_string();
+        assert!(
+            text.starts_with("points: this request spent 80.0ms before its work could begin"),
+            "{text}"
+        );
     }
 }

@@ -307,22 +307,24 @@ impl MapCache {
                 cached: true,
             });
         }
+        let meters = Arc::clone(world.meters());
+        let rule = world.walk_rule().clone();
+        let (meter, units) = match layer {
+            Layer::Terrain => (&meters.map, 1),
+            Layer::Walk => (
+                &meters.walk_map,
+                walk::heights_estimate(tile, TILE_PIXELS, &rule),
+            ),
+        };
+        let estimate = meter.estimate(units);
         let (render, started) = {
             let mut rendering = locked(&self.rendering);
             match rendering.get(&key).filter(|(v, _)| *v >= version) {
                 Some((_, render)) => (render.clone(), false),
                 None => {
-                    let meters = Arc::clone(world.meters());
-                    let rule = world.walk_rule().clone();
-                    let (meter, units) = match layer {
-                        Layer::Terrain => (&meters.map, 1),
-                        Layer::Walk => (
-                            &meters.walk_map,
-                            walk::heights_estimate(tile, TILE_PIXELS, &rule),
-                        ),
-                    };
                     let admitted = self.compute.admit(meter, units, RENDER_SCOPE)?;
                     let (cache, compute) = (self.cache.clone(), self.compute.clone());
+                    let meters = Arc::clone(&meters);
                     let renders = Arc::clone(&self.rendering);
                     let job_key = key.clone();
                     let task = tokio::spawn(async move {
@@ -365,8 +367,19 @@ impl MapCache {
                 }
             }
         };
+        // Not ready by the request's deadline: 503 with `Retry-After`, the render goes on.
+        let what = || {
+            format!(
+                "map tile {} {}/{}/{}",
+                layer.name(),
+                tile.zoom,
+                tile.x,
+                tile.y
+            )
+        };
+        let png = self.compute.ready_within(what, estimate, render).await??;
         Ok(ServedMap {
-            png: render.await?,
+            png,
             revision,
             cached: !started,
         })

@@ -372,7 +372,19 @@ impl MeshCache {
             });
         }
         let (build, started) = self.build(world, state, tile, version, work)?;
-        let entry = build.await?;
+        let entry = match work {
+            // Not ready by the request's deadline: 503 with `Retry-After`, the build
+            // goes on and fills the cache.
+            Work::Request => {
+                let what = || format!("the mesh of tile ({}, {})", tile.0, tile.1);
+                let estimate = world.meters().mesh.estimate(1);
+                self.compute
+                    .ready_within(what, estimate, build)
+                    .await
+                    .map_err(MeshError::from)??
+            }
+            Work::Ahead => build.await?,
+        };
         Ok(ServedMesh {
             mesh: entry.mesh,
             revision,

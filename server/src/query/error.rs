@@ -123,6 +123,15 @@ impl ServiceError for QueryError {
     }
 }
 
+impl From<crate::compute::Unfinished> for QueryError {
+    fn from(e: crate::compute::Unfinished) -> Self {
+        match e {
+            crate::compute::Unfinished::Refused(e) => QueryError::Refused(e),
+            crate::compute::Unfinished::Compute(e) => QueryError::Internal(e.to_string()),
+        }
+    }
+}
+
 impl From<terrain_core::walk::limits::LimitError> for QueryError {
     fn from(e: terrain_core::walk::limits::LimitError) -> Self {
         if e.too_large {

@@ -10,7 +10,7 @@
 //! evaluated with [`Terrain::sample`], and heightmaps into row bands, each filled with
 //! [`Generator::fill_rows`], whose contract is bit-for-bit agreement with `height`.
 
-use std::{collections::HashSet, sync::Arc, time::Duration};
+use std::{collections::HashSet, sync::Arc};
 
 use terrain_core::{
     Generator, Grid, Terrain, Tile, TileGrid,
@@ -19,7 +19,7 @@ use terrain_core::{
 
 use super::HeightMode;
 use crate::{
-    compute::{Compute, ComputeError, OFFLOAD_THRESHOLD},
+    compute::{Compute, Metered, OFFLOAD_THRESHOLD, Unfinished},
     world::AsTerrain,
 };
 
@@ -31,20 +31,21 @@ pub const BATCH_CHUNK_POINTS: usize = 1024;
 pub const BAND_SAMPLES: usize = 4096;
 
 /// The heights (and deciding zones, `with_zones`) of interleaved `coords` on `compute`,
-/// in slices of [`BATCH_CHUNK_POINTS`] taking turns with other requests, with the pool
-/// time they took.
+/// in slices of [`BATCH_CHUNK_POINTS`] taking turns with other requests, metered and
+/// within the request's deadline ([`Compute::run_metered`]).
 pub async fn samples_sliced<S>(
     compute: &Compute,
+    metered: Metered<'_>,
     state: S,
     coords: Arc<Vec<f64>>,
     with_zones: bool,
-) -> Result<(Samples, Duration), ComputeError>
+) -> Result<Samples, Unfinished>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
     let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
-    let (parts, took) = compute
-        .run_sliced_timed(slices, move |i| {
+    let parts = compute
+        .run_metered(metered, slices, move |i| {
             let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
             let part = &coords[2 * BATCH_CHUNK_POINTS * i..end];
             samples_serial(state.terrain(), part, with_zones)
@@ -60,7 +61,7 @@ where
         all.zones.extend(part.zones);
         all.hits += part.hits;
     }
-    Ok((all, took))
+    Ok(all)
 }
 
 fn coords_len(parts: &[Samples]) -> usize {
@@ -97,13 +98,15 @@ pub fn surface_serial(terrain: &Terrain, surfaces: &SurfaceTiles, coords: &[f64]
 }
 
 /// [`surface_serial`] on `compute` in slices of [`BATCH_CHUNK_POINTS`] taking turns
-/// with other requests (on this thread when the batch is small).
+/// with other requests, metered and within the request's deadline (on this thread
+/// when the batch is small).
 pub async fn surface_sliced<S>(
     compute: &Compute,
+    metered: Metered<'_>,
     state: S,
     surfaces: Arc<SurfaceTiles>,
     coords: Arc<Vec<f64>>,
-) -> Result<Vec<f64>, ComputeError>
+) -> Result<Vec<f64>, Unfinished>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
@@ -112,7 +115,7 @@ where
     }
     let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
     let parts = compute
-        .run_sliced(slices, move |i| {
+        .run_metered(metered, slices, move |i| {
             let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
             let part = &coords[2 * BATCH_CHUNK_POINTS * i..end];
             surface_serial(state.terrain(), &surfaces, part)
@@ -123,21 +126,22 @@ where
 
 /// Every sample of `grid` on `compute`, row-major (x fastest), in slices of about
 /// [`BAND_SAMPLES`] taking turns with other requests: bands of whole rows filled with
-/// [`Generator::fill_rows`], or, for rows longer than a slice, runs of points; with the
-/// pool time they took.
+/// [`Generator::fill_rows`], or, for rows longer than a slice, runs of points; metered
+/// and within the request's deadline.
 pub async fn heightmap_sliced<S>(
     compute: &Compute,
+    metered: Metered<'_>,
     state: S,
     grid: Grid,
-) -> Result<(Vec<f64>, Duration), ComputeError>
+) -> Result<Vec<f64>, Unfinished>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
-    let (parts, took) = if grid.nx <= BAND_SAMPLES {
+    let parts = if grid.nx <= BAND_SAMPLES {
         let band_rows = (BAND_SAMPLES / grid.nx.max(1)).max(1);
         let slices = grid.nz.div_ceil(band_rows);
         compute
-            .run_sliced_timed(slices, move |band| {
+            .run_metered(metered, slices, move |band| {
                 let rows = band * band_rows..((band + 1) * band_rows).min(grid.nz);
                 let mut out = vec![0.0; rows.len() * grid.nx];
                 state.terrain().fill_rows(&grid, rows, &mut out);
@@ -147,7 +151,7 @@ where
     } else {
         let slices = grid.len().div_ceil(BATCH_CHUNK_POINTS);
         compute
-            .run_sliced_timed(slices, move |chunk| {
+            .run_metered(metered, slices, move |chunk| {
                 let first = chunk * BATCH_CHUNK_POINTS;
                 let last = (first + BATCH_CHUNK_POINTS).min(grid.len());
                 let terrain = state.terrain();
@@ -157,7 +161,7 @@ where
             })
             .await?
     };
-    Ok((parts.concat(), took))
+    Ok(parts.concat())
 }
 
 /// The procedural heights ([`Terrain::procedural`]) of interleaved `coords` on this
@@ -170,18 +174,19 @@ pub fn procedural_serial(terrain: &Terrain, coords: &[f64]) -> Vec<f64> {
 }
 
 /// [`procedural_serial`] on `compute` in slices of [`BATCH_CHUNK_POINTS`] taking turns
-/// with other requests.
+/// with other requests, metered and within the request's deadline.
 pub async fn procedural_sliced<S>(
     compute: &Compute,
+    metered: Metered<'_>,
     state: S,
     coords: Arc<Vec<f64>>,
-) -> Result<Vec<f64>, ComputeError>
+) -> Result<Vec<f64>, Unfinished>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
     let slices = coords.len().div_ceil(2 * BATCH_CHUNK_POINTS);
     let parts = compute
-        .run_sliced(slices, move |i| {
+        .run_metered(metered, slices, move |i| {
             let end = (2 * BATCH_CHUNK_POINTS * (i + 1)).min(coords.len());
             procedural_serial(state.terrain(), &coords[2 * BATCH_CHUNK_POINTS * i..end])
         })
@@ -210,19 +215,21 @@ pub fn pointwise_serial(
 }
 
 /// [`pointwise_serial`] over the whole of `grid` on `compute`, in slices of
-/// [`BATCH_CHUNK_POINTS`] samples taking turns with other requests.
+/// [`BATCH_CHUNK_POINTS`] samples taking turns with other requests, metered and
+/// within the request's deadline.
 pub async fn pointwise_sliced<S>(
     compute: &Compute,
+    metered: Metered<'_>,
     state: S,
     grid: Grid,
     mode: HeightMode,
-) -> Result<Vec<f64>, ComputeError>
+) -> Result<Vec<f64>, Unfinished>
 where
     S: AsTerrain + Send + Sync + 'static,
 {
     let slices = grid.len().div_ceil(BATCH_CHUNK_POINTS);
     let parts = compute
-        .run_sliced(slices, move |chunk| {
+        .run_metered(metered, slices, move |chunk| {
             let first = chunk * BATCH_CHUNK_POINTS;
             let last = (first + BATCH_CHUNK_POINTS).min(grid.len());
             pointwise_serial(state.terrain(), &grid, mode, first..last)
@@ -300,11 +307,27 @@ pub fn heightmap_serial(generator: &impl Generator, grid: &Grid) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
+    use crate::cost::{Meter, Scope};
     use terrain_core::{FlatZone, GeneratorKind, Overlap, WorldGenerator, ZoneSet, zones::Shape};
 
     use super::*;
+
+    const SCOPE: Scope = Scope {
+        field: "points",
+        narrow: "ask for fewer points",
+        spread: true,
+        kept: false,
+    };
+
+    /// `units` of work metered by `meter`.
+    fn metered(meter: &Meter, units: usize) -> Metered<'_> {
+        Metered {
+            meter,
+            units: units as u64,
+            scope: SCOPE,
+        }
+    }
 
     fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_multi_thread()
@@ -342,10 +365,12 @@ mod tests {
         for (nx, nz) in [(300, 41), (5000, 1), (1, 9000), (7, 3), (4097, 2)] {
             let grid = Grid::new(-12.5, 10.25, 0.3, nx, nz).unwrap();
             let serial = heightmap_serial(&terrain, &grid);
-            let (sliced, took) = rt
-                .block_on(heightmap_sliced(&compute, terrain.clone(), grid))
+            let meter = Meter::new(0.0);
+            let work = metered(&meter, grid.len());
+            let sliced = rt
+                .block_on(heightmap_sliced(&compute, work, terrain.clone(), grid))
                 .unwrap();
-            assert!(took > Duration::ZERO);
+            assert!(meter.settled() && meter.ns_per_unit() > 0.0, "measured");
             assert_eq!(serial.len(), grid.len());
             assert!(
                 serial
@@ -368,9 +393,11 @@ mod tests {
         let serial = samples_serial(&terrain, &coords, true);
         let compute = Compute::new().unwrap();
         let rt = runtime();
-        let (sliced, _) = rt
+        let meter = Meter::new(0.0);
+        let sliced = rt
             .block_on(samples_sliced(
                 &compute,
+                metered(&meter, 5000),
                 terrain.clone(),
                 Arc::new(coords.clone()),
                 true,
@@ -383,8 +410,14 @@ mod tests {
             assert_eq!(serial.heights[k].to_bits(), s.height.to_bits());
             assert_eq!(serial.zones[k].is_empty(), s.zone.is_none());
         }
-        let (bare, _) = rt
-            .block_on(samples_sliced(&compute, terrain, Arc::new(coords), false))
+        let bare = rt
+            .block_on(samples_sliced(
+                &compute,
+                metered(&meter, 5000),
+                terrain,
+                Arc::new(coords),
+                false,
+            ))
             .unwrap();
         assert_eq!((bare.heights, bare.hits), (serial.heights, serial.hits));
         assert!(bare.zones.is_empty());
@@ -405,6 +438,7 @@ mod tests {
         let sliced = rt
             .block_on(procedural_sliced(
                 &compute,
+                metered(&Meter::new(0.0), 3000),
                 terrain.clone(),
                 Arc::new(coords.clone()),
             ))
@@ -425,7 +459,13 @@ mod tests {
         ] {
             let serial = pointwise_serial(&terrain, &grid, mode, 0..grid.len());
             let sliced = rt
-                .block_on(pointwise_sliced(&compute, terrain.clone(), grid, mode))
+                .block_on(pointwise_sliced(
+                    &compute,
+                    metered(&Meter::new(0.0), grid.len()),
+                    terrain.clone(),
+                    grid,
+                    mode,
+                ))
                 .unwrap();
             assert_eq!(serial.len(), grid.len());
             for k in 0..grid.len() {

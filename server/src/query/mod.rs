@@ -31,9 +31,9 @@ pub use self::error::QueryError;
 pub use crate::validate::check_coordinate;
 
 use crate::{
-    compute::{Compute, OFFLOAD_THRESHOLD},
+    compute::{Compute, Metered, OFFLOAD_THRESHOLD},
     config::Limits,
-    cost::{Scope, Slots, rebuild_units},
+    cost::{Scope, Slots, Ticket, rebuild_units},
     mesh::MeshCache,
     metrics::Metrics,
     world::{
@@ -53,6 +53,9 @@ pub struct BatchNaming {
     /// failing with `reason`.
     pub element: fn(k: usize, reason: String) -> (String, String),
 }
+
+/// Vertex heights a surface height reads where its tile's mesh is not cached.
+const SURFACE_HEIGHTS: u64 = 4;
 
 /// A heightmap's computation, for its refusal when it could not finish in time alone.
 const HEIGHTMAP_SCOPE: Scope = Scope {
@@ -340,21 +343,15 @@ impl QueryEngine {
             let samples = kernels::samples_serial(ground.terrain(), &coords, with_zones);
             (samples, ground.revision())
         } else {
-            let meters = world.meters();
-            let _admitted = self
-                .compute
-                .admit(&meters.batch, points as u64, naming.scope())?;
+            let (_admitted, metered) = self.batch_metered(world, points as u64, naming.scope())?;
             let coords = Arc::new(coords);
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
                 .await?;
             let ground = self.ground(world, revision).await?;
             let revision = ground.revision();
-            let (samples, took) =
-                kernels::samples_sliced(&self.compute, ground, coords, with_zones)
-                    .await
-                    .map_err(|e| QueryError::Internal(e.to_string()))?;
-            meters.batch.observe(points as u64, took);
+            let samples =
+                kernels::samples_sliced(&self.compute, metered, ground, coords, with_zones).await?;
             (samples, revision)
         };
         world.lookups().record(points as u64, samples.hits);
@@ -386,18 +383,14 @@ impl QueryEngine {
                 revision,
             )
         } else {
-            let meters = world.meters();
-            let _admitted = self
-                .compute
-                .admit(&meters.batch, points as u64, naming.scope())?;
+            let (_admitted, metered) = self.batch_metered(world, points as u64, naming.scope())?;
             let coords = Arc::new(coords);
             let checked = Arc::clone(&coords);
             self.offload(move || check_batch(&checked, max, naming))
                 .await?;
             let (ground, revision) = self.zone_free(world, revision)?;
-            let heights = kernels::procedural_sliced(&self.compute, ground, coords)
-                .await
-                .map_err(|e| QueryError::Internal(e.to_string()))?;
+            let heights =
+                kernels::procedural_sliced(&self.compute, metered, ground, coords).await?;
             (heights, revision)
         };
         world.lookups().record(points as u64, 0);
@@ -452,9 +445,21 @@ impl QueryEngine {
             }
         }
         let cached = surfaces.len();
-        let heights = kernels::surface_sliced(&self.compute, ground, Arc::new(surfaces), coords)
-            .await
-            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        // A point not on a cached tile reads four vertex heights: admitted as that many
+        // points of a batch (the cached ones cost next to nothing).
+        let units = (points as u64).saturating_mul(SURFACE_HEIGHTS);
+        let metered = Metered {
+            meter: &world.meters().batch,
+            units,
+            scope: naming.scope(),
+        };
+        let _admitted = match points > OFFLOAD_THRESHOLD {
+            true => Some(self.compute.admit(metered.meter, units, metered.scope)?),
+            false => None,
+        };
+        let surfaces = Arc::new(surfaces);
+        let heights =
+            kernels::surface_sliced(&self.compute, metered, ground, surfaces, coords).await?;
         world.lookups().record(points as u64, 0);
         self.metrics.heights_computed(world.id(), points);
         self.metrics.surface_tiles_read(world.id(), cached);
@@ -492,15 +497,17 @@ impl QueryEngine {
             (heights, state.revision())
         } else {
             let meters = world.meters();
-            let _admitted =
-                self.compute
-                    .admit(&meters.heightmap, grid.len() as u64, HEIGHTMAP_SCOPE)?;
+            let metered = Metered {
+                meter: &meters.heightmap,
+                units: grid.len() as u64,
+                scope: HEIGHTMAP_SCOPE,
+            };
+            let _admitted = self
+                .compute
+                .admit(metered.meter, metered.units, metered.scope)?;
             let state = world.snapshot();
             let revision = state.revision();
-            let (heights, took) = kernels::heightmap_sliced(&self.compute, state, grid)
-                .await
-                .map_err(|e| QueryError::Internal(e.to_string()))?;
-            meters.heightmap.observe(grid.len() as u64, took);
+            let heights = kernels::heightmap_sliced(&self.compute, metered, state, grid).await?;
             (heights, revision)
         };
         self.metrics.heights_computed(world.id(), heights.len());
@@ -529,14 +536,14 @@ impl QueryEngine {
             // A surface sample reads four vertex heights, a procedural one about one
             // height: admitted as that many points of a batch (evaluated one by one
             // too, unlike an exact heightmap's area path).
-            let per_sample = if mode == HeightMode::Surface { 4 } else { 1 };
+            let per_sample = if mode == HeightMode::Surface {
+                SURFACE_HEIGHTS
+            } else {
+                1
+            };
             let units = grid.len() as u64 * per_sample;
-            let _admitted = self
-                .compute
-                .admit(&world.meters().batch, units, HEIGHTMAP_SCOPE)?;
-            kernels::pointwise_sliced(&self.compute, state, grid, mode)
-                .await
-                .map_err(|e| QueryError::Internal(e.to_string()))?
+            let (_admitted, metered) = self.batch_metered(world, units, HEIGHTMAP_SCOPE)?;
+            kernels::pointwise_sliced(&self.compute, metered, state, grid, mode).await?
         };
         self.metrics.heights_computed(world.id(), heights.len());
         Ok(HeightmapAnswer {
@@ -554,6 +561,26 @@ impl QueryEngine {
             ..self.limits
         };
         heightmap_grid(req, &limits)
+    }
+
+    /// `units` of batch-point work on `world` (its batch meter), admitted as what
+    /// `scope` says it is, and the admission that holds it in the queue.
+    fn batch_metered<'w>(
+        &self,
+        world: &'w World,
+        units: u64,
+        scope: Scope,
+    ) -> Result<(Ticket, Metered<'w>), QueryError> {
+        let meter = &world.meters().batch;
+        let admitted = self.compute.admit(meter, units, scope)?;
+        Ok((
+            admitted,
+            Metered {
+                meter,
+                units,
+                scope,
+            },
+        ))
     }
 
     /// Runs `job` on the pool; a lost job is an internal error.

@@ -124,7 +124,10 @@ pub async fn admit(State(admission): State<Arc<Admission>>, req: Request, next: 
     let _held = Held::new(slot, Arc::clone(&admission.metrics));
     let timeout = admission.limits.request_timeout;
     // `_held` drops after the answer is made (or with the abandoned request).
-    match tokio::time::timeout(timeout, next.run(req)).await {
+    // The work inside gets the deadline the compute pool stops it at (three quarters of
+    // the timeout: `crate::cost::within_deadline`), so it is answered before this one.
+    let handled = crate::cost::within_deadline(timeout, next.run(req));
+    match tokio::time::timeout(timeout, handled).await {
         Ok(response) => response,
         Err(_) => {
             admission.metrics.request_timed_out();

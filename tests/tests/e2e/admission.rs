@@ -57,6 +57,13 @@ impl HeldSlot {
         HeldSlot { tcp, rest }
     }
 
+    /// Waits for the answer without sending the rest of the body: the whole answer.
+    async fn answer(mut self) -> String {
+        let mut answer = Vec::new();
+        self.tcp.read_to_end(&mut answer).await.unwrap();
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
     /// Sends the rest of the body; answers the status line.
     async fn finish(mut self) -> String {
         self.tcp.write_all(self.rest).await.unwrap();
@@ -149,32 +156,33 @@ async fn in_flight(server: &TestServer) -> f64 {
     metric_sample(&text, "terrain_requests_in_flight").unwrap_or(0.0)
 }
 
+/// A request whose work would take longer than the timeout is answered before it, at
+/// its deadline (three quarters of it), stopped and refused as too large (413 /
+/// `RESOURCE_EXHAUSTED`, its field named), and frees its slot; a request that
+/// outlasts the timeout where no work can be stopped (a body that never completes) is
+/// answered 504 / `DEADLINE_EXCEEDED` at the timeout and frees its slot too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
+async fn a_slow_request_is_answered_by_the_timeout_and_frees_its_slot() {
     let timeout = Duration::from_millis(200);
     let server = TestServer::start_with(|c| {
         c.requests.max_in_flight = 1;
         c.requests.request_timeout = timeout;
     })
     .await;
-    // 64 zones over the gRPC heightmap below: computing it takes longer than the
-    // timeout even on an idle machine (binary, it has no JSON to encode).
+    // 64 zones over the heightmap below: computing it takes longer than the timeout
+    // even on an idle machine.
     stack_zones(&server, 64, (50.0, 50.0), 300.0).await;
     let started = Instant::now();
     let answer = server.http.get(server.url(SLOW)).send().await.unwrap();
     let took = started.elapsed();
-    assert_eq!(answer.status(), 504);
+    assert_eq!(answer.status(), 413);
     assert!(took < timeout + Duration::from_secs(2), "took {took:?}");
     let body: serde_json::Value = answer.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "DEADLINE_EXCEEDED", "{body}");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("request_timeout"),
-        "{body}"
-    );
-    // gRPC: the same limit, its own code.
+    assert_eq!(body["error"]["code"], "RESOURCE_EXHAUSTED", "{body}");
+    assert_eq!(body["error"]["field"], "nx*nz", "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("request_timeout (200ms)"), "{body}");
+    // gRPC: the same refusal, its own code, no RetryInfo.
     let mut grpc = server.grpc().await;
     let status = grpc
         .get_heightmap(GetHeightmapRequest {
@@ -188,7 +196,8 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.get_details_retry_info().is_none(), "{status:?}");
     // The one slot is free again: a quick request is served.
     let quick = grpc
         .get_height(height_request())
@@ -196,6 +205,12 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
         .unwrap()
         .into_inner();
     assert!(quick.height.is_finite());
+    // A body that never completes holds its request past the timeout: 504.
+    let held = HeldSlot::take(&server).await;
+    let answer = held.answer().await;
+    assert!(answer.starts_with("HTTP/1.1 504"), "{answer}");
+    assert!(answer.contains("DEADLINE_EXCEEDED"), "{answer}");
+    assert!(answer.contains("request_timeout"), "{answer}");
     let answer = server
         .http
         .get(server.url("/v1/worlds/main/height?x=1&z=2"))
@@ -203,6 +218,7 @@ async fn a_slow_request_is_cut_off_at_the_timeout_and_frees_its_slot() {
         .await
         .unwrap();
     assert_eq!(answer.status(), 200);
+    assert_eq!(in_flight(&server).await, 0.0, "every slot is free again");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -138,3 +138,95 @@ async fn three_d_tiles_work_at_a_one_second_timeout_on_the_island_and_a_voxel_wo
     }
     server.stop().await;
 }
+
+/// At most the first 300 characters of `body`, for a failure's message.
+fn short(body: &serde_json::Value) -> String {
+    body.to_string().chars().take(300).collect()
+}
+
+/// Reads admitted on an estimate that proved too low (surface heights cost several
+/// times the cold-height guess they start from) at a half-second timeout: the largest
+/// surface heightmap is stopped at three quarters of the timeout and answered 413
+/// naming its field (its rate says it could not finish even alone), and asked again is
+/// refused at once (batches, terrain infos and other heightmaps are stopped the same
+/// way: `compute::run_metered`); cold map tiles, whose renders are kept, answer 503 with `Retry-After` while they render and
+/// 200 after. Nothing answers 504 (each did before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_that_prove_too_large_are_answered_before_a_half_second_timeout() {
+    let server = TestServer::start_with(|c| {
+        voxel_worlds(c);
+        c.requests.request_timeout = Duration::from_millis(500);
+    })
+    .await;
+    // The largest surface heightmap of the island (each sample evaluated on its own):
+    // seconds of work, admitted on a guess, stopped, then refused at once.
+    let heightmap =
+        "/v1/worlds/main/heightmap?x0=-1024&z0=-1024&nx=2048&nz=2048&step=1&mode=surface";
+    for attempt in ["first", "again"] {
+        let started = Instant::now();
+        let (status, body) = server.get(heightmap).await;
+        let took = started.elapsed();
+        assert_eq!(status, 413, "{attempt}: {}", short(&body));
+        assert_eq!(body["error"]["field"], "nx*nz", "{attempt}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.ends_with("(several smaller heightmaps)"),
+            "{message}"
+        );
+        assert!(
+            took < Duration::from_millis(500),
+            "{attempt}: answered after {took:?}"
+        );
+        match attempt {
+            // Stopped at its deadline, with what it did.
+            "first" => assert!(message.contains("stopped unfinished"), "{message}"),
+            // The meter learnt from it: refused at once.
+            _ => {
+                assert!(message.contains("is estimated at"), "{message}");
+                assert!(took < Duration::from_millis(200), "refused after {took:?}");
+            }
+        }
+    }
+    // Cold map tiles of the voxel world, six at once: 200, or 503 with Retry-After
+    // while the render goes on; then each is served.
+    let tiles: Vec<String> = (0..6)
+        .map(|i| format!("/v1/worlds/{VOXEL}/map/1/{}/{}.png", i % 3 - 1, i / 3 - 1))
+        .collect();
+    let answers = futures::future::join_all(tiles.iter().map(|path| {
+        let (http, url) = (server.http.clone(), server.url(path));
+        async move {
+            let response = http.get(url).send().await.unwrap();
+            let retry = response.headers().get("retry-after").cloned();
+            (
+                response.status().as_u16(),
+                retry,
+                response.text().await.unwrap(),
+            )
+        }
+    }))
+    .await;
+    for (status, retry, body) in &answers {
+        assert!(*status == 200 || *status == 503, "{status}: {body}");
+        if *status == 503 {
+            assert!(retry.is_some(), "{body}");
+            assert!(
+                body.contains("is still being made") || body.contains("overloaded"),
+                "{body}"
+            );
+        }
+    }
+    for path in &tiles {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let response = server.http.get(server.url(path)).send().await.unwrap();
+            let status = response.status().as_u16();
+            if status == 200 {
+                break;
+            }
+            assert_eq!(status, 503, "{path}: {}", response.text().await.unwrap());
+            assert!(Instant::now() < deadline, "{path}: still 503 after 60 s");
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    server.stop().await;
+}

@@ -26,6 +26,7 @@ use terrain_core::{
 
 use super::{BatchNaming, QueryEngine, QueryError, check_batch};
 use crate::{
+    compute::Metered,
     cost::{Scope, search_units},
     validate::check_coordinate,
     world::{AsTerrain, World},
@@ -165,24 +166,25 @@ impl QueryEngine {
             let points = point_infos(&walker, world.towns(), &pairs(&coords));
             return Ok(InfoAnswer { points, revision });
         }
-        let meters = Arc::clone(world.meters());
-        let units = points as u64 * HEIGHTS_PER_TERRAIN_INFO;
+        let metered = Metered {
+            meter: &world.meters().terrain_info,
+            units: points as u64 * HEIGHTS_PER_TERRAIN_INFO,
+            scope: naming.scope(),
+        };
         let _admitted = self
             .compute()
-            .admit(&meters.terrain_info, units, naming.scope())?;
+            .admit(metered.meter, metered.units, metered.scope)?;
         let (rule, coords) = (world.walk_rule().clone(), Arc::new(coords));
         let towns: Arc<[Town]> = world.towns().into();
         let slices = points.div_ceil(INFO_IN_PLACE);
-        let (parts, took) = self
+        let parts = self
             .compute()
-            .run_sliced_timed(slices, move |i| {
+            .run_metered(metered, slices, move |i| {
                 let walker = Walker::new(state.terrain(), &rule);
                 let end = (2 * INFO_IN_PLACE * (i + 1)).min(coords.len());
                 point_infos(&walker, &towns, &pairs(&coords[2 * INFO_IN_PLACE * i..end]))
             })
-            .await
-            .map_err(|e| QueryError::Internal(e.to_string()))?;
-        meters.terrain_info.observe(units, took);
+            .await?;
         Ok(InfoAnswer {
             points: parts.concat(),
             revision,
