@@ -27,13 +27,23 @@ export type StreamItem = { kind: "tiles"; event: TileEvent } | { kind: "resynced
 /** What the open socket said, in order; `end` once it closed or failed. */
 type Received = { text: string } | { end: string };
 
-/** One open socket and what it has said that was not read yet. */
+/**
+ * One socket and what it has said that was not read yet. Its handlers are set before
+ * it opens: a runtime may deliver the server's first frames in the same turn as the
+ * open event (`ws` does when they share a packet with the upgrade's answer), and a
+ * resync or a replay sent at once must not be lost.
+ */
 class Socket {
   private readonly queue: Received[] = [];
   private waiting: ((r: Received) => void) | null = null;
   private ended = false;
+  /** Resolves `true` once open, or with why it ended before. */
+  readonly opened: Promise<true | string>;
+  private settle: (r: true | string) => void = () => {};
 
   constructor(readonly ws: WebSocketLike) {
+    this.opened = new Promise((ok) => (this.settle = ok));
+    ws.onopen = () => this.settle(true);
     ws.onmessage = (ev: { data?: unknown }) => {
       if (typeof ev.data === "string") this.push({ text: ev.data });
       else this.push({ end: "the server sent a binary message" });
@@ -45,7 +55,11 @@ class Socket {
 
   private push(r: Received): void {
     if (this.ended) return;
-    if ("end" in r) this.ended = true;
+    if ("end" in r) {
+      this.ended = true;
+      // Before the open event, this is why it did not open (a later call is a no-op).
+      this.settle(r.end);
+    }
     const wake = this.waiting;
     if (wake) {
       this.waiting = null;
@@ -60,7 +74,7 @@ class Socket {
     return new Promise((ok) => (this.waiting = ok));
   }
 
-  /** Closes the socket; a pending `read` answers `end`. */
+  /** Closes the socket; a pending `read` (or the wait for opening) answers `end`. */
   close(why: string): void {
     try {
       this.ws.close(1000, why);
@@ -250,28 +264,21 @@ export class EventStream {
     } catch (e) {
       throw new FollowError("INVALID_ARGUMENT", `events: cannot open a WebSocket to ${url}: ${describe(e)}`, "url");
     }
-    const opened = await new Promise<true | string>((ok) => {
-      const timer = setTimeout(() => ok(`no answer within ${http.timeoutMs} ms`), http.timeoutMs);
-      const abort = (): void => ok("the follower is closed");
-      http.signal.addEventListener("abort", abort, { once: true });
-      const settle = (r: true | string): void => {
-        clearTimeout(timer);
-        http.signal.removeEventListener("abort", abort);
-        ok(r);
-      };
-      ws.onopen = () => settle(true);
-      ws.onerror = (ev: { message?: unknown; error?: unknown }) => settle(`socket error${errorText(ev)}`);
-      ws.onclose = (ev: { code?: unknown }) => settle(`socket closed before opening (${String(ev.code ?? "?")})`);
-    });
+    const socket = new Socket(ws);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const abort = (): void => socket.close("the follower is closed");
+    http.signal.addEventListener("abort", abort, { once: true });
+    const opened = await Promise.race([
+      socket.opened,
+      new Promise<string>((ok) => (timer = setTimeout(() => ok(`no answer within ${http.timeoutMs} ms`), http.timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    http.signal.removeEventListener("abort", abort);
     if (opened === true) {
-      this.socket = new Socket(ws);
+      this.socket = socket;
       return;
     }
-    try {
-      ws.close();
-    } catch {
-      // Not open: nothing to close.
-    }
+    socket.close(opened);
     if (http.signal.aborted) throw new FollowError("CANCELLED", "the follower is closed");
     throw await this.explain(url, opened);
   }
