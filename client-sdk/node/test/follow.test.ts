@@ -343,19 +343,43 @@ describe("Follower and the WebSocket's Origin check (cors_origins)", { timeout: 
   });
 
   /** `ws` as a browser on page `origin` opens it: with that `Origin` header. */
-  const from = (origin: string) =>
+  const socketFrom = (origin: string) =>
     class extends WebSocket {
       constructor(url: string) {
         super(url, { origin });
       }
     };
+  /**
+   * `fetch` as a browser on page `origin` does it: with that `Origin` header, and the
+   * answer withheld (a TypeError, all a page learns) unless the server allows the origin.
+   */
+  const fetchFrom =
+    (origin: string) =>
+    async (input: string, init?: RequestInit): Promise<Response> => {
+      const r = await fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin } });
+      if (r.headers.get("access-control-allow-origin") !== origin) throw new TypeError("Failed to fetch");
+      return r;
+    };
 
-  test("a page of a listed origin follows; another is refused, naming the 403", async () => {
+  test("a page of a listed origin follows; another is refused (HTTP by CORS, the WebSocket with 403)", async () => {
+    const game = "https://game.example";
     const sink = new RecordingSink();
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: from("https://game.example") });
-    follower.close();
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: socketFrom(game), fetch: fetchFrom(game) });
+    try {
+      const r = await server.json("PUT", `/v1/worlds/${WORLD}/flat-zones/cors`, zone(0, 0, 20));
+      await follower.waitForRevision(r.revision);
+      assert.deepEqual([...sink.zones.keys()], ["cors"]);
+    } finally {
+      follower.close();
+    }
+    const elsewhere = "https://elsewhere.example";
     await assert.rejects(
-      Follower.open({ url: server.url, world: WORLD, sink, WebSocket: from("https://elsewhere.example") }),
+      Follower.open({ url: server.url, world: WORLD, sink, WebSocket: socketFrom(elsewhere), fetch: fetchFrom(elsewhere) }),
+      (e: unknown) => e instanceof FollowError && e.code === "UNAVAILABLE" && /list worlds: .* failed: Failed to fetch .*cors_origins/.test(e.message),
+    );
+    // The socket alone (a page whose reads went through, say a proxy's): refused before the upgrade.
+    await assert.rejects(
+      Follower.open({ url: server.url, world: WORLD, sink, WebSocket: socketFrom(elsewhere) }),
       (e: unknown) => e instanceof FollowError && /events: ws:\/\/.*: socket error: Unexpected server response: 403/.test(e.message),
     );
   });
