@@ -139,9 +139,15 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
     for (let i = 0; i < 7; i++) await admin(server, "PUT", `start${i}`, zone(30 * i, 5, 20 + i));
     const listed = await serverZones(server);
     const sink = new RecordingSink();
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, pageSize: 2 });
+    let described: unknown;
+    const made = (world: unknown): ZoneSink => {
+      described = world;
+      return sink;
+    };
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink: made, WebSocket, pageSize: 2 });
     try {
       const events = record(follower);
+      assert.equal(described, follower.world, "the sink is made from the world's entry");
       assert.equal(follower.world.id, WORLD);
       assert.equal(follower.world.generator, "hyperscape");
       assert.equal(follower.revision, listed.revision);

@@ -319,11 +319,15 @@ function checkUrl(url: unknown): string {
   return url.replace(/\/+$/, "");
 }
 
-/** An optional positive number of milliseconds, else `fallback`. */
+/** The longest timer runtimes keep: 2^31 - 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** An optional positive number of milliseconds (a timer's), else `fallback`. */
 function positive(value: number | undefined, fallback: number, field: string): number {
   if (value === undefined) return fallback;
-  if (!(Number.isFinite(value) && value > 0)) {
-    throw new FollowError("INVALID_ARGUMENT", `${field}: must be a positive number of milliseconds, got ${value}`, field);
+  // A longer timer fires at once in Node (and in some browsers).
+  if (!(Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS)) {
+    throw new FollowError("INVALID_ARGUMENT", `${field}: must be a positive number of milliseconds up to ${MAX_TIMER_MS}, got ${value}`, field);
   }
   return value;
 }
