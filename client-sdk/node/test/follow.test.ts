@@ -339,6 +339,41 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
   });
 });
 
+describe("Follower and a server that no longer holds what it missed", { timeout: 120_000 }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await TestServer.start({ worlds: [`${WORLD}:hyperscape:0`], args: ["--admin-token", TOKEN, "--event-history", "2"] });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("a resume past the server's event history: resync, rebuilt from a fresh listing", async () => {
+    const sink = new RecordingSink();
+    // Away long enough after the restart for the changes below to be made meanwhile.
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, initialBackoffMs: 3_000, maxBackoffMs: 3_000 });
+    try {
+      const events = record(follower);
+      const history = new History(await serverZones(server));
+      const start = follower.revision;
+      await server.restart({ signal: "SIGKILL" });
+      let last = 0;
+      for (let i = 0; i < 6; i++) last = await history.put(server, `missed${i}`, zone(20 * i, -90, 18 + i));
+      assert.ok(follower.revision === start, "the follower was away while they were made");
+      await follower.waitForRevision(last);
+      assert.deepEqual(events.map((e) => e.kind), ["rebuilt"], "no replay: the history is pruned");
+      assert.ok(events[0]?.kind === "rebuilt" && events[0].revision === last);
+      assert.equal(sink.calls.at(-2), `reset ${last} ${Array.from({ length: 6 }, (_, i) => `missed${i}`).join(",")}`);
+      for (const c of sink.commits) assert.equal(c.zones, history.at(c.revision), `the sink at ${c.revision}`);
+      const more = await history.put(server, "live", zone(0, 90, 20));
+      await follower.waitForRevision(more);
+      assert.deepEqual(events.map((e) => (e.kind === "tiles" ? e.event.revision : e.kind)), ["rebuilt", more]);
+    } finally {
+      follower.close();
+    }
+  });
+});
+
 describe("Follower and the WebSocket's Origin check (cors_origins)", { timeout: 60_000 }, () => {
   let server: TestServer;
   before(async () => {
