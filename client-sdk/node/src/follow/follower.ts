@@ -96,7 +96,12 @@ export class Follower {
     };
     const world = await worldInfo(http, backoff, options.world);
     const list = await listZones(http, backoff, options.world, pageSize);
-    const sink = typeof options.sink === "function" ? options.sink(world) : options.sink;
+    let sink: ZoneSink;
+    try {
+      sink = typeof options.sink === "function" ? options.sink(world) : options.sink;
+    } catch (e) {
+      throw new FollowError("UNKNOWN", `sink: the function making the sink from world ${JSON.stringify(world.id)} threw: ${describe(e)}`, "sink");
+    }
     const follower = new Follower(world, sink, http, controller, list);
     follower.reset(list);
     if (follower.failure !== null) throw follower.failure;

@@ -166,12 +166,12 @@ export class EventStream {
     switch (frame?.type) {
       case "event": {
         const event = tileEvent(frame);
-        if (this.last !== undefined && event.revision <= this.last) return null;
         if (event.epoch !== "" && this.epoch !== "" && event.epoch !== this.epoch) {
-          // Another history's event without the resync the server sends first: the
-          // state held is not the one it follows, so start again from a fresh list.
+          // Another history's event without the resync the server sends first (its
+          // revision says nothing of what is held): start again from a fresh list.
           return this.resync(event.revision, event.epoch);
         }
+        if (this.last !== undefined && event.revision <= this.last) return null;
         this.last = event.revision;
         this.fruitless = 0;
         return { kind: "tiles", event };
