@@ -186,7 +186,9 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
     const sink = new RecordingSink();
     // Every zone fetch waits, so it sees the changes made meanwhile: the ahead rule.
     const slowFetch = async (input: string, init?: RequestInit): Promise<Response> => {
-      if (/\/flat-zones\/[^?]+$/.test(input)) await new Promise((ok) => setTimeout(ok, 150));
+      // (`brief` longer: it is removed right after it is registered, and the fetch
+      // must come after that.)
+      if (/\/flat-zones\/[^?]+$/.test(input)) await new Promise((ok) => setTimeout(ok, input.endsWith("/brief") ? 1_000 : 150));
       return fetch(input, init);
     };
     const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, fetch: slowFetch, token: TOKEN });
@@ -203,8 +205,13 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
         await history.put(server, `calm${round}`, zone(-200, 40 * round, 12));
         last = await history.put(server, "busy", zone(200, 220, 40 + round));
       }
+      // Removed before its registration's fetch: the fetch finds nothing, and the
+      // follower waits for the removal's event.
+      await history.put(server, "brief", zone(-100, -100, 9));
+      last = await history.remove(server, "brief");
       await follower.waitForRevision(last);
       for (const c of sink.commits) assert.equal(c.zones, history.at(c.revision), `the sink's state at ${c.revision} is the server's`);
+      assert.ok(!sink.calls.some((c) => c.includes("brief")), `a zone that was never there at a published revision never reached the sink: ${sink.calls.filter((c) => c.includes("brief"))}`);
       const tiles = events.filter((e) => e.kind === "tiles").map((e) => (e.kind === "tiles" ? e.event.revision : 0));
       const start = sink.commits[0]!.revision;
       assert.deepEqual(tiles, Array.from({ length: last - start }, (_, i) => start + 1 + i), "every revision once, in order");
