@@ -5,16 +5,24 @@
 // that revision, checked against the history the test writes), a server restarted
 // empty (another history: rebuilt), a server killed and restarted on the same data
 // (resumed without loss), a world gone (stopped), and the WebSocket's Origin check.
-// The server has an admin token throughout; the follower reads without it.
+// The server has an admin token throughout; the follower reads without it (one test
+// sends it). The
+// follower gets the runtime's own WebSocket where there is one (Node 22 and later:
+// the browsers' API, as undici implements it), else the `ws` package's.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import WebSocket from "ws";
 
-import { FollowError, Follower, type FollowerEvent, type ZoneDocument, type ZoneSink } from "../src/follow";
+import { FollowError, Follower, type FollowerEvent, type WebSocketConstructor, type ZoneDocument, type ZoneSink } from "../src/follow";
 import { TestServer } from "./server";
 
 const TOKEN = "follow-test-token";
+/**
+ * The socket the follower is given: the runtime's own where it has one (Node 22 and
+ * later: undici's, the browsers' API), else the `ws` package's (Node 20).
+ */
+const Socket: WebSocketConstructor = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ?? WebSocket;
 const WORLD = "hills";
 
 /** A rectangle zone at `(x, z)`, `height` metres high. */
@@ -144,7 +152,7 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
       described = world;
       return sink;
     };
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink: made, WebSocket, pageSize: 2 });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink: made, WebSocket: Socket, pageSize: 2 });
     try {
       const events = record(follower);
       assert.equal(described, follower.world, "the sink is made from the world's entry");
@@ -191,7 +199,7 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
       if (/\/flat-zones\/[^?]+$/.test(input)) await new Promise((ok) => setTimeout(ok, input.endsWith("/brief") ? 1_000 : 150));
       return fetch(input, init);
     };
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, fetch: slowFetch, token: TOKEN });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: Socket, fetch: slowFetch, token: TOKEN });
     try {
       const events = record(follower);
       const history = new History(await serverZones(server));
@@ -225,7 +233,7 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
 
   test("a server killed and restarted on the same data: resumed without loss", async () => {
     const sink = new RecordingSink();
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, maxBackoffMs: 500 });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: Socket, maxBackoffMs: 500 });
     try {
       const events = record(follower);
       const history = new History(await serverZones(server));
@@ -255,7 +263,7 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
 
   test("a server restarted empty holds another history: rebuilt from it", async () => {
     const sink = new RecordingSink();
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, maxBackoffMs: 500 });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: Socket, maxBackoffMs: 500 });
     try {
       const events = record(follower);
       const oldRevision = follower.revision;
@@ -290,7 +298,7 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
 
   test("a world gone from the server: stopped, and waitForRevision fails with why", async () => {
     const sink = new RecordingSink();
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, maxBackoffMs: 500 });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: Socket, maxBackoffMs: 500 });
     const events = record(follower);
     const waiting = assert.rejects(
       follower.waitForRevision(follower.revision + 1_000),
@@ -313,18 +321,29 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
   test("refusals at open name what failed", async () => {
     const sink = new RecordingSink();
     await assert.rejects(
-      Follower.open({ url: server.url, world: "nowhere", sink, WebSocket }),
+      Follower.open({ url: server.url, world: "nowhere", sink, WebSocket: Socket }),
       (e: unknown) => e instanceof FollowError && e.code === "NOT_FOUND" && e.field === "world" && /nowhere/.test(e.message),
     );
+    if ((globalThis as { WebSocket?: unknown }).WebSocket === undefined) {
+      await assert.rejects(
+        Follower.open({ url: server.url, world: WORLD, sink }),
+        (e: unknown) => e instanceof FollowError && e.field === "WebSocket",
+        "Node 20 has no global WebSocket",
+      );
+    } else {
+      // Node 22 and later: the global one (undici's, the browsers' API) is taken.
+      const global = await Follower.open({ url: server.url, world: WORLD, sink: new RecordingSink() });
+      try {
+        const r = await admin(server, "PUT", "global-socket", zone(600, 600, 10));
+        assert.equal(await global.waitForRevision(r.revision), r.revision);
+      } finally {
+        global.close();
+      }
+    }
+    await assert.rejects(Follower.open({ url: "ftp://x", world: WORLD, sink, WebSocket: Socket }), /url: must be/);
+    await assert.rejects(Follower.open({ url: server.url, world: WORLD, sink, WebSocket: Socket, pageSize: 0 }), /pageSize/);
     await assert.rejects(
-      Follower.open({ url: server.url, world: WORLD, sink }),
-      (e: unknown) => e instanceof FollowError && e.field === "WebSocket",
-      "Node 20 has no global WebSocket",
-    );
-    await assert.rejects(Follower.open({ url: "ftp://x", world: WORLD, sink, WebSocket }), /url: must be/);
-    await assert.rejects(Follower.open({ url: server.url, world: WORLD, sink, WebSocket, pageSize: 0 }), /pageSize/);
-    await assert.rejects(
-      Follower.open({ url: "http://127.0.0.1:9", world: WORLD, sink, WebSocket, initialBackoffMs: 1 }),
+      Follower.open({ url: "http://127.0.0.1:9", world: WORLD, sink, WebSocket: Socket, initialBackoffMs: 1 }),
       (e: unknown) => e instanceof FollowError && e.code === "UNAVAILABLE" && /list worlds: GET http:\/\/127\.0\.0\.1:9\/v1\/worlds failed/.test(e.message),
     );
     const throwing: ZoneSink = {
@@ -334,7 +353,7 @@ describe("Follower against a real server", { timeout: 120_000 }, () => {
       },
       remove() {},
     };
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink: throwing, WebSocket });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink: throwing, WebSocket: Socket });
     const events = record(follower);
     try {
       const r = await admin(server, "PUT", "refused-by-sink", zone(500, 500, 10));
@@ -358,7 +377,7 @@ describe("Follower and a server that no longer holds what it missed", { timeout:
   test("a resume past the server's event history: resync, rebuilt from a fresh listing", async () => {
     const sink = new RecordingSink();
     // Away long enough after the restart for the changes below to be made meanwhile.
-    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket, initialBackoffMs: 3_000, maxBackoffMs: 3_000 });
+    const follower = await Follower.open({ url: server.url, world: WORLD, sink, WebSocket: Socket, initialBackoffMs: 3_000, maxBackoffMs: 3_000 });
     try {
       const events = record(follower);
       const history = new History(await serverZones(server));
