@@ -6,9 +6,8 @@
 // empty (another history: rebuilt), a server killed and restarted on the same data
 // (resumed without loss), a world gone (stopped), and the WebSocket's Origin check.
 // The server has an admin token throughout; the follower reads without it (one test
-// sends it). The
-// follower gets the runtime's own WebSocket where there is one (Node 22 and later:
-// the browsers' API, as undici implements it), else the `ws` package's.
+// sends it). The follower gets the runtime's own WebSocket where there is one (Node 22
+// and later: the browsers' API, as undici implements it), else the `ws` package's.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
