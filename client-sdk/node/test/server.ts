@@ -54,6 +54,14 @@ export interface StartOptions {
   tls?: { cert: string; key: string; ca: string };
 }
 
+/** How {@link TestServer.restart} stops and starts the server. */
+export interface RestartOptions {
+  /** The signal that stops it: SIGTERM (the default, an operator's restart) or SIGKILL (a crash). */
+  signal?: NodeJS.Signals;
+  /** The worlds it comes back with (`--world` each), instead of the ones it had. */
+  worlds?: string[];
+}
+
 export class TestServer {
   private constructor(
     private child: ChildProcess,
@@ -102,12 +110,23 @@ export class TestServer {
   }
 
   /**
-   * Stops this server (SIGTERM, as an operator's restart) and starts it again on the
-   * same address and data directory; resolves once it is ready again.
+   * Stops this server (SIGTERM, as an operator's restart, unless `options.signal`
+   * says otherwise) and starts it again on the same address and data directory
+   * (with `options.worlds` instead of its worlds, when given); resolves once it is
+   * ready again.
    */
-  async restart(): Promise<void> {
-    await this.terminate();
-    this.child = (await spawnServer(serverBinary(), ["--listen", this.addr, ...this.args], this.log)).child;
+  async restart(options: RestartOptions = {}): Promise<void> {
+    await this.terminate(options.signal);
+    let args = this.args;
+    if (options.worlds !== undefined) {
+      args = [];
+      for (let i = 0; i < this.args.length; i++) {
+        if (this.args[i] === "--world") i++;
+        else args.push(this.args[i]!);
+      }
+      for (const w of options.worlds) args.push("--world", w);
+    }
+    this.child = (await spawnServer(serverBinary(), ["--listen", this.addr, ...args], this.log)).child;
     await this.ready();
   }
 
@@ -160,12 +179,12 @@ export class TestServer {
     rmSync(this.data, { recursive: true, force: true });
   }
 
-  /** SIGTERM to this server's own process (SIGKILL after 15 s); waits for it to exit. */
-  private async terminate(): Promise<void> {
+  /** `signal` (SIGTERM unless told) to this server's own process (SIGKILL after 15 s); waits for it to exit. */
+  private async terminate(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
     const child = this.child;
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
-      child.kill("SIGTERM");
+      child.kill(signal);
       const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
       await exited;
       clearTimeout(timer);
