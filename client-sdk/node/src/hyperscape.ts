@@ -1079,7 +1079,7 @@ export interface HyperscapeTerrain {
 for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
   Object.defineProperty(HyperscapeTerrain.prototype, name, {
     value: function notProvided(): never {
-      throw new Error(`HyperscapeTerrain.${name} is not provided by the terrain server (${instead})`);
+      throw new Error(`HyperscapeTerrain.${name} is not provided by the terrain server (${instead}); to keep it, keep the game's own TerrainSystem: use attachTerrainServer`);
     },
     writable: true,
     configurable: true,
