@@ -320,6 +320,47 @@ describe("attachTerrainServer on the game's own instance (a stand-in)", () => {
     assert.ok(HyperscapeTerrain.prototype.CONFIG === undefined);
   });
 
+  test("a zone removed by another process leaves the index, no cell list left holding it", async () => {
+    const system = new StandInTerrainSystem();
+    const attachment = await attachTerrainServer(system, { url: server.url, world: "seed1" });
+    try {
+      // Filed under cell 1 by floor((v + 50) / 100); the original's removal clears cell 0.
+      const zone: FlatZone = { id: "edge_zone", centerX: 80, centerZ: 80, width: 10, depth: 10, height: 31, blendRadius: 5 };
+      await attachment.terrain.replica.waitForRevision(await put(server, "seed1", zone));
+      await until(() => zonesHeld(system).has("edge_zone"), "the zone in the index");
+      const entered = zonesHeld(system).get("edge_zone")!;
+      assert.ok(indexSnapshot(system).some(([, , v]) => Array.isArray(v) && v.includes(entered)), "listed in a cell");
+      const r = await fetch(`${server.url}/v1/worlds/seed1/flat-zones/edge_zone`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+      const revision = (JSON.parse(await r.text()) as { revision: number }).revision;
+      await attachment.terrain.replica.waitForRevision(revision);
+      await until(() => !zonesHeld(system).has("edge_zone"), "the zone out of the index");
+      assert.ok(!indexSnapshot(system).some(([, , v]) => v === entered || (Array.isArray(v) && v.includes(entered))), "no list holds it");
+      assert.equal(system.isInFlatZone(80, 80), false);
+    } finally {
+      attachment.detach();
+    }
+  });
+
+  test("a server that comes back with a fresh history: the index follows the rebuilt replica", async () => {
+    const fresh = await TestServer.start({ worlds: [], config: traceWorlds([1]), args: ["--admin-token", TOKEN] });
+    const system = new StandInTerrainSystem();
+    try {
+      await put(fresh, "seed1", { id: "before_restart", centerX: -30, centerZ: 60, width: 8, depth: 8, height: 30, blendRadius: 2 });
+      const attachment = await attachTerrainServer(system, { url: fresh.url, world: "seed1" });
+      try {
+        assert.ok(zonesHeld(system).has("before_restart"));
+        await fresh.restartEmpty();
+        await put(fresh, "seed1", { id: "after_restart", centerX: 30, centerZ: -60, width: 8, depth: 8, height: 29, blendRadius: 2 });
+        await until(() => zonesHeld(system).has("after_restart") && !zonesHeld(system).has("before_restart"), "the rebuilt zones in the index", 60_000);
+        assert.deepEqual([...zonesHeld(system).keys()], ["after_restart"]);
+      } finally {
+        attachment.detach();
+      }
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   test("HyperscapeTerrain: CONFIG.TILE_SIZE and getBiomeAtWorldPosition", async () => {
     for (const seed of SEEDS) {
       const t = await HyperscapeTerrain.open(server.url, `seed${seed}`);
