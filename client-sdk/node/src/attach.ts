@@ -67,6 +67,26 @@ interface Entered {
   own: boolean;
 }
 
+/** The original's five starter towns, in 100 m tile units. */
+const TOWN_TILES: readonly (readonly [number, number])[] = [
+  [0, 0],
+  [10, 0],
+  [-10, 0],
+  [0, 10],
+  [0, -10],
+];
+
+/** The original's private lookup by 100 m tile: plains within a tile distance of 3 of a
+ * starter town, else the world-position biome at the tile's centre (NaN: plains). */
+function biomeAtTile(t: HyperscapeTerrain, tileX: number, tileZ: number): string {
+  for (const [cx, cz] of TOWN_TILES) {
+    const dx = tileX - cx;
+    const dz = tileZ - cz;
+    if (Math.sqrt(dx * dx + dz * dz) < 3) return "plains";
+  }
+  return t.getBiomeAtWorldPosition(tileX * 100 + 50, tileZ * 100 + 50);
+}
+
 /** What {@link attachTerrainServer} resolves to. */
 export class TerrainAttachment extends EventEmitter {
   /** The adapter over the replica that answers the routed methods. */
@@ -130,11 +150,7 @@ export class TerrainAttachment extends EventEmitter {
       registerFlatZone: (zone: FlatZone) => this.register(zone),
       unregisterFlatZone: (id: string) => this.unregister(id),
       getBiomeAtPosition: (x: number, z: number) => t.getBiomeAtPosition(x, z),
-      // The original's private lookup by 100 m tile: plains in the starter towns' tile
-      // blocks, else the world-position biome at the tile (the town rule is
-      // getBiomeAtPosition's: tile (tx, tz) is the position (100 tx, 100 tz)).
-      getBiomeAt: (tileX: number, tileZ: number) =>
-        Number.isFinite(tileX) && Number.isFinite(tileZ) ? t.getBiomeAtPosition(tileX * 100, tileZ * 100) : "plains",
+      getBiomeAt: (tileX: number, tileZ: number) => biomeAtTile(t, tileX, tileZ),
       getBiomeAtWorldPosition: (x: number, z: number) => t.getBiomeAtWorldPosition(x, z),
     };
     for (const name of ROUTED) {
@@ -265,8 +281,11 @@ export class TerrainAttachment extends EventEmitter {
     }
     this.saved.clear();
     for (const { zone, own } of this.entered.values()) if (!own) leave(this.system, this.originals, zone);
+    // The game's own zones of before attaching that a server version displaced (those
+    // still in the index, re-registered or unregistered by the game are left alone).
+    const held = zonesHeld(this.system);
     for (const [id, zone] of this.before) {
-      if (this.entered.get(id)?.own === true || this.removed.has(id)) continue;
+      if (held.has(id) || this.entered.get(id)?.own === true || this.removed.has(id)) continue;
       this.enterSafely(zone);
     }
     this.entered.clear();

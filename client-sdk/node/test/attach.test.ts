@@ -261,6 +261,24 @@ describe("attachTerrainServer on the game's own instance (a stand-in)", () => {
     }
   });
 
+  test("attached before init: the zones init registers go through the routed method", async () => {
+    const town: FlatZone = { id: "town_before_init", centerX: -210, centerZ: 30, width: 14, depth: 14, height: 32.5, blendRadius: 3 };
+    const system = new StandInTerrainSystem([town]);
+    const attachment = await attachTerrainServer(system, { url: server.url, world: "seed1", token: TOKEN });
+    try {
+      system.init();
+      system.start();
+      same(system.getHeightAt(-210, 30), 32.5, "answered by the replica at once");
+      assert.equal(zonesHeld(system).get("town_before_init"), town, "the game's object in its index");
+      await attachment.flush();
+      assert.ok((await listed(server, "seed1")).ids.includes("town_before_init"), "committed to the server");
+      system.unregisterFlatZone("town_before_init");
+      await attachment.flush();
+    } finally {
+      attachment.detach();
+    }
+  });
+
   test("without a token nothing is written to the server", async () => {
     const before = await listed(server, "seed1");
     const system = new StandInTerrainSystem([{ id: "local_town", centerX: -120, centerZ: -120, width: 20, depth: 20, height: 30, blendRadius: 4 }]);
