@@ -994,6 +994,22 @@ export class HyperscapeTerrain extends EventEmitter {
     return 100;
   }
 
+  /** The original's `CONFIG` as the game reads it from outside: `TILE_SIZE`, 100 m. */
+  readonly CONFIG: Readonly<{ TILE_SIZE: number }> = Object.freeze({ TILE_SIZE: 100 });
+
+  /**
+   * The original's (private) world-position biome: the type of the seed's first biome
+   * centre wherever the point is (the original lists every biome's weight in the
+   * centres' order, never sorted, and answers the first), `"plains"` for non-finite
+   * coordinates (its weights are NaN there). The original also answers `"plains"` where
+   * every centre's weight underflows to 0, some 120 km from the island; the replica has
+   * no such bound and answers the first centre's type there.
+   */
+  getBiomeAtWorldPosition(x: number, z: number): string {
+    coords("getBiomeAtWorldPosition", x, z);
+    return Number.isFinite(x) && Number.isFinite(z) ? this.firstBiome : "plains";
+  }
+
   /** True once open (the replica answers everywhere), false once closed. */
   isReady(): boolean {
     return !this.closed;
@@ -1063,7 +1079,7 @@ export interface HyperscapeTerrain {
 for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
   Object.defineProperty(HyperscapeTerrain.prototype, name, {
     value: function notProvided(): never {
-      throw new Error(`HyperscapeTerrain.${name} is not provided by the terrain server (${instead})`);
+      throw new Error(`HyperscapeTerrain.${name} is not provided by the terrain server (${instead}); to keep it, keep the game's own TerrainSystem: use attachTerrainServer`);
     },
     writable: true,
     configurable: true,
@@ -1072,3 +1088,4 @@ for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
 
 export { BLOCK, STEEP, STEP, WALKABLE, WATER, ZONE_BLOCKED, ZONE_CORE } from "./tiles";
 export { MAX_TOWNS, MAX_WALK_GRID_SIDE, MAX_WALK_GRID_TILES } from "./native";
+export { type AttachOptions, ROUTED, TerrainAttachment, attachTerrainServer } from "./attach";
