@@ -290,6 +290,50 @@ impl LogRecord {
 mod tests {
     use super::*;
 
+    /// A record written now carries its version and keeps an absent inset absent and
+    /// 0 as 0; a version-1 record (none written as 0) reads 0 as absent and any other
+    /// inset as written; a version this server does not know is refused, naming it.
+    #[test]
+    fn records_carry_their_version_and_old_ones_read_zero_as_absent() {
+        let mut zone = crate::test_support::square_zone(0.0);
+        for inset in [None, Some(0.0), Some(1.25)] {
+            zone.carve_inset = inset;
+            let json = encode_zone(&zone).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(value[RECORD_VERSION_KEY], RECORD_VERSION, "{json}");
+            assert_eq!(
+                value.get("carveInset").and_then(serde_json::Value::as_f64),
+                inset
+            );
+            assert_eq!(decode_zone(&json), Ok(zone.clone()));
+            let mutation = Mutation {
+                kind: MutationKind::Registered,
+                zone: zone.clone(),
+            };
+            let record = LogRecord::encode(&mutation, None).unwrap();
+            assert!(record.contains(r#""recordVersion":2"#), "{record}");
+            assert_eq!(LogRecord::decode(&record), Ok(mutation));
+        }
+        let old = |inset: &str| {
+            format!(
+                r#"{{"id":"a","centerX":0.0,"centerZ":0.0,"width":8.0,"depth":8.0,"height":1.0,"blendRadius":1.0,"carveInset":{inset},"priority":0}}"#
+            )
+        };
+        for (inset, want) in [("0.0", None), ("-0.0", None), ("2.5", Some(2.5))] {
+            assert_eq!(
+                decode_zone(&old(inset)).unwrap().carve_inset,
+                want,
+                "{inset}"
+            );
+            let record = format!(r#"{{"kind":"registered","id":"a","zone":{}}}"#, old(inset));
+            let mutation = LogRecord::decode(&record).unwrap();
+            assert_eq!(mutation.zone.carve_inset, want, "log {inset}");
+        }
+        let newer = old("0.0").replace(r#""priority":0"#, r#""priority":0,"recordVersion":3"#);
+        let err = decode_zone(&newer).unwrap_err();
+        assert!(err.contains("recordVersion: 3"), "{err}");
+    }
+
     #[test]
     fn zones_round_trip_bit_for_bit() {
         let zone = FlatZone {
