@@ -64,7 +64,7 @@ async fn main() -> Result<(), ClientError> {
             },
             height: ZoneHeight::Offset(1.0),
             blend_radius: 2.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,

@@ -182,7 +182,7 @@ mod tests {
             shape: Shape::Circle { radius: 4.0 },
             height: ZoneHeight::Absolute(12.125),
             blend_radius: 2.0,
-            carve_inset: 0.5,
+            carve_inset: Some(0.5),
             priority: 3,
             walkable: None,
             tile_mask: None,
@@ -197,10 +197,21 @@ mod tests {
             "o",
             &ZoneSpec {
                 height: ZoneHeight::Offset(0.5),
-                ..spec
+                ..spec.clone()
             },
         );
         assert_eq!((offset.height, offset.height_offset), (None, Some(0.5)));
+        // An absent inset stays absent and 0 stays 0, both ways.
+        for inset in [None, Some(0.0)] {
+            let spec = ZoneSpec {
+                carve_inset: inset,
+                ..spec.clone()
+            };
+            let message = zone_to_proto("pad", &spec);
+            assert_eq!(message.carve_inset, inset);
+            let entry = zone_from_proto(message).expect("valid");
+            assert_eq!(entry.zone.carve_inset, inset);
+        }
         assert!(matches!(
             zone_from_proto(offset),
             Err(ClientError::Protocol(_))

@@ -579,7 +579,7 @@ mod tests {
                 } else {
                     rng.random_range(0.0..9.0)
                 },
-                carve_inset: 0.0,
+                carve_inset: None,
                 priority: i % 3,
                 walkable: None,
                 tile_mask: None,
@@ -651,7 +651,7 @@ mod tests {
                     shape: Shape::Circle { radius: 0.25 },
                     height: b + 0.01,
                     blend_radius: 0.0,
-                    carve_inset: 0.0,
+                    carve_inset: None,
                     priority: 0,
                     walkable: None,
                     tile_mask: None,

@@ -53,7 +53,7 @@ fn zone(id: &str, x: f64, z: f64) -> FlatZone {
         },
         height: 12.0,
         blend_radius: 6.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

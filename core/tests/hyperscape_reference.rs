@@ -337,7 +337,7 @@ fn gentle_shores_are_adjusted_as_the_specification_says() {
                     },
                     height: level,
                     blend_radius: 0.0,
-                    carve_inset: 0.0,
+                    carve_inset: None,
                     priority: 0,
                     walkable: None,
                     tile_mask: None,

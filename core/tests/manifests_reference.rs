@@ -380,7 +380,7 @@ fn areas_merge_in_the_original_order() {
         ZoneHeight::Absolute(12.5),
         "explicit height wins"
     );
-    assert_eq!(f.spec.carve_inset, 0.0);
+    assert_eq!(f.spec.carve_inset, None);
 }
 
 // === errors ===
@@ -519,7 +519,7 @@ fn zone_files_accept_every_zone_doc_field() {
         height: Some(6.0),
         height_offset: Some(7.0),
         blend_radius: 0.5,
-        carve_inset: 0.25,
+        carve_inset: Some(0.25),
         priority: -2,
         walkable: None,
         tile_mask: None,

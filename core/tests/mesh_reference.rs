@@ -117,7 +117,7 @@ fn triangles_split_along_the_documented_diagonal() {
     assert_eq!(first, [0, 64, 1, 64, 65, 1]);
 }
 
-fn floor_zone(carve_inset: f64) -> Terrain {
+fn floor_zone(carve_inset: Option<f64>) -> Terrain {
     let mut t = island();
     let spec = ZoneSpec {
         center_x: 70.0,
@@ -140,7 +140,7 @@ fn floor_zone(carve_inset: f64) -> Terrain {
 
 #[test]
 fn carved_cells_are_absent_and_heights_unchanged() {
-    let (carved, plain) = (floor_zone(1.0), floor_zone(0.0));
+    let (carved, plain) = (floor_zone(Some(1.0)), floor_zone(None));
     let (m, p) = (
         build_tile(&carved, (1, 1), 1),
         build_tile(&plain, (1, 1), 1),
@@ -177,6 +177,124 @@ fn carved_cells_are_absent_and_heights_unchanged() {
     }
 }
 
+/// The cells `(ix, iz)` a 64 x 64 mesh leaves out, and the world position of every
+/// vertex (its float32 local position plus the placement).
+fn carved_and_vertices(m: &terrain_core::mesh::TileMesh) -> (Vec<bool>, Vec<(f64, f64)>) {
+    let n = 64;
+    let mut carved = vec![true; (n - 1) * (n - 1)];
+    for k in (0..m.indices.len()).step_by(6) {
+        let a = m.indices.get(k).unwrap() as usize;
+        carved[(a / n) * (n - 1) + a % n] = false;
+    }
+    let at = (0..n * n)
+        .map(|v| {
+            (
+                m.placement[0] + f64::from(m.positions[v * 3]),
+                m.placement[2] + f64::from(m.positions[v * 3 + 2]),
+            )
+        })
+        .collect();
+    (carved, at)
+}
+
+/// Each cell is carved exactly when `carves` holds at its four corners.
+fn assert_carved_where(
+    m: &terrain_core::mesh::TileMesh,
+    carves: impl Fn(f64, f64) -> bool,
+) -> usize {
+    let n = 64;
+    let (carved, at) = carved_and_vertices(m);
+    let mut count = 0;
+    for iz in 0..n - 1 {
+        for ix in 0..n - 1 {
+            let a = iz * n + ix;
+            let want = [a, a + 1, a + n, a + n + 1]
+                .iter()
+                .all(|&v| carves(at[v].0, at[v].1));
+            assert_eq!(carved[iz * (n - 1) + ix], want, "cell ({ix}, {iz})");
+            count += usize::from(want);
+        }
+    }
+    count
+}
+
+#[test]
+fn an_inset_of_zero_carves_the_whole_core() {
+    let m = build_tile(&floor_zone(Some(0.0)), (1, 1), 1);
+    let count = assert_carved_where(&m, |x, z| {
+        (x - 70.0).abs() <= 10.0 && (z - 92.0).abs() <= 12.0
+    });
+    assert_eq!(m.indices.len(), (63 * 63 - count) * 6);
+    // More than an inset of 1 carves, which is more than none.
+    let inset = build_tile(&floor_zone(Some(1.0)), (1, 1), 1);
+    let inset = 63 * 63 - inset.indices.len() / 6;
+    assert!(count > inset && inset > 50, "{count} {inset}");
+    assert_eq!(
+        build_tile(&floor_zone(None), (1, 1), 1).indices.len(),
+        63 * 63 * 6
+    );
+}
+
+#[test]
+fn a_circle_carves_its_radius_less_the_inset() {
+    let mut t = island();
+    let spec = ZoneSpec {
+        center_x: 120.0,
+        center_z: 80.0,
+        shape: Shape::Circle { radius: 9.0 },
+        height: ZoneHeight::Absolute(20.0),
+        blend_radius: 2.0,
+        carve_inset: Some(1.5),
+        priority: 0,
+        walkable: None,
+        tile_mask: None,
+    };
+    t.zones_mut().insert(spec.resolve("pad", 0.0), 1);
+    let m = build_tile(&t, (1, 1), 1);
+    let r2 = 7.5 * 7.5;
+    let count = assert_carved_where(&m, |x, z| (x - 120.0).powi(2) + (z - 80.0).powi(2) <= r2);
+    assert!(count > 50, "{count}");
+}
+
+/// A masked zone carves its footprint's vertices (their tile `(floor(x), floor(z))` in
+/// the mask), the same with an inset, with none and with 0, as the original does.
+#[test]
+fn a_mask_carves_its_footprint_whatever_the_inset() {
+    // An L: a 12 x 4 bar along x and a 4 x 8 leg along z, inside a 16 x 16 rectangle.
+    let tiles: Vec<[i64; 2]> = (0..12)
+        .flat_map(|x| (0..4).map(move |z| [62 + x, 84 + z]))
+        .chain((0..4).flat_map(|x| (4..12).map(move |z| [62 + x, 84 + z])))
+        .collect();
+    let mask = terrain_core::zones::TileMask::new(&tiles).unwrap();
+    let mut counts = Vec::new();
+    for inset in [None, Some(0.0), Some(2.5)] {
+        let mut t = island();
+        let spec = ZoneSpec {
+            center_x: 70.0,
+            center_z: 92.0,
+            shape: Shape::Rect {
+                width: 16.0,
+                depth: 16.0,
+            },
+            height: ZoneHeight::Absolute(25.0),
+            blend_radius: 10.0,
+            carve_inset: inset,
+            priority: 0,
+            walkable: None,
+            tile_mask: Some(mask.clone()),
+        };
+        spec.validate(&Default::default()).unwrap();
+        t.zones_mut().insert(spec.resolve("building", 0.0), 1);
+        let m = build_tile(&t, (1, 1), 1);
+        let count = assert_carved_where(&m, |x, z| {
+            tiles.contains(&[x.floor() as i64, z.floor() as i64])
+        });
+        counts.push(count);
+    }
+    assert!(counts[0] > 10, "{counts:?}");
+    assert_eq!(counts, [counts[0]; 3]);
+}
+
 #[test]
 fn surface_height_is_the_triangle_plane() {
     let t = island();
@@ -211,7 +329,7 @@ fn surface_height_is_the_triangle_plane() {
 
 #[test]
 fn glb_opens_in_a_gltf_loader_with_the_same_geometry() {
-    let t = floor_zone(1.0);
+    let t = floor_zone(Some(1.0));
     let mesh = build_tile(&t, (1, 1), 7);
     let bytes = terrain_core::mesh::to_glb(&mesh).expect("encode");
     let doc = gltf::Gltf::from_slice(&bytes).expect("a valid glb");

@@ -20,9 +20,9 @@ fn island() -> Terrain {
 fn island_with_zones() -> Terrain {
     let mut t = island();
     let zones = [
-        ("arena", 70.0, 92.0, 20.0, 24.0, 0.4, 1.0),
-        ("plaza", -830.0, 410.0, 60.0, 40.0, 6.0, 0.0),
-        ("pit", 1220.0, -655.0, 35.0, 35.0, -9.0, 2.0),
+        ("arena", 70.0, 92.0, 20.0, 24.0, 0.4, Some(1.0)),
+        ("plaza", -830.0, 410.0, 60.0, 40.0, 6.0, None),
+        ("pit", 1220.0, -655.0, 35.0, 35.0, -9.0, Some(2.0)),
     ];
     for (rev, (id, x, z, w, d, off, carve)) in zones.into_iter().enumerate() {
         let spec = ZoneSpec {

@@ -304,7 +304,7 @@ fn voxel_contents_hold_their_level_error_around_a_raised_pad() {
         },
         height: 60.0,
         blend_radius: 1.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

@@ -344,7 +344,7 @@ fn zone(id: usize, x: f64, z: f64, shape: Shape, height: f64, blend: f64) -> Fla
         shape,
         height,
         blend_radius: blend,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,
@@ -358,7 +358,8 @@ fn burst(cx: f64, cz: f64, reach: f64, heights: (f64, f64)) -> impl Strategy<Val
         (0.5..30.0f64).prop_map(|radius| Shape::Circle { radius }),
     ];
     let blend = prop_oneof![2 => Just(0.0), 3 => 0.25..20.0f64];
-    let carve = prop_oneof![2 => Just(0.0), 1 => 0.0..4.0f64];
+    let carve =
+        prop_oneof![2 => Just(None), 1 => Just(Some(0.0)), 1 => (0.0..4.0f64).prop_map(Some)];
     let put = (
         0..4usize,
         -reach..reach,
@@ -453,7 +454,7 @@ fn patches_of_patches_hold_the_root_error() {
         0.0,
     );
     let mut low = zone(1, 420.0, 380.0, Shape::Circle { radius: 9.0 }, -20.0, 0.5);
-    low.carve_inset = 2.0;
+    low.carve_inset = Some(2.0);
     let root = check(
         GeneratorKind::Hyperscape,
         0,

@@ -28,7 +28,7 @@ fn zone(id: &str, x: f64, z: f64, shape: Shape, height: f64, blend: f64) -> Flat
         shape,
         height,
         blend_radius: blend,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

@@ -71,7 +71,7 @@ fn zone(id: &str, x: f64, z: f64, height: f64, priority: i32) -> FlatZone {
         shape: Shape::Circle { radius: 5.0 },
         height,
         blend_radius: 3.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority,
         walkable: None,
         tile_mask: None,

@@ -65,7 +65,7 @@ fn spec(x: f64, z: f64) -> impl Strategy<Value = ZoneSpec> {
                 shape,
                 height,
                 blend_radius,
-                carve_inset: 0.0,
+                carve_inset: None,
                 priority,
                 walkable: None,
                 tile_mask: None,

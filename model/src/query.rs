@@ -261,7 +261,7 @@ mod tests {
                     shape,
                     height: 12.125,
                     blend_radius: 2.0,
-                    carve_inset: 0.5,
+                    carve_inset: Some(0.5),
                     priority: 3,
                     walkable: None,
                     tile_mask: None,

@@ -31,7 +31,7 @@ fn zone(id: String, x: f64) -> FlatZone {
         },
         height: 1.0,
         blend_radius: 2.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

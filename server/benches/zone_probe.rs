@@ -39,7 +39,7 @@ fn bench(c: &mut Criterion) {
             },
             height: terrain(kind, seed).procedural(0.0, 0.0) + 2.0,
             blend_radius: 10_000.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,

@@ -14,7 +14,7 @@ pub(crate) fn square_zone(x: f64) -> FlatZone {
         },
         height: 1.0,
         blend_radius: 2.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

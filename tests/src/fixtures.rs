@@ -151,7 +151,7 @@ pub fn rect(x: f64, z: f64, w: f64, d: f64, offset: f64) -> ZoneSpec {
         shape: Shape::Rect { width: w, depth: d },
         height: ZoneHeight::Offset(offset),
         blend_radius: 2.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

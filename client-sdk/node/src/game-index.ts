@@ -88,8 +88,8 @@ export function leave(system: object, methods: ZoneMethods, zone: FlatZone): voi
 /**
  * The game's `FlatZone` of a zone document of the replica (`hsZone`): `tileMask` a `Set`
  * of `"x,z"` with `tileMaskTiles` (`{x, z}`) and `tileMaskBounds` where it has a mask,
- * and `carveInset` only where it is not 0 (the server lists a zone registered without one
- * with 0, which the original would read as "carve the whole rectangle").
+ * and `carveInset` only where the zone has one (0 included: the original carves the whole
+ * core at 0 and nothing when it is absent; the server keeps an absent one absent).
  */
 export function gameZoneOfDoc(doc: {
   id: string;
@@ -113,7 +113,7 @@ export function gameZoneOfDoc(doc: {
     height: doc.height,
     blendRadius: doc.blendRadius,
   };
-  if (typeof doc.carveInset === "number" && doc.carveInset !== 0) zone.carveInset = doc.carveInset;
+  if (typeof doc.carveInset === "number") zone.carveInset = doc.carveInset;
   if (typeof doc.walkable === "boolean") zone.walkable = doc.walkable;
   if (Array.isArray(doc.tileMask) && doc.tileMask.length > 0) {
     const tiles: FlatZoneTile[] = doc.tileMask.map(([x, z]) => ({ x, z }));

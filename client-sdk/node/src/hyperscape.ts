@@ -342,7 +342,7 @@ function zoneOfDoc(doc: any): FlatZone {
     height: doc.height,
     blendRadius: doc.blendRadius,
   };
-  if (doc.carveInset) zone.carveInset = doc.carveInset;
+  if (typeof doc.carveInset === "number") zone.carveInset = doc.carveInset;
   if (typeof doc.walkable === "boolean") zone.walkable = doc.walkable;
   if (Array.isArray(doc.tileMask)) {
     const tiles: FlatZoneTile[] = doc.tileMask.map(([x, z]: [number, number]) => ({ x, z }));

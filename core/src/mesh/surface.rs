@@ -277,7 +277,7 @@ mod tests {
             shape: Shape::Circle { radius: 12.0 },
             height: 22.0,
             blend_radius: 6.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,

@@ -95,13 +95,17 @@ impl TileMesh {
     }
 }
 
-/// Which cells are carved: all four corners inside the same zone's carve area.
+/// Which cells are carved: all four corners carved by one and the same zone
+/// ([`FlatZone::carves`](crate::FlatZone::carves): a masked zone by its footprint, any
+/// other by its core shrunk by its `carve_inset`, none without one). `xs`, `zs` are
+/// the vertices' world coordinates from their float32 local positions, as the
+/// original's carve reads them.
 fn carved_cells(terrain: &Terrain, xs: &[f64], zs: &[f64]) -> Vec<bool> {
     let n = xs.len();
     let mut carved = vec![false; (n - 1) * (n - 1)];
     let (x0, x1, z0, z1) = (xs[0], xs[n - 1], zs[0], zs[n - 1]);
     for (zone, _) in terrain.zones().iter() {
-        if zone.carve_inset <= 0.0 {
+        if !zone.may_carve() {
             continue;
         }
         let b = zone.outer_bounds();

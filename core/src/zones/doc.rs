@@ -41,8 +41,10 @@ pub struct ZoneDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height_offset: Option<f64>,
     pub blend_radius: f64,
-    #[serde(default)]
-    pub carve_inset: f64,
+    /// Absent: the zone carves no mesh cell (unless it has a tile mask); present (0
+    /// included), the inset of the carved core. Absent stays absent in every answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carve_inset: Option<f64>,
     #[serde(default)]
     pub priority: i32,
     /// Movement over the core: `true` always walkable (a floor), `false` never (a
@@ -337,7 +339,7 @@ struct Wire {
     height_offset: Option<f64>,
     #[serde(default, deserialize_with = "number")]
     blend_radius: Option<f64>,
-    #[serde(default, deserialize_with = "number")]
+    #[serde(default, deserialize_with = "nullable_number")]
     carve_inset: Option<f64>,
     #[serde(default, deserialize_with = "integer")]
     priority: Option<i32>,
@@ -368,7 +370,7 @@ impl Wire {
             height: self.height,
             height_offset: self.height_offset,
             blend_radius: self.blend_radius.ok_or(DocError::Missing("blendRadius"))?,
-            carve_inset: self.carve_inset.unwrap_or(0.0),
+            carve_inset: self.carve_inset,
             priority: self.priority.unwrap_or(0),
             walkable: self.walkable,
             tile_mask: self.tile_mask,
@@ -558,9 +560,31 @@ mod tests {
         );
         assert_eq!(
             (doc.height_offset, doc.priority, doc.carve_inset),
-            (Some(0.25), -2, 0.0)
+            (Some(0.25), -2, None)
         );
         assert_eq!(doc.id, None);
+    }
+
+    /// An absent (or null) `carveInset` stays absent, through the stored form too;
+    /// a present one, 0 included, is kept.
+    #[test]
+    fn an_absent_carve_inset_stays_absent() {
+        let with = |extra: &str| format!(r#"{{"centerX": 1, {BASE}{extra}}}"#);
+        for (extra, want) in [
+            ("", None),
+            (r#", "carveInset": null"#, None),
+            (r#", "carveInset": 0"#, Some(0.0)),
+            (r#", "carveInset": 1.5"#, Some(1.5)),
+        ] {
+            let doc = request(&with(extra)).unwrap();
+            assert_eq!(doc.carve_inset, want, "{extra}");
+            assert_eq!(doc.spec().unwrap().carve_inset, want, "{extra}");
+            let stored = serde_json::to_value(&doc).unwrap();
+            assert_eq!(stored.get("carveInset").and_then(Value::as_f64), want);
+            let back: ZoneDoc = serde_json::from_value(stored).unwrap();
+            assert_eq!(back, doc);
+        }
+        assert_eq!(field(&with(r#", "carveInset": "1""#)), "carveInset");
     }
 
     #[test]
@@ -789,7 +813,7 @@ mod tests {
             height: Some(6.0),
             height_offset: Some(7.0),
             blend_radius: 0.5,
-            carve_inset: 0.25,
+            carve_inset: Some(0.25),
             priority: -2,
             walkable: Some(false),
             tile_mask: Some(vec![[1, 2]]),

@@ -244,27 +244,6 @@ impl TileMask {
         }
         (best <= r).then_some(best)
     }
-
-    /// True when every tile meeting the open square of half side `inset` around
-    /// `(x, z)` is in the mask: the footprint shrunk by `inset` holds the point (the
-    /// carve test of a masked zone; `inset > 0`).
-    pub fn holds_inset(&self, x: f64, z: f64, inset: f64) -> bool {
-        let i = &self.0;
-        let (x0, x1) = (libm::floor(x - inset), libm::ceil(x + inset) - 1.0);
-        let (z0, z1) = (libm::floor(z - inset), libm::ceil(z + inset) - 1.0);
-        if x0 < i.min_x as f64 || x1 > i.max_x as f64 || z0 < i.min_z as f64 || z1 > i.max_z as f64
-        {
-            return false;
-        }
-        let (x0, x1, z0, z1) = (x0 as i64, x1 as i64, z0 as i64, z1 as i64);
-        (z0..=z1).all(|tz| {
-            let row = &i.rows[(tz - i.min_z) as usize];
-            let start = row.partition_point(|&tx| tx < x0);
-            // The row must hold every tile x0..=x1: a run of that length from start.
-            let n = (x1 - x0 + 1) as usize;
-            row.len() >= start + n && row[start] == x0 && row[start + n - 1] == x1
-        })
-    }
 }
 
 #[cfg(test)]
@@ -363,17 +342,5 @@ mod tests {
         let m = TileMask::new(&[[-3, 4], [-2, 4]]).unwrap();
         assert!(m.check_inside(-2.0, 4.5, 2.0, 1.0).is_ok());
         assert!(m.check_inside(-2.0, 4.5, 0.9, 1.0).is_err());
-    }
-
-    #[test]
-    fn the_inset_footprint() {
-        // A 4 x 3 block of tiles from (0, 0).
-        let tiles: Vec<(i64, i64)> = (0..4).flat_map(|x| (0..3).map(move |z| (x, z))).collect();
-        let m = mask(&tiles);
-        assert!(m.holds_inset(2.0, 1.5, 1.0));
-        assert!(m.holds_inset(1.0, 1.0, 1.0));
-        assert!(!m.holds_inset(0.9, 1.5, 1.0));
-        assert!(!m.holds_inset(2.0, 2.1, 1.0));
-        assert!(!m.holds_inset(2.0, 1.5, 2.0));
     }
 }

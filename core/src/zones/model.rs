@@ -38,8 +38,10 @@ pub struct ZoneSpec {
     /// Width of the smoothstep ring between the core and the terrain; 0 for a hard edge.
     pub blend_radius: f64,
     /// Mesh cells whose four corners lie inside the core shrunk by this much are left
-    /// out of the tile mesh (a floor model covers them). Never changes a height.
-    pub carve_inset: f64,
+    /// out of the tile mesh (a floor model covers them); `None` (absent) carves nothing,
+    /// `Some(0.0)` the whole core. A masked zone carves its footprint whatever this is,
+    /// as the original does ([`FlatZone::carves`]). Never changes a height.
+    pub carve_inset: Option<f64>,
     /// Layered worlds apply zones in (priority, revision) order: higher lies on top.
     pub priority: i32,
     /// Movement over the core ([`FlatZone::walkable`]).
@@ -59,7 +61,8 @@ pub struct FlatZone {
     /// The level of the core, in metres.
     pub height: f64,
     pub blend_radius: f64,
-    pub carve_inset: f64,
+    /// [`ZoneSpec::carve_inset`]: absent stays absent.
+    pub carve_inset: Option<f64>,
     pub priority: i32,
     /// Movement over the core: `Some(true)` a floor that is always walkable (as the
     /// original's server treats building footprints), `Some(false)` a building that
@@ -241,7 +244,9 @@ impl ZoneSpec {
             ZoneHeight::Offset(h) => coordinate("heightOffset", h, limits.max_coordinate)?,
         }
         size("blendRadius", self.blend_radius, limits.max_size, false)?;
-        size("carveInset", self.carve_inset, limits.max_size, false)?;
+        if let Some(inset) = self.carve_inset {
+            size("carveInset", inset, limits.max_size, false)?;
+        }
         if let Some(mask) = &self.tile_mask {
             let Shape::Rect { width, depth } = self.shape else {
                 return Err(ZoneError::Shape {
@@ -420,28 +425,39 @@ impl FlatZone {
         Some(Reach::Blend { factor: d / r })
     }
 
-    /// True when `(x, z)` lies inside the core shrunk by `carve_inset` (and that shrunk
-    /// core is not empty): mesh cells with four such corners are carved. For a masked
-    /// zone the core is its footprint: every tile within `carve_inset` of the point
-    /// (the open square) must be a mask tile.
+    /// True when the zone can carve a mesh cell at all: it has a tile mask or a
+    /// `carve_inset`.
+    pub fn may_carve(&self) -> bool {
+        self.tile_mask.is_some() || self.carve_inset.is_some()
+    }
+
+    /// True when the zone carves a mesh vertex at `(x, z)`, the original's
+    /// `applyFlatZoneCarve` (mesh cells whose four corners one zone carves are left out):
+    ///
+    /// - a masked zone: when the point's tile `(floor(x), floor(z))` is in the mask,
+    ///   whatever its `carve_inset` (the footprint itself, never shrunk);
+    /// - otherwise only with a `carve_inset`: inside the core shrunk by it (a rectangle
+    ///   `|dx| <= width/2 - inset`, `|dz| <= depth/2 - inset` with both halves above 0; a
+    ///   disc of radius `radius - inset` above 0). An inset of 0 carves the whole core.
+    ///
+    /// For the original's tile meshes `(x, z)` is the vertex's float32 local position
+    /// plus the tile's placement ([`crate::tile::vertex_coord`]), as the original
+    /// computes it; that matters at mask tile edges.
     pub fn carves(&self, x: f64, z: f64) -> bool {
-        if self.carve_inset <= 0.0 {
-            return false;
-        }
         if let Some(mask) = &self.tile_mask {
-            return mask.holds_inset(x, z, self.carve_inset);
+            return mask.covers(x, z);
         }
+        let Some(inset) = self.carve_inset else {
+            return false;
+        };
         let (dx, dz) = ((x - self.center_x).abs(), (z - self.center_z).abs());
         match self.shape {
             Shape::Rect { width, depth } => {
-                let (cw, cd) = (
-                    width / 2.0 - self.carve_inset,
-                    depth / 2.0 - self.carve_inset,
-                );
+                let (cw, cd) = (width / 2.0 - inset, depth / 2.0 - inset);
                 cw > 0.0 && cd > 0.0 && dx <= cw && dz <= cd
             }
             Shape::Circle { radius } => {
-                let r = radius - self.carve_inset;
+                let r = radius - inset;
                 r > 0.0 && dx * dx + dz * dz <= r * r
             }
         }
@@ -502,7 +518,7 @@ mod tests {
             shape: Shape::Circle { radius: 1.0 },
             height: ZoneHeight::Absolute(0.0),
             blend_radius: 0.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,

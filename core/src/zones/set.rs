@@ -711,7 +711,7 @@ mod tests {
             },
             height: f64::from(priority),
             blend_radius: blend,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority,
             walkable: None,
             tile_mask: None,

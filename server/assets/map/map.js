@@ -182,7 +182,7 @@ async function worldMap(worldId) {
           ])
           : L.rectangle(rect, style);
       shape.bindTooltip(`zone <b>${escapeHtml(z.id)}</b>${z.tileMask ? ` (${z.tileMask.length} tiles)` : ''}<br>height ${z.height}<br>blend ${z.blendRadius}` +
-        `<br>carve ${z.carveInset ?? 0}<br>priority ${z.priority ?? 0}`, { sticky: true });
+        `<br>carve ${z.tileMask ? "footprint" : (z.carveInset ?? "none")}<br>priority ${z.priority ?? 0}`, { sticky: true });
       shape.addTo(zoneLayer);
       zoneShapes.set(z.id, shape);
     }

@@ -348,7 +348,7 @@ mod tests {
             shape: Shape::Circle { radius: 30.0 },
             height: 12.0,
             blend_radius: 5.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,

@@ -14,9 +14,13 @@
 //! counter), before anything is written; a refusal names the world, the zone and the
 //! field.
 //!
-//! The file is JSON: `{"format": "terrain-backup", "version": 1, "worlds": [{"id",
-//! "revision", "zones": [{"revision", "zone": {...}}]}]}`, zones in the API's form with
-//! heights resolved, numbers in shortest round-trip form (a restore is bit-exact).
+//! The file is JSON: `{"format": "terrain-backup", "version": 2, "worlds": [{"id",
+//! "revision", "zones": [{"revision", "zone": {...}}]}]}`, zones as the store records
+//! them (the API's form with heights resolved and the record's `recordVersion`, see
+//! [`RECORD_VERSION`](super::RECORD_VERSION)), numbers in shortest round-trip form (a
+//! restore is bit-exact). Version 1 files (written before zones carried their record
+//! version) are read too: their zones are version-1 records, whose `carveInset: 0`
+//! means none.
 
 use redb::{ReadableTable, ReadableTableMetadata};
 use serde::{Deserialize, Serialize};
@@ -31,8 +35,8 @@ use crate::validate::{StoredWorldError, ZoneRules, check_stored_world};
 
 /// The `format` of a backup file.
 pub const FORMAT: &str = "terrain-backup";
-/// The layout version of a backup file.
-pub const VERSION: u32 = 1;
+/// The layout version of a backup file this server writes (it reads 1 too).
+pub const VERSION: u32 = 2;
 
 /// A snapshot of every world in a store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,9 +102,9 @@ impl Backup {
     pub fn from_json(bytes: &[u8]) -> Result<Backup, BackupError> {
         let backup: Backup = serde_json::from_slice(bytes)
             .map_err(|e| BackupError::Invalid(format!("not a backup file: {e}")))?;
-        if backup.format != FORMAT || backup.version != VERSION {
+        if backup.format != FORMAT || !(1..=VERSION).contains(&backup.version) {
             return Err(BackupError::Invalid(format!(
-                "format {:?} version {}, expected {FORMAT:?} version {VERSION}",
+                "format {:?} version {}, expected {FORMAT:?} version 1 to {VERSION}",
                 backup.format, backup.version
             )));
         }
@@ -295,7 +299,7 @@ mod tests {
             shape: Shape::Circle { radius: 4.25 },
             height: 10.0 + x / 7.0,
             blend_radius: 1.5,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,
@@ -318,6 +322,44 @@ mod tests {
         store
             .commit(world, revision, &Mutation { kind, zone: z })
             .unwrap();
+    }
+
+    /// A version-1 backup (written before `carveInset` could be absent, none as `0`)
+    /// restores `0` as absent and any other inset as given; a snapshot written now
+    /// keeps absent absent and `0` as `0`.
+    #[test]
+    fn an_old_backup_restores_a_zero_inset_as_absent() {
+        let old = br#"{"format": "terrain-backup", "version": 1, "worlds": [{"id": "main", "revision": 2, "zones": [
+            {"revision": 1, "zone": {"id": "floor", "centerX": 10.0, "centerZ": -4.0, "width": 8.0, "depth": 6.0, "height": 12.5, "blendRadius": 2.0, "carveInset": 0.0, "priority": 0}},
+            {"revision": 2, "zone": {"id": "stage", "centerX": -30.0, "centerZ": 7.5, "radius": 5.0, "height": 3.25, "blendRadius": 1.0, "carveInset": 1.5, "priority": 0}}]}]}"#;
+        let target = tempfile::tempdir().unwrap();
+        let store = ZoneStore::open(target.path()).unwrap();
+        store
+            .restore(&Backup::from_json(old).unwrap(), &rules())
+            .unwrap();
+        let insets = |store: &ZoneStore| -> Vec<Option<f64>> {
+            let world = store.load("main").unwrap();
+            world.zones.iter().map(|(z, _)| z.carve_inset).collect()
+        };
+        assert_eq!(insets(&store), [None, Some(1.5)]);
+        // Now: 0 stays 0 and absent stays absent, through a new snapshot.
+        let mut zero = zone("zero", 5.0);
+        zero.carve_inset = Some(0.0);
+        commit(&store, "main", 3, MutationKind::Registered, zero);
+        let backup = store.snapshot().unwrap();
+        assert_eq!(backup.version, VERSION);
+        let again = tempfile::tempdir().unwrap();
+        let restored = ZoneStore::open(again.path()).unwrap();
+        restored
+            .restore(&Backup::from_json(&backup.to_json()).unwrap(), &rules())
+            .unwrap();
+        assert_eq!(insets(&restored), [None, Some(1.5), Some(0.0)]);
+        // A version this server does not read is refused.
+        let newer = String::from_utf8(backup.to_json())
+            .unwrap()
+            .replace(r#""version": 2"#, r#""version": 3"#);
+        let err = Backup::from_json(newer.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("version 3, expected"), "{err}");
     }
 
     #[test]

@@ -250,7 +250,7 @@ mod tests {
                 shape: Shape::Circle { radius: 3.0 },
                 height: 4.0,
                 blend_radius: 1.0,
-                carve_inset: 0.0,
+                carve_inset: None,
                 priority: 0,
                 walkable: None,
                 tile_mask: None,

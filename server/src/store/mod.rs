@@ -102,15 +102,51 @@ pub enum StoreError {
     },
 }
 
-/// A zone as the store writes it: the API's JSON form, height resolved. A zone that
-/// does not serialise (a non-finite number got past validation) fails the commit
-/// rather than storing an empty record.
+/// The version of the zone records this server writes: the zone table, the log, the
+/// NATS bucket's values and the zones of a backup.
+///
+/// - 1 (no [`RECORD_VERSION_KEY`]): written before `carveInset` could be absent; an
+///   absent one was written as `0`, so a `0` there reads as absent (the zone carves
+///   nothing, as it did then).
+/// - 2: `carveInset` as given: absent when absent, `0` when `0` (which carves the
+///   whole core).
+pub const RECORD_VERSION: u64 = 2;
+
+/// The key of a zone record (and a log record) that holds its [`RECORD_VERSION`];
+/// absent in version 1.
+pub const RECORD_VERSION_KEY: &str = "recordVersion";
+
+/// A zone as the store writes it: the API's JSON form, height resolved, with its
+/// [`RECORD_VERSION_KEY`]. A zone that does not serialise (a non-finite number got
+/// past validation) fails the commit rather than storing an empty record.
 fn encode_zone(zone: &FlatZone) -> Result<String, StoreError> {
     check_finite(zone)?;
-    serde_json::to_string(&ZoneDoc::from_zone(zone)).map_err(|e| StoreError::Encode {
+    let encode_err = |e: serde_json::Error| StoreError::Encode {
         id: zone.id.clone(),
         reason: e.to_string(),
-    })
+    };
+    let mut record = serde_json::to_value(ZoneDoc::from_zone(zone)).map_err(encode_err)?;
+    if let Some(fields) = record.as_object_mut() {
+        fields.insert(RECORD_VERSION_KEY.into(), RECORD_VERSION.into());
+    }
+    serde_json::to_string(&record).map_err(encode_err)
+}
+
+/// The zone document of a record of `version`, as this server reads it: version 1's
+/// `carveInset: 0` was its way of writing none.
+fn upgraded(mut doc: ZoneDoc, version: u64) -> Result<ZoneDoc, String> {
+    match version {
+        1 => {
+            if doc.carve_inset == Some(0.0) {
+                doc.carve_inset = None;
+            }
+            Ok(doc)
+        }
+        RECORD_VERSION => Ok(doc),
+        other => Err(format!(
+            "{RECORD_VERSION_KEY}: {other}, this server reads 1 to {RECORD_VERSION}"
+        )),
+    }
 }
 
 /// Refuses a zone with a non-finite number: JSON would store it as `null`, a record
@@ -125,7 +161,7 @@ fn check_finite(zone: &FlatZone) -> Result<(), StoreError> {
         zone.center_z,
         zone.height,
         zone.blend_radius,
-        zone.carve_inset,
+        zone.carve_inset.unwrap_or(0.0),
     ];
     if numbers.iter().chain(&dims).all(|v| v.is_finite()) {
         return Ok(());
@@ -136,9 +172,20 @@ fn check_finite(zone: &FlatZone) -> Result<(), StoreError> {
     })
 }
 
-/// Parses a stored zone.
+/// Parses a stored zone record of any version this server reads.
 fn decode_zone(json: &str) -> Result<FlatZone, String> {
-    let doc: ZoneDoc = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let mut record: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let version = match record
+        .as_object_mut()
+        .and_then(|fields| fields.remove(RECORD_VERSION_KEY))
+    {
+        None => 1,
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| format!("{RECORD_VERSION_KEY}: {v} is not a version"))?,
+    };
+    let doc: ZoneDoc = serde_json::from_value(record).map_err(|e| e.to_string())?;
+    let doc = upgraded(doc, version)?;
     let id = doc.id.clone().ok_or("zone without id")?;
     resolved(&doc, id)
 }
@@ -173,6 +220,15 @@ struct LogRecord {
     /// entries and in replacements logged before the link existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     replaces: Option<u64>,
+    /// The record's [`RECORD_VERSION`] (of its `zone`); absent (1) in entries written
+    /// before versions.
+    #[serde(default = "version_one", rename = "recordVersion")]
+    version: u64,
+}
+
+/// The version of a record without one.
+fn version_one() -> u64 {
+    1
 }
 
 /// A log record's contents.
@@ -201,6 +257,7 @@ impl LogRecord {
             zone: ZoneDoc::from_zone(&mutation.zone),
             max_height_delta,
             replaces: replaces.filter(|_| mutation.kind == MutationKind::Replaced),
+            version: RECORD_VERSION,
         };
         check_finite(&mutation.zone)?;
         serde_json::to_string(&record).map_err(|e| StoreError::Encode {
@@ -216,9 +273,10 @@ impl LogRecord {
     /// The mutation, its measured height change and its link back, if recorded.
     fn decode_with(json: &str) -> Result<Record, String> {
         let record: LogRecord = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let zone = upgraded(record.zone, record.version)?;
         let mutation = Mutation {
             kind: record.kind,
-            zone: resolved(&record.zone, record.id)?,
+            zone: resolved(&zone, record.id)?,
         };
         Ok(Record {
             mutation,
@@ -232,6 +290,50 @@ impl LogRecord {
 mod tests {
     use super::*;
 
+    /// A record written now carries its version and keeps an absent inset absent and
+    /// 0 as 0; a version-1 record (none written as 0) reads 0 as absent and any other
+    /// inset as written; a version this server does not know is refused, naming it.
+    #[test]
+    fn records_carry_their_version_and_old_ones_read_zero_as_absent() {
+        let mut zone = crate::test_support::square_zone(0.0);
+        for inset in [None, Some(0.0), Some(1.25)] {
+            zone.carve_inset = inset;
+            let json = encode_zone(&zone).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(value[RECORD_VERSION_KEY], RECORD_VERSION, "{json}");
+            assert_eq!(
+                value.get("carveInset").and_then(serde_json::Value::as_f64),
+                inset
+            );
+            assert_eq!(decode_zone(&json), Ok(zone.clone()));
+            let mutation = Mutation {
+                kind: MutationKind::Registered,
+                zone: zone.clone(),
+            };
+            let record = LogRecord::encode(&mutation, None).unwrap();
+            assert!(record.contains(r#""recordVersion":2"#), "{record}");
+            assert_eq!(LogRecord::decode(&record), Ok(mutation));
+        }
+        let old = |inset: &str| {
+            format!(
+                r#"{{"id":"a","centerX":0.0,"centerZ":0.0,"width":8.0,"depth":8.0,"height":1.0,"blendRadius":1.0,"carveInset":{inset},"priority":0}}"#
+            )
+        };
+        for (inset, want) in [("0.0", None), ("-0.0", None), ("2.5", Some(2.5))] {
+            assert_eq!(
+                decode_zone(&old(inset)).unwrap().carve_inset,
+                want,
+                "{inset}"
+            );
+            let record = format!(r#"{{"kind":"registered","id":"a","zone":{}}}"#, old(inset));
+            let mutation = LogRecord::decode(&record).unwrap();
+            assert_eq!(mutation.zone.carve_inset, want, "log {inset}");
+        }
+        let newer = old("0.0").replace(r#""priority":0"#, r#""priority":0,"recordVersion":3"#);
+        let err = decode_zone(&newer).unwrap_err();
+        assert!(err.contains("recordVersion: 3"), "{err}");
+    }
+
     #[test]
     fn zones_round_trip_bit_for_bit() {
         let zone = FlatZone {
@@ -241,7 +343,7 @@ mod tests {
             shape: Shape::Circle { radius: 7.3 },
             height: 12.345678901234567,
             blend_radius: 1.0 / 3.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: -4,
             walkable: None,
             tile_mask: None,

@@ -2,16 +2,18 @@
 //!
 //! | table | key | value |
 //! | --- | --- | --- |
-//! | `meta` | `"schema"` | `1` |
+//! | `meta` | `"schema"` | `2` (1 before records carried their version) |
 //! | `worlds` | world id | revision (`u64`) |
 //! | `zones` | (world id, zone id) | (revision that registered it, zone JSON) |
-//! | `log` | (world id, revision) | `{"kind": "registered" \| "replaced" \| "removed", "id", "zone", "maxHeightDelta"?}` |
+//! | `log` | (world id, revision) | `{"kind": "registered" \| "replaced" \| "removed", "id", "zone", "maxHeightDelta"?, "replaces"?, "recordVersion"}` |
 //!
 //! The log keeps the last `event_history` revisions of each world (pruned as each
 //! mutation is annotated, see [`super::history`]).
 //!
 //! Zone JSON is the API's form ([`terrain_core::zones::ZoneDoc`], lowerCamelCase, height
-//! resolved, shortest round-trip f64 text), so a reload is bit-exact. Commits use
+//! resolved, shortest round-trip f64 text), so a reload is bit-exact, plus the record's
+//! `recordVersion` (in a log entry, beside `zone`); see
+//! [`RECORD_VERSION`](super::RECORD_VERSION). Commits use
 //! redb's default durability (`Immediate`: fsync before `commit` returns).
 
 use std::{
@@ -27,8 +29,12 @@ use crate::sync::{read_locked, write_locked};
 /// The store's file name inside `data_dir`.
 pub const FILE_NAME: &str = "terrain.redb";
 
-/// The layout version written in `meta`.
-const SCHEMA_VERSION: u64 = 1;
+/// The layout version written in `meta`. 2: zone and log records carry their
+/// [`RECORD_VERSION`](super::RECORD_VERSION) (records without one are version 1, read
+/// as such). A store of schema 1 is opened and marked 2 (its records stay as written
+/// and are read by their own version); a server that reads only 1 then refuses the
+/// file rather than misreading the newer records.
+const SCHEMA_VERSION: u64 = 2;
 
 pub(super) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 pub(super) const WORLDS: TableDefinition<&str, u64> = TableDefinition::new("worlds");
@@ -146,7 +152,7 @@ impl ZoneStore {
             let mut meta = txn.open_table(META).map_err(db_err)?;
             let schema = meta.get("schema").map_err(db_err)?.map(|v| v.value());
             match schema {
-                None => {
+                None | Some(1) => {
                     meta.insert("schema", SCHEMA_VERSION).map_err(db_err)?;
                 }
                 Some(SCHEMA_VERSION) => {}
@@ -323,7 +329,7 @@ mod tests {
             },
             height: x * 0.1,
             blend_radius: 2.0,
-            carve_inset: 0.5,
+            carve_inset: Some(0.5),
             priority: 1,
             walkable: None,
             tile_mask: None,
@@ -523,5 +529,100 @@ mod open_tests {
                 }
             }
         }
+    }
+
+    /// Records as the server wrote them before `carveInset` could be absent (schema 1,
+    /// no `recordVersion`, none written as `0`).
+    const OLD_FLOOR: &str = r#"{"id":"floor","centerX":10.0,"centerZ":-4.0,"width":8.0,"depth":6.0,"height":12.5,"blendRadius":2.0,"carveInset":0.0,"priority":0}"#;
+    const OLD_STAGE: &str = r#"{"id":"stage","centerX":-30.0,"centerZ":7.5,"radius":5.0,"height":3.25,"blendRadius":1.0,"carveInset":1.5,"priority":2,"walkable":true}"#;
+
+    /// Writes a schema-1 store holding `floor` (registered at 1) and `stage` (2), and
+    /// their two log entries, byte for byte as the old server wrote them.
+    fn write_old_store(dir: &Path) {
+        let db = Database::create(dir.join(FILE_NAME)).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            txn.open_table(META).unwrap().insert("schema", 1).unwrap();
+            txn.open_table(WORLDS).unwrap().insert("main", 2).unwrap();
+            let mut zones = txn.open_table(ZONES).unwrap();
+            zones.insert(("main", "floor"), (1, OLD_FLOOR)).unwrap();
+            zones.insert(("main", "stage"), (2, OLD_STAGE)).unwrap();
+            let mut log = txn.open_table(LOG).unwrap();
+            for (revision, zone) in [(1, OLD_FLOOR), (2, OLD_STAGE)] {
+                let id = if revision == 1 { "floor" } else { "stage" };
+                let record = format!(
+                    r#"{{"kind":"registered","id":"{id}","zone":{zone},"maxHeightDelta":0.5}}"#
+                );
+                log.insert(("main", revision), record.as_str()).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+    }
+
+    /// An old store reads `carveInset: 0` as absent (its meshes do not change) and any
+    /// other inset as given, in the zone table and in the log alike; the file is then
+    /// marked schema 2, and new records keep an inset of 0 as 0.
+    #[test]
+    fn an_old_store_reads_a_zero_inset_as_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        write_old_store(dir.path());
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let main = store.load("main").unwrap();
+        let insets: Vec<_> = main
+            .zones
+            .iter()
+            .map(|(z, rev)| (z.id.as_str(), z.carve_inset, *rev))
+            .collect();
+        assert_eq!(insets, [("floor", None, 1), ("stage", Some(1.5), 2)]);
+        assert_eq!(main.zones[1].0.walkable, Some(true));
+        let log: Vec<_> = store
+            .log("main", 1)
+            .unwrap()
+            .into_iter()
+            .map(|(r, m)| (r, m.zone.carve_inset))
+            .collect();
+        assert_eq!(log, [(1, None), (2, Some(1.5))]);
+        // A replacement written now: an inset of 0 stays 0, beside the old records.
+        let mut zero = main.zones[0].0.clone();
+        zero.carve_inset = Some(0.0);
+        store
+            .commit(
+                "main",
+                3,
+                &Mutation {
+                    kind: MutationKind::Replaced,
+                    zone: zero,
+                },
+            )
+            .unwrap();
+        store.close();
+        let store = ZoneStore::open(dir.path()).unwrap();
+        let main = store.load("main").unwrap();
+        assert_eq!(main.zones[1].0.carve_inset, Some(0.0));
+        let log: Vec<_> = store
+            .log("main", 1)
+            .unwrap()
+            .into_iter()
+            .map(|(r, m)| (r, m.zone.carve_inset))
+            .collect();
+        assert_eq!(log, [(1, None), (2, Some(1.5)), (3, Some(0.0))]);
+        let open = store.open_db();
+        let txn = open.db().unwrap().begin_read().unwrap();
+        let schema = txn.open_table(META).unwrap().get("schema").unwrap();
+        assert_eq!(schema.map(|v| v.value()), Some(SCHEMA_VERSION));
+    }
+
+    /// A schema this server does not know is refused, naming the versions.
+    #[test]
+    fn a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let db = Database::create(dir.path().join(FILE_NAME)).unwrap();
+            let txn = db.begin_write().unwrap();
+            txn.open_table(META).unwrap().insert("schema", 3).unwrap();
+            txn.commit().unwrap();
+        }
+        let err = ZoneStore::open(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("version 3, this server reads 2"), "{err}");
     }
 }

@@ -302,7 +302,7 @@ fn a_store_holding_a_zone_the_api_would_refuse_stops_the_start() {
             },
             height: 1.0,
             blend_radius: 0.0,
-            carve_inset: 0.0,
+            carve_inset: None,
             priority: 0,
             walkable: None,
             tile_mask: None,

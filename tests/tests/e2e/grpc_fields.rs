@@ -129,7 +129,7 @@ async fn every_rpc_names_its_invalid_fields_as_the_proto_does() {
         ),
         (
             pb::FlatZone {
-                carve_inset: -1.0,
+                carve_inset: Some(-1.0),
                 ..zone()
             },
             "carve_inset",

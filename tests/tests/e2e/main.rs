@@ -37,6 +37,7 @@ mod admission_kinds;
 mod admission_probe;
 mod asof;
 mod bake_bench;
+mod carve;
 mod connections;
 mod cors;
 mod error_echoes;

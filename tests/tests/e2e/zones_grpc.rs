@@ -24,7 +24,7 @@ fn arena() -> PbZone {
         depth: Some(28.0),
         height_offset: Some(-0.75),
         blend_radius: 7.5,
-        carve_inset: 2.0,
+        carve_inset: Some(2.0),
         priority: 3,
         ..PbZone::default()
     }
@@ -132,7 +132,7 @@ async fn register_get_list_at_unregister_over_grpc() {
         (got.width, got.depth, got.radius),
         (Some(36.0), Some(28.0), None)
     );
-    assert_eq!((got.carve_inset, got.priority), (2.0, 3));
+    assert_eq!((got.carve_inset, got.priority), (Some(2.0), 3));
     assert_heights(
         &mut client,
         &terrain(&core, Overlap::Hyperscape, std::slice::from_ref(&zone)),
@@ -331,7 +331,7 @@ async fn bad_zones_are_refused_over_grpc_naming_the_field() {
         ),
         (
             PbZone {
-                carve_inset: -0.5,
+                carve_inset: Some(-0.5),
                 ..arena()
             },
             "carve_inset",

@@ -212,7 +212,7 @@ async fn masks_travel_through_grpc_and_the_store() {
         depth: Some(16.0),
         height: Some(30.0),
         blend_radius: 4.0,
-        carve_inset: 0.5,
+        carve_inset: Some(0.5),
         tile_mask: tiles.iter().flatten().copied().collect(),
         ..Default::default()
     };

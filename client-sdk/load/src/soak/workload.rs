@@ -132,7 +132,7 @@ fn zone_spec(i: usize, offset: f64) -> ZoneSpec {
         },
         height: ZoneHeight::Offset(offset),
         blend_radius: 2.0,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

@@ -399,7 +399,7 @@ fn station_zone(
         // The procedural height at the centre.
         height: ZoneHeight::Offset(0.0),
         blend_radius: t.blend,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,
@@ -423,7 +423,7 @@ fn area_flat_zone(z: &Obj) -> Result<NamedZone, ManifestError> {
         },
         height,
         blend_radius: z.num("blendRadius")?,
-        carve_inset: 0.0,
+        carve_inset: None,
         priority: 0,
         walkable: None,
         tile_mask: None,

@@ -377,7 +377,7 @@ mod tests {
             depth: Some(1e4),
             height: Some(-1e9),
             blend_radius: 1e4,
-            carve_inset: 1e4,
+            carve_inset: Some(1e4),
             priority: i32::MIN,
             revision: u64::MAX,
             walkable: Some(false),

@@ -78,7 +78,9 @@ fn tiles(outcome: &Outcome) -> Vec<[i64; 2]> {
         `width` and `depth` or `radius`, `height` or `heightOffset`, `blendRadius`, and optionally \
         `carveInset`, `priority`, `walkable` and `tileMask` (a building footprint of whole-metre \
         tiles inside the rectangle); `id` (equal to the path's) and `revision` are accepted, so a \
-        zone read from the API can be sent back as it is.",
+        zone read from the API can be sent back as it is. An absent `carveInset` stays absent in \
+        every answer (the zone carves no mesh cell unless it has a `tileMask`); a present one, 0 \
+        included, is echoed.",
     params(
         ("id" = String, Path, description = "Zone id: 1 to 128 of `[A-Za-z0-9_.:-]`, not `.` or `..`"),
     ),

@@ -63,7 +63,8 @@ pub fn zone_request(limits: &Limits) -> Value {
             "height": {"type": ["number", "null"], "description": "Absolute height, metres (not with `heightOffset`)"},
             "heightOffset": {"type": ["number", "null"], "description": "Height relative to the terrain at the centre (not with `height`)"},
             "blendRadius": extent,
-            "carveInset": extent,
+            "carveInset": {"type": ["number", "null"], "minimum": 0.0, "maximum": size,
+                "description": "Mesh cells under the core shrunk by this much are left out (0: the whole core); absent (or null), none, and answers leave it out. A zone with a tileMask carves its footprint whatever this is"},
             "priority": {"type": "integer", "minimum": i32::MIN, "maximum": i32::MAX},
             "walkable": {"type": ["boolean", "null"], "description": "Movement over the core: true a floor, false a building that blocks; absent, the world's rule"},
             "tileMask": {
