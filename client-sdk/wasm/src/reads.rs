@@ -154,6 +154,16 @@ impl Replica {
             .collect())
     }
 
+    /// Surface-mode heights of `points` (`[x0, z0, ...]`), evaluated on the spot.
+    #[wasm_bindgen(js_name = surfaceHeights)]
+    pub fn surface_heights(&self, flat: &[f64]) -> Result<Vec<f64>, JsError> {
+        let s = self.view();
+        Ok(points(flat)?
+            .into_iter()
+            .map(|(x, z)| terrain_core::mesh::surface_height(s.terrain(), x, z))
+            .collect())
+    }
+
     /// The procedural height (no zones, no shoreline): `getProceduralHeightAt`.
     #[wasm_bindgen(js_name = proceduralHeightAt)]
     pub fn procedural_height_at(&self, x: f64, z: f64) -> Result<f64, JsError> {
@@ -297,6 +307,15 @@ impl Replica {
     pub fn world_facts(&self) -> String {
         let rule = self.world.walkability.as_ref();
         view::world_facts(self.view().terrain(), rule, &self.towns)
+    }
+
+    /// Terrain info at `(x, z)` by the world's rule, as JSON (one object of
+    /// [`Replica::terrain_infos`]).
+    #[wasm_bindgen(js_name = terrainInfo)]
+    pub fn terrain_info(&self, x: f64, z: f64) -> Result<String, JsError> {
+        point(x, z)?;
+        let list = self.terrain_infos(&[x, z])?;
+        Ok(list[1..list.len() - 1].to_string())
     }
 
     /// Terrain info at `points` by the world's rule, as JSON: `[{height, biome, slope,

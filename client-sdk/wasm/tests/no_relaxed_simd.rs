@@ -96,11 +96,22 @@ fn module_with(sub: u32) -> Vec<u8> {
 /// relaxed-simd feature refuses them: the numbers are the proposal's.
 #[test]
 fn the_detector_finds_relaxed_instructions() {
-    for (sub, name) in [(0x107, "F64x2RelaxedMadd"), (0x113, "I32x4RelaxedDotI8x16I7x16AddS")] {
+    for (sub, name) in [
+        (0x107, "F64x2RelaxedMadd"),
+        (0x113, "I32x4RelaxedDotI8x16I7x16AddS"),
+    ] {
         let wasm = module_with(sub);
-        assert_eq!(relaxed_ops(&wasm, 8), vec![name.to_string()], "sub-opcode {sub:#x}");
+        assert_eq!(
+            relaxed_ops(&wasm, 8),
+            vec![name.to_string()],
+            "sub-opcode {sub:#x}"
+        );
         let strict = WasmFeatures::default() - WasmFeatures::RELAXED_SIMD;
-        assert!(Validator::new_with_features(strict).validate_all(&wasm).is_err());
+        assert!(
+            Validator::new_with_features(strict)
+                .validate_all(&wasm)
+                .is_err()
+        );
         Validator::new_with_features(WasmFeatures::default())
             .validate_all(&wasm)
             .expect("valid with relaxed SIMD");
@@ -114,8 +125,8 @@ fn the_built_module_has_no_relaxed_simd() {
     let path = match std::env::var_os("TERRAIN_WASM") {
         Some(p) => PathBuf::from(p),
         None => {
-            let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../node/wasm/terrain_wasm_bg.wasm");
+            let built =
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../node/wasm/terrain_wasm_bg.wasm");
             if !built.exists() {
                 eprintln!(
                     "no module at {} and TERRAIN_WASM unset: not built, not checked",
@@ -128,7 +139,11 @@ fn the_built_module_has_no_relaxed_simd() {
     };
     let wasm = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let found = relaxed_ops(&wasm, 10);
-    assert!(found.is_empty(), "{}: relaxed SIMD {found:?}", path.display());
+    assert!(
+        found.is_empty(),
+        "{}: relaxed SIMD {found:?}",
+        path.display()
+    );
     let strict = WasmFeatures::default() - WasmFeatures::RELAXED_SIMD;
     Validator::new_with_features(strict)
         .validate_all(&wasm)
