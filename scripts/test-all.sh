@@ -88,8 +88,12 @@ echo "== Node.js SDK (client-sdk/node): build, then the suite under $(node --ver
 (cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && TERRAIN_NODE_EXPECT="$(node --version)" npm test)
 echo "== the WebAssembly module: no relaxed SIMD"
 TERRAIN_WASM="$(pwd)/client-sdk/node/wasm/terrain_wasm_bg.wasm" cargo test -p terrain-wasm --locked --test no_relaxed_simd
-echo "== Node.js SDK (client-sdk/node): the suite over the WebAssembly replica (TERRAIN_CLIENT_WASM=1)"
-(cd client-sdk/node && TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="$(node --version)" npm test)
+# Over WebAssembly, the tests the offline path covers (the replica's following of a
+# server is src/follow's, another module): the original's traces and tables, bit for bit.
+WASM_TESTS="dist/test/hyperscape.test.js dist/test/hyperscape-seeds.test.js dist/test/surface-rule.test.js dist/test/node-version.test.js"
+echo "== Node.js SDK (client-sdk/node): the traces over the WebAssembly replica (TERRAIN_CLIENT_WASM=1)"
+# shellcheck disable=SC2086
+(cd client-sdk/node && TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="$(node --version)" node --test --test-concurrency=1 $WASM_TESTS)
 for version in $NODE_LTS_VERSIONS; do
     dir="$NODE_CACHE/node-$version"
     if [ "$("$dir/node_modules/.bin/node" --version 2>/dev/null)" != "v$version" ]; then
@@ -97,6 +101,9 @@ for version in $NODE_LTS_VERSIONS; do
     fi
     echo "== Node.js SDK (client-sdk/node): the suite under Node $version"
     (cd client-sdk/node && PATH="$dir/node_modules/.bin:$PATH" TERRAIN_NODE_EXPECT="v$version" npm test)
+    echo "== Node.js SDK (client-sdk/node): the traces over the WebAssembly replica under Node $version"
+    # shellcheck disable=SC2086
+    (cd client-sdk/node && PATH="$dir/node_modules/.bin:$PATH" TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="v$version" node --test --test-concurrency=1 $WASM_TESTS)
 done
 
 # The book: built by mdbook (pinned, from crates.io); its links and anchors are checked

@@ -16,7 +16,7 @@ import { join } from "node:path";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
 import { internals } from "../src/native";
-import { gamePathSearch, gameZones, traceWorlds } from "../test/hyperscape-data";
+import { gamePathSearch, gameZones, openHyperscape, traceWorlds } from "../test/hyperscape-data";
 import { TestServer, xorshift as rng } from "../test/server";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
@@ -97,7 +97,8 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const lines: string[] = [];
   try {
-    const terrain = await HyperscapeTerrain.open(server.url, "seed0");
+    // (Over WebAssembly, TERRAIN_CLIENT_WASM=1: the world built offline from the server.)
+    const terrain = await openHyperscape(server.url, "seed0");
     // The original's setting: seed 0 with its 28 reference zones (the first 28 of the
     // trace's zones: the stations and arenas, heights as the original resolves them).
     for (const zone of gameZones(0).slice(0, 28)) terrain.registerFlatZone(zone);

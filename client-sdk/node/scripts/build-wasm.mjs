@@ -12,6 +12,12 @@
 // `cargo install wasm-bindgen-cli --version V` when missing or another version); then
 // `wasm-opt -O3` (Debian's binaryen; installed with apt-get when missing and we are
 // root). TERRAIN_WASM_OPT=0 skips wasm-opt.
+//
+// wasm-opt's module is kept only if the Node glue loads it and it answers: Debian
+// bookworm's binaryen (108) turns wasm-bindgen's `externref` table into a `funcref` one
+// even when only reading and writing the module (the glue's first `table.set` throws),
+// and wasm-bindgen 0.2.130 needs that table. Then the module ships as rustc made it
+// (release, fat LTO, one codegen unit), and the build says so.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -97,11 +103,23 @@ rmSync(node, { recursive: true, force: true });
 renameSync(join(web, "terrain_wasm.js"), join(out, "terrain_wasm.mjs"));
 renameSync(join(web, "terrain_wasm.d.ts"), join(out, "terrain_wasm.d.mts"));
 const wasm = join(out, "terrain_wasm_bg.wasm");
+copyFileSync(join(web, "terrain_wasm_bg.wasm"), wasm);
+let optimised = false;
 if (optimise) {
-  run("wasm-opt", ["-O3", join(web, "terrain_wasm_bg.wasm"), "-o", wasm]);
-} else {
-  copyFileSync(join(web, "terrain_wasm_bg.wasm"), wasm);
+  const opt = join(out, "terrain_wasm_opt.wasm");
+  run("wasm-opt", ["-O3", wasm, "-o", opt]);
+  copyFileSync(opt, wasm);
+  rmSync(opt);
+  const check = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(join(out, "terrain_wasm_node.js"))}).maxTowns()`], {
+    encoding: "utf8",
+  });
+  optimised = check.status === 0;
+  if (!optimised) {
+    const why = (check.stderr.split("\n").find((l) => /Error/.test(l)) ?? "").trim();
+    console.warn(`wasm-opt's module does not load (${why}): keeping rustc's (see the top of this script)`);
+    copyFileSync(join(web, "terrain_wasm_bg.wasm"), wasm);
+  }
 }
 rmSync(web, { recursive: true, force: true });
 const size = readFileSync(wasm).length;
-console.log(`built ${wasm} (${size} bytes${optimise ? ", wasm-opt -O3" : ""}) from ${built}`);
+console.log(`built ${wasm} (${size} bytes${optimised ? ", wasm-opt -O3" : ""}) from ${built}`);
