@@ -15,7 +15,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
-import { internals } from "../src/native";
+import { internals, usingWasm } from "../src/native";
 import { gamePathSearch, gameZones, openHyperscape, traceWorlds } from "../test/hyperscape-data";
 import { TestServer, xorshift as rng } from "../test/server";
 
@@ -316,14 +316,19 @@ async function main(): Promise<void> {
     // Memory, in a process of its own (bench/hyperscape-memory.ts): 1,000 zones
     // registered through the adapter and a 2 km square visited.
     // (Asynchronously: this process reads the server's log, which must keep flowing.)
-    const child = spawn(process.execPath, ["--expose-gc", join(__dirname, "hyperscape-memory.js"), server.url, "seed0"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let memory = "";
-    child.stdout.on("data", (c: Buffer) => (memory += c.toString()));
-    const code = await new Promise<number | null>((ok) => child.on("exit", ok));
-    if (code !== 0) throw new Error(`the memory benchmark exited with ${code}`);
-    lines.push(memory.trim());
+    // (Not over WebAssembly: it opens a following replica, the follower's work.)
+    if (usingWasm) {
+      lines.push("- Memory: not measured over WebAssembly (the benchmark follows a server).");
+    } else {
+      const child = spawn(process.execPath, ["--expose-gc", join(__dirname, "hyperscape-memory.js"), server.url, "seed0"], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let memory = "";
+      child.stdout.on("data", (c: Buffer) => (memory += c.toString()));
+      const code = await new Promise<number | null>((ok) => child.on("exit", ok));
+      if (code !== 0) throw new Error(`the memory benchmark exited with ${code}`);
+      lines.push(memory.trim());
+    }
 
     console.log(`\nNode ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; the original's figures from TIMINGS.md (its own run, load below 1)\n`);
     console.log("| call | points | original (TIMINGS.md) | adapter (CPU time) | vs the original | target | core's own time | adapter / core |");
