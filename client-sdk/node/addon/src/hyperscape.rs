@@ -235,7 +235,7 @@ pub fn hs_first_blocked(handle: &External<Arc<Replica>>, points: &[f64]) -> Resu
 }
 
 /// The walk grid of the `w x d` movement tiles (1 m) from tile `(x0, z0)` into
-/// `flags` (row-major, z rising; terrain-core's [`tile_flags`], the bytes of the
+/// `flags` (row-major, z rising; terrain-core's `tile_flags`, the bytes of the
 /// server's `GET .../walk-grid`: 1 walkable, 2 water, 4 steep, 8 in a zone's core, 16
 /// blocked by a zone, 32 a step), each tile judged at its centre as
 /// `isPositionWalkable` judges it ([`Walker::grid`]); with a non-empty `heights`, the
@@ -304,7 +304,7 @@ pub fn hs_settle(handle: &External<Arc<Replica>>, seq: f64, revision: f64) -> Re
 /// The difficulty rule's towns: `[x0, z0, radius0, x1, ...]` (the game's towns and
 /// their safe-zone radii; empty, the original's fallback towns); `null`, the world's
 /// listed towns again. Checked as the server checks a world's `towns`: at most
-/// [`MAX_TOWNS`], finite centres, finite radii above 0; errors name the town and its
+/// `MAX_TOWNS`, finite centres, finite radii above 0; errors name the town and its
 /// key (`towns[2].radius`).
 #[napi(
     catch_unwind,
