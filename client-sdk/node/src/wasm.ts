@@ -116,6 +116,16 @@ export function setFollower(f: WasmFollower | null): void {
 
 const undef = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
 
+/** The handle the addon's per-call functions take: the replica, `null` once closed (so
+ * a function bound before `close` throws as the addon's do, not on a freed object). */
+interface Slot {
+  r: WasmReplica | null;
+}
+
+function throwClosed(): never {
+  throw new Error("LocalTerrain is closed");
+}
+
 /** Loads the module and builds the addon's interface over it. */
 export function loadWasm(): typeof Addon & Fast {
   let m: WasmModule;
@@ -131,12 +141,12 @@ export function loadWasm(): typeof Addon & Fast {
   }
 
   class LocalTerrain {
-    #replica: WasmReplica | null;
+    readonly #slot: Slot;
     #stop: FollowerHandle | null;
     readonly #world: string;
 
     private constructor(replica: WasmReplica, stop: FollowerHandle | null = null) {
-      this.#replica = replica;
+      this.#slot = { r: replica };
       this.#world = replica.world;
       this.#stop = stop;
     }
@@ -173,12 +183,12 @@ export function loadWasm(): typeof Addon & Fast {
     }
 
     get replica(): WasmReplica {
-      if (this.#replica === null) throw new Error("LocalTerrain is closed");
-      return this.#replica;
+      return this.#slot.r ?? throwClosed();
     }
 
     get handle(): unknown {
-      return this.replica;
+      if (this.#slot.r === null) throwClosed();
+      return this.#slot;
     }
 
     get world(): string {
@@ -186,7 +196,7 @@ export function loadWasm(): typeof Addon & Fast {
     }
 
     get live(): boolean {
-      return this.#stop !== null && this.#replica !== null;
+      return this.#stop !== null && this.#slot.r !== null;
     }
 
     get revision(): number {
@@ -254,22 +264,23 @@ export function loadWasm(): typeof Addon & Fast {
     }
 
     async nextEvent(): Promise<Addon.LocalEvent | null> {
-      if (this.#replica === null || !this.#stop?.nextEvent) return null;
+      if (this.#slot.r === null || !this.#stop?.nextEvent) return null;
       return this.#stop.nextEvent();
     }
 
     close(): void {
       this.#stop?.close();
-      this.#replica?.free();
-      this.#replica = null;
+      const replica = this.#slot.r;
+      this.#slot.r = null;
+      replica?.free();
     }
   }
 
-  const r = (handle: unknown): WasmReplica => handle as WasmReplica;
+  const r = (handle: unknown): WasmReplica => (handle as Slot).r ?? throwClosed();
   const fast: Fast = {
     replicaHeightFn: (h) => {
-      const replica = r(h);
-      return (x, z) => replica.heightAt(x, z);
+      const slot = h as Slot;
+      return (x, z) => (slot.r ?? throwClosed()).heightAt(x, z);
     },
     replicaSurfaceEvaluated: (h, x, z) => r(h).surfaceEvaluated(x, z),
     replicaSurfaceLayout: (h) => r(h).surfaceLayout(),
@@ -277,8 +288,8 @@ export function loadWasm(): typeof Addon & Fast {
     hsGrid: (h, x0, z0, w, d, flags, heights) => r(h).grid(x0, z0, w, d, flags, heights),
     hsWorld: (h) => r(h).worldFacts(),
     hsProceduralFn: (h) => {
-      const replica = r(h);
-      return (x, z) => replica.proceduralHeightAt(x, z);
+      const slot = h as Slot;
+      return (x, z) => (slot.r ?? throwClosed()).proceduralHeightAt(x, z);
     },
     hsNormal: (h, x, z, out) => r(h).normal(x, z, out),
     hsBlocked: (h, x, z) => r(h).blocked(x, z),
