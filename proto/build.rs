@@ -27,9 +27,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // version's stored encoding, and decoding those bytes into a message slices them
     // instead of copying (clients decode the same way).
     config.bytes([".terrain.v1.TileMesh", ".terrain.v1.MeshPart"]);
+    // The services only with the `grpc` feature (the messages alone build without tonic).
+    let grpc = env::var_os("CARGO_FEATURE_GRPC").is_some();
     tonic_prost_build::configure()
-        .build_client(true)
-        .build_server(true)
+        .build_client(grpc)
+        .build_server(grpc)
         .codec_path("crate::codec::TerrainCodec")
         .compile_fds_with_config(fds, config)?;
     Ok(())

@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 MDBOOK_VERSION="0.5.4"
+# The wasm-bindgen CLI must be the version client-sdk/wasm pins (`wasm-bindgen = "=V"`).
+WASM_BINDGEN_VERSION="$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' client-sdk/wasm/Cargo.toml)"
 NATS_SERVER_VERSION="2.14.6"
 WEBSOCKETS_VERSION="17.4"
 GRPCIO_VERSION="1.85.3"
@@ -67,10 +69,31 @@ cargo test --workspace --locked --test e2e -- --ignored --exact \
 # leaves `git status` clean. The addon is N-API: the one build serves all three.
 # TERRAIN_NODE_EXPECT tells the suite which version it must be running on
 # (test/node-version.test.ts).
+# The WebAssembly replica (client-sdk/wasm) is built by `npm run build` too
+# (scripts/build-wasm.mjs): the wasm32 target, the wasm-bindgen CLI of the crate's pinned
+# version and Debian's binaryen (wasm-opt) are installed here when missing. The suite
+# then runs once more over it (TERRAIN_CLIENT_WASM=1), and the built module is checked
+# for relaxed-SIMD instructions (client-sdk/wasm/tests/no_relaxed_simd.rs).
+echo "== WebAssembly toolchain (wasm32 target, wasm-bindgen $WASM_BINDGEN_VERSION, binaryen)"
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+    # --locked first; its lock file may name a crate version the registry no longer serves.
+    cargo install wasm-bindgen-cli --locked --version "$WASM_BINDGEN_VERSION" ||
+        cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+command -v wasm-opt >/dev/null || apt-get install -y binaryen
 NODE_LTS_VERSIONS="22.23.5 24.22.3"
 NODE_CACHE="${TERRAIN_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/terrain-client-node}"
 echo "== Node.js SDK (client-sdk/node): build, then the suite under $(node --version)"
 (cd client-sdk/node && npm ci --no-audit --no-fund && npm run build && TERRAIN_NODE_EXPECT="$(node --version)" npm test)
+echo "== the WebAssembly module: no relaxed SIMD"
+TERRAIN_WASM="$(pwd)/client-sdk/node/wasm/terrain_wasm_bg.wasm" cargo test -p terrain-wasm --locked --test no_relaxed_simd
+# Over WebAssembly, the tests the offline path covers (the replica's following of a
+# server is src/follow's, another module): the original's traces and tables, bit for bit.
+WASM_TESTS="dist/test/hyperscape.test.js dist/test/hyperscape-seeds.test.js dist/test/surface-rule.test.js dist/test/node-version.test.js"
+echo "== Node.js SDK (client-sdk/node): the traces over the WebAssembly replica (TERRAIN_CLIENT_WASM=1)"
+# shellcheck disable=SC2086
+(cd client-sdk/node && TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="$(node --version)" node --test --test-concurrency=1 $WASM_TESTS)
 for version in $NODE_LTS_VERSIONS; do
     dir="$NODE_CACHE/node-$version"
     if [ "$("$dir/node_modules/.bin/node" --version 2>/dev/null)" != "v$version" ]; then
@@ -78,6 +101,9 @@ for version in $NODE_LTS_VERSIONS; do
     fi
     echo "== Node.js SDK (client-sdk/node): the suite under Node $version"
     (cd client-sdk/node && PATH="$dir/node_modules/.bin:$PATH" TERRAIN_NODE_EXPECT="v$version" npm test)
+    echo "== Node.js SDK (client-sdk/node): the traces over the WebAssembly replica under Node $version"
+    # shellcheck disable=SC2086
+    (cd client-sdk/node && PATH="$dir/node_modules/.bin:$PATH" TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="v$version" node --test --test-concurrency=1 $WASM_TESTS)
 done
 
 # The book: built by mdbook (pinned, from crates.io); its links and anchors are checked

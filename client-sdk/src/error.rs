@@ -2,6 +2,7 @@
 //! is read from the status details (`google.rpc.BadRequest`), which the server sends
 //! with every refusal that names a field; the message is never parsed for it.
 
+#[cfg(feature = "net")]
 use tonic_types::StatusExt as _;
 
 /// Why a call failed.
@@ -62,6 +63,7 @@ pub enum ClientError {
     #[error("tls: {0}")]
     Tls(String),
     /// Any other status.
+    #[cfg(feature = "net")]
     #[error("{code:?}: {message}")]
     Other { code: tonic::Code, message: String },
 }
@@ -98,6 +100,7 @@ impl From<terrain_core::walk::limits::LimitError> for ClientError {
     }
 }
 
+#[cfg(feature = "net")]
 impl From<tonic::Status> for ClientError {
     fn from(s: tonic::Status) -> Self {
         let message = s.message().to_string();
@@ -128,6 +131,7 @@ impl From<tonic::Status> for ClientError {
     }
 }
 
+#[cfg(feature = "net")]
 /// The error of a status tonic made from the connection's own failure, which the
 /// server never sent: `Unavailable` (transient) for an HTTP/2 reset or GOAWAY as the
 /// server went down (`INTERNAL` by gRPC's mapping of h2 errors) or a socket that broke
@@ -145,13 +149,14 @@ fn connection_failure(s: &tonic::Status) -> Option<ClientError> {
         .then(|| ClientError::Unavailable(s.message().to_string()))
 }
 
+#[cfg(feature = "net")]
 impl From<tonic::transport::Error> for ClientError {
     fn from(e: tonic::transport::Error) -> Self {
         ClientError::Unavailable(e.to_string())
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "net"))]
 mod tests {
     use tonic::{Code, Status};
     use tonic_types::ErrorDetails;

@@ -20,6 +20,13 @@
 //! - [`LocalTerrain`]: the world's terrain in-process, following the event stream,
 //!   answering `height_at` with the server's exact bits at [`LocalTerrain::revision`].
 //!
+//! Everything that talks to a server needs the `net` feature (on by default: tonic,
+//! tokio). Without it the crate is the replica's logic alone, with no I/O, which
+//! builds for `wasm32-unknown-unknown` (client-sdk/wasm): [`Snapshot`],
+//! [`SurfaceReader`], [`build_terrain`], [`check_point`], [`LocalWalk`],
+//! [`LocalMover`], a world and zones read from their JSON listings ([`offline`]), and
+//! the view of a replica with this process's zone changes on top ([`view`]).
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), terrain_client::ClientError> {
 //! let mut client = terrain_client::TerrainClient::connect("http://127.0.0.1:8080").await?;
@@ -30,35 +37,55 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "net")]
 mod blocks;
+#[cfg(feature = "net")]
 mod client;
 mod error;
+#[cfg(feature = "net")]
 mod events;
+#[cfg(feature = "net")]
 mod lifecycle;
 mod local_walk;
+#[cfg(feature = "net")]
 mod mesh;
+pub mod offline;
+#[cfg(feature = "net")]
 mod replica;
+#[cfg(feature = "net")]
 mod retry;
+mod snapshot;
+#[cfg(feature = "net")]
 mod subscription;
+#[cfg(feature = "net")]
 pub mod tls;
 mod types;
+pub mod view;
 mod walk;
+#[cfg(feature = "net")]
 mod zones;
 
+#[cfg(feature = "net")]
 pub use blocks::{ChunkBlocks, ChunkColumn, ChunkInstances, KindInstances};
+#[cfg(feature = "net")]
 pub use client::{BearerAuth, CONNECTION_WINDOW, ClientBuilder, STREAM_WINDOW, TerrainClient};
 pub use error::ClientError;
+#[cfg(feature = "net")]
 pub use events::{Area, CauseKind, EventStream, StreamMessage, TileEvent};
+#[cfg(feature = "net")]
 pub use lifecycle::{
     CellClass, Hub, Layout, LifecycleMessage, LiveTiles, Ring, Spoke, Step, Tile, TileChange,
     TileSets, TileTransition, Viewer, ViewerTracker, ZoneClass,
 };
 pub use local_walk::{LocalMover, LocalWalk};
+#[cfg(feature = "net")]
 pub use mesh::{MeshPart, TileMesh};
-pub use replica::{
-    LocalTerrain, REPLICA_EVENTS, ReplicaEvent, Snapshot, SurfaceReader, build_terrain, check_point,
-};
+#[cfg(feature = "net")]
+pub use replica::{LocalTerrain, REPLICA_EVENTS, ReplicaEvent};
+#[cfg(feature = "net")]
 pub use retry::RetryPolicy;
+pub use snapshot::{Snapshot, SurfaceReader, build_terrain, check_point};
+#[cfg(feature = "net")]
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
 pub use terrain_core::{
     FlatZone,
@@ -74,10 +101,11 @@ pub use types::{
 pub use walk::{
     PathChecked, PathFound, PathMode, PointDifficulty, PointInfo, TerrainInfos, Unreachable,
 };
+#[cfg(feature = "net")]
 pub use zones::{LIST_RESTARTS, ZonePage};
 
 /// The README's Rust example compiles against this crate (`cargo test --doc`): the front
 /// page cannot drift from the API.
 #[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "net"))]
 pub struct ReadmeExample;

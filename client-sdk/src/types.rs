@@ -4,10 +4,13 @@
 //! The types the server speaks too ([`WorldInfo`], [`HeightMode`], [`ZoneEntry`],
 //! [`ZoneList`], [`ZoneAnswer`]) are the shared model's ([`terrain_model`]).
 
+#[cfg(feature = "net")]
 use terrain_core::zones::{Shape, ZoneHeight, ZoneSpec};
 use terrain_model::{ChangedTiles, Tile};
+#[cfg(feature = "net")]
 use terrain_proto::v1;
 
+#[cfg(feature = "net")]
 use crate::ClientError;
 
 /// A hosted world, as listed: what a local replica needs to build its generator (a
@@ -106,10 +109,12 @@ pub struct Unregistered {
 /// none) with the world's revision: the shared model's.
 pub use terrain_model::{ZoneAnswer, ZoneList};
 
+#[cfg(feature = "net")]
 pub(crate) fn tiles_from_proto(tiles: Vec<v1::TileKey>) -> Vec<Tile> {
     terrain_model::tiles_of_keys(tiles)
 }
 
+#[cfg(feature = "net")]
 /// The changed tiles of an answer's `tile_rects` and `tile_count` (as the server
 /// counted them).
 pub(crate) fn changed_from_proto(rects: &[v1::TileRect], count: u64) -> ChangedTiles {
@@ -122,6 +127,7 @@ pub(crate) fn changed_from_proto(rects: &[v1::TileRect], count: u64) -> ChangedT
     }
 }
 
+#[cfg(feature = "net")]
 /// The protobuf form of a zone to register: `id` and the author's description.
 pub(crate) fn zone_to_proto(id: &str, spec: &ZoneSpec) -> v1::FlatZone {
     let (width, depth, radius) = match spec.shape {
@@ -150,12 +156,14 @@ pub(crate) fn zone_to_proto(id: &str, spec: &ZoneSpec) -> v1::FlatZone {
     }
 }
 
+#[cfg(feature = "net")]
 /// A zone as the server answers it (height resolved), or why the answer is malformed.
 pub(crate) fn zone_from_proto(z: v1::FlatZone) -> Result<ZoneEntry, ClientError> {
     let id = z.id.clone();
     ZoneEntry::try_from(z).map_err(|e| ClientError::Protocol(format!("zone {id:?}: {}", e.reason)))
 }
 
+#[cfg(feature = "net")]
 pub(crate) fn zone_change(s: &str) -> Result<ZoneChange, ClientError> {
     match s {
         "registered" => Ok(ZoneChange::Registered),
@@ -165,6 +173,7 @@ pub(crate) fn zone_change(s: &str) -> Result<ZoneChange, ClientError> {
     }
 }
 
+#[cfg(feature = "net")]
 /// The non-empty zone id of an answer, as an option.
 pub(crate) fn zone_id(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)

@@ -3,9 +3,12 @@
 //! the height calls.
 
 use terrain_core::walk::Reason;
+#[cfg(feature = "net")]
 use terrain_proto::v1;
 
-use crate::{ClientError, TerrainClient};
+use crate::ClientError;
+#[cfg(feature = "net")]
+use crate::TerrainClient;
 
 /// What the world's rule says about one point.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +103,7 @@ pub struct PathFound {
     pub revision: u64,
 }
 
+#[cfg(feature = "net")]
 fn reason(code: i32) -> Result<Option<Reason>, ClientError> {
     match v1::WalkReason::try_from(code) {
         Ok(v1::WalkReason::None) => Ok(None),
@@ -111,6 +115,7 @@ fn reason(code: i32) -> Result<Option<Reason>, ClientError> {
     }
 }
 
+#[cfg(feature = "net")]
 fn point(p: &v1::Point2) -> (f64, f64) {
     (p.x, p.z)
 }
@@ -154,6 +159,7 @@ impl Unreachable {
     }
 }
 
+#[cfg(feature = "net")]
 impl TerrainClient {
     /// Terrain info at `points` of `world`.
     pub async fn terrain_info(

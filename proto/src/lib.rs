@@ -2,14 +2,18 @@
 //! clients and servers for `TerrainService` (heights, heightmaps, flat zones, tile
 //! meshes), `TerrainEvents` (tile event subscriptions) and `TerrainLifecycle` (viewers,
 //! live tiles, layout queries), generated at build time from `terrain/v1/*.proto` (no
-//! system `protoc` needed).
+//! system `protoc` needed). The clients, servers and their codec need the `grpc`
+//! feature (on by default); without it the crate is the messages alone, with no
+//! networking, for the WebAssembly build of the replica.
 
+#[cfg(feature = "grpc")]
 pub mod codec;
 
 /// `terrain.v1`: messages, `terrain_service_{client,server}`,
-/// `terrain_events_{client,server}` and `terrain_lifecycle_{client,server}`.
+/// `terrain_events_{client,server}` and `terrain_lifecycle_{client,server}` (the
+/// services with the `grpc` feature only).
 pub mod v1 {
-    tonic::include_proto!("terrain.v1");
+    include!(concat!(env!("OUT_DIR"), "/terrain.v1.rs"));
 }
 
 /// The encoded `FileDescriptorSet` of every `terrain.v1` file: feeds gRPC server

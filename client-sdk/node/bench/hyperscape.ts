@@ -15,8 +15,8 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
-import { internals } from "../src/native";
-import { gamePathSearch, gameZones, traceWorlds } from "../test/hyperscape-data";
+import { internals, usingWasm } from "../src/native";
+import { gamePathSearch, gameZones, openHyperscape, traceWorlds } from "../test/hyperscape-data";
 import { TestServer, xorshift as rng } from "../test/server";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
@@ -97,7 +97,8 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const lines: string[] = [];
   try {
-    const terrain = await HyperscapeTerrain.open(server.url, "seed0");
+    // (Over WebAssembly, TERRAIN_CLIENT_WASM=1: the world built offline from the server.)
+    const terrain = await openHyperscape(server.url, "seed0");
     // The original's setting: seed 0 with its 28 reference zones (the first 28 of the
     // trace's zones: the stations and arenas, heights as the original resolves them).
     for (const zone of gameZones(0).slice(0, 28)) terrain.registerFlatZone(zone);
@@ -315,14 +316,19 @@ async function main(): Promise<void> {
     // Memory, in a process of its own (bench/hyperscape-memory.ts): 1,000 zones
     // registered through the adapter and a 2 km square visited.
     // (Asynchronously: this process reads the server's log, which must keep flowing.)
-    const child = spawn(process.execPath, ["--expose-gc", join(__dirname, "hyperscape-memory.js"), server.url, "seed0"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let memory = "";
-    child.stdout.on("data", (c: Buffer) => (memory += c.toString()));
-    const code = await new Promise<number | null>((ok) => child.on("exit", ok));
-    if (code !== 0) throw new Error(`the memory benchmark exited with ${code}`);
-    lines.push(memory.trim());
+    // (Not over WebAssembly: it opens a following replica, the follower's work.)
+    if (usingWasm) {
+      lines.push("- Memory: not measured over WebAssembly (the benchmark follows a server).");
+    } else {
+      const child = spawn(process.execPath, ["--expose-gc", join(__dirname, "hyperscape-memory.js"), server.url, "seed0"], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let memory = "";
+      child.stdout.on("data", (c: Buffer) => (memory += c.toString()));
+      const code = await new Promise<number | null>((ok) => child.on("exit", ok));
+      if (code !== 0) throw new Error(`the memory benchmark exited with ${code}`);
+      lines.push(memory.trim());
+    }
 
     console.log(`\nNode ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; the original's figures from TIMINGS.md (its own run, load below 1)\n`);
     console.log("| call | points | original (TIMINGS.md) | adapter (CPU time) | vs the original | target | core's own time | adapter / core |");

@@ -10,7 +10,7 @@ const fail = (why) => {
   console.error(`npm pack: ${why}; run \`npm run build\` first (it builds the addon optimised with cargo)`);
   process.exit(1);
 };
-for (const f of ["terrain_node.node", "dist/src/index.js", "dist/src/addon.d.ts", "dist/src/hyperscape.js", "dist/src/gen/terrain/v1/terrain_pb.js"]) {
+for (const f of ["terrain_node.node", "wasm/terrain_wasm_bg.wasm", "wasm/terrain_wasm_node.js", "wasm/terrain_wasm.mjs", "dist/src/index.js", "dist/src/addon.d.ts", "dist/src/hyperscape.js", "dist/src/gen/terrain/v1/terrain_pb.js"]) {
   if (!existsSync(join(pkg, f))) fail(`${f} is missing`);
 }
 if (!existsSync(join(pkg, "terrain_node.json"))) fail("terrain_node.json (how the addon was built) is missing");

@@ -21,6 +21,7 @@ import type * as Addon from "./addon";
 import { argumentError, numberArg, numberArgs, optionsArg, pointsArg, stringArg, wholeArg } from "./args";
 import { type SurfaceAddon, SurfaceTiles } from "./surface";
 import { type TileAddon, TileCache } from "./tiles";
+import { loadWasm } from "./wasm";
 
 /** Path of the addon: TERRAIN_NODE_ADDON when set, else the package's build. */
 export const addonPath: string =
@@ -72,18 +73,38 @@ type RawOpen = (
   onPublish: (changed: Float64Array) => void,
 ) => Promise<Addon.LocalTerrain>;
 
-/** Loads the addon, or says what is wrong: the package carries the linux-x64 (glibc)
- * build; elsewhere (or in a clone before the build) the addon is built from source. */
+/** Whether the package runs over the WebAssembly replica (src/wasm.ts) instead of the
+ * native addon: TERRAIN_CLIENT_WASM=1 asks for it; TERRAIN_CLIENT_WASM=0 forbids it;
+ * unset, it is used when the native addon does not load (another OS or CPU, or a clone
+ * before the build). */
+export let usingWasm = false;
+
+/** Loads the addon, or the WebAssembly replica (see `usingWasm`), or says what is
+ * wrong: the package carries the linux-x64 (glibc) addon and the WebAssembly build. */
 function load(): typeof Addon & Fast {
+  const mode = process.env.TERRAIN_CLIENT_WASM;
+  if (mode === "1") {
+    usingWasm = true;
+    return loadWasm();
+  }
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(addonPath) as typeof Addon & Fast;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
+    if (mode !== "0") {
+      try {
+        usingWasm = true;
+        return loadWasm();
+      } catch {
+        usingWasm = false;
+      }
+    }
     throw new Error(
-      `terrain-client: cannot load the native addon ${addonPath} on ${process.platform}-${process.arch} (${why}). ` +
-        "The npm package carries it built for linux-x64 (glibc); elsewhere, or in a clone of the repository, " +
-        "build it from source with cargo: `npm ci && npm run build` in client-sdk/node (TERRAIN_NODE_ADDON points at another build).",
+      `terrain-client: cannot load the native addon ${addonPath} on ${process.platform}-${process.arch} (${why}), ` +
+        "nor the WebAssembly replica. The npm package carries the addon built for linux-x64 (glibc) and the WebAssembly build; " +
+        "in a clone of the repository, build them from source with cargo: `npm ci && npm run build` in client-sdk/node " +
+        "(TERRAIN_NODE_ADDON points at another addon build).",
     );
   }
 }

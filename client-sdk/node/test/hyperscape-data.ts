@@ -4,7 +4,9 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-import type { FlatZone } from "../src/hyperscape";
+import { type FlatZone, type HyperscapeOptions, HyperscapeTerrain } from "../src/hyperscape";
+import { LocalTerrain } from "../src/index";
+import { usingWasm } from "../src/native";
 
 export const DATA = resolve(__dirname, "..", "..", "..", "..", "core", "tests", "data", "hyperscape", "adapter");
 
@@ -152,4 +154,19 @@ export function gamePathSearch(
     }
   }
   return null;
+}
+
+/** `HyperscapeTerrain.open(url, world, options)`; over the WebAssembly replica
+ * (TERRAIN_CLIENT_WASM=1), whose following of a server is another module's work (src/follow),
+ * the same world built offline from the server's listing and zone list at this moment
+ * (`LocalTerrain.offline`) and wrapped with the same URL and token, so the traces check
+ * every answer the offline path gives. */
+export async function openHyperscape(url: string, world: string, options: HyperscapeOptions = {}): Promise<HyperscapeTerrain> {
+  if (!usingWasm) return HyperscapeTerrain.open(url, world, options);
+  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+  const listed = (await (await fetch(`${url}/v1/worlds`, { headers })).json()) as { worlds: { id: string }[] };
+  const info = listed.worlds.find((w) => w.id === world);
+  if (!info) throw new Error(`world ${world} is not listed`);
+  const zones = await (await fetch(`${url}/v1/worlds/${world}/flat-zones`, { headers })).text();
+  return HyperscapeTerrain.wrap(LocalTerrain.offline(JSON.stringify(info), zones), { ...options, url });
 }

@@ -13,7 +13,7 @@ import { after, before, describe, test } from "node:test";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
 import type { FlatZone } from "../src/hyperscape";
-import { num, traceWorlds } from "./hyperscape-data";
+import { num, traceWorlds, openHyperscape } from "./hyperscape-data";
 import { TestServer } from "./server";
 
 const SEEDS = [2, 3, 4, 5, 7];
@@ -41,7 +41,7 @@ describe("HyperscapeTerrain against the original's tables of other seeds", () =>
   before(async () => {
     server = await TestServer.start({ worlds: [], config: traceWorlds(SEEDS), args: ["--admin-token", "seeds-admin"] });
     for (const seed of SEEDS) {
-      terrains.set(seed, await HyperscapeTerrain.open(server.url, `seed${seed}`, { token: "seeds-admin" }));
+      terrains.set(seed, await openHyperscape(server.url, `seed${seed}`, { token: "seeds-admin" }));
     }
   });
   after(async () => {

@@ -33,8 +33,12 @@
 //! - `events.rs`: `nextEvent`'s objects;
 //! - `options.rs` and `answers.rs`: the objects the class takes and answers;
 //! - `errors.rs`: the JavaScript errors and argument checks;
-//! - `offline.rs`: replicas built from JSON with no server;
 //! - `hyperscape.rs`: the native half of the `HyperscapeTerrain` adapter.
+//!
+//! The logic without I/O lives in terrain-client, shared with the WebAssembly build
+//! (client-sdk/wasm): the JSON of offline replicas (`terrain_client::offline`) and
+//! the view with this process's zone changes and the adapter's answers
+//! (`terrain_client::view`).
 
 pub mod answers;
 mod errors;
@@ -43,7 +47,6 @@ pub mod fast;
 mod handoff;
 pub mod hyperscape;
 pub mod local_terrain;
-mod offline;
 pub mod options;
 pub mod replica;
 mod surface_cache;

@@ -13,10 +13,10 @@ use tokio::sync::{broadcast, watch};
 
 use crate::answers::{FoundPath, PathCheck, TerrainInfo, flat, info_object, unreachable_code};
 use crate::errors::{closed_error, invalid, js_error, pairs, point_error, sdk_error};
+use crate::events;
 use crate::handoff::{Applied, Handoff, Publisher, forward};
 use crate::options::{DEFAULT_WAIT_MS, FindOptions, MAX_SAFE_INTEGER, OpenOptions, timeout_ms};
 use crate::replica::{Replica, Source};
-use crate::{events, offline};
 
 /// A local replica of one world: heights bit for bit what the server answers at
 /// [`LocalTerrain::revision`].
@@ -138,8 +138,10 @@ impl LocalTerrain {
     /// first) in its place.
     #[napi(writable, catch_unwind)]
     pub fn offline(world: String, zones: String) -> Result<LocalTerrain> {
-        let info = offline::world_info(&world).map_err(|e| invalid(format!("world: {e}")))?;
-        let list = offline::zone_list(&zones).map_err(|e| invalid(format!("zones: {e}")))?;
+        let info = terrain_client::offline::world_info(&world)
+            .map_err(|e| invalid(format!("world: {e}")))?;
+        let list = terrain_client::offline::zone_list(&zones)
+            .map_err(|e| invalid(format!("zones: {e}")))?;
         let terrain = terrain_client::build_terrain(&info, &list).map_err(js_error)?;
         let snapshot = Snapshot::from_terrain(terrain, list.revision);
         Ok(LocalTerrain::new(

@@ -7,13 +7,12 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use napi::Result;
-use terrain_client::Snapshot;
+use terrain_client::{Snapshot, view::View};
 use terrain_core::walk::WalkRule;
 use tokio::sync::{broadcast, watch};
 
 use crate::errors::{closed_error, invalid, js_error, point_error, sdk_error};
 use crate::handoff::Applied;
-use crate::hyperscape;
 use crate::surface_cache::SurfaceCache;
 
 /// What the JS object reads from: a following replica, or a fixed snapshot and the
@@ -35,48 +34,25 @@ impl Source {
     }
 }
 
-/// An open replica: where it reads from and the snapshot the reads see.
+/// An open replica: where it reads from and the view the reads see (terrain-client's
+/// [`View`]: the base, the view, its epoch and this process's zone changes, reached
+/// through `Deref`).
 pub(crate) struct Open {
     pub(crate) source: Source,
-    /// The server's state the view is built on: a live replica's is the follower's
-    /// latest as of the last hand-over on the JavaScript thread ([`Replica::publish`]).
-    pub(crate) base: Arc<Snapshot>,
-    /// The snapshot every read answers at: `base` with the zone changes made in this
-    /// process and not yet in `base` on top ([`hyperscape::Overlay`]; none: `base`
-    /// itself).
-    pub(crate) view: Arc<Snapshot>,
-    /// Bumped each time `view` changes: what JavaScript keeps, it keeps by epoch.
-    pub(crate) epoch: u64,
-    /// Zone changes made in this process, applied over `base` until the server's
-    /// revision that holds them reaches it; the towns of the difficulty rule.
-    pub(crate) overlay: hyperscape::Overlay,
+    pub(crate) state: View,
 }
 
-impl Open {
-    /// Takes `base` as the server's state: drops the local changes it now holds and
-    /// builds the view again (see [`Open::rebuild`]).
-    pub(crate) fn rebase(&mut self, base: Arc<Snapshot>) -> Vec<f64> {
-        self.base = base;
-        self.rebuild()
-    }
+impl std::ops::Deref for Open {
+    type Target = View;
 
-    /// Builds the view from `base` and the pending local changes; when it differs
-    /// from the one before, bumps the epoch. Answers `[epoch, n, minX, minZ, maxX,
-    /// maxZ, ...]`: the view's epoch and the `n` rectangles where the zones changed
-    /// (a zone's outer bounds, old and new), so a reader's cache can drop what lies
-    /// there and keep the rest.
-    pub(crate) fn rebuild(&mut self) -> Vec<f64> {
-        self.overlay.prune(&self.base);
-        let view = self.overlay.apply(&self.base);
-        let mut out = vec![0.0, 0.0];
-        if !Arc::ptr_eq(&view, &self.view) {
-            hyperscape::changed_bounds(self.view.terrain(), view.terrain(), &mut out);
-            self.view = view;
-            self.epoch += 1;
-        }
-        out[0] = self.epoch as f64;
-        out[1] = ((out.len() - 2) / 4) as f64;
-        out
+    fn deref(&self) -> &View {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Open {
+    fn deref_mut(&mut self) -> &mut View {
+        &mut self.state
     }
 }
 
@@ -108,10 +84,7 @@ impl Replica {
             applied: broadcast::channel(terrain_client::REPLICA_EVENTS).0,
             open: RwLock::new(Some(Open {
                 source,
-                base: Arc::clone(&view),
-                view,
-                epoch: 0,
-                overlay: hyperscape::Overlay::default(),
+                state: View::new(view),
             })),
             surface: Mutex::new(None),
         }
@@ -138,7 +111,7 @@ impl Replica {
 
     /// Takes the follower's latest snapshot as the base of the view (on the
     /// JavaScript thread, from the hand-over's callback); answers the view's epoch and
-    /// the rectangles where its zones changed ([`Open::rebuild`]; `[0, 0]` once
+    /// the rectangles where its zones changed ([`View::rebuild`]; `[0, 0]` once
     /// closed).
     pub(crate) fn publish(&self) -> Vec<f64> {
         let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());

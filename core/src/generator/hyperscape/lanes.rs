@@ -12,7 +12,9 @@
 //! The lane code is plain Rust over arrays, always inlined; [`dispatch`] runs it
 //! inside `pulp`'s runtime-detected target-feature context (AVX2 on x86-64 CPUs that
 //! have it), where the compiler vectorises it, and as ordinary baseline code on CPUs
-//! without.
+//! without. On WebAssembly there is no dispatch: the lanes are plain code, built with
+//! whatever features the build enables (never relaxed SIMD, whose fused multiply-adds
+//! may round differently from machine to machine; see client-sdk/wasm).
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
@@ -28,9 +30,17 @@ pub(crate) type M4 = [bool; LANES];
 
 /// Runs `f` with the best SIMD features this CPU has (detected once by `pulp`). Mark
 /// the closure `#[inline(always)]`: only code inlined into it gets the features.
+#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 pub(crate) fn dispatch<R>(f: impl FnOnce() -> R) -> R {
     pulp::Arch::new().dispatch(f)
+}
+
+/// On WebAssembly: `f` itself (see the module docs).
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+pub(crate) fn dispatch<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 impl F4 {

@@ -1,10 +1,11 @@
-//! The JSON that `LocalTerrain.offline` reads, into terrain-client's types: a world
-//! as `GET /v1/worlds` lists it, and zones as `GET /v1/worlds/{world}/flat-zones`
-//! answers them. The terrain is then built by `terrain_client::build_terrain`, the
-//! function a live replica builds with.
+//! The JSON an offline replica is built from, into this crate's types: a world as
+//! `GET /v1/worlds` lists it, and zones as `GET /v1/worlds/{world}/flat-zones`
+//! answers them (Node's `LocalTerrain.offline`, the WebAssembly replica). The terrain
+//! is then built by [`crate::build_terrain`], the function a live replica builds with.
+//! Errors are messages naming the field (`walkability.name: unknown rule "x"`).
 
+use crate::{WorldInfo, WorldLayout, ZoneEntry, ZoneHeight, ZoneList};
 use serde_json::{Map, Value};
-use terrain_client::{WorldInfo, WorldLayout, ZoneEntry, ZoneHeight, ZoneList};
 use terrain_core::voxel::VoxelConfig;
 use terrain_core::walk::{BiomeLimits, MAX_STEP, WalkRule};
 use terrain_core::zones::ZoneDoc;
@@ -180,40 +181,54 @@ pub fn zone_list(json: &str) -> Result<ZoneList, String> {
     };
     let mut zones = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let at = |e: String| format!("zones[{i}].{e}");
-        let mut o = item
-            .as_object()
-            .ok_or_else(|| format!("zones[{i}]: expected an object"))?
-            .clone();
-        let zone_revision = match o.remove("revision") {
-            None => i as u64 + 1,
-            Some(r) => r
-                .as_u64()
-                .ok_or_else(|| at("revision: expected a non-negative integer".into()))?,
-        };
-        let doc: ZoneDoc =
-            serde_json::from_value(Value::Object(o)).map_err(|e| format!("zones[{i}]: {e}"))?;
-        let id = doc.id.clone().ok_or_else(|| at("id: required".into()))?;
-        let spec = doc
-            .spec()
-            .map_err(|e| at(format!("{}: {}", e.field(), e.reason())))?;
-        let height = match spec.height {
-            ZoneHeight::Absolute(h) => h,
-            ZoneHeight::Offset(_) => {
-                return Err(at(
-                    "heightOffset: offline zones need an absolute height (as listed)".into(),
-                ));
-            }
-        };
-        zones.push(ZoneEntry {
-            zone: spec.resolve(id, height),
-            revision: zone_revision,
-        });
+        zones.push(entry(item, i as u64 + 1).map_err(|e| format!("zones[{i}]{e}"))?);
     }
     let revision = revision.unwrap_or_else(|| zones.iter().map(|z| z.revision).max().unwrap_or(0));
     Ok(ZoneList {
         zones,
         revision,
         epoch: String::new(),
+    })
+}
+
+/// One zone as `GET /v1/worlds/{world}/flat-zones/{id}` answers it (or as one item of
+/// [`zone_list`]): its `id`, an absolute `height`, and its `revision` (the one that
+/// registered it, which orders layered zones), `revision` when it has none. Errors
+/// name the field (`height: ...`).
+pub fn zone(json: &str, revision: u64) -> Result<ZoneEntry, String> {
+    let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    entry(&value, revision).map_err(|e| e.trim_start_matches(['.', ':', ' ']).to_string())
+}
+
+/// One item of a zone list, its revision `revision` when it has none; errors start
+/// with `.field` or `: why`, for the caller to put the item's name in front.
+fn entry(item: &Value, revision: u64) -> Result<ZoneEntry, String> {
+    let at = |e: String| format!(".{e}");
+    let mut o = item
+        .as_object()
+        .ok_or_else(|| ": expected an object".to_string())?
+        .clone();
+    let zone_revision = match o.remove("revision") {
+        None => revision,
+        Some(r) => r
+            .as_u64()
+            .ok_or_else(|| at("revision: expected a non-negative integer".into()))?,
+    };
+    let doc: ZoneDoc = serde_json::from_value(Value::Object(o)).map_err(|e| format!(": {e}"))?;
+    let id = doc.id.clone().ok_or_else(|| at("id: required".into()))?;
+    let spec = doc
+        .spec()
+        .map_err(|e| at(format!("{}: {}", e.field(), e.reason())))?;
+    let height = match spec.height {
+        ZoneHeight::Absolute(h) => h,
+        ZoneHeight::Offset(_) => {
+            return Err(at(
+                "heightOffset: offline zones need an absolute height (as listed)".into(),
+            ));
+        }
+    };
+    Ok(ZoneEntry {
+        zone: spec.resolve(id, height),
+        revision: zone_revision,
     })
 }
