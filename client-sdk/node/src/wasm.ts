@@ -5,12 +5,14 @@
 // CPU). The answers are terrain-core's, computed in the module with its own maths.
 //
 // What it covers: `LocalTerrain.offline(world, zones)` and everything read from it
-// (HyperscapeTerrain's point methods included). `LocalTerrain.open(url, world)` needs a
-// follower that drives the replica's sink (`reset`, `put`, `remove`: see `WasmSink`)
-// from the server's events; until one is attached (`setFollower`), `open` rejects.
+// (HyperscapeTerrain's point methods included), and `LocalTerrain.open(url, world)`: a
+// follower drives the replica's sink (`reset`, `put`, `remove`: see `WasmSink`) from
+// the server's events, by default src/wasm-follow.ts (HTTP and the events WebSocket;
+// `setFollower` replaces it).
 import { join } from "node:path";
 import type * as Addon from "./addon";
 import type { Fast } from "./native";
+import { followOverHttp } from "./wasm-follow";
 
 /** The module's `Replica` (client-sdk/wasm/src/replica.rs and reads.rs). */
 export interface WasmReplica extends WasmSink {
@@ -107,7 +109,7 @@ interface WasmModule {
 export const wasmPath: string =
   process.env.TERRAIN_CLIENT_WASM_PATH ?? join(__dirname, "..", "..", "wasm", "terrain_wasm_node.js");
 
-let follower: WasmFollower | null = null;
+let follower: WasmFollower | null = followOverHttp;
 
 /** Attaches the follower `LocalTerrain.open` runs over the WebAssembly replica. */
 export function setFollower(f: WasmFollower | null): void {

@@ -1,0 +1,100 @@
+// The follower `LocalTerrain.open` runs over the WebAssembly replica (src/wasm.ts): the
+// zone follower of src/follow (the Rust replica's protocol over HTTP and the events
+// WebSocket) driving the module's sink. The native addon follows over gRPC in Rust;
+// this is the same protocol for where that addon does not load.
+//
+// On Node 22 and later the runtime's own WebSocket is used; Node 20 has none, and the
+// `ws` package (a dependency) is taken instead.
+import { Follower, type ZoneSink } from "./follow";
+import type { WebSocketConstructor } from "./follow/types";
+import type { FollowerHandle, WasmFollower, WasmSink } from "./wasm";
+import type * as Addon from "./addon";
+
+/** The runtime's WebSocket, else the `ws` package's. */
+function webSocket(): WebSocketConstructor {
+  const own = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  if (own !== undefined) return own;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("ws") as WebSocketConstructor;
+}
+
+/** Follows `world` of the server at `url` over HTTP and its events WebSocket, building
+ * the replica from the first zone list and handing every later change to its sink. */
+export const followOverHttp: WasmFollower = async ({ url, world, create, onPublish }) => {
+  let sink: WasmSink | null = null;
+  const events: Addon.LocalEvent[] = [];
+  const takers: ((event: Addon.LocalEvent | null) => void)[] = [];
+  let ended = false;
+  const deliver = (event: Addon.LocalEvent | null) => {
+    const taker = takers.shift();
+    if (taker !== undefined) taker(event);
+    else if (event !== null) events.push(event);
+  };
+  const zones = (revision: number, list: unknown[]) => JSON.stringify({ zones: list, revision });
+  const follower = await Follower.open({
+    url,
+    world,
+    WebSocket: webSocket(),
+    sink: (listing): ZoneSink => ({
+      reset(revision, list) {
+        if (sink === null) sink = create(JSON.stringify(listing), zones(revision, list));
+        else onPublish(sink.reset(revision, zones(revision, list)));
+      },
+      put(revision, zone) {
+        if (sink !== null) onPublish(sink.put(revision, JSON.stringify(zone)));
+      },
+      remove(revision, id) {
+        if (sink !== null) onPublish(sink.remove(revision, id));
+      },
+    }),
+  });
+  follower.on("tiles", ({ event }) => {
+    const b = event.bounds;
+    const local: Addon.LocalEvent = {
+      kind: event.change,
+      revision: event.revision,
+      zone: event.zone,
+      bounds: { minX: b.minX, minZ: b.minZ, maxX: b.maxX, maxZ: b.maxZ },
+      tileCount: event.tileCount,
+    };
+    if (event.maxHeightDelta !== null) local.maxHeightDelta = event.maxHeightDelta;
+    deliver(local);
+  });
+  follower.on("rebuilt", ({ revision }) => deliver({ kind: "rebuilt", revision }));
+  follower.on("stopped", () => {
+    ended = true;
+    while (takers.length > 0) deliver(null);
+  });
+  const handle: FollowerHandle = {
+    close() {
+      ended = true;
+      follower.close();
+      while (takers.length > 0) deliver(null);
+    },
+    waitForRevision(revision, timeoutMs) {
+      return new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`revision ${revision}: not reached within ${timeoutMs} ms (at ${follower.revision})`)),
+          timeoutMs,
+        );
+        follower.waitForRevision(revision).then(
+          (r) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+          (e: Error) => {
+            clearTimeout(timer);
+            reject(e);
+          },
+        );
+      });
+    },
+    nextEvent() {
+      const event = events.shift();
+      if (event !== undefined) return Promise.resolve(event);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve) => takers.push(resolve));
+    },
+  };
+  return handle;
+};
