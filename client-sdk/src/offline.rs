@@ -162,6 +162,28 @@ pub fn world_info(json: &str) -> Result<WorldInfo, String> {
     })
 }
 
+/// The towns of one world of `GET /v1/worlds` (`walkability.towns`, `{x, z, radius}`
+/// each: the difficulty rule's, empty where the rule has none), checked as the server
+/// checks a world's towns ([`crate::view::towns_of`]).
+pub fn world_towns(json: &str) -> Result<Vec<terrain_core::walk::Town>, String> {
+    let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let towns = match value.get("walkability").and_then(|w| w.get("towns")) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(towns)) => towns,
+        Some(_) => return Err("walkability.towns: expected an array".into()),
+    };
+    let mut flat = Vec::with_capacity(3 * towns.len());
+    for (i, town) in towns.iter().enumerate() {
+        let o = town
+            .as_object()
+            .ok_or_else(|| format!("walkability.towns[{i}]: expected an object"))?;
+        for key in ["x", "z", "radius"] {
+            flat.push(number(o, key).map_err(|e| format!("walkability.towns[{i}].{e}"))?);
+        }
+    }
+    crate::view::towns_of(&flat).map_err(|e| format!("walkability.{e}"))
+}
+
 /// The zones of `GET /v1/worlds/{world}/flat-zones` (`{"zones": [...], "revision"}`),
 /// or a bare array of zones. Each zone needs its `id` and an absolute `height`; its
 /// `revision` (the one that registered it, which orders layered zones) defaults to

@@ -10,6 +10,9 @@ import type { WebSocketConstructor } from "./follow/types";
 import type { FollowerHandle, WasmFollower, WasmSink } from "./wasm";
 import type * as Addon from "./addon";
 
+/** The longest timeout an option may give (one hour), as the native addon's. */
+const MAX_TIMEOUT_MS = 3_600_000;
+
 /** The runtime's WebSocket, else the `ws` package's. */
 function webSocket(): WebSocketConstructor {
   const own = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
@@ -20,7 +23,25 @@ function webSocket(): WebSocketConstructor {
 
 /** Follows `world` of the server at `url` over HTTP and its events WebSocket, building
  * the replica from the first zone list and handing every later change to its sink. */
-export const followOverHttp: WasmFollower = async ({ url, world, create, onPublish }) => {
+export const followOverHttp: WasmFollower = async ({ url, world, options, create, onPublish }) => {
+  // Refused as the native addon refuses them, before anything is sent.
+  const timeoutMs = options?.connectTimeoutMs;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
+    throw new Error(
+      `connectTimeoutMs: must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`,
+    );
+  }
+  if (options?.caFile !== undefined) {
+    // Node's fetch and WebSocket take their CAs from the process, not per request.
+    throw new Error(
+      "caFile: the WebAssembly build's follower uses Node's own TLS trust; " +
+        "start Node with NODE_EXTRA_CA_CERTS=<file> instead",
+    );
+  }
+  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url)?.[1];
+  if (scheme !== undefined && scheme !== "http" && scheme !== "https") {
+    throw new Error(`url: the scheme must be http:// or https://, got ${JSON.stringify(scheme)}`);
+  }
   let sink: WasmSink | null = null;
   const events: Addon.LocalEvent[] = [];
   const takers: ((event: Addon.LocalEvent | null) => void)[] = [];
@@ -35,6 +56,7 @@ export const followOverHttp: WasmFollower = async ({ url, world, create, onPubli
     url,
     world,
     WebSocket: webSocket(),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
     sink: (listing): ZoneSink => ({
       reset(revision, list) {
         if (sink === null) sink = create(JSON.stringify(listing), zones(revision, list));
@@ -74,7 +96,12 @@ export const followOverHttp: WasmFollower = async ({ url, world, create, onPubli
     waitForRevision(revision, timeoutMs) {
       return new Promise<number>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`revision ${revision}: not reached within ${timeoutMs} ms (at ${follower.revision})`)),
+          () =>
+            reject(
+              new Error(
+                `revision ${revision}: not reached within ${timeoutMs} ms (the replica is at ${follower.revision}; is the server reachable?)`,
+              ),
+            ),
           timeoutMs,
         );
         follower.waitForRevision(revision).then(

@@ -49,11 +49,12 @@ impl Replica {
         let info = offline::world_info(world).map_err(|e| js_error(format!("world: {e}")))?;
         let list = offline::zone_list(zones).map_err(|e| js_error(format!("zones: {e}")))?;
         let terrain = build_terrain(&info, &list).map_err(js_error)?;
+        let towns = offline::world_towns(world).map_err(|e| js_error(format!("world: {e}")))?;
         let snapshot = Arc::new(Snapshot::from_terrain(terrain, list.revision));
         Ok(Replica {
             world: info,
             state: View::new(snapshot),
-            towns: Vec::new(),
+            towns,
         })
     }
 
