@@ -26,6 +26,7 @@
 //! The files: `replica.rs` (the class and its sink), `reads.rs` (its reads),
 //! `surface.rs` (the surface rule and the limits as free functions).
 
+pub mod maths;
 mod reads;
 mod replica;
 mod surface;
