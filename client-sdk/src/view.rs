@@ -26,6 +26,7 @@ use std::{
 use terrain_core::{
     FlatZone, Terrain, WorldGenerator,
     generator::hyperscape::{Biome, Hyperscape},
+    mesh::{TileMesh, build_tile},
     walk::{
         BiomeLimits, MAX_TOWNS, Reason, Town, WalkRule, Walker, difficulty::difficulty,
         flags::tile_flags,
@@ -440,6 +441,59 @@ pub fn difficulty_answer(
         f64::from(u8::from(d.is_safe)),
         biome_index(Some(d.biome)),
     ])
+}
+
+/// Tile `(tx, tz)`'s mesh at `terrain`, built at `version` as the server's mesh routes
+/// build it ([`build_tile`]: float32 positions relative to the placement, normals,
+/// the original's vertex colours and biome ids, carved cells absent), or why not:
+/// a tile the server refuses (`tx: ...`: not a whole number, or `tx * size` beyond the
+/// coordinate range, as its `check_tile` says), and every tile of a voxel world
+/// (`world: ...`), whose meshes the server serves as its chunks' greedy meshes, which
+/// a replica does not build ([`chunk_blocks`] gives the chunk's blocks).
+pub fn tile_mesh(terrain: &Terrain, tx: f64, tz: f64, version: u64) -> Result<TileMesh, String> {
+    let generator = terrain.generator();
+    if generator.as_voxel().is_some() {
+        return Err(
+            "world: a voxel world's tile meshes are its chunks' greedy meshes, \
+            which a replica does not build; read the chunk's blocks instead"
+                .to_string(),
+        );
+    }
+    let size = generator.tile_grid().size;
+    let limit = terrain_core::COORDINATE_LIMIT;
+    let index = |name: &str, t: f64| {
+        if t.fract() == 0.0 && (t * size).abs() <= limit {
+            Ok(t as i64)
+        } else {
+            Err(format!(
+                "{name}: must be a whole tile index with {name} * {size} within ±{limit}, got {t}"
+            ))
+        }
+    };
+    Ok(build_tile(
+        terrain,
+        (index("tx", tx)?, index("tz", tz)?),
+        version,
+    ))
+}
+
+/// A voxel world's chunk `(cx, cz)` at `terrain`, in the binary form the server's
+/// blocks route and `GetChunkBlocks` answer ([`Chunk::encode`](terrain_core::voxel::Chunk::encode)),
+/// bit for bit; `None` on other worlds. A chunk the server refuses is refused in its
+/// words (`cx: ...`: not a whole number, or beyond [`MAX_CHUNK`](terrain_core::voxel::MAX_CHUNK)).
+pub fn chunk_blocks(terrain: &Terrain, cx: f64, cz: f64) -> Result<Option<Vec<u8>>, String> {
+    let max = terrain_core::voxel::MAX_CHUNK;
+    let index = |name: &str, c: f64| {
+        if c.fract() == 0.0 && c.abs() <= max as f64 {
+            Ok(c as i64)
+        } else {
+            Err(format!(
+                "{name}: chunk {c} is beyond the voxel chunks served: must be a whole number with |{name}| at most {max}"
+            ))
+        }
+    };
+    let (cx, cz) = (index("cx", cx)?, index("cz", cz)?);
+    Ok(terrain.voxel_chunk(cx, cz).map(|c| c.encode()))
 }
 
 /// A whole number of tiles from `name`, within the coordinate range.

@@ -87,6 +87,27 @@ export interface FoundPath {
 }
 
 /**
+ * A tile's mesh ({@link LocalTerrain.tileMesh}), in the original game's layout and
+ * bit for bit the server's (`GET /v1/worlds/{w}/tiles/{tx}/{tz}/mesh`).
+ */
+export interface TileMesh {
+  /** `x, y, z` per vertex (float32), relative to `placement`; `y` is the height. */
+  positions: Float32Array;
+  /** Unit normals, `x, y, z` per vertex. */
+  normals: Float32Array;
+  /** Linear `r, g, b` per vertex: the original's vertex colours (empty for generators without them). */
+  colors: Float32Array;
+  /** Each vertex's biome id (0 plains ... 7 swamp; empty for generators without biomes). */
+  biomeIds: Uint8Array;
+  /** Three vertex indices per triangle, two triangles per cell; carved cells are absent. */
+  index: Uint32Array;
+  /** The world position of the tile's local origin, `[x, y, z]`. */
+  placement: Float64Array;
+  /** Vertices per edge (64 on hyperscape tiles, 65 on osrs map squares). */
+  resolution: number;
+}
+
+/**
  * A local replica of one world: heights computed in-process by the Rust SDK's code,
  * bit for bit what the server answers at {@link LocalTerrain.revision}.
  *
@@ -148,6 +169,23 @@ export declare class LocalTerrain {
    * `walk-grid` answers 413 beyond); bad arguments throw naming them.
    */
   walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array;
+  /**
+   * Tile `(tx, tz)`'s mesh at the replica's view: what the server's mesh routes serve
+   * for that tile at {@link revision}, bit for bit (terrain-core's `build_tile`, the
+   * function the server calls; zones flatten and carve it). Tile indices are whole
+   * numbers with `tx * tileSize` within ±2^46 m (else a TypeError or RangeError naming
+   * `tx` or `tz`); a voxel world's tiles are its chunks' greedy meshes, which the
+   * replica does not build: an error naming `world` (read {@link chunkBlocks}).
+   */
+  tileMesh(tx: number, tz: number): TileMesh;
+  /**
+   * A voxel world's chunk `(cx, cz)` (32 x 32 columns) at the replica's view, in the
+   * compact binary form of the server's `GET .../tiles/{cx}/{cz}/blocks?format=binary`
+   * (and gRPC `ChunkBlocks.blocks`), bit for bit; `null` on other worlds. Chunk
+   * indices are whole numbers with `|cx|`, `|cz|` at most 2^20 (else a TypeError or
+   * RangeError naming them).
+   */
+  chunkBlocks(cx: number, cz: number): Uint8Array | null;
   /**
    * Resolves once the replica reflects `revision` or later, with the revision reached.
    * Rejects when the replica stopped following or was closed, or once `timeoutMs`

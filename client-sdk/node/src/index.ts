@@ -5,10 +5,10 @@
 import type * as Addon from "./addon";
 import { addon } from "./native";
 
-export type { EventBounds, FindOptions, FoundPath, LocalEvent, OpenOptions, PathCheck, TerrainInfo } from "./addon";
+export type { EventBounds, FindOptions, FoundPath, LocalEvent, OpenOptions, PathCheck, TerrainInfo, TileMesh } from "./addon";
 export const LocalTerrain: typeof Addon.LocalTerrain = addon.LocalTerrain;
 export type LocalTerrain = Addon.LocalTerrain;
-export { MAX_TOWNS, MAX_WALK_GRID_SIDE, MAX_WALK_GRID_TILES, addonPath } from "./native";
+export { MAX_TOWNS, MAX_WALK_GRID_SIDE, MAX_WALK_GRID_TILES, addonPath, usingWasm } from "./native";
 
 // - `TerrainClient`: a typed gRPC client of every service in proto/terrain/v1.
 export {

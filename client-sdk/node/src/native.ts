@@ -18,7 +18,7 @@
 // object and kept on it under private symbols.
 import { join } from "node:path";
 import type * as Addon from "./addon";
-import { argumentError, numberArg, numberArgs, optionsArg, pointsArg, stringArg, wholeArg } from "./args";
+import { argumentError, fieldError, numberArg, numberArgs, optionsArg, pointsArg, stringArg, wholeArg } from "./args";
 import { type SurfaceAddon, SurfaceTiles } from "./surface";
 import { type TileAddon, TileCache } from "./tiles";
 import { loadWasm } from "./wasm";
@@ -31,6 +31,8 @@ export const addonPath: string =
  * terrain-node, modules `fast` and `hyperscape`). */
 export interface Fast extends SurfaceAddon, TileAddon {
   replicaHeightFn(handle: unknown): (x: number, z: number) => number;
+  replicaTileMesh(handle: unknown, tx: number, tz: number): Addon.TileMesh;
+  replicaChunkBlocks(handle: unknown, cx: number, cz: number): Uint8Array | null;
   hsWorld(handle: unknown): string;
   hsProceduralFn(handle: unknown): (x: number, z: number) => number;
   hsNormal(handle: unknown, x: number, z: number, out: Float64Array): void;
@@ -176,6 +178,33 @@ proto.walkGrid = function walkGrid(this: WithHandle, minTileX: number, minTileZ:
     throw argumentError(RangeError, "width", `${tiles} points exceed the limit of ${MAX_WALK_GRID_TILES} per request`);
   }
   return tilesOf(this).walkGrid(minTileX, minTileZ, width, depth);
+};
+
+/** The refusal `e` of a tile or chunk read (`tx: ...`, terrain-client's
+ * `view::tile_mesh` and `view::chunk_blocks`) naming its field: a RangeError for an
+ * index, an Error for the world. */
+function indexRefusal(e: unknown): unknown {
+  const m = e instanceof Error ? /^(tx|tz|cx|cz|world): /.exec(e.message) : null;
+  if (!m) return e;
+  return fieldError((e as Error).message, m[1]!, m[1] === "world" ? Error : RangeError);
+}
+const TILE = ["tx", "tz"] as const;
+const CHUNK = ["cx", "cz"] as const;
+proto.tileMesh = function tileMesh(this: WithHandle, tx: number, tz: number): Addon.TileMesh {
+  if (typeof tx !== "number" || typeof tz !== "number") numberArgs(TILE, [tx, tz]);
+  try {
+    return loaded.replicaTileMesh(handleOf(this), tx, tz);
+  } catch (e) {
+    throw indexRefusal(e);
+  }
+};
+proto.chunkBlocks = function chunkBlocks(this: WithHandle, cx: number, cz: number): Uint8Array | null {
+  if (typeof cx !== "number" || typeof cz !== "number") numberArgs(CHUNK, [cx, cz]);
+  try {
+    return loaded.replicaChunkBlocks(handleOf(this), cx, cz);
+  } catch (e) {
+    throw indexRefusal(e);
+  }
 };
 
 /** Puts `check` of the arguments in front of the addon's method `name`. */

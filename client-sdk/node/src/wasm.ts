@@ -46,7 +46,39 @@ export interface WasmReplica extends WasmSink {
   unregister(id: string): Float64Array;
   settle(seq: number, revision: number): Float64Array;
   setTowns(towns?: Float64Array): void;
+  tileMesh(tx: number, tz: number): WasmTileMesh;
+  chunkBlocks(cx: number, cz: number): Uint8Array | undefined;
   free(): void;
+}
+
+/** The module's `TileMesh` (client-sdk/wasm/src/reads.rs): each getter copies its
+ * array out of the module. */
+interface WasmTileMesh {
+  readonly positions: Float32Array;
+  readonly normals: Float32Array;
+  readonly colors: Float32Array;
+  readonly biomeIds: Uint8Array;
+  readonly index: Uint32Array;
+  readonly placement: Float64Array;
+  readonly resolution: number;
+  free(): void;
+}
+
+/** A module `TileMesh` as the addon's plain object (the module's copy freed). */
+function tileMeshOf(mesh: WasmTileMesh): Addon.TileMesh {
+  try {
+    return {
+      positions: mesh.positions,
+      normals: mesh.normals,
+      colors: mesh.colors,
+      biomeIds: mesh.biomeIds,
+      index: mesh.index,
+      placement: mesh.placement,
+      resolution: mesh.resolution,
+    };
+  } finally {
+    mesh.free();
+  }
 }
 
 /** The sink a follower drives (another module, src/follow): each call changes the
@@ -292,6 +324,8 @@ export function loadWasm(): typeof Addon & Fast {
     replicaSurfaceEvaluated: (h, x, z) => r(h).surfaceEvaluated(x, z),
     replicaSurfaceLayout: (h) => r(h).surfaceLayout(),
     replicaSurfaceTile: (h, tx, tz) => r(h).surfaceTile(tx, tz),
+    replicaTileMesh: (h, tx, tz) => tileMeshOf(r(h).tileMesh(tx, tz)),
+    replicaChunkBlocks: (h, cx, cz) => undef(r(h).chunkBlocks(cx, cz)),
     hsGrid: (h, x0, z0, w, d, flags, heights) => r(h).grid(x0, z0, w, d, flags, heights),
     hsWorld: (h) => r(h).worldFacts(),
     hsProceduralFn: (h) => {

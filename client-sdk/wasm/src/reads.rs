@@ -413,22 +413,22 @@ impl Replica {
         .to_string())
     }
 
-    /// Tile `(tx, tz)`'s mesh at the view, as the server builds it.
+    /// Tile `(tx, tz)`'s mesh at the view, as the server's mesh routes serve it
+    /// (terrain-client's `view::tile_mesh`, as the Node addon's), or the refusal naming
+    /// `tx`, `tz` or `world` (a voxel world).
     #[wasm_bindgen(js_name = tileMesh)]
     pub fn tile_mesh(&self, tx: f64, tz: f64) -> Result<TileMesh, JsError> {
-        let key = (tile_index(tx, "tx")?, tile_index(tz, "tz")?);
         let version = self.state.base.revision();
-        Ok(TileMesh {
-            mesh: terrain_core::mesh::build_tile(self.view().terrain(), key, version),
-        })
+        let mesh = view::tile_mesh(self.view().terrain(), tx, tz, version).map_err(js_error)?;
+        Ok(TileMesh { mesh })
     }
 
     /// A voxel world's chunk `(cx, cz)` at the view, in the encoding of the server's
-    /// `GetChunkBlocks` (`blocks`); `undefined` for other worlds.
+    /// `GetChunkBlocks` (`blocks`; terrain-client's `view::chunk_blocks`, as the Node
+    /// addon's); `undefined` for other worlds.
     #[wasm_bindgen(js_name = chunkBlocks)]
     pub fn chunk_blocks(&self, cx: f64, cz: f64) -> Result<Option<Vec<u8>>, JsError> {
-        let (cx, cz) = (tile_index(cx, "cx")?, tile_index(cz, "cz")?);
-        Ok(self.view().chunk(cx, cz).map(|c| c.encode()))
+        view::chunk_blocks(self.view().terrain(), cx, cz).map_err(js_error)
     }
 }
 

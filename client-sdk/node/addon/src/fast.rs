@@ -15,9 +15,10 @@ use std::{panic::AssertUnwindSafe, sync::Arc};
 
 use napi::{
     Env, Result,
-    bindgen_prelude::{External, Float32Array, Float64Array, Function},
+    bindgen_prelude::{External, Float32Array, Float64Array, Function, Uint8Array, Uint32Array},
 };
 use napi_derive::napi;
+use terrain_client::view;
 use terrain_core::{TileGrid, mesh::SurfaceTile};
 
 use crate::errors::{invalid, sdk_error};
@@ -118,6 +119,77 @@ pub fn replica_surface_tile(
     let tile = SurfaceTile::new(snapshot.terrain(), key);
     let heights: Vec<f32> = tile.heights().iter().map(|&h| h as f32).collect();
     Ok(Float32Array::new(heights))
+}
+
+/// A tile's mesh as typed arrays, in the original game's layout: what
+/// `LocalTerrain.tileMesh` answers.
+#[napi(object)]
+pub struct TileMeshArrays {
+    /// `x, y, z` per vertex (float32), relative to `placement`; `y` is the height.
+    pub positions: Float32Array,
+    /// Unit normals, `x, y, z` per vertex.
+    pub normals: Float32Array,
+    /// Linear `r, g, b` per vertex (hyperscape tiles; empty for other generators).
+    pub colors: Float32Array,
+    /// Each vertex's biome id (hyperscape tiles; empty for other generators).
+    pub biome_ids: Uint8Array,
+    /// Three vertex indices per triangle; carved cells absent.
+    pub index: Uint32Array,
+    /// The world position of the tile's local origin, `[x, y, z]`.
+    pub placement: Float64Array,
+    /// Vertices per edge.
+    pub resolution: u32,
+}
+
+impl std::fmt::Debug for TileMeshArrays {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TileMeshArrays")
+            .field("placement", &&self.placement[..])
+            .field("resolution", &self.resolution)
+            .field("vertices", &(self.positions.len() / 3))
+            .field("triangles", &(self.index.len() / 3))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Tile `(tx, tz)`'s mesh at the view, as the server's mesh routes serve it
+/// (terrain-client's [`view::tile_mesh`]: core's `build_tile`, the function the server
+/// calls), or the refusal naming `tx`, `tz` or `world` (a voxel world).
+#[napi(catch_unwind, ts_args_type = "handle: unknown, tx: number, tz: number")]
+pub fn replica_tile_mesh(
+    handle: &External<Arc<Replica>>,
+    tx: f64,
+    tz: f64,
+) -> Result<TileMeshArrays> {
+    let mesh = handle
+        .read(|o| view::tile_mesh(o.view.terrain(), tx, tz, o.base.revision()))?
+        .map_err(invalid)?;
+    let index: Vec<u32> = (0..mesh.indices.len())
+        .filter_map(|k| mesh.indices.get(k))
+        .collect();
+    Ok(TileMeshArrays {
+        positions: Float32Array::new(mesh.positions),
+        normals: Float32Array::new(mesh.normals),
+        colors: Float32Array::new(mesh.colours),
+        biome_ids: Uint8Array::new(mesh.biomes),
+        index: Uint32Array::new(index),
+        placement: Float64Array::new(mesh.placement.to_vec()),
+        resolution: mesh.resolution,
+    })
+}
+
+/// A voxel world's chunk `(cx, cz)` at the view in the binary form of the server's
+/// blocks route (terrain-client's [`view::chunk_blocks`]); `null` on other worlds.
+#[napi(catch_unwind, ts_args_type = "handle: unknown, cx: number, cz: number")]
+pub fn replica_chunk_blocks(
+    handle: &External<Arc<Replica>>,
+    cx: f64,
+    cz: f64,
+) -> Result<Option<Uint8Array>> {
+    let blocks = handle
+        .read(|o| view::chunk_blocks(o.view.terrain(), cx, cz))?
+        .map_err(invalid)?;
+    Ok(blocks.map(Uint8Array::new))
 }
 
 /// `[size, shift, step, n]` of the grid of `size` m tiles with `resolution` vertices
