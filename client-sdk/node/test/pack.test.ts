@@ -4,7 +4,11 @@
 // heights are the server's, bit for bit, and the building it registers through the
 // adapter reaches a second process's replica (the README's watcher). The package's
 // types compile in a TypeScript project, and `require("./client-sdk/node/hyperscape")`
-// works from the repository root.
+// works from the repository root. And the package on a platform its native addon does not
+// match: the same tarball with `terrain_node.node` taken out, installed without cargo,
+// loads the WebAssembly build and answers the server's bits (the trace's heights) and
+// follows a zone change (`TERRAIN_CLIENT_WASM=0`, which forbids WebAssembly, then fails to
+// load: the addon is really gone).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +17,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { TestServer, firstBitDifference } from "./server";
-import { traceWorlds } from "./hyperscape-data";
+import { num, traceRows, traceWorlds } from "./hyperscape-data";
 
 const PKG = resolve(__dirname, "..", "..");
 const ROOT = resolve(PKG, "..", "..");
@@ -143,5 +147,112 @@ describe("the packed package, installed without cargo", { skip: packable() }, ()
   test("require(\"./client-sdk/node/hyperscape\") from the repository root", () => {
     const out = run(process.execPath, ["-e", 'const { HyperscapeTerrain, NOT_PROVIDED } = require("./client-sdk/node/hyperscape"); console.log(typeof HyperscapeTerrain.open, Object.keys(NOT_PROVIDED).length > 0)'], ROOT, process.env);
     assert.equal(out.trim(), "function true");
+  });
+});
+
+/** The WebAssembly build and the compiled JavaScript are in place (`npm run build`). */
+function wasmBuilt(): string | undefined {
+  for (const f of ["wasm/terrain_wasm_bg.wasm", "wasm/terrain_wasm_node.js", "dist/src/index.js"]) {
+    if (!existsSync(join(PKG, f))) return `${f} is missing: npm run build makes it`;
+  }
+  return undefined;
+}
+
+/** The installed package's probe: a replica opened from the server, the heights of the
+ * points in points.json, then a zone PUT (with the token) and the heights once the
+ * replica reached its revision; which backend answered. */
+const PROBE = `const { LocalTerrain, usingWasm } = require("terrain-client");
+const { readFileSync } = require("node:fs");
+async function main() {
+  const [url, world, token] = process.argv.slice(2);
+  const points = new Float64Array(JSON.parse(readFileSync("points.json", "utf8")));
+  const terrain = await LocalTerrain.open(url, world);
+  const before = { revision: terrain.revision, heights: Array.from(terrain.heights(points)) };
+  const r = await fetch(url + "/v1/worlds/" + world + "/flat-zones/plaza", {
+    method: "PUT",
+    headers: { authorization: "Bearer " + token, "content-type": "application/json" },
+    body: JSON.stringify({ centerX: 0, centerZ: 0, width: 30, depth: 30, height: 33, blendRadius: 5 }),
+  });
+  if (!r.ok) throw new Error("PUT: " + r.status + " " + (await r.text()));
+  const { revision } = await r.json();
+  await terrain.waitForRevision(revision);
+  const after = { revision: terrain.revision, heights: Array.from(terrain.heights(points)), zone: terrain.zoneAt(0, 0) };
+  terrain.close();
+  console.log(JSON.stringify({ usingWasm, before, after }));
+}
+main().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+describe("the packed package without its native addon: WebAssembly, installed without cargo", { skip: wasmBuilt() }, () => {
+  let server: TestServer;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "terrain-pack-wasm-"));
+    server = await TestServer.start({ worlds: [], config: traceWorlds([0]), args: ["--admin-token", TOKEN] });
+  });
+  after(async () => {
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("npm pack, the addon removed from the tarball, npm install: the trace's heights and a zone change, over WebAssembly", async () => {
+    // The prepack check asks for the optimised addon, which this tarball drops anyway.
+    const packed = run("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, "--silent"], PKG, process.env).trim().split("\n").pop()!;
+    const unpacked = join(dir, "unpacked");
+    mkdirSync(unpacked);
+    run("tar", ["-xzf", join(dir, packed), "-C", unpacked], dir);
+    rmSync(join(unpacked, "package", "terrain_node.node"), { force: true });
+    const tarball = join(dir, "terrain-client-no-addon.tgz");
+    run("tar", ["-czf", tarball, "-C", unpacked, "package"], dir);
+    const listing = run("tar", ["-tzf", tarball], dir).split("\n");
+    assert.ok(!listing.some((f) => f.endsWith(".node")), "no native addon in the tarball");
+    for (const f of ["package/wasm/terrain_wasm_bg.wasm", "package/wasm/terrain_wasm_node.js", "package/dist/src/index.js"]) {
+      assert.ok(listing.includes(f), `the tarball holds ${f}`);
+    }
+    const manifest = JSON.parse(readFileSync(join(unpacked, "package", "package.json"), "utf8"));
+    assert.equal(manifest.os, undefined, "no os restriction: the package installs on any OS");
+    assert.equal(manifest.cpu, undefined, "no cpu restriction: the package installs on any CPU");
+
+    const project = join(dir, "game");
+    mkdirSync(project);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "game", version: "1.0.0", private: true }));
+    run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], project);
+    assert.ok(!existsSync(join(project, "node_modules", "terrain-client", "terrain_node.node")), "installed without the addon");
+    // With WebAssembly forbidden, nothing loads: the addon is really gone.
+    const forbidden = spawnSync(process.execPath, ["-e", 'require("terrain-client")'], {
+      cwd: project,
+      env: { ...ENV, TERRAIN_CLIENT_WASM: "0" },
+      encoding: "utf8",
+    });
+    assert.notEqual(forbidden.status, 0, "TERRAIN_CLIENT_WASM=0 without an addon fails");
+    assert.match(forbidden.stderr, /cannot load the native addon/);
+
+    const { rows } = traceRows(0);
+    const trace = rows.flatMap((r) => [num(r.x!), num(r.z!)]);
+    // And points on the plaza the probe registers, and its blend ring.
+    for (let x = -20; x <= 20; x += 2.5) trace.push(x, x / 3);
+    const points = new Float64Array(trace);
+    writeFileSync(join(project, "points.json"), JSON.stringify(trace));
+    writeFileSync(join(project, "probe.js"), PROBE);
+    const first = await server.heights("seed0", points);
+    assert.equal(first.revision, 0);
+
+    const out = JSON.parse(await node("probe.js", [server.url, "seed0", TOKEN], project)) as {
+      usingWasm: boolean;
+      before: { revision: number; heights: number[] };
+      after: { revision: number; heights: number[]; zone: string | null };
+    };
+    assert.equal(out.usingWasm, true, "the installed package runs over WebAssembly");
+    assert.equal(out.before.revision, 0);
+    let at = firstBitDifference(Float64Array.from(out.before.heights), first.heights);
+    assert.equal(at, -1, `point ${at}: ${out.before.heights[at]} != the server's ${first.heights[at]}`);
+    const then = await server.heights("seed0", points);
+    assert.equal(then.revision, out.after.revision, "the server is at the revision the replica reached");
+    at = firstBitDifference(Float64Array.from(out.after.heights), then.heights);
+    assert.equal(at, -1, `after the zone, point ${at}: ${out.after.heights[at]} != the server's ${then.heights[at]}`);
+    assert.equal(out.after.zone, "plaza");
+    const moved = out.after.heights.filter((h, i) => !Object.is(h, out.before.heights[i])).length;
+    assert.ok(moved > 0 && out.after.heights[rows.length + 8] === 33, `the plaza moved ${moved} points, its centre to 33 m`);
+    console.log(`over WebAssembly, installed without the addon: ${rows.length} trace points and ${points.length / 2 - rows.length} plaza points the server's bits; ${moved} moved with the zone`);
   });
 });
