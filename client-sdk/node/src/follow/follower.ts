@@ -23,9 +23,9 @@ import {
   listZones,
   sleep,
   worldInfo,
-} from "./http";
-import { EventStream } from "./stream";
-import type { FollowerEvent, FollowerOptions, TileEvent, WorldInfo, ZoneDocument, ZoneSink } from "./types";
+} from "./http.js";
+import { EventStream } from "./stream.js";
+import type { FollowerEvent, FollowerOptions, TileEvent, WorldInfo, ZoneDocument, ZoneSink } from "./types.js";
 
 /** Delay between attempts to fetch a zone while the server is away (the Rust replica's `FETCH_BACKOFF`). */
 const FETCH_BACKOFF_MS = 100;

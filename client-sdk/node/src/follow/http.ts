@@ -2,7 +2,7 @@
 // one listing, so one consistent revision) and single zones, with the errors the
 // server answers turned into `FollowError`s that name what failed and say whether
 // trying again can cure them (as the Rust SDK's `ClientError::is_transient`).
-import type { FetchLike, WorldInfo, ZoneDocument } from "./types";
+import type { FetchLike, WorldInfo, ZoneDocument } from "./types.js";
 
 /** The server's error codes (its JSON error body's `code`), plus the follower's own. */
 export type FollowErrorCode =

@@ -1,8 +1,8 @@
 // `terrain-client/follow`: a follower of one world's zones over HTTP and the events
 // WebSocket, for runtimes without gRPC (browsers; Node running the WebAssembly
 // build). It uses only `fetch` and a `WebSocket` constructor: nothing from Node.
-export { Follower } from "./follower";
-export { FollowError, type FollowErrorCode } from "./http";
+export { Follower } from "./follower.js";
+export { FollowError, type FollowErrorCode } from "./http.js";
 export type {
   FetchLike,
   FollowerEvent,
@@ -13,4 +13,4 @@ export type {
   WorldInfo,
   ZoneDocument,
   ZoneSink,
-} from "./types";
+} from "./types.js";

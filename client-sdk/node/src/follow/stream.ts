@@ -18,8 +18,8 @@ import {
   listZones,
   revisionOf,
   sleep,
-} from "./http";
-import type { TileEvent, WebSocketConstructor, WebSocketLike } from "./types";
+} from "./http.js";
+import type { TileEvent, WebSocketConstructor, WebSocketLike } from "./types.js";
 
 /** What `EventStream.next` delivers. */
 export type StreamItem = { kind: "tiles"; event: TileEvent } | { kind: "resynced"; list: ZoneList };
