@@ -4,9 +4,14 @@
 // this is the same protocol for where that addon does not load.
 //
 // On Node 22 and later the runtime's own WebSocket is used; Node 20 has none, and the
-// `ws` package (a dependency) is taken instead.
+// `ws` package (a dependency) is taken instead. With `caFile` (a private CA for an
+// `https://` server, as the addon's option), the HTTP reads go over node:https and the
+// WebSocket is `ws`'s, both trusting that CA alone, as the addon's TLS does (no system
+// roots): Node's fetch and its own WebSocket take their CAs from the process only.
+import { readFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { Follower, type ZoneSink } from "./follow";
-import type { WebSocketConstructor } from "./follow/types";
+import type { FetchLike, WebSocketConstructor, WebSocketLike } from "./follow/types";
 import type { FollowerHandle, WasmFollower, WasmSink } from "./wasm";
 import type * as Addon from "./addon";
 
@@ -21,6 +26,66 @@ function webSocket(): WebSocketConstructor {
   return require("ws") as WebSocketConstructor;
 }
 
+/** The PEM text of `caFile`, refused as the addon refuses it (naming the option and
+ * the path): a file that cannot be read, or holds no PEM certificate. */
+function caPem(caFile: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, "latin1");
+  } catch (e) {
+    throw new Error(`caFile ${caFile}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new Error(`caFile ${caFile}: no PEM CERTIFICATE block in the file`);
+  }
+  return pem;
+}
+
+/** A `fetch` of `GET`s over node:https trusting `ca` alone: what the follower asks of
+ * fetch (the status, the body as text, its abort signal and headers). */
+function fetchWithCa(ca: string): FetchLike {
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const signal = init?.signal ?? undefined;
+      if (signal?.aborted) {
+        reject(signal.reason ?? new Error("aborted"));
+        return;
+      }
+      const req = httpsRequest(
+        input,
+        { method: init?.method ?? "GET", headers: init?.headers as Record<string, string> | undefined, ca, ...(signal ? { signal } : {}) },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("error", reject);
+          res.on("end", () => {
+            const status = res.statusCode ?? 0;
+            const headers = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) {
+              if (typeof v === "string") headers.set(k, v);
+              else if (Array.isArray(v)) for (const one of v) headers.append(k, one);
+            }
+            const empty = status === 204 || status === 304 || status < 200;
+            resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers }));
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+}
+
+/** `ws`'s WebSocket trusting `ca` alone. */
+function webSocketWithCa(ca: string): WebSocketConstructor {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const WS = require("ws") as new (url: string, options: { ca: string }) => WebSocketLike;
+  return class extends WS {
+    constructor(url: string) {
+      super(url, { ca });
+    }
+  } as unknown as WebSocketConstructor;
+}
+
 /** Follows `world` of the server at `url` over HTTP and its events WebSocket, building
  * the replica from the first zone list and handing every later change to its sink. */
 export const followOverHttp: WasmFollower = async ({ url, world, options, create, onPublish }) => {
@@ -31,16 +96,16 @@ export const followOverHttp: WasmFollower = async ({ url, world, options, create
       `connectTimeoutMs: must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`,
     );
   }
-  if (options?.caFile !== undefined) {
-    // Node's fetch and WebSocket take their CAs from the process, not per request.
-    throw new Error(
-      "caFile: the WebAssembly build's follower uses Node's own TLS trust; " +
-        "start Node with NODE_EXTRA_CA_CERTS=<file> instead",
-    );
-  }
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url)?.[1];
   if (scheme !== undefined && scheme !== "http" && scheme !== "https") {
     throw new Error(`url: the scheme must be http:// or https://, got ${JSON.stringify(scheme)}`);
+  }
+  let transport: { fetch?: FetchLike; WebSocket: WebSocketConstructor } = { WebSocket: webSocket() };
+  if (options?.caFile !== undefined) {
+    // As the addon (terrain-client's ClientBuilder): a CA only for an https:// URL.
+    if (scheme !== "https") throw new Error("caFile is given but the URL is not https:// (TLS would not be used)");
+    const ca = caPem(options.caFile);
+    transport = { fetch: fetchWithCa(ca), WebSocket: webSocketWithCa(ca) };
   }
   let sink: WasmSink | null = null;
   const events: Addon.LocalEvent[] = [];
@@ -55,7 +120,7 @@ export const followOverHttp: WasmFollower = async ({ url, world, options, create
   const follower = await Follower.open({
     url,
     world,
-    WebSocket: webSocket(),
+    ...transport,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     sink: (listing): ZoneSink => ({
       reset(revision, list) {

@@ -113,7 +113,7 @@ describe("TerrainClient over TLS", () => {
   let certs: ReturnType<typeof testCertificates>;
   before(async () => {
     certs = testCertificates();
-    server = await TestServer.start({ worlds: ["hills:hyperscape:0"], tls: certs });
+    server = await TestServer.start({ worlds: ["hills:hyperscape:0"], tls: certs, args: ["--admin-token", "tls-admin"] });
   });
   after(async () => {
     await server?.stop();
@@ -127,10 +127,22 @@ describe("TerrainClient over TLS", () => {
     assert.deepEqual(worlds.worlds.map((w) => w.id), ["hills"]);
     await assert.rejects(TerrainClient.connect(server.url, { retry: { maxAttempts: 1 } }), TerrainError);
     await assert.rejects(TerrainClient.connect(server.url.replace("https", "http"), { caFile: certs.ca }), /https/);
+    // The replica, over either backend (the addon's gRPC, or the WebAssembly build's
+    // HTTP and events WebSocket), trusts the CA file alone and follows a change over TLS.
+    await assert.rejects(LocalTerrain.open(server.url, "hills", { caFile: `${certs.dir}/missing.pem`, connectTimeoutMs: 5_000 }), /ca_?[fF]ile .*missing\.pem/);
+    await assert.rejects(LocalTerrain.open(server.url.replace("https", "http"), "hills", { caFile: certs.ca, connectTimeoutMs: 5_000 }), /https/);
+    await assert.rejects(LocalTerrain.open(server.url, "hills", { connectTimeoutMs: 5_000 }), "refused without the CA");
     const replica = await LocalTerrain.open(server.url, "hills", { caFile: certs.ca });
     try {
       const h = await client.getHeight({ world: "hills", x: 1, z: 2 });
       assert.ok(Object.is(replica.heightAt(1, 2), h.height));
+      const admin = await TerrainClient.connect(server.url, { caFile: certs.ca, token: "tls-admin" });
+      const { revision } = await admin.registerFlatZone({ world: "hills", zone: { id: "tls-zone", ...ZONE } });
+      assert.equal(await replica.waitForRevision(Number(revision), 20_000), Number(revision));
+      const at = await client.getHeight({ world: "hills", x: 5, z: -5 });
+      assert.equal(at.height, ZONE.height);
+      assert.ok(Object.is(replica.heightAt(5, -5), at.height), "the change reached the replica over TLS");
+      assert.equal(replica.zoneAt(5, -5), "tls-zone");
     } finally {
       replica.close();
     }
