@@ -108,6 +108,28 @@ for version in $NODE_LTS_VERSIONS; do
     (cd client-sdk/node && PATH="$dir/node_modules/.bin:$PATH" TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="v$version" node --test --test-concurrency=1 $WASM_LTS_TESTS)
 done
 
+# terrain-client/web in real browsers (client-sdk/node/test/browser, built by npm run
+# build above): Debian's chromium (driven by playwright-core) and firefox-esr (by
+# puppeteer-core over WebDriver BiDi), both npm packages pinned devDependencies of the
+# package, no browser downloaded. Installed here when missing (CI runs as root on
+# Debian); never skipped. The page is served from its own origin on 127.0.0.1 and reads
+# a real terrain-server (the debug build cargo test made) through --cors-origin: the
+# original's traces and carve tables, worker tiles, zone following, voxel chunks and
+# the same bits in both browsers, then the example page (examples/web) drawn.
+echo "== terrain-client/web in Chromium and Firefox (client-sdk/node/test/browser)"
+missing_browsers=""
+[ -x /usr/bin/chromium ] || missing_browsers="$missing_browsers chromium"
+[ -x /usr/bin/firefox-esr ] || missing_browsers="$missing_browsers firefox-esr"
+if [ -n "$missing_browsers" ]; then
+    # shellcheck disable=SC2086
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -qq && apt-get install -y -qq $missing_browsers
+    else
+        sudo apt-get update -qq && sudo apt-get install -y -qq $missing_browsers
+    fi
+fi
+(cd client-sdk/node && node --test --test-concurrency=1 dist/test/browser/*.test.js)
+
 # The book: built by mdbook (pinned, from crates.io); its links and anchors are checked
 # by the `docs` test above (tests/tests/docs.rs), which cargo test has just run.
 echo "== the book (mdbook build docs)"

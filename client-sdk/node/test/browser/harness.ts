@@ -21,7 +21,7 @@ import { type Browser as PpBrowser, type Page as PpPage, launch as ppLaunch } fr
 /** The package directory (client-sdk/node): what the static server serves. */
 export const PACKAGE = resolve(__dirname, "..", "..", "..");
 /** The test page, served from the sources. */
-export const PAGE = "/test/browser/page.html" + (process.env.DEV_WEB ? `?web=${process.env.DEV_WEB}` : "");
+export const PAGE = "/test/browser/page.html";
 
 export const CHROMIUM = process.env.TERRAIN_CHROMIUM ?? "/usr/bin/chromium";
 export const FIREFOX = process.env.TERRAIN_FIREFOX ?? "/usr/bin/firefox-esr";
@@ -43,12 +43,15 @@ export interface StaticServer {
   origin: string;
   /** Requests answered 404 (a page asking for a missing file is an error). */
   missing: string[];
+  /** The paths served, with their sizes in bytes. */
+  served: Map<string, number>;
   close(): Promise<void>;
 }
 
 /** Serves `root` (GET and HEAD only, no directory listings, nothing outside it) on 127.0.0.1, port 0. */
 export async function serveStatic(root: string = PACKAGE): Promise<StaticServer> {
   const missing: string[] = [];
+  const served = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
@@ -66,6 +69,7 @@ export async function serveStatic(root: string = PACKAGE): Promise<StaticServer>
           "cache-control": "no-store",
         });
         res.end(req.method === "HEAD" ? undefined : body);
+        served.set(path, body.length);
       } catch {
         if (!path.endsWith("favicon.ico")) missing.push(path);
         res.writeHead(404, { "content-type": "text/plain" }).end(`no ${path}`);
@@ -80,6 +84,7 @@ export async function serveStatic(root: string = PACKAGE): Promise<StaticServer>
   return {
     origin: `http://127.0.0.1:${port}`,
     missing,
+    served,
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();

@@ -45,7 +45,32 @@ function same(got: unknown, want: unknown, what: string): void {
   assert.ok(Object.is(got, want), `${what}: ${String(got)} (${typeof got}) !== ${String(want)} (${typeof want})`);
 }
 
-/** Opens `world` in the page as `window.terrains[key]` (HyperscapeTerrain of terrain-client/web). */
+/** `got` (float32s) against the JSON's numbers: the JSON writes each float32 as its
+ * shortest decimal, so rounded back to float32 they are its bits. */
+function sameF32(what: string, got: Float32Array, want: number[]): void {
+  assert.equal(got.length, want.length, `${what}: length`);
+  const w32 = new Float32Array(want);
+  const a = new Uint32Array(got.buffer, got.byteOffset, got.length);
+  const b = new Uint32Array(w32.buffer);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) assert.fail(`${what}[${i}]: ${got[i]} !== ${w32[i]}`);
+}
+
+/** Tile `(tx, tz)` of `world` from the page's worker: its positions (base64) and revision. */
+async function pageTile(tab: Tab, world: string, tx: number, tz: number): Promise<{ positions: Float32Array; revision: number }> {
+  const r = await tab.evaluate(
+    async ({ world, tx, tz }) => {
+      const w = window as any;
+      const m = await w.terrains[world].tile(tx, tz);
+      return { positions: w.b64(m.positions) as string, revision: m.revision as number };
+    },
+    { world, tx, tz },
+  );
+  return { positions: b64ToF32(r.positions), revision: r.revision };
+}
+
+/** Opens `world` in the page as `window.terrains[world]`: terrain-client/web's
+ * HyperscapeTerrain, or its LocalTerrain for a voxel world (the Hyperscape adapter
+ * refuses other generators). */
 async function openIn(tab: Tab, url: string, world: string): Promise<number> {
   return tab.evaluate(
     async ({ url, world }) => {
@@ -53,7 +78,7 @@ async function openIn(tab: Tab, url: string, world: string): Promise<number> {
       if (!w.web) throw new Error(`terrain-client/web did not load: ${w.webError}`);
       w.terrains ??= {};
       const t0 = performance.now();
-      w.terrains[world] = await w.web.HyperscapeTerrain.open(url, world);
+      w.terrains[world] = await (world === "blocks" ? w.web.LocalTerrain : w.web.HyperscapeTerrain).open(url, world);
       return performance.now() - t0;
     },
     { url, world },
@@ -329,6 +354,7 @@ describe("terrain-client/web in Chromium and Firefox", () => {
           });
           console.log(`${name} seed ${seed}: ${table.tiles.length} carved tiles (${cells} cells) and ${others.length} uncarved ones from the worker in ${Date.now() - started} ms`);
           assert.deepEqual([table.tiles.length, cells], seed === 0 ? [25, 2275] : [22, 2174]);
+          assert.ok(pages.served.has("/dist/web/worker.js"), "the tiles came from the Web Worker (its script was loaded)");
         }
       });
 
@@ -360,17 +386,9 @@ describe("terrain-client/web in Chromium and Firefox", () => {
           same(mesh.resolution, served.resolution, `${at} resolution`);
           same(mesh.revision, served.revision, `${at} revision`);
           assert.equal(firstBitDifference(b64ToF64(mesh.placement), new Float64Array(served.placement)), -1, `${at} placement`);
-          const f32 = (what: string, got: Float32Array, want: number[]): void => {
-            assert.equal(got.length, want.length, `${at} ${what} length`);
-            const w32 = new Float32Array(want);
-            // The JSON writes each float32 as its shortest decimal: rounded back to float32, its bits.
-            const a = new Uint32Array(got.buffer, got.byteOffset, got.length);
-            const b = new Uint32Array(w32.buffer);
-            for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) assert.fail(`${at} ${what}[${i}]: ${got[i]} !== ${w32[i]}`);
-          };
-          f32("positions", b64ToF32(mesh.positions), served.positions);
-          f32("normals", b64ToF32(mesh.normals), served.normals);
-          f32("colours", b64ToF32(mesh.colors), served.colours);
+          sameF32(`${at} positions`, b64ToF32(mesh.positions), served.positions);
+          sameF32(`${at} normals`, b64ToF32(mesh.normals), served.normals);
+          sameF32(`${at} colours`, b64ToF32(mesh.colors), served.colours);
           assert.deepEqual([...b64ToBytes(mesh.biomeIds)], served.biomes, `${at} biomes`);
           assert.deepEqual(mesh.index, served.indices, `${at} indices`);
           assert.equal(mesh.positions.length > 0 && served.positions.length, 64 * 64 * 3);
@@ -423,6 +441,12 @@ describe("terrain-client/web in Chromium and Firefox", () => {
           if (after.heights[i] === 41.375) flat++;
         }
         assert.ok(flat >= 400 && changed > flat, `${name}: ${changed} heights changed, ${flat} on the zone's level`);
+        // The worker's tile under the zone is the server's new mesh.
+        const tile = await pageTile(tab(), world, 2, -1);
+        const mesh = await server.json("GET", `/v1/worlds/${world}/tiles/2/-1/mesh`);
+        same(tile.revision, answer.revision, `${name}: the worker's tile is of the zone's revision`);
+        same(mesh.revision, answer.revision, "the server's mesh is of the zone's revision");
+        sameF32(`${name}: ${world} tile (2, -1) after the zone`, tile.positions, mesh.positions);
         console.log(`${name}: zone at revision ${answer.revision} reached the page in ${waited} ms; ${changed} of ${after.heights.length} heights changed, all the server's`);
         // Removed again (the other browser starts from the same ground).
         const del = await fetch(`${server.url}/v1/worlds/${world}/flat-zones/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });

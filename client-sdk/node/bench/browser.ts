@@ -1,0 +1,178 @@
+// `npm run bench:browser`: terrain-client/web in headless Chromium (Debian's
+// /usr/bin/chromium through playwright-core), against the debug terrain-server the tests
+// use, in the original's setting (seed 0 with its 28 reference zones, committed through
+// Node's adapter). The page is test/browser/page.html on another origin, as in the tests.
+//
+//   npm run bench:browser              # after npm run build and the web build
+//   RUNS=5 npm run bench:browser
+//
+// Each run is a fresh browser and page; each figure is the median of the runs' medians:
+// - load: navigation to the module loaded and initialised (page.html's `readyAt`);
+// - open: `HyperscapeTerrain.open(url, "seed0")` to the first `getHeightAt` answer;
+// - getHeightAt at 10,000 points uniform in the 350 m disc around the spawn and at
+//   10,000 1 m tile centres `(floor(u) + 0.5)` in the 100 m square around it (500
+//   warm-up calls, then 7 timed passes with performance.now(); median pass, per call);
+// - tile: `tile(tx, tz)` of 24 distinct tiles one after another (computed in the Web
+//   Worker; the first, which starts it, apart);
+// - size: the browser entry's bytes (the module, its ES glue, dist/web/*.js), raw and
+//   gzipped at level 9.
+// The original TerrainSystem's figures for the same calls (TIMINGS.md) were taken under
+// Node 20, not in a browser: beside these, not a ratio measured side by side.
+import { readFileSync, readdirSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+import { HyperscapeTerrain } from "../src/hyperscape";
+import { gameZones, traceWorlds } from "../test/hyperscape-data";
+import { TestServer, xorshift } from "../test/server";
+import { PACKAGE, PAGE, type Tab, f64ToB64, openTab, serveStatic } from "../test/browser/harness";
+
+const TOKEN = "bench-admin";
+
+function median(values: number[]): number {
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+/** `n` points uniform in the disc of `radius` around the spawn (bench/hyperscape.ts's). */
+function disc(n: number, radius: number, seed: number): Float64Array {
+  const r = xorshift(seed);
+  const out = new Float64Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const d = radius * Math.sqrt(r());
+    const a = 2 * Math.PI * r();
+    out[2 * i] = d * Math.cos(a);
+    out[2 * i + 1] = d * Math.sin(a);
+  }
+  return out;
+}
+
+/** `n` 1 m tile centres uniform in the 100 m square around the spawn (bench/hyperscape.ts's). */
+function tileCentres(n: number, seed: number): Float64Array {
+  const r = xorshift(seed);
+  const out = new Float64Array(2 * n);
+  for (let i = 0; i < 2 * n; i++) out[i] = Math.floor(r() * 100 - 50) + 0.5;
+  return out;
+}
+
+interface Run {
+  loadMs: number;
+  openMs: number;
+  discNs: number;
+  centresNs: number;
+  firstTileMs: number;
+  tileMs: number;
+}
+
+async function run(tab: Tab, origin: string, url: string): Promise<Run> {
+  await tab.goto(`${origin}${PAGE}`);
+  await tab.waitFor(() => (window as any).pageReady === true, 60_000);
+  const { loadMs, openMs, webError } = await tab.evaluate(
+    async ({ url }) => {
+      const w = window as any;
+      if (!w.web) return { loadMs: 0, openMs: 0, webError: String(w.webError) };
+      const t0 = performance.now();
+      w.terrain = await w.web.HyperscapeTerrain.open(url, "seed0");
+      w.first = w.terrain.getHeightAt(70, 92);
+      return { loadMs: w.readyAt as number, openMs: performance.now() - t0, webError: undefined };
+    },
+    { url },
+  );
+  if (webError !== undefined) throw new Error(`terrain-client/web did not load: ${webError}`);
+  const time = (pts: Float64Array): Promise<number> =>
+    tab.evaluate(
+      ({ pts }) => {
+        const w = window as any;
+        const t = w.terrain;
+        const p: Float64Array = w.unb64f64(pts);
+        const n = p.length / 2;
+        let sink = 0;
+        for (let i = 0; i < 500; i++) sink += t.getHeightAt(p[2 * i], p[2 * i + 1]);
+        const passes: number[] = [];
+        for (let pass = 0; pass < 7; pass++) {
+          const t0 = performance.now();
+          for (let i = 0; i < n; i++) sink += t.getHeightAt(p[2 * i], p[2 * i + 1]);
+          passes.push(((performance.now() - t0) * 1e6) / n);
+        }
+        w.sink = sink;
+        passes.sort((a, b) => a - b);
+        return passes[3]!;
+      },
+      { pts: f64ToB64(pts) },
+    );
+  const discNs = await time(disc(10_000, 350, 11));
+  const centresNs = await time(tileCentres(10_000, 12));
+  const tiles = await tab.evaluate(async () => {
+    const t = (window as any).terrain;
+    const times: number[] = [];
+    for (let k = 0; k < 25; k++) {
+      const t0 = performance.now();
+      const m = await t.tile((k % 5) - 2, Math.floor(k / 5) - 2);
+      if (m.positions.length !== 64 * 64 * 3) throw new Error("not a 64 x 64 tile");
+      times.push(performance.now() - t0);
+    }
+    return times;
+  }, null);
+  return { loadMs, openMs, discNs, centresNs, firstTileMs: tiles[0]!, tileMs: median(tiles.slice(1)) };
+}
+
+/** The browser entry's files: the module, its ES glue, the compiled dist/web. */
+function entrySize(): { files: number; raw: number; gzip: number; wasmGzip: number } {
+  const files = [join(PACKAGE, "wasm", "terrain_wasm_bg.wasm"), join(PACKAGE, "wasm", "terrain_wasm.mjs")];
+  const web = join(PACKAGE, "dist", "web");
+  for (const f of readdirSync(web, { recursive: true }) as string[]) if (f.endsWith(".js")) files.push(join(web, f));
+  let raw = 0;
+  let gzip = 0;
+  for (const f of files) {
+    const bytes = readFileSync(f);
+    raw += bytes.length;
+    gzip += gzipSync(bytes, { level: 9 }).length;
+  }
+  return { files: files.length, raw, gzip, wasmGzip: gzipSync(readFileSync(files[0]!), { level: 9 }).length };
+}
+
+async function main(): Promise<void> {
+  const runs = Number(process.env.RUNS ?? 3);
+  const pages = await serveStatic();
+  const server = await TestServer.start({ worlds: [], config: traceWorlds([0]), args: ["--admin-token", TOKEN, "--cors-origin", pages.origin] });
+  const results: Run[] = [];
+  let version = "";
+  try {
+    const node = await HyperscapeTerrain.open(server.url, "seed0", { token: TOKEN });
+    for (const zone of gameZones(0).slice(0, 28)) node.registerFlatZone(zone);
+    await node.flush();
+    node.close();
+    for (let r = 0; r < runs; r++) {
+      const tab = await openTab("chromium");
+      try {
+        version = tab.version;
+        results.push(await run(tab, pages.origin, server.url));
+        if (tab.errors.length > 0) throw new Error(`page errors: ${tab.errors.join("; ")}`);
+      } finally {
+        await tab.close();
+      }
+      console.error(`run ${r + 1}: ${JSON.stringify(results[results.length - 1])}`);
+    }
+  } finally {
+    await server.stop();
+    await pages.close();
+  }
+  const m = (k: keyof Run): number => median(results.map((r) => r[k]));
+  const size = entrySize();
+  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
+  console.log(`Chromium ${version}, ${new Date().toISOString().slice(0, 16)}Z, load ${load}, median of ${runs} runs:\n`);
+  console.log("| figure | terrain-client/web in Chromium | the original (Node 20, TIMINGS.md) |");
+  console.log("|---|---:|---:|");
+  console.log(`| \`getHeightAt\`, uniform in the 350 m disc | ${m("discNs").toFixed(0)} ns | 8.36 µs (7.24-8.78) |`);
+  console.log(`| \`getHeightAt\`, 1 m tile centres in the 100 m square | ${m("centresNs").toFixed(0)} ns | 9.94 µs (9.72-10.50) |`);
+  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices | ${m("tileMs").toFixed(1)} ms (the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | |`);
+  console.log(`| \`open\` to the first \`getHeightAt\` answer | ${m("openMs").toFixed(0)} ms (page load to the module ready: ${m("loadMs").toFixed(0)} ms) | |`);
+  console.log(`| the entry's size (${size.files} files: module, glue, dist/web) | ${size.raw.toLocaleString("en")} B, ${size.gzip.toLocaleString("en")} B gzipped (module alone ${size.wasmGzip.toLocaleString("en")} B) | |`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
