@@ -121,6 +121,8 @@ echo "== terrain-client/web in Chromium and Firefox (client-sdk/node/test/browse
 missing_browsers=""
 [ -x /usr/bin/chromium ] || missing_browsers="$missing_browsers chromium"
 [ -x /usr/bin/firefox-esr ] || missing_browsers="$missing_browsers firefox-esr"
+# (Headless Firefox draws the example's WebGL with Mesa's EGL, surfaceless.)
+dpkg -s libegl-mesa0 >/dev/null 2>&1 || missing_browsers="$missing_browsers libegl-mesa0"
 if [ -n "$missing_browsers" ]; then
     # shellcheck disable=SC2086
     if [ "$(id -u)" -eq 0 ]; then

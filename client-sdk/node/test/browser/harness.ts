@@ -55,6 +55,10 @@ export async function serveStatic(root: string = PACKAGE): Promise<StaticServer>
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      if (path === "/favicon.ico") {
+        res.writeHead(204).end();
+        return;
+      }
       const file = normalize(join(root, path));
       if ((req.method !== "GET" && req.method !== "HEAD") || !(file === root || file.startsWith(root + sep))) {
         res.writeHead(405).end();
@@ -71,7 +75,7 @@ export async function serveStatic(root: string = PACKAGE): Promise<StaticServer>
         res.end(req.method === "HEAD" ? undefined : body);
         served.set(path, body.length);
       } catch {
-        if (!path.endsWith("favicon.ico")) missing.push(path);
+        missing.push(path);
         res.writeHead(404, { "content-type": "text/plain" }).end(`no ${path}`);
       }
     })();
@@ -160,6 +164,10 @@ async function openFirefox(): Promise<Tab> {
     executablePath: FIREFOX,
     headless: true,
     defaultViewport: { width: 1200, height: 800 },
+    // WebGL without a GPU or a display: headless Firefox creates no GL context unless
+    // told to use EGL's surfaceless platform (Mesa's llvmpipe, Debian's libegl-mesa0).
+    extraPrefsFirefox: { "webgl.force-enabled": true, "webgl.out-of-process": false, "gfx.x11-egl.force-enabled": true },
+    env: { ...process.env, EGL_PLATFORM: "surfaceless", MOZ_WEBGL_FORCE_EGL: "1" },
   });
   try {
     const page: PpPage = await browser.newPage();
