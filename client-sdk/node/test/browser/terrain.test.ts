@@ -7,14 +7,18 @@
 // voxel world. In each browser:
 //
 // (a) every method of HyperscapeTerrain at every row of trace_seed{0,6}.csv is the
-//     original's answer bit for bit (numbers as float64 bits), walkGrid and
-//     isPositionWalkable at every tile of grid_seed{S}.txt are the original's and the
-//     server's walk-grid bytes, and the methods without a trace column
-//     (findWalkablePath, isTileWalkable, getTileSize, isReady) answer as Node's adapter;
+//     original's answer bit for bit (numbers as float64 bits), and the same again with
+//     the 44 zones registered in the page alone (registerFlatZone, page-local) on a
+//     world without zones, which unregisterFlatZone gives back as the server's ground;
+//     walkGrid and isPositionWalkable at every tile of grid_seed{S}.txt are the
+//     original's and the server's walk-grid bytes; the methods without a trace column
+//     (findWalkablePath, isTileWalkable, getFlatZoneAt, getBiomeAtWorldPosition, ...)
+//     answer as Node's adapter; LocalTerrain's exact and surface heights are the server's;
 // (b) the worker's tiles carve the cells of carve_seed{0,6}.json and no others;
 // (c) a worker tile is the server's JSON mesh of that tile, bit for bit;
-// (d) a zone PUT from Node (admin token) reaches the page: after waitForRevision its
-//     heights are the server's new ones;
+// (d) a zone PUT from Node (admin token) reaches the page: one `tiles` event with the
+//     server's tiles, and after waitForRevision its heights and the worker's tile are
+//     the server's new ones;
 // (e) a voxel chunk's blocks are the server's bytes;
 // (f) 4,096 heights are the server's (batch and single-point routes), the same bits in
 //     both browsers;
@@ -35,10 +39,11 @@ import { BROWSERS, type BrowserName, PAGE, type StaticServer, type Tab, b64ToByt
 const TOKEN = "browser-admin";
 const SEEDS = [0, 6];
 /** The worlds each page opens (HyperscapeTerrain.open) before the tests. */
-const WORLDS = ["seed0", "seed6", "zoned", "blocks"];
+const WORLDS = ["seed0", "seed6", "zoned", "blocks", "local0"];
 const CONFIG =
   traceWorlds(SEEDS) +
   `\n[[worlds]]\nid = "zoned"\ngenerator = "hyperscape"\nseed = 3\n` +
+  `\n[[worlds]]\nid = "local0"\ngenerator = "hyperscape"\nseed = 0\noverlap = "hyperscape"\nwalkability = "hyperscape"\n` +
   `\n[[worlds]]\nid = "blocks"\ngenerator = "voxel"\nseed = 7\n`;
 
 function same(got: unknown, want: unknown, what: string): void {
@@ -83,6 +88,99 @@ async function openIn(tab: Tab, url: string, world: string): Promise<number> {
     },
     { url, world },
   );
+}
+
+/**
+ * Every method of the page's HyperscapeTerrain `world` at every row of
+ * trace_seed{seed}.csv, in batches of 500 rows: the original's answer bit for bit
+ * (numbers as float64 bits); the methods without a trace column as `node` (Node's
+ * adapter over the same world and zones) answers.
+ */
+async function replayTrace(tab: Tab, world: string, seed: number, node: HyperscapeTerrain): Promise<number> {
+  const { rows } = traceRows(seed);
+  assert.equal(rows.length, 2700);
+  const BATCH = 500;
+  for (let from = 0; from < rows.length; from += BATCH) {
+    const batch = rows.slice(from, from + BATCH);
+    const pts = new Float64Array(batch.length * 2);
+    batch.forEach((r, i) => {
+      pts[2 * i] = num(r.x!);
+      pts[2 * i + 1] = num(r.z!);
+    });
+    const out = await tab.evaluate(
+      ({ world, pts }) => {
+        const w = window as any;
+        const t = w.terrains[world];
+        const p: Float64Array = w.unb64f64(pts);
+        const n = p.length / 2;
+        const nums = new Float64Array(n * 11);
+        const strs: unknown[][] = [];
+        for (let i = 0; i < n; i++) {
+          const x = p[2 * i]!;
+          const z = p[2 * i + 1]!;
+          const nm = t.getNormalAt(x, z);
+          const info = t.getTerrainInfoAt(x, z);
+          const d = t.getDifficultyAtWorldPosition(x, z);
+          const wk = t.isPositionWalkable(x, z);
+          nums.set([t.getHeightAt(x, z), t.getProceduralHeightAt(x, z), nm.x, nm.y, nm.z, info.height, info.slope, d.level, d.scalar, d.difficultyTier, t.getHeightAtPosition(x, z)], i * 11);
+          strs.push([
+            t.isInFlatZone(x, z),
+            wk.walkable,
+            wk.reason ?? "",
+            "reason" in wk,
+            info.biome,
+            info.underwater,
+            info.walkable,
+            t.getBiomeAtPosition(x, z),
+            d.biome,
+            d.isSafe,
+            Object.keys(info).join(),
+            Object.keys(d).join(),
+            t.getFlatZoneAt(x, z)?.id ?? null,
+            t.getBiomeAtWorldPosition(x, z),
+            t.isPhysicsReadyAt(x, z),
+          ]);
+        }
+        return { nums: w.b64(nums) as string, strs };
+      },
+      { world, pts: f64ToB64(pts) },
+    );
+    const nums = b64ToF64(out.nums);
+    batch.forEach((r, i) => {
+      const at = `${tab.name} ${world} (${r.x}, ${r.z})`;
+      const g = (k: number): number => nums[i * 11 + k]!;
+      same(g(0), num(r.getHeightAt!), `getHeightAt ${at}`);
+      same(g(1), num(r.getProceduralHeightAt!), `getProceduralHeightAt ${at}`);
+      same(g(2), num(r.normalX!), `normalX ${at}`);
+      same(g(3), num(r.normalY!), `normalY ${at}`);
+      same(g(4), num(r.normalZ!), `normalZ ${at}`);
+      same(g(5), num(r.info_height!), `info.height ${at}`);
+      same(g(6), num(r.info_slope!), `info.slope ${at}`);
+      same(g(7), num(r.difficulty_level!), `difficulty.level ${at}`);
+      same(g(8), num(r.difficulty_scalar!), `difficulty.scalar ${at}`);
+      same(g(9), num(r.difficulty_tier!), `difficulty.tier ${at}`);
+      const [inZone, walkable, reason, hasReason, biome, underwater, infoWalkable, biomeAt, dBiome, isSafe, infoKeys, dKeys, zoneId, biomeAtWorld, physics] = out.strs[i]!;
+    const x = num(r.x!);
+    const z = num(r.z!);
+    same(g(10), g(0), `getHeightAtPosition ${at}`);
+    same(zoneId, node.getFlatZoneAt(x, z)?.id ?? null, `getFlatZoneAt as Node's ${at}`);
+    same(biomeAtWorld, node.getBiomeAtWorldPosition(x, z), `getBiomeAtWorldPosition as Node's ${at}`);
+    same(physics, true, `isPhysicsReadyAt ${at}`);
+      same(String(inZone), r.isInFlatZone, `isInFlatZone ${at}`);
+      same(String(walkable), r.walkable, `walkable ${at}`);
+      same(reason, r.reason, `reason ${at}`);
+      same(hasReason, !walkable, `a reason property only when blocked ${at}`);
+      same(biome, r.info_biome, `info.biome ${at}`);
+      same(String(underwater), r.info_underwater, `info.underwater ${at}`);
+      same(String(infoWalkable), r.info_walkable, `info.walkable ${at}`);
+      same(biomeAt, r.info_biome, `getBiomeAtPosition ${at}`);
+      same(dBiome, r.difficulty_biome, `difficulty.biome ${at}`);
+      same(String(isSafe), r.difficulty_isSafe, `difficulty.isSafe ${at}`);
+      same(infoKeys, "height,biome,walkable,slope,underwater", `info's keys ${at}`);
+      same(dKeys, "level,scalar,biome,difficultyTier,isSafe", `difficulty's keys ${at}`);
+    });
+  }
+  return rows.length;
 }
 
 describe("terrain-client/web in Chromium and Firefox", () => {
@@ -132,85 +230,89 @@ describe("terrain-client/web in Chromium and Firefox", () => {
     describe(name, () => {
       const tab = (): Tab => tabs.get(name)!;
 
-      test("(a) the trace worlds open; every method at every trace row is the original's answer", async () => {
+      test("(a) every method at every trace row is the original's answer", async () => {
         for (const seed of SEEDS) {
-          const { rows } = traceRows(seed);
-          assert.equal(rows.length, 2700);
           const started = Date.now();
-          const BATCH = 500;
-          for (let from = 0; from < rows.length; from += BATCH) {
-            const batch = rows.slice(from, from + BATCH);
-            const pts = new Float64Array(batch.length * 2);
-            batch.forEach((r, i) => {
-              pts[2 * i] = num(r.x!);
-              pts[2 * i + 1] = num(r.z!);
-            });
-            const out = await tab().evaluate(
-              ({ world, pts }) => {
-                const w = window as any;
-                const t = w.terrains[world];
-                const p: Float64Array = w.unb64f64(pts);
-                const n = p.length / 2;
-                const nums = new Float64Array(n * 10);
-                const strs: unknown[][] = [];
-                for (let i = 0; i < n; i++) {
-                  const x = p[2 * i]!;
-                  const z = p[2 * i + 1]!;
-                  const nm = t.getNormalAt(x, z);
-                  const info = t.getTerrainInfoAt(x, z);
-                  const d = t.getDifficultyAtWorldPosition(x, z);
-                  const wk = t.isPositionWalkable(x, z);
-                  nums.set([t.getHeightAt(x, z), t.getProceduralHeightAt(x, z), nm.x, nm.y, nm.z, info.height, info.slope, d.level, d.scalar, d.difficultyTier], i * 10);
-                  strs.push([
-                    t.isInFlatZone(x, z),
-                    wk.walkable,
-                    wk.reason ?? "",
-                    "reason" in wk,
-                    info.biome,
-                    info.underwater,
-                    info.walkable,
-                    t.getBiomeAtPosition(x, z),
-                    d.biome,
-                    d.isSafe,
-                    Object.keys(info).join(),
-                    Object.keys(d).join(),
-                  ]);
-                }
-                return { nums: w.b64(nums) as string, strs };
-              },
-              { world: `seed${seed}`, pts: f64ToB64(pts) },
-            );
-            const nums = b64ToF64(out.nums);
-            batch.forEach((r, i) => {
-              const at = `${name} seed ${seed} (${r.x}, ${r.z})`;
-              const g = (k: number): number => nums[i * 10 + k]!;
-              same(g(0), num(r.getHeightAt!), `getHeightAt ${at}`);
-              same(g(1), num(r.getProceduralHeightAt!), `getProceduralHeightAt ${at}`);
-              same(g(2), num(r.normalX!), `normalX ${at}`);
-              same(g(3), num(r.normalY!), `normalY ${at}`);
-              same(g(4), num(r.normalZ!), `normalZ ${at}`);
-              same(g(5), num(r.info_height!), `info.height ${at}`);
-              same(g(6), num(r.info_slope!), `info.slope ${at}`);
-              same(g(7), num(r.difficulty_level!), `difficulty.level ${at}`);
-              same(g(8), num(r.difficulty_scalar!), `difficulty.scalar ${at}`);
-              same(g(9), num(r.difficulty_tier!), `difficulty.tier ${at}`);
-              const [inZone, walkable, reason, hasReason, biome, underwater, infoWalkable, biomeAt, dBiome, isSafe, infoKeys, dKeys] = out.strs[i]!;
-              same(String(inZone), r.isInFlatZone, `isInFlatZone ${at}`);
-              same(String(walkable), r.walkable, `walkable ${at}`);
-              same(reason, r.reason, `reason ${at}`);
-              same(hasReason, !walkable, `a reason property only when blocked ${at}`);
-              same(biome, r.info_biome, `info.biome ${at}`);
-              same(String(underwater), r.info_underwater, `info.underwater ${at}`);
-              same(String(infoWalkable), r.info_walkable, `info.walkable ${at}`);
-              same(biomeAt, r.info_biome, `getBiomeAtPosition ${at}`);
-              same(dBiome, r.difficulty_biome, `difficulty.biome ${at}`);
-              same(String(isSafe), r.difficulty_isSafe, `difficulty.isSafe ${at}`);
-              same(infoKeys, "height,biome,walkable,slope,underwater", `info's keys ${at}`);
-              same(dKeys, "level,scalar,biome,difficultyTier,isSafe", `difficulty's keys ${at}`);
-            });
-          }
-          console.log(`${name} seed ${seed}: 2,700 rows x 22 answers equal in ${Date.now() - started} ms`);
+          const rows = await replayTrace(tab(), `seed${seed}`, seed, nodeTerrains.get(seed)!);
+          console.log(`${name} seed ${seed}: ${rows} rows x 26 answers equal in ${Date.now() - started} ms`);
         }
+      });
+
+      test("(a) zones registered in the page alone give the trace's answers; unregistered, the server's ground", async () => {
+        // World local0: seed 0 as the traces were made, no zone on the server. The page
+        // registers the 44 zones itself (the game's objects: tileMask a Set of keys).
+        const raw = readFileSync(join(DATA, "zones_seed0.json"), "utf8");
+        const registered = await tab().evaluate(
+          ({ raw }) => {
+            const t = (window as any).terrains.local0;
+            const zones = JSON.parse(raw) as any[];
+            for (const z of zones) {
+              if (z.tileMaskTiles) {
+                z.tileMaskTiles = z.tileMaskTiles.map(([x, zz]: [number, number]) => ({ x, z: zz }));
+                z.tileMask = new Set(z.tileMaskTiles.map((q: { x: number; z: number }) => `${q.x},${q.z}`));
+              }
+              t.registerFlatZone(z);
+            }
+            return zones.length;
+          },
+          { raw },
+        );
+        assert.equal(registered, 44);
+        const started = Date.now();
+        await replayTrace(tab(), "local0", 0, nodeTerrains.get(0)!);
+        const listed = await server.json("GET", "/v1/worlds/local0/flat-zones");
+        assert.deepEqual(listed.zones, [], "the page's zones stay in the page");
+        // Unregistered again: the server's ground at every trace point.
+        const { rows } = traceRows(0);
+        const pts = new Float64Array(rows.flatMap((r) => [num(r.x!), num(r.z!)]));
+        const heights = await tab().evaluate(
+          ({ raw, pts }) => {
+            const w = window as any;
+            const t = w.terrains.local0;
+            for (const z of JSON.parse(raw) as { id: string }[]) t.unregisterFlatZone(z.id);
+            const p: Float64Array = w.unb64f64(pts);
+            const out = new Float64Array(p.length / 2);
+            for (let i = 0; i < out.length; i++) out[i] = t.getHeightAt(p[2 * i], p[2 * i + 1]);
+            return w.b64(out) as string;
+          },
+          { raw, pts: f64ToB64(pts) },
+        );
+        const served = await server.heights("local0", pts);
+        same(firstBitDifference(b64ToF64(heights), served.heights), -1, `${name}: local0 without the page's zones is the server's`);
+        const changed = rows.filter((r, i) => !Object.is(served.heights[i], num(r.getHeightAt!))).length;
+        assert.ok(changed > 1000, `${changed} trace heights are the zones' doing`);
+        console.log(`${name}: 44 zones registered in the page: 2,700 rows equal in ${Date.now() - started} ms; unregistered, the server's (${changed} heights differ from the zoned ones)`);
+      });
+
+      test("(a) LocalTerrain: heights and surface heights of 4,096 points are the server's", async () => {
+        const pts = randomPoints(4096, 400, 0x10ca1);
+        const got = await tab().evaluate(
+          async ({ url, pts }) => {
+            const w = window as any;
+            const t = await w.web.LocalTerrain.open(url, "seed0");
+            try {
+              const p: Float64Array = w.unb64f64(pts);
+              const single = new Float64Array(p.length);
+              for (let i = 0; i < p.length / 2; i++) {
+                single[2 * i] = t.heightAt(p[2 * i], p[2 * i + 1]);
+                single[2 * i + 1] = t.surfaceHeightAt(p[2 * i], p[2 * i + 1]);
+              }
+              return { exact: w.b64(t.heights(p)) as string, surface: w.b64(t.surfaceHeights(p)) as string, single: w.b64(single) as string, revision: t.revision as number };
+            } finally {
+              t.close();
+            }
+          },
+          { url: server.url, pts: f64ToB64(pts) },
+        );
+        const exact = await server.heights("seed0", pts, "exact");
+        const surface = await server.heights("seed0", pts, "surface");
+        same(got.revision, exact.revision, `${name}: LocalTerrain at the server's revision`);
+        same(firstBitDifference(b64ToF64(got.exact), exact.heights), -1, `${name}: heights`);
+        same(firstBitDifference(b64ToF64(got.surface), surface.heights), -1, `${name}: surfaceHeights`);
+        const single = b64ToF64(got.single);
+        same(firstBitDifference(single.filter((_, i) => i % 2 === 0), exact.heights), -1, `${name}: heightAt`);
+        same(firstBitDifference(single.filter((_, i) => i % 2 === 1), surface.heights), -1, `${name}: surfaceHeightAt`);
+        assert.ok(firstBitDifference(exact.heights, surface.heights) >= 0, "exact and surface differ somewhere");
       });
 
       test("(a) walkGrid and isPositionWalkable at every tile of the grid tables; the other methods as Node's adapter", async () => {
@@ -419,12 +521,20 @@ describe("terrain-client/web in Chromium and Firefox", () => {
         same(before.revision, servedBefore.revision, `${name}: the page's revision is the server's`);
         same(firstBitDifference(before.heights, servedBefore.heights), -1, `${name}: heights before the zone`);
         const id = `browser-${name}`;
+        await tab().evaluate(
+          ({ world }) => {
+            const w = window as any;
+            w.zoneEvents = [];
+            w.terrains[world].on("tiles", (e: unknown) => w.zoneEvents.push(e));
+          },
+          { world },
+        );
         const put = await fetch(`${server.url}/v1/worlds/${world}/flat-zones/${id}`, {
           method: "PUT",
           headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
           body: JSON.stringify({ centerX: 225, centerZ: -125, width: 30, depth: 24, height: 41.375, blendRadius: 6 }),
         });
-        const answer = (await put.json()) as { revision: number };
+        const answer = (await put.json()) as { revision: number; tiles: [number, number][] };
         assert.equal(put.status, 200, JSON.stringify(answer));
         const t0 = Date.now();
         await tab().evaluate(({ world, r }) => (window as any).terrains[world].waitForRevision(r, 30_000), { world, r: answer.revision });
@@ -441,6 +551,14 @@ describe("terrain-client/web in Chromium and Firefox", () => {
           if (after.heights[i] === 41.375) flat++;
         }
         assert.ok(flat >= 400 && changed > flat, `${name}: ${changed} heights changed, ${flat} on the zone's level`);
+        // The page was told which tiles to draw again: the server's list.
+        const events = await tab().evaluate(() => (window as any).zoneEvents as { revision: number; zone: string; change: string; tiles: [number, number][] }[], null);
+        assert.equal(events.length, 1, `${name}: one tiles event`);
+        assert.deepEqual(
+          { revision: events[0]!.revision, zone: events[0]!.zone, change: events[0]!.change, tiles: [...events[0]!.tiles].sort() },
+          { revision: answer.revision, zone: id, change: "registered", tiles: [...answer.tiles].sort() },
+          `${name}: the tiles event`,
+        );
         // The worker's tile under the zone is the server's new mesh.
         const tile = await pageTile(tab(), world, 2, -1);
         const mesh = await server.json("GET", `/v1/worlds/${world}/tiles/2/-1/mesh`);
