@@ -24,7 +24,11 @@
 //     both browsers;
 // (g) the browser's own Math.sin, Math.cos and Math.pow differ from the engine maths
 //     the module computes with (terrain-core's jsmath, exported by client-sdk/wasm's
-//     maths.rs) at some arguments, while the module's heights are the server's.
+//     maths.rs) at some arguments; and the island's procedural height written from the
+//     specification (procedural.mjs, our own code) with the maths passed in is the
+//     original's at every trace row with the engine's maths (checked in Node) and the
+//     module's at every point in the page, while with the browser's Math it agrees at
+//     most points and differs at some; the module's heights are the server's at all.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -34,7 +38,7 @@ import { after, before, describe, test } from "node:test";
 import { HyperscapeTerrain } from "../../src/hyperscape";
 import { DATA, gameZones, gridRegions, num, traceRows, traceWorlds } from "../hyperscape-data";
 import { TestServer, firstBitDifference, randomPoints } from "../server";
-import { BROWSERS, type BrowserName, PAGE, type StaticServer, type Tab, b64ToBytes, b64ToF32, b64ToF64, f64ToB64, openTab, serveStatic } from "./harness";
+import { BROWSERS, type BrowserName, PACKAGE, PAGE, type StaticServer, type Tab, b64ToBytes, b64ToF32, b64ToF64, f64ToB64, openTab, serveStatic } from "./harness";
 
 const TOKEN = "browser-admin";
 const SEEDS = [0, 6];
@@ -45,6 +49,9 @@ const CONFIG =
   `\n[[worlds]]\nid = "zoned"\ngenerator = "hyperscape"\nseed = 3\n` +
   `\n[[worlds]]\nid = "local0"\ngenerator = "hyperscape"\nseed = 0\noverlap = "hyperscape"\nwalkability = "hyperscape"\n` +
   `\n[[worlds]]\nid = "blocks"\ngenerator = "voxel"\nseed = 7\n`;
+
+/** `import()` of an ES module from this CommonJS file (tsc would make it a require). */
+const importEsm = new Function("specifier", "return import(specifier)") as (specifier: string) => Promise<unknown>;
 
 function same(got: unknown, want: unknown, what: string): void {
   assert.ok(Object.is(got, want), `${what}: ${String(got)} (${typeof got}) !== ${String(want)} (${typeof want})`);
@@ -689,6 +696,81 @@ describe("terrain-client/web in Chromium and Firefox", () => {
         assert.equal(served.status, 200);
         const want = new Float64Array(new Uint8Array(await served.arrayBuffer()).buffer);
         same(firstBitDifference(b64ToF64(heights), want), -1, `${name}: procedural heights are the server's`);
+      });
+
+      test("(g) heights computed with the browser's Math the original's way differ from the module's at some points", async () => {
+        // test/browser/procedural.mjs: the island's procedural height written from the
+        // specification with the maths functions passed in. With the module's engine
+        // maths it is the original's at every trace row (checked here in Node), so it is
+        // the same function; in the page, with the browser's Math, it is not everywhere.
+        const { islandHeight } = (await importEsm(join(PACKAGE, "test", "browser", "procedural.mjs"))) as {
+          islandHeight: (seed: number, M: Record<string, (...a: number[]) => number>) => (x: number, z: number) => number;
+        };
+        // The module's engine maths in Node (its CommonJS glue; the wasm/ beside package.json).
+        const wasm = require(join(PACKAGE, "wasm", "terrain_wasm_node.js")) as typeof import("../../wasm/terrain_wasm_node");
+        const engineMath = { floor: Math.floor, sqrt: Math.sqrt, exp: wasm.engineExp, atan2: wasm.engineAtan2, sin: wasm.engineSin, cos: wasm.engineCos, pow: wasm.enginePow } as unknown as Record<string, (...a: number[]) => number>;
+        let agree = 0;
+        let differ = 0;
+        let points = 0;
+        for (const seed of SEEDS) {
+          const { rows } = traceRows(seed);
+          const reference = islandHeight(seed, engineMath);
+          for (const r of rows) same(reference(num(r.x!), num(r.z!)), num(r.getProceduralHeightAt!), `the port with the engine's maths, seed ${seed} (${r.x}, ${r.z})`);
+          const disc = randomPoints(1000, 450, 0xd15c + seed);
+          const pts = new Float64Array([...rows.flatMap((r) => [num(r.x!), num(r.z!)]), ...disc]);
+          const got = await tab().evaluate(
+            ({ seed, pts }) => {
+              const w = window as any;
+              const p: Float64Array = w.unb64f64(pts);
+              const n = p.length / 2;
+              const own = w.islandHeight(seed, Math);
+              const engine = w.islandHeight(seed, {
+                floor: Math.floor,
+                sqrt: Math.sqrt,
+                exp: w.wasm.engineExp,
+                atan2: w.wasm.engineAtan2,
+                sin: w.wasm.engineSin,
+                cos: w.wasm.engineCos,
+                pow: w.wasm.enginePow,
+              });
+              const t = w.terrains[`seed${seed}`];
+              const out = new Float64Array(3 * n);
+              for (let i = 0; i < n; i++) {
+                out[i] = own(p[2 * i], p[2 * i + 1]);
+                out[n + i] = engine(p[2 * i], p[2 * i + 1]);
+                out[2 * n + i] = t.getProceduralHeightAt(p[2 * i], p[2 * i + 1]);
+              }
+              return w.b64(out) as string;
+            },
+            { seed, pts: f64ToB64(pts) },
+          );
+          const all = b64ToF64(got);
+          const n = pts.length / 2;
+          const own = all.subarray(0, n);
+          const engine = all.subarray(n, 2 * n);
+          const module = all.subarray(2 * n);
+          const served = await fetch(`${server.url}/v1/worlds/seed${seed}/heights?mode=procedural`, {
+            method: "POST",
+            body: pts.buffer as ArrayBuffer,
+            headers: { "content-type": "application/octet-stream" },
+          });
+          assert.equal(served.status, 200);
+          const want = new Float64Array(new Uint8Array(await served.arrayBuffer()).buffer);
+          same(firstBitDifference(module, want), -1, `${name} seed ${seed}: the module's procedural heights are the server's everywhere`);
+          same(firstBitDifference(engine, module), -1, `${name} seed ${seed}: the port with the engine's maths in the page is the module everywhere`);
+          let worst = 0;
+          for (let i = 0; i < n; i++) {
+            if (Object.is(own[i], module[i])) agree++;
+            else {
+              differ++;
+              worst = Math.max(worst, Math.abs(own[i]! - module[i]!));
+            }
+          }
+          points += n;
+          console.log(`${name} seed ${seed}: heights with the browser's Math differ from the module's (the server's) at ${n - [...own].filter((v, i) => Object.is(v, module[i])).length} of ${n} points, by at most ${worst.toExponential(2)} m`);
+        }
+        assert.ok(agree > points * 0.5, `${name}: the same function: ${agree} of ${points} heights agree`);
+        assert.ok(differ > 0, `${name}: the browser's Math gives other heights somewhere (${differ} of ${points})`);
       });
     });
   }
