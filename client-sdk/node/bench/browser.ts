@@ -14,7 +14,7 @@
 //   warm-up passes, then 11 timed passes with performance.now(); median pass, per call);
 // - tile: `tile(tx, tz)` of 24 distinct tiles one after another (computed in the Web
 //   Worker; the first, which starts it, apart);
-// - size: the browser entry's bytes (every file the page fetched but itself: the module,
+// - size: the browser entry's bytes (every file the page fetched but the test's: the module,
 //   its ES glue, dist/web, the modules it imports, the worker), raw and gzipped at level 9.
 // The original TerrainSystem's figures for the same calls (TIMINGS.md) were taken under
 // Node 20, not in a browser: beside these, not a ratio measured side by side.
@@ -119,10 +119,10 @@ async function run(tab: Tab, origin: string, url: string): Promise<Run> {
   return { loadMs, openMs, discNs, centresNs, firstTileMs: tiles[0]!, tileMs: median(tiles.slice(1)) };
 }
 
-/** The browser entry's files: every file the pages fetched but the test page itself
- * (the module, its ES glue, dist/web and the modules it imports, the worker's script). */
+/** The browser entry's files: every file the pages fetched but the test's own (the
+ * module, its ES glue, dist/web and the modules it imports, the worker's script). */
 function entrySize(served: Iterable<string>): { files: number; raw: number; gzip: number; wasmGzip: number } {
-  const files = [...served].filter((p) => p !== PAGE);
+  const files = [...served].filter((p) => !p.startsWith("/test/"));
   let raw = 0;
   let gzip = 0;
   let wasmGzip = 0;
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
   const m = (k: keyof Run): number => median(results.map((r) => r[k]));
   const range = (k: keyof Run, digits = 0): string => `${Math.min(...results.map((r) => r[k])).toFixed(digits)}-${Math.max(...results.map((r) => r[k])).toFixed(digits)}`;
   const size = entrySize(pages.served.keys());
-  console.error(`the entry: ${[...pages.served.keys()].filter((p) => p !== PAGE).join(" ")}`);
+  console.error(`the entry: ${[...pages.served.keys()].filter((p) => !p.startsWith("/test/")).join(" ")}`);
   const load = loadavg().map((l) => l.toFixed(2)).join(" ");
   console.log(`Chromium ${version}, ${new Date().toISOString().slice(0, 16)}Z, load ${load}, median of ${runs} runs:\n`);
   console.log("| figure | terrain-client/web in Chromium | the original (Node 20, TIMINGS.md) |");
