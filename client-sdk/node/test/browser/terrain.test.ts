@@ -523,6 +523,9 @@ describe("terrain-client/web in Chromium and Firefox", () => {
               { world, pts: f64ToB64(pts) },
             )
             .then((r) => ({ heights: b64ToF64(r.heights), revision: r.revision }));
+        // The page has followed whatever the other browser's run changed here.
+        const current = (await server.json("GET", `/v1/worlds/${world}/flat-zones`)).revision as number;
+        await tab().evaluate(({ world, r }) => (window as any).terrains[world].waitForRevision(r, 30_000), { world, r: current });
         const before = await read();
         const servedBefore = await server.heights(world, pts);
         same(before.revision, servedBefore.revision, `${name}: the page's revision is the server's`);
