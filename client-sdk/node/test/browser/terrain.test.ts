@@ -1,10 +1,11 @@
 // terrain-client/web in real browsers: headless Chromium (Debian's, playwright-core) and
 // Firefox ESR (Debian's, puppeteer-core over WebDriver BiDi), each with the test page
 // (page.html) served from another origin than the terrain server (which allows it with
-// --cors-origin). One real terrain-server serves four worlds: the traces' seeds 0 and 6
+// --cors-origin). One real terrain-server serves five worlds: the traces' seeds 0 and 6
 // (overlap and walkability `hyperscape`) with the 44 zones of zones_seed{S}.json
-// committed through Node's own adapter, a hyperscape world the zone test changes, and a
-// voxel world. In each browser:
+// committed through Node's own adapter, seed 0 again without zones (local0, for zones
+// registered in the page), a hyperscape world the zone test changes, and a voxel world.
+// In each browser:
 //
 // (a) every method of HyperscapeTerrain at every row of trace_seed{0,6}.csv is the
 //     original's answer bit for bit (numbers as float64 bits), and the same again with
