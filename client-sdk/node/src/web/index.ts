@@ -34,6 +34,7 @@ import {
   zoneRequest,
 } from "../hyperscape-common.js";
 import { maxWalkGridSide, maxWalkGridTiles } from "../../wasm/terrain_wasm.mjs";
+import { STEEP, STEP, TileCache, WALKABLE, WATER, ZONE_BLOCKED } from "../tiles.js";
 import { Link, type WebEventName, type WebEvents, type WebOpenOptions } from "./link.js";
 import type { TileMeshData } from "./zones.js";
 
@@ -43,6 +44,7 @@ export { FollowError } from "../follow/index.js";
 export type { TilesEvent, WebEvents, WebOpenOptions } from "./link.js";
 export type { TileMeshData } from "./zones.js";
 export { loadModule } from "./link.js";
+export { BLOCK, STEEP, STEP, WALKABLE, WATER, ZONE_BLOCKED, ZONE_CORE } from "../tiles.js";
 
 /** The replica's coordinate range (terrain-core's COORDINATE_LIMIT, 2^46 m). */
 const LIMIT = 2 ** 46;
@@ -51,9 +53,17 @@ const LIMIT = 2 ** 46;
 abstract class WebTerrain {
   /** @internal */
   protected readonly link: Link;
+  /** Heights and walk flags at 1 m tile centres, kept in blocks and dropped exactly
+   * where the view changes (src/tiles.ts, as the Node package keeps them). */
+  protected readonly tiles: TileCache;
 
   protected constructor(link: Link) {
     this.link = link;
+    this.tiles = new TileCache(
+      { hsGrid: (_h, x0, z0, w, d, flags, heights) => link.replica.grid(x0, z0, w, d, flags, heights) },
+      null,
+    );
+    link.changeHooks.push((info) => this.tiles.changed(info));
   }
 
   /** The world's id. */
@@ -114,6 +124,22 @@ abstract class WebTerrain {
    * throw, pending tiles reject. */
   close(): void {
     this.link.close();
+    this.tiles.clear();
+  }
+
+  /** The walk grid (the server's `walk-grid` bytes), checked as the Node package
+   * checks it (the server's limits and words). */
+  walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
+    const side = maxWalkGridSide();
+    const most = maxWalkGridTiles();
+    wholeArg("minTileX", minTileX, -LIMIT, LIMIT);
+    wholeArg("minTileZ", minTileZ, -LIMIT, LIMIT);
+    wholeArg("width", width, 1, side);
+    wholeArg("depth", depth, 1, side);
+    const tiles = width * depth;
+    if (tiles > most) throw argumentError(RangeError, "width", `${tiles} points exceed the limit of ${most} per request`);
+    void this.link.replica;
+    return this.tiles.walkGrid(minTileX, minTileZ, width, depth);
   }
 }
 
@@ -174,6 +200,12 @@ export class HyperscapeTerrain extends WebTerrain {
    * height. Throws the original's error for non-finite coordinates. */
   getHeightAt(x: number, z: number): number {
     coords("getHeightAt", x, z);
+    const tx = Math.floor(x);
+    const tz = Math.floor(z);
+    if (x - tx === 0.5 && z - tz === 0.5) {
+      const h = this.tiles.heightAt(tx, tz);
+      if (h === h) return h;
+    }
     try {
       return this.r.heightAt(x, z);
     } catch (e) {
@@ -275,6 +307,16 @@ export class HyperscapeTerrain extends WebTerrain {
   /** Whether an entity may stand at `(x, z)`, with the original's reason strings. */
   isPositionWalkable(x: number, z: number): WalkableCheck {
     coords("isPositionWalkable", x, z);
+    const tx = Math.floor(x);
+    const tz = Math.floor(z);
+    if (x - tx === 0.5 && z - tz === 0.5) {
+      const f = this.tiles.flagsAt(tx, tz);
+      if (f >= 0) {
+        if (f & WALKABLE) return { walkable: true };
+        const code = f & WATER ? 1 : f & STEEP ? 2 : f & ZONE_BLOCKED ? 3 : f & STEP ? 4 : 3;
+        return { walkable: false, reason: REASONS[code] as string };
+      }
+    }
     let code: number;
     try {
       code = this.r.blocked(x, z);
@@ -333,13 +375,6 @@ export class HyperscapeTerrain extends WebTerrain {
     );
   }
 
-  /** The walkability of `width x depth` 1 m tiles from `(minTileX, minTileZ)`, one byte
-   * a tile (1 walkable, 2 water, 4 steep, 8 in a zone's core, 16 blocked by a zone, 32 a
-   * step), rows of `width` with z rising: the server's `walk-grid` bytes. */
-  walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
-    return walkGrid(this.r, minTileX, minTileZ, width, depth);
-  }
-
   // ---- the rest of the original's surface ----------------------------------------
 
   /** The original's terrain tile size, 100 m. */
@@ -375,28 +410,6 @@ for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
     writable: true,
     configurable: true,
   });
-}
-
-/** The walk grid of `replica`, checked as the Node package checks it (the server's
- * limits and words). */
-function walkGrid(
-  replica: { grid(x0: number, z0: number, w: number, d: number, flags: Uint8Array, heights: Float64Array): void },
-  minTileX: number,
-  minTileZ: number,
-  width: number,
-  depth: number,
-): Uint8Array {
-  const side = maxWalkGridSide();
-  const most = maxWalkGridTiles();
-  wholeArg("minTileX", minTileX, -LIMIT, LIMIT);
-  wholeArg("minTileZ", minTileZ, -LIMIT, LIMIT);
-  wholeArg("width", width, 1, side);
-  wholeArg("depth", depth, 1, side);
-  const tiles = width * depth;
-  if (tiles > most) throw argumentError(RangeError, "width", `${tiles} points exceed the limit of ${most} per request`);
-  const flags = new Uint8Array(tiles);
-  replica.grid(minTileX, minTileZ, width, depth, flags, new Float64Array(0));
-  return flags;
 }
 
 /** `terrainInfo`'s answer (the server's `terrain-info` point). */
@@ -467,10 +480,6 @@ export class LocalTerrain extends WebTerrain {
     return this.r.sampleZone(x, z) ?? null;
   }
 
-  /** The walk grid (the server's `walk-grid` bytes). */
-  walkGrid(minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
-    return walkGrid(this.r, minTileX, minTileZ, width, depth);
-  }
 
   /** The path check of the polyline `points` (`"exact"`, or `"hyperscape"`). */
   checkPath(points: Float64Array, mode?: "hyperscape" | "exact" | null): { blocked: boolean; at: number[] | null; reason: string | null; path: Float64Array } {

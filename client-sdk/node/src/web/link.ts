@@ -136,6 +136,9 @@ export class Link {
   private closed = false;
   /** Rectangles where this page's zones changed with the server's last publication. */
   private localRects: number[] = [];
+  /** Told every change of the view, `[epoch, n, minX, minZ, maxX, maxZ, ...]`, before
+   * any other JavaScript runs (what the classes keep of the view drops what changed). */
+  readonly changeHooks: ((info: Float64Array) => void)[] = [];
 
   private constructor(private readonly module: WebAssembly.Module) {}
 
@@ -169,30 +172,39 @@ export class Link {
           this.state = new ZoneState(replica, revision, entries);
           return;
         }
-        this.state.reset(revision, entries);
-        this.drainLocal();
+        this.viewChanged(this.state.reset(revision, entries));
         this.post({ t: "reset", revision, zones: entries });
       },
       put: (revision, zone) => {
         const doc = JSON.stringify(zone);
-        this.state!.put(revision, zone.id, doc);
-        this.drainLocal();
+        this.viewChanged(this.state!.put(revision, zone.id, doc));
         this.post({ t: "put", revision, id: zone.id, zone: doc });
       },
       remove: (revision, id) => {
-        this.state!.remove(revision, id);
-        this.drainLocal();
+        this.viewChanged(this.state!.remove(revision, id));
         this.post({ t: "remove", revision, id });
       },
     };
   }
 
-  private drainLocal(): void {
+  /** After a change of the server's zones (`rects`: where they changed): takes the
+   * rectangles where this page's zones changed with them, and tells the hooks. */
+  private viewChanged(rects: number[]): void {
     const r = this.state!.localRects;
     if (r.length > 0) {
       this.localRects.push(...r);
+      rects = rects.concat(r);
       r.length = 0;
     }
+    this.tell(rects);
+  }
+
+  private tell(rects: number[]): void {
+    const info = new Float64Array(2 + rects.length);
+    info[0] = this.state!.replica.epoch;
+    info[1] = rects.length / 4;
+    info.set(rects, 2);
+    for (const hook of this.changeHooks) hook(info);
   }
 
   /** The replica, or the error of a closed one. */
@@ -216,6 +228,7 @@ export class Link {
     const state = this.state;
     if (state === null || this.closed) throw new Error("LocalTerrain is closed");
     const rects = body === null ? state.unregister(id) : state.register(id, body);
+    this.tell(rects);
     this.post(body === null ? { t: "unregister", id } : { t: "register", id, body });
     if (rects.length > 0) this.emitTiles(rects, id, change, undefined);
   }
