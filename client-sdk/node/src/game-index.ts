@@ -6,7 +6,7 @@
 // while it filed the zone under `floor((v + 50) / 100)`: ADAPTER.md), so after it the
 // object is also taken out of any list of the instance's own `Map`s that still holds it
 // (found by identity: nothing here depends on the index's field names).
-import type { FlatZone, FlatZoneTile } from "./hyperscape";
+import type { FlatZone, FlatZoneTile } from "./hyperscape-common.js";
 
 /** The instance's zone methods as they were before attaching. */
 export interface ZoneMethods {

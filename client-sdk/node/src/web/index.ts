@@ -13,7 +13,8 @@
 // (src/web/zones.ts). Tiles are built in a worker (src/web/worker.ts) holding its own
 // replica at the page's state. The Hyperscape adapter's answers are those of the Node
 // package's (src/hyperscape.ts), through the same checks and rules
-// (src/hyperscape-common.ts, src/args.ts).
+// (src/hyperscape-common.ts, src/args.ts). `attachTerrainServer` (src/web/attach.ts)
+// routes the game's own TerrainSystem instance to it as Node's attach does.
 import { argumentError, describe, fieldError, numberArgs, pointsArg, refusal, stringArg, wholeArg } from "../args.js";
 import {
   type DifficultySample,
@@ -45,6 +46,8 @@ export type { TilesEvent, WebEvents, WebOpenOptions } from "./link.js";
 export type { TileMeshData } from "./zones.js";
 export { loadModule } from "./link.js";
 export { BLOCK, STEEP, STEP, WALKABLE, WATER, ZONE_BLOCKED, ZONE_CORE } from "../tiles.js";
+export { type WebAttachOptions, TerrainAttachment, attachTerrainServer } from "./attach.js";
+export { ROUTED } from "../attach-common.js";
 
 /** The replica's coordinate range (terrain-core's COORDINATE_LIMIT, 2^46 m). */
 const LIMIT = 2 ** 46;
@@ -300,6 +303,18 @@ export class HyperscapeTerrain extends WebTerrain {
     if (!this.mine.has(id)) return;
     this.mine.delete(id);
     this.link.local(id, null, "removed");
+  }
+
+  /** @internal The replica's document of zone `id` (the server's, or this page's where
+   * the server has none), or null: what src/web/attach.ts enters in the game's index. */
+  zoneDocument(id: string): string | null {
+    return this.r.zone(id) ?? null;
+  }
+
+  /** @internal The ids of the server's zones the replica holds, in the server's order. */
+  serverZoneIds(): string[] {
+    void this.r;
+    return [...this.link.state!.server.keys()];
   }
 
   // ---- walkability --------------------------------------------------------------
