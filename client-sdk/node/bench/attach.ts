@@ -12,18 +12,13 @@
 // 500 warm-up calls, the median of 15 passes (wall time).
 import { attachTerrainServer } from "../src/hyperscape";
 import { gameZones, traceWorlds } from "../test/hyperscape-data";
-import { TestServer, xorshift as rng } from "../test/server";
+import { TestServer } from "../test/server";
+import { disc, median, tileCentres } from "./points";
 import { StandInTerrainSystem } from "../test/standin-terrain";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
 const ORIGINAL = { disc: 8.36, tiles: 9.94 };
 const TARGET = { disc: 10, tiles: 100 };
-
-function median(values: number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  const mid = v.length >> 1;
-  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
 
 let sink = 0;
 
@@ -47,25 +42,6 @@ function time(fn: (x: number, z: number) => number, points: Float64Array): Timed
     cpu.push(((c.user + c.system) * 1000) / n);
   }
   return { ns: median(wall), cpuNs: median(cpu) };
-}
-
-function disc(n: number, radius: number, seed: number): Float64Array {
-  const r = rng(seed);
-  const out = new Float64Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    const d = radius * Math.sqrt(r());
-    const a = 2 * Math.PI * r();
-    out[2 * i] = d * Math.cos(a);
-    out[2 * i + 1] = d * Math.sin(a);
-  }
-  return out;
-}
-
-function tileCentres(n: number, seed: number): Float64Array {
-  const r = rng(seed);
-  const out = new Float64Array(2 * n);
-  for (let i = 0; i < 2 * n; i++) out[i] = Math.floor(r() * 100 - 50) + 0.5;
-  return out;
 }
 
 const fmt = (ns: number): string => (ns < 1000 ? `${ns.toFixed(0)} ns` : `${(ns / 1000).toFixed(2)} µs`);

@@ -12,6 +12,7 @@
 // over 10,000 points per point, each timed whole. Prints a Markdown table.
 import { LocalTerrain, TerrainClient, pb } from "../src/index";
 import { TestServer, randomPoints } from "../test/server";
+import { median } from "./points";
 
 interface Row {
   what: string;
@@ -20,12 +21,6 @@ interface Row {
   /** CPU time per call or point (replica rows). */
   cpuNsPer?: number;
   unit: string;
-}
-
-function median(values: number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  const mid = v.length >> 1;
-  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
 }
 
 /** `passes` timed runs of `pass` (`perPass` calls or points each): the median's time per call. */

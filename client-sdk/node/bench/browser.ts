@@ -25,37 +25,11 @@ import { gzipSync } from "node:zlib";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
 import { gameZones, traceWorlds } from "../test/hyperscape-data";
-import { TestServer, xorshift } from "../test/server";
+import { TestServer } from "../test/server";
+import { disc, median, tileCentres } from "./points";
 import { PACKAGE, PAGE, type Tab, f64ToB64, openTab, serveStatic } from "../test/browser/harness";
 
 const TOKEN = "bench-admin";
-
-function median(values: number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  const mid = v.length >> 1;
-  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
-
-/** `n` points uniform in the disc of `radius` around the spawn (bench/hyperscape.ts's). */
-function disc(n: number, radius: number, seed: number): Float64Array {
-  const r = xorshift(seed);
-  const out = new Float64Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    const d = radius * Math.sqrt(r());
-    const a = 2 * Math.PI * r();
-    out[2 * i] = d * Math.cos(a);
-    out[2 * i + 1] = d * Math.sin(a);
-  }
-  return out;
-}
-
-/** `n` 1 m tile centres uniform in the 100 m square around the spawn (bench/hyperscape.ts's). */
-function tileCentres(n: number, seed: number): Float64Array {
-  const r = xorshift(seed);
-  const out = new Float64Array(2 * n);
-  for (let i = 0; i < 2 * n; i++) out[i] = Math.floor(r() * 100 - 50) + 0.5;
-  return out;
-}
 
 interface Run {
   loadMs: number;

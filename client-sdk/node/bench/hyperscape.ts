@@ -18,6 +18,7 @@ import { HyperscapeTerrain } from "../src/hyperscape";
 import { internals, usingWasm } from "../src/native";
 import { gamePathSearch, gameZones, openHyperscape, traceWorlds } from "../test/hyperscape-data";
 import { TestServer, xorshift as rng } from "../test/server";
+import { disc, median, tileCentres } from "./points";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
 const ORIGINAL = {
@@ -28,12 +29,6 @@ const ORIGINAL = {
   infoDisc: 94.3,
   pathSegments: 709,
 };
-
-function median(values: number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  const mid = v.length >> 1;
-  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
 
 interface Timed {
   ns: number;
@@ -61,27 +56,6 @@ function fmt(ns: number): string {
   return `${(ns / 1_000_000).toFixed(2)} ms`;
 }
 
-
-/** `n` points uniform in the disc of `radius` around the spawn. */
-function disc(n: number, radius: number, seed: number): Float64Array {
-  const r = rng(seed);
-  const out = new Float64Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    const d = radius * Math.sqrt(r());
-    const a = 2 * Math.PI * r();
-    out[2 * i] = d * Math.cos(a);
-    out[2 * i + 1] = d * Math.sin(a);
-  }
-  return out;
-}
-
-/** `n` 1 m tile centres `(floor(u) + 0.5)` uniform in the 100 m square around the spawn. */
-function tileCentres(n: number, seed: number): Float64Array {
-  const r = rng(seed);
-  const out = new Float64Array(2 * n);
-  for (let i = 0; i < 2 * n; i++) out[i] = Math.floor(r() * 100 - 50) + 0.5;
-  return out;
-}
 
 interface Row {
   call: string;
