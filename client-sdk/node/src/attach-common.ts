@@ -5,10 +5,28 @@
 // No runtime here: both builds compile it (imports with `.js` extensions, no `node:`
 // module); each side gives it its adapter, how to read the replica's zone documents,
 // the server's zone list and where errors go.
+import { argumentError, describe } from "./args.js";
 import { type ZoneMethods, enter, gameZoneOfDoc, leave, zonesHeld } from "./game-index.js";
 import type { FlatZone, Normal, TerrainInfoAt, WalkableCheck, WalkablePath } from "./hyperscape-common.js";
 
 /** Methods shadowed on the instance: each answers from the replica. */
+/**
+ * Throws a TypeError naming `terrainSystem` unless it is an object with the methods
+ * attaching shadows and calls (`getHeightAt`, `registerFlatZone`, `unregisterFlatZone`):
+ * the game's `TerrainSystem` instance, not its class or another system.
+ */
+export function checkTerrainSystem(terrainSystem: unknown, where: string): void {
+  const s = terrainSystem as Record<string, unknown> | null;
+  if (s === null || typeof s !== "object") {
+    throw argumentError(TypeError, "terrainSystem", `expected the game's TerrainSystem instance, got ${describe(terrainSystem)}`, where);
+  }
+  for (const name of ["getHeightAt", "registerFlatZone", "unregisterFlatZone"]) {
+    if (typeof s[name] !== "function") {
+      throw argumentError(TypeError, "terrainSystem", `expected the game's TerrainSystem instance (it has no ${name} method)`, where);
+    }
+  }
+}
+
 export const ROUTED = [
   "getHeightAt",
   "getHeightAtPosition",

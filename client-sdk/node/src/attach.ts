@@ -19,8 +19,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 
 import type * as Addon from "./addon";
-import { argumentError, describe, optionsArg, stringArg } from "./args";
-import { AttachCore } from "./attach-common";
+import { argumentError, optionsArg, stringArg } from "./args";
+import { AttachCore, checkTerrainSystem } from "./attach-common";
 import { HyperscapeTerrain, type ZoneCommitError } from "./hyperscape";
 import { addon, internals } from "./native";
 
@@ -178,15 +178,7 @@ async function listZoneIds(base: string, world: string, token: string | undefine
  */
 export async function attachTerrainServer(terrainSystem: object, options: AttachOptions): Promise<TerrainAttachment> {
   const where = "attachTerrainServer";
-  const s = terrainSystem as Record<string, unknown> | null;
-  if (s === null || typeof s !== "object") {
-    throw argumentError(TypeError, "terrainSystem", `expected the game's TerrainSystem instance, got ${describe(terrainSystem)}`, where);
-  }
-  for (const name of ["getHeightAt", "registerFlatZone", "unregisterFlatZone"]) {
-    if (typeof s[name] !== "function") {
-      throw argumentError(TypeError, "terrainSystem", `expected the game's TerrainSystem instance (it has no ${name} method)`, where);
-    }
-  }
+  checkTerrainSystem(terrainSystem, where);
   const o = optionsArg("options", options, where);
   if (o === undefined) throw argumentError(TypeError, "options", "expected { url, world, token? }", where);
   const url = stringArg("url", o.url, where).replace(/\/+$/, "");

@@ -8,7 +8,7 @@
 // registers stay in the page (the page's `HyperscapeTerrain` never writes to the server:
 // no PUT, no DELETE, whatever the token).
 import { argumentError, describe, optionsArg, stringArg } from "../args.js";
-import { AttachCore } from "../attach-common.js";
+import { AttachCore, checkTerrainSystem } from "../attach-common.js";
 import { HyperscapeTerrain } from "./index.js";
 import type { TilesEvent } from "./link.js";
 
@@ -117,15 +117,7 @@ export class TerrainAttachment {
  */
 export async function attachTerrainServer(terrainSystem: object, options: WebAttachOptions): Promise<TerrainAttachment> {
   const where = "attachTerrainServer";
-  const s = terrainSystem as Record<string, unknown> | null;
-  if (s === null || typeof s !== "object") {
-    throw argumentError(TypeError, "terrainSystem", `expected the game's TerrainSystem instance, got ${describe(terrainSystem)}`, where);
-  }
-  for (const name of ["getHeightAt", "registerFlatZone", "unregisterFlatZone"]) {
-    if (typeof s[name] !== "function") {
-      throw argumentError(TypeError, "terrainSystem", `expected the game's TerrainSystem instance (it has no ${name} method)`, where);
-    }
-  }
+  checkTerrainSystem(terrainSystem, where);
   const o = optionsArg("options", options, where);
   if (o === undefined) throw argumentError(TypeError, "options", "expected { url, world }", where);
   const url = stringArg("url", o.url, where).replace(/\/+$/, "");
