@@ -14,9 +14,7 @@ import { Follower, type ZoneSink } from "./follow";
 import type { FetchLike, WebSocketConstructor, WebSocketLike } from "./follow/types";
 import type { FollowerHandle, WasmFollower, WasmSink } from "./wasm";
 import type * as Addon from "./addon";
-
-/** The longest timeout an option may give (one hour), as the native addon's. */
-const MAX_TIMEOUT_MS = 3_600_000;
+import { checkTimeoutMs, within } from "./revision-wait";
 
 /** The runtime's WebSocket, else the `ws` package's. */
 function webSocket(): WebSocketConstructor {
@@ -91,11 +89,7 @@ function webSocketWithCa(ca: string): WebSocketConstructor {
 export const followOverHttp: WasmFollower = async ({ url, world, options, create, onPublish }) => {
   // Refused as the native addon refuses them, before anything is sent.
   const timeoutMs = options?.connectTimeoutMs;
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
-    throw new Error(
-      `connectTimeoutMs: must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`,
-    );
-  }
+  if (timeoutMs !== undefined) checkTimeoutMs("connectTimeoutMs", timeoutMs);
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url)?.[1];
   if (scheme !== undefined && scheme !== "http" && scheme !== "https") {
     throw new Error(`url: the scheme must be http:// or https://, got ${JSON.stringify(scheme)}`);
@@ -159,27 +153,7 @@ export const followOverHttp: WasmFollower = async ({ url, world, options, create
       while (takers.length > 0) deliver(null);
     },
     waitForRevision(revision, timeoutMs) {
-      return new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(
-                `revision ${revision}: not reached within ${timeoutMs} ms (the replica is at ${follower.revision}; is the server reachable?)`,
-              ),
-            ),
-          timeoutMs,
-        );
-        follower.waitForRevision(revision).then(
-          (r) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-          (e: Error) => {
-            clearTimeout(timer);
-            reject(e);
-          },
-        );
-      });
+      return within(revision, timeoutMs, follower.waitForRevision(revision), () => follower.revision);
     },
     nextEvent() {
       const event = events.shift();

@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import type * as Addon from "./addon";
 import type { Fast } from "./native";
+import { checkWait } from "./revision-wait";
 import { followOverHttp } from "./wasm-follow";
 
 /** The module's `Replica` (client-sdk/wasm/src/replica.rs and reads.rs). */
@@ -289,13 +290,7 @@ export function loadWasm(): typeof Addon & Fast {
 
     waitForRevision(revision: number, timeoutMs?: number | null): Promise<number> {
       // Checked before a promise exists, as the addon's: a bad argument throws here.
-      if (!(Number.isInteger(revision) && revision >= 0 && revision <= Number.MAX_SAFE_INTEGER)) {
-        throw new Error(`revision: must be a whole number from 0 to 2^53 - 1, got ${revision}`);
-      }
-      const wait = timeoutMs ?? 30_000;
-      if (!(Number.isInteger(wait) && wait >= 1 && wait <= 3_600_000)) {
-        throw new Error(`timeoutMs: must be a whole number of milliseconds from 1 to 3600000, got ${wait}`);
-      }
+      const wait = checkWait(revision, timeoutMs);
       const at = this.replica.revision;
       if (at >= revision) return Promise.resolve(at);
       if (this.#stop?.waitForRevision) return this.#stop.waitForRevision(revision, wait);

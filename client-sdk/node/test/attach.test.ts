@@ -15,7 +15,7 @@ import { after, before, describe, test } from "node:test";
 
 import { type FlatZone, HyperscapeTerrain, ROUTED, type TerrainAttachment, attachTerrainServer } from "../src/hyperscape";
 import { indexSnapshot, zonesHeld } from "../src/game-index";
-import { DATA, gameZones, num, traceRows, traceWorlds } from "./hyperscape-data";
+import { DATA, gameZones, num, traceRows, traceWorlds, zoneBody } from "./hyperscape-data";
 import { TestServer } from "./server";
 import { StandInTerrainSystem } from "./standin-terrain";
 
@@ -36,27 +36,12 @@ function carveTable(seed: number): CarveTile[] {
   return (JSON.parse(readFileSync(join(DATA, `carve_seed${seed}.json`), "utf8")) as { tiles: CarveTile[] }).tiles;
 }
 
-/** The server's body of a game zone (its mask as `[x, z]` tiles). */
-function body(zone: FlatZone): Record<string, unknown> {
-  const b: Record<string, unknown> = {
-    centerX: zone.centerX,
-    centerZ: zone.centerZ,
-    width: zone.width,
-    depth: zone.depth,
-    height: zone.height,
-    blendRadius: zone.blendRadius,
-  };
-  if (zone.carveInset !== undefined) b.carveInset = zone.carveInset;
-  if (zone.tileMaskTiles) b.tileMask = zone.tileMaskTiles.map((t) => (Array.isArray(t) ? t : [t.x, t.z]));
-  return b;
-}
-
 /** PUT by another process (plain HTTP with the admin token): the revision it made. */
 async function put(server: TestServer, world: string, zone: FlatZone, token = TOKEN): Promise<number> {
   const r = await fetch(`${server.url}/v1/worlds/${world}/flat-zones/${encodeURIComponent(zone.id)}`, {
     method: "PUT",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body(zone)),
+    body: JSON.stringify(zoneBody(zone)),
   });
   const text = await r.text();
   assert.equal(r.status, 200, text);

@@ -44,6 +44,21 @@ export function gameZones(seed: number): FlatZone[] {
 }
 
 /** JavaScript's number text (`-0` included). */
+/** The server's body of a game zone (its mask as `[x, z]` tiles). */
+export function zoneBody(zone: FlatZone): Record<string, unknown> {
+  const b: Record<string, unknown> = {
+    centerX: zone.centerX,
+    centerZ: zone.centerZ,
+    width: zone.width,
+    depth: zone.depth,
+    height: zone.height,
+    blendRadius: zone.blendRadius,
+  };
+  if (zone.carveInset !== undefined) b.carveInset = zone.carveInset;
+  if (zone.tileMaskTiles) b.tileMask = zone.tileMaskTiles.map((t) => (Array.isArray(t) ? t : [t.x, t.z]));
+  return b;
+}
+
 export function num(s: string): number {
   const v = Number(s);
   if (Number.isNaN(v) && s !== "NaN") throw new Error(`not a number: ${JSON.stringify(s)}`);

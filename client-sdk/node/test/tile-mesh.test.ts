@@ -20,7 +20,7 @@ import { after, before, describe, test } from "node:test";
 
 import { LocalTerrain, type TileMesh } from "../src/index";
 import { usingWasm } from "../src/native";
-import { DATA, gameZones, traceWorlds } from "./hyperscape-data";
+import { DATA, gameZones, traceWorlds, zoneBody } from "./hyperscape-data";
 import type { FlatZone } from "../src/hyperscape";
 import { TestServer } from "./server";
 
@@ -99,21 +99,6 @@ function carvedCells(mesh: TileMesh): Set<string> {
   return out;
 }
 
-/** The server's body of a game zone (its mask as `[x, z]` tiles). */
-function body(zone: FlatZone): Record<string, unknown> {
-  const b: Record<string, unknown> = {
-    centerX: zone.centerX,
-    centerZ: zone.centerZ,
-    width: zone.width,
-    depth: zone.depth,
-    height: zone.height,
-    blendRadius: zone.blendRadius,
-  };
-  if (zone.carveInset !== undefined) b.carveInset = zone.carveInset;
-  if (zone.tileMaskTiles) b.tileMask = zone.tileMaskTiles.map((t) => (Array.isArray(t) ? t : [t.x, t.z]));
-  return b;
-}
-
 describe(`LocalTerrain.tileMesh and chunkBlocks (${BACKEND})`, () => {
   let server: TestServer;
   before(async () => {
@@ -165,7 +150,7 @@ describe(`LocalTerrain.tileMesh and chunkBlocks (${BACKEND})`, () => {
       const zones = gameZones(0);
       assert.equal(zones.length, 44);
       let revision = 0;
-      for (const zone of zones) revision = await put("seed0", zone.id, body(zone));
+      for (const zone of zones) revision = await put("seed0", zone.id, zoneBody(zone));
       assert.equal(await replica.waitForRevision(revision), revision);
       compared += await sameAsServer(replica, "seed0", [...zoned, ...plain], "the 44 zones");
 
@@ -188,7 +173,7 @@ describe(`LocalTerrain.tileMesh and chunkBlocks (${BACKEND})`, () => {
       assert.ok(arena, "a carving zone that decides the height at its centre");
       const tile: [number, number] = [Math.floor((arena.centerX + 50) / 100), Math.floor((arena.centerZ + 50) / 100)];
       const before = replica.tileMesh(...tile);
-      const raised = await put("seed0", arena.id, body({ ...arena, height: arena.height + 3 }));
+      const raised = await put("seed0", arena.id, zoneBody({ ...arena, height: arena.height + 3 }));
       assert.equal(await replica.waitForRevision(raised), raised);
       const moved = replica.tileMesh(...tile);
       assert.notEqual(firstF32Difference(moved.positions, [...before.positions]), -1, `the replaced zone ${arena.id} moved tile (${tile})'s vertices`);
@@ -202,7 +187,7 @@ describe(`LocalTerrain.tileMesh and chunkBlocks (${BACKEND})`, () => {
   test("hyperscape seed 6: the original's carving cell for cell", async () => {
     const table = carveTable(6);
     let revision = 0;
-    for (const zone of gameZones(6)) revision = await put("seed6", zone.id, body(zone));
+    for (const zone of gameZones(6)) revision = await put("seed6", zone.id, zoneBody(zone));
     const replica = await LocalTerrain.open(server.url, "seed6");
     try {
       await replica.waitForRevision(revision);

@@ -1,6 +1,6 @@
 //! terrain-core's engine maths (`terrain_core::maths::jsmath`: `Math.sin`, `Math.cos`
 //! and `Math.pow` as the original game's engine computes them, bit for bit; `atan2` and
-//! `exp`, fdlibm's) as free functions, so a browser can set its own `Math` beside them: the browser test
+//! `exp`, the `libm` crate's, as terrain-core calls them) as free functions, so a browser can set its own `Math` beside them: the browser test
 //! (client-sdk/node/test/browser) shows a browser's `Math` differs from them at some
 //! arguments while the replica, which computes with these, answers the server's bits.
 
@@ -25,20 +25,18 @@ pub fn engine_pow(x: f64, y: f64) -> f64 {
     jsmath::pow(x, y)
 }
 
-/// `Math.atan2(y, x)` as the original's engine computes it: fdlibm's, which terrain-core
-/// takes from the `libm` crate. Here Rust's own `f64::atan2`, which on wasm32 is
-/// compiler-builtins' port of the same libm (this crate does not depend on `libm`
-/// itself); the browser test checks the island computed with it is the module's
-/// bit for bit.
+/// `Math.atan2(y, x)` as the original's engine computes it: fdlibm's, the `libm` crate's,
+/// which terrain-core calls (`generator::hyperscape::{layers, coast}`).
 #[wasm_bindgen(js_name = engineAtan2)]
 pub fn engine_atan2(y: f64, x: f64) -> f64 {
-    y.atan2(x)
+    libm::atan2(y, x)
 }
 
-/// `Math.exp(x)` as the original's engine computes it (fdlibm's; as [`engine_atan2`]).
+/// `Math.exp(x)` as the original's engine computes it: the `libm` crate's, as
+/// terrain-core's noise lanes call it.
 #[wasm_bindgen(js_name = engineExp)]
 pub fn engine_exp(x: f64) -> f64 {
-    x.exp()
+    libm::exp(x)
 }
 
 /// Each of `xs` through `sin`, `cos` and `pow(|x| mod 1, y)` at once: `[sin0, cos0,

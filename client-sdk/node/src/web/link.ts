@@ -6,6 +6,7 @@
 import init, { Replica } from "../../wasm/terrain_wasm.mjs";
 import { numberArgs, optionsArg, stringArg } from "../args.js";
 import { Follower, type TileEvent, type WorldInfo, type ZoneSink } from "../follow/index.js";
+import { checkWait, within } from "../revision-wait.js";
 import { type FromWorker, type TileMeshData, type ToWorker, ZoneState, zoneList } from "./zones.js";
 
 /** The module, beside the package's glue (wasm/ of the package; bundlers that follow
@@ -78,9 +79,6 @@ export type WebEventName = keyof WebEvents;
 /** Metres added around a changed area before taking its tiles: a tile's mesh samples
  * the ground just beyond its edges for its normals (src/tiles.ts's CHANGE_MARGIN). */
 const CHANGE_MARGIN = 3;
-
-/** The longest `timeoutMs` (one hour), as the Node package's. */
-const MAX_TIMEOUT_MS = 3_600_000;
 
 /** The tiles of a tile grid over rectangles `[minX, minZ, maxX, maxZ, ...]` (metres). */
 function tilesOf(layout: Float64Array, rects: number[]): { tiles: [number, number][]; tileRects: [number, number, number, number][] } {
@@ -301,32 +299,10 @@ export class Link {
   /** Resolves with the revision once the replica holds the server's state at `revision`
    * or later; the arguments are checked before a promise exists, as the Node package's. */
   waitForRevision(revision: number, timeoutMs?: number | null): Promise<number> {
-    if (!(Number.isInteger(revision) && revision >= 0 && revision <= Number.MAX_SAFE_INTEGER)) {
-      throw new Error(`revision: must be a whole number from 0 to 2^53 - 1, got ${revision}`);
-    }
-    const wait = timeoutMs ?? 30_000;
-    if (!(Number.isInteger(wait) && wait >= 1 && wait <= MAX_TIMEOUT_MS)) {
-      throw new Error(`timeoutMs: must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${wait}`);
-    }
+    const wait = checkWait(revision, timeoutMs);
     const at = this.revision;
     if (at >= revision) return Promise.resolve(at);
-    const follower = this.follower!;
-    return new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`revision ${revision}: not reached within ${wait} ms (the replica is at ${this.revision}; is the server reachable?)`)),
-        wait,
-      );
-      follower.waitForRevision(revision).then(
-        (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-        (e: Error) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      );
-    });
+    return within(revision, wait, this.follower!.waitForRevision(revision), () => this.revision);
   }
 
   // === the tile worker ===
