@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
+import { usingWasm } from "../src/native";
 import { gameZones, traceWorlds } from "../test/hyperscape-data";
 import { TestServer } from "../test/server";
 import { disc, median, tileCentres } from "./points";
@@ -38,9 +39,27 @@ interface Run {
   centresNs: number;
   firstTileMs: number;
   tileMs: number;
+  /** The same calls through Node's adapter in this process, right after the page's. */
+  nodeDiscNs: number;
+  nodeCentresNs: number;
 }
 
-async function run(tab: Tab, origin: string, url: string): Promise<Run> {
+/** `getHeightAt` through Node's adapter over `pts`: two warm-up passes, the median of 11. */
+function timeNode(node: HyperscapeTerrain, pts: Float64Array): number {
+  const n = pts.length / 2;
+  let sink = 0;
+  for (let pass = 0; pass < 2; pass++) for (let i = 0; i < n; i++) sink += node.getHeightAt(pts[2 * i]!, pts[2 * i + 1]!);
+  const passes: number[] = [];
+  for (let pass = 0; pass < 11; pass++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) sink += node.getHeightAt(pts[2 * i]!, pts[2 * i + 1]!);
+    passes.push(Number(process.hrtime.bigint() - t0) / n);
+  }
+  if (Number.isNaN(sink)) throw new Error("a NaN height");
+  return median(passes);
+}
+
+async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrain): Promise<Run> {
   await tab.goto(`${origin}${PAGE}`);
   await tab.waitFor(() => (window as any).pageReady === true, 60_000);
   const { loadMs, openMs, webError } = await tab.evaluate(
@@ -77,8 +96,12 @@ async function run(tab: Tab, origin: string, url: string): Promise<Run> {
       },
       { pts: f64ToB64(pts) },
     );
-  const discNs = await time(disc(10_000, 350, 11));
-  const centresNs = await time(tileCentres(10_000, 12));
+  const discPoints = disc(10_000, 350, 11);
+  const centrePoints = tileCentres(10_000, 12);
+  const discNs = await time(discPoints);
+  const centresNs = await time(centrePoints);
+  const nodeDiscNs = timeNode(node, discPoints);
+  const nodeCentresNs = timeNode(node, centrePoints);
   const tiles = await tab.evaluate(async () => {
     const t = (window as any).terrain;
     const times: number[] = [];
@@ -90,7 +113,7 @@ async function run(tab: Tab, origin: string, url: string): Promise<Run> {
     }
     return times;
   }, null);
-  return { loadMs, openMs, discNs, centresNs, firstTileMs: tiles[0]!, tileMs: median(tiles.slice(1)) };
+  return { loadMs, openMs, discNs, centresNs, firstTileMs: tiles[0]!, tileMs: median(tiles.slice(1)), nodeDiscNs, nodeCentresNs };
 }
 
 /** The browser entry's files: every file the pages fetched but the test's own (the
@@ -116,16 +139,16 @@ async function main(): Promise<void> {
   const server = await TestServer.start({ worlds: [], config: traceWorlds([0]), args: ["--admin-token", TOKEN, "--cors-origin", pages.origin] });
   const results: Run[] = [];
   let version = "";
+  let node: HyperscapeTerrain | undefined;
   try {
-    const node = await HyperscapeTerrain.open(server.url, "seed0", { token: TOKEN });
+    node = await HyperscapeTerrain.open(server.url, "seed0", { token: TOKEN });
     for (const zone of gameZones(0).slice(0, 28)) node.registerFlatZone(zone);
     await node.flush();
-    node.close();
     for (let r = 0; r < runs; r++) {
       const tab = await openTab("chromium");
       try {
         version = tab.version;
-        results.push(await run(tab, pages.origin, server.url));
+        results.push(await run(tab, pages.origin, server.url, node));
         if (tab.errors.length > 0) throw new Error(`page errors: ${tab.errors.join("; ")}`);
       } finally {
         await tab.close();
@@ -133,6 +156,7 @@ async function main(): Promise<void> {
       console.error(`run ${r + 1}: ${JSON.stringify(results[results.length - 1])}`);
     }
   } finally {
+    node?.close();
     await server.stop();
     await pages.close();
   }
@@ -142,13 +166,14 @@ async function main(): Promise<void> {
   console.error(`the entry: ${[...pages.served.keys()].filter((p) => !p.startsWith("/test/")).join(" ")}`);
   const load = loadavg().map((l) => l.toFixed(2)).join(" ");
   console.log(`Chromium ${version}, ${new Date().toISOString().slice(0, 16)}Z, load ${load}, median of ${runs} runs:\n`);
-  console.log("| figure | terrain-client/web in Chromium | the original (Node 20, TIMINGS.md) |");
-  console.log("|---|---:|---:|");
-  console.log(`| \`getHeightAt\`, uniform in the 350 m disc | ${m("discNs").toFixed(0)} ns (${range("discNs")}) | 8.36 µs (7.24-8.78) |`);
-  console.log(`| \`getHeightAt\`, 1 m tile centres in the 100 m square | ${m("centresNs").toFixed(0)} ns (${range("centresNs")}) | 9.94 µs (9.72-10.50) |`);
-  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices | ${m("tileMs").toFixed(1)} ms (${range("tileMs", 1)}; the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | |`);
-  console.log(`| \`open\` to the first \`getHeightAt\` answer | ${m("openMs").toFixed(0)} ms (${range("openMs")}; page load to the module ready: ${m("loadMs").toFixed(0)} ms) | |`);
-  console.log(`| the entry's size (the ${size.files} files the page fetched: module, glue, dist/web and what it imports) | ${size.raw.toLocaleString("en")} B, ${size.gzip.toLocaleString("en")} B gzipped (module alone ${size.wasmGzip.toLocaleString("en")} B) | |`);
+  console.log(`Node's adapter timed in the same runs: ${usingWasm ? "over WebAssembly" : "the native addon"}.\n`);
+  console.log("| figure | terrain-client/web in Chromium | Node's adapter, same runs | the original (Node 20, TIMINGS.md, another day) |");
+  console.log("|---|---:|---:|---:|");
+  console.log(`| \`getHeightAt\`, uniform in the 350 m disc | ${m("discNs").toFixed(0)} ns (${range("discNs")}) | ${m("nodeDiscNs").toFixed(0)} ns (${range("nodeDiscNs")}) | 8.36 µs (7.24-8.78) |`);
+  console.log(`| \`getHeightAt\`, 1 m tile centres in the 100 m square | ${m("centresNs").toFixed(0)} ns (${range("centresNs")}) | ${m("nodeCentresNs").toFixed(0)} ns (${range("nodeCentresNs")}) | 9.94 µs (9.72-10.50) |`);
+  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices | ${m("tileMs").toFixed(1)} ms (${range("tileMs", 1)}; the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | | |`);
+  console.log(`| \`open\` to the first \`getHeightAt\` answer | ${m("openMs").toFixed(0)} ms (${range("openMs")}; page load to the module ready: ${m("loadMs").toFixed(0)} ms) | | |`);
+  console.log(`| the entry's size (the ${size.files} files the page fetched: module, glue, dist/web and what it imports) | ${size.raw.toLocaleString("en")} B, ${size.gzip.toLocaleString("en")} B gzipped (module alone ${size.wasmGzip.toLocaleString("en")} B) | | |`);
 }
 
 main().catch((e) => {
