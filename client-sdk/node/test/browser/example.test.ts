@@ -1,8 +1,10 @@
 // (h) The example page (examples/web/index.html: three.js over terrain-client/web) in
 // Chromium and Firefox against a real terrain-server (world `main`, the island with its
 // station and arena zones): it loads from another origin than the server, draws
-// (`window.exampleReady`), reports no error, and its screenshot (saved under the OS temp
-// directory) is not blank: many distinct colours, most of the frame not one colour.
+// (`window.exampleReady`), follows a zone PUT on the server live (it redraws the tiles the
+// change names and shows the change's revision), reports no error, and its screenshot
+// (saved under the OS temp directory, taken after that change) is not blank: many
+// distinct colours, most of the frame not one colour.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,12 +14,14 @@ import { after, before, describe, test } from "node:test";
 import { TestServer } from "../server";
 import { BROWSERS, type StaticServer, openTab, serveStatic } from "./harness";
 
+const TOKEN = "example-admin";
+
 describe("the example page (examples/web)", () => {
   let server: TestServer;
   let pages: StaticServer;
   before(async () => {
     pages = await serveStatic();
-    server = await TestServer.start({ worlds: ["main:hyperscape:0"], args: ["--cors-origin", pages.origin] });
+    server = await TestServer.start({ worlds: ["main:hyperscape:0"], args: ["--cors-origin", pages.origin, "--admin-token", TOKEN] });
   });
   after(async () => {
     await server?.stop();
@@ -39,6 +43,23 @@ describe("the example page (examples/web)", () => {
           await new Promise((ok) => setTimeout(ok, 250));
         }
         const ms = Date.now() - started;
+        // A plateau raised near the spawn, by another client: the page redraws its tiles.
+        const put = await fetch(`${server.url}/v1/worlds/main/flat-zones/example-${name}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ centerX: 40, centerZ: 40, width: 40, depth: 30, heightOffset: 12, blendRadius: 8 }),
+        });
+        const answer = (await put.json()) as { revision: number };
+        assert.equal(put.status, 200, JSON.stringify(answer));
+        const changed = Date.now();
+        for (;;) {
+          const shown = await tab.evaluate(() => (window as any).exampleRevision as number, null);
+          if (shown >= answer.revision) break;
+          assert.deepEqual(tab.errors, [], `${name}: the page's errors while following`);
+          assert.ok(Date.now() - changed < 30_000, `${name}: revision ${answer.revision} not drawn in 30 s (shows ${shown})`);
+          await new Promise((ok) => setTimeout(ok, 100));
+        }
+        console.log(`${name}: the zone PUT at revision ${answer.revision} drawn ${Date.now() - changed} ms later`);
         const shot = join(tmpdir(), `terrain-client-web-example-${name}.png`);
         await tab.screenshot(shot);
         const png = readFileSync(shot).toString("base64");
