@@ -174,6 +174,10 @@ async fn work_that_outlives_its_request_fills_the_cache() {
             "/v1/worlds/blocks/tiles/9/-5/mesh.glb",
             "/v1/worlds/blocks/tiles/11/-7/mesh.glb",
             "/v1/worlds/blocks/tiles/13/-9/mesh.glb",
+            "/v1/worlds/blocks/tiles/15/-11/mesh.glb",
+            "/v1/worlds/blocks/tiles/17/-13/mesh.glb",
+            "/v1/worlds/blocks/tiles/19/-15/mesh.glb",
+            "/v1/worlds/blocks/tiles/21/-17/mesh.glb",
         ],
     ];
     for paths in kinds {
