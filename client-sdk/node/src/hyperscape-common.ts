@@ -101,7 +101,8 @@ export interface HyperscapeOptions {
   token?: string;
   /** PEM CA of the server's certificate (`https://` URLs), for the replica and the zone API. */
   caFile?: string;
-  /** Connect timeout of the replica, milliseconds (default 5,000). */
+  /** Connect timeout of the replica, milliseconds (default 5,000); `open` also waits
+   * this long, at least 5,000, for the live tiles of `getActiveChunks`. */
   connectTimeoutMs?: number;
   /** The game's collision matrix (`world.collision`), read by `isTileWalkable`. */
   collision?: CollisionMatrix | null;
@@ -159,7 +160,6 @@ export const NOT_PROVIDED: Readonly<Record<string, string>> = {
   getBossHotspots: "boss hotspots: keep the game's boss system",
   getBossHotspotAtWorldPosition: "boss hotspots: keep the game's boss system",
   getLoadedTiles: "rendering: the client's loaded tiles (use the server's chunk lifecycle, TrackViewers, for live tiles)",
-  getActiveChunks: "the client's chunk loading (use the server's chunk lifecycle)",
   markChunkActive: "the client's chunk loading (report viewers to the server: ViewerTracker)",
   markChunkInactive: "the client's chunk loading (report viewers to the server: ViewerTracker)",
   saveAllActiveChunks: "chunk persistence: the server stores zones durably itself",

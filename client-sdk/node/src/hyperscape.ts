@@ -17,7 +17,9 @@ import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 
+import { type ActiveChunk, ActiveTiles } from "./active-tiles";
 import type * as Addon from "./addon";
+import { TerrainClient } from "./client";
 import { argumentError, booleanArg, describe, fieldError, numberArg, numberArgs, optionsArg, refusal, stringArg } from "./args";
 import { type Fast, LIMIT, MAX_TOWNS, addon, internals } from "./native";
 import type { SurfaceTiles } from "./surface";
@@ -147,6 +149,8 @@ export class HyperscapeTerrain extends EventEmitter {
     private readonly token: string | undefined,
     private readonly ca: Buffer | undefined,
     options: HyperscapeOptions,
+    /** The server's active tiles (`open` only). */
+    private readonly activeTiles?: ActiveTiles,
   ) {
     super();
     this.replica = replica;
@@ -191,10 +195,21 @@ export class HyperscapeTerrain extends EventEmitter {
     if (options.caFile !== undefined) replicaOptions.caFile = options.caFile;
     if (options.connectTimeoutMs !== undefined) replicaOptions.connectTimeoutMs = options.connectTimeoutMs;
     const replica = await addon.LocalTerrain.open(url, world, replicaOptions);
+    let active: ActiveTiles | undefined;
     try {
       const ca = options.caFile === undefined ? undefined : readFileSync(options.caFile);
-      return new HyperscapeTerrain(replica, url.replace(/\/+$/, ""), options.token, ca, options);
+      const client = await TerrainClient.connect(url, {
+        lazy: true,
+        ...(options.token === undefined ? {} : { token: options.token }),
+        ...(options.caFile === undefined ? {} : { caFile: options.caFile }),
+      });
+      // Stream failures after open reach the adapter's `error` listeners.
+      let terrain: HyperscapeTerrain | undefined;
+      active = await ActiveTiles.open(client, world, Math.max(options.connectTimeoutMs ?? 0, 5_000), (e) => terrain?.failed(e));
+      terrain = new HyperscapeTerrain(replica, url.replace(/\/+$/, ""), options.token, ca, options, active);
+      return terrain;
     } catch (e) {
+      active?.close();
       replica.close();
       throw e;
     }
@@ -628,6 +643,30 @@ export class HyperscapeTerrain extends EventEmitter {
     return Number.isFinite(x) && Number.isFinite(z) ? this.firstBiome : "plains";
   }
 
+  /**
+   * The tiles the server's chunk lifecycle holds active in this world (every viewer's
+   * active ring, as `GET /v1/worlds/{w}/live-tiles` lists them), as the original's
+   * `{x, z}` 100 m tile keys, row-major: a new array per call. Kept current from the
+   * server's lifecycle stream (a stream that fails is opened again; meanwhile the last
+   * tiles known, and an `error` event). The original answers the tiles it loaded
+   * itself; here the viewers the game reports to the server decide (ViewerTracker).
+   * A terrain made by `wrap` has no server to ask: an Error.
+   */
+  getActiveChunks(): ActiveChunk[] {
+    if (this.activeTiles === undefined) {
+      throw new Error("HyperscapeTerrain.getActiveChunks: a terrain made by wrap follows no server's live tiles; open it with HyperscapeTerrain.open");
+    }
+    return this.activeTiles.chunks();
+  }
+
+  /** A failure of a stream this adapter follows: an `error` event, or a process
+   * warning without a listener. */
+  private failed(e: Error): void {
+    if (this.closed) return;
+    if (this.listenerCount("error") > 0) this.emit("error", e);
+    else process.emitWarning(e);
+  }
+
   /** True once open (the replica answers everywhere), false once closed. */
   isReady(): boolean {
     return !this.closed;
@@ -644,6 +683,7 @@ export class HyperscapeTerrain extends EventEmitter {
    * abandoned. Later reads throw. */
   close(): void {
     this.closed = true;
+    this.activeTiles?.close();
     this.replica.close();
   }
 
@@ -684,7 +724,6 @@ export interface HyperscapeTerrain {
   getBossHotspots(): never;
   getBossHotspotAtWorldPosition(): never;
   getLoadedTiles(): never;
-  getActiveChunks(): never;
   markChunkActive(): never;
   markChunkInactive(): never;
   saveAllActiveChunks(): never;

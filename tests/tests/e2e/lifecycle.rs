@@ -194,6 +194,74 @@ async fn viewer_changes_need_the_admin_token_when_one_is_set() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn a_stream_that_only_listens_needs_no_token_and_a_change_on_it_does() {
+    let server = TestServer::start_with(|c| c.admin_token = Some("s3cret".parse().unwrap())).await;
+    let mut client = TerrainLifecycleClient::new(server.channel().await);
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(pb::ViewerUpdate {
+        world: "main".into(),
+        update: None,
+    })
+    .await
+    .unwrap();
+    let mut events = client
+        .track_viewers(ReceiverStream::new(rx))
+        .await
+        .expect("a listening stream needs no token")
+        .into_inner();
+    let first = events.message().await.unwrap().expect("snapshot");
+    let Some(Kind::Snapshot(s)) = first.kind else {
+        panic!("{first:?}")
+    };
+    assert!(s.tiles.expect("tiles").active.is_empty());
+    // A viewer reported elsewhere, with the token: the listener sees its tiles enter.
+    let (status, body) = server
+        .put_json(
+            &format!("{VIEWERS}/v"),
+            &viewer(0.0, 0.0, 100.0, 100.0),
+            Some("s3cret"),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let want: BTreeSet<Tile> = tiles(&body["active"]).into_iter().collect();
+    let mut active = BTreeSet::new();
+    while active != want {
+        let event = tokio::time::timeout(Duration::from_secs(30), events.message())
+            .await
+            .expect("transitions within 30 s")
+            .unwrap()
+            .expect("stream open");
+        let Some(Kind::Transitions(t)) = event.kind else {
+            panic!("{event:?}")
+        };
+        for tr in t.transitions {
+            let key = tr.tile.expect("tile");
+            if tr.ring == pb::Ring::Active as i32 && tr.kind == pb::TransitionKind::Entered as i32 {
+                active.insert((key.x, key.z));
+            }
+        }
+    }
+    // A change on it without the token ends the stream and adds no viewer.
+    tx.send(upsert("intruder", 5000.0, 5000.0)).await.unwrap();
+    let err = loop {
+        match tokio::time::timeout(Duration::from_secs(30), events.message())
+            .await
+            .expect("an answer within 30 s")
+        {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("the stream ended without a status"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(err.code(), tonic::Code::Unauthenticated, "{err:?}");
+    let (status, live) = server.get("/v1/worlds/main/live-tiles").await;
+    assert_eq!(status, 200);
+    assert_eq!(live["viewers"], 1, "{live}");
+    assert!(!tiles(&live["active"]).contains(&(50, 50)), "{live}");
+    server.stop().await;
+}
+
 pub(crate) fn upsert(id: &str, x: f64, z: f64) -> pb::ViewerUpdate {
     pb::ViewerUpdate {
         world: "main".into(),

@@ -20,7 +20,7 @@ import {
   type DifficultySample,
   type FlatZone,
   type Normal,
-  NOT_PROVIDED,
+  NOT_PROVIDED as NODE_NOT_PROVIDED,
   REASONS,
   type TerrainInfoAt,
   type WalkableCheck,
@@ -40,7 +40,7 @@ import { Link, type WebEventName, type WebEvents, type WebOpenOptions } from "./
 import type { TileMeshData } from "./zones.js";
 
 export type { DifficultySample, FlatZone, FlatZoneTile, Normal, TerrainInfoAt, WalkableCheck, WalkablePath } from "../hyperscape-common.js";
-export { BLOCKS_MOVEMENT, NOT_PROVIDED, REASONS } from "../hyperscape-common.js";
+export { BLOCKS_MOVEMENT, REASONS } from "../hyperscape-common.js";
 export { FollowError } from "../follow/index.js";
 export type { TilesEvent, WebEvents, WebOpenOptions } from "./link.js";
 export type { TileMeshData } from "./zones.js";
@@ -416,6 +416,14 @@ export class HyperscapeTerrain extends WebTerrain {
     this.close();
   }
 }
+
+/** The Node adapter's list, and `getActiveChunks`: a game server's persistence asks it
+ * (the Node package's `HyperscapeTerrain` follows the server's live tiles), a page
+ * never. */
+export const NOT_PROVIDED: Readonly<Record<string, string>> = {
+  ...NODE_NOT_PROVIDED,
+  getActiveChunks: "chunk persistence runs on the game server: the Node package's HyperscapeTerrain answers the server's live tiles",
+};
 
 for (const [name, instead] of Object.entries(NOT_PROVIDED)) {
   Object.defineProperty(HyperscapeTerrain.prototype, name, {

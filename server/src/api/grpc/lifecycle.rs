@@ -10,7 +10,11 @@
 //! removed when it ends: its reader task (one of the server's tasks) ends with the
 //! answer stream and removes them as its last act. A listener that falls more than the step buffer behind gets a
 //! fresh `snapshot` instead of the steps it missed. Streams end (OK) at shutdown.
-//! Updates need `authorization: Bearer <token>` when an admin token is configured.
+//! Updates need `authorization: Bearer <token>` when an admin token is configured; a
+//! stream that only listens (its first message names the world and changes nothing)
+//! needs none, as `GetLiveTiles` needs none: without the token its first update that
+//! changes a viewer ends it with `UNAUTHENTICATED` (`PERMISSION_DENIED` for a wrong
+//! token), and a first message that changes one is refused at once.
 //! A stream beyond `max_subscriptions_per_connection` or `max_subscriptions` (shared
 //! with event subscriptions) is refused at once with `RESOURCE_EXHAUSTED`.
 
@@ -111,6 +115,7 @@ async fn read_updates(
     owner: Owner,
     first: pb::ViewerUpdate,
     mut inbound: Streaming<pb::ViewerUpdate>,
+    authorized: Result<(), Status>,
     rejections: mpsc::Sender<Result<pb::LifecycleEvent, Status>>,
     ended: CancellationToken,
 ) {
@@ -150,6 +155,16 @@ async fn read_updates(
             },
         };
         if ended.is_cancelled() {
+            break;
+        }
+        // A listening stream without the token: a change ends it, changing nothing.
+        if let (Err(status), Some(_)) = (&authorized, &update.update) {
+            drop(inbound);
+            tokio::select! {
+                biased;
+                () = ended.cancelled() => {}
+                _ = rejections.send(Err(status.clone())) => ended.cancelled().await,
+            }
             break;
         }
         if let Err((id, err)) = apply(&lc, owner, update) {
@@ -226,7 +241,7 @@ pub async fn track_viewers(
     state: &Arc<ApiState>,
     request: Request<Streaming<pb::ViewerUpdate>>,
 ) -> Result<Response<EventStream>, Status> {
-    authorize(state, request.metadata())?;
+    let authorized = authorize(state, request.metadata()).map_err(Status::from);
     let connection = request.extensions().get::<ConnectionStreams>().cloned();
     let permit = state
         .events
@@ -238,6 +253,9 @@ pub async fn track_viewers(
         .message()
         .await?
         .ok_or_else(|| ApiError::invalid("world", "the stream ended before its first update"))?;
+    if first.update.is_some() {
+        authorized.clone()?;
+    }
     let lc = Arc::clone(state.lifecycle(&first.world)?);
     let owner = lc.stream_owner();
     let feed = lc.subscribe();
@@ -250,6 +268,7 @@ pub async fn track_viewers(
         owner,
         first,
         inbound,
+        authorized,
         tx,
         ended.clone(),
     ));
