@@ -24,9 +24,9 @@ use std::{
 };
 
 use terrain_core::{
-    FlatZone, Terrain, WorldGenerator,
+    FlatZone, Terrain, TileGrid, WorldGenerator,
     generator::hyperscape::{Biome, Hyperscape},
-    mesh::{TileMesh, build_tile},
+    mesh::{SurfaceTile, TileMesh, build_tile},
     walk::{
         BiomeLimits, MAX_TOWNS, Reason, Town, WalkRule, Walker, difficulty::difficulty,
         flags::tile_flags,
@@ -460,21 +460,62 @@ pub fn tile_mesh(terrain: &Terrain, tx: f64, tz: f64, version: u64) -> Result<Ti
         );
     }
     let size = generator.tile_grid().size;
-    let limit = terrain_core::COORDINATE_LIMIT;
-    let index = |name: &str, t: f64| {
-        if t.fract() == 0.0 && (t * size).abs() <= limit {
-            Ok(t as i64)
-        } else {
-            Err(format!(
-                "{name}: must be a whole tile index with {name} * {size} within ±{limit}, got {t}"
-            ))
-        }
-    };
     Ok(build_tile(
         terrain,
-        (index("tx", tx)?, index("tz", tz)?),
+        (tile_arg("tx", tx, size)?, tile_arg("tz", tz, size)?),
         version,
     ))
+}
+
+/// Mesh tile index `t` of tiles `size` wide from argument `name`, as the server's
+/// tile routes take it: a whole number with `t * size` within the coordinate range
+/// (`tx: must be a whole tile index ...` otherwise).
+pub fn tile_arg(name: &str, t: f64, size: f64) -> Result<i64, String> {
+    let limit = terrain_core::COORDINATE_LIMIT;
+    if t.fract() == 0.0 && (t * size).abs() <= limit {
+        Ok(t as i64)
+    } else {
+        Err(format!(
+            "{name}: must be a whole tile index with {name} * {size} within ±{limit}, got {t}"
+        ))
+    }
+}
+
+/// Tile `(tx, tz)`'s float32 vertex heights at `terrain`, row-major (`iz * n + ix`):
+/// the surface the server serves for that tile (core rounds each vertex height to f32
+/// and widens it back, so a float32 array holds each exactly). A tile the server's
+/// routes refuse is refused in [`tile_arg`]'s words.
+pub fn surface_tile(terrain: &Terrain, tx: f64, tz: f64) -> Result<Vec<f32>, String> {
+    let size = terrain.generator().tile_grid().size;
+    let key = (tile_arg("tx", tx, size)?, tile_arg("tz", tz, size)?);
+    let tile = SurfaceTile::new(terrain, key);
+    Ok(tile.heights().iter().map(|&h| h as f32).collect())
+}
+
+/// Core's surface rule over given vertex heights: the height at `(x, z)` on tile `(tx,
+/// tz)` of `layout`, `heights` its float32 vertex heights (row-major, `n * n`); `None`
+/// when the point lies in another tile. The Node package's test holds its JavaScript
+/// rule (`src/surface.ts`) to this bit for bit, so the rule has one source, core's
+/// ([`SurfaceTile::from_heights`]).
+pub fn surface_rule_height(
+    layout: TileGrid,
+    (tx, tz): (f64, f64),
+    heights: &[f32],
+    (x, z): (f64, f64),
+) -> Result<Option<f64>, String> {
+    let key = (
+        tile_arg("tx", tx, layout.size)?,
+        tile_arg("tz", tz, layout.size)?,
+    );
+    let n = layout.resolution.max(2) as usize;
+    let tile = SurfaceTile::from_heights(layout, key, heights).ok_or_else(|| {
+        format!(
+            "heights: expected {} ({n} x {n}), got {}",
+            n * n,
+            heights.len()
+        )
+    })?;
+    Ok(tile.height(x, z))
 }
 
 /// A voxel world's chunk `(cx, cz)` at `terrain`, in the binary form the server's
@@ -496,8 +537,9 @@ pub fn chunk_blocks(terrain: &Terrain, cx: f64, cz: f64) -> Result<Option<Vec<u8
     Ok(terrain.voxel_chunk(cx, cz).map(|c| c.encode()))
 }
 
-/// A whole number of tiles from `name`, within the coordinate range.
-fn tile_index(name: &str, v: f64) -> Result<i64, String> {
+/// A 1 m walk tile index from argument `name`: a whole number within the coordinate
+/// range.
+fn walk_tile_arg(name: &str, v: f64) -> Result<i64, String> {
     let limit = terrain_core::COORDINATE_LIMIT;
     if v.fract() == 0.0 && v.abs() <= limit {
         Ok(v as i64)
@@ -519,10 +561,13 @@ pub fn check_walk_grid(
     flags: usize,
     heights: usize,
 ) -> Result<(i64, i64), String> {
-    let (x0, z0) = (tile_index("minTileX", x0)?, tile_index("minTileZ", z0)?);
+    let (x0, z0) = (
+        walk_tile_arg("minTileX", x0)?,
+        walk_tile_arg("minTileZ", z0)?,
+    );
     let (wi, di) = (i64::from(w), i64::from(d));
-    tile_index("minTileX + width", (x0 + wi) as f64)?;
-    tile_index("minTileZ + depth", (z0 + di) as f64)?;
+    walk_tile_arg("minTileX + width", (x0 + wi) as f64)?;
+    walk_tile_arg("minTileZ + depth", (z0 + di) as f64)?;
     let n = w as usize * d as usize;
     if flags < n {
         return Err(format!("flags: {flags} bytes for {n} tiles"));

@@ -9,7 +9,7 @@ use terrain_client::{
     ClientError, LocalWalk, PathMode, check_point,
     view::{self, first_blocked, info_answer},
 };
-use terrain_core::{Generator, TileGrid, mesh::SurfaceTile, walk::Walker, zones::ZoneDoc};
+use terrain_core::{Generator, TileGrid, walk::Walker, zones::ZoneDoc};
 use wasm_bindgen::prelude::*;
 
 use crate::{Replica, js_error, surface::grid_numbers};
@@ -66,15 +66,6 @@ fn out_len(out: &[f64], n: usize) -> Result<(), JsError> {
         )));
     }
     Ok(())
-}
-
-/// A tile index from a JavaScript number, or an error naming `name`.
-fn tile_index(t: f64, name: &str) -> Result<i64, JsError> {
-    if t.fract() == 0.0 && t.abs() <= f64::from(1u32 << 30) {
-        Ok(t as i64)
-    } else {
-        Err(js_error(format!("{name}: expected a tile index, got {t}")))
-    }
 }
 
 /// `[x0, z0, ...]` of points.
@@ -188,9 +179,7 @@ impl Replica {
     /// Tile `(tx, tz)`'s float32 vertex heights at the view, row-major.
     #[wasm_bindgen(js_name = surfaceTile)]
     pub fn surface_tile(&self, tx: f64, tz: f64) -> Result<Vec<f32>, JsError> {
-        let key = (tile_index(tx, "tx")?, tile_index(tz, "tz")?);
-        let tile = SurfaceTile::new(self.view().terrain(), key);
-        Ok(tile.heights().iter().map(|&h| h as f32).collect())
+        view::surface_tile(self.view().terrain(), tx, tz).map_err(js_error)
     }
 
     /// `getNormalAt` into `out[0..3]`.

@@ -2,7 +2,7 @@
 //! of `src/surface.ts` holds its JavaScript rule to it bit for bit) and core's limits,
 //! so the package defines none of them twice.
 
-use terrain_core::{TileGrid, mesh::SurfaceTile};
+use terrain_core::TileGrid;
 use wasm_bindgen::prelude::*;
 
 use crate::js_error;
@@ -50,23 +50,7 @@ pub fn surface_rule_height(
         resolution,
         centred,
     };
-    let whole = |t: f64, name: &str| {
-        if t.fract() == 0.0 && t.abs() <= f64::from(1u32 << 30) {
-            Ok(t as i64)
-        } else {
-            Err(js_error(format!("{name}: expected a tile index, got {t}")))
-        }
-    };
-    let key = (whole(tx, "tx")?, whole(tz, "tz")?);
-    let n = layout.resolution.max(2) as usize;
-    let tile = SurfaceTile::from_heights(layout, key, heights).ok_or_else(|| {
-        js_error(format!(
-            "heights: expected {} ({n} x {n}), got {}",
-            n * n,
-            heights.len()
-        ))
-    })?;
-    Ok(tile.height(x, z))
+    terrain_client::view::surface_rule_height(layout, (tx, tz), heights, (x, z)).map_err(js_error)
 }
 
 /// Most tiles a side of one walk grid (terrain-core's, the server's limit).

@@ -19,7 +19,7 @@ use napi::{
 };
 use napi_derive::napi;
 use terrain_client::view;
-use terrain_core::{TileGrid, mesh::SurfaceTile};
+use terrain_core::TileGrid;
 
 use crate::errors::{invalid, sdk_error};
 use crate::replica::Replica;
@@ -94,15 +94,6 @@ fn grid_numbers(layout: &TileGrid) -> [f64; 4] {
     ]
 }
 
-/// A tile index from a JavaScript number, or an error naming `name`.
-fn tile_index(t: f64, name: &str) -> Result<i64> {
-    if t.fract() == 0.0 && t.abs() <= f64::from(1u32 << 30) {
-        Ok(t as i64)
-    } else {
-        Err(invalid(format!("{name}: expected a tile index, got {t}")))
-    }
-}
-
 /// Tile `(tx, tz)`'s float32 vertex heights at the view, row-major (`iz * n +
 /// ix`): the surface the server serves for that tile. Each is a float32 value
 /// already (core rounds the vertex heights to f32 and widens them back), so the
@@ -114,10 +105,8 @@ pub fn replica_surface_tile(
     tx: f64,
     tz: f64,
 ) -> Result<Float32Array> {
-    let key = (tile_index(tx, "tx")?, tile_index(tz, "tz")?);
     let snapshot = handle.snapshot()?;
-    let tile = SurfaceTile::new(snapshot.terrain(), key);
-    let heights: Vec<f32> = tile.heights().iter().map(|&h| h as f32).collect();
+    let heights = view::surface_tile(snapshot.terrain(), tx, tz).map_err(invalid)?;
     Ok(Float32Array::new(heights))
 }
 
@@ -230,16 +219,7 @@ pub fn surface_rule_height(
         resolution,
         centred,
     };
-    let key = (tile_index(tx, "tx")?, tile_index(tz, "tz")?);
-    let n = layout.resolution.max(2) as usize;
-    let tile = SurfaceTile::from_heights(layout, key, heights).ok_or_else(|| {
-        invalid(format!(
-            "heights: expected {} ({n} x {n}), got {}",
-            n * n,
-            heights.len()
-        ))
-    })?;
-    Ok(tile.height(x, z))
+    view::surface_rule_height(layout, (tx, tz), heights, (x, z)).map_err(invalid)
 }
 
 /// Most tiles a side of one walk grid: terrain-core's limit, the server's
