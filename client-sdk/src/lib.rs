@@ -57,6 +57,7 @@ mod retry;
 mod snapshot;
 #[cfg(feature = "net")]
 mod subscription;
+mod surface_cache;
 #[cfg(feature = "net")]
 pub mod tls;
 mod types;
@@ -87,6 +88,7 @@ pub use retry::RetryPolicy;
 pub use snapshot::{Snapshot, SurfaceReader, build_terrain, check_point};
 #[cfg(feature = "net")]
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
+pub use surface_cache::SurfaceCache;
 pub use terrain_core::{
     FlatZone,
     tiles3d::ContentRect,

@@ -23,6 +23,7 @@ export interface WasmReplica extends WasmSink {
   heightAt(x: number, z: number): number;
   heights(points: Float64Array): Float64Array;
   surfaceHeights(points: Float64Array): Float64Array;
+  surfaceHeightAt(x: number, z: number): number;
   proceduralHeightAt(x: number, z: number): number;
   surfaceEvaluated(x: number, z: number): number;
   surfaceLayout(): Float64Array;
@@ -243,7 +244,7 @@ export function loadWasm(): typeof Addon & Fast {
     }
 
     surfaceHeightAt(x: number, z: number): number {
-      return this.replica.surfaceEvaluated(x, z);
+      return this.replica.surfaceHeightAt(x, z);
     }
 
     heights(points: Float64Array): Float64Array {

@@ -145,14 +145,26 @@ impl Replica {
             .collect())
     }
 
-    /// Surface-mode heights of `points` (`[x0, z0, ...]`), evaluated on the spot.
+    /// Surface-mode heights of `points` (`[x0, z0, ...]`), as [`Self::surface_height_at`]
+    /// reads each.
     #[wasm_bindgen(js_name = surfaceHeights)]
-    pub fn surface_heights(&self, flat: &[f64]) -> Result<Vec<f64>, JsError> {
-        let s = self.view();
-        Ok(points(flat)?
-            .into_iter()
-            .map(|(x, z)| terrain_core::mesh::surface_height(s.terrain(), x, z))
-            .collect())
+    pub fn surface_heights(&mut self, flat: &[f64]) -> Result<Vec<f64>, JsError> {
+        let points = points(flat)?;
+        self.with_surface(|cache| {
+            points
+                .into_iter()
+                .map(|(x, z)| cache.height_at(x, z).map_err(sdk_error))
+                .collect()
+        })
+    }
+
+    /// The surface-mode height at `(x, z)` at the view: the server's `mode = surface`
+    /// answer. A tile read often is kept and read by a cell lookup
+    /// ([`SurfaceCache`](terrain_client::SurfaceCache)); others are evaluated on the spot.
+    #[wasm_bindgen(js_name = surfaceHeightAt)]
+    pub fn surface_height_at(&mut self, x: f64, z: f64) -> Result<f64, JsError> {
+        self.with_surface(|cache| cache.height_at(x, z))
+            .map_err(sdk_error)
     }
 
     /// The procedural height (no zones, no shoreline): `getProceduralHeightAt`.

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use terrain_client::{
-    Snapshot, WorldInfo, build_terrain, offline,
+    Snapshot, SurfaceCache, WorldInfo, build_terrain, offline,
     view::{self, View},
 };
 use terrain_core::walk::{Town, WalkRule};
@@ -25,6 +25,9 @@ pub struct Replica {
     /// The towns the world lists for the difficulty rule (none when built from a
     /// listing that carries none: the original's fallback towns).
     pub(crate) towns: Vec<Town>,
+    /// The surface tiles surface reads keep, of the view they were read at (replaced
+    /// at the first read after the view moved on).
+    pub(crate) surface: Option<SurfaceCache>,
 }
 
 /// A revision from a JavaScript number: whole, from 0 to 2^53 - 1.
@@ -55,6 +58,7 @@ impl Replica {
             world: info,
             state: View::new(snapshot),
             towns,
+            surface: None,
         })
     }
 
@@ -159,5 +163,15 @@ impl Replica {
     /// The snapshot every read answers at.
     pub(crate) fn view(&self) -> &Snapshot {
         &self.state.view
+    }
+
+    /// `f` over the surface cache of the view (a new one when the view moved on).
+    pub(crate) fn with_surface<T>(&mut self, f: impl FnOnce(&mut SurfaceCache) -> T) -> T {
+        let view = &self.state.view;
+        let cache = match self.surface.as_mut() {
+            Some(c) if Arc::ptr_eq(c.reader.snapshot(), view) => c,
+            _ => self.surface.insert(SurfaceCache::new(Arc::clone(view))),
+        };
+        f(cache)
     }
 }

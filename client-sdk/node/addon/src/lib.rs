@@ -28,7 +28,6 @@
 //! - `replica.rs`: the state it shares with the per-call functions (source, view,
 //!   epoch, the adapter's overlay) behind one lock;
 //! - `fast.rs`: the per-call reads as plain functions of the replica's handle;
-//! - `surface_cache.rs`: the class's kept surface tiles;
 //! - `handoff.rs`: the follower's snapshots handed to the JavaScript thread;
 //! - `events.rs`: `nextEvent`'s objects;
 //! - `options.rs` and `answers.rs`: the objects the class takes and answers;
@@ -49,4 +48,3 @@ pub mod hyperscape;
 pub mod local_terrain;
 pub mod options;
 pub mod replica;
-mod surface_cache;

@@ -7,13 +7,12 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use napi::Result;
-use terrain_client::{Snapshot, view::View};
+use terrain_client::{Snapshot, SurfaceCache, view::View};
 use terrain_core::walk::WalkRule;
 use tokio::sync::{broadcast, watch};
 
 use crate::errors::{closed_error, invalid, js_error, point_error, sdk_error};
 use crate::handoff::Applied;
-use crate::surface_cache::SurfaceCache;
 
 /// What the JS object reads from: a following replica, or a fixed snapshot and the
 /// rule its world description gave (if any).
