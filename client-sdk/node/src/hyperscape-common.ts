@@ -4,7 +4,7 @@
 // (src/hyperscape.ts, over the addon or the WebAssembly replica) and in the browser
 // (src/web/, terrain-client/web) both answer through these, so the two cannot drift.
 // Imports carry `.js` extensions: the browser build loads them as ES modules.
-import { argumentError, booleanArg, describe, fieldError, numberArg, numberArgs, optionsArg, stringArg } from "./args.js";
+import { booleanArg, describe, fieldError, numberArg, numberArgs, optionsArg, stringArg } from "./args.js";
 
 /** A tile of a zone's mask: the 1 m tile `[x, x + 1) x [z, z + 1)`. */
 export interface FlatZoneTile {

@@ -12,30 +12,27 @@
 // WebSocket, resumed after a drop). Zones registered in the page stay in the page
 // (src/web/zones.ts). Tiles are built in a worker (src/web/worker.ts) holding its own
 // replica at the page's state. The Hyperscape adapter's answers are those of the Node
-// package's (src/hyperscape.ts), through the same checks and rules
-// (src/hyperscape-common.ts, src/args.ts). `attachTerrainServer` (src/web/attach.ts)
+// package's (src/hyperscape.ts): the same point methods (src/hyperscape-points.ts)
+// through the same checks and rules (src/hyperscape-common.ts, src/args.ts). `attachTerrainServer` (src/web/attach.ts)
 // routes the game's own TerrainSystem instance to it as Node's attach does.
-import { argumentError, describe, fieldError, numberArgs, pointsArg, refusal, stringArg, wholeArg } from "../args.js";
+import { argumentError, describe, numberArgs, pointsArg, refusal, stringArg, wholeArg } from "../args.js";
 import {
   type DifficultySample,
   type FlatZone,
   type Normal,
   NOT_PROVIDED as NODE_NOT_PROVIDED,
-  REASONS,
   type TerrainInfoAt,
   type WalkableCheck,
   type WalkablePath,
   at,
-  biomeAtPosition,
   coordError,
   coords,
-  difficultySample,
-  walkablePath,
   zoneOfDoc,
   zoneRequest,
 } from "../hyperscape-common.js";
+import { PointAnswers, type PointReads, worldFacts } from "../hyperscape-points.js";
 import { maxWalkGridSide, maxWalkGridTiles } from "../../wasm/terrain_wasm.mjs";
-import { STEEP, STEP, TileCache, WALKABLE, WATER, ZONE_BLOCKED } from "../tiles.js";
+import { TileCache } from "../tiles.js";
 import { Link, type WebEventName, type WebEvents, type WebOpenOptions } from "./link.js";
 import type { TileMeshData } from "./zones.js";
 
@@ -153,28 +150,24 @@ abstract class WebTerrain {
  * heights in this page only, and never reach the server.
  */
 export class HyperscapeTerrain extends WebTerrain {
-  private readonly firstBiome: string;
-  private readonly firstBiomeTier: number;
-  private readonly biomes: string[];
-  private readonly out = new Float64Array(8);
-  private readonly samples = new Float64Array(42);
+  /** The point answers (src/hyperscape-points.ts) over the module's reads. */
+  private readonly points: PointAnswers;
   /** Zones registered here: the game's object and the replica's document of it then. */
   private readonly mine = new Map<string, { zone: FlatZone; doc: string | undefined }>();
 
   private constructor(link: Link) {
     super(link);
-    const facts = JSON.parse(link.replica.worldFacts()) as {
-      generator: string;
-      firstBiome: string | null;
-      firstBiomeTier: number | null;
-      biomes: string[];
+    // Through `link.replica` at each call: it throws once the page closed it.
+    const reads: PointReads = {
+      height: (x, z) => link.replica.heightAt(x, z),
+      procedural: (x, z) => link.replica.proceduralHeightAt(x, z),
+      normal: (x, z, out) => link.replica.normal(x, z, out),
+      blocked: (x, z) => link.replica.blocked(x, z),
+      info: (x, z, out) => link.replica.info(x, z, out),
+      firstBlocked: (points) => link.replica.firstBlocked(points),
+      difficulty: (x, z, has, tier, out) => link.replica.difficulty(x, z, has, tier, out),
     };
-    if (facts.generator !== "hyperscape") {
-      throw fieldError(`world ${link.worldInfo!.id}: the Hyperscape adapter needs a hyperscape world, this one is ${facts.generator}`, "world");
-    }
-    this.firstBiome = facts.firstBiome ?? "plains";
-    this.firstBiomeTier = facts.firstBiomeTier ?? 0;
-    this.biomes = facts.biomes;
+    this.points = new PointAnswers(reads, this.tiles, worldFacts(link.replica.worldFacts(), link.worldInfo!.id));
   }
 
   /**
@@ -199,52 +192,24 @@ export class HyperscapeTerrain extends WebTerrain {
 
   // ---- heights ------------------------------------------------------------------
 
-  /** The final height at `(x, z)`: zones, then the shoreline-adjusted procedural
-   * height. Throws the original's error for non-finite coordinates. */
+  /** The final height at `(x, z)` (the Node adapter's answer). */
   getHeightAt(x: number, z: number): number {
-    coords("getHeightAt", x, z);
-    const tx = Math.floor(x);
-    const tz = Math.floor(z);
-    if (x - tx === 0.5 && z - tz === 0.5) {
-      const h = this.tiles.heightAt(tx, tz);
-      if (h === h) return h;
-    }
-    try {
-      return this.r.heightAt(x, z);
-    } catch (e) {
-      throw coordError(x, z, e);
-    }
+    return this.points.getHeightAt(x, z);
   }
 
   /** The original's wrapper of {@link getHeightAt}. */
   getHeightAtPosition(x: number, z: number): number {
-    coords("getHeightAtPosition", x, z);
-    return this.getHeightAt(x, z);
+    return this.points.getHeightAtPosition(x, z);
   }
 
-  /** The procedural height with the mountain boost: no zones, no shoreline. NaN for
-   * non-finite coordinates. */
+  /** The procedural height with the mountain boost: no zones, no shoreline. */
   getProceduralHeightAt(x: number, z: number): number {
-    coords("getProceduralHeightAt", x, z);
-    if (!Number.isFinite(x) || !Number.isFinite(z)) return Number.NaN;
-    try {
-      return this.r.proceduralHeightAt(x, z);
-    } catch (e) {
-      throw coordError(x, z, e);
-    }
+    return this.points.getProceduralHeightAt(x, z);
   }
 
   /** The surface normal: a new plain `{x, y, z}` per call. */
   getNormalAt(x: number, z: number): Normal {
-    coords("getNormalAt", x, z);
-    if (!Number.isFinite(x) || !Number.isFinite(z)) throw coordError(x - 0.5, z, undefined);
-    const out = this.out;
-    try {
-      this.r.normal(x, z, out);
-    } catch (e) {
-      throw coordError(x, z, e);
-    }
-    return { x: out[0]!, y: out[1]!, z: out[2]! };
+    return this.points.getNormalAt(x, z);
   }
 
   // ---- flat zones ---------------------------------------------------------------
@@ -321,24 +286,7 @@ export class HyperscapeTerrain extends WebTerrain {
 
   /** Whether an entity may stand at `(x, z)`, with the original's reason strings. */
   isPositionWalkable(x: number, z: number): WalkableCheck {
-    coords("isPositionWalkable", x, z);
-    const tx = Math.floor(x);
-    const tz = Math.floor(z);
-    if (x - tx === 0.5 && z - tz === 0.5) {
-      const f = this.tiles.flagsAt(tx, tz);
-      if (f >= 0) {
-        if (f & WALKABLE) return { walkable: true };
-        const code = f & WATER ? 1 : f & STEEP ? 2 : f & ZONE_BLOCKED ? 3 : f & STEP ? 4 : 3;
-        return { walkable: false, reason: REASONS[code] as string };
-      }
-    }
-    let code: number;
-    try {
-      code = this.r.blocked(x, z);
-    } catch (e) {
-      throw coordError(x, z, e);
-    }
-    return code === 0 ? { walkable: true } : { walkable: false, reason: REASONS[code] as string };
+    return this.points.isPositionWalkable(x, z);
   }
 
   /** {@link isPositionWalkable}'s answer (the page has no collision matrix). */
@@ -349,45 +297,28 @@ export class HyperscapeTerrain extends WebTerrain {
 
   /** Height, biome, walkability, slope and water at `(x, z)`. */
   getTerrainInfoAt(x: number, z: number): TerrainInfoAt {
-    coords("getTerrainInfoAt", x, z);
-    const out = this.out;
-    try {
-      this.r.info(x, z, out);
-    } catch (e) {
-      throw coordError(x, z, e);
-    }
-    return {
-      height: out[0]!,
-      biome: this.biomes[out[4]!] ?? "plains",
-      walkable: out[3] === 0,
-      slope: out[1]!,
-      underwater: out[2] === 1,
-    };
+    return this.points.getTerrainInfoAt(x, z);
   }
 
   /** The original's straight-line check: 21 samples, blocked at the first unwalkable. */
   findWalkablePath(startX: number, startZ: number, endX: number, endZ: number): WalkablePath {
-    return walkablePath(startX, startZ, endX, endZ, this.samples, (pts) => this.r.firstBlocked(pts));
+    return this.points.findWalkablePath(startX, startZ, endX, endZ);
   }
 
   /** The biome of the position's 100 m tile (the original's lookup). */
   getBiomeAtPosition(x: number, z: number): string {
-    coords("getBiomeAtPosition", x, z);
-    return biomeAtPosition(x, z, this.firstBiome);
+    return this.points.getBiomeAtPosition(x, z);
   }
 
   /** The original's (private) world-position biome: the seed's first biome centre's
    * type, `"plains"` for non-finite coordinates. */
   getBiomeAtWorldPosition(x: number, z: number): string {
-    coords("getBiomeAtWorldPosition", x, z);
-    return Number.isFinite(x) && Number.isFinite(z) ? this.firstBiome : "plains";
+    return this.points.getBiomeAtWorldPosition(x, z);
   }
 
   /** The difficulty at `(x, z)` (terrain-core's formula in the module). */
   getDifficultyAtWorldPosition(x: number, z: number, overrideDifficultyLevel?: number): DifficultySample {
-    return difficultySample(x, z, overrideDifficultyLevel, this.firstBiome, this.firstBiomeTier, this.out, (has, tier, out) =>
-      this.r.difficulty(x, z, has, tier, out),
-    );
+    return this.points.getDifficultyAtWorldPosition(x, z, overrideDifficultyLevel);
   }
 
   // ---- the rest of the original's surface ----------------------------------------
