@@ -4,13 +4,16 @@
 //   npm run bench -- http://127.0.0.1:8080 main
 //
 // Replica: heightAt and surfaceHeightAt per call, heights and surfaceHeights over
-// 10,000 points per point; each row times its passes over the points one by one and
+// 10,000 points per point (over WebAssembly also the module's own surfaceHeightAt, one
+// call a read, beside src/surface.ts's); each row times its passes over the points one by one and
 // reports the median pass (a build elsewhere on the machine slows some passes, not the
 // call), in wall time and in this process's CPU time (`process.cpuUsage`: what the
 // calls cost when other processes share the cores). Server, from the same process over loopback: GetHeight (gRPC, TerrainClient)
 // and GET /v1/worlds/{w}/height (HTTP, fetch) per call, one at a time, and GetHeights
 // over 10,000 points per point, each timed whole. Prints a Markdown table.
 import { LocalTerrain, TerrainClient, pb } from "../src/index";
+import { usingWasm } from "../src/native";
+import { wasmPath } from "../src/wasm";
 import { TestServer, randomPoints } from "../test/server";
 import { median } from "./points";
 
@@ -92,6 +95,25 @@ async function main(): Promise<void> {
         for (let i = 0; i < n; i++) sink += terrain.surfaceHeightAt(near[2 * i]!, near[2 * i + 1]!);
       }),
     );
+    // Over WebAssembly, the same reads with one call into the module each (its own
+    // surfaceHeightAt: tiles kept in Rust, terrain-client's SurfaceCache), beside
+    // src/surface.ts's above: what decides whether the TypeScript rule could go.
+    if (usingWasm) {
+      const info = ((await (await fetch(`${url}/v1/worlds`)).json()) as { worlds: { id: string }[] }).worlds.find((w) => w.id === world);
+      const zones = await (await fetch(`${url}/v1/worlds/${world}/flat-zones`)).text();
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const module = require(wasmPath) as { Replica: new (world: string, zones: string) => { surfaceHeightAt(x: number, z: number): number; free(): void } };
+      const replica = new module.Replica(JSON.stringify(info), zones);
+      for (let r = 0; r < 10; r++) {
+        for (let i = 0; i < n; i++) sink += replica.surfaceHeightAt(near[2 * i]!, near[2 * i + 1]!);
+      }
+      rows.push(
+        time("module surfaceHeightAt(x, z), cached tiles (one call a read)", "per call", rounds, n, () => {
+          for (let i = 0; i < n; i++) sink += replica.surfaceHeightAt(near[2 * i]!, near[2 * i + 1]!);
+        }),
+      );
+      replica.free();
+    }
     // Reads all over 4 km (1,600 tiles, more than are kept), after the cached row so
     // that they do not fill the kept tiles before it.
     rows.push(
