@@ -57,15 +57,20 @@ impl TileGrid {
     /// `None` when that tile's index is beyond `±MAX_TILE_INDEX` (or `c` is not finite).
     pub fn checked_tile_of(&self, c: f64) -> Option<i64> {
         let shift = if self.centred { 0.5 } else { 0.0 };
-        tile_index(libm::floor(c / self.size + shift))
+        tile_index((c / self.size + shift).floor())
     }
 
     /// The tile that owns coordinate `c` (a tile owns `[origin, origin + size)`).
     /// Saturates far outside the grid: callers whose input is not bounded to the grid
     /// use [`TileGrid::checked_tile_of`].
+    ///
+    /// `f64::floor`, not `libm::floor`: IEEE 754 defines floor exactly, so both give
+    /// the same bits everywhere (`tests::std_floor_is_libm_floor`), and on wasm32
+    /// `f64::floor` is the `f64.floor` instruction where `libm::floor` (without its
+    /// nightly intrinsics) is a software routine, a seventh of a surface read there.
     pub fn tile_of(&self, c: f64) -> i64 {
         let shift = if self.centred { 0.5 } else { 0.0 };
-        libm::floor(c / self.size + shift) as i64
+        (c / self.size + shift).floor() as i64
     }
 
     /// Every tile whose heights or normals read a point of `bounds` grown by `margin`:
@@ -174,6 +179,46 @@ mod tests {
         resolution: 64,
         centred: true,
     };
+
+    /// IEEE 754 defines floor exactly: the standard library's (an instruction on
+    /// wasm32 and with SSE4.1) and libm's agree on edge cases and random bit patterns.
+    #[test]
+    fn std_floor_is_libm_floor() {
+        let mut edges = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0 - f64::EPSILON / 2.0,
+            -(1.0 - f64::EPSILON / 2.0),
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            9_007_199_254_740_993.0,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        // A fixed xorshift: every bit pattern class (subnormals, NaNs, huge, tiny).
+        let mut r: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..1_000_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            edges.push(f64::from_bits(r));
+            edges.push((r >> 11) as f64 / 1024.0 - 4.0e12);
+        }
+        for v in edges {
+            let (a, b) = (v.floor(), libm::floor(v));
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{v:e}: {a:e} against {b:e}"
+            );
+        }
+    }
 
     #[test]
     fn centred_tiles_own_half_open_spans() {

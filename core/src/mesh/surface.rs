@@ -35,7 +35,8 @@ fn cell_of(layout: &TileGrid, x: f64, z: f64) -> Cell {
     let step = layout.step();
     let cell = |c: f64, t: i64| -> (usize, f64) {
         let g = (c - layout.origin(t)) / step;
-        let i = (libm::floor(g).max(0.0) as usize).min(n - 2);
+        // `f64::floor`: libm's bits, an instruction on wasm32 (see `TileGrid::tile_of`).
+        let i = (g.floor().max(0.0) as usize).min(n - 2);
         (i, (g - i as f64).clamp(0.0, 1.0))
     };
     let ((ix, fx), (iz, fz)) = (cell(x, tx), cell(z, tz));
