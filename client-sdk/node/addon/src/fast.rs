@@ -201,7 +201,7 @@ pub fn surface_grid(size: f64, resolution: u32, centred: bool) -> Float64Array {
 /// `(tx, tz)` of the grid of [`surface_grid`]'s arguments, `heights` its float32 vertex
 /// heights (row-major, `n * n`); `null` when the point lies in another tile. The
 /// package's test holds `src/surface.ts`'s `heightOnTile` to it bit for bit, so the
-/// rule has one source, core's ([`SurfaceTile::from_heights`]).
+/// rule has one source, core's ([`SurfaceTile::from_heights`](terrain_core::mesh::SurfaceTile::from_heights)).
 #[napi(catch_unwind)]
 #[allow(clippy::too_many_arguments)]
 pub fn surface_rule_height(
