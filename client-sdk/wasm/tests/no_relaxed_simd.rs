@@ -5,13 +5,80 @@
 //! keeps pulp's dispatch (which compiles them) off WebAssembly; this test reads the
 //! module the package builds to hold that.
 //!
+//! And it carries the replica and nothing a browser does not need: its function names
+//! (the name section) include terrain-core's generators, zones, walk and meshes and
+//! none of the server's parts (3D Tiles, glTF writing), the network stack or pulp.
+//!
 //! The module: `TERRAIN_WASM` when set (it must exist; `scripts/test-all.sh` and
 //! `npm run build` set it), else the package's `client-sdk/node/wasm/terrain_wasm_bg.wasm`
 //! when built; with neither, the test says so and checks only its own detector.
 
 use std::path::PathBuf;
 
-use wasmparser::{Operator, Parser, Payload, Validator, WasmFeatures};
+use wasmparser::{KnownCustom, Name, Operator, Parser, Payload, Validator, WasmFeatures};
+
+/// The module the package carries (see the module comment), or `None` when not built.
+fn built_module() -> Option<Vec<u8>> {
+    let path = match std::env::var_os("TERRAIN_WASM") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let built =
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../node/wasm/terrain_wasm_bg.wasm");
+            if !built.exists() {
+                eprintln!(
+                    "no module at {} and TERRAIN_WASM unset: not built, not checked",
+                    built.display()
+                );
+                return None;
+            }
+            built
+        }
+    };
+    Some(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// `name` without the crate disambiguators some symbols carry (`core[c5930c85a12de822]::`
+/// reads `core::`).
+fn plain(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(open) = rest.find('[') {
+        let close = rest[open..].find(']').map(|c| open + c);
+        match close {
+            Some(close) if rest[open + 1..close].bytes().all(|b| b.is_ascii_hexdigit()) => {
+                out.push_str(&rest[..open]);
+                rest = &rest[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The names of `wasm`'s functions (its name section), without disambiguators.
+fn function_names(wasm: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    for payload in Parser::new(0).parse_all(wasm) {
+        let Payload::CustomSection(section) = payload.expect("a well-formed module") else {
+            continue;
+        };
+        let KnownCustom::Name(reader) = section.as_known() else {
+            continue;
+        };
+        for name in reader {
+            if let Name::Function(map) = name.expect("a name subsection") {
+                for naming in map {
+                    names.push(plain(naming.expect("a function name").name));
+                }
+            }
+        }
+    }
+    names
+}
 
 /// The relaxed-SIMD instructions of `wasm` by name, at most `limit` of them.
 fn relaxed_ops(wasm: &[u8], limit: usize) -> Vec<String> {
@@ -122,30 +189,58 @@ fn the_detector_finds_relaxed_instructions() {
 /// instructions is one.
 #[test]
 fn the_built_module_has_no_relaxed_simd() {
-    let path = match std::env::var_os("TERRAIN_WASM") {
-        Some(p) => PathBuf::from(p),
-        None => {
-            let built =
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../node/wasm/terrain_wasm_bg.wasm");
-            if !built.exists() {
-                eprintln!(
-                    "no module at {} and TERRAIN_WASM unset: not built, not checked",
-                    built.display()
-                );
-                return;
-            }
-            built
-        }
-    };
-    let wasm = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let Some(wasm) = built_module() else { return };
     let found = relaxed_ops(&wasm, 10);
-    assert!(
-        found.is_empty(),
-        "{}: relaxed SIMD {found:?}",
-        path.display()
-    );
+    assert!(found.is_empty(), "relaxed SIMD {found:?}");
     let strict = WasmFeatures::default() - WasmFeatures::RELAXED_SIMD;
     Validator::new_with_features(strict)
         .validate_all(&wasm)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The module carries the replica's parts and none a browser does not need.
+#[test]
+fn the_built_module_carries_the_replica_and_nothing_else() {
+    assert_eq!(
+        plain(
+            "<alloc[3ca501edff3f0c7c]::string::String as core[c5930c85a12de822]::fmt::Display>::fmt"
+        ),
+        "<alloc::string::String as core::fmt::Display>::fmt"
+    );
+    assert_eq!(plain("a[x]::[0]"), "a[x]::");
+    let Some(wasm) = built_module() else { return };
+    let names = function_names(&wasm);
+    let having = |part: &str| names.iter().filter(|n| n.contains(part)).count();
+    for needed in [
+        "terrain_core::generator::hyperscape",
+        "terrain_core::generator::voxel",
+        "terrain_core::zones",
+        "terrain_core::walk",
+        "terrain_core::mesh",
+        "terrain_client::view",
+    ] {
+        assert!(
+            having(needed) > 0,
+            "no function of {needed} among {} names",
+            names.len()
+        );
+    }
+    for unneeded in [
+        "terrain_core::tiles3d",
+        "gltf",
+        "tonic::",
+        "tokio::",
+        "h2::",
+        "hyper::",
+        "rustls",
+        "pulp::",
+        "utoipa",
+    ] {
+        let found: Vec<_> = names
+            .iter()
+            .filter(|n| n.contains(unneeded))
+            .take(3)
+            .collect();
+        assert!(found.is_empty(), "{unneeded} in the module: {found:?}");
+    }
 }
