@@ -13,7 +13,8 @@
 //   10,000 1 m tile centres `(floor(u) + 0.5)` in the 100 m square around it (two
 //   warm-up passes, then 11 timed passes with performance.now(); median pass, per call);
 // - tile: `tile(tx, tz)` of 24 distinct tiles one after another (computed in the Web
-//   Worker; the first, which starts it, apart);
+//   Worker; the first, which starts it, apart), and Node's replica's `tileMesh` of the
+//   same tiles;
 // - size: the browser entry's bytes (every file the page fetched but the test's: the module,
 //   its ES glue, dist/web, the modules it imports, the worker), raw and gzipped at level 9.
 // The original TerrainSystem's figures for the same calls (TIMINGS.md) were taken under
@@ -42,6 +43,8 @@ interface Run {
   /** The same calls through Node's adapter in this process, right after the page's. */
   nodeDiscNs: number;
   nodeCentresNs: number;
+  /** Node's replica's `tileMesh` of the same tiles (the second to the last: median). */
+  nodeTileMs: number;
 }
 
 /** `getHeightAt` through Node's adapter over `pts`: two warm-up passes, the median of 11. */
@@ -113,7 +116,24 @@ async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrai
     }
     return times;
   }, null);
-  return { loadMs, openMs, discNs, centresNs, firstTileMs: tiles[0]!, tileMs: median(tiles.slice(1)), nodeDiscNs, nodeCentresNs };
+  const nodeTiles: number[] = [];
+  for (let k = 0; k < 25; k++) {
+    const t0 = process.hrtime.bigint();
+    const mesh = node.replica.tileMesh((k % 5) - 2, Math.floor(k / 5) - 2);
+    if (mesh.positions.length !== 64 * 64 * 3) throw new Error("not a 64 x 64 tile");
+    nodeTiles.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return {
+    loadMs,
+    openMs,
+    discNs,
+    centresNs,
+    firstTileMs: tiles[0]!,
+    tileMs: median(tiles.slice(1)),
+    nodeDiscNs,
+    nodeCentresNs,
+    nodeTileMs: median(nodeTiles.slice(1)),
+  };
 }
 
 /** The browser entry's files: every file the pages fetched but the test's own (the
@@ -171,7 +191,7 @@ async function main(): Promise<void> {
   console.log("|---|---:|---:|---:|");
   console.log(`| \`getHeightAt\`, uniform in the 350 m disc | ${m("discNs").toFixed(0)} ns (${range("discNs")}) | ${m("nodeDiscNs").toFixed(0)} ns (${range("nodeDiscNs")}) | 8.36 µs (7.24-8.78) |`);
   console.log(`| \`getHeightAt\`, 1 m tile centres in the 100 m square | ${m("centresNs").toFixed(0)} ns (${range("centresNs")}) | ${m("nodeCentresNs").toFixed(0)} ns (${range("nodeCentresNs")}) | 9.94 µs (9.72-10.50) |`);
-  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices | ${m("tileMs").toFixed(1)} ms (${range("tileMs", 1)}; the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | | |`);
+  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices (Node: the replica's \`tileMesh\`) | ${m("tileMs").toFixed(1)} ms (${range("tileMs", 1)}; the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | ${m("nodeTileMs").toFixed(1)} ms (${range("nodeTileMs", 1)}) | |`);
   console.log(`| \`open\` to the first \`getHeightAt\` answer | ${m("openMs").toFixed(0)} ms (${range("openMs")}; page load to the module ready: ${m("loadMs").toFixed(0)} ms) | | |`);
   console.log(`| the entry's size (the ${size.files} files the page fetched: module, glue, dist/web and what it imports) | ${size.raw.toLocaleString("en")} B, ${size.gzip.toLocaleString("en")} B gzipped (module alone ${size.wasmGzip.toLocaleString("en")} B) | | |`);
 }
