@@ -4,7 +4,8 @@
 // heights are the server's, bit for bit, and the building it registers through the
 // adapter reaches a second process's replica (the README's watcher). The package's
 // types compile in a TypeScript project, and `require("./client-sdk/node/hyperscape")`
-// works from the repository root. And the package on a platform its native addon does not
+// works from the repository root; the browser entry imports from the installed package
+// (every file of its module graph packed). And the package on a platform its native addon does not
 // match: the same tarball with `terrain_node.node` taken out, installed without cargo,
 // loads the WebAssembly build and answers the server's bits (the trace's heights) and
 // follows a zone change (`TERRAIN_CLIENT_WASM=0`, which forbids WebAssembly, then fails to
@@ -119,6 +120,11 @@ describe("the packed package, installed without cargo", { skip: packable() }, ()
 
     const seen = JSON.parse(await node("watcher.js", [server.url, "seed0", String(out.revision)], project)) as { zone: string; height: number };
     assert.deepEqual(seen, { zone: "house_1", height: zone.height }, "a second process's replica has the building");
+
+    // The browser entry's module graph is all in the tarball: importing it resolves every
+    // file it imports (dist/web, what it shares from dist/, the module's ES glue).
+    const web = run(process.execPath, ["--input-type=module", "-e", 'const m = await import("terrain-client/web"); console.log(typeof m.HyperscapeTerrain.open, typeof m.attachTerrainServer)'], project);
+    assert.equal(web.trim(), "function function", "terrain-client/web imports from the installed package");
 
     // The types: a TypeScript project using both entry points (package exports, node16).
     writeFileSync(
