@@ -164,8 +164,8 @@ impl ViewerTracker {
 }
 
 impl TerrainClient {
-    /// Opens a `TrackViewers` stream for `world`. Needs the admin token when the server
-    /// has one. Not retried.
+    /// Opens a `TrackViewers` stream for `world`. Reporting viewers on it needs the admin
+    /// token when the server has one (a stream that only listens needs none). Not retried.
     pub async fn track_viewers(&mut self, world: &str) -> Result<ViewerTracker, ClientError> {
         let (updates, rx) = mpsc::channel(UPDATE_BUFFER);
         // The first message names the world and changes nothing.

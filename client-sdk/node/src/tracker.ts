@@ -66,7 +66,8 @@ export class ViewerTracker implements AsyncIterable<LifecycleEvent> {
     this.events = events[Symbol.asyncIterator]();
   }
 
-  /** Opens a TrackViewers stream for `world` (needs the admin token when the server has one). */
+  /** Opens a TrackViewers stream for `world` (reporting viewers on it needs the admin token
+   * when the server has one; a stream that only listens needs none). */
   static open(client: TerrainClient, world: string): ViewerTracker {
     const outbox = new Outbox();
     // The first message names the world and changes nothing.
