@@ -481,6 +481,19 @@ pub fn tile_arg(name: &str, t: f64, size: f64) -> Result<i64, String> {
     }
 }
 
+/// `[size, shift, step, n]` of `layout`, the numbers the Node package's JavaScript
+/// surface rule (`src/surface.ts`) evaluates with: tile `t` owns `floor(c / size +
+/// shift) = t`, its vertices `step` apart, `n` per edge.
+pub fn grid_numbers(layout: &TileGrid) -> [f64; 4] {
+    let shift = if layout.centred { 0.5 } else { 0.0 };
+    [
+        layout.size,
+        shift,
+        layout.step(),
+        f64::from(layout.resolution.max(2)),
+    ]
+}
+
 /// Tile `(tx, tz)`'s float32 vertex heights at `terrain`, row-major (`iz * n + ix`):
 /// the surface the server serves for that tile (core rounds each vertex height to f32
 /// and widens it back, so a float32 array holds each exactly). A tile the server's
@@ -633,3 +646,4 @@ pub fn first_blocked(terrain: &Terrain, rule: &WalkRule, points: &[(f64, f64)]) 
         .position(|&(x, z)| walker.blocked(x, z).is_some())
         .map_or(-1, |i| i as i32)
 }
+

@@ -6,6 +6,7 @@
 // every transition after it. A stream that fails is opened again after a backoff; its
 // snapshot replaces what was held. Until then the last tiles known are answered.
 import type { TerrainClient } from "./client";
+import { type Backoff, backoffDelay, sleep } from "./follow/http";
 import { type LifecycleEvent, Ring, TransitionKind } from "./gen/terrain/v1/lifecycle_pb";
 import type { TileKey } from "./gen/terrain/v1/terrain_pb";
 
@@ -15,8 +16,8 @@ export interface ActiveChunk {
   z: number;
 }
 
-/** First and longest wait before a failed stream is opened again, in milliseconds. */
-const BACKOFF_MS = [100, 5_000] as const;
+/** The waits before a failed stream is opened again: 100 ms, doubling, at most 5 s. */
+const BACKOFF: Backoff = { initialMs: 100, maxMs: 5_000 };
 
 export class ActiveTiles {
   /** `"x,z"` -> the tile, in no particular order. */
@@ -97,28 +98,18 @@ export class ActiveTiles {
           return;
         }
         // Whatever failed (the server restarting, the world gone), the server may come
-        // back with it: keep trying, at most every 5 s.
-        // Said once a streak: the tries that follow stay quiet until one holds.
+        // back with it: keep trying, at most every 5 s. Said once a streak: the tries
+        // that follow stay quiet until one holds.
         if (this.failures === 0) this.onError(error);
-        const wait = Math.min(BACKOFF_MS[1], BACKOFF_MS[0] * 2 ** this.failures);
         this.failures++;
-        await new Promise<void>((ok) => {
-          const done = (): void => {
-            clearTimeout(t);
-            signal.removeEventListener("abort", done);
-            ok();
-          };
-          const t = setTimeout(done, wait);
-          t.unref();
-          signal.addEventListener("abort", done, { once: true });
-        });
+        await sleep(backoffDelay(BACKOFF, this.failures), signal);
       }
     }
   }
 
   /** Applies one event; true when it was a snapshot. */
   private apply(event: LifecycleEvent): boolean {
-    const key = (t: TileKey | undefined): ActiveChunk => ({ x: Number(t?.x ?? 0n), z: Number(t?.z ?? 0n) });
+    const key = (t: TileKey): ActiveChunk => ({ x: Number(t.x), z: Number(t.z) });
     switch (event.kind.case) {
       case "snapshot": {
         this.tiles.clear();
@@ -131,7 +122,8 @@ export class ActiveTiles {
       }
       case "transitions":
         for (const tr of event.kind.value.transitions) {
-          if (tr.ring !== Ring.ACTIVE) continue;
+          // A transition without its tile names none: skipped, never taken for (0, 0).
+          if (tr.ring !== Ring.ACTIVE || tr.tile === undefined) continue;
           const k = key(tr.tile);
           if (tr.kind === TransitionKind.ENTERED) this.tiles.set(`${k.x},${k.z}`, k);
           else if (tr.kind === TransitionKind.LEFT) this.tiles.delete(`${k.x},${k.z}`);

@@ -9,7 +9,6 @@ import { argumentError, describe } from "./args.js";
 import { type ZoneMethods, enter, gameZoneOfDoc, leave, zonesHeld } from "./game-index.js";
 import type { FlatZone, Normal, TerrainInfoAt, WalkableCheck, WalkablePath } from "./hyperscape-common.js";
 
-/** Methods shadowed on the instance: each answers from the replica. */
 /**
  * Throws a TypeError naming `terrainSystem` unless it is an object with the methods
  * attaching shadows and calls (`getHeightAt`, `registerFlatZone`, `unregisterFlatZone`):
@@ -27,6 +26,7 @@ export function checkTerrainSystem(terrainSystem: unknown, where: string): void 
   }
 }
 
+/** Methods shadowed on the instance: each answers from the replica. */
 export const ROUTED = [
   "getHeightAt",
   "getHeightAtPosition",

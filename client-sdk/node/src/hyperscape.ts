@@ -442,8 +442,7 @@ export class HyperscapeTerrain extends EventEmitter {
       status,
       field,
     );
-    if (this.listenerCount("error") > 0) this.emit("error", error);
-    else process.emitWarning(error);
+    this.failed(error);
   }
 
   // ---- walkability --------------------------------------------------------------
@@ -588,12 +587,12 @@ export class HyperscapeTerrain extends EventEmitter {
     return this.activeTiles.chunks();
   }
 
-  /** A failure of a stream this adapter follows: an `error` event, or a process
-   * warning without a listener. */
-  private failed(e: Error): void {
+  /** What went wrong in the background (a zone withdrawn, a stream that failed): an
+   * `error` event, or a process warning without a listener; nothing once closed. */
+  private failed(e: unknown): void {
     if (this.closed) return;
     if (this.listenerCount("error") > 0) this.emit("error", e);
-    else process.emitWarning(e);
+    else process.emitWarning(e instanceof Error ? e : String(e));
   }
 
   /** True once open (the replica answers everywhere), false once closed. */
@@ -629,10 +628,7 @@ export class HyperscapeTerrain extends EventEmitter {
         if (this.listenerCount("change") === 0) break;
       }
     } catch (e) {
-      if (!this.closed) {
-        if (this.listenerCount("error") > 0) this.emit("error", e);
-        else process.emitWarning(e instanceof Error ? e : String(e));
-      }
+      this.failed(e);
     } finally {
       this.following = false;
     }

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 import { type FlatZone, type HyperscapeOptions, HyperscapeTerrain } from "../src/hyperscape";
+import { zoneRequest } from "../src/hyperscape-common";
 import { LocalTerrain } from "../src/index";
 import { usingWasm } from "../src/native";
 
@@ -43,20 +44,9 @@ export function gameZones(seed: number): FlatZone[] {
   });
 }
 
-/** JavaScript's number text (`-0` included). */
-/** The server's body of a game zone (its mask as `[x, z]` tiles). */
+/** The server's body of a game zone: what the adapter sends for it (`zoneRequest`). */
 export function zoneBody(zone: FlatZone): Record<string, unknown> {
-  const b: Record<string, unknown> = {
-    centerX: zone.centerX,
-    centerZ: zone.centerZ,
-    width: zone.width,
-    depth: zone.depth,
-    height: zone.height,
-    blendRadius: zone.blendRadius,
-  };
-  if (zone.carveInset !== undefined) b.carveInset = zone.carveInset;
-  if (zone.tileMaskTiles) b.tileMask = zone.tileMaskTiles.map((t) => (Array.isArray(t) ? t : [t.x, t.z]));
-  return b;
+  return JSON.parse(zoneRequest(zone).json) as Record<string, unknown>;
 }
 
 export function num(s: string): number {

@@ -12,7 +12,7 @@ use terrain_client::{
 use terrain_core::{Generator, TileGrid, walk::Walker, zones::ZoneDoc};
 use wasm_bindgen::prelude::*;
 
-use crate::{Replica, js_error, surface::grid_numbers};
+use crate::{Replica, js_error};
 
 /// An SDK error as the addon throws it: an invalid argument names its field.
 fn sdk_error(e: ClientError) -> JsError {
@@ -184,7 +184,7 @@ impl Replica {
     #[wasm_bindgen(js_name = surfaceLayout)]
     pub fn surface_layout(&self) -> Vec<f64> {
         let grid: TileGrid = self.view().terrain().generator().tile_grid();
-        let [size, shift, step, n] = grid_numbers(&grid);
+        let [size, shift, step, n] = view::grid_numbers(&grid);
         vec![self.state.epoch as f64, size, shift, step, n]
     }
 

@@ -167,11 +167,6 @@ impl Replica {
 
     /// `f` over the surface cache of the view (a new one when the view moved on).
     pub(crate) fn with_surface<T>(&mut self, f: impl FnOnce(&mut SurfaceCache) -> T) -> T {
-        let view = &self.state.view;
-        let cache = match self.surface.as_mut() {
-            Some(c) if Arc::ptr_eq(c.reader.snapshot(), view) => c,
-            _ => self.surface.insert(SurfaceCache::new(Arc::clone(view))),
-        };
-        f(cache)
+        f(SurfaceCache::of(&mut self.surface, &self.state.view))
     }
 }

@@ -7,22 +7,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::js_error;
 
-/// `[size, shift, step, n]` of `layout`: the numbers `src/surface.ts` evaluates with.
-pub(crate) fn grid_numbers(layout: &TileGrid) -> [f64; 4] {
-    let shift = if layout.centred { 0.5 } else { 0.0 };
-    [
-        layout.size,
-        shift,
-        layout.step(),
-        f64::from(layout.resolution.max(2)),
-    ]
-}
-
 /// `[size, shift, step, n]` of the grid of `size` m tiles with `resolution` vertices
 /// per edge (`centred`: tile `t` centred on `t * size`).
 #[wasm_bindgen(js_name = surfaceGrid)]
 pub fn surface_grid(size: f64, resolution: u32, centred: bool) -> Vec<f64> {
-    grid_numbers(&TileGrid {
+    terrain_client::view::grid_numbers(&TileGrid {
         size,
         resolution,
         centred,

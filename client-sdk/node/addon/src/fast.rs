@@ -79,19 +79,8 @@ pub fn replica_surface_evaluated(handle: &External<Arc<Replica>>, x: f64, z: f64
 #[napi(catch_unwind, ts_args_type = "handle: unknown")]
 pub fn replica_surface_layout(handle: &External<Arc<Replica>>) -> Result<Float64Array> {
     let (snapshot, epoch) = handle.view()?;
-    let [size, shift, step, n] = grid_numbers(&snapshot.terrain().generator().tile_grid());
+    let [size, shift, step, n] = view::grid_numbers(&snapshot.terrain().generator().tile_grid());
     Ok(Float64Array::new(vec![epoch as f64, size, shift, step, n]))
-}
-
-/// `[size, shift, step, n]` of `layout`: the numbers `src/surface.ts` evaluates with.
-fn grid_numbers(layout: &TileGrid) -> [f64; 4] {
-    let shift = if layout.centred { 0.5 } else { 0.0 };
-    [
-        layout.size,
-        shift,
-        layout.step(),
-        f64::from(layout.resolution.max(2)),
-    ]
 }
 
 /// Tile `(tx, tz)`'s float32 vertex heights at the view, row-major (`iz * n +
@@ -188,7 +177,7 @@ pub fn replica_chunk_blocks(
 #[napi(catch_unwind)]
 pub fn surface_grid(size: f64, resolution: u32, centred: bool) -> Float64Array {
     Float64Array::new(
-        grid_numbers(&TileGrid {
+        view::grid_numbers(&TileGrid {
             size,
             resolution,
             centred,

@@ -161,11 +161,7 @@ impl Replica {
     pub(crate) fn with_surface<T>(&self, f: impl FnOnce(&mut SurfaceCache) -> T) -> Result<T> {
         let snapshot = self.snapshot()?;
         let mut cache = self.surface.lock().unwrap_or_else(|e| e.into_inner());
-        let cache = match cache.as_mut() {
-            Some(c) if Arc::ptr_eq(c.reader.snapshot(), &snapshot) => c,
-            _ => cache.insert(SurfaceCache::new(snapshot)),
-        };
-        Ok(f(cache))
+        Ok(f(SurfaceCache::of(&mut cache, &snapshot)))
     }
 
     pub(crate) fn close(&self) {

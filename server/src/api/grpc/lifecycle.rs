@@ -141,13 +141,8 @@ async fn read_updates(
                         // reset the stream, or it said nothing for `viewer_ttl`: the
                         // answer ends with that status.
                         Err(status) => {
-                            drop(inbound);
                             let status = oversize(&status).unwrap_or(status);
-                            tokio::select! {
-                                biased;
-                                () = ended.cancelled() => {}
-                                _ = rejections.send(Err(status)) => ended.cancelled().await,
-                            }
+                            end_with(inbound, status, &rejections, &ended).await;
                             break;
                         }
                     }
@@ -159,12 +154,7 @@ async fn read_updates(
         }
         // A listening stream without the token: a change ends it, changing nothing.
         if let (Err(status), Some(_)) = (&authorized, &update.update) {
-            drop(inbound);
-            tokio::select! {
-                biased;
-                () = ended.cancelled() => {}
-                _ = rejections.send(Err(status.clone())) => ended.cancelled().await,
-            }
+            end_with(inbound, status.clone(), &rejections, &ended).await;
             break;
         }
         if let Err((id, err)) = apply(&lc, owner, update) {
@@ -176,6 +166,23 @@ async fn read_updates(
         }
     }
     lc.remove_owner(owner);
+}
+
+/// Ends a stream with `status`: its update side is dropped, the status is the
+/// answer's last message (unless the answer ended first), and the reader waits for the
+/// answer to end.
+async fn end_with(
+    inbound: Streaming<pb::ViewerUpdate>,
+    status: Status,
+    rejections: &mpsc::Sender<Result<pb::LifecycleEvent, Status>>,
+    ended: &CancellationToken,
+) {
+    drop(inbound);
+    tokio::select! {
+        biased;
+        () = ended.cancelled() => {}
+        _ = rejections.send(Err(status)) => ended.cancelled().await,
+    }
 }
 
 /// The status that ends a stream silent for `ttl`.
