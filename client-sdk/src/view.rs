@@ -516,6 +516,12 @@ pub fn surface_rule_height(
     heights: &[f32],
     (x, z): (f64, f64),
 ) -> Result<Option<f64>, String> {
+    if !(layout.size.is_finite() && layout.size > 0.0) {
+        return Err(format!(
+            "size: must be a finite number of metres above 0, got {}",
+            layout.size
+        ));
+    }
     let key = (
         tile_arg("tx", tx, layout.size)?,
         tile_arg("tz", tz, layout.size)?,
@@ -647,3 +653,28 @@ pub fn first_blocked(terrain: &Terrain, rule: &WalkRule, points: &[(f64, f64)]) 
         .map_or(-1, |i| i as i32)
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The surface rule refuses a grid that is none (size not finite or not above 0),
+    /// naming `size`, instead of answering from it; a real grid answers.
+    #[test]
+    fn the_surface_rule_refuses_a_grid_of_no_size() {
+        let heights = vec![1.0_f32; 64 * 64];
+        let grid = |size| TileGrid {
+            size,
+            resolution: 64,
+            centred: true,
+        };
+        for size in [f64::NAN, f64::INFINITY, 0.0, -100.0] {
+            let err = surface_rule_height(grid(size), (0.0, 0.0), &heights, (1.0, 1.0))
+                .expect_err("no grid");
+            assert!(err.starts_with("size: "), "{size}: {err}");
+        }
+        assert_eq!(
+            surface_rule_height(grid(100.0), (0.0, 0.0), &heights, (1.0, 1.0)),
+            Ok(Some(1.0))
+        );
+    }
+}
