@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
 import { HyperscapeTerrain } from "../src/hyperscape";
-import { usingWasm } from "../src/native";
+import { internals, usingWasm } from "../src/native";
 import { gameZones, traceWorlds } from "../test/hyperscape-data";
 import { TestServer } from "../test/server";
 import { disc, median, tileCentres } from "./points";
@@ -45,6 +45,10 @@ interface Run {
   nodeCentresNs: number;
   /** Node's replica's `tileMesh` of the same tiles (the second to the last: median). */
   nodeTileMs: number;
+  /** terrain-core's own time for the same heights, in Rust with no call from
+   * JavaScript (the addon's `hsCoreTime`, median of 7). */
+  coreDiscNs: number;
+  coreCentresNs: number;
 }
 
 /** `getHeightAt` through Node's adapter over `pts`: two warm-up passes, the median of 11. */
@@ -116,6 +120,10 @@ async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrai
     }
     return times;
   }, null);
+  const { fast, handle } = internals(node.replica);
+  const core = (pts: Float64Array): number => median(Array.from({ length: 7 }, () => fast.hsCoreTime(handle, "height", pts, 1)));
+  const coreDiscNs = core(discPoints);
+  const coreCentresNs = core(centrePoints);
   const nodeTiles: number[] = [];
   for (let k = 0; k < 25; k++) {
     const t0 = process.hrtime.bigint();
@@ -133,6 +141,8 @@ async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrai
     nodeDiscNs,
     nodeCentresNs,
     nodeTileMs: median(nodeTiles.slice(1)),
+    coreDiscNs,
+    coreCentresNs,
   };
 }
 
@@ -187,13 +197,13 @@ async function main(): Promise<void> {
   const load = loadavg().map((l) => l.toFixed(2)).join(" ");
   console.log(`Chromium ${version}, ${new Date().toISOString().slice(0, 16)}Z, load ${load}, median of ${runs} runs:\n`);
   console.log(`Node's adapter timed in the same runs: ${usingWasm ? "over WebAssembly" : "the native addon"}.\n`);
-  console.log("| figure | terrain-client/web in Chromium | Node's adapter, same runs | the original (Node 20, TIMINGS.md, another day) |");
-  console.log("|---|---:|---:|---:|");
-  console.log(`| \`getHeightAt\`, uniform in the 350 m disc | ${m("discNs").toFixed(0)} ns (${range("discNs")}) | ${m("nodeDiscNs").toFixed(0)} ns (${range("nodeDiscNs")}) | 8.36 µs (7.24-8.78) |`);
-  console.log(`| \`getHeightAt\`, 1 m tile centres in the 100 m square | ${m("centresNs").toFixed(0)} ns (${range("centresNs")}) | ${m("nodeCentresNs").toFixed(0)} ns (${range("nodeCentresNs")}) | 9.94 µs (9.72-10.50) |`);
-  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices (Node: the replica's \`tileMesh\`) | ${m("tileMs").toFixed(1)} ms (${range("tileMs", 1)}; the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | ${m("nodeTileMs").toFixed(1)} ms (${range("nodeTileMs", 1)}) | |`);
-  console.log(`| \`open\` to the first \`getHeightAt\` answer | ${m("openMs").toFixed(0)} ms (${range("openMs")}; page load to the module ready: ${m("loadMs").toFixed(0)} ms) | | |`);
-  console.log(`| the entry's size (the ${size.files} files the page fetched: module, glue, dist/web and what it imports) | ${size.raw.toLocaleString("en")} B, ${size.gzip.toLocaleString("en")} B gzipped (module alone ${size.wasmGzip.toLocaleString("en")} B) | | |`);
+  console.log("| figure | terrain-client/web in Chromium | Node's adapter, same runs | terrain-core, same runs | the original (Node 20, TIMINGS.md, another day) |");
+  console.log("|---|---:|---:|---:|---:|");
+  console.log(`| \`getHeightAt\`, uniform in the 350 m disc | ${m("discNs").toFixed(0)} ns (${range("discNs")}) | ${m("nodeDiscNs").toFixed(0)} ns (${range("nodeDiscNs")}) | ${m("coreDiscNs").toFixed(0)} ns (${range("coreDiscNs")}) | 8.36 µs (7.24-8.78) |`);
+  console.log(`| \`getHeightAt\`, 1 m tile centres in the 100 m square | ${m("centresNs").toFixed(0)} ns (${range("centresNs")}) | ${m("nodeCentresNs").toFixed(0)} ns (${range("nodeCentresNs")}) | ${m("coreCentresNs").toFixed(0)} ns (${range("coreCentresNs")}) | 9.94 µs (9.72-10.50) |`);
+  console.log(`| \`tile(tx, tz)\` in the worker, 64 x 64 vertices (Node: the replica's \`tileMesh\`) | ${m("tileMs").toFixed(1)} ms (${range("tileMs", 1)}; the first, starting the worker: ${m("firstTileMs").toFixed(0)} ms) | ${m("nodeTileMs").toFixed(1)} ms (${range("nodeTileMs", 1)}) | | |`);
+  console.log(`| \`open\` to the first \`getHeightAt\` answer | ${m("openMs").toFixed(0)} ms (${range("openMs")}; page load to the module ready: ${m("loadMs").toFixed(0)} ms) | | | |`);
+  console.log(`| the entry's size (the ${size.files} files the page fetched: module, glue, dist/web and what it imports) | ${size.raw.toLocaleString("en")} B, ${size.gzip.toLocaleString("en")} B gzipped (module alone ${size.wasmGzip.toLocaleString("en")} B) | | | |`);
 }
 
 main().catch((e) => {
