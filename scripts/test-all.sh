@@ -92,8 +92,8 @@ TERRAIN_WASM="$(pwd)/client-sdk/node/wasm/terrain_wasm_bg.wasm" cargo test -p te
 # Over WebAssembly (TERRAIN_CLIENT_WASM=1): the exactness, hostile-input and following
 # tests, once under this Node; under Node 22 and 24 the traces and tables, bit for bit
 # (their Math differs from Node 20's; the module's maths is its own).
-WASM_LTS_TESTS="dist/test/hyperscape.test.js dist/test/hyperscape-seeds.test.js dist/test/surface-rule.test.js dist/test/node-version.test.js"
-WASM_TESTS="dist/test/hyperscape.test.js dist/test/hyperscape-seeds.test.js dist/test/hyperscape-zones.test.js dist/test/surface-rule.test.js dist/test/surface.test.js dist/test/node-version.test.js dist/test/replica.test.js dist/test/hostile.test.js dist/test/strict.test.js dist/test/walk.test.js dist/test/nobody-sinks.test.js dist/test/attach.test.js dist/test/zone-pages.test.js dist/test/tile-mesh.test.js dist/test/client.test.js dist/test/active-chunks.test.js"
+WASM_LTS_TESTS="dist/test/hyperscape.test.js dist/test/hyperscape-seeds.test.js dist/test/node-version.test.js"
+WASM_TESTS="dist/test/hyperscape.test.js dist/test/hyperscape-seeds.test.js dist/test/hyperscape-zones.test.js dist/test/surface.test.js dist/test/node-version.test.js dist/test/replica.test.js dist/test/hostile.test.js dist/test/strict.test.js dist/test/walk.test.js dist/test/nobody-sinks.test.js dist/test/attach.test.js dist/test/zone-pages.test.js dist/test/tile-mesh.test.js dist/test/client.test.js dist/test/active-chunks.test.js"
 echo "== Node.js SDK (client-sdk/node): over the WebAssembly replica (TERRAIN_CLIENT_WASM=1)"
 # shellcheck disable=SC2086
 (cd client-sdk/node && TERRAIN_CLIENT_WASM=1 TERRAIN_NODE_EXPECT="$(node --version)" node --test --test-concurrency=1 $WASM_TESTS)

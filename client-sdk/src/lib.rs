@@ -88,7 +88,7 @@ pub use retry::RetryPolicy;
 pub use snapshot::{Snapshot, SurfaceReader, build_terrain, check_point};
 #[cfg(feature = "net")]
 pub use subscription::{ResyncMode, Subscription, SubscriptionBuilder, SubscriptionEvent};
-pub use surface_cache::SurfaceCache;
+pub use surface_cache::{HeldSurfaces, SURFACE_TILE_READS, SurfaceCache};
 pub use terrain_core::{
     FlatZone,
     tiles3d::ContentRect,

@@ -18,6 +18,7 @@ use crate::{ClientError, HeightMode, WorldInfo, ZoneList};
 /// finite and within [`terrain_core::COORDINATE_LIMIT`] (the largest `max_coordinate`
 /// a server may be configured with), else [`ClientError::InvalidArgument`] naming it
 /// (`x: must be finite`). A NaN would otherwise land on a plausible height.
+#[inline]
 pub fn check_point(x: f64, z: f64) -> Result<(), ClientError> {
     for (field, v) in [("x", x), ("z", z)] {
         terrain_core::check_coordinate(v, terrain_core::COORDINATE_LIMIT).map_err(|message| {
@@ -129,6 +130,11 @@ impl SurfaceReader {
         self.tiles.len()
     }
 
+    /// The tiles the reader holds.
+    pub fn cached_keys(&self) -> impl Iterator<Item = terrain_core::Tile> + '_ {
+        self.tiles.keys()
+    }
+
     /// The surface-mode height at `(x, z)` ([`Snapshot::surface_height_at`]'s bits,
     /// refused as it refuses).
     #[inline]
@@ -145,6 +151,12 @@ impl SurfaceReader {
     #[inline]
     pub fn cached_height_at(&mut self, x: f64, z: f64) -> Option<f64> {
         check_point(x, z).ok()?;
+        self.held_height_at(x, z)
+    }
+
+    /// [`Self::cached_height_at`] of a point the caller has checked already.
+    #[inline]
+    pub(crate) fn held_height_at(&mut self, x: f64, z: f64) -> Option<f64> {
         self.tiles.height(&mut self.last, x, z)
     }
 

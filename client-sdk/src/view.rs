@@ -481,9 +481,9 @@ pub fn tile_arg(name: &str, t: f64, size: f64) -> Result<i64, String> {
     }
 }
 
-/// `[size, shift, step, n]` of `layout`, the numbers the Node package's JavaScript
-/// surface rule (`src/surface.ts`) evaluates with: tile `t` owns `floor(c / size +
-/// shift) = t`, its vertices `step` apart, `n` per edge.
+/// `[size, shift, step, n]` of `layout`: tile `t` owns `floor(c / size + shift) = t`,
+/// its vertices `step` apart, `n` per edge (what a holder of tile surfaces, or of the
+/// tiles a zone change regenerates, needs of the grid).
 pub fn grid_numbers(layout: &TileGrid) -> [f64; 4] {
     let shift = if layout.centred { 0.5 } else { 0.0 };
     [
@@ -503,38 +503,6 @@ pub fn surface_tile(terrain: &Terrain, tx: f64, tz: f64) -> Result<Vec<f32>, Str
     let key = (tile_arg("tx", tx, size)?, tile_arg("tz", tz, size)?);
     let tile = SurfaceTile::new(terrain, key);
     Ok(tile.heights().iter().map(|&h| h as f32).collect())
-}
-
-/// Core's surface rule over given vertex heights: the height at `(x, z)` on tile `(tx,
-/// tz)` of `layout`, `heights` its float32 vertex heights (row-major, `n * n`); `None`
-/// when the point lies in another tile. The Node package's test holds its JavaScript
-/// rule (`src/surface.ts`) to this bit for bit, so the rule has one source, core's
-/// ([`SurfaceTile::from_heights`]).
-pub fn surface_rule_height(
-    layout: TileGrid,
-    (tx, tz): (f64, f64),
-    heights: &[f32],
-    (x, z): (f64, f64),
-) -> Result<Option<f64>, String> {
-    if !(layout.size.is_finite() && layout.size > 0.0) {
-        return Err(format!(
-            "size: must be a finite number of metres above 0, got {}",
-            layout.size
-        ));
-    }
-    let key = (
-        tile_arg("tx", tx, layout.size)?,
-        tile_arg("tz", tz, layout.size)?,
-    );
-    let n = layout.resolution.max(2) as usize;
-    let tile = SurfaceTile::from_heights(layout, key, heights).ok_or_else(|| {
-        format!(
-            "heights: expected {} ({n} x {n}), got {}",
-            n * n,
-            heights.len()
-        )
-    })?;
-    Ok(tile.height(x, z))
 }
 
 /// A voxel world's chunk `(cx, cz)` at `terrain`, in the binary form the server's
@@ -651,30 +619,4 @@ pub fn first_blocked(terrain: &Terrain, rule: &WalkRule, points: &[(f64, f64)]) 
         .iter()
         .position(|&(x, z)| walker.blocked(x, z).is_some())
         .map_or(-1, |i| i as i32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The surface rule refuses a grid that is none (size not finite or not above 0),
-    /// naming `size`, instead of answering from it; a real grid answers.
-    #[test]
-    fn the_surface_rule_refuses_a_grid_of_no_size() {
-        let heights = vec![1.0_f32; 64 * 64];
-        let grid = |size| TileGrid {
-            size,
-            resolution: 64,
-            centred: true,
-        };
-        for size in [f64::NAN, f64::INFINITY, 0.0, -100.0] {
-            let err = surface_rule_height(grid(size), (0.0, 0.0), &heights, (1.0, 1.0))
-                .expect_err("no grid");
-            assert!(err.starts_with("size: "), "{size}: {err}");
-        }
-        assert_eq!(
-            surface_rule_height(grid(100.0), (0.0, 0.0), &heights, (1.0, 1.0)),
-            Ok(Some(1.0))
-        );
-    }
 }

@@ -18,18 +18,29 @@ pub const COORDINATE_LIMIT: f64 = (1u64 << 46) as f64;
 
 /// Why coordinate `v` is refused against the limit `max` (`None`: accepted). The
 /// caller names the field: `x: must be finite`.
+#[inline]
 pub fn check_coordinate(v: f64, max: f64) -> Result<(), String> {
+    // Inlined: every point read starts here, and the refusal is rare.
+    if v.is_finite() && v.abs() <= max {
+        Ok(())
+    } else {
+        Err(coordinate_refusal(v, max))
+    }
+}
+
+/// The refusal of [`check_coordinate`].
+#[cold]
+#[inline(never)]
+fn coordinate_refusal(v: f64, max: f64) -> String {
     if !v.is_finite() {
-        Err("must be finite".to_string())
-    } else if v.abs() > max {
-        Err(format!(
+        "must be finite".to_string()
+    } else {
+        format!(
             "must be within [-{}, {}], got {}",
             Num(max),
             Num(max),
             Num(v)
-        ))
-    } else {
-        Ok(())
+        )
     }
 }
 

@@ -6,10 +6,11 @@
 // - `heightAt` through a function the addon binds to the replica (`replicaHeightFn`,
 //   crate terrain-node, module `fast`): a call converts two numbers and nothing else,
 //   about 40 ns against 110 ns for a plain `#[napi]` function;
-// - `surfaceHeightAt` is answered in JavaScript from the tile surfaces the addon hands
-//   over (src/surface.ts), with no call into the addon for a kept tile. For that,
-//   `LocalTerrain.open` passes the addon the callback that tells the kept tiles when
-//   the replica's view moves on, and `close` tells them the replica is closed.
+// - `surfaceHeightAt` is answered from the tile surfaces the addon hands over, kept in
+//   the WebAssembly module (src/surface.ts), with no call into the addon for a kept
+//   tile. For that, `LocalTerrain.open` passes the addon the callback that tells the
+//   kept tiles when the replica's view moves on, and `close` tells them the replica
+//   is closed.
 // - heights and walkability at 1 m tile centres are kept in blocks (src/tiles.ts), read
 //   by `walkGrid` and the Hyperscape adapter (src/hyperscape.ts); the same callback
 //   hands them the rectangles where the view's zones changed, and they drop exactly
@@ -51,20 +52,9 @@ export interface Fast extends SurfaceAddon, TileAddon {
   hsCrossing(x: number, z: number): number;
   hsCrossingFn(): (x: number, z: number) => number;
   hsZoneBounds(handle: unknown): Float64Array;
-  surfaceGrid(size: number, resolution: number, centred: boolean): Float64Array;
   MAX_WALK_GRID_SIDE: number;
   MAX_WALK_GRID_TILES: number;
   MAX_TOWNS: number;
-  surfaceRuleHeight(
-    size: number,
-    resolution: number,
-    centred: boolean,
-    tx: number,
-    tz: number,
-    heights: Float32Array,
-    x: number,
-    z: number,
-  ): number | null;
 }
 
 /** The addon's `open`: the public one's arguments and the view's hand-over callback. */
@@ -163,10 +153,18 @@ proto.heightAt = function heightAt(this: WithHandle, x: number, z: number): numb
   if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z]);
   return (this[HEIGHT] ?? heightOf(this))(x, z);
 };
-proto.surfaceHeightAt = function surfaceHeightAt(this: WithHandle, x: number, z: number): number {
-  if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z]);
-  return (this[SURFACE] ?? surfaceOf(this)).heightAt(x, z);
-};
+// Over the addon, through the tiles src/surface.ts keeps; over WebAssembly, the module's
+// own read (one call, tiles kept in the module).
+const rawSurface = proto.surfaceHeightAt;
+proto.surfaceHeightAt = usingWasm
+  ? function surfaceHeightAt(this: WithHandle, x: number, z: number): number {
+      if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z]);
+      return rawSurface.call(this, x, z);
+    }
+  : function surfaceHeightAt(this: WithHandle, x: number, z: number): number {
+      if (typeof x !== "number" || typeof z !== "number") numberArgs(XZ, [x, z]);
+      return (this[SURFACE] ?? surfaceOf(this)).heightAt(x, z);
+    };
 proto.walkGrid = function walkGrid(this: WithHandle, minTileX: number, minTileZ: number, width: number, depth: number): Uint8Array {
   wholeArg("minTileX", minTileX, -LIMIT, LIMIT);
   wholeArg("minTileZ", minTileZ, -LIMIT, LIMIT);
@@ -268,7 +266,7 @@ loaded.LocalTerrain.open = async function open(
   });
   // Hand-overs before this line need no telling: new tiles read the epoch first, and
   // no block is kept yet.
-  tiles = surfaceOf(terrain as WithHandle);
+  if (!usingWasm) tiles = surfaceOf(terrain as WithHandle);
   blocks = tilesOf(terrain as WithHandle);
   return terrain;
 };
@@ -288,6 +286,7 @@ export const fastAddon: Fast = loaded;
 
 /** How many tile surfaces `surfaceHeightAt` keeps for `terrain` (for the tests). */
 export function keptSurfaceTiles(terrain: Addon.LocalTerrain): number {
+  if (usingWasm) return (terrain as unknown as { surfaceTilesKept: number }).surfaceTilesKept;
   return (terrain as WithHandle)[SURFACE]?.kept ?? 0;
 }
 

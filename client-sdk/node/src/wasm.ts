@@ -1,7 +1,8 @@
 // The WebAssembly build of the replica (crate terrain-wasm, client-sdk/wasm; built into
 // wasm/ by scripts/build-wasm.mjs) behind the native addon's interface, so that
-// src/native.ts, src/surface.ts, src/tiles.ts and src/hyperscape.ts run unchanged over
-// either. Used when TERRAIN_CLIENT_WASM=1, or when no native addon loads (any OS, any
+// src/native.ts, src/tiles.ts and src/hyperscape.ts run unchanged over either
+// (`surfaceHeightAt` reads through the module's own kept tiles here, where over the addon
+// src/surface.ts keeps the addon's in the module's `SurfaceStore`). Used when TERRAIN_CLIENT_WASM=1, or when no native addon loads (any OS, any
 // CPU). The answers are terrain-core's, computed in the module with its own maths.
 //
 // What it covers: `LocalTerrain.offline(world, zones)` and everything read from it
@@ -23,7 +24,10 @@ export interface WasmReplica extends WasmSink {
   heightAt(x: number, z: number): number;
   heights(points: Float64Array): Float64Array;
   surfaceHeights(points: Float64Array): Float64Array;
+  /** The surface-mode height at `(x, z)` (tiles read often kept in the module); NaN
+   * when refused (`surfaceEvaluated` then throws why). */
   surfaceHeightAt(x: number, z: number): number;
+  readonly surfaceTilesKept: number;
   proceduralHeightAt(x: number, z: number): number;
   surfaceEvaluated(x: number, z: number): number;
   surfaceLayout(): Float64Array;
@@ -120,19 +124,23 @@ export interface FollowerHandle {
   nextEvent?(): Promise<Addon.LocalEvent | null>;
 }
 
+/** The module's `SurfaceStore` (client-sdk/wasm/src/surface.rs): tile surfaces handed
+ * over by the native addon, read by core's rule (src/surface.ts). */
+export interface SurfaceStore {
+  /** The height from a kept tile; NaN when none holds the point (then `miss`). */
+  height(x: number, z: number): number;
+  /** `[tx, tz]`: the tile to hand over now (`insert`); `[]`: evaluate elsewhere. */
+  miss(x: number, z: number): Float64Array;
+  insert(tx: number, tz: number, heights: Float32Array): void;
+  clear(): void;
+  readonly kept: number;
+  free(): void;
+}
+
 interface WasmModule {
   Replica: new (world: string, zones: string) => WasmReplica;
-  surfaceGrid(size: number, resolution: number, centred: boolean): Float64Array;
-  surfaceRuleHeight(
-    size: number,
-    resolution: number,
-    centred: boolean,
-    tx: number,
-    tz: number,
-    heights: Float32Array,
-    x: number,
-    z: number,
-  ): number | undefined;
+  SurfaceStore: new (size: number, resolution: number, centred: boolean) => SurfaceStore;
+  surfaceTileReads(): number;
   maxWalkGridSide(): number;
   maxWalkGridTiles(): number;
   maxTowns(): number;
@@ -162,12 +170,11 @@ function throwClosed(): never {
   throw new Error("LocalTerrain is closed");
 }
 
-/** Loads the module and builds the addon's interface over it. */
-export function loadWasm(): typeof Addon & Fast {
-  let m: WasmModule;
+/** The module (loaded once, at the first call). */
+function wasmModule(): WasmModule {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    m = require(wasmPath) as WasmModule;
+    return require(wasmPath) as WasmModule;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new Error(
@@ -175,6 +182,25 @@ export function loadWasm(): typeof Addon & Fast {
         "Build it with `npm run build` in client-sdk/node (scripts/build-wasm.mjs).",
     );
   }
+}
+
+/** A `SurfaceStore` of the grid of `size` m tiles, `resolution` vertices per edge
+ * (`centred`: tile `t` centred on `t * size`): the native addon's surface reads keep
+ * their tiles in one (src/surface.ts), so the module is loaded beside the addon at the
+ * first surface read. */
+export function surfaceStore(size: number, resolution: number, centred: boolean): SurfaceStore {
+  return new (wasmModule().SurfaceStore)(size, resolution, centred);
+}
+
+/** Reads of one tile at one view after which `surfaceHeightAt` keeps its surface
+ * (terrain-client's keeping rule; for the tests). */
+export function surfaceTileReads(): number {
+  return wasmModule().surfaceTileReads();
+}
+
+/** Loads the module and builds the addon's interface over it. */
+export function loadWasm(): typeof Addon & Fast {
+  const m = wasmModule();
 
   class LocalTerrain {
     readonly #slot: Slot;
@@ -244,7 +270,15 @@ export function loadWasm(): typeof Addon & Fast {
     }
 
     surfaceHeightAt(x: number, z: number): number {
-      return this.replica.surfaceHeightAt(x, z);
+      const replica = this.replica;
+      const h = replica.surfaceHeightAt(x, z);
+      // NaN: refused; the evaluating read throws the refusal, naming the axis.
+      return h === h ? h : replica.surfaceEvaluated(x, z);
+    }
+
+    /** How many tile surfaces `surfaceHeightAt` keeps (for the tests). */
+    get surfaceTilesKept(): number {
+      return this.replica.surfaceTilesKept;
     }
 
     heights(points: Float64Array): Float64Array {
@@ -344,9 +378,6 @@ export function loadWasm(): typeof Addon & Fast {
     hsCrossing: (x, z) => x + z,
     hsCrossingFn: () => (x, z) => x + z,
     hsZoneBounds: (h) => r(h).zoneBounds(),
-    surfaceGrid: (size, resolution, centred) => m.surfaceGrid(size, resolution, centred),
-    surfaceRuleHeight: (size, resolution, centred, tx, tz, heights, x, z) =>
-      undef(m.surfaceRuleHeight(size, resolution, centred, tx, tz, heights, x, z)),
     MAX_WALK_GRID_SIDE: m.maxWalkGridSide(),
     MAX_WALK_GRID_TILES: m.maxWalkGridTiles(),
     MAX_TOWNS: m.maxTowns(),

@@ -1,16 +1,19 @@
-// surfaceHeightAt from the tiles kept in JavaScript (src/surface.ts) against a real
-// server's surface-mode heights, bit for bit: hyperscape, osrs and voxel worlds, on
-// random points, on tile corners and edges, on vertices, cell edges and cell diagonals
-// (and the doubles either side of each), inside a zone's carved floor, and across zone
-// changes: every read at every revision the replica shows is the server's at that
-// revision, so no kept tile outlives the view it was taken at.
+// surfaceHeightAt from kept tiles (over the addon, the addon's tiles kept in the
+// module's SurfaceStore by src/surface.ts; over WebAssembly, the module's own) against
+// a real server's surface-mode heights, bit for bit: hyperscape, osrs and voxel worlds,
+// on random points, on tile corners and edges, on vertices, cell edges and cell
+// diagonals (and the doubles either side of each), inside a zone's carved floor, and
+// across zone changes: every read at every revision the replica shows is the server's
+// at that revision, so no kept tile outlives the view it was taken at.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
 import { LocalTerrain } from "../src/index";
 import { keptSurfaceTiles } from "../src/native";
-import { SURFACE_TILE_READS } from "../src/surface";
+import { surfaceTileReads } from "../src/wasm";
 import { TestServer, firstBitDifference, randomPoints, xorshift } from "./server";
+
+const SURFACE_TILE_READS = surfaceTileReads();
 
 const WORLDS = [
   { id: "hills", spec: "hills:hyperscape:0" },

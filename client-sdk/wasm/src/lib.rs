@@ -24,7 +24,8 @@
 //! objects travel as JSON.
 //!
 //! The files: `replica.rs` (the class and its sink), `reads.rs` (its reads),
-//! `surface.rs` (the surface rule and the limits as free functions).
+//! `surface.rs` (`SurfaceStore`: tile surfaces held for the native addon's replica;
+//! the limits as free functions).
 
 pub mod maths;
 mod reads;
@@ -33,7 +34,7 @@ mod surface;
 
 pub use replica::Replica;
 pub use surface::{
-    max_towns, max_walk_grid_side, max_walk_grid_tiles, surface_grid, surface_rule_height,
+    SurfaceStore, max_towns, max_walk_grid_side, max_walk_grid_tiles, surface_tile_reads,
 };
 
 /// An error thrown to JavaScript: an `Error` whose message names the field, as the

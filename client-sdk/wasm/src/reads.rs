@@ -161,10 +161,21 @@ impl Replica {
     /// The surface-mode height at `(x, z)` at the view: the server's `mode = surface`
     /// answer. A tile read often is kept and read by a cell lookup
     /// ([`SurfaceCache`](terrain_client::SurfaceCache)); others are evaluated on the spot.
+    /// NaN for a point the server refuses ([`Self::surface_evaluated`] throws why): a
+    /// plain number, so the call allocates nothing (a `Result` is an array per call).
     #[wasm_bindgen(js_name = surfaceHeightAt)]
-    pub fn surface_height_at(&mut self, x: f64, z: f64) -> Result<f64, JsError> {
+    pub fn surface_height_at(&mut self, x: f64, z: f64) -> f64 {
         self.with_surface(|cache| cache.height_at(x, z))
-            .map_err(sdk_error)
+            .unwrap_or(f64::NAN)
+    }
+
+    /// How many tiles [`Self::surface_height_at`] keeps at the view.
+    #[wasm_bindgen(getter = surfaceTilesKept)]
+    pub fn surface_tiles_kept(&self) -> usize {
+        self.surface
+            .as_ref()
+            .filter(|c| std::sync::Arc::ptr_eq(c.snapshot(), &self.state.view))
+            .map_or(0, |c| c.kept())
     }
 
     /// The procedural height (no zones, no shoreline): `getProceduralHeightAt`.

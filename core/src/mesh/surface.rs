@@ -36,7 +36,10 @@ fn cell_of(layout: &TileGrid, x: f64, z: f64) -> Cell {
     let cell = |c: f64, t: i64| -> (usize, f64) {
         let g = (c - layout.origin(t)) / step;
         // `f64::floor`: libm's bits, an instruction on wasm32 (see `TileGrid::tile_of`).
-        let i = (g.floor().max(0.0) as usize).min(n - 2);
+        // `as usize` saturates (below 0 and NaN give 0), as a `max(0.0)` first would:
+        // one comparison fewer, and no call to `fmax` on wasm32 (whose `f64.max`
+        // treats NaN otherwise than Rust's `max`).
+        let i = (g.floor() as usize).min(n - 2);
         (i, (g - i as f64).clamp(0.0, 1.0))
     };
     let ((ix, fx), (iz, fz)) = (cell(x, tx), cell(z, tz));
@@ -53,7 +56,7 @@ fn cell_of(layout: &TileGrid, x: f64, z: f64) -> Cell {
 /// `h(i, j)` (vertex `(ix + i, iz + j)`, already rounded to f32). Cells split along the
 /// (ix, iz+1)-(ix+1, iz) diagonal: `fx + fz <= 1` lies in triangle (a, b, d), the rest
 /// in (b, c, d).
-#[inline]
+#[inline(always)]
 fn on_triangle(fx: f64, fz: f64, h: impl Fn(usize, usize) -> f64) -> f64 {
     if fx + fz <= 1.0 {
         let (a, b, d) = (h(0, 0), h(0, 1), h(1, 0));
@@ -181,7 +184,7 @@ impl SurfaceTile {
     }
 
     /// The height on cell `c` of this tile.
-    #[inline]
+    #[inline(always)]
     fn on_cell(&self, c: &Cell) -> f64 {
         let (n, at) = (self.n, c.iz * self.n + c.ix);
         let h = &self.heights;
@@ -232,6 +235,11 @@ impl SurfaceTiles {
     /// Whether no tile is held.
     pub fn is_empty(&self) -> bool {
         self.tiles.is_empty()
+    }
+
+    /// The tiles held, in the order they were added.
+    pub fn keys(&self) -> impl Iterator<Item = Tile> + '_ {
+        self.tiles.iter().map(|t| t.key)
     }
 
     /// Whether tile `key` is held.

@@ -6,10 +6,11 @@
 //! argument machinery altogether. `src/native.ts` puts them behind the class's
 //! methods, so callers see no difference.
 //!
-//! `surfaceHeightAt` is answered in JavaScript (`src/surface.ts`) from tile surfaces
-//! these functions hand over: [`replica_surface_layout`] gives the tile grid and the
-//! view's epoch, [`replica_surface_tile`] one tile's float32 vertex heights at the view, and
-//! [`replica_surface_evaluated`] answers a point on the spot (tiles not kept).
+//! `surfaceHeightAt` is answered from tile surfaces these functions hand over, kept in
+//! the WebAssembly module's `SurfaceStore` (`src/surface.ts`): [`replica_surface_layout`]
+//! gives the tile grid and the view's epoch, [`replica_surface_tile`] one tile's float32
+//! vertex heights at the view, and [`replica_surface_evaluated`] answers a point on the
+//! spot (tiles not kept).
 
 use std::{panic::AssertUnwindSafe, sync::Arc};
 
@@ -19,7 +20,6 @@ use napi::{
 };
 use napi_derive::napi;
 use terrain_client::view;
-use terrain_core::TileGrid;
 
 use crate::errors::{invalid, sdk_error};
 use crate::replica::Replica;
@@ -168,47 +168,6 @@ pub fn replica_chunk_blocks(
         .read(|o| view::chunk_blocks(o.view.terrain(), cx, cz))?
         .map_err(invalid)?;
     Ok(blocks.map(Uint8Array::new))
-}
-
-/// `[size, shift, step, n]` of the grid of `size` m tiles with `resolution` vertices
-/// per edge (`centred`: tile `t` centred on `t * size`), as
-/// [`replica_surface_layout`] gives a view's: for the package's test of the triangle
-/// rule ([`surface_rule_height`]).
-#[napi(catch_unwind)]
-pub fn surface_grid(size: f64, resolution: u32, centred: bool) -> Float64Array {
-    Float64Array::new(
-        view::grid_numbers(&TileGrid {
-            size,
-            resolution,
-            centred,
-        })
-        .to_vec(),
-    )
-}
-
-/// Core's surface rule over given vertex heights: the height at `(x, z)` on tile
-/// `(tx, tz)` of the grid of [`surface_grid`]'s arguments, `heights` its float32 vertex
-/// heights (row-major, `n * n`); `null` when the point lies in another tile. The
-/// package's test holds `src/surface.ts`'s `heightOnTile` to it bit for bit, so the
-/// rule has one source, core's ([`SurfaceTile::from_heights`](terrain_core::mesh::SurfaceTile::from_heights)).
-#[napi(catch_unwind)]
-#[allow(clippy::too_many_arguments)]
-pub fn surface_rule_height(
-    size: f64,
-    resolution: u32,
-    centred: bool,
-    tx: f64,
-    tz: f64,
-    heights: &[f32],
-    x: f64,
-    z: f64,
-) -> Result<Option<f64>> {
-    let layout = TileGrid {
-        size,
-        resolution,
-        centred,
-    };
-    view::surface_rule_height(layout, (tx, tz), heights, (x, z)).map_err(invalid)
 }
 
 /// Most tiles a side of one walk grid: terrain-core's limit, the server's

@@ -15,9 +15,9 @@
 //! whose callback takes it as the view and then calls the package's `onPublish` with
 //! the view's epoch and the rectangles where its zones changed, in one step no
 //! JavaScript code runs between. So JavaScript can keep what it read at one epoch
-//! (`src/surface.ts` keeps tile surfaces, `src/tiles.ts` heights and walkability at
-//! tile centres) and know, from what it is handed, the moment and the place that
-//! stops being the replica's state.
+//! (`src/surface.ts` keeps tile surfaces, in the WebAssembly module's `SurfaceStore`;
+//! `src/tiles.ts` heights and walkability at tile centres) and know, from what it is
+//! handed, the moment and the place that stops being the replica's state.
 //!
 //! [`hyperscape`] is the native half of the `HyperscapeTerrain` adapter: the original
 //! game's point answers, walk grids, and zone changes made in this process that the

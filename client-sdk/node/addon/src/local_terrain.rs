@@ -180,8 +180,9 @@ impl LocalTerrain {
     ///
     /// A tile read `SURFACE_TILE_READS` times at one snapshot has its surface
     /// computed and kept, so reads where entities stand are a cell lookup; at most
-    /// `SURFACE_TILES_KEPT` tiles are kept. (The package's `surfaceHeightAt` answers
-    /// in JavaScript instead, from tiles of [`crate::fast::replica_surface_tile`].)
+    /// `SURFACE_TILES_KEPT` tiles are kept. (The package's `surfaceHeightAt` reads
+    /// tiles of [`crate::fast::replica_surface_tile`] kept in the WebAssembly
+    /// module's `SurfaceStore` instead: no call into the addon for a kept tile.)
     #[napi(catch_unwind)]
     pub fn surface_height_at(&self, x: f64, z: f64) -> Result<f64> {
         self.shared.surface_height_at(x, z)

@@ -401,10 +401,14 @@ export class LocalTerrain extends WebTerrain {
     return this.r.heightAt(x, z);
   }
 
-  /** The height on the served mesh's surface at `(x, z)`. */
+  /** The height on the served mesh's surface at `(x, z)` (tiles read often are kept
+   * in the module, as the Node replica keeps them). */
   surfaceHeightAt(x: number, z: number): number {
     if (typeof x !== "number" || typeof z !== "number") numberArgs(["x", "z"], [x, z]);
-    return this.r.surfaceEvaluated(x, z);
+    const r = this.r;
+    const h = r.surfaceHeightAt(x, z);
+    // NaN: refused; the evaluating read throws the refusal, naming the axis.
+    return h === h ? h : r.surfaceEvaluated(x, z);
   }
 
   /** Exact heights of `points` (`[x0, z0, x1, z1, ...]`). */
