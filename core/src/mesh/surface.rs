@@ -276,6 +276,43 @@ mod tests {
     use crate::zones::{FlatZone, Overlap, Shape, ZoneSet};
     use crate::{GeneratorKind, WorldGenerator};
 
+    /// The cell index `cell_of` takes, `floor(g) as usize` then at most `n - 2`, is
+    /// the one `floor(g).max(0.0) as usize` gave (before it, a call to `fmax` on
+    /// wasm32): `as` saturates below 0 and maps NaN to 0, on edge cases and random
+    /// bit patterns.
+    #[test]
+    fn the_saturating_cell_index_is_the_clamped_one() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            -0.5,
+            -1.0,
+            0.999_999_999,
+            61.5,
+            62.0,
+            63.0,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut r: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..1_000_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            values.push(f64::from_bits(r));
+            values.push((r >> 11) as f64 / (1u64 << 45) as f64 - 64.0);
+        }
+        for n in [2_usize, 64, 65] {
+            for &g in &values {
+                let clamped = (g.floor().max(0.0) as usize).min(n - 2);
+                assert_eq!((g.floor() as usize).min(n - 2), clamped, "{g:e}, n {n}");
+            }
+        }
+    }
+
     fn terrain(kind: GeneratorKind) -> Terrain {
         let generator = WorldGenerator::new(kind, 0).expect("seed 0");
         let mut set = ZoneSet::new(Overlap::Layered, generator.tile_size());
