@@ -25,8 +25,10 @@ export interface WasmReplica extends WasmSink {
   heights(points: Float64Array): Float64Array;
   surfaceHeights(points: Float64Array): Float64Array;
   /** The surface-mode height at `(x, z)` (tiles read often kept in the module); NaN
-   * when refused (`surfaceEvaluated` then throws why). */
+   * when refused (`refusal` then throws why), as `heightAt` and `proceduralHeightAt`. */
   surfaceHeightAt(x: number, z: number): number;
+  /** Throws why `(x, z)` is refused, after a read answered NaN. */
+  refusal(x: number, z: number): number;
   readonly surfaceTilesKept: number;
   proceduralHeightAt(x: number, z: number): number;
   surfaceEvaluated(x: number, z: number): number;
@@ -266,14 +268,15 @@ export function loadWasm(): typeof Addon & Fast {
     }
 
     heightAt(x: number, z: number): number {
-      return this.replica.heightAt(x, z);
+      const replica = this.replica;
+      const h = replica.heightAt(x, z);
+      return h === h ? h : replica.refusal(x, z);
     }
 
     surfaceHeightAt(x: number, z: number): number {
       const replica = this.replica;
       const h = replica.surfaceHeightAt(x, z);
-      // NaN: refused; the evaluating read throws the refusal, naming the axis.
-      return h === h ? h : replica.surfaceEvaluated(x, z);
+      return h === h ? h : replica.refusal(x, z);
     }
 
     /** How many tile surfaces `surfaceHeightAt` keeps (for the tests). */
@@ -349,7 +352,11 @@ export function loadWasm(): typeof Addon & Fast {
   const fast: Fast = {
     replicaHeightFn: (h) => {
       const slot = h as Slot;
-      return (x, z) => (slot.r ?? throwClosed()).heightAt(x, z);
+      return (x, z) => {
+        const r = slot.r ?? throwClosed();
+        const h = r.heightAt(x, z);
+        return h === h ? h : r.refusal(x, z);
+      };
     },
     replicaSurfaceEvaluated: (h, x, z) => r(h).surfaceEvaluated(x, z),
     replicaSurfaceLayout: (h) => r(h).surfaceLayout(),
@@ -360,7 +367,11 @@ export function loadWasm(): typeof Addon & Fast {
     hsWorld: (h) => r(h).worldFacts(),
     hsProceduralFn: (h) => {
       const slot = h as Slot;
-      return (x, z) => (slot.r ?? throwClosed()).proceduralHeightAt(x, z);
+      return (x, z) => {
+        const r = slot.r ?? throwClosed();
+        const h = r.proceduralHeightAt(x, z);
+        return h === h ? h : r.refusal(x, z);
+      };
     },
     hsNormal: (h, x, z, out) => r(h).normal(x, z, out),
     hsBlocked: (h, x, z) => r(h).blocked(x, z),

@@ -130,10 +130,19 @@ impl TileMesh {
 
 #[wasm_bindgen]
 impl Replica {
-    /// The exact height at `(x, z)` (zones included): `getHeightAt`.
+    /// The exact height at `(x, z)` (zones included): `getHeightAt`. NaN for a point
+    /// the server refuses ([`Self::refusal`] throws why): a plain number, so the call
+    /// allocates nothing (a `Result` is an array per call in wasm-bindgen's glue).
     #[wasm_bindgen(js_name = heightAt)]
-    pub fn height_at(&self, x: f64, z: f64) -> Result<f64, JsError> {
-        self.view().height_at(x, z).map_err(sdk_error)
+    pub fn height_at(&self, x: f64, z: f64) -> f64 {
+        self.view().height_at(x, z).unwrap_or(f64::NAN)
+    }
+
+    /// Throws why `(x, z)` is refused (`x: must be finite`), for a read that answered
+    /// NaN; answers NaN for a point that is not.
+    pub fn refusal(&self, x: f64, z: f64) -> Result<f64, JsError> {
+        point(x, z)?;
+        Ok(f64::NAN)
     }
 
     /// Exact heights of `points` (`[x0, z0, ...]`), all at the view.
@@ -161,8 +170,8 @@ impl Replica {
     /// The surface-mode height at `(x, z)` at the view: the server's `mode = surface`
     /// answer. A tile read often is kept and read by a cell lookup
     /// ([`SurfaceCache`](terrain_client::SurfaceCache)); others are evaluated on the spot.
-    /// NaN for a point the server refuses ([`Self::surface_evaluated`] throws why): a
-    /// plain number, so the call allocates nothing (a `Result` is an array per call).
+    /// NaN for a point the server refuses ([`Self::refusal`] throws why), as
+    /// [`Self::height_at`].
     #[wasm_bindgen(js_name = surfaceHeightAt)]
     pub fn surface_height_at(&mut self, x: f64, z: f64) -> f64 {
         self.with_surface(|cache| cache.height_at(x, z))
@@ -178,11 +187,14 @@ impl Replica {
             .map_or(0, |c| c.kept())
     }
 
-    /// The procedural height (no zones, no shoreline): `getProceduralHeightAt`.
+    /// The procedural height (no zones, no shoreline): `getProceduralHeightAt`. NaN
+    /// for a point the server refuses, as [`Self::height_at`].
     #[wasm_bindgen(js_name = proceduralHeightAt)]
-    pub fn procedural_height_at(&self, x: f64, z: f64) -> Result<f64, JsError> {
-        point(x, z)?;
-        Ok(self.view().terrain().procedural(x, z))
+    pub fn procedural_height_at(&self, x: f64, z: f64) -> f64 {
+        match check_point(x, z) {
+            Ok(()) => self.view().terrain().procedural(x, z),
+            Err(_) => f64::NAN,
+        }
     }
 
     /// The surface-mode height at `(x, z)`, evaluated on the spot.

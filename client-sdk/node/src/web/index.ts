@@ -159,8 +159,16 @@ export class HyperscapeTerrain extends WebTerrain {
     super(link);
     // Through `link.replica` at each call: it throws once the page closed it.
     const reads: PointReads = {
-      height: (x, z) => link.replica.heightAt(x, z),
-      procedural: (x, z) => link.replica.proceduralHeightAt(x, z),
+      height: (x, z) => {
+        const r = link.replica;
+        const h = r.heightAt(x, z);
+        return h === h ? h : r.refusal(x, z);
+      },
+      procedural: (x, z) => {
+        const r = link.replica;
+        const h = r.proceduralHeightAt(x, z);
+        return h === h ? h : r.refusal(x, z);
+      },
       normal: (x, z, out) => link.replica.normal(x, z, out),
       blocked: (x, z) => link.replica.blocked(x, z),
       info: (x, z, out) => link.replica.info(x, z, out),
@@ -398,7 +406,10 @@ export class LocalTerrain extends WebTerrain {
   /** The exact height at `(x, z)`, zones included. */
   heightAt(x: number, z: number): number {
     if (typeof x !== "number" || typeof z !== "number") numberArgs(["x", "z"], [x, z]);
-    return this.r.heightAt(x, z);
+    const r = this.r;
+    const h = r.heightAt(x, z);
+    // NaN: refused; `refusal` throws why, naming the axis.
+    return h === h ? h : r.refusal(x, z);
   }
 
   /** The height on the served mesh's surface at `(x, z)` (tiles read often are kept
@@ -407,8 +418,7 @@ export class LocalTerrain extends WebTerrain {
     if (typeof x !== "number" || typeof z !== "number") numberArgs(["x", "z"], [x, z]);
     const r = this.r;
     const h = r.surfaceHeightAt(x, z);
-    // NaN: refused; the evaluating read throws the refusal, naming the axis.
-    return h === h ? h : r.surfaceEvaluated(x, z);
+    return h === h ? h : r.refusal(x, z);
   }
 
   /** Exact heights of `points` (`[x0, z0, x1, z1, ...]`). */
