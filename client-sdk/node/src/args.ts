@@ -120,3 +120,10 @@ export function refusal(e: unknown, where: string, kind: Kind, rename?: (field: 
   const field = rename ? rename(m[1]!) : m[1]!;
   return fieldError(`${where}: ${prefix}${field}: ${m[2]}`, field, kind);
 }
+
+/** The answer `h` of a point read of the WebAssembly module, which answers NaN for a
+ * point it refuses (a plain number is cheaper to return than an error): then
+ * `module.refusal` throws why, naming the axis (`x: must be finite`). */
+export function moduleAnswer(h: number, module: { refusal(x: number, z: number): number }, x: number, z: number): number {
+  return h === h ? h : module.refusal(x, z);
+}

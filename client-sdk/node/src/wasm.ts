@@ -12,6 +12,7 @@
 // `setFollower` replaces it).
 import { join } from "node:path";
 import type * as Addon from "./addon";
+import { moduleAnswer } from "./args";
 import type { Fast } from "./native";
 import { checkWait } from "./revision-wait";
 import { followOverHttp } from "./wasm-follow";
@@ -269,14 +270,12 @@ export function loadWasm(): typeof Addon & Fast {
 
     heightAt(x: number, z: number): number {
       const replica = this.replica;
-      const h = replica.heightAt(x, z);
-      return h === h ? h : replica.refusal(x, z);
+      return moduleAnswer(replica.heightAt(x, z), replica, x, z);
     }
 
     surfaceHeightAt(x: number, z: number): number {
       const replica = this.replica;
-      const h = replica.surfaceHeightAt(x, z);
-      return h === h ? h : replica.refusal(x, z);
+      return moduleAnswer(replica.surfaceHeightAt(x, z), replica, x, z);
     }
 
     /** How many tile surfaces `surfaceHeightAt` keeps (for the tests). */
@@ -354,8 +353,7 @@ export function loadWasm(): typeof Addon & Fast {
       const slot = h as Slot;
       return (x, z) => {
         const r = slot.r ?? throwClosed();
-        const h = r.heightAt(x, z);
-        return h === h ? h : r.refusal(x, z);
+        return moduleAnswer(r.heightAt(x, z), r, x, z);
       };
     },
     replicaSurfaceEvaluated: (h, x, z) => r(h).surfaceEvaluated(x, z),
@@ -369,8 +367,7 @@ export function loadWasm(): typeof Addon & Fast {
       const slot = h as Slot;
       return (x, z) => {
         const r = slot.r ?? throwClosed();
-        const h = r.proceduralHeightAt(x, z);
-        return h === h ? h : r.refusal(x, z);
+        return moduleAnswer(r.proceduralHeightAt(x, z), r, x, z);
       };
     },
     hsNormal: (h, x, z, out) => r(h).normal(x, z, out),

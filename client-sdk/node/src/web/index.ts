@@ -15,7 +15,7 @@
 // package's (src/hyperscape.ts): the same point methods (src/hyperscape-points.ts)
 // through the same checks and rules (src/hyperscape-common.ts, src/args.ts). `attachTerrainServer` (src/web/attach.ts)
 // routes the game's own TerrainSystem instance to it as Node's attach does.
-import { argumentError, describe, numberArgs, pointsArg, refusal, stringArg, wholeArg } from "../args.js";
+import { argumentError, describe, moduleAnswer, numberArgs, pointsArg, refusal, stringArg, wholeArg } from "../args.js";
 import {
   type DifficultySample,
   type FlatZone,
@@ -161,13 +161,11 @@ export class HyperscapeTerrain extends WebTerrain {
     const reads: PointReads = {
       height: (x, z) => {
         const r = link.replica;
-        const h = r.heightAt(x, z);
-        return h === h ? h : r.refusal(x, z);
+        return moduleAnswer(r.heightAt(x, z), r, x, z);
       },
       procedural: (x, z) => {
         const r = link.replica;
-        const h = r.proceduralHeightAt(x, z);
-        return h === h ? h : r.refusal(x, z);
+        return moduleAnswer(r.proceduralHeightAt(x, z), r, x, z);
       },
       normal: (x, z, out) => link.replica.normal(x, z, out),
       blocked: (x, z) => link.replica.blocked(x, z),
@@ -407,9 +405,7 @@ export class LocalTerrain extends WebTerrain {
   heightAt(x: number, z: number): number {
     if (typeof x !== "number" || typeof z !== "number") numberArgs(["x", "z"], [x, z]);
     const r = this.r;
-    const h = r.heightAt(x, z);
-    // NaN: refused; `refusal` throws why, naming the axis.
-    return h === h ? h : r.refusal(x, z);
+    return moduleAnswer(r.heightAt(x, z), r, x, z);
   }
 
   /** The height on the served mesh's surface at `(x, z)` (tiles read often are kept
@@ -417,8 +413,7 @@ export class LocalTerrain extends WebTerrain {
   surfaceHeightAt(x: number, z: number): number {
     if (typeof x !== "number" || typeof z !== "number") numberArgs(["x", "z"], [x, z]);
     const r = this.r;
-    const h = r.surfaceHeightAt(x, z);
-    return h === h ? h : r.refusal(x, z);
+    return moduleAnswer(r.surfaceHeightAt(x, z), r, x, z);
   }
 
   /** Exact heights of `points` (`[x0, z0, x1, z1, ...]`). */
