@@ -13,7 +13,7 @@
 import { attachTerrainServer } from "../src/hyperscape";
 import { gameZones, traceWorlds } from "../test/hyperscape-data";
 import { TestServer } from "../test/server";
-import { disc, median, tileCentres } from "./points";
+import { type Timed, disc, median, tileCentres, timePasses } from "./points";
 import { StandInTerrainSystem } from "../test/standin-terrain";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
@@ -22,26 +22,12 @@ const TARGET = { disc: 10, tiles: 100 };
 
 let sink = 0;
 
-interface Timed {
-  ns: number;
-  cpuNs: number;
-}
-
-/** Median ns a call of `fn` over `points` (x, z pairs), 15 passes: wall and CPU time. */
+/** Median ns a call of `fn` over `points` (x, z pairs), 15 passes after one untimed:
+ * wall and CPU time. */
 function time(fn: (x: number, z: number) => number, points: Float64Array): Timed {
-  for (let i = 0; i < 1000; i += 2) sink += fn(points[i]!, points[i + 1]!);
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  const n = points.length / 2;
-  for (let p = 0; p < 15; p++) {
-    const c0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
+  return timePasses(15, points.length / 2, () => {
     for (let i = 0; i < points.length; i += 2) sink += fn(points[i]!, points[i + 1]!);
-    wall.push(Number(process.hrtime.bigint() - t0) / n);
-    const c = process.cpuUsage(c0);
-    cpu.push(((c.user + c.system) * 1000) / n);
-  }
-  return { ns: median(wall), cpuNs: median(cpu) };
+  }, 1);
 }
 
 const fmt = (ns: number): string => (ns < 1000 ? `${ns.toFixed(0)} ns` : `${(ns / 1000).toFixed(2)} µs`);

@@ -15,7 +15,7 @@ import { LocalTerrain, TerrainClient, pb } from "../src/index";
 import { usingWasm } from "../src/native";
 import { wasmPath } from "../src/wasm";
 import { TestServer, randomPoints } from "../test/server";
-import { median } from "./points";
+import { timePasses } from "./points";
 
 interface Row {
   what: string;
@@ -32,21 +32,11 @@ interface Row {
  * ones took 60). */
 const WARM_PASSES = 10;
 
-/** `passes` timed runs of `pass` (`perPass` calls or points each), after `warm`
+/** A row of `passes` timed runs of `pass` (`perPass` calls or points each), after `warm`
  * untimed ones: the median's time per call. */
 function time(what: string, unit: string, passes: number, perPass: number, pass: () => void, warm = WARM_PASSES): Row {
-  for (let p = 0; p < warm; p++) pass();
-  const times: number[] = [];
-  const cpu: number[] = [];
-  for (let p = 0; p < passes; p++) {
-    const cpuStart = process.cpuUsage();
-    const start = process.hrtime.bigint();
-    pass();
-    times.push(Number(process.hrtime.bigint() - start));
-    const used = process.cpuUsage(cpuStart);
-    cpu.push((used.user + used.system) * 1_000);
-  }
-  return { what, calls: passes * perPass, nsPer: median(times) / perPass, cpuNsPer: median(cpu) / perPass, unit };
+  const t = timePasses(passes, perPass, pass, warm);
+  return { what, calls: passes * perPass, nsPer: t.ns, cpuNsPer: t.cpuNs, unit };
 }
 
 async function timeAsync(what: string, unit: string, calls: number, f: () => Promise<void>): Promise<Row> {

@@ -28,7 +28,7 @@ import { HyperscapeTerrain } from "../src/hyperscape";
 import { internals, usingWasm } from "../src/native";
 import { gameZones, traceWorlds } from "../test/hyperscape-data";
 import { TestServer } from "../test/server";
-import { disc, median, tileCentres } from "./points";
+import { disc, median, tileCentres, timePasses } from "./points";
 import { PACKAGE, PAGE, type Tab, f64ToB64, openTab, serveStatic } from "../test/browser/harness";
 
 const TOKEN = "bench-admin";
@@ -55,15 +55,11 @@ interface Run {
 function timeNode(node: HyperscapeTerrain, pts: Float64Array): number {
   const n = pts.length / 2;
   let sink = 0;
-  for (let pass = 0; pass < 2; pass++) for (let i = 0; i < n; i++) sink += node.getHeightAt(pts[2 * i]!, pts[2 * i + 1]!);
-  const passes: number[] = [];
-  for (let pass = 0; pass < 11; pass++) {
-    const t0 = process.hrtime.bigint();
+  const t = timePasses(11, n, () => {
     for (let i = 0; i < n; i++) sink += node.getHeightAt(pts[2 * i]!, pts[2 * i + 1]!);
-    passes.push(Number(process.hrtime.bigint() - t0) / n);
-  }
+  }, 2);
   if (Number.isNaN(sink)) throw new Error("a NaN height");
-  return median(passes);
+  return t.ns;
 }
 
 async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrain): Promise<Run> {

@@ -18,7 +18,7 @@ import { HyperscapeTerrain } from "../src/hyperscape";
 import { internals, usingWasm } from "../src/native";
 import { gamePathSearch, gameZones, openHyperscape, traceWorlds } from "../test/hyperscape-data";
 import { TestServer, xorshift as rng } from "../test/server";
-import { disc, median, tileCentres } from "./points";
+import { type Timed, disc, median, tileCentres, timePasses } from "./points";
 
 /** The original's medians from TIMINGS.md, microseconds a call. */
 const ORIGINAL = {
@@ -30,25 +30,8 @@ const ORIGINAL = {
   pathSegments: 709,
 };
 
-interface Timed {
-  ns: number;
-  cpuNs: number;
-}
-
 /** `passes` timed runs of `pass` (`perPass` calls each): the median's time per call. */
-function time(passes: number, perPass: number, pass: () => void): Timed {
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  for (let p = 0; p < passes; p++) {
-    const c0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    pass();
-    wall.push(Number(process.hrtime.bigint() - t0) / perPass);
-    const c = process.cpuUsage(c0);
-    cpu.push(((c.user + c.system) * 1000) / perPass);
-  }
-  return { ns: median(wall), cpuNs: median(cpu) };
-}
+const time = (passes: number, perPass: number, pass: () => void): Timed => timePasses(passes, perPass, pass);
 
 function fmt(ns: number): string {
   if (ns < 1_000) return `${ns.toFixed(0)} ns`;

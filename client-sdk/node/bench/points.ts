@@ -1,6 +1,6 @@
 // What the benchmarks share: the points they time (those of the original's TIMINGS.md,
 // drawn by the tests' seeded xorshift so every run and every benchmark times the same
-// points) and the median of their passes.
+// points), the timing of their passes and the median of them.
 import { xorshift } from "../test/server";
 
 /** The median of `values` (the mean of the middle two for an even count). */
@@ -8,6 +8,30 @@ export function median(values: number[]): number {
   const v = [...values].sort((a, b) => a - b);
   const mid = v.length >> 1;
   return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+/** A timed figure: wall time and this process's CPU time (`process.cpuUsage`: what the
+ * calls cost when other processes share the cores), in ns per call or point. */
+export interface Timed {
+  ns: number;
+  cpuNs: number;
+}
+
+/** `passes` timed runs of `pass` (`perPass` calls or points each), after `warm` untimed
+ * ones (V8 optimises the pass while they run): the median pass's time per call. */
+export function timePasses(passes: number, perPass: number, pass: () => void, warm = 0): Timed {
+  for (let p = 0; p < warm; p++) pass();
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let p = 0; p < passes; p++) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    pass();
+    wall.push(Number(process.hrtime.bigint() - t0) / perPass);
+    const c = process.cpuUsage(c0);
+    cpu.push(((c.user + c.system) * 1000) / perPass);
+  }
+  return { ns: median(wall), cpuNs: median(cpu) };
 }
 
 /** `n` points `[x, z, ...]` uniform in the disc of `radius` around the spawn. */

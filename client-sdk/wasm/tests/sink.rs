@@ -23,8 +23,16 @@ fn split(handoff: &[f64]) -> (f64, Vec<[f64; 4]>) {
 #[test]
 fn put_remove_and_reset_answer_where_the_zones_changed() {
     let mut r = Replica::new(WORLD, "[]").expect("a replica");
-    let bare = r.height_at(10.0, 20.0).expect("a height");
+    let bare = r.height_at(10.0, 20.0);
+    assert!(bare.is_finite());
     assert_eq!(r.revision(), 0.0);
+    // A refused point reads NaN (no error object per call); `refusal` says why.
+    for (x, z) in [(f64::NAN, 0.0), (0.0, f64::INFINITY), (1e300, 0.0)] {
+        assert!(r.height_at(x, z).is_nan(), "({x}, {z})");
+        assert!(r.procedural_height_at(x, z).is_nan(), "({x}, {z})");
+        assert!(r.surface_height_at(x, z).is_nan(), "({x}, {z})");
+    }
+    assert!(r.refusal(1.0, 2.0).is_ok_and(f64::is_nan));
 
     let (epoch, rects) = split(&r.put(5.0, ZONE).expect("put"));
     assert_eq!((epoch, r.revision()), (1.0, 5.0));
@@ -34,9 +42,9 @@ fn put_remove_and_reset_answer_where_the_zones_changed() {
         min_x <= 6.0 && max_x >= 14.0 && min_z <= 17.0 && max_z >= 23.0,
         "{rects:?}"
     );
-    assert_eq!(r.height_at(10.0, 20.0).expect("a height"), 40.0);
+    assert_eq!(r.height_at(10.0, 20.0), 40.0);
     // Far from the zone nothing changed.
-    let far = r.height_at(500.0, 500.0).expect("a height");
+    let far = r.height_at(500.0, 500.0);
 
     // The same state built at once answers the same bits.
     let listed = format!(
@@ -46,22 +54,16 @@ fn put_remove_and_reset_answer_where_the_zones_changed() {
     let fresh = Replica::new(WORLD, &listed).expect("a replica");
     for (x, z) in [(10.0, 20.0), (13.5, 22.9), (16.0, 20.0), (500.0, 500.0)] {
         assert_eq!(
-            r.height_at(x, z).expect("a height").to_bits(),
-            fresh.height_at(x, z).expect("a height").to_bits(),
+            r.height_at(x, z).to_bits(),
+            fresh.height_at(x, z).to_bits(),
             "({x}, {z})"
         );
     }
 
     let (epoch, rects) = split(&r.remove(6.0, "a").expect("remove"));
     assert_eq!((epoch, rects.len(), r.revision()), (2.0, 1, 6.0));
-    assert_eq!(
-        r.height_at(10.0, 20.0).expect("a height").to_bits(),
-        bare.to_bits()
-    );
-    assert_eq!(
-        r.height_at(500.0, 500.0).expect("a height").to_bits(),
-        far.to_bits()
-    );
+    assert_eq!(r.height_at(10.0, 20.0).to_bits(), bare.to_bits());
+    assert_eq!(r.height_at(500.0, 500.0).to_bits(), far.to_bits());
 
     // Removing a zone the state lacks changes no height: a new view (its epoch, as
     // every new base bumps it in the addon too) with no rectangle.
@@ -70,7 +72,7 @@ fn put_remove_and_reset_answer_where_the_zones_changed() {
 
     let (epoch, rects) = split(&r.reset(9.0, &format!("[{ZONE}]")).expect("reset"));
     assert_eq!((epoch, rects.len(), r.revision()), (4.0, 1, 9.0));
-    assert_eq!(r.height_at(10.0, 20.0).expect("a height"), 40.0);
+    assert_eq!(r.height_at(10.0, 20.0), 40.0);
 }
 
 /// A local registration over the sink's state is on top of it until settled, and a
@@ -81,11 +83,11 @@ fn local_registrations_sit_on_top_of_the_followed_state() {
     let body = r#"{"centerX":10,"centerZ":20,"width":8,"depth":6,"height":30,"blendRadius":4}"#;
     let answer = r.register("b".into(), body).expect("register");
     assert_eq!(answer[0], 0.0, "the first local operation");
-    assert_eq!(r.height_at(10.0, 20.0).expect("a height"), 30.0);
+    assert_eq!(r.height_at(10.0, 20.0), 30.0);
     // The server commits it at revision 3, and the follower puts it.
     r.settle(0.0, 3.0).expect("settle");
     let with_id = body.replacen('{', r#"{"id":"b","#, 1);
     r.put(3.0, &with_id).expect("put");
-    assert_eq!(r.height_at(10.0, 20.0).expect("a height"), 30.0);
+    assert_eq!(r.height_at(10.0, 20.0), 30.0);
     assert_eq!(r.revision(), 3.0);
 }
