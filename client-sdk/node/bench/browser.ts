@@ -10,8 +10,9 @@
 // - load: navigation to the module loaded and initialised (page.html's `readyAt`);
 // - open: `HyperscapeTerrain.open(url, "seed0")` to the first `getHeightAt` answer;
 // - getHeightAt at 10,000 points uniform in the 350 m disc around the spawn and at
-//   10,000 1 m tile centres `(floor(u) + 0.5)` in the 100 m square around it (two
-//   warm-up passes, then 11 timed passes with performance.now(); median pass, per call);
+//   10,000 1 m tile centres `(floor(u) + 0.5)` in the 100 m square around it (20
+//   warm-up passes, then 11 timed passes with performance.now(); median pass, per call:
+//   a page that has played a while, see WARM_PASSES);
 // - tile: `tile(tx, tz)` of 24 distinct tiles one after another (computed in the Web
 //   Worker; the first, which starts it, apart), and Node's replica's `tileMesh` of the
 //   same tiles;
@@ -30,6 +31,14 @@ import { gameZones, traceWorlds } from "../test/hyperscape-data";
 import { TestServer } from "../test/server";
 import { disc, median, tileCentres, timePasses } from "./points";
 import { PACKAGE, PAGE, type Tab, f64ToB64, openTab, serveStatic } from "../test/browser/harness";
+
+/** Untimed passes over the points (10,000 calls each) before the timed ones. Chromium
+ * compiles the module's functions quickly first and runs optimised code for the hot
+ * ones only once its background compiler has made it: after two passes the disc's
+ * heights still ran partly unoptimised (970-1,200 ns a height against 650-670 ns after
+ * twenty, in alternating runs on 2026-12-07). A game's page calls `getHeightAt` for
+ * its camera, players and minimap all the time; twenty passes take about 0.2 s. */
+const WARM_PASSES = 20;
 
 const TOKEN = "bench-admin";
 
@@ -51,13 +60,13 @@ interface Run {
   coreCentresNs: number;
 }
 
-/** `getHeightAt` through Node's adapter over `pts`: two warm-up passes, the median of 11. */
+/** `getHeightAt` through Node's adapter over `pts`: WARM_PASSES untimed passes, the median of 11. */
 function timeNode(node: HyperscapeTerrain, pts: Float64Array): number {
   const n = pts.length / 2;
   let sink = 0;
   const t = timePasses(11, n, () => {
     for (let i = 0; i < n; i++) sink += node.getHeightAt(pts[2 * i]!, pts[2 * i + 1]!);
-  }, 2);
+  }, WARM_PASSES);
   if (Number.isNaN(sink)) throw new Error("a NaN height");
   return t.ns;
 }
@@ -79,14 +88,14 @@ async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrai
   if (webError !== undefined) throw new Error(`terrain-client/web did not load: ${webError}`);
   const time = (pts: Float64Array): Promise<number> =>
     tab.evaluate(
-      ({ pts }) => {
+      ({ pts, warm }) => {
         const w = window as any;
         const t = w.terrain;
         const p: Float64Array = w.unb64f64(pts);
         const n = p.length / 2;
         let sink = 0;
-        // Warm-up: two passes (the engine tiers the module's hot functions up lazily).
-        for (let pass = 0; pass < 2; pass++) for (let i = 0; i < n; i++) sink += t.getHeightAt(p[2 * i], p[2 * i + 1]);
+        // Warm-up (WARM_PASSES): the engine tiers the module's hot functions up lazily.
+        for (let pass = 0; pass < warm; pass++) for (let i = 0; i < n; i++) sink += t.getHeightAt(p[2 * i], p[2 * i + 1]);
         const passes: number[] = [];
         for (let pass = 0; pass < 11; pass++) {
           const t0 = performance.now();
@@ -97,7 +106,7 @@ async function run(tab: Tab, origin: string, url: string, node: HyperscapeTerrai
         passes.sort((a, b) => a - b);
         return passes[5]!;
       },
-      { pts: f64ToB64(pts) },
+      { pts: f64ToB64(pts), warm: WARM_PASSES },
     );
   const discPoints = disc(10_000, 350, 11);
   const centrePoints = tileCentres(10_000, 12);

@@ -1,9 +1,10 @@
 // The WebAssembly build of the replica (crate terrain-wasm, client-sdk/wasm; built into
 // wasm/ by scripts/build-wasm.mjs) behind the native addon's interface, so that
 // src/native.ts, src/tiles.ts and src/hyperscape.ts run unchanged over either
-// (`surfaceHeightAt` reads through the module's own kept tiles here, where over the addon
-// src/surface.ts keeps the addon's in the module's `SurfaceStore`). Used when TERRAIN_CLIENT_WASM=1, or when no native addon loads (any OS, any
-// CPU). The answers are terrain-core's, computed in the module with its own maths.
+// (`surfaceHeightAt` reads through the module's own kept tiles here, where over the
+// addon src/surface.ts keeps the addon's in the module's `SurfaceStore`). Used when
+// TERRAIN_CLIENT_WASM=1, or when no native addon loads (any OS, any CPU). The answers
+// are terrain-core's, computed in the module with its own maths.
 //
 // What it covers: `LocalTerrain.offline(world, zones)` and everything read from it
 // (HyperscapeTerrain's point methods included), and `LocalTerrain.open(url, world)`: a
