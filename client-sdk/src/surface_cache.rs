@@ -110,7 +110,7 @@ impl SurfaceCache {
     /// replica keeps one, replaced at the first read after its view moved on (the
     /// tiles kept before are kept again at their next read).
     pub fn of<'a>(slot: &'a mut Option<SurfaceCache>, snapshot: &Arc<Snapshot>) -> &'a mut Self {
-        if !matches!(slot, Some(c) if Arc::ptr_eq(c.reader.snapshot(), snapshot)) {
+        if !matches!(slot, Some(c) if c.is_of(snapshot)) {
             let keeping = slot
                 .take()
                 .map(|c| Keeping::after(c.reader.cached_keys()))
@@ -123,9 +123,9 @@ impl SurfaceCache {
         slot.get_or_insert_with(|| SurfaceCache::new(Arc::clone(snapshot)))
     }
 
-    /// The snapshot the kept tiles are of.
-    pub fn snapshot(&self) -> &Arc<Snapshot> {
-        self.reader.snapshot()
+    /// Whether the kept tiles are of `snapshot`.
+    pub fn is_of(&self, snapshot: &Arc<Snapshot>) -> bool {
+        Arc::ptr_eq(self.reader.snapshot(), snapshot)
     }
 
     /// How many tiles are kept.
@@ -160,7 +160,6 @@ impl SurfaceCache {
 /// clears them when the view moves on.
 #[derive(Debug)]
 pub struct HeldSurfaces {
-    layout: TileGrid,
     tiles: SurfaceTiles,
     /// The tile of the last read: consecutive reads mostly stay in it.
     last: usize,
@@ -182,14 +181,12 @@ impl HeldSurfaces {
                 "resolution: must be at least 2 vertices per edge, got {resolution}"
             ));
         }
-        let layout = TileGrid {
-            size,
-            resolution,
-            centred,
-        };
         Ok(HeldSurfaces {
-            layout,
-            tiles: SurfaceTiles::new(layout),
+            tiles: SurfaceTiles::new(TileGrid {
+                size,
+                resolution,
+                centred,
+            }),
             last: 0,
             keeping: Keeping::default(),
         })
@@ -209,12 +206,13 @@ impl HeldSurfaces {
     /// `None` when the point is to be evaluated on the spot (or is refused).
     pub fn miss(&mut self, x: f64, z: f64) -> Option<Tile> {
         check_point(x, z).ok()?;
-        let key = (self.layout.tile_of(x), self.layout.tile_of(z));
+        let layout = self.tiles.layout();
+        let key = (layout.tile_of(x), layout.tile_of(z));
         match self.keeping.miss(key, self.tiles.len()) {
             Miss::Evaluate => None,
             Miss::Keep => Some(key),
             Miss::Restart => {
-                self.tiles = SurfaceTiles::new(self.layout);
+                self.tiles.clear();
                 self.last = 0;
                 Some(key)
             }
@@ -225,12 +223,13 @@ impl HeldSurfaces {
     /// n + ix`, `n` the resolution). Refuses, naming the field, a tile index the
     /// server's routes refuse and heights that are not `n * n`.
     pub fn insert(&mut self, tx: f64, tz: f64, heights: &[f32]) -> Result<(), String> {
+        let layout = self.tiles.layout();
         let key = (
-            tile_arg("tx", tx, self.layout.size)?,
-            tile_arg("tz", tz, self.layout.size)?,
+            tile_arg("tx", tx, layout.size)?,
+            tile_arg("tz", tz, layout.size)?,
         );
-        let n = self.layout.resolution as usize;
-        let tile = SurfaceTile::from_heights(self.layout, key, heights).ok_or_else(|| {
+        let n = layout.resolution as usize;
+        let tile = SurfaceTile::from_heights(layout, key, heights).ok_or_else(|| {
             format!(
                 "heights: expected {} ({n} x {n}), got {}",
                 n * n,
@@ -245,7 +244,7 @@ impl HeldSurfaces {
     /// next read.
     pub fn clear(&mut self) {
         self.keeping = Keeping::after(self.tiles.keys());
-        self.tiles = SurfaceTiles::new(self.layout);
+        self.tiles.clear();
         self.last = 0;
     }
 
@@ -268,6 +267,13 @@ mod tests {
     use super::*;
     use crate::view;
 
+    /// A snapshot of generator `kind`'s world `seed`, without zones.
+    fn snapshot_of(kind: GeneratorKind, seed: u32) -> Arc<Snapshot> {
+        let generator = WorldGenerator::new(kind, seed).expect("seed");
+        let zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
+        Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 1))
+    }
+
     /// Reads over 25 tiles, each read many times, on hyperscape seeds 0 and 6 and osrs
     /// seed 0: tiles are kept once read `SURFACE_TILE_READS` times, never before, and
     /// every answer (evaluated or read from a kept tile) equals the evaluated surface
@@ -279,9 +285,7 @@ mod tests {
             (GeneratorKind::Hyperscape, 6),
             (GeneratorKind::Osrs, 0),
         ] {
-            let generator = WorldGenerator::new(kind, seed).expect("seed");
-            let zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
-            let snapshot = Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 1));
+            let snapshot = snapshot_of(kind, seed);
             let layout = snapshot.terrain().generator().tile_grid();
             let mut cache = SurfaceCache::new(Arc::clone(&snapshot));
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5eed_cafe ^ u64::from(seed));
@@ -315,11 +319,7 @@ mod tests {
     /// one of another snapshot.
     #[test]
     fn a_replica_s_cache_is_replaced_when_its_view_moves_on() {
-        let terrain = || {
-            let generator = WorldGenerator::new(GeneratorKind::Hyperscape, 0).expect("seed 0");
-            let zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
-            Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 1))
-        };
+        let terrain = || snapshot_of(GeneratorKind::Hyperscape, 0);
         let (a, b) = (terrain(), terrain());
         let mut slot = None;
         for _ in 0..SURFACE_TILE_READS {
@@ -355,9 +355,7 @@ mod tests {
             (GeneratorKind::Osrs, 0),
             (GeneratorKind::Voxel, 7),
         ] {
-            let generator = WorldGenerator::new(kind, seed).expect("seed");
-            let zones = ZoneSet::new(Overlap::Layered, generator.tile_size());
-            let snapshot = Arc::new(Snapshot::from_terrain(Terrain::new(generator, zones), 1));
+            let snapshot = snapshot_of(kind, seed);
             let layout = snapshot.terrain().generator().tile_grid();
             let mut held =
                 HeldSurfaces::new(layout.size, layout.resolution, layout.centred).expect("a grid");

@@ -184,7 +184,7 @@ mod tests {
     /// wasm32 and with SSE4.1) and libm's agree on edge cases and random bit patterns.
     #[test]
     fn std_floor_is_libm_floor() {
-        let mut edges = vec![
+        let edges = [
             0.0,
             -0.0,
             0.5,
@@ -202,15 +202,7 @@ mod tests {
             f64::NEG_INFINITY,
             f64::NAN,
         ];
-        // A fixed xorshift: every bit pattern class (subnormals, NaNs, huge, tiny).
-        let mut r: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..1_000_000 {
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
-            edges.push(f64::from_bits(r));
-            edges.push((r >> 11) as f64 / 1024.0 - 4.0e12);
-        }
+        let edges = crate::test_values::doubles(&edges, 0x9e37_79b9, 1_000_000, -4.0e12..4.0e12);
         for v in edges {
             let (a, b) = (v.floor(), libm::floor(v));
             assert!(

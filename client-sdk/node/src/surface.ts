@@ -58,7 +58,8 @@ export class SurfaceTiles {
 
   /** The surface-mode height at `(x, z)` at the view: the server's bits. */
   heightAt(x: number, z: number): number {
-    if (this.at !== this.epoch || this.store === null) this.refresh();
+    // `at` is NaN until the first refresh and once closed: no store then.
+    if (this.at !== this.epoch) this.refresh();
     const h = this.store!.height(x, z);
     // NaN: no kept tile holds the point (or it is refused).
     return h === h ? h : this.miss(x, z);
@@ -71,7 +72,8 @@ export class SurfaceTiles {
     const store = this.store!;
     const tile = store.miss(x, z);
     if (tile.length === 2) {
-      const [tx, tz] = tile as unknown as [number, number];
+      const tx = tile[0]!;
+      const tz = tile[1]!;
       store.insert(tx, tz, this.addon.replicaSurfaceTile(this.handle, tx, tz));
       const h = store.height(x, z);
       if (h === h) return h;

@@ -183,7 +183,7 @@ impl Replica {
     pub fn surface_tiles_kept(&self) -> usize {
         self.surface
             .as_ref()
-            .filter(|c| std::sync::Arc::ptr_eq(c.snapshot(), &self.state.view))
+            .filter(|c| c.is_of(&self.state.view))
             .map_or(0, |c| c.kept())
     }
 

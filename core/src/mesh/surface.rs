@@ -237,6 +237,17 @@ impl SurfaceTiles {
         self.tiles.is_empty()
     }
 
+    /// The grid the tiles are of.
+    pub fn layout(&self) -> TileGrid {
+        self.layout
+    }
+
+    /// Drops every tile held (keeping the allocations).
+    pub fn clear(&mut self) {
+        self.tiles.clear();
+        self.index.clear();
+    }
+
     /// The tiles held, in the order they were added.
     pub fn keys(&self) -> impl Iterator<Item = Tile> + '_ {
         self.tiles.iter().map(|t| t.key)
@@ -282,7 +293,7 @@ mod tests {
     /// bit patterns.
     #[test]
     fn the_saturating_cell_index_is_the_clamped_one() {
-        let mut values = vec![
+        let edges = [
             0.0,
             -0.0,
             -0.5,
@@ -297,14 +308,7 @@ mod tests {
             f64::NEG_INFINITY,
             f64::NAN,
         ];
-        let mut r: u64 = 0x2545_f491_4f6c_dd1d;
-        for _ in 0..1_000_000 {
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
-            values.push(f64::from_bits(r));
-            values.push((r >> 11) as f64 / (1u64 << 45) as f64 - 64.0);
-        }
+        let values = crate::test_values::doubles(&edges, 0x2545_f491, 1_000_000, -64.0..128.0);
         for n in [2_usize, 64, 65] {
             for &g in &values {
                 let clamped = (g.floor().max(0.0) as usize).min(n - 2);
