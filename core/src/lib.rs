@@ -88,8 +88,6 @@ pub mod walk;
 
 #[cfg(test)]
 mod layers;
-#[cfg(test)]
-mod test_values;
 
 pub use coordinate::{COORDINATE_LIMIT, check_coordinate};
 pub use generator::voxel;

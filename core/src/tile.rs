@@ -202,7 +202,8 @@ mod tests {
             f64::NEG_INFINITY,
             f64::NAN,
         ];
-        let edges = crate::test_values::doubles(&edges, 0x9e37_79b9, 1_000_000, -4.0e12..4.0e12);
+        let edges =
+            crate::maths::test_values::doubles(&edges, 0x9e37_79b9, 1_000_000, -4.0e12..4.0e12);
         for v in edges {
             let (a, b) = (v.floor(), libm::floor(v));
             assert!(

@@ -11,9 +11,12 @@
 //!   differences (tile meshes, hyperscape's worker normals).
 //!
 //! Each is written in the original's order of operations (no fused multiply-add): the
-//! reference tests check their bits through every caller.
+//! reference tests check their bits through every caller. For the tests, `test_values`
+//! draws the doubles a fast path is held to a plain one over.
 
 pub mod jsmath;
+#[cfg(test)]
+pub(crate) mod test_values;
 
 use libm::sqrt;
 

@@ -308,7 +308,8 @@ mod tests {
             f64::NEG_INFINITY,
             f64::NAN,
         ];
-        let values = crate::test_values::doubles(&edges, 0x2545_f491, 1_000_000, -64.0..128.0);
+        let values =
+            crate::maths::test_values::doubles(&edges, 0x2545_f491, 1_000_000, -64.0..128.0);
         for n in [2_usize, 64, 65] {
             for &g in &values {
                 let clamped = (g.floor().max(0.0) as usize).min(n - 2);
