@@ -109,6 +109,38 @@ impl Terrain {
         }
     }
 
+    /// A proven range of every height this terrain answers at a point of the
+    /// rectangle `[x0, x1] x [z0, z1]` ([`Generator::height`], zones and layout
+    /// included), without reading any: the generator's range there
+    /// ([`WorldGenerator::height_bounds`]), over the whole plane when a layout is set
+    /// (its clearings and corridors take generator heights from elsewhere, blended),
+    /// joined with the height of every zone whose outer bounds meet the rectangle (a
+    /// zone's value is its height, or a blend of it with what lies beneath). On a
+    /// voxel world zones are rounded into its block range, which already holds them.
+    pub fn height_bounds(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> (f64, f64) {
+        let (mut lo, mut hi) = match &self.layout {
+            Some(_) => self.generator.height_bounds(
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+                f64::INFINITY,
+                f64::INFINITY,
+            ),
+            None => self.generator.height_bounds(x0, z0, x1, z1),
+        };
+        if self.generator.as_voxel().is_some() {
+            return (lo, hi);
+        }
+        for (zone, _) in self.zones.iter() {
+            let b = zone.outer_bounds();
+            if b.max_x < x0 || b.min_x > x1 || b.max_z < z0 || b.min_z > z1 {
+                continue;
+            }
+            lo = lo.min(zone.height);
+            hi = hi.max(zone.height);
+        }
+        (lo, hi)
+    }
+
     /// The surface normal at `(x, z)`, as the original's `getNormalAt` computes it on
     /// every generator: central differences of [`Generator::height`] (zones included)
     /// at 0.5 m, `(-dh/dx, 1, -dh/dz)` normalised as three.js does it (multiplied by

@@ -19,9 +19,10 @@
 //!   levels are [`sampled_grid`]s instead, read from the terrain at their own
 //!   spacing, their error measured one level finer: what a content costs is bounded
 //!   whatever the square ([`TilesetLayout::max_sample_depth`]). A content whose samples
-//!   are sampled grids is within its level's error only as far as they measure it:
-//!   they are never patched (see below), as the exact grids under them would span more
-//!   than any content reads.
+//!   are sampled grids is within its level's error only as far as they measure it,
+//!   which proves nothing: they are never patched (see below), as the exact grids
+//!   under them would span more than any content reads, and such a content declares
+//!   the error that is proven of it instead ([`declared_error`]).
 //! - [`content_mesh`]: a coarse content's mesh: the union of descendants' grids (as
 //!   deep as needed for their error to leave room, at most [`MAX_DEPTH`] levels)
 //!   simplified by [`crate::mesh::simplify_grid`] to what is left of the level's
@@ -37,7 +38,12 @@
 //!   whatever the zones, and what a content costs grows with the ground it patches:
 //!   a zone's cliffs add a few small unions around them, and at most a content reads
 //!   every full-detail height under it again.
-//! - [`tileset_json`] and [`subtree`]: the tileset document and its one subtree.
+//! - [`declared_error`]: the geometric error a content declares: its level's where
+//!   that is proven ([`TilesetLayout::proven`]); over sampled grids, at least the
+//!   span of the heights proven under its square ([`Terrain::height_bounds`]).
+//! - [`tileset_json`] and [`subtree`]: the tileset document and its subtrees (one
+//!   holding every level where every level is proven; otherwise subtrees of
+//!   [`EXACT_LEVELS`] levels carrying each tile's declared error as metadata).
 //!
 //! On a voxel world the grids are of the top-block heightfield: the height queries'
 //! answer (the top of a column's highest solid block) at every block corner, corner
@@ -82,9 +88,10 @@ pub struct TilesetLayout {
     /// The geometric error of the full-detail level, in metres; each coarser level
     /// doubles it.
     pub leaf_error: f64,
-    /// On a square of more than [`EXACT_LEVELS`] levels, how many levels above the
-    /// finest the exact grids reach ([`exact_below`]: 64 x 64 tiles, or 16 x 16 of a
-    /// voxel world's far costlier chunks).
+    /// How many levels above the finest the exact grids reach: every level on a
+    /// square of up to [`EXACT_LEVELS`] levels; on a larger one [`exact_below`]
+    /// (64 x 64 tiles, or 16 x 16 of a voxel world's far costlier chunks; see
+    /// [`TilesetLayout::with_exact_below`]).
     pub exact_below: u32,
 }
 
@@ -179,6 +186,20 @@ impl TilesetLayout {
             leaf_error,
             exact_below: EXACT_LEVELS - 1,
         }
+        .with_exact_below(EXACT_LEVELS - 1)
+    }
+
+    /// The layout with the grids of a square over [`EXACT_LEVELS`] levels exact up to
+    /// `n` levels above the finest (a smaller square's are all exact).
+    pub fn with_exact_below(self, n: u32) -> Self {
+        TilesetLayout {
+            exact_below: if self.levels <= EXACT_LEVELS {
+                self.levels
+            } else {
+                n
+            },
+            ..self
+        }
     }
 
     /// Tiles a side of the whole square.
@@ -192,11 +213,45 @@ impl TilesetLayout {
     }
 
     /// Whether the grids of `level` are exact, built from every full-detail height
-    /// under them: all of them on a square of up to [`EXACT_LEVELS`] levels, on a
-    /// larger one those at most `exact_below` levels above the finest. The others
-    /// are [`sampled_grid`]s.
+    /// under them: those at most `exact_below` levels above the finest (all of them on
+    /// a square of up to [`EXACT_LEVELS`] levels). The others are [`sampled_grid`]s.
     pub fn exact(&self, level: u32) -> bool {
-        self.levels <= EXACT_LEVELS || self.levels - level.min(self.levels) <= self.exact_below
+        self.levels - level.min(self.levels) <= self.exact_below
+    }
+
+    /// Whether every content of `level` is proven within its level's geometric error:
+    /// the finest level, and every level whose samples are exact grids (those whose
+    /// children's are). A content over sampled grids is within the error its
+    /// sampled grids measure, which proves nothing; the error it declares in the
+    /// tileset is [`declared_error`].
+    pub fn proven(&self, level: u32) -> bool {
+        level >= self.levels || self.exact(level + 1)
+    }
+
+    /// Levels of each subtree file: every level in one subtree when every level is
+    /// [`proven`](TilesetLayout::proven) (no tile needs its own geometric error);
+    /// otherwise [`EXACT_LEVELS`] (5,461 tiles a subtree), whose tiles carry their
+    /// [`declared_error`]s as metadata.
+    pub fn subtree_levels(&self) -> u32 {
+        if self.proven(0) {
+            self.levels + 1
+        } else {
+            EXACT_LEVELS
+        }
+    }
+
+    /// The world rectangle of `key`'s square, `(min x, min z, max x, max z)`: where its
+    /// first and last full-detail lattice vertices take their heights.
+    pub fn content_bounds(&self, key: ContentKey) -> (f64, f64, f64, f64) {
+        let cells = self.n() as u64 - 1;
+        let span = (1u64 << (self.levels - key.level.min(self.levels))) * cells;
+        let (gx, gz) = (key.ix * span, key.iz * span);
+        (
+            self.sample_coord(self.min_tile.0, gx),
+            self.sample_coord(self.min_tile.1, gz),
+            self.sample_coord(self.min_tile.0, gx + span),
+            self.sample_coord(self.min_tile.1, gz + span),
+        )
     }
 
     /// The deepest a coarse content of `level` takes its samples: `MAX_DEPTH` (3) levels,
@@ -834,7 +889,8 @@ fn mesh_union(
 /// worker's vertex colours on hyperscape worlds (the colour of the block seen from
 /// straight above each vertex's column on voxel worlds), and skirts twice the level's
 /// error deep below the content's edges and on both sides of every patch's edges, so
-/// the pieces meet as neighbouring contents do. Answers the mesh and the bound it
+/// the pieces meet as neighbouring contents do (below the edges, twice the error
+/// the content declares, [`declared_error`], where its level is not proven). Answers the mesh and the bound it
 /// holds: the largest over its pieces of their grids' error plus the simplification's
 /// measured error. With every grid of more than half the level's error patched, it is
 /// at most the level's geometric error whenever the samples are exact.
@@ -890,7 +946,9 @@ pub fn content_mesh(
         }
     }
     let surface_min = mesh.min_height;
-    let below = crate::mesh::skirt_depth(level_error) as f32;
+    // Twice the error the content declares (its level's wherever that is proven), so
+    // that neighbours meet however far each is from the full detail.
+    let below = crate::mesh::skirt_depth(declared_error(layout, terrain, key)) as f32;
     for (edges, pairs) in &skirts {
         let skip = |a: u32, b: u32| pairs.as_ref().is_some_and(|p| !p.contains(&(a, b)));
         add_skirts(&mut mesh, edges, below, skip, &mut indices);
@@ -908,51 +966,205 @@ pub fn bounding_box(x0: f64, z0: f64, x1: f64, z1: f64, lo: f64, hi: f64) -> [f6
     [cx, -cz, cy, hx, 0.0, 0.0, 0.0, hz, 0.0, 0.0, 0.0, hy]
 }
 
-/// The tileset document: one root over the square, implicit quadtree tiling with one
-/// subtree holding every level, content at every tile (`content/{level}/{x}/{y}.glb`),
-/// geometric errors halving per level. `heights` is the range every content lies in
-/// (the root grid's, widened by the deepest skirt), `version` the newest tile
-/// version under the square.
-pub fn tileset_json(layout: &TilesetLayout, heights: (f64, f64), version: u64) -> Value {
+/// The tileset document: one root over the square, implicit quadtree tiling in
+/// subtrees of [`TilesetLayout::subtree_levels`], content at every tile
+/// (`content/{level}/{x}/{y}.glb`), geometric errors halving per level, and where a
+/// level is not proven, a schema whose `TILE_GEOMETRIC_ERROR` property the subtrees
+/// give each tile ([`subtree`]). `heights` is the range every content lies in (widened
+/// here by the deepest skirt), `root_error` the root's [`declared_error`], `version`
+/// the newest tile version under the square.
+pub fn tileset_json(
+    layout: &TilesetLayout,
+    heights: (f64, f64),
+    root_error: f64,
+    version: u64,
+) -> Value {
     let (x0, z0, x1, z1) = layout.bounds();
-    let skirt = crate::mesh::skirt_depth(layout.geometric_error(0));
+    // The root declares the largest error, so hangs the deepest skirt.
+    let skirt = crate::mesh::skirt_depth(root_error);
     let bbox = bounding_box(x0, z0, x1, z1, heights.0 - skirt, heights.1);
-    json!({
+    let mut doc = json!({
         "asset": {"version": "1.1", "tilesetVersion": format!("v{version}"), "extras": {"generator": "terrain-server"}},
-        "geometricError": layout.geometric_error(0) * 2.0,
+        "geometricError": root_error * 2.0,
         "root": {
             "boundingVolume": {"box": bbox},
-            "geometricError": layout.geometric_error(0),
+            "geometricError": root_error,
             "refine": "REPLACE",
             "content": {"uri": "content/{level}/{x}/{y}.glb"},
             "implicitTiling": {
                 "subdivisionScheme": "QUADTREE",
-                "subtreeLevels": layout.levels + 1,
+                "subtreeLevels": layout.subtree_levels(),
                 "availableLevels": layout.levels + 1,
                 "subtrees": {"uri": "subtrees/{level}.{x}.{y}.subtree"}
             }
         }
-    })
+    });
+    if !layout.proven(0) {
+        doc["schema"] = json!({
+            "id": "terrain_tileset",
+            "classes": {TILE_CLASS: {
+                "description": "What the subtrees say of each tile",
+                "properties": {"geometricError": {
+                    "description": "The tile's geometric error: its level's, or more where that is not proven",
+                    "type": "SCALAR",
+                    "componentType": "FLOAT64",
+                    "semantic": "TILE_GEOMETRIC_ERROR"
+                }}
+            }}
+        });
+    }
+    doc
 }
 
-/// The binary subtree file of the tileset's one subtree: every tile and content
-/// available, no child subtrees.
-pub fn subtree() -> Vec<u8> {
-    let doc = json!({
-        "tileAvailability": {"constant": 1},
-        "contentAvailability": [{"constant": 1}],
-        "childSubtreeAvailability": {"constant": 0}
+/// The geometric error `key` declares: its level's where the level is
+/// [`proven`](TilesetLayout::proven); over sampled grids, the larger of its level's
+/// and what is proven of it. Every vertex of a content's surface is a full-detail
+/// height under its square (skirts aside), and so is every full-detail height it
+/// stands for, so the two are never further apart than the span of
+/// [`Terrain::height_bounds`] over the square (widened by the float32 rounding of
+/// served heights). That span is small where the ground is (the island's ocean
+/// floor, 2.5 to 3.75 m; an osrs world's 0.625 to 3.75 m) and large only where the
+/// island, a voxel world's block range or a zone far from the ground is.
+pub fn declared_error(layout: &TilesetLayout, terrain: &Terrain, key: ContentKey) -> f64 {
+    let level = layout.geometric_error(key.level);
+    if layout.proven(key.level) {
+        return level;
+    }
+    let (x0, z0, x1, z1) = layout.content_bounds(key);
+    let (lo, hi) = terrain.height_bounds(x0 - 1.0, z0 - 1.0, x1 + 1.0, z1 + 1.0);
+    // Float32 rounding moves each end by at most 2^-24 of its magnitude.
+    let rounding = (lo.abs() + hi.abs()) * f64::from(f32::EPSILON);
+    level.max(hi - lo + rounding)
+}
+
+/// The metadata class of a tile's declared geometric error in the tileset's schema
+/// (3D Tiles 1.1 metadata, the `TILE_GEOMETRIC_ERROR` semantic), present when some
+/// level is not [`proven`](TilesetLayout::proven).
+const TILE_CLASS: &str = "tile";
+
+/// The key of the tile at `depth` levels below subtree root `root` (tileset
+/// indices) and Morton index `morton` within that level of the subtree.
+fn subtree_tile(
+    layout: &TilesetLayout,
+    root: (u32, u64, u64),
+    depth: u32,
+    morton: u64,
+) -> Option<ContentKey> {
+    // Morton order: x in the even bits, y in the odd ones.
+    let (mut lx, mut ly) = (0u64, 0u64);
+    for b in 0..depth {
+        lx |= ((morton >> (2 * b)) & 1) << b;
+        ly |= ((morton >> (2 * b + 1)) & 1) << b;
+    }
+    layout.from_tileset(
+        root.0 + depth,
+        (root.1 << depth) + lx,
+        (root.2 << depth) + ly,
+    )
+}
+
+/// Why a subtree file name is not one of the tileset's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubtreeError(pub String);
+
+/// The subtree rooted at tileset `(level, x, y)`, if it is one: `level` a multiple of
+/// [`TilesetLayout::subtree_levels`] within the tileset and the indices inside it.
+pub fn subtree_root(
+    layout: &TilesetLayout,
+    level: u32,
+    x: u64,
+    y: u64,
+) -> Result<(), SubtreeError> {
+    let every = layout.subtree_levels();
+    if level > layout.levels || !level.is_multiple_of(every) {
+        let last = layout.levels - layout.levels % every;
+        return Err(SubtreeError(format!(
+            "level {level}: subtrees start every {every} levels, from 0 to {last}"
+        )));
+    }
+    if layout.from_tileset(level, x, y).is_none() {
+        return Err(SubtreeError(format!(
+            "({x}, {y}) is outside level {level}: both must be below {}",
+            1u64 << level
+        )));
+    }
+    Ok(())
+}
+
+/// The binary subtree file rooted at tileset `root` (`(level, x, y)`, a subtree as
+/// [`subtree_root`] checks): every tile and content of its levels available, child
+/// subtrees where the tileset goes deeper. Where some level is not
+/// [`proven`](TilesetLayout::proven) each tile carries the geometric error `error`
+/// gives it ([`declared_error`]) as `TILE_GEOMETRIC_ERROR` metadata (a property table
+/// of doubles, tiles in the subtree's order: level by level, Morton order within).
+pub fn subtree(
+    layout: &TilesetLayout,
+    root: (u32, u64, u64),
+    error: impl Fn(ContentKey) -> f64,
+) -> Vec<u8> {
+    let every = layout.subtree_levels();
+    let depth = every.min(layout.levels + 1 - root.0.min(layout.levels));
+    let tiles_in = |levels: u32| ((1u64 << (2 * levels)) - 1) / 3;
+    let (full, available) = (tiles_in(every), tiles_in(depth));
+    let mut binary: Vec<u8> = Vec::new();
+    let mut views = Vec::new();
+    let mut add_view = |binary: &mut Vec<u8>, bytes: &[u8]| {
+        let offset = binary.len();
+        binary.extend_from_slice(bytes);
+        while !binary.len().is_multiple_of(8) {
+            binary.push(0);
+        }
+        views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+        views.len() - 1
+    };
+    // The last subtrees of a tileset whose levels are not a multiple of `every`: only
+    // their first levels exist, a prefix of the subtree's tile order.
+    let availability = if available == full {
+        json!({"constant": 1})
+    } else {
+        let mut bits = vec![0u8; full.div_ceil(8) as usize];
+        for i in 0..available as usize {
+            bits[i / 8] |= 1 << (i % 8);
+        }
+        json!({"bitstream": add_view(&mut binary, &bits), "availableCount": available})
+    };
+    let deeper = root.0 + every <= layout.levels;
+    let mut doc = json!({
+        "tileAvailability": availability,
+        "contentAvailability": [availability],
+        "childSubtreeAvailability": {"constant": u8::from(deeper)}
     });
+    if !layout.proven(0) {
+        let mut values = Vec::with_capacity(available as usize * 8);
+        for d in 0..depth {
+            for morton in 0..1u64 << (2 * d) {
+                let e = subtree_tile(layout, root, d, morton).map_or(f64::NAN, &error);
+                values.extend_from_slice(&e.to_le_bytes());
+            }
+        }
+        let view = add_view(&mut binary, &values);
+        doc["propertyTables"] = json!([{
+            "class": TILE_CLASS,
+            "count": available,
+            "properties": {"geometricError": {"values": view}}
+        }]);
+        doc["tileMetadata"] = json!(0);
+    }
+    if !binary.is_empty() {
+        doc["buffers"] = json!([{"byteLength": binary.len()}]);
+        doc["bufferViews"] = Value::Array(views);
+    }
     let mut text = serde_json::to_vec(&doc).unwrap_or_default();
     while !text.len().is_multiple_of(8) {
         text.push(b' ');
     }
-    let mut out = Vec::with_capacity(24 + text.len());
+    let mut out = Vec::with_capacity(24 + text.len() + binary.len());
     out.extend_from_slice(b"subt");
     out.extend_from_slice(&1u32.to_le_bytes());
     out.extend_from_slice(&(text.len() as u64).to_le_bytes());
-    out.extend_from_slice(&0u64.to_le_bytes());
+    out.extend_from_slice(&(binary.len() as u64).to_le_bytes());
     out.extend_from_slice(&text);
+    out.extend_from_slice(&binary);
     out
 }
 
@@ -1187,15 +1399,183 @@ mod tests {
         assert!((sampled.min - exact.min).abs() <= 1e-4 && (sampled.max - exact.max).abs() <= 1e-4);
     }
 
-    #[test]
-    fn a_subtree_has_its_header_and_padded_json() {
-        let s = subtree();
+    /// The JSON of a subtree file and its binary chunk, after checking the header.
+    fn parts(s: &[u8]) -> (Value, &[u8]) {
         assert_eq!(&s[..4], b"subt");
         assert_eq!(u32::from_le_bytes(s[4..8].try_into().unwrap()), 1);
         let json_len = u64::from_le_bytes(s[8..16].try_into().unwrap()) as usize;
-        assert_eq!(json_len % 8, 0);
-        assert_eq!(s.len(), 24 + json_len);
-        let doc: Value = serde_json::from_slice(&s[24..]).unwrap();
+        let bin_len = u64::from_le_bytes(s[16..24].try_into().unwrap()) as usize;
+        assert_eq!((json_len % 8, bin_len % 8), (0, 0));
+        assert_eq!(s.len(), 24 + json_len + bin_len);
+        let doc: Value = serde_json::from_slice(&s[24..24 + json_len]).unwrap();
+        (doc, &s[24 + json_len..])
+    }
+
+    /// The doubles of the subtree's tile metadata.
+    fn tile_errors(doc: &Value, bin: &[u8]) -> Vec<f64> {
+        let table = &doc["propertyTables"][doc["tileMetadata"].as_u64().unwrap() as usize];
+        let view = &doc["bufferViews"][table["properties"]["geometricError"]["values"]
+            .as_u64()
+            .unwrap() as usize];
+        let (at, len) = (
+            view["byteOffset"].as_u64().unwrap() as usize,
+            view["byteLength"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(len as u64, table["count"].as_u64().unwrap() * 8);
+        bin[at..at + len]
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn an_island_s_one_subtree_holds_every_level_and_no_metadata() {
+        let l = TilesetLayout::covering(grid(), 10_000.0, 0.25);
+        assert!((0..=l.levels).all(|level| l.proven(level)));
+        assert_eq!(l.subtree_levels(), 8);
+        let file = subtree(&l, (0, 0, 0), |_| unreachable!());
+        let (doc, bin) = parts(&file);
+        assert!(bin.is_empty());
         assert_eq!(doc["tileAvailability"]["constant"], 1);
+        assert_eq!(doc["contentAvailability"][0]["constant"], 1);
+        assert_eq!(doc["childSubtreeAvailability"]["constant"], 0);
+        assert!(doc.get("propertyTables").is_none() && doc.get("tileMetadata").is_none());
+        let t = tileset_json(&l, (0.0, 10.0), l.geometric_error(0), 3);
+        assert!(t.get("schema").is_none());
+        assert_eq!(t["root"]["implicitTiling"]["subtreeLevels"], 8);
+        assert_eq!(subtree_root(&l, 0, 0, 0), Ok(()));
+        assert!(
+            subtree_root(&l, 1, 0, 0)
+                .unwrap_err()
+                .0
+                .contains("every 8 levels")
+        );
+    }
+
+    #[test]
+    fn a_large_square_s_subtrees_give_every_tile_its_error_in_morton_order() {
+        // 1,000 km: 15 levels, subtrees at levels 0, 7 and 14.
+        let l = TilesetLayout::covering(grid(), 1_000_000.0, 0.25);
+        assert_eq!((l.levels, l.subtree_levels()), (14, 7));
+        assert_eq!(
+            (0..=14)
+                .filter(|&level| !l.proven(level))
+                .collect::<Vec<_>>(),
+            (0..=6).collect::<Vec<_>>()
+        );
+        // An error naming each tile by its tileset indices.
+        let code =
+            |k: ContentKey| f64::from(k.level) * 1e8 + k.ix as f64 * 1e4 + l.tileset_y(k) as f64;
+        let file = subtree(&l, (7, 3, 5), code);
+        let (doc, bin) = parts(&file);
+        assert_eq!(doc["tileAvailability"]["constant"], 1);
+        assert_eq!(doc["childSubtreeAvailability"]["constant"], 1);
+        let e = tile_errors(&doc, bin);
+        assert_eq!(e.len(), 5461);
+        // Level 0 of the subtree is its root; level 1 takes x in the even bit, y in
+        // the odd one: (6, 10), (7, 10), (6, 11), (7, 11).
+        let at = |level: f64, x: f64, y: f64| level * 1e8 + x * 1e4 + y;
+        assert_eq!(e[0], at(7.0, 3.0, 5.0));
+        assert_eq!(
+            e[1..5],
+            [
+                at(8.0, 6.0, 10.0),
+                at(8.0, 7.0, 10.0),
+                at(8.0, 6.0, 11.0),
+                at(8.0, 7.0, 11.0)
+            ]
+        );
+        // Level 2, Morton index 6 (binary 0110): x 0b10 and y 0b01 below (12, 20).
+        assert_eq!(e[5 + 6], at(9.0, 14.0, 21.0));
+        assert_eq!(e[5460], at(13.0, 255.0, 383.0));
+        // The deepest subtrees hold one level: a prefix of their tile order.
+        let file = subtree(&l, (14, 9, 9), code);
+        let (doc, bin) = parts(&file);
+        assert_eq!(doc["childSubtreeAvailability"]["constant"], 0);
+        let tiles = &doc["tileAvailability"];
+        assert_eq!(tiles["availableCount"], 1);
+        assert_eq!(doc["contentAvailability"][0], *tiles);
+        let view = &doc["bufferViews"][tiles["bitstream"].as_u64().unwrap() as usize];
+        assert_eq!(view["byteLength"], 683, "5,461 bits");
+        let bits = &bin[..683];
+        assert_eq!(bits[0], 1);
+        assert!(bits[1..].iter().all(|&b| b == 0));
+        assert_eq!(tile_errors(&doc, bin), [at(14.0, 9.0, 9.0)]);
+        assert_eq!(subtree_root(&l, 14, 9, 9), Ok(()));
+        assert!(subtree_root(&l, 6, 0, 0).is_err());
+        assert!(subtree_root(&l, 21, 0, 0).is_err());
+        assert!(
+            subtree_root(&l, 7, 128, 0)
+                .unwrap_err()
+                .0
+                .contains("below 128")
+        );
+        let t = tileset_json(&l, (0.0, 10.0), 4096.0, 3);
+        assert_eq!(t["root"]["implicitTiling"]["subtreeLevels"], 7);
+        assert_eq!(
+            t["schema"]["classes"][TILE_CLASS]["properties"]["geometricError"]["semantic"],
+            "TILE_GEOMETRIC_ERROR"
+        );
+    }
+
+    #[test]
+    fn sampled_contents_declare_what_the_ground_proves() {
+        let island = |seed| {
+            Terrain::new(
+                WorldGenerator::new(GeneratorKind::Hyperscape, seed).unwrap(),
+                crate::ZoneSet::new(crate::Overlap::Layered, 100.0),
+            )
+        };
+        let l = TilesetLayout::covering(grid(), 1_000_000.0, 0.25);
+        let key = |level, x, z| ContentKey {
+            level,
+            ix: x,
+            iz: z,
+        };
+        let centre = key(6, 32, 32);
+        let (x0, z0, x1, z1) = l.content_bounds(centre);
+        assert!(x0 <= 0.0 && 0.0 <= x1 && z0 <= 0.0 && 0.0 <= z1);
+        // Seed 1 has mountains: -41.25 to 46.5 m over the island, more than the
+        // 64 m of level 6.
+        let one = island(1);
+        let e = declared_error(&l, &one, centre);
+        assert!((87.75..87.76).contains(&e), "{e}");
+        // Proven levels declare their own error.
+        assert_eq!(declared_error(&l, &one, key(7, 64, 64)), 32.0);
+        // The root's 4,096 m is more than any height span.
+        assert_eq!(declared_error(&l, &one, key(0, 0, 0)), 4096.0);
+        // Far out at sea, the ocean floor: its level's error.
+        assert_eq!(declared_error(&l, &one, key(6, 0, 0)), 64.0);
+        // Seed 0 has no mountains: -27.5 to 31 m, within 64 m.
+        let mut zero = island(0);
+        assert_eq!(declared_error(&l, &zero, centre), 64.0);
+        // A zone 200 m up far out at sea: the content under it declares the span from
+        // the ocean floor to the zone, its neighbours their level's error.
+        let mut pad = crate::FlatZone {
+            id: "pad".into(),
+            center_x: -400_000.0,
+            center_z: -400_000.0,
+            shape: crate::zones::Shape::Circle { radius: 10.0 },
+            height: 200.0,
+            blend_radius: 5.0,
+            carve_inset: None,
+            priority: 0,
+            walkable: None,
+            tile_mask: None,
+        };
+        zero.zones_mut().insert(pad.clone(), 1);
+        // The square starts at -819,250 m; level 6 contents are 25.6 km wide.
+        let under = key(6, 16, 16);
+        let (x0, z0, x1, z1) = l.content_bounds(under);
+        assert!(x0 < -400_000.0 && -400_000.0 < x1 && z0 < -400_000.0 && -400_000.0 < z1);
+        let e = declared_error(&l, &zero, under);
+        assert!((197.5..197.51).contains(&e), "{e}");
+        assert_eq!(
+            declared_error(&l, &zero, key(6, under.ix + 1, under.iz)),
+            64.0
+        );
+        pad.height = 40.0;
+        zero.zones_mut().insert(pad, 2);
+        assert_eq!(declared_error(&l, &zero, under), 64.0);
     }
 }

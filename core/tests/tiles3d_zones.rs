@@ -3,7 +3,10 @@
 //! hard and soft edges, tile masks, carved floors) over a square of 16 x 16 tiles of the
 //! island and of 16 x 16 chunks of a voxel world, whose root takes its samples from
 //! grids one level above the finest, and two narrow pads on 32 x 32 tiles, whose root's
-//! patches are patched in turn. Every content of every level is measured against
+//! patches are patched in turn; and the island and voxel squares again with grids exact
+//! only one level above the finest, as on a square over 128 x 128 tiles, whose two
+//! coarsest levels take sampled grids and declare their errors. Every content of every
+//! level is measured against
 //! the full-detail tile meshes' surface: the largest vertical distance between the
 //! content's surface (skirts left out) and the full-detail surface under it, over
 //! every point where either surface bends (the full-detail vertices under each content
@@ -15,8 +18,8 @@
 use proptest::prelude::*;
 use terrain_core::mesh::{build_tile, tile::vertex_coord};
 use terrain_core::tiles3d::{
-    ContentGrid, ContentKey, TilesetLayout, content_mesh, content_patches, leaf_error, leaf_grid,
-    parent_grid, sample_depth,
+    ContentGrid, ContentKey, TilesetLayout, content_mesh, content_patches, declared_error,
+    leaf_error, leaf_grid, parent_grid, sample_depth, sampled_grid,
 };
 use terrain_core::zones::{Shape, TileMask};
 use terrain_core::{FlatZone, GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
@@ -147,6 +150,9 @@ fn grids(t: &Terrain, l: &TilesetLayout) -> Vec<Vec<ContentGrid>> {
                     ix: k % n,
                     iz: k / n,
                 };
+                if !l.exact(level) {
+                    return sampled_grid(t, l, key);
+                }
                 let c = key.children().map(|c| &below[(c.iz * nb + c.ix) as usize]);
                 parent_grid(key, c)
             })
@@ -207,6 +213,18 @@ fn measure(
             a.abs() > 1e-9
         })
         .collect();
+    // Skirts hang twice the error the content declares below its surface.
+    let surface_min = tris
+        .iter()
+        .flatten()
+        .map(|p| p.2)
+        .fold(f64::INFINITY, f64::min);
+    let skirt = 2.0 * declared_error(l, t, key);
+    assert!(
+        (f64::from(mesh.min_height) - (surface_min - skirt)).abs() < 1e-3,
+        "{key:?}: skirts to {} below a surface from {surface_min}, not {skirt} m",
+        mesh.min_height
+    );
     let rect = l.tiles(key);
     let cells = (full.m - 1) / l.side() as usize;
     let g0 = |t: i64, min: i64| (t - min) as usize * cells;
@@ -289,6 +307,21 @@ fn check(
     min_tile: (i64, i64),
     burst: &[Change],
 ) -> f64 {
+    check_layout(kind, seed, extent, min_tile, None, burst)
+}
+
+/// [`check`] with the grids exact only `exact_below` levels above the finest where
+/// given (as on a square over 128 x 128 tiles): contents over sampled grids must be
+/// within the error they declare ([`declared_error`]), the others within their
+/// level's and their bound.
+fn check_layout(
+    kind: GeneratorKind,
+    seed: u32,
+    extent: f64,
+    min_tile: (i64, i64),
+    exact_below: Option<u32>,
+    burst: &[Change],
+) -> f64 {
     let generator = WorldGenerator::new(kind, seed).unwrap();
     let grid = generator.tile_grid();
     let mut zones = ZoneSet::new(Overlap::Layered, grid.size);
@@ -305,6 +338,9 @@ fn check(
     let t = Terrain::new(generator, zones);
     let mut l = TilesetLayout::covering(grid, extent, leaf_error(t.generator()));
     l.min_tile = min_tile;
+    if let Some(n) = exact_below {
+        l.exact_below = n;
+    }
     let all = grids(&t, &l);
     let full = Full::new(&t, &l);
     let mut root = 0.0;
@@ -317,6 +353,17 @@ fn check(
                 iz: k / n,
             };
             let (real, bound) = measure(&t, &l, &all, &full, key);
+            if !l.proven(level) {
+                let declared = declared_error(&l, &t, key);
+                assert!(
+                    real <= declared + 1e-3,
+                    "{key:?}: {real} m beyond the {declared} m it declares"
+                );
+                if level == 0 {
+                    root = real;
+                }
+                continue;
+            }
             let limit = l.geometric_error(level);
             // Distances are taken in lattice coordinates: the float32 rounding of vertex
             // coordinates (micrometres) moves them by less than a millimetre.
@@ -484,8 +531,50 @@ fn a_voxel_pad_stays_within_the_root_error() {
     assert!(root > 1.0, "{root}");
 }
 
+/// The same square of the island with grids exact only one level above the finest,
+/// as a square over 128 x 128 tiles has them: the root and level 1 take their
+/// samples from sampled grids and declare what the ground proves. A pad 70 m up
+/// beside the island's coast takes the root (4 m) beyond its level's error.
+#[test]
+fn sampled_contents_hold_the_error_they_declare() {
+    let pad = zone(
+        0,
+        -420.0,
+        130.0,
+        Shape::Rect {
+            width: 30.0,
+            depth: 30.0,
+        },
+        70.0,
+        0.0,
+    );
+    let root = check_layout(
+        GeneratorKind::Hyperscape,
+        1,
+        1600.0,
+        (-8, -8),
+        Some(1),
+        &[Change::Put(pad)],
+    );
+    assert!(root > 4.0, "the root is beyond its level's error: {root}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    #[test]
+    fn sampled_island_contents_hold_their_declared_error_after_zone_bursts(
+        changes in burst(-300.0, 0.0, 300.0, (-20.0, 120.0))
+    ) {
+        check_layout(GeneratorKind::Hyperscape, 1, 1600.0, (-8, -8), Some(1), &changes);
+    }
+
+    #[test]
+    fn sampled_voxel_contents_hold_their_declared_error_after_zone_bursts(
+        changes in burst(256.0, 256.0, 200.0, (0.0, 90.0))
+    ) {
+        check_layout(GeneratorKind::Voxel, 3, 512.0, (0, 0), Some(1), &changes);
+    }
 
     #[test]
     fn island_contents_hold_their_error_after_zone_bursts(

@@ -88,8 +88,35 @@ pub fn check_subtree(file: &[u8]) -> Value {
             internal as usize <= bin_len,
             "an internal buffer beyond the file"
         );
+        for view in doc["bufferViews"].as_array().expect("buffer views") {
+            let end = view["byteOffset"].as_u64().unwrap() + view["byteLength"].as_u64().unwrap();
+            assert!(end <= internal, "a buffer view beyond its buffer");
+        }
     }
     doc
+}
+
+/// The tile metadata of a subtree file holding one `FLOAT64` property per tile (how
+/// the server gives each tile its `TILE_GEOMETRIC_ERROR`), checked against its
+/// table's count; `None` when the subtree has no tile metadata.
+pub fn subtree_tile_errors(file: &[u8]) -> Option<Vec<f64>> {
+    let doc = check_subtree(file);
+    let table = &doc["propertyTables"][doc.get("tileMetadata")?.as_u64()? as usize];
+    let count = table["count"].as_u64().expect("a count") as usize;
+    let properties = table["properties"].as_object().expect("properties");
+    assert_eq!(properties.len(), 1, "one property: {properties:?}");
+    let values = properties.values().next()?["values"].as_u64()? as usize;
+    let view = &doc["bufferViews"][values];
+    let json_len = u64::from_le_bytes(file[8..16].try_into().unwrap()) as usize;
+    let at = 24 + json_len + view["byteOffset"].as_u64()? as usize;
+    let len = view["byteLength"].as_u64()? as usize;
+    assert_eq!(len, count * 8, "a double per tile");
+    Some(
+        file[at..at + len]
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -94,6 +94,19 @@ impl WorldGenerator {
         }
     }
 
+    /// A proven range of this generator's heights and procedural heights at every
+    /// point of the rectangle `[x0, x1] x [z0, z1]`: the island's from its formula
+    /// ([`Hyperscape::height_bounds`]), an osrs world's from its tile heights (10 to 60
+    /// sixteenths of a metre, blended bilinearly), a voxel world's its block range (0 to
+    /// `max_height`: a column's top, zones rounded to whole blocks within it).
+    pub fn height_bounds(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> (f64, f64) {
+        match self {
+            Self::Hyperscape(h) => h.height_bounds(x0, z0, x1, z1),
+            Self::Osrs(_) => super::osrs::height_bounds(),
+            Self::Voxel(v) => (0.0, f64::from(v.config().max_height)),
+        }
+    }
+
     /// The mesh tile grid: 100 m hyperscape tiles centred on multiples of 100 with 64
     /// vertices a side; 64-tile osrs map squares from multiples of 64, 65 vertices;
     /// voxel chunks of 32 blocks from multiples of 32, 33 vertices (block corners).

@@ -37,8 +37,8 @@ use moka::future::Cache;
 use terrain_core::{
     mesh::to_glb,
     tiles3d::{
-        ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, descendant_keys,
-        grid_from_terrain, needs_patch, parent_grid, sample_depth,
+        ContentGrid, ContentKey, Patch, TilesetLayout, content_mesh, declared_error,
+        descendant_keys, grid_from_terrain, needs_patch, parent_grid, sample_depth,
     },
 };
 use tokio::sync::watch;
@@ -567,22 +567,17 @@ impl MeshCache {
                     let start = Instant::now();
                     let refs: Vec<&ContentGrid> = samples.iter().map(|g| &**g).collect();
                     let patches = patch_tree(&patches, None);
-                    let (mesh, bound) = content_mesh(
-                        job.terrain(),
-                        &layout,
-                        key,
-                        &refs,
-                        depth,
-                        &patches,
-                        version,
-                    );
+                    let (mesh, bound) =
+                        content_mesh(job.terrain(), &layout, key, &refs, depth, &patches, version);
                     if bound > layout.geometric_error(key.level) {
                         // Only where the samples are sampled grids, whose errors are
-                        // measured one level finer, not proven.
-                        tracing::warn!(
+                        // measured one level finer, not proven: the subtrees declare
+                        // what is proven of such a content.
+                        tracing::debug!(
                             ?key,
                             bound,
-                            "3D Tiles content beyond its level's error as its sampled grids measure it"
+                            declared = declared_error(&layout, job.terrain(), key),
+                            "3D Tiles content over sampled grids measured beyond its level's error"
                         );
                     }
                     let glb = to_glb(&mesh).map_err(|e| e.to_string());
@@ -602,11 +597,13 @@ impl MeshCache {
     }
 
     /// The heights every content lies in and the newest tile version of the square:
-    /// the root grid's exact range (on a square over 128 x 128 tiles, the range of its
-    /// samples widened by the root's geometric error, which is not proven), or on a voxel world the whole block range, 0 to
-    /// `max_height`, which needs no grid (a chunk mesh is its blocks, which the
-    /// top-block heightfield does not bound: water and leaves lie above it, faces
-    /// beside ice and toward columns beyond the square reach below it).
+    /// the root grid's exact range; on a square over 128 x 128 tiles, whose root grid
+    /// is sampled, the terrain's proven range over the square
+    /// ([`terrain_core::Terrain::height_bounds`]), which needs no grid; on a voxel world
+    /// the whole block range, 0 to `max_height`, which needs no grid either (a chunk
+    /// mesh is its blocks, which the top-block heightfield does not bound: water and
+    /// leaves lie above it, faces beside ice and toward columns beyond the square
+    /// reach below it).
     ///
     /// The root grid is made in a task of its own and waited for within the budget, or
     /// answered [`MeshError::Warming`] while it goes on (`MeshCache::made`).
@@ -616,7 +613,7 @@ impl MeshCache {
         state: Arc<WorldState>,
         layout: TilesetLayout,
     ) -> Result<((f64, f64), u64), MeshError> {
-        if state.terrain().generator().as_voxel().is_some() {
+        if state.terrain().generator().as_voxel().is_some() || !layout.exact(0) {
             return self.build_range(world, state, layout).await;
         }
         match self.made(world, &state, layout, Wanted::Range).await? {
@@ -637,18 +634,16 @@ impl MeshCache {
         if let Some(voxel) = state.terrain().generator().as_voxel() {
             return Ok(((0.0, f64::from(voxel.config().max_height)), version));
         }
+        if !layout.exact(0) {
+            let (x0, z0, x1, z1) = layout.content_bounds(root);
+            let range = state.terrain().height_bounds(x0, z0, x1, z1);
+            return Ok((range, version));
+        }
         let grid = self
             .content_grids(world, &state, layout, &[root])
             .await?
             .remove(0);
-        let (lo, hi) = (f64::from(grid.min), f64::from(grid.max));
-        if layout.exact(0) {
-            return Ok(((lo, hi), version));
-        }
-        // A sampled root knows the heights at its children's spacing only: widened by
-        // its level's error, as far as its content may be from the surface.
-        let error = layout.geometric_error(0);
-        Ok(((lo - error, hi + error), version))
+        Ok(((f64::from(grid.min), f64::from(grid.max)), version))
     }
 }
 

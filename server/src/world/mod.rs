@@ -153,8 +153,8 @@ impl WorldState {
 /// voxel worlds spread from their spawn at the origin in every direction, so theirs is
 /// centred on it.
 fn tileset_layout(generator: &terrain_core::WorldGenerator, extent: f64) -> TilesetLayout {
-    let mut layout = TilesetLayout::covering(generator.tile_grid(), extent, leaf_error(generator));
-    layout.exact_below = exact_below(generator);
+    let mut layout = TilesetLayout::covering(generator.tile_grid(), extent, leaf_error(generator))
+        .with_exact_below(exact_below(generator));
     if generator.kind() == GeneratorKind::Osrs {
         layout.min_tile = (0, 0);
     }

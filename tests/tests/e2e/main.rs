@@ -82,6 +82,7 @@ mod seeds_reference;
 mod snapshot;
 mod stream_limits;
 mod tiles3d;
+mod tiles3d_declared;
 mod tiles3d_extent;
 mod tiles3d_voxel;
 mod tls;

@@ -126,6 +126,29 @@ pub(crate) fn boost(base: f64, x: f64, z: f64, mountains: &[BiomeCenter]) -> f64
     hn * 50.0
 }
 
+/// A proven range of [`boost`] of a base in `base` over a rectangle whose nearest
+/// point to each mountain centre is `near(centre)` metres away. The boost factor is
+/// an `exp` of a non-positive number, so in [0, 1], and only centres nearer than
+/// `MAX_NORM_DIST` influence radii give any: the normalised base is multiplied by 1 to
+/// `1 + HEIGHT_BOOST`, then capped at 1 (`MAX` metres).
+pub(super) fn boost_bounds(
+    base: (f64, f64),
+    mountains: &[BiomeCenter],
+    near: impl Fn(&BiomeCenter) -> f64,
+) -> (f64, f64) {
+    const MAX: f64 = 50.0;
+    let reached = mountains
+        .iter()
+        .any(|c| near(c) < MAX_NORM_DIST * c.influence);
+    if !reached {
+        return (base.0.min(MAX), base.1.min(MAX));
+    }
+    let k = 1.0 + HEIGHT_BOOST;
+    let lo = f64::min(base.0, base.0 * k);
+    let hi = f64::max(base.1, base.1 * k);
+    (lo.min(MAX), hi.min(MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -410,6 +410,26 @@ pub(crate) fn base_from_axes(noise: &Noise, coast: &Coast, x: f64, z: f64, a: &i
     h * MAX_HEIGHT
 }
 
+/// A proven range of [`base_from_axes`] over every point at least `near` metres from
+/// the origin, in metres, before rounding (the callers widen it).
+///
+/// Where the island mask is 0 (beyond [`ALWAYS_OCEAN`]) the base is the ocean floor.
+/// Elsewhere the layer sum is `pow` of a value clamped to [0, 1], so in [0, 1]; the
+/// mask `m` is 1 or `1 - smooth(t)` with `t` in [0, 1], so in [0, 1]; the pond takes
+/// 0 to `POND_DEPTH`. So `L m MIX + BASE m - pond` lies in
+/// `[-POND_DEPTH, MIX + BASE]`, and the base in that times `MAX_HEIGHT`
+/// (-27.5 to 31 m), which also holds the ocean floor.
+pub(super) fn base_bounds(near: f64) -> (f64, f64) {
+    let floor = OCEAN_FLOOR * MAX_HEIGHT;
+    if near > ALWAYS_OCEAN {
+        return (floor, floor);
+    }
+    (
+        -POND_DEPTH * MAX_HEIGHT,
+        (TERRAIN_MIX + BASE_ELEVATION) * MAX_HEIGHT,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -113,6 +113,25 @@ impl Hyperscape {
         )
     }
 
+    /// A proven range of the heights ([`Generator::height`], also near flat zones) and
+    /// procedural heights at every point of the rectangle `[x0, x1] x [z0, z1]`, in
+    /// metres, widened by a micrometre for rounding: -41.25 to 46.5 m wherever the
+    /// island may be, the ocean floor (2.5 m, up to 3.75 m within a mountain centre's
+    /// reach) beyond 470 m of the origin, where the island mask is 0. Each step's
+    /// range is derived in its module (`layers::base_bounds`, `biome::boost_bounds`,
+    /// `shore::bounds`); `tests` check every height of random points and grids.
+    pub fn height_bounds(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> (f64, f64) {
+        let near = |px: f64, pz: f64| {
+            let dx = f64::max(0.0, f64::max(x0 - px, px - x1));
+            let dz = f64::max(0.0, f64::max(z0 - pz, pz - z1));
+            (dx * dx + dz * dz).sqrt()
+        };
+        let base = layers::base_bounds(near(0.0, 0.0));
+        let procedural = biome::boost_bounds(base, &self.mountains, |c| near(c.x, c.z));
+        let (lo, hi) = shore::bounds(procedural);
+        (lo - 1e-6, hi + 1e-6)
+    }
+
     /// `procedural(x, z)`: the base height with the mountain boost (§4.2). Flat zones
     /// blend toward this height. Run inside `lanes::dispatch` as the point path is
     /// (the same IEEE operations compiled for the processor's vector extensions).

@@ -122,6 +122,20 @@ pub(crate) fn adjust(b: f64, slope: f64) -> f64 {
     if land { WATER + adj } else { WATER - adj }
 }
 
+/// A proven range of the shoreline-adjusted height of points whose un-shored height
+/// lies in `b`: outside the band the height is `b` itself; inside, [`adjust`] moves it
+/// away from the water line by at most the larger multiplier, so it stays within
+/// `WATER -+ BAND * UNDERWATER_MAX_MUL` / `LAND_MAX_MUL` (3.6 to 13.8 m).
+pub(crate) fn bounds(b: (f64, f64)) -> (f64, f64) {
+    if b.1 <= WATER - BAND || b.0 >= WATER + BAND {
+        return b;
+    }
+    (
+        b.0.min(WATER - BAND * UNDERWATER_MAX_MUL),
+        b.1.max(WATER + BAND * LAND_MAX_MUL),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use rand::rngs::Xoshiro256PlusPlus;

@@ -63,6 +63,16 @@ fn bilinear(h00: f64, h10: f64, h01: f64, h11: f64, tx: f64, tz: f64) -> f64 {
     (low + (high - low) * tz) / UNITS_PER_METRE
 }
 
+/// A proven range of every osrs height, in metres: corner heights are tile heights
+/// of 10 to 60 ([`noise::MIN_HEIGHT`], [`noise::MAX_HEIGHT`]) units, blended with
+/// weights in [0, 1] and divided by 16; widened by a micrometre for rounding.
+pub fn height_bounds() -> (f64, f64) {
+    (
+        f64::from(noise::MIN_HEIGHT) / UNITS_PER_METRE - 1e-6,
+        f64::from(noise::MAX_HEIGHT) / UNITS_PER_METRE + 1e-6,
+    )
+}
+
 impl Generator for Osrs {
     fn height(&self, x: f64, z: f64) -> f64 {
         let (x0, tx) = corner(x);

@@ -86,12 +86,16 @@ impl<S: Send + Sync> FromRequestParts<S> for ChunkPath {
     }
 }
 
-/// `/v1/worlds/{world}/3dtiles/subtrees/{file}`: a subtree file's world and name
-/// (field `path`).
+/// `/v1/worlds/{world}/3dtiles/subtrees/{level}.{x}.{y}.subtree`: a subtree file's
+/// world and root indices, written as the subtree template writes them (refused
+/// naming `file`). Whether it is a subtree of the world's tileset is the route's
+/// check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubtreePath {
     pub world: String,
-    pub file: String,
+    pub level: u32,
+    pub x: u64,
+    pub y: u64,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for SubtreePath {
@@ -101,7 +105,21 @@ impl<S: Send + Sync> FromRequestParts<S> for SubtreePath {
         let Path((world, file)) = Path::<(String, String)>::from_request_parts(parts, state)
             .await
             .map_err(|rejection| ApiError::invalid("path", rejection.body_text()))?;
-        Ok(SubtreePath { world, file })
+        let malformed = || {
+            ApiError::invalid(
+                "file",
+                format!("{file:?}: expected {{level}}.{{x}}.{{y}}.subtree"),
+            )
+        };
+        let stem = file.strip_suffix(".subtree").ok_or_else(malformed)?;
+        let parts: Vec<&str> = stem.split('.').collect();
+        let [level, x, y] = parts[..] else {
+            return Err(malformed());
+        };
+        let level = u32::try_from(canonical_index(level, "file")?)
+            .map_err(|_| ApiError::invalid("file", "level too large"))?;
+        let (x, y) = (canonical_index(x, "file")?, canonical_index(y, "file")?);
+        Ok(SubtreePath { world, level, x, y })
     }
 }
 

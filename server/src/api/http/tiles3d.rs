@@ -3,7 +3,7 @@
 //! | route | answer |
 //! | --- | --- |
 //! | `GET /v1/worlds/{world}/3dtiles/tileset.json` | the tileset (3D Tiles 1.1, implicit quadtree) |
-//! | `GET /v1/worlds/{world}/3dtiles/subtrees/{level}.{x}.{y}.subtree` | the binary subtree (only `0.0.0`: one subtree holds every level) |
+//! | `GET /v1/worlds/{world}/3dtiles/subtrees/{level}.{x}.{y}.subtree` | a binary subtree (`0.0.0` holds every level of a square of up to 128 x 128 tiles; a larger one's subtrees hold 7 levels and each tile's geometric error) |
 //! | `GET /v1/worlds/{world}/3dtiles/content/{level}/{x}/{y}.glb` | a content's mesh (glb) |
 //!
 //! Contents send `ETag: "<world>:3dtiles:<level>:<x>:<y>:v<version>"` (the newest
@@ -18,11 +18,13 @@ use axum::{
     extract::State,
     http::{
         HeaderMap, HeaderValue,
-        header::{CACHE_CONTROL, CONTENT_TYPE, ETAG},
+        header::{CONTENT_TYPE, ETAG},
     },
     response::{IntoResponse, Response},
 };
-use terrain_core::tiles3d::{ContentKey, TilesetLayout, subtree, tileset_json};
+use terrain_core::tiles3d::{
+    ContentKey, TilesetLayout, declared_error, subtree, subtree_root, tileset_json,
+};
 
 use super::{
     REVISION_HEADER,
@@ -69,13 +71,17 @@ pub async fn tileset(
     let (world, layout) = world_of(&state, &world)?;
     let snapshot = world.snapshot();
     let revision = snapshot.revision();
+    let root = layout
+        .from_tileset(0, 0, 0)
+        .ok_or_else(|| internal("no root"))?;
+    let root_error = declared_error(&layout, snapshot.terrain(), root);
     let (range, version) = state
         .engine
         .meshes()
         .tileset_range(world, snapshot, layout)
         .await
         .map_err(|e| ApiError::from_service(&e))?;
-    let doc = tileset_json(&layout, range, version);
+    let doc = tileset_json(&layout, range, root_error, version);
     let body = serde_json::to_vec(&doc).map_err(internal)?;
     let head = [
         (CONTENT_TYPE, HeaderValue::from_static("application/json")),
@@ -88,40 +94,72 @@ pub async fn tileset(
     Ok((head, body).into_response())
 }
 
-/// The one subtree.
+/// A subtree.
 #[utoipa::path(
     get,
     path = "/v1/worlds/{world}/3dtiles/subtrees/{file}",
     tag = "3dtiles",
-    description = "A binary subtree file (`{level}.{x}.{y}.subtree`): one subtree, `0.0.0`, holds \
-        every level, with every tile and content available.",
-    params(("file" = String, Path, description = "`0.0.0.subtree`")),
+    description = "A binary subtree file (`{level}.{x}.{y}.subtree`), every tile and content of its \
+        levels available. On a square of up to 128 x 128 tiles one subtree, `0.0.0`, holds every level. \
+        On a larger one subtrees start every 7 levels and carry each tile's geometric error \
+        (`TILE_GEOMETRIC_ERROR` metadata): its level's, or more over sampled grids where that is \
+        not proven. Its ETag follows the versions of the tiles under it, as a content's does.",
+    params(
+        ("file" = String, Path, description = "`{level}.{x}.{y}.subtree`, level a multiple of the tileset's `subtreeLevels`"),
+        ("If-None-Match" = Option<String>, Header, description = "ETags the client holds: `304` if the current one is listed"),
+    ),
     responses(
         (status = 200, description = "The subtree (binary)",
+            headers(("ETag" = String, description = "`\"<world>:3dtiles:subtree:<level>:<x>:<y>:v<version>\"`")),
             content((crate::api::http::openapi::schemas::Bytes = "application/octet-stream"))),
+        (status = 304, description = "The client holds the current version"),
         (status = 400, description = "Not a subtree of the tileset (field `file`)"),
         (status = 404, description = "No such world (field `world`)"),
     ),
 )]
 pub async fn subtree_file(
     State(state): State<Arc<ApiState>>,
-    SubtreePath { world, file }: SubtreePath,
+    SubtreePath { world, level, x, y }: SubtreePath,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    world_of(&state, &world)?;
-    if file != "0.0.0.subtree" {
-        return Err(ApiError::invalid(
-            "file",
-            format!("{file:?}: the tileset has one subtree, 0.0.0.subtree"),
-        ));
+    let (world, layout) = world_of(&state, &world)?;
+    subtree_root(&layout, level, x, y).map_err(|e| ApiError::invalid("file", e.0))?;
+    let key = layout
+        .from_tileset(level, x, y)
+        .ok_or_else(|| internal("subtree root outside the tileset"))?;
+    let snapshot = world.snapshot();
+    let revision = snapshot.revision();
+    let version = content_version(&snapshot, &layout, key);
+    let tag = etag(&[
+        &world.id(),
+        &"3dtiles",
+        &"subtree",
+        &level,
+        &x,
+        &y,
+        &format!("v{version}"),
+    ]);
+    if let Some(response) = not_modified(&headers, &tag, revision, None) {
+        return Ok(response);
     }
+    // Up to 5,461 tiles' errors, each a scan of the zones: off the async threads.
+    let bytes = tokio::task::spawn_blocking(move || {
+        let terrain = snapshot.terrain();
+        subtree(&layout, (level, x, y), |k| {
+            declared_error(&layout, terrain, k)
+        })
+    })
+    .await
+    .map_err(internal)?;
     let head = [
         (
             CONTENT_TYPE,
             HeaderValue::from_static("application/octet-stream"),
         ),
-        (CACHE_CONTROL, HeaderValue::from_static("max-age=3600")),
+        (ETAG, tag),
+        (REVISION_HEADER, HeaderValue::from(revision)),
     ];
-    Ok((head, subtree()).into_response())
+    Ok((head, bytes).into_response())
 }
 
 /// One content.
