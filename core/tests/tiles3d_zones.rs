@@ -457,12 +457,10 @@ fn burst(cx: f64, cz: f64, reach: f64, heights: (f64, f64)) -> impl Strategy<Val
     proptest::collection::vec(change, 1..8)
 }
 
-/// A pad 30 m across and 40 m above the island's western slopes with a hard edge: the
-/// root of a 16 x 16 tile square (4 m of error) samples the ground every 3.2 m, which
-/// cuts the pad's cliffs tens of metres off the full-detail surface.
-#[test]
-fn a_hard_edged_pad_stays_within_the_root_error() {
-    let pad = zone(
+/// A pad 30 m across at 70 m, some 40 m above the island's western slopes, with a
+/// hard edge.
+fn western_pad() -> FlatZone {
+    zone(
         0,
         -420.0,
         130.0,
@@ -472,7 +470,14 @@ fn a_hard_edged_pad_stays_within_the_root_error() {
         },
         70.0,
         0.0,
-    );
+    )
+}
+
+/// [`western_pad`]: the root of a 16 x 16 tile square (4 m of error) samples the ground
+/// every 3.2 m, which cuts the pad's cliffs tens of metres off the full-detail surface.
+#[test]
+fn a_hard_edged_pad_stays_within_the_root_error() {
+    let pad = western_pad();
     let root = check(
         GeneratorKind::Hyperscape,
         0,
@@ -533,21 +538,11 @@ fn a_voxel_pad_stays_within_the_root_error() {
 
 /// The same square of the island with grids exact only one level above the finest,
 /// as a square over 128 x 128 tiles has them: the root and level 1 take their
-/// samples from sampled grids and declare what the ground proves. A pad 70 m up
-/// beside the island's coast takes the root (4 m) beyond its level's error.
+/// samples from sampled grids and declare what the ground proves. [`western_pad`]
+/// takes the root (4 m) beyond its level's error.
 #[test]
 fn sampled_contents_hold_the_error_they_declare() {
-    let pad = zone(
-        0,
-        -420.0,
-        130.0,
-        Shape::Rect {
-            width: 30.0,
-            depth: 30.0,
-        },
-        70.0,
-        0.0,
-    );
+    let pad = western_pad();
     let root = check_layout(
         GeneratorKind::Hyperscape,
         1,

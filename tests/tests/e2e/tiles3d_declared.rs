@@ -53,15 +53,20 @@ fn pad() -> FlatZone {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sampled_levels_declare_what_the_ground_proves() {
-    let server = TestServer::start_with(|c| {
+/// A server with world `main` and `big`, the 1,000 km island of [`SEED`].
+async fn big_world() -> TestServer {
+    TestServer::start_with(|c| {
         let mut big = WorldConfig::new("big", GeneratorKind::Hyperscape, SEED);
         big.tileset_extent = 1_000_000.0;
         c.worlds = vec![WorldConfig::new("main", GeneratorKind::Hyperscape, 0), big];
         c.lifecycle.warm_radius = None;
     })
-    .await;
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampled_levels_declare_what_the_ground_proves() {
+    let server = big_world().await;
     let generator = WorldGenerator::new(GeneratorKind::Hyperscape, SEED).unwrap();
     let layout = TilesetLayout::covering(generator.tile_grid(), 1_000_000.0, 0.25)
         .with_exact_below(exact_below(&generator));
@@ -170,13 +175,7 @@ async fn sampled_levels_declare_what_the_ground_proves() {
 
 #[tokio::test]
 async fn bad_subtree_names_are_refused_naming_the_file() {
-    let server = TestServer::start_with(|c| {
-        let mut big = WorldConfig::new("big", GeneratorKind::Hyperscape, SEED);
-        big.tileset_extent = 1_000_000.0;
-        c.worlds = vec![WorldConfig::new("main", GeneratorKind::Hyperscape, 0), big];
-        c.lifecycle.warm_radius = None;
-    })
-    .await;
+    let server = big_world().await;
     for file in [
         "1.0.0.subtree",
         "21.0.0.subtree",
