@@ -8,9 +8,13 @@ use terrain_tests as common;
 
 use std::time::{Duration, Instant};
 
-use common::{TestServer, tiles3d::check_tileset};
+use common::{
+    TestServer,
+    tiles3d::{check_tileset, subtree_tile_errors},
+};
 use serde_json::Value;
-use terrain_core::GeneratorKind;
+use terrain_core::tiles3d::{TilesetLayout, declared_error, exact_below};
+use terrain_core::{GeneratorKind, Overlap, Terrain, WorldGenerator, ZoneSet};
 use terrain_server::config::WorldConfig;
 
 /// A status, the body and the time one GET took; a client timeout (the request did
@@ -109,5 +113,23 @@ async fn the_largest_voxel_extent_answers_its_tileset_and_contents_in_seconds() 
     )
     .await;
     assert_eq!(doc["root"]["implicitTiling"]["availableLevels"], 16);
+    // Levels 0 to 9 take sampled grids, so the subtrees from level 7 declare errors
+    // too: levels 7 to 9 (256 to 64 chunks, 256 to 64 m) at least the block range's
+    // 64 m, the proven levels below theirs.
+    let generator = WorldGenerator::voxel(3, common::voxel::voxel_config()).unwrap();
+    let layout = TilesetLayout::covering(generator.tile_grid(), 1_000_000.0, 1.0)
+        .with_exact_below(exact_below(&generator));
+    let core = Terrain::new(generator, ZoneSet::new(Overlap::Layered, 32.0));
+    let (status, _, file) = server
+        .get_tagged("/v1/worlds/cubes/3dtiles/subtrees/7.5.9.subtree", None)
+        .await;
+    assert_eq!(status, 200);
+    let errors = subtree_tile_errors(&file).expect("tile metadata");
+    assert_eq!(errors.len(), 5461);
+    let root = layout.from_tileset(7, 5, 9).unwrap();
+    assert_eq!(errors[0], declared_error(&layout, &core, root));
+    assert!(errors[0] >= 256.0 && errors[1] >= 128.0 && errors[5] >= 64.0);
+    assert!(errors[5] < 64.001, "{}", errors[5]);
+    assert_eq!(errors[5460], layout.geometric_error(13));
     server.stop().await;
 }
