@@ -17,6 +17,51 @@ import { ImplicitTilingPlugin } from '3d-tiles-renderer/core/plugins';
 
 let current = null;
 
+// The doubles of a subtree file's tile metadata (the server's one property, the
+// `TILE_GEOMETRIC_ERROR` each tile declares, in the subtree's tile order), or null when
+// it has none: subtrees of squares over 128 x 128 tiles, whose coarse levels take
+// sampled grids, carry them (docs: tiles3d.md, "Declared errors").
+function declaredErrors(buffer) {
+  const head = new DataView(buffer);
+  const jsonLength = Number(head.getBigUint64(8, true));
+  const doc = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 24, jsonLength)));
+  if (doc.tileMetadata === undefined) return null;
+  const table = doc.propertyTables[doc.tileMetadata];
+  const view = doc.bufferViews[Object.values(table.properties)[0].values];
+  const at = 24 + jsonLength + view.byteOffset;
+  return new Float64Array(buffer.slice(at, at + view.byteLength));
+}
+
+// 3DTilesRendererJS's implicit tiling halves the root's error per level and reads no
+// tile metadata; this one gives each tile of a subtree the error it declares, so a
+// coarse content over sampled grids is refined by what is proven of it.
+class DeclaredErrorTiling extends ImplicitTilingPlugin {
+  parseTile(buffer, tile, extension) {
+    const parsed = super.parseTile(buffer, tile, extension);
+    if (!parsed) return parsed;
+    return parsed.then(() => {
+      const errors = declaredErrors(buffer);
+      if (!errors) return;
+      // The plugin expands the subtree under its placeholder: the subtree's root, then
+      // its levels; the next subtrees' placeholders lie one level below them.
+      const root = tile.children[0];
+      const levels = tile.__implicitRoot.implicitTiling.subtreeLevels;
+      const stack = [root];
+      while (stack.length) {
+        const t = stack.pop();
+        const d = t.__level - root.__level;
+        if (d >= levels) continue;
+        const [x, y] = [t.__x - root.__x * 2 ** d, t.__y - root.__y * 2 ** d];
+        let morton = 0;
+        for (let b = 0; b < d; b++) morton += (((x >> b) & 1) + 2 * ((y >> b) & 1)) * 4 ** b;
+        const e = errors[(4 ** d - 1) / 3 + morton];
+        if (e !== undefined) t.geometricError = e;
+        stack.push(...t.children);
+      }
+    });
+  }
+}
+
 // The viewer box: a renderer, a scene lit from the north-west, a camera with orbit
 // controls, and a frame loop calling `onFrame` before each render.
 function openViewer(title, onClose) {
@@ -168,7 +213,7 @@ export async function showWorld(base, { focus, water, onClose }) {
   controls.maxPolarAngle = Math.PI * 0.49;
 
   const tiles = new TilesRenderer(`${base}/3dtiles/tileset.json`);
-  tiles.registerPlugin(new ImplicitTilingPlugin());
+  tiles.registerPlugin(new DeclaredErrorTiling());
   // Every content request revalidates what the browser holds with its ETag.
   tiles.fetchOptions = { cache: 'no-cache' };
   // Downloads start as soon as they are queued, not at the next animation frame (a
