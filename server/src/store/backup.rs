@@ -433,7 +433,7 @@ mod tests {
         serde_json::from_slice(&store.snapshot().unwrap().to_json()).unwrap()
     }
 
-    /// Each edit of a real backup the issue lists is refused, naming the world, the
+    /// Each of these edits of a real backup is refused, naming the world, the
     /// zone and the field, and the store stays empty.
     #[test]
     fn every_zone_of_a_backup_passes_the_api_check_or_nothing_is_written() {

@@ -25,7 +25,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use common::voxel::{SEED, VOXEL, voxel_config};
 
-/// The answer and event bound the issue sets.
+/// The bound on a zone's answer and event: 64 KiB.
 const BOUND: usize = 64 * 1024;
 
 /// The largest zone the default limits accept, centred on `(x, z)`.
