@@ -118,7 +118,7 @@ impl Terrain {
     /// zone's value is its height, or a blend of it with what lies beneath). On a
     /// voxel world zones are rounded into its block range, which already holds them.
     pub fn height_bounds(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> (f64, f64) {
-        let (mut lo, mut hi) = match &self.layout {
+        let (lo, hi) = match &self.layout {
             Some(_) => self.generator.height_bounds(
                 f64::NEG_INFINITY,
                 f64::NEG_INFINITY,
@@ -130,15 +130,16 @@ impl Terrain {
         if self.generator.as_voxel().is_some() {
             return (lo, hi);
         }
-        for (zone, _) in self.zones.iter() {
-            let b = zone.outer_bounds();
-            if b.max_x < x0 || b.min_x > x1 || b.max_z < z0 || b.min_z > z1 {
-                continue;
-            }
-            lo = lo.min(zone.height);
-            hi = hi.max(zone.height);
+        let rect = crate::zones::Bounds {
+            min_x: x0,
+            min_z: z0,
+            max_x: x1,
+            max_z: z1,
+        };
+        match self.zones.heights_meeting(&rect) {
+            Some((zlo, zhi)) => (lo.min(zlo), hi.max(zhi)),
+            None => (lo, hi),
         }
-        (lo, hi)
     }
 
     /// The surface normal at `(x, z)`, as the original's `getNormalAt` computes it on

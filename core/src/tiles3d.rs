@@ -105,6 +105,13 @@ pub struct ContentKey {
 }
 
 impl ContentKey {
+    /// The root content, level 0.
+    pub const ROOT: ContentKey = ContentKey {
+        level: 0,
+        ix: 0,
+        iz: 0,
+    };
+
     /// The four children, in the order (x, z): (0, 0), (1, 0), (0, 1), (1, 1).
     pub fn children(&self) -> [ContentKey; 4] {
         let (l, x, z) = (self.level + 1, self.ix * 2, self.iz * 2);
@@ -1067,14 +1074,15 @@ fn subtree_tile(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubtreeError(pub String);
 
-/// The subtree rooted at tileset `(level, x, y)`, if it is one: `level` a multiple of
-/// [`TilesetLayout::subtree_levels`] within the tileset and the indices inside it.
+/// The root of the subtree at tileset `(level, x, y)`, if there is one: `level` a
+/// multiple of [`TilesetLayout::subtree_levels`] within the tileset and the indices
+/// inside it.
 pub fn subtree_root(
     layout: &TilesetLayout,
     level: u32,
     x: u64,
     y: u64,
-) -> Result<(), SubtreeError> {
+) -> Result<ContentKey, SubtreeError> {
     let every = layout.subtree_levels();
     if level > layout.levels || !level.is_multiple_of(every) {
         let last = layout.levels - layout.levels % every;
@@ -1082,13 +1090,12 @@ pub fn subtree_root(
             "level {level}: subtrees start every {every} levels, from 0 to {last}"
         )));
     }
-    if layout.from_tileset(level, x, y).is_none() {
-        return Err(SubtreeError(format!(
+    layout.from_tileset(level, x, y).ok_or_else(|| {
+        SubtreeError(format!(
             "({x}, {y}) is outside level {level}: both must be below {}",
             1u64 << level
-        )));
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// The binary subtree file rooted at tileset `root` (`(level, x, y)`, a subtree as
@@ -1443,7 +1450,7 @@ mod tests {
         let t = tileset_json(&l, (0.0, 10.0), l.geometric_error(0), 3);
         assert!(t.get("schema").is_none());
         assert_eq!(t["root"]["implicitTiling"]["subtreeLevels"], 8);
-        assert_eq!(subtree_root(&l, 0, 0, 0), Ok(()));
+        assert_eq!(subtree_root(&l, 0, 0, 0), Ok(ContentKey::ROOT));
         assert!(
             subtree_root(&l, 1, 0, 0)
                 .unwrap_err()
@@ -1501,7 +1508,10 @@ mod tests {
         assert_eq!(bits[0], 1);
         assert!(bits[1..].iter().all(|&b| b == 0));
         assert_eq!(tile_errors(&doc, bin), [at(14.0, 9.0, 9.0)]);
-        assert_eq!(subtree_root(&l, 14, 9, 9), Ok(()));
+        assert_eq!(
+            subtree_root(&l, 14, 9, 9),
+            Ok(l.from_tileset(14, 9, 9).unwrap())
+        );
         assert!(subtree_root(&l, 6, 0, 0).is_err());
         assert!(subtree_root(&l, 21, 0, 0).is_err());
         assert!(

@@ -189,6 +189,17 @@ fn zones_widen_the_bounds_where_they_reach() {
                     )
                 );
                 assert!(seen.1 <= widest.1 && seen.0 >= widest.0);
+                // Far from every zone: the generator's own range.
+                let far = (
+                    centre + 5000.0,
+                    centre + 5000.0,
+                    centre + 5100.0,
+                    centre + 5100.0,
+                );
+                assert_eq!(
+                    t.height_bounds(far.0, far.1, far.2, far.3),
+                    t.generator().height_bounds(far.0, far.1, far.2, far.3)
+                );
             }
         }
     }

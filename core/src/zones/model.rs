@@ -300,6 +300,16 @@ pub struct Bounds {
     pub max_z: f64,
 }
 
+impl Bounds {
+    /// Whether the two rectangles share a point (edges included).
+    pub fn meets(&self, o: &Bounds) -> bool {
+        self.min_x <= o.max_x
+            && o.min_x <= self.max_x
+            && self.min_z <= o.max_z
+            && o.min_z <= self.max_z
+    }
+}
+
 impl FlatZone {
     /// [`validate_zone`] of this zone as stored (its height resolved).
     ///

@@ -401,6 +401,24 @@ impl ZoneSet {
         old
     }
 
+    /// The lowest and highest height of the zones whose outer bounds meet `rect`, if
+    /// any does: a height a zone decides is its own or a blend of it with what lies
+    /// beneath. Rectangles clear of every zone's bounds read none of them.
+    pub fn heights_meeting(&self, rect: &Bounds) -> Option<(f64, f64)> {
+        let (extent, _) = self.extent.as_ref()?;
+        if !extent.meets(rect) {
+            return None;
+        }
+        self.entries
+            .iter()
+            .flatten()
+            .filter(|e| e.outer.meets(rect))
+            .map(|e| e.zone.height)
+            .fold(None, |range, h| {
+                Some(range.map_or((h, h), |(lo, hi): (f64, f64)| (lo.min(h), hi.max(h))))
+            })
+    }
+
     /// Removes zone `id` from the set and from every index cell it was listed in.
     /// The index gives memory back as it empties: a level whose table is less than
     /// a quarter full shrinks to fit.

@@ -629,7 +629,7 @@ impl MeshCache {
         state: Arc<WorldState>,
         layout: TilesetLayout,
     ) -> Result<((f64, f64), u64), MeshError> {
-        let root = ROOT;
+        let root = ContentKey::ROOT;
         let version = content_version(&state, &layout, root);
         if let Some(voxel) = state.terrain().generator().as_voxel() {
             return Ok(((0.0, f64::from(voxel.config().max_height)), version));
@@ -646,13 +646,6 @@ impl MeshCache {
         Ok(((f64::from(grid.min), f64::from(grid.max)), version))
     }
 }
-
-/// The tileset's root content.
-const ROOT: ContentKey = ContentKey {
-    level: 0,
-    ix: 0,
-    iz: 0,
-};
 
 /// Heights the grid of `key` reads from the terrain when it is made from it
 /// ([`grid_from_terrain`]): every vertex of every tile under it where the level is
@@ -691,7 +684,7 @@ impl MeshCache {
         wanted: Wanted,
     ) -> Result<Made, MeshError> {
         let version = match wanted {
-            Wanted::Range => content_version(state, &layout, ROOT),
+            Wanted::Range => content_version(state, &layout, ContentKey::ROOT),
             Wanted::Content(key) => content_version(state, &layout, key),
         };
         let budget = self.compute.budget();
@@ -813,7 +806,7 @@ impl MeshCache {
     ) -> (Duration, Duration) {
         let meters = world.meters();
         let (keys, samples) = match wanted {
-            Wanted::Range => (vec![ROOT], 0),
+            Wanted::Range => (vec![ContentKey::ROOT], 0),
             Wanted::Content(key) => {
                 let deepest = layout.max_sample_depth(key.level);
                 let keys = (1..=deepest)

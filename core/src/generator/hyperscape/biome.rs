@@ -130,13 +130,13 @@ pub(crate) fn boost(base: f64, x: f64, z: f64, mountains: &[BiomeCenter]) -> f64
 /// point to each mountain centre is `near(centre)` metres away. The boost factor is
 /// an `exp` of a non-positive number, so in [0, 1], and only centres nearer than
 /// `MAX_NORM_DIST` influence radii give any: the normalised base is multiplied by 1 to
-/// `1 + HEIGHT_BOOST`, then capped at 1 (`MAX` metres).
+/// `1 + HEIGHT_BOOST`, then capped at 1 (`MAX_HEIGHT` metres).
 pub(super) fn boost_bounds(
     base: (f64, f64),
     mountains: &[BiomeCenter],
     near: impl Fn(&BiomeCenter) -> f64,
 ) -> (f64, f64) {
-    const MAX: f64 = 50.0;
+    use super::layers::MAX_HEIGHT as MAX;
     let reached = mountains
         .iter()
         .any(|c| near(c) < MAX_NORM_DIST * c.influence);

@@ -71,10 +71,7 @@ pub async fn tileset(
     let (world, layout) = world_of(&state, &world)?;
     let snapshot = world.snapshot();
     let revision = snapshot.revision();
-    let root = layout
-        .from_tileset(0, 0, 0)
-        .ok_or_else(|| internal("no root"))?;
-    let root_error = declared_error(&layout, snapshot.terrain(), root);
+    let root_error = declared_error(&layout, snapshot.terrain(), ContentKey::ROOT);
     let (range, version) = state
         .engine
         .meshes()
@@ -123,10 +120,7 @@ pub async fn subtree_file(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (world, layout) = world_of(&state, &world)?;
-    subtree_root(&layout, level, x, y).map_err(|e| ApiError::invalid("file", e.0))?;
-    let key = layout
-        .from_tileset(level, x, y)
-        .ok_or_else(|| internal("subtree root outside the tileset"))?;
+    let key = subtree_root(&layout, level, x, y).map_err(|e| ApiError::invalid("file", e.0))?;
     let snapshot = world.snapshot();
     let revision = snapshot.revision();
     let version = content_version(&snapshot, &layout, key);
